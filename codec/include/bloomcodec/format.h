@@ -1,0 +1,85 @@
+// FormatCodec: one on-disk format as the command line sees it, and the registry of all formats.
+//
+//   const bloomcodec::FormatCodec* f = bloomcodec::FindFormat("cassandra-1.0");
+//   BLOOMCODEC_ASSIGN_OR_RETURN(bloomcodec::ByteVector file, f->Build(keys, params));
+//
+// Each format folder implements these for its formats; `bloomcodec` (tools/) only parses
+// arguments, reads inputs, calls one of these and prints. The format names are those of the
+// command-line contract (shared cli.md); they are part of the public interface.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/key_list.h"
+#include "bloomcodec/status.h"
+
+namespace bloomcodec {
+
+// The sizing parameters of `build` and `size`; each format reads the ones it takes and refuses
+// the others with an InvalidArgument status.
+struct FilterParams {
+  std::optional<double> fp_chance;                     // --fp-chance
+  std::optional<std::int64_t> buckets_per_element;     // --buckets-per-element
+  std::optional<double> bits_per_key;                  // --bits-per-key
+  std::optional<std::int64_t> expected_keys;           // --expected-keys
+};
+
+// The filter the original would allocate (the `size` subcommand).
+struct SizeInfo {
+  std::int64_t hash_count = 0;
+  std::optional<std::int64_t> buckets_per_element;  // Cassandra
+  std::optional<double> bits_per_key;               // LevelDB, RocksDB
+  std::int64_t bits = 0;                            // the bucket modulus the filter uses
+  std::optional<std::int64_t> words;                // Cassandra: 64-bit words in the header
+  std::int64_t file_bytes = 0;
+  std::vector<std::string> warnings;                // what the original logs (e.g. Cassandra's WARN)
+};
+
+// How probe keys relate to the keys stored in a LevelDB table.
+enum class KeyKind {
+  kAuto,   // decide from the table where that is certain
+  kUser,   // a database's table: stored keys are internal keys, probes are user keys
+  kPlain,  // a TableBuilder's table: probes are compared and hashed as stored
+};
+
+struct ProbeOptions {
+  KeyKind key_kind = KeyKind::kAuto;
+};
+
+class FormatCodec {
+ public:
+  virtual ~FormatCodec() = default;
+
+  virtual std::string_view name() const = 0;
+  virtual std::string_view summary() const = 0;
+  // The PARAMS of `build` and `size` for usage messages, e.g. "--bits-per-key N".
+  virtual std::string_view params_help() const = 0;
+
+  // True when `path` or `contents` says this is the format (file-name version letters, magic).
+  virtual bool Claims(std::string_view path, ByteSpan contents) const;
+
+  // A new file's bytes, byte-identical to what the original writes for these keys and params.
+  virtual Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const;
+  // What the original would allocate; Refused where the original refuses.
+  virtual Result<SizeInfo> Size(const FilterParams& params) const;
+  // The `hash` subcommand's line for one key, tab-separated, without the newline.
+  virtual Status Hash(ByteSpan key, std::string& line) const;
+  // The original's answer for every key (1 may contain, 0 definitely not) into `answers`
+  // (answers.size() == keys.size()). `source` names the file in error messages.
+  virtual Status Probe(ByteSpan file, std::string_view source, const KeyList& keys,
+                       const ProbeOptions& options, std::span<std::uint8_t> answers) const;
+};
+
+// Every format, in the order of the command-line contract.
+std::span<const FormatCodec* const> AllFormats();
+const FormatCodec* FindFormat(std::string_view name);
+// The format that claims this input, or nullptr when none or several do.
+const FormatCodec* DetectFormat(std::string_view path, ByteSpan contents);
+
+}  // namespace bloomcodec

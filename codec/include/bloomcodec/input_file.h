@@ -1,0 +1,46 @@
+// InputFile: a whole input file as one read-only byte span.
+//
+//   BLOOMCODEC_ASSIGN_OR_RETURN(bloomcodec::InputFile in, bloomcodec::InputFile::Open(path));
+//   DecodeSomething(in.bytes(), in.path());
+//
+// A plain file is memory-mapped read-only (PROT_READ, MAP_PRIVATE): decoders look at the page
+// cache directly and nothing is copied. A name ending in ".gz" is inflated through zlib into
+// memory, transparently. Inputs are never opened for writing.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/status.h"
+
+namespace bloomcodec {
+
+class InputFile {
+ public:
+  static Result<InputFile> Open(const std::string& path);
+  // Reads all of standard input (for `--keys -`).
+  static Result<InputFile> ReadStdin();
+  // Wraps bytes already in memory (tests, in-memory pipelines).
+  static InputFile FromBytes(ByteVector bytes, std::string name);
+
+  InputFile(InputFile&&) noexcept;
+  InputFile& operator=(InputFile&&) noexcept;
+  ~InputFile();
+
+  ByteSpan bytes() const { return bytes_; }
+  const std::string& path() const { return path_; }
+  bool is_mapped() const { return map_base_ != nullptr; }
+
+ private:
+  InputFile() = default;
+  void Release();
+
+  std::string path_;
+  ByteSpan bytes_;
+  void* map_base_ = nullptr;
+  std::size_t map_length_ = 0;
+  ByteVector owned_;
+};
+
+}  // namespace bloomcodec

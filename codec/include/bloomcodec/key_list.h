@@ -1,0 +1,57 @@
+// KeyList: many keys in one buffer, and the key-file formats of the command line.
+//
+//   BLOOMCODEC_ASSIGN_OR_RETURN(bloomcodec::KeyList keys,
+//       bloomcodec::ParseKeyFile(file.bytes(), bloomcodec::KeyFormat::kHex, "keys.hex"));
+//   for (std::size_t i = 0; i < keys.size(); ++i) filter.Add(keys[i]);
+//
+// Keys are stored back to back with an offset table: two allocations for any number of keys,
+// none per key.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/status.h"
+
+namespace bloomcodec {
+
+class KeyList {
+ public:
+  KeyList() : ends_() {}
+  void Reserve(std::size_t keys, std::size_t bytes) {
+    ends_.reserve(keys);
+    data_.reserve(bytes);
+  }
+  void Add(ByteSpan key) {
+    data_.insert(data_.end(), key.begin(), key.end());
+    ends_.push_back(data_.size());
+  }
+  void Add(std::string_view key) { Add(AsBytes(key)); }
+
+  std::size_t size() const { return ends_.size(); }
+  bool empty() const { return ends_.empty(); }
+  ByteSpan operator[](std::size_t i) const {
+    std::size_t begin = i == 0 ? 0 : ends_[i - 1];
+    return ByteSpan(data_).subspan(begin, ends_[i] - begin);
+  }
+  std::size_t total_bytes() const { return data_.size(); }
+
+ private:
+  ByteVector data_;
+  std::vector<std::size_t> ends_;
+};
+
+// The key-file encodings of the command-line contract.
+enum class KeyFormat { kText, kHex, kBase64 };
+bool ParseKeyFormat(std::string_view name, KeyFormat& out);
+
+// Lines separated by '\n'; a last line without '\n' counts; an empty line is the empty key; an
+// empty file holds no keys. text: the line's bytes exactly. hex: two digits (either case) per
+// byte. base64: standard alphabet with padding. A malformed line gives a Corrupt status naming
+// `source`, the line number and the byte offset.
+Result<KeyList> ParseKeyFile(ByteSpan contents, KeyFormat format, std::string_view source);
+
+}  // namespace bloomcodec

@@ -1,0 +1,104 @@
+#include "bloomcodec/output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace bloomcodec {
+
+namespace {
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+Status WriteAll(int fd, ByteSpan data, const std::string& name) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::IoError(name, std::string("cannot write: ") + std::strerror(errno));
+    }
+    data = data.subspan(static_cast<std::size_t>(n));
+  }
+  return Status();
+}
+
+Result<ByteVector> Gzip(ByteSpan in, const std::string& path) {
+  z_stream z{};
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    return Status::IoError(path, "zlib initialisation failed");
+  }
+  ByteVector out(deflateBound(&z, static_cast<uLong>(in.size())) + 64);
+  std::size_t consumed = 0, produced = 0;
+  int rc = Z_OK;
+  while (rc != Z_STREAM_END) {
+    std::size_t chunk = std::min<std::size_t>(in.size() - consumed, 1u << 30);
+    z.next_in = const_cast<Bytef*>(in.data() + consumed);
+    z.avail_in = static_cast<uInt>(chunk);
+    if (produced == out.size()) out.resize(out.size() * 2);
+    std::size_t room = std::min<std::size_t>(out.size() - produced, 1u << 30);
+    z.next_out = out.data() + produced;
+    z.avail_out = static_cast<uInt>(room);
+    bool last = consumed + chunk == in.size();
+    rc = deflate(&z, last ? Z_FINISH : Z_NO_FLUSH);
+    consumed += chunk - z.avail_in;
+    produced += room - z.avail_out;
+    if (rc == Z_STREAM_ERROR) break;
+  }
+  deflateEnd(&z);
+  if (rc != Z_STREAM_END) return Status::IoError(path, "gzip compression failed");
+  out.resize(produced);
+  return out;
+}
+
+}  // namespace
+
+Status WriteFileAtomically(const std::string& path, ByteSpan contents) {
+  ByteVector compressed;
+  if (EndsWith(path, ".gz")) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(compressed, Gzip(contents, path));
+    contents = compressed;
+  }
+  if (path == "-") return WriteAll(1, contents, "<stdout>");
+
+  std::string dir = ".", base = path;
+  if (auto slash = path.rfind('/'); slash != std::string::npos) {
+    dir = slash == 0 ? "/" : path.substr(0, slash);
+    base = path.substr(slash + 1);
+  }
+  std::string temp = dir + "/." + base + ".tmp.XXXXXX";
+  int fd = mkstemp(temp.data());
+  if (fd < 0) {
+    return Status::IoError(path, std::string("cannot create a temporary file in ") + dir + ": " +
+                                     std::strerror(errno));
+  }
+  Status s = WriteAll(fd, contents, path);
+  if (s.ok() && fchmod(fd, 0644) != 0) {
+    s = Status::IoError(path, std::string("cannot set permissions: ") + std::strerror(errno));
+  }
+  if (s.ok() && fsync(fd) != 0) {
+    s = Status::IoError(path, std::string("cannot sync: ") + std::strerror(errno));
+  }
+  if (::close(fd) != 0 && s.ok()) {
+    s = Status::IoError(path, std::string("cannot close: ") + std::strerror(errno));
+  }
+  if (s.ok() && std::rename(temp.c_str(), path.c_str()) != 0) {
+    s = Status::IoError(path, std::string("cannot rename the temporary file into place: ") +
+                                  std::strerror(errno));
+  }
+  if (!s.ok()) ::unlink(temp.c_str());
+  return s;
+}
+
+bool IsSameFile(const std::string& a, const std::string& b) {
+  struct stat sa {}, sb {};
+  if (::stat(a.c_str(), &sa) != 0 || ::stat(b.c_str(), &sb) != 0) return false;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+}  // namespace bloomcodec

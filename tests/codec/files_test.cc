@@ -1,0 +1,87 @@
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "bloomcodec/input_file.h"
+#include "bloomcodec/output_file.h"
+
+namespace bloomcodec {
+namespace {
+
+namespace fs = std::filesystem;
+
+class FilesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "bloomcodec-files-XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(FilesTest, AtomicWriteThenMappedReadGivesTheBytesBack) {
+  ByteVector data(100000);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint8_t>(i * 7);
+  std::string path = (dir_ / "out.bin").string();
+  ASSERT_TRUE(WriteFileAtomically(path, data).ok());
+  auto in = InputFile::Open(path);
+  ASSERT_TRUE(in.ok()) << in.status().ToString();
+  EXPECT_TRUE(in->is_mapped());
+  EXPECT_TRUE(std::equal(in->bytes().begin(), in->bytes().end(), data.begin(), data.end()));
+  // Only the output remains: no temporary file is left behind.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+TEST_F(FilesTest, GzipOutputIsReadBackTransparently) {
+  ByteVector data(50000, 0x5a);
+  data[123] = 1;
+  std::string path = (dir_ / "out.bin.gz").string();
+  ASSERT_TRUE(WriteFileAtomically(path, data).ok());
+  EXPECT_LT(fs::file_size(path), data.size() / 10) << "written compressed";
+  auto in = InputFile::Open(path);
+  ASSERT_TRUE(in.ok()) << in.status().ToString();
+  EXPECT_TRUE(std::equal(in->bytes().begin(), in->bytes().end(), data.begin(), data.end()));
+}
+
+TEST_F(FilesTest, TruncatedGzipIsAnError) {
+  ByteVector data(50000);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint8_t>(i * 31 + i / 7);
+  std::string path = (dir_ / "t.gz").string();
+  ASSERT_TRUE(WriteFileAtomically(path, data).ok());
+  fs::resize_file(path, fs::file_size(path) / 2);
+  auto in = InputFile::Open(path);
+  ASSERT_FALSE(in.ok());
+  EXPECT_EQ(in.status().file(), path);
+}
+
+TEST_F(FilesTest, EmptyAndMissingFiles) {
+  std::string empty = (dir_ / "empty").string();
+  ASSERT_TRUE(WriteFileAtomically(empty, {}).ok());
+  auto in = InputFile::Open(empty);
+  ASSERT_TRUE(in.ok());
+  EXPECT_TRUE(in->bytes().empty());
+  auto missing = InputFile::Open((dir_ / "nope").string());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kIoError);
+  EXPECT_FALSE(InputFile::Open(dir_.string()).ok()) << "a directory is not a file";
+}
+
+TEST_F(FilesTest, WriteIntoMissingDirectoryFailsCleanly) {
+  Status s = WriteFileAtomically((dir_ / "no" / "such" / "x").string(), ByteVector{1});
+  EXPECT_EQ(s.code(), StatusCode::kIoError);
+}
+
+TEST_F(FilesTest, SameFileDetection) {
+  std::string a = (dir_ / "a").string();
+  ASSERT_TRUE(WriteFileAtomically(a, ByteVector{1}).ok());
+  EXPECT_TRUE(IsSameFile(a, (dir_ / "." / "a").string()));
+  EXPECT_FALSE(IsSameFile(a, (dir_ / "b").string()));
+}
+
+}  // namespace
+}  // namespace bloomcodec

@@ -1,0 +1,49 @@
+#include <gtest/gtest.h>
+
+#include "bloomcodec/key_list.h"
+
+namespace bloomcodec {
+namespace {
+
+std::vector<std::string> Keys(std::string_view file, KeyFormat f = KeyFormat::kText) {
+  auto r = ParseKeyFile(AsBytes(file), f, "k");
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<std::string> out;
+  if (!r.ok()) return out;
+  for (std::size_t i = 0; i < r->size(); ++i) out.emplace_back(AsChars((*r)[i]));
+  return out;
+}
+
+TEST(KeyFile, LinesFollowTheContract) {
+  EXPECT_TRUE(Keys("").empty());
+  EXPECT_EQ(Keys("\n"), std::vector<std::string>{""});
+  EXPECT_EQ(Keys("a\nb"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(Keys("a\nb\n"), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(Keys("\na\n\n"), (std::vector<std::string>{"", "a", ""}));
+  EXPECT_EQ(Keys("x\r\n"), std::vector<std::string>{"x\r"}) << "text keys are exact bytes";
+}
+
+TEST(KeyFile, HexAndBase64) {
+  EXPECT_EQ(Keys("00ff\nAbCd\n\n", KeyFormat::kHex),
+            (std::vector<std::string>{std::string("\0\xff", 2), "\xab\xcd", ""}));
+  EXPECT_EQ(Keys("Zm9v\n\nYQ==\n", KeyFormat::kBase64), (std::vector<std::string>{"foo", "", "a"}));
+}
+
+TEST(KeyFile, MalformedLineIsNamed) {
+  auto r = ParseKeyFile(AsBytes("00\nabc\n"), KeyFormat::kHex, "keys.hex");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find("keys.hex: byte 3: expected line 2 to be hex"), std::string::npos)
+      << r.status().ToString();
+  EXPECT_FALSE(ParseKeyFile(AsBytes("zz\n"), KeyFormat::kHex, "k").ok());
+  EXPECT_FALSE(ParseKeyFile(AsBytes("abc\n"), KeyFormat::kBase64, "k").ok());
+}
+
+TEST(KeyFile, FormatNames) {
+  KeyFormat f;
+  EXPECT_TRUE(ParseKeyFormat("base64", f));
+  EXPECT_EQ(f, KeyFormat::kBase64);
+  EXPECT_FALSE(ParseKeyFormat("binary", f));
+}
+
+}  // namespace
+}  // namespace bloomcodec

@@ -1,0 +1,90 @@
+#include "support/test_support.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <stdexcept>
+
+#include "bloomcodec/input_file.h"
+
+namespace bloomcodec::testing {
+
+std::string FixturePath(const std::string& relative) {
+  return std::string(BLOOMCODEC_FIXTURES_DIR) + "/" + relative;
+}
+
+ByteVector ReadFixture(const std::string& relative) {
+  std::string path = FixturePath(relative);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 && ::stat((path + ".gz").c_str(), &st) == 0) path += ".gz";
+  auto file = InputFile::Open(path);
+  if (!file.ok()) {
+    ADD_FAILURE() << file.status().ToString();
+    return {};
+  }
+  ByteSpan b = file->bytes();
+  return ByteVector(b.begin(), b.end());
+}
+
+std::string ReadFixtureText(const std::string& relative) {
+  ByteVector b = ReadFixture(relative);
+  return std::string(b.begin(), b.end());
+}
+
+int TsvTable::Column(const std::string& name) const {
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    if (header[i] == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+const std::string& TsvTable::At(std::size_t row, const std::string& column) const {
+  int c = Column(column);
+  if (c < 0) throw std::out_of_range("no column " + column);
+  return rows.at(row).at(static_cast<std::size_t>(c));
+}
+
+TsvTable ReadTsvFixture(const std::string& relative) {
+  std::string text = ReadFixtureText(relative);
+  TsvTable t;
+  std::size_t begin = 0;
+  bool first = true;
+  while (begin < text.size()) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    std::vector<std::string> fields;
+    std::size_t fb = begin;
+    for (;;) {
+      std::size_t tab = text.find('\t', fb);
+      if (tab == std::string::npos || tab > end) {
+        fields.push_back(text.substr(fb, end - fb));
+        break;
+      }
+      fields.push_back(text.substr(fb, tab - fb));
+      fb = tab + 1;
+    }
+    if (first) t.header = std::move(fields);
+    else t.rows.push_back(std::move(fields));
+    first = false;
+    begin = end + 1;
+  }
+  return t;
+}
+
+KeyList ReadHexKeysFixture(const std::string& relative) {
+  ByteVector b = ReadFixture(relative);
+  auto keys = ParseKeyFile(b, KeyFormat::kHex, relative);
+  if (!keys.ok()) {
+    ADD_FAILURE() << keys.status().ToString();
+    return {};
+  }
+  return std::move(keys).value();
+}
+
+ByteVector HexBytes(const std::string& hex) {
+  ByteVector out;
+  if (!FromHex(hex, out)) throw std::invalid_argument("bad hex in test data: " + hex);
+  return out;
+}
+
+}  // namespace bloomcodec::testing
