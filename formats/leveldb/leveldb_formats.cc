@@ -1,8 +1,14 @@
 #include "leveldb_formats.h"
 
+#include <vector>
+
 namespace bloomcodec::leveldb {
 
-// Filled in as the leveldb codecs land.
-std::span<const FormatCodec* const> Formats() { return {}; }
+const FormatCodec* TableFormatCodec();  // table/table_format.cc
+
+std::span<const FormatCodec* const> Formats() {
+  static const std::vector<const FormatCodec*> formats = {TableFormatCodec()};
+  return formats;
+}
 
 }  // namespace bloomcodec::leveldb
