@@ -1,0 +1,52 @@
+// What a bloom filter's fill says about it: estimated key count, implied false-positive rate,
+// and whether the fill is plausible for the number of keys its parameters were sized for.
+//
+//   bloomcodec::FillStatistics s = bloomcodec::ComputeFillStatistics(bits, bits_set, k);
+//   std::printf("~%.0f keys, fp %.3g\n", s.estimated_keys, s.false_positive_rate);
+//
+// The formulas assume each key sets k uniformly random bits among m (the classical model). Real
+// filters use double hashing (Cassandra, LevelDB) or cache-local blocks (RocksDB), which is close
+// to, but not exactly, this model; the numbers are estimates and are labelled as such.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace bloomcodec {
+
+struct FillStatistics {
+  std::uint64_t bits = 0;      // m: the bucket modulus
+  std::uint64_t bits_set = 0;  // X
+  std::uint32_t hash_count = 0;  // k
+  double fill_ratio = 0;         // X / m
+  // Swamidass & Baldi (2007): n* = -(m / k) ln(1 - X / m). Infinite when every bit is set,
+  // NaN when k = 0 (such a filter answers "present" for every key and carries no count).
+  double estimated_keys = 0;
+  // The chance that an absent key finds all k probed bits set: (X / m)^k. 1 when k = 0.
+  double false_positive_rate = 0;
+};
+
+FillStatistics ComputeFillStatistics(std::uint64_t bits, std::uint64_t bits_set,
+                                     std::uint32_t hash_count);
+
+// Expected fraction of set bits after inserting `keys` distinct keys: 1 - (1 - 1/m)^(k n).
+double ExpectedFillRatio(std::uint64_t bits, std::uint32_t hash_count, double keys);
+// Expected false-positive rate after `keys` keys: ExpectedFillRatio^k.
+double ExpectedFalsePositiveRate(std::uint64_t bits, std::uint32_t hash_count, double keys);
+
+// Mean and standard deviation of the number of set bits after `keys` keys (occupancy of m bins
+// by t = k n balls). Used to call a fill implausible: more than `sigmas` deviations above the
+// mean for the number of keys the filter was sized for.
+struct FillExpectation {
+  double mean_bits_set = 0;
+  double stddev_bits_set = 0;
+};
+FillExpectation ExpectedBitsSet(std::uint64_t bits, std::uint32_t hash_count, double keys);
+bool FillExceedsExpectation(std::uint64_t bits, std::uint32_t hash_count, double sized_keys,
+                            std::uint64_t bits_set, double sigmas = 6.0);
+
+// The false-positive rate a read sees when it consults every one of several filters (one per
+// table): 1 - prod(1 - p_i).
+double CombinedFalsePositiveRate(std::span<const double> per_filter_rates);
+
+}  // namespace bloomcodec
