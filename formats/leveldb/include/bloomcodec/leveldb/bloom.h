@@ -1,0 +1,94 @@
+// LevelDB's built-in bloom filter (util/bloom.cc): one filter = bit array + one byte holding k.
+//
+//   using namespace bloomcodec::leveldb;
+//   BloomPolicy policy = BloomPolicy::Current(10);
+//   ByteVector filter;
+//   AppendBloomFilter(policy, keys, filter);            // CreateFilter: appends to `filter`
+//   bool maybe = BloomKeyMayMatch(policy.flavor, key, filter);
+//
+// Compatibility contract: for the same keys in the same order (duplicates included) and the same
+// integer bits_per_key, AppendBloomFilter appends exactly the bytes that
+// NewBloomFilterPolicy(bits_per_key)->CreateFilter appends (LevelDB 1.18+ with Current, LevelDB
+// <= 1.17 on x86 with Legacy117), and BloomKeyMayMatch answers exactly as that policy's
+// KeyMayMatch for ANY filter bytes, including the reader's edge cases (length < 2 -> false,
+// k byte 0 -> true, k byte > 30 -> true, any length >= 2 accepted). The answer uses the k stored
+// in the filter, never the policy's.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/filter.h"
+#include "bloomcodec/key_list.h"
+#include "bloomcodec/leveldb/hash.h"
+
+namespace bloomcodec::leveldb {
+
+struct BloomPolicy {
+  int bits_per_key;  // >= 0; a negative value is not meaningful in LevelDB and is treated as 0
+  HashFlavor flavor;
+
+  static BloomPolicy Current(int bits_per_key);    // "leveldb.BuiltinBloomFilter2"
+  static BloomPolicy Legacy117(int bits_per_key);  // "leveldb.BuiltinBloomFilter", signed tail
+  std::string_view name() const;
+  int probes() const;                               // k = floor(bpk * 0.69) clamped to [1, 30]
+};
+
+// Policy names as they appear after "filter." in a table's metaindex.
+inline constexpr std::string_view kCurrentPolicyName = "leveldb.BuiltinBloomFilter2";
+inline constexpr std::string_view kLegacyPolicyName = "leveldb.BuiltinBloomFilter";
+
+// The largest k a reader honours; a larger stored k means "reserved encoding: may match".
+inline constexpr int kMaxProbes = 30;
+
+// What CreateFilter allocates for `num_keys` keys: bits = 8 * ceil(max(64, n * bpk) / 8).
+struct BloomGeometry {
+  std::uint64_t bits = 0;        // the modulus of the bit positions
+  std::uint64_t filter_bytes = 0;  // bits / 8 + 1 (the trailing k byte)
+  int probes = 0;
+};
+BloomGeometry GeometryFor(const BloomPolicy& policy, std::uint64_t num_keys);
+
+// CreateFilter: appends the filter for `keys` (in order, duplicates counted) to dst.
+void AppendBloomFilter(const BloomPolicy& policy, const KeyList& keys, ByteVector& dst);
+void AppendBloomFilter(const BloomPolicy& policy, std::span<const ByteSpan> keys, ByteVector& dst);
+// The same from precomputed BloomHash values (one per key, duplicates counted).
+void AppendBloomFilterFromHashes(const BloomPolicy& policy, std::span<const std::uint32_t> hashes,
+                                 ByteVector& dst);
+
+// KeyMayMatch with every reader edge case of the original (len < 2, k = 0, k > 30).
+bool BloomKeyMayMatch(HashFlavor flavor, ByteSpan key, ByteSpan filter);
+// The same for a key whose BloomHash is already known.
+bool BloomHashMayMatch(std::uint32_t hash, ByteSpan filter);
+// Batch form: hashes keys in chunks, then probes (with prefetching). answers.size() == keys.size();
+// 1 = may match, 0 = definitely absent. No allocation.
+void BloomKeyMayMatchBatch(HashFlavor flavor, const KeyList& keys, ByteSpan filter,
+                           std::span<std::uint8_t> answers);
+
+// A read-only view of one filter's bytes (zero-copy) as a bloomcodec::Filter.
+class BloomFilterView final : public Filter {
+ public:
+  BloomFilterView(ByteSpan filter, HashFlavor flavor) : filter_(filter), flavor_(flavor) {}
+
+  bool MayContain(ByteSpan key) const override { return BloomKeyMayMatch(flavor_, key, filter_); }
+  void MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const override {
+    BloomKeyMayMatchBatch(flavor_, keys, filter_, answers);
+  }
+  // The stored k byte (0 when the filter is shorter than 2 bytes).
+  std::uint32_t hash_count() const override;
+  // (length - 1) * 8, the modulus the reader uses (0 when shorter than 2 bytes).
+  std::uint64_t bit_count() const override;
+  std::uint64_t bits_set() const override;
+
+  ByteSpan bytes() const { return filter_; }
+  HashFlavor flavor() const { return flavor_; }
+
+ private:
+  ByteSpan filter_;
+  HashFlavor flavor_;
+};
+
+}  // namespace bloomcodec::leveldb
