@@ -1,0 +1,97 @@
+// Filter.db of Cassandra SSTable versions f .. hf (0.7 - 1.1): the current 1.0 bloom filter.
+//
+//   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(path));
+//   BLOOMCODEC_ASSIGN_OR_RETURN(cassandra::FilterDb filter, cassandra::FilterDb::Parse(in.bytes(), path));
+//   bool maybe = filter.MayContain(key);      // reads the mapped bytes, nothing copied
+//
+//   BLOOMCODEC_ASSIGN_OR_RETURN(auto spec, cassandra::SizeForBucketsPerElement(keys.size(), 15));
+//   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector file, cassandra::BuildFilterDb(keys, spec));
+//
+// Layout: i32 BE hash count K, i32 BE word count W, then W big-endian 64-bit words. Bucket b is
+// bit b & 63 of word b >> 6; the modulus is 64 * W from the header.
+//
+// Compatibility contract: a filter built here from the same keys and spec is byte-identical to
+// what BloomFilterSerializer writes, and MayContain answers exactly as BloomFilter.isPresent,
+// false positives included. The reader is stricter than the original: it refuses W <= 0 and
+// K < 0 (files the original cannot use) and a file shorter than 8 + 8W; bytes after the words
+// are ignored as the original ignores them, and reported by trailing_bytes().
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "bloomcodec/bit_view.h"
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/filter.h"
+#include "bloomcodec/key_list.h"
+#include "bloomcodec/status.h"
+#include "bloomcodec/cassandra/sizing.h"
+
+namespace bloomcodec::cassandra {
+
+class FilterDb final : public Filter {
+ public:
+  static constexpr std::size_t kHeaderBytes = 8;
+
+  // A view of `file` (which must outlive the result); nothing is copied.
+  static Result<FilterDb> Parse(ByteSpan file, std::string_view source);
+  // Like Parse, with error offsets shifted by `base_offset` (a filter inside a larger file).
+  static Result<FilterDb> ParseAt(ByteSpan bytes, std::string_view source,
+                                  std::uint64_t base_offset);
+  // An owning filter with every bit clear; refuses word_count <= 0 and hash_count < 0.
+  static Result<FilterDb> Create(const FilterSpec& spec);
+  static Result<FilterDb> Create(std::int32_t hash_count, std::int32_t word_count);
+  // BloomFilter.emptyFilter(): K = 0, W = 1; what 1.0 uses for an sstable without Filter.db.
+  static FilterDb Empty();
+
+  FilterDb(const FilterDb& other);
+  FilterDb& operator=(const FilterDb& other);
+  FilterDb(FilterDb&& other) noexcept;
+  FilterDb& operator=(FilterDb&& other) noexcept;
+  ~FilterDb() override = default;
+
+  bool owning() const { return owning_; }
+  // Owning filters only (Create / Empty); a parsed view is read-only.
+  void Add(ByteSpan key);
+  void AddAll(const KeyList& keys);
+
+  bool MayContain(ByteSpan key) const override;
+  // Hashes every key first, then probes (no allocation per key).
+  void MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const override;
+  std::uint32_t hash_count() const override { return static_cast<std::uint32_t>(hash_count_); }
+  std::uint64_t bit_count() const override { return std::uint64_t{words_bytes().size()} * 8; }
+  std::uint64_t bits_set() const override;
+
+  std::int32_t signed_hash_count() const { return hash_count_; }
+  std::int32_t word_count() const { return word_count_; }
+  // The bucket modulus, 64 * W.
+  std::int64_t modulus() const { return std::int64_t{word_count_} * 64; }
+  // The exact Filter.db bytes (8 + 8W), without any trailing bytes of a parsed input.
+  ByteSpan serialized() const { return bytes().first(kHeaderBytes + words_bytes().size()); }
+  // The words as stored (big-endian), for zero-copy conversions.
+  ByteSpan words_bytes() const {
+    return bytes().subspan(kHeaderBytes, static_cast<std::size_t>(word_count_) * 8);
+  }
+  // Bytes after the words in the parsed input; the original ignores them.
+  std::uint64_t trailing_bytes() const { return trailing_bytes_; }
+
+ private:
+  FilterDb() = default;
+  ByteSpan bytes() const { return owning_ ? ByteSpan(owned_) : view_; }
+  BitView<BitOrder::kBigEndianWords64> bits() const {
+    return BitView<BitOrder::kBigEndianWords64>(words_bytes());
+  }
+
+  std::int32_t hash_count_ = 0;
+  std::int32_t word_count_ = 0;
+  bool owning_ = false;
+  ByteVector owned_;  // the whole serialized filter when owning
+  ByteSpan view_;     // the whole input when parsed
+  std::uint64_t trailing_bytes_ = 0;
+};
+
+// Sizes nothing: builds the filter of `spec` and adds every key, in order.
+Result<ByteVector> BuildFilterDb(const KeyList& keys, const FilterSpec& spec);
+
+}  // namespace bloomcodec::cassandra
