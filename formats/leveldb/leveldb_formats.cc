@@ -1,13 +1,179 @@
 #include "leveldb_formats.h"
 
+#include <climits>
+#include <cmath>
+#include <string>
 #include <vector>
+
+#include "bloomcodec/leveldb/bloom.h"
+#include "bloomcodec/leveldb/filter_block.h"
+#include "bloomcodec/leveldb/hash.h"
 
 namespace bloomcodec::leveldb {
 
 const FormatCodec* TableFormatCodec();  // table/table_format.cc
 
+namespace {
+
+// NewBloomFilterPolicy takes an int: anything else would be silently truncated by the original,
+// so it is refused here rather than guessed at.
+Result<int> BitsPerKey(const FilterParams& params) {
+  if (params.fp_chance || params.buckets_per_element) {
+    return Status::InvalidArgument(
+        "LevelDB filters take --bits-per-key only (not --fp-chance / --buckets-per-element)");
+  }
+  if (!params.bits_per_key) {
+    return Status::InvalidArgument("LevelDB filters need --bits-per-key N (an integer >= 0)");
+  }
+  const double b = *params.bits_per_key;
+  if (!std::isfinite(b) || b != std::floor(b) || b < 0 || b > INT_MAX) {
+    return Status::InvalidArgument("--bits-per-key must be an integer between 0 and " +
+                                   std::to_string(INT_MAX) + " (LevelDB's policy takes an int)");
+  }
+  return static_cast<int>(b);
+}
+
+// CreateFilter computes n * bits_per_key as an int product; past INT_MAX the original overflows
+// (undefined behaviour, in practice a huge allocation that fails), so such sizes are refused.
+Status CheckProductFitsInt(std::uint64_t num_keys, int bits_per_key) {
+  if (num_keys > INT_MAX ||
+      (bits_per_key > 0 && num_keys > static_cast<std::uint64_t>(INT_MAX / bits_per_key))) {
+    return Status::Refused("LevelDB computes keys * bits_per_key in a 32-bit int: " +
+                           std::to_string(num_keys) + " * " + std::to_string(bits_per_key) +
+                           " overflows it");
+  }
+  return {};
+}
+
+Status HashLine(HashFlavor flavor, ByteSpan key, std::string& line) {
+  line = std::to_string(BloomHash(key, flavor));
+  return {};
+}
+
+class BloomFormat final : public FormatCodec {
+ public:
+  explicit BloomFormat(HashFlavor flavor) : flavor_(flavor) {}
+
+  std::string_view name() const override {
+    return flavor_ == HashFlavor::kSignedTail ? "leveldb-bloom-legacy" : "leveldb-bloom";
+  }
+  std::string_view summary() const override {
+    return flavor_ == HashFlavor::kSignedTail
+               ? "one LevelDB <= 1.17 bloom filter as written on x86 (leveldb.BuiltinBloomFilter)"
+               : "one LevelDB 1.18+ bloom filter: bit array + k byte (leveldb.BuiltinBloomFilter2)";
+  }
+  std::string_view params_help() const override { return "--bits-per-key N"; }
+
+  Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const override {
+    if (params.expected_keys) {
+      return Status::InvalidArgument(
+          "--expected-keys does not apply to LevelDB: its filter is sized from the keys given");
+    }
+    BLOOMCODEC_ASSIGN_OR_RETURN(int b, BitsPerKey(params));
+    BLOOMCODEC_RETURN_IF_ERROR(CheckProductFitsInt(keys.size(), b));
+    ByteVector out;
+    AppendBloomFilter(Policy(b), keys, out);
+    return out;
+  }
+
+  Result<SizeInfo> Size(const FilterParams& params) const override {
+    BLOOMCODEC_ASSIGN_OR_RETURN(int b, BitsPerKey(params));
+    if (!params.expected_keys || *params.expected_keys < 0) {
+      return Status::InvalidArgument("size needs --expected-keys N (an integer >= 0)");
+    }
+    const auto n = static_cast<std::uint64_t>(*params.expected_keys);
+    BLOOMCODEC_RETURN_IF_ERROR(CheckProductFitsInt(n, b));
+    const BloomGeometry g = GeometryFor(Policy(b), n);
+    SizeInfo info;
+    info.hash_count = g.probes;
+    info.bits_per_key = b;
+    info.bits = static_cast<std::int64_t>(g.bits);
+    info.file_bytes = static_cast<std::int64_t>(g.filter_bytes);
+    return info;
+  }
+
+  Status Hash(ByteSpan key, std::string& line) const override {
+    return HashLine(flavor_, key, line);
+  }
+
+  Status Probe(ByteSpan file, std::string_view, const KeyList& keys, const ProbeOptions&,
+               std::span<std::uint8_t> answers) const override {
+    // Any bytes are a valid filter to the original reader (short ones answer 0, odd k bytes 1).
+    BloomKeyMayMatchBatch(flavor_, keys, file, answers);
+    return {};
+  }
+
+ private:
+  BloomPolicy Policy(int b) const {
+    return flavor_ == HashFlavor::kSignedTail ? BloomPolicy::Legacy117(b)
+                                              : BloomPolicy::Current(b);
+  }
+
+  HashFlavor flavor_;
+};
+
+// A whole filter block on its own. Without a table there are no data-block offsets, so build puts
+// every key into the data block at offset 0 and probe asks the filter serving offset 0.
+class FilterBlockFormat final : public FormatCodec {
+ public:
+  std::string_view name() const override { return "leveldb-filter-block"; }
+  std::string_view summary() const override {
+    return "a whole LevelDB filter block (filters, offset array, base_lg); build/probe use the "
+           "filter of the data block at offset 0";
+  }
+  std::string_view params_help() const override { return "--bits-per-key N"; }
+
+  Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const override {
+    if (params.expected_keys) {
+      return Status::InvalidArgument(
+          "--expected-keys does not apply to LevelDB: its filter is sized from the keys given");
+    }
+    BLOOMCODEC_ASSIGN_OR_RETURN(int b, BitsPerKey(params));
+    BLOOMCODEC_RETURN_IF_ERROR(CheckProductFitsInt(keys.size(), b));
+    FilterBlockBuilder builder(BloomPolicy::Current(b));
+    builder.StartBlock(0);
+    for (std::size_t i = 0; i < keys.size(); ++i) builder.AddKey(keys[i]);
+    return builder.Finish();
+  }
+
+  Result<SizeInfo> Size(const FilterParams& params) const override {
+    BLOOMCODEC_ASSIGN_OR_RETURN(int b, BitsPerKey(params));
+    if (!params.expected_keys || *params.expected_keys < 0) {
+      return Status::InvalidArgument("size needs --expected-keys N (an integer >= 0)");
+    }
+    const auto n = static_cast<std::uint64_t>(*params.expected_keys);
+    BLOOMCODEC_RETURN_IF_ERROR(CheckProductFitsInt(n, b));
+    const BloomGeometry g = GeometryFor(BloomPolicy::Current(b), n);
+    SizeInfo info;
+    info.hash_count = g.probes;
+    info.bits_per_key = b;
+    // No keys: no filter at all, just the 5-byte trailer. Otherwise one filter, its u32 offset,
+    // the array offset and base_lg.
+    info.bits = n == 0 ? 0 : static_cast<std::int64_t>(g.bits);
+    info.file_bytes = n == 0 ? 5 : static_cast<std::int64_t>(g.filter_bytes) + 9;
+    return info;
+  }
+
+  Status Hash(ByteSpan key, std::string& line) const override {
+    return HashLine(HashFlavor::kUnsignedTail, key, line);
+  }
+
+  Status Probe(ByteSpan file, std::string_view, const KeyList& keys, const ProbeOptions&,
+               std::span<std::uint8_t> answers) const override {
+    // The lenient reader, as LevelDB reads it: malformed blocks answer "may match", not errors.
+    FilterBlockReader(file, HashFlavor::kUnsignedTail).KeyMayMatchBatch(0, keys, answers);
+    return {};
+  }
+};
+
+}  // namespace
+
 std::span<const FormatCodec* const> Formats() {
-  static const std::vector<const FormatCodec*> formats = {TableFormatCodec()};
+  static const BloomFormat bloom(HashFlavor::kUnsignedTail);
+  static const BloomFormat bloom_legacy(HashFlavor::kSignedTail);
+  static const FilterBlockFormat filter_block;
+  static const std::vector<const FormatCodec*> formats = {&bloom, &bloom_legacy, &filter_block,
+                                                          TableFormatCodec()};
   return formats;
 }
 
