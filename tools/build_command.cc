@@ -1,0 +1,57 @@
+// bloomcodec build: keys + parameters -> the original's filter file.
+#include "args.h"
+#include "bloomcodec/output_file.h"
+#include "commands.h"
+#include "inputs.h"
+#include "output.h"
+#include "progress.h"
+
+namespace bloomcodec::tool {
+
+namespace {
+constexpr FlagSpec kFlags[] = {
+    {"--format", true},       {"--keys", true},          {"--key-format", true},
+    {"--fp-chance", true},    {"--buckets-per-element", true}, {"--bits-per-key", true},
+    {"--expected-keys", true}, {"-o", true},              {"--output", true},
+};
+}  // namespace
+
+Status RunBuild(std::span<const std::string_view> argv) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv, kFlags));
+  if (!args.positionals().empty()) {
+    return Status::InvalidArgument("unexpected argument '" + std::string(args.positionals()[0]) +
+                                   "' (build reads --keys and writes -o OUT)");
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(const FormatCodec* format, RequiredFormat(args));
+  std::optional<std::string_view> out = args.Value("-o");
+  if (!out) out = args.Value("--output");
+  if (!out) return Status::InvalidArgument("-o OUT is required");
+  if (args.Has("-o") && args.Has("--output")) {
+    return Status::InvalidArgument("-o and --output name the same thing; give one");
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(FilterParams params, ReadFilterParams(args));
+  std::string out_path(*out);
+  std::string_view keys_path = args.Value("--keys").value_or("");
+  // Checked before reading anything: the key file must survive a mistyped -o.
+  if (out_path != "-" && keys_path != "-" && !keys_path.empty() &&
+      (out_path == keys_path || IsSameFile(out_path, std::string(keys_path)))) {
+    return Status::InvalidArgument("-o " + out_path +
+                                   ": refusing to overwrite the key file; choose another output");
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(LoadedKeys loaded, LoadKeys(args));
+
+  ByteVector file;
+  {
+    Progress progress(ShouldShowProgress(loaded.keys.size(), false));
+    progress.Show("building " + std::string(format->name()) + " over " +
+                  std::to_string(loaded.keys.size()) + " keys");
+    BLOOMCODEC_ASSIGN_OR_RETURN(file, format->Build(loaded.keys, params));
+  }
+  BLOOMCODEC_RETURN_IF_ERROR(WriteFileAtomically(out_path, file));
+  if (out_path == "-") return Status();  // standard output carries the filter itself
+  return WriteStdout(out_path + ": " + std::string(format->name()) + ", " +
+                     std::to_string(file.size()) + " bytes, " +
+                     std::to_string(loaded.keys.size()) + " keys\n");
+}
+
+}  // namespace bloomcodec::tool

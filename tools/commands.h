@@ -1,0 +1,19 @@
+// The subcommands of `bloomcodec`. Each parses its own flags, reads its inputs, calls one
+// FormatCodec and prints; none of them knows anything about a particular format.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "bloomcodec/status.h"
+
+namespace bloomcodec::tool {
+
+// `args` are the arguments after the subcommand's name. A non-OK status is printed by main()
+// and ends the process with exit status 2.
+Status RunBuild(std::span<const std::string_view> args);
+Status RunProbe(std::span<const std::string_view> args);
+Status RunHash(std::span<const std::string_view> args);
+Status RunSize(std::span<const std::string_view> args);
+
+}  // namespace bloomcodec::tool

@@ -1,0 +1,113 @@
+#include "usage.h"
+
+#include <algorithm>
+
+namespace bloomcodec::tool {
+
+namespace {
+
+struct SubcommandText {
+  std::string_view name;
+  std::string_view synopsis;
+  std::string_view details;
+};
+
+constexpr SubcommandText kSubcommands[] = {
+    {"build",
+     "build --format F --keys K [--key-format text|hex|base64] PARAMS [--expected-keys N] -o OUT",
+     "Writes the filter the original writes for these keys and parameters, byte for byte.\n"
+     "PARAMS: --fp-chance P | --buckets-per-element N | --bits-per-key B (see below which\n"
+     "format takes which). --expected-keys N sizes the filter for N keys instead of the number\n"
+     "of keys given. OUT is written to a temporary name and renamed; OUT ending in .gz is\n"
+     "gzip-compressed; '-o -' writes the filter to standard output. OUT may not be the key file.\n"},
+    {"probe",
+     "probe FILE [--format F] --keys K [--key-format text|hex|base64] [--key-kind user|plain] [--json]",
+     "Prints, for each key in input order, 1 (may contain) or 0 (definitely not): the\n"
+     "original's answer, false positives included. --format may be left out when FILE says what\n"
+     "it is (a Cassandra file name with its version, a table footer). --key-kind: for a LevelDB\n"
+     "table, whether probes are user keys of a database (user) or keys as a TableBuilder stored\n"
+     "them (plain). --json prints one JSON document instead (see the README).\n"},
+    {"hash",
+     "hash --format F --keys K [--key-format text|hex|base64]",
+     "Prints the format's hash of each key, one tab-separated line per key, in input order.\n"},
+    {"size",
+     "size --format F --expected-keys N (--fp-chance P | --buckets-per-element B | --bits-per-key B) [--json]",
+     "Prints the filter the original would allocate for N keys: hash count, buckets per element\n"
+     "or bits per key, bits, words, file size, and the warnings the original logs. Refuses\n"
+     "(exit 2) exactly where the original refuses.\n"},
+    {"inspect", "inspect FILE... [--format F] [--json]", "Not implemented yet.\n"},
+    {"verify", "verify PATH... [--keys K | --index INDEX_DB | --from-table] [--json]",
+     "Not implemented yet.\n"},
+    {"convert", "convert IN -o OUT --to F [PARAMS] [--keys K | --index INDEX_DB | --from-table]",
+     "Not implemented yet.\n"},
+    {"dump", "dump FILE [--format F] --json", "Not implemented yet.\n"},
+};
+
+std::string FormatTable() {
+  std::string text = "Formats (--format):\n";
+  for (const FormatCodec* f : AllFormats()) {
+    std::string line = "  " + std::string(f->name());
+    line.resize(std::max<std::size_t>(line.size() + 1, 26), ' ');
+    line += f->summary();
+    if (!f->params_help().empty()) line += " [" + std::string(f->params_help()) + "]";
+    text += line + "\n";
+  }
+  if (AllFormats().empty()) text += "  (none built in)\n";
+  return text;
+}
+
+constexpr std::string_view kExitCodes =
+    "Exit status: 0 success; 1 a check found a problem (verify); 2 bad usage, unreadable or\n"
+    "malformed input (one message on standard error naming the file, offset and what was\n"
+    "expected).\n";
+
+}  // namespace
+
+std::string OverviewHelp() {
+  std::string text =
+      "bloomcodec: read, write and check the bloom filters of Cassandra and LevelDB, bit for bit\n"
+      "as the originals do.\n\nUsage:\n";
+  for (const SubcommandText& s : kSubcommands) text += "  bloomcodec " + std::string(s.synopsis) + "\n";
+  text +=
+      "  bloomcodec help SUBCOMMAND | bloomcodec SUBCOMMAND --help | bloomcodec --version\n\n"
+      "Key files: one key per line ('\\n'); an empty line is the empty key; '--keys -' reads\n"
+      "standard input; a name ending in .gz is read through gzip.\n\n";
+  text += FormatTable();
+  text += "\n";
+  text += kExitCodes;
+  return text;
+}
+
+std::string SubcommandHelp(std::string_view subcommand) {
+  for (const SubcommandText& s : kSubcommands) {
+    if (s.name != subcommand) continue;
+    std::string text = "Usage: bloomcodec " + std::string(s.synopsis) + "\n\n" + std::string(s.details);
+    if (s.details != "Not implemented yet.\n") text += "\n" + FormatTable();
+    text += "\n";
+    text += kExitCodes;
+    return text;
+  }
+  return {};
+}
+
+std::string FormatNameList() {
+  std::string names;
+  for (const FormatCodec* f : AllFormats()) {
+    if (!names.empty()) names += ", ";
+    names += f->name();
+  }
+  return names.empty() ? "(none built in)" : names;
+}
+
+Result<const FormatCodec*> FormatByName(std::string_view name) {
+  if (const FormatCodec* f = FindFormat(name)) return f;
+  return Status::InvalidArgument("--format: unknown format '" + std::string(name) +
+                                 "'; the formats are: " + FormatNameList());
+}
+
+Status MissingFormat(std::string_view why) {
+  return Status::InvalidArgument("--format is required" + std::string(why) +
+                                 "; the formats are: " + FormatNameList());
+}
+
+}  // namespace bloomcodec::tool

@@ -1,0 +1,24 @@
+// Help texts of the command line and the usage errors that point at them.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "bloomcodec/format.h"
+#include "bloomcodec/status.h"
+
+namespace bloomcodec::tool {
+
+// "bloomcodec --help": every subcommand and every format.
+std::string OverviewHelp();
+// "bloomcodec help build"; empty when `subcommand` is unknown.
+std::string SubcommandHelp(std::string_view subcommand);
+// "cassandra-1.0, cassandra-legacy, ..." in registry order.
+std::string FormatNameList();
+
+// The format named by --format, or a usage error listing every name.
+Result<const FormatCodec*> FormatByName(std::string_view name);
+// The usage error for a subcommand that needs --format and did not get one.
+Status MissingFormat(std::string_view why);
+
+}  // namespace bloomcodec::tool
