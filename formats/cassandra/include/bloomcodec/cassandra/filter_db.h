@@ -73,6 +73,8 @@ class FilterDb final : public Filter {
   ByteSpan words_bytes() const {
     return bytes().subspan(kHeaderBytes, static_cast<std::size_t>(word_count_) * 8);
   }
+  // The serialized bytes of an owning filter, moved out (a parsed view is copied).
+  ByteVector TakeSerialized() &&;
   // Bytes after the words in the parsed input; the original ignores them.
   std::uint64_t trailing_bytes() const { return trailing_bytes_; }
 
