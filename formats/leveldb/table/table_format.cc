@@ -1,15 +1,85 @@
-// Placeholder until the table reader lands: the leveldb-table format with no operations.
+// The `leveldb-table` format of the command line: an .ldb / .sst file, probed through its index
+// and filter as LevelDB's read path does.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
 #include "bloomcodec/format.h"
+#include "bloomcodec/leveldb/bloom.h"
+#include "bloomcodec/leveldb/footer.h"
+#include "bloomcodec/leveldb/hash.h"
+#include "bloomcodec/leveldb/table_reader.h"
+#include "bloomcodec/leveldb/table_writer.h"
 
 namespace bloomcodec::leveldb {
 
 namespace {
+
 class TableFormat final : public FormatCodec {
  public:
   std::string_view name() const override { return "leveldb-table"; }
-  std::string_view summary() const override { return "an .ldb / .sst table file"; }
+  std::string_view summary() const override {
+    return "an .ldb / .sst table file; its filter is found through the metaindex";
+  }
   std::string_view params_help() const override { return "--bits-per-key N"; }
+
+  bool Claims(std::string_view, ByteSpan contents) const override {
+    return HasTableMagic(contents);
+  }
+
+  // A table of the keys sorted bytewise with duplicates dropped (a TableBuilder requires
+  // strictly increasing keys), empty values, LevelDB's default block size 4096 and restart
+  // interval 16, no compression, and a leveldb.BuiltinBloomFilter2 filter hashing the keys as
+  // given: what a TableBuilder with NewBloomFilterPolicy(N) writes for them.
+  Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const override {
+    if (params.fp_chance || params.buckets_per_element || params.expected_keys) {
+      return Status::InvalidArgument(
+          "leveldb-table takes only --bits-per-key N (no --fp-chance, --buckets-per-element or "
+          "--expected-keys: the filters are sized from the keys of each 2 KiB of data blocks)");
+    }
+    if (!params.bits_per_key) {
+      return Status::InvalidArgument("leveldb-table needs --bits-per-key N");
+    }
+    const double b = *params.bits_per_key;
+    // NewBloomFilterPolicy takes an int.
+    if (!(b >= 0) || b != std::floor(b) || b > 1'000'000) {
+      return Status::InvalidArgument("--bits-per-key must be an integer from 0 to 1000000 for "
+                                     "leveldb-table (NewBloomFilterPolicy takes an int)");
+    }
+    std::vector<std::size_t> order(keys.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+      return CompareKeys(KeyOrder::kBytewise, keys[x], keys[y]) < 0;
+    });
+    TableWriteOptions options;
+    options.filter = BloomPolicy::Current(static_cast<int>(b));
+    TableWriter writer(options);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (i > 0 && CompareKeys(KeyOrder::kBytewise, keys[order[i - 1]], keys[order[i]]) == 0) {
+        continue;
+      }
+      BLOOMCODEC_RETURN_IF_ERROR(writer.Add(keys[order[i]], {}));
+    }
+    return writer.Finish();
+  }
+
+  Status Hash(ByteSpan key, std::string& line) const override {
+    line = std::to_string(BloomHash(key, HashFlavor::kUnsignedTail));
+    return Status();
+  }
+
+  Status Probe(ByteSpan file, std::string_view source, const KeyList& keys,
+               const ProbeOptions& options, std::span<std::uint8_t> answers) const override {
+    TableOpenOptions open;
+    open.key_kind = options.key_kind;
+    BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table,
+                                TableReader::Open(file, std::string(source), open));
+    return table.MayContainBatch(keys, answers);
+  }
 };
+
 }  // namespace
 
 const FormatCodec* TableFormatCodec() {

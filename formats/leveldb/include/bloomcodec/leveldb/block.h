@@ -1,0 +1,132 @@
+// LevelDB blocks: reading one from a table (trailer, CRC, Snappy) and walking its entries.
+//
+//   using namespace bloomcodec::leveldb;
+//   BLOOMCODEC_ASSIGN_OR_RETURN(BlockContents raw, ReadBlock(file, handle, source, {}));
+//   BLOOMCODEC_ASSIGN_OR_RETURN(Block block, Block::Parse(std::move(raw), source));
+//   BlockIterator it(block, KeyOrder::kBytewise);
+//   BLOOMCODEC_RETURN_IF_ERROR(it.Seek(target));  // first entry >= target, as LevelDB's Seek
+//   if (it.valid()) Use(it.key(), it.value());
+//
+// Compatibility contract: the block format of LevelDB's table/block.cc and block_builder.cc
+// (entries of varint32 shared, varint32 non_shared, varint32 value length, key suffix, value;
+// then LE u32 restart offsets and their LE u32 count). Seek finds the entry LevelDB's
+// Block::Iter::Seek finds (binary search over restart points, then a linear scan). Unlike
+// LevelDB, every varint, length, shared prefix and restart offset is checked against the block,
+// and a violation is a Corrupt status at an absolute file offset (for a Snappy-compressed block,
+// the block's own offset, with the position inside the uncompressed bytes in the message).
+// Uncompressed blocks are views of the caller's (mapped) file; decompressed ones are owned.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/leveldb/footer.h"
+#include "bloomcodec/status.h"
+
+namespace bloomcodec::leveldb {
+
+// Snappy blocks larger than this are refused before allocating (LevelDB's own blocks are a few
+// KiB; a whole-table block of 1 GiB is already absurd).
+inline constexpr std::uint64_t kMaxUncompressedBlockSize = std::uint64_t{1} << 30;
+
+struct ReadBlockOptions {
+  bool verify_checksum = false;  // LevelDB checks only with paranoid_checks / verify_checksums
+  std::uint64_t max_uncompressed_size = kMaxUncompressedBlockSize;
+};
+
+// A block's bytes (trailer stripped, decompressed), either viewing the file or owned.
+class BlockContents {
+ public:
+  BlockContents() = default;
+  static BlockContents View(ByteSpan bytes, std::uint64_t file_offset);
+  static BlockContents Owned(ByteVector bytes, std::uint64_t file_offset);
+
+  ByteSpan bytes() const { return bytes_; }
+  std::uint64_t file_offset() const { return file_offset_; }
+  bool owned() const { return owned_ != nullptr; }
+  BlockCompression compression() const { return compression_; }
+  void set_compression(BlockCompression c) { compression_ = c; }
+
+ private:
+  ByteSpan bytes_;
+  std::uint64_t file_offset_ = 0;
+  std::shared_ptr<const ByteVector> owned_;  // shared: a Block copy stays cheap
+  BlockCompression compression_ = BlockCompression::kNone;
+};
+
+// Reads the block `handle` names: bounds, trailer type, CRC if asked, Snappy if type 1.
+Result<BlockContents> ReadBlock(ByteSpan file, const BlockHandle& handle, std::string_view source,
+                                const ReadBlockOptions& options, std::string_view what = "block");
+
+// How keys are ordered inside a table.
+enum class KeyOrder {
+  kBytewise,  // leveldb.BytewiseComparator: memcmp, shorter first
+  kInternal,  // InternalKeyComparator over bytewise: user key ascending, then the 8-byte tag
+              // (sequence << 8 | type, LE) DEscending, so newer versions come first
+};
+// <0, 0, >0. For kInternal both keys must be >= 8 bytes (the iterator guarantees it for keys it
+// returns); a shorter key is compared as a user key with tag 0.
+int CompareKeys(KeyOrder order, ByteSpan a, ByteSpan b);
+
+// A parsed block: the entries region and the restart array, validated for bounds.
+class Block {
+ public:
+  static Result<Block> Parse(BlockContents contents, std::string_view source,
+                             std::string_view what = "block");
+
+  const BlockContents& contents() const { return contents_; }
+  ByteSpan entries() const { return contents_.bytes().first(restarts_offset_); }
+  std::uint32_t num_restarts() const { return num_restarts_; }
+  std::uint32_t restart_point(std::uint32_t i) const;  // i < num_restarts()
+  const std::string& source() const { return source_; }
+  const std::string& what() const { return what_; }
+
+  // A Corrupt status for a position inside the block's bytes.
+  Status ErrorAt(std::size_t position, std::string expected, std::string found = {}) const;
+
+ private:
+  BlockContents contents_;
+  std::string source_;
+  std::string what_;
+  std::uint32_t restarts_offset_ = 0;  // where the restart array starts
+  std::uint32_t num_restarts_ = 0;
+};
+
+// Walks a block's entries. Holds the reconstructed key in a reused buffer (no allocation per
+// entry once it has grown). Errors leave the iterator invalid.
+class BlockIterator {
+ public:
+  BlockIterator(const Block& block, KeyOrder order) : block_(&block), order_(order) {}
+
+  Status SeekToFirst();
+  Status Next();  // requires valid()
+  // Positions at the first entry whose key is >= target under the order; invalid if none.
+  Status Seek(ByteSpan target);
+
+  bool valid() const { return valid_; }
+  ByteSpan key() const { return key_; }
+  ByteSpan value() const { return value_; }
+  std::size_t entry_position() const { return entry_; }  // inside the block's bytes
+
+ private:
+  // Decodes the entry at position `at`; with `restart` the shared length must be 0.
+  Status ParseEntryAt(std::size_t at, bool restart);
+
+  const Block* block_;
+  KeyOrder order_;
+  bool valid_ = false;
+  std::size_t entry_ = 0;
+  std::size_t next_ = 0;
+  ByteVector key_;
+  ByteSpan value_;
+};
+
+// Strict check of a whole block: entries tile the region exactly, restart 0 is 0, restart
+// offsets increase and each lands on an entry with shared = 0, keys strictly increase under
+// `order`. Counts the entries.
+Result<std::uint64_t> VerifyBlock(const Block& block, KeyOrder order);
+
+}  // namespace bloomcodec::leveldb

@@ -1,0 +1,154 @@
+// Reading a LevelDB table file (.ldb / .sst) and answering membership probes exactly as LevelDB's
+// read path does.
+//
+//   using namespace bloomcodec::leveldb;
+//   BLOOMCODEC_ASSIGN_OR_RETURN(bloomcodec::InputFile in, bloomcodec::InputFile::Open(path));
+//   TableOpenOptions options;
+//   options.key_kind = bloomcodec::KeyKind::kUser;     // a database's table
+//   BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table, TableReader::Open(in.bytes(), path, options));
+//   std::vector<std::uint8_t> answers(keys.size());
+//   BLOOMCODEC_RETURN_IF_ERROR(table.MayContainBatch(keys, answers));
+//
+// Compatibility contract (LevelDB 1.23's Table::Open / Table::InternalGet / Version::Get):
+// * The filter is the metaindex entry "filter." + policy name: leveldb.BuiltinBloomFilter2 (1.18+,
+//   unsigned-tail hash) or, when only that exists, leveldb.BuiltinBloomFilter (<= 1.17, answered
+//   with the x86 signed-tail hash as LevelDB 1.17 answered; 1.18+ would ignore it).
+// * A probe seeks the index block with the lookup key (plain: the probe itself under bytewise
+//   order; user: probe + tag(sequence, type 1) under internal-key order). Past the last index
+//   entry -> 0. Otherwise that data block's filter (filter number = block offset >> base_lg)
+//   answers for the probe (user tables: the filter hashes the user key, as LevelDB's
+//   InternalFilterPolicy strips the tag); a table without a filter answers 1.
+// * User tables are also asked only when the probe lies within [smallest, largest] user key of
+//   the table, as Version::Get skips tables whose range excludes the key.
+// Differences from LevelDB, on purpose: every structure is checked (a damaged metaindex or filter
+// handle is a Corrupt error here, where LevelDB silently drops the filter), and CRCs are checked
+// when asked (verify_checksums), with errors at absolute file offsets.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/format.h"
+#include "bloomcodec/key_list.h"
+#include "bloomcodec/leveldb/block.h"
+#include "bloomcodec/leveldb/filter_block.h"
+#include "bloomcodec/leveldb/footer.h"
+#include "bloomcodec/leveldb/hash.h"
+#include "bloomcodec/status.h"
+
+namespace bloomcodec::leveldb {
+
+// LevelDB's largest sequence number, 2^56 - 1.
+inline constexpr std::uint64_t kMaxSequenceNumber = (std::uint64_t{1} << 56) - 1;
+// The default snapshot of user-table probes. Any sequence at least as large as every sequence in
+// the table and below kMaxSequenceNumber picks the same data block as DB::Get at the database's
+// last sequence; kMaxSequenceNumber itself does NOT: an index separator shortened by LevelDB
+// carries exactly (kMaxSequenceNumber, type 1), and a probe equal to its user key would then stop
+// one block earlier than DB::Get does.
+inline constexpr std::uint64_t kNewestSnapshotSequence = kMaxSequenceNumber - 1;
+
+struct TableOpenOptions {
+  bool verify_checksums = false;
+  KeyKind key_kind = KeyKind::kAuto;
+  std::optional<std::uint64_t> sequence;  // user tables: the lookup snapshot; <= kMaxSequenceNumber
+  std::uint64_t max_uncompressed_block_size = kMaxUncompressedBlockSize;
+};
+
+struct MetaindexEntry {
+  std::string key;
+  ByteVector value;              // normally an encoded BlockHandle
+  std::uint64_t value_offset;    // absolute, when the metaindex block is uncompressed
+};
+
+struct TableFilter {
+  std::string metaindex_key;  // "filter." + policy name
+  bool legacy_v117 = false;   // leveldb.BuiltinBloomFilter: LevelDB <= 1.17's name and hash
+  HashFlavor flavor = HashFlavor::kUnsignedTail;
+  BlockHandle handle;
+  BlockContents contents;
+};
+
+// What the read path did for one probe (tests, inspect).
+struct LookupTrace {
+  bool in_range = true;        // user tables: within [smallest, largest] user key
+  bool block_found = false;    // the index seek found an entry
+  BlockHandle block;           // that data block
+  bool filter_asked = false;
+  bool answer = false;
+};
+
+class TableReader {
+ public:
+  static Result<TableReader> Open(ByteSpan file, std::string source,
+                                  const TableOpenOptions& options = {});
+
+  const std::string& source() const { return source_; }
+  ByteSpan file() const { return file_; }
+  const Footer& footer() const { return footer_; }
+  const Block& index_block() const { return index_; }
+  const Block& metaindex_block() const { return metaindex_; }
+  const std::vector<MetaindexEntry>& metaindex() const { return metaindex_entries_; }
+  const std::optional<TableFilter>& filter() const { return filter_; }
+  // kUser or kPlain (kAuto is resolved by Open, or Open fails).
+  KeyKind key_kind() const { return key_kind_; }
+  KeyOrder key_order() const {
+    return key_kind_ == KeyKind::kUser ? KeyOrder::kInternal : KeyOrder::kBytewise;
+  }
+  std::uint64_t lookup_sequence() const { return sequence_; }
+
+  // The read path's answer: true = may contain.
+  Result<bool> MayContain(ByteSpan probe) const;
+  // answers.size() == probes.size(); 1 may contain, 0 definitely not.
+  Status MayContainBatch(const KeyList& probes, std::span<std::uint8_t> answers) const;
+  Result<LookupTrace> Trace(ByteSpan probe) const;
+
+  // Every data block in index order with its index key (the separator LevelDB stored).
+  Status ForEachDataBlock(
+      const std::function<Status(ByteSpan index_key, const BlockHandle& handle)>& fn) const;
+  // Every entry in file order. Keys are as stored (internal keys in user tables).
+  Status ForEachEntry(const std::function<Status(ByteSpan key, ByteSpan value,
+                                                 const BlockHandle& block)>& fn) const;
+  Result<Block> ReadDataBlock(const BlockHandle& handle) const;
+
+  // Checks every block (CRC, structure, key order, index separators bracketing their blocks).
+  // Returns the number of entries.
+  Result<std::uint64_t> Verify() const;
+
+ private:
+  class Lookup;  // per-batch scratch state
+  TableReader() = default;
+  Status ReadMetaindex();
+  Status ResolveKeyKind(KeyKind requested);
+  Status LoadUserKeyRange();
+  ReadBlockOptions BlockOptions() const;
+
+  std::string source_;
+  ByteSpan file_;
+  TableOpenOptions options_;
+  Footer footer_;
+  Block index_;
+  Block metaindex_;
+  std::vector<MetaindexEntry> metaindex_entries_;
+  std::optional<TableFilter> filter_;
+  std::optional<FilterBlockReader> filter_reader_;
+  KeyKind key_kind_ = KeyKind::kPlain;
+  std::uint64_t sequence_ = kNewestSnapshotSequence;
+  bool has_data_ = false;
+  ByteVector smallest_user_key_;
+  ByteVector largest_user_key_;
+};
+
+// Only the stored key's user part: an internal key minus its 8-byte tag.
+inline ByteSpan UserKeyOf(ByteSpan internal_key) {
+  return internal_key.first(internal_key.size() >= 8 ? internal_key.size() - 8 : 0);
+}
+// The tag of an internal key: sequence << 8 | type.
+std::uint64_t TagOf(ByteSpan internal_key);
+
+}  // namespace bloomcodec::leveldb

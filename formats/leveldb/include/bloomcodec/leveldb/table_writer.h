@@ -1,0 +1,111 @@
+// Writing LevelDB table files, and rewriting the filter block of an existing one.
+//
+//   using namespace bloomcodec::leveldb;
+//   TableWriteOptions options;
+//   options.filter = BloomPolicy::Current(10);
+//   TableWriter writer(options);
+//   for (...) BLOOMCODEC_RETURN_IF_ERROR(writer.Add(key, value));  // keys strictly increasing
+//   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector table, writer.Finish());
+//
+// Compatibility contract: for the same keys, values and options, TableWriter produces the bytes
+// LevelDB 1.23's TableBuilder produces (bytewise comparator for kPlain; InternalKeyComparator
+// and InternalFilterPolicy, as inside a database, for kUser): the same data block cuts
+// (block_size against the builder's size estimate), restart points, shortest separators and
+// short successor in the index block (restart interval 1), filter block (via
+// FilterBlockBuilder), metaindex, footer, CRCs and Snappy choice (kept only when it saves at
+// least 1/8). libleveldb opens and reads what it writes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/format.h"
+#include "bloomcodec/leveldb/bloom.h"
+#include "bloomcodec/leveldb/filter_block.h"
+#include "bloomcodec/leveldb/footer.h"
+#include "bloomcodec/leveldb/table_reader.h"
+#include "bloomcodec/status.h"
+
+namespace bloomcodec::leveldb {
+
+struct TableWriteOptions {
+  std::size_t block_size = 4096;   // LevelDB's default; a DB clamps to >= 1024, a builder does not
+  int restart_interval = 16;       // >= 1
+  BlockCompression compression = BlockCompression::kNone;
+  std::optional<BloomPolicy> filter;  // none: no filter block, empty metaindex
+  KeyKind key_kind = KeyKind::kPlain;  // kUser: keys are internal keys (database table)
+  // LevelDB shortens index keys (FindShortestSeparator / FindShortSuccessor). Off: every index
+  // key is its block's last key, which LevelDB reads just as well.
+  bool shorten_index_keys = true;
+};
+
+// Builds one block (LevelDB's BlockBuilder): prefix-compressed entries and restart points.
+class BlockBuilder {
+ public:
+  explicit BlockBuilder(int restart_interval);
+  void Add(ByteSpan key, ByteSpan value);  // keys increasing; checked by the caller
+  ByteSpan Finish();                        // appends the restart array; valid until Reset
+  void Reset();
+  // LevelDB's CurrentSizeEstimate: bytes so far + restart array + count.
+  std::size_t SizeEstimate() const { return buffer_.size() + 4 * restarts_.size() + 4; }
+  bool empty() const { return buffer_.empty(); }
+
+ private:
+  int restart_interval_;
+  ByteVector buffer_;
+  std::vector<std::uint32_t> restarts_;
+  int counter_ = 0;
+  bool finished_ = false;
+  ByteVector last_key_;
+};
+
+class TableWriter {
+ public:
+  explicit TableWriter(TableWriteOptions options);
+
+  // Keys must increase strictly (bytewise for kPlain, internal-key order for kUser, where each
+  // key is a user key plus an 8-byte tag of type 0 or 1).
+  Status Add(ByteSpan key, ByteSpan value);
+  // The whole table file. The writer is finished afterwards.
+  Result<ByteVector> Finish();
+
+  std::uint64_t num_entries() const { return num_entries_; }
+
+ private:
+  void FlushDataBlock();
+  BlockHandle WriteBlock(BlockBuilder& block);
+  BlockHandle WriteRawBlock(ByteSpan contents, BlockCompression type);
+
+  TableWriteOptions options_;
+  KeyOrder order_;
+  ByteVector out_;
+  BlockBuilder data_block_;
+  BlockBuilder index_block_;
+  std::optional<FilterBlockBuilder> filter_;
+  ByteVector last_key_;
+  std::uint64_t num_entries_ = 0;
+  bool pending_index_entry_ = false;
+  BlockHandle pending_handle_;
+  ByteVector separator_;    // scratch
+  ByteVector compressed_;   // scratch
+  bool finished_ = false;
+};
+
+// LevelDB's BytewiseComparator::FindShortestSeparator / FindShortSuccessor, and the
+// InternalKeyComparator versions (which shorten the user key and append the tag
+// (kMaxSequenceNumber, type 1) only when the user key got shorter and larger).
+void ShortestSeparator(KeyOrder order, ByteVector& start, ByteSpan limit);
+void ShortSuccessor(KeyOrder order, ByteVector& key);
+
+// A copy of `table` whose filter block is rebuilt with `policy` (or removed when nullopt).
+// Data blocks and the index block are copied byte for byte (their offsets do not change: the
+// filter block comes after them), so the result is what TableBuilder would have written with
+// that policy. The filter hashes what `reader.key_kind()` says (user keys for kUser). The
+// metaindex block is Snappy-compressed (when that saves 1/8) only if the table had Snappy blocks.
+Result<ByteVector> RewriteTableFilter(const TableReader& reader,
+                                      const std::optional<BloomPolicy>& policy);
+
+}  // namespace bloomcodec::leveldb

@@ -1,0 +1,377 @@
+#include "bloomcodec/leveldb/table_reader.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "bloomcodec/byte_reader.h"
+#include "bloomcodec/byte_writer.h"
+#include "bloomcodec/leveldb/bloom.h"
+
+namespace bloomcodec::leveldb {
+
+namespace {
+
+constexpr std::string_view kFilterPrefix = "filter.";
+constexpr std::uint8_t kTypeValue = 1;  // kValueTypeForSeek: the type a lookup key carries
+
+std::uint64_t LoadTag(ByteSpan key) {
+  std::uint64_t tag = 0;
+  for (int i = 7; i >= 0; --i) tag = (tag << 8) | key[key.size() - 8 + i];
+  return tag;
+}
+
+// Decodes a data-block handle stored as an index value.
+Result<BlockHandle> DecodeIndexValue(const Block& index, const BlockIterator& it) {
+  const std::uint64_t at =
+      index.contents().file_offset() + (it.value().data() - index.contents().bytes().data());
+  ByteReader reader(it.value(), index.source(), at);
+  return ReadBlockHandle(reader, "data block handle in the index block");
+}
+
+// Would these keys, hashed with `flavor`, set exactly the bits of `filter`? (A LevelDB filter is
+// a pure function of its keys, its bit count and its k.)
+bool FilterIsExactlyFrom(ByteSpan filter, const std::vector<ByteVector>& keys, bool strip_tag,
+                         HashFlavor flavor) {
+  if (filter.size() < 2) return false;
+  const std::uint32_t k = filter.back();
+  if (k == 0 || k > static_cast<std::uint32_t>(kMaxProbes)) return false;
+  const std::uint64_t bits = (filter.size() - 1) * std::uint64_t{8};
+  ByteVector rebuilt(filter.size() - 1, 0);
+  for (const ByteVector& stored : keys) {
+    ByteSpan key(stored);
+    if (strip_tag) key = UserKeyOf(key);
+    std::uint32_t h = BloomHash(key, flavor);
+    const std::uint32_t delta = (h >> 17) | (h << 15);
+    for (std::uint32_t j = 0; j < k; ++j) {
+      const std::uint64_t pos = h % bits;
+      rebuilt[pos / 8] |= static_cast<std::uint8_t>(1u << (pos % 8));
+      h += delta;
+    }
+  }
+  return std::equal(rebuilt.begin(), rebuilt.end(), filter.begin());
+}
+
+}  // namespace
+
+std::uint64_t TagOf(ByteSpan internal_key) {
+  return internal_key.size() >= 8 ? LoadTag(internal_key) : 0;
+}
+
+ReadBlockOptions TableReader::BlockOptions() const {
+  ReadBlockOptions o;
+  o.verify_checksum = options_.verify_checksums;
+  o.max_uncompressed_size = options_.max_uncompressed_block_size;
+  return o;
+}
+
+Result<TableReader> TableReader::Open(ByteSpan file, std::string source,
+                                      const TableOpenOptions& options) {
+  TableReader t;
+  t.source_ = std::move(source);
+  t.file_ = file;
+  t.options_ = options;
+  if (options.sequence.has_value()) {
+    if (*options.sequence > kMaxSequenceNumber) {
+      return Status::InvalidArgument("lookup sequence " + std::to_string(*options.sequence) +
+                                     " exceeds LevelDB's maximum 2^56-1");
+    }
+    t.sequence_ = *options.sequence;
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(t.footer_, DecodeFooter(file, t.source_));
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      BlockContents index_raw,
+      ReadBlock(file, t.footer_.index_handle, t.source_, t.BlockOptions(), "index block"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(t.index_,
+                              Block::Parse(std::move(index_raw), t.source_, "index block"));
+  t.has_data_ = !t.index_.entries().empty();
+  BLOOMCODEC_RETURN_IF_ERROR(t.ReadMetaindex());
+  BLOOMCODEC_RETURN_IF_ERROR(t.ResolveKeyKind(options.key_kind));
+  if (t.key_kind_ == KeyKind::kUser) BLOOMCODEC_RETURN_IF_ERROR(t.LoadUserKeyRange());
+  return t;
+}
+
+Status TableReader::ReadMetaindex() {
+  BLOOMCODEC_ASSIGN_OR_RETURN(BlockContents raw,
+                              ReadBlock(file_, footer_.metaindex_handle, source_, BlockOptions(),
+                                        "metaindex block"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(metaindex_, Block::Parse(std::move(raw), source_, "metaindex block"));
+  BlockIterator it(metaindex_, KeyOrder::kBytewise);
+  BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+  while (it.valid()) {
+    MetaindexEntry e;
+    e.key.assign(AsChars(it.key()));
+    e.value.assign(it.value().begin(), it.value().end());
+    e.value_offset = metaindex_.contents().file_offset() +
+                     (it.value().data() - metaindex_.contents().bytes().data());
+    metaindex_entries_.push_back(std::move(e));
+    BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+  }
+  // LevelDB 1.18+ looks up exactly "filter.leveldb.BuiltinBloomFilter2"; a table written by
+  // 1.17 or older only has "filter.leveldb.BuiltinBloomFilter", whose hash differs (signed tail
+  // bytes on x86). Never answer one name's filter with the other name's hash.
+  const MetaindexEntry* chosen = nullptr;
+  bool legacy = false;
+  for (const MetaindexEntry& e : metaindex_entries_) {
+    if (e.key == std::string(kFilterPrefix) + std::string(kCurrentPolicyName)) {
+      chosen = &e;
+      legacy = false;
+      break;
+    }
+    if (e.key == std::string(kFilterPrefix) + std::string(kLegacyPolicyName)) {
+      chosen = &e;
+      legacy = true;
+    }
+  }
+  if (chosen == nullptr) return Status();
+  TableFilter f;
+  f.metaindex_key = chosen->key;
+  f.legacy_v117 = legacy;
+  f.flavor = legacy ? HashFlavor::kSignedTail : HashFlavor::kUnsignedTail;
+  ByteReader reader(chosen->value, source_, chosen->value_offset);
+  BLOOMCODEC_ASSIGN_OR_RETURN(f.handle, ReadBlockHandle(reader, "filter block handle"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      f.contents, ReadBlock(file_, f.handle, source_, BlockOptions(), "filter block"));
+  filter_reader_.emplace(f.contents.bytes(), f.flavor);
+  filter_ = std::move(f);
+  return Status();
+}
+
+Status TableReader::ResolveKeyKind(KeyKind requested) {
+  if (requested != KeyKind::kAuto) {
+    key_kind_ = requested;
+    return Status();
+  }
+  const auto undecidable = [this](std::string why) {
+    return Status::InvalidArgument(source_ + ": cannot tell whether this table was written by a "
+                                   "LevelDB database (internal keys) or by a TableBuilder (" +
+                                   why + "); pass --key-kind user or --key-kind plain");
+  };
+  if (!has_data_) {
+    // Without data blocks every probe is past the last index entry: the kind changes nothing.
+    key_kind_ = KeyKind::kPlain;
+    return Status();
+  }
+  // Keys of the data blocks served by filter 0 (at least the first block).
+  std::vector<ByteVector> keys;
+  bool internal_like = true, bytewise_sorted = true, internal_sorted = true;
+  BlockIterator index(index_, KeyOrder::kBytewise);
+  BLOOMCODEC_RETURN_IF_ERROR(index.SeekToFirst());
+  const std::uint8_t base_lg = filter_reader_ ? filter_reader_->base_lg() : kFilterBaseLg;
+  for (bool first = true; index.valid(); first = false) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle handle, DecodeIndexValue(index_, index));
+    if (!first && (base_lg >= 64 || (handle.offset >> base_lg) != 0)) break;
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block block, ReadDataBlock(handle));
+    BlockIterator it(block, KeyOrder::kBytewise);
+    BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+    while (it.valid()) {
+      const ByteSpan key = it.key();
+      if (key.size() < 8 || (LoadTag(key) & 0xff) > 1) internal_like = false;
+      if (!keys.empty()) {
+        if (CompareKeys(KeyOrder::kBytewise, keys.back(), key) >= 0) bytewise_sorted = false;
+        if (CompareKeys(KeyOrder::kInternal, keys.back(), key) >= 0) internal_sorted = false;
+      }
+      keys.emplace_back(key.begin(), key.end());
+      BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+    }
+    BLOOMCODEC_RETURN_IF_ERROR(index.Next());
+  }
+  // A database only writes internal keys (>= 8 bytes, type 0 or 1) in internal-key order, and a
+  // TableBuilder with the bytewise comparator only writes bytewise-increasing keys.
+  if (!internal_like || !internal_sorted) {
+    key_kind_ = KeyKind::kPlain;
+    return Status();
+  }
+  if (!bytewise_sorted) {
+    key_kind_ = KeyKind::kUser;
+    return Status();
+  }
+  if (!filter_reader_) return undecidable("no filter, and its keys fit both");
+  // The filter decides: filter 0 is a pure function of the keys hashed. A database hashes the
+  // user keys, a TableBuilder the whole keys; exactly one of them must rebuild it bit for bit.
+  const FilterBlockReader::Choice choice = filter_reader_->FilterFor(0);
+  if (choice.kind != FilterBlockReader::Choice::Kind::kFilter) {
+    return undecidable("its first filter cannot be read");
+  }
+  const bool as_user = FilterIsExactlyFrom(choice.filter, keys, true, filter_->flavor);
+  const bool as_plain = FilterIsExactlyFrom(choice.filter, keys, false, filter_->flavor);
+  if (as_user == as_plain) {
+    return undecidable(as_user ? "its first filter fits both" : "its first filter fits neither");
+  }
+  key_kind_ = as_user ? KeyKind::kUser : KeyKind::kPlain;
+  return Status();
+}
+
+Status TableReader::LoadUserKeyRange() {
+  if (!has_data_) return Status();
+  BlockIterator index(index_, KeyOrder::kInternal);
+  BLOOMCODEC_RETURN_IF_ERROR(index.SeekToFirst());
+  BlockHandle first, last;
+  BLOOMCODEC_ASSIGN_OR_RETURN(first, DecodeIndexValue(index_, index));
+  last = first;
+  while (index.valid()) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(last, DecodeIndexValue(index_, index));
+    BLOOMCODEC_RETURN_IF_ERROR(index.Next());
+  }
+  {
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block block, ReadDataBlock(first));
+    BlockIterator it(block, KeyOrder::kInternal);
+    BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+    if (!it.valid()) return block.ErrorAt(0, "at least one entry in a data block");
+    const ByteSpan user = UserKeyOf(it.key());
+    smallest_user_key_.assign(user.begin(), user.end());
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(Block block, ReadDataBlock(last));
+  BlockIterator it(block, KeyOrder::kInternal);
+  BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+  if (!it.valid()) return block.ErrorAt(0, "at least one entry in a data block");
+  while (it.valid()) {
+    const ByteSpan user = UserKeyOf(it.key());
+    largest_user_key_.assign(user.begin(), user.end());
+    BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+  }
+  return Status();
+}
+
+Result<Block> TableReader::ReadDataBlock(const BlockHandle& handle) const {
+  BLOOMCODEC_ASSIGN_OR_RETURN(BlockContents raw,
+                              ReadBlock(file_, handle, source_, BlockOptions(), "data block"));
+  return Block::Parse(std::move(raw), source_, "data block");
+}
+
+// Scratch state reused across the probes of one batch: the lookup key and the index iterator's
+// key buffer grow once, then no probe allocates.
+class TableReader::Lookup {
+ public:
+  explicit Lookup(const TableReader& table)
+      : table_(table), index_(table.index_, table.key_order()) {}
+
+  Status Run(ByteSpan probe, LookupTrace& trace) {
+    trace = LookupTrace{};
+    if (table_.key_kind_ == KeyKind::kUser) {
+      // Version::Get only asks a table whose [smallest, largest] user keys contain the key.
+      if (!table_.has_data_ ||
+          CompareKeys(KeyOrder::kBytewise, probe, table_.smallest_user_key_) < 0 ||
+          CompareKeys(KeyOrder::kBytewise, probe, table_.largest_user_key_) > 0) {
+        trace.in_range = false;
+        return Status();
+      }
+      // DB::Get's lookup key: user key + (snapshot sequence << 8 | kValueTypeForSeek).
+      lookup_key_.assign(probe.begin(), probe.end());
+      ByteWriter(lookup_key_).PutLittleU64(table_.sequence_ << 8 | kTypeValue);
+      BLOOMCODEC_RETURN_IF_ERROR(index_.Seek(lookup_key_));
+    } else {
+      BLOOMCODEC_RETURN_IF_ERROR(index_.Seek(probe));
+    }
+    if (!index_.valid()) return Status();  // past the last index entry: not in this table
+    trace.block_found = true;
+    BLOOMCODEC_ASSIGN_OR_RETURN(trace.block, DecodeIndexValue(table_.index_, index_));
+    if (!table_.filter_reader_) {
+      trace.answer = true;  // no filter: LevelDB reads the block; "may contain" is all we say
+      return Status();
+    }
+    trace.filter_asked = true;
+    // In a database the filter policy is wrapped by InternalFilterPolicy, which strips the tag:
+    // the filter sees the user key, i.e. the probe itself.
+    trace.answer = table_.filter_reader_->KeyMayMatch(trace.block.offset, probe);
+    return Status();
+  }
+
+ private:
+  const TableReader& table_;
+  BlockIterator index_;
+  ByteVector lookup_key_;
+};
+
+Result<LookupTrace> TableReader::Trace(ByteSpan probe) const {
+  Lookup lookup(*this);
+  LookupTrace trace;
+  BLOOMCODEC_RETURN_IF_ERROR(lookup.Run(probe, trace));
+  return trace;
+}
+
+Result<bool> TableReader::MayContain(ByteSpan probe) const {
+  BLOOMCODEC_ASSIGN_OR_RETURN(LookupTrace trace, Trace(probe));
+  return trace.answer;
+}
+
+Status TableReader::MayContainBatch(const KeyList& probes, std::span<std::uint8_t> answers) const {
+  if (answers.size() != probes.size()) {
+    return Status::InvalidArgument("MayContainBatch: answers.size() != probes.size()");
+  }
+  Lookup lookup(*this);
+  LookupTrace trace;
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    BLOOMCODEC_RETURN_IF_ERROR(lookup.Run(probes[i], trace));
+    answers[i] = trace.answer ? 1 : 0;
+  }
+  return Status();
+}
+
+Status TableReader::ForEachDataBlock(
+    const std::function<Status(ByteSpan index_key, const BlockHandle& handle)>& fn) const {
+  BlockIterator index(index_, key_order());
+  BLOOMCODEC_RETURN_IF_ERROR(index.SeekToFirst());
+  while (index.valid()) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle handle, DecodeIndexValue(index_, index));
+    BLOOMCODEC_RETURN_IF_ERROR(fn(index.key(), handle));
+    BLOOMCODEC_RETURN_IF_ERROR(index.Next());
+  }
+  return Status();
+}
+
+Status TableReader::ForEachEntry(const std::function<Status(ByteSpan key, ByteSpan value,
+                                                            const BlockHandle& block)>& fn) const {
+  return ForEachDataBlock([&](ByteSpan, const BlockHandle& handle) -> Status {
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block block, ReadDataBlock(handle));
+    BlockIterator it(block, key_order());
+    BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+    while (it.valid()) {
+      BLOOMCODEC_RETURN_IF_ERROR(fn(it.key(), it.value(), handle));
+      BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+    }
+    return Status();
+  });
+}
+
+Result<std::uint64_t> TableReader::Verify() const {
+  const KeyOrder order = key_order();
+  if (auto r = VerifyBlock(index_, order); !r.ok()) return r.status();
+  if (auto r = VerifyBlock(metaindex_, KeyOrder::kBytewise); !r.ok()) return r.status();
+  if (filter_) {
+    auto layout =
+        ParseFilterBlockLayout(filter_->contents.bytes(), source_, filter_->handle.offset);
+    if (!layout.ok()) return layout.status();
+  }
+  std::uint64_t entries = 0;
+  ByteVector previous_last;  // last key of the previous block
+  ByteVector previous_separator;
+  bool first_block = true;
+  BLOOMCODEC_RETURN_IF_ERROR(ForEachDataBlock([&](ByteSpan separator,
+                                                  const BlockHandle& handle) -> Status {
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block block, ReadDataBlock(handle));
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t n, VerifyBlock(block, order));
+    if (n == 0) return block.ErrorAt(0, "at least one entry in a data block");
+    entries += n;
+    BlockIterator it(block, order);
+    BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+    if (!first_block && CompareKeys(order, previous_last, it.key()) >= 0) {
+      return block.ErrorAt(0, "a first key greater than the previous block's last key");
+    }
+    if (!first_block && CompareKeys(order, previous_separator, it.key()) >= 0) {
+      return block.ErrorAt(0, "a first key greater than the previous block's index key");
+    }
+    while (it.valid()) {
+      previous_last.assign(it.key().begin(), it.key().end());
+      BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+    }
+    if (CompareKeys(order, previous_last, separator) > 0) {
+      return block.ErrorAt(0, "a last key at most the block's index key");
+    }
+    previous_separator.assign(separator.begin(), separator.end());
+    first_block = false;
+    return Status();
+  }));
+  return entries;
+}
+
+}  // namespace bloomcodec::leveldb

@@ -1,0 +1,295 @@
+#include "bloomcodec/leveldb/table_writer.h"
+
+#include <snappy.h>
+
+#include <algorithm>
+#include <string>
+
+#include "bloomcodec/byte_writer.h"
+#include "bloomcodec/leveldb/crc32c.h"
+
+namespace bloomcodec::leveldb {
+
+namespace {
+
+constexpr std::uint64_t kSeekTag = kMaxSequenceNumber << 8 | 1;  // (kMaxSequenceNumber, value)
+
+void BytewiseSeparator(ByteVector& start, ByteSpan limit) {
+  const std::size_t min_length = std::min(start.size(), limit.size());
+  std::size_t diff = 0;
+  while (diff < min_length && start[diff] == limit[diff]) ++diff;
+  if (diff >= min_length) return;  // one is a prefix of the other: keep start
+  const std::uint8_t byte = start[diff];
+  if (byte < 0xff && byte + 1 < limit[diff]) {
+    start[diff] = static_cast<std::uint8_t>(byte + 1);
+    start.resize(diff + 1);
+  }
+}
+
+void BytewiseSuccessor(ByteVector& key) {
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    if (key[i] != 0xff) {
+      key[i] = static_cast<std::uint8_t>(key[i] + 1);
+      key.resize(i + 1);
+      return;
+    }
+  }
+  // All 0xff: LevelDB leaves the key as it is.
+}
+
+// The tail of the internal-key versions: keep the shortened user key only if it got shorter AND
+// larger than the original user key, then give it the tag that sorts first for that user key.
+void AdoptIfShorter(ByteVector& key, ByteSpan user, ByteVector& shortened) {
+  if (shortened.size() < user.size() &&
+      CompareKeys(KeyOrder::kBytewise, user, shortened) < 0) {
+    ByteWriter(shortened).PutLittleU64(kSeekTag);
+    key.swap(shortened);
+  }
+}
+
+}  // namespace
+
+void ShortestSeparator(KeyOrder order, ByteVector& start, ByteSpan limit) {
+  if (order == KeyOrder::kBytewise) return BytewiseSeparator(start, limit);
+  const ByteSpan user_start = UserKeyOf(start);
+  ByteVector tmp(user_start.begin(), user_start.end());
+  BytewiseSeparator(tmp, UserKeyOf(limit));
+  AdoptIfShorter(start, UserKeyOf(start), tmp);
+}
+
+void ShortSuccessor(KeyOrder order, ByteVector& key) {
+  if (order == KeyOrder::kBytewise) return BytewiseSuccessor(key);
+  const ByteSpan user = UserKeyOf(key);
+  ByteVector tmp(user.begin(), user.end());
+  BytewiseSuccessor(tmp);
+  AdoptIfShorter(key, UserKeyOf(key), tmp);
+}
+
+BlockBuilder::BlockBuilder(int restart_interval)
+    : restart_interval_(std::max(1, restart_interval)), restarts_{0} {}
+
+void BlockBuilder::Reset() {
+  buffer_.clear();
+  restarts_.assign(1, 0);
+  counter_ = 0;
+  finished_ = false;
+  last_key_.clear();
+}
+
+void BlockBuilder::Add(ByteSpan key, ByteSpan value) {
+  std::size_t shared = 0;
+  if (counter_ < restart_interval_) {
+    const std::size_t min_length = std::min(last_key_.size(), key.size());
+    while (shared < min_length && last_key_[shared] == key[shared]) ++shared;
+  } else {
+    restarts_.push_back(static_cast<std::uint32_t>(buffer_.size()));
+    counter_ = 0;
+  }
+  const std::size_t non_shared = key.size() - shared;
+  ByteWriter w(buffer_);
+  w.PutVarint32(static_cast<std::uint32_t>(shared));
+  w.PutVarint32(static_cast<std::uint32_t>(non_shared));
+  w.PutVarint32(static_cast<std::uint32_t>(value.size()));
+  w.PutBytes(key.subspan(shared));
+  w.PutBytes(value);
+  last_key_.resize(shared);
+  last_key_.insert(last_key_.end(), key.begin() + shared, key.end());
+  ++counter_;
+}
+
+ByteSpan BlockBuilder::Finish() {
+  ByteWriter w(buffer_);
+  for (std::uint32_t r : restarts_) w.PutLittleU32(r);
+  w.PutLittleU32(static_cast<std::uint32_t>(restarts_.size()));
+  finished_ = true;
+  return buffer_;
+}
+
+TableWriter::TableWriter(TableWriteOptions options)
+    : options_(std::move(options)),
+      order_(options_.key_kind == KeyKind::kUser ? KeyOrder::kInternal : KeyOrder::kBytewise),
+      data_block_(options_.restart_interval),
+      index_block_(1),  // LevelDB's index blocks restart at every entry
+      // The metaindex block uses the table's restart interval; it has at most one entry here.
+      filter_(options_.filter ? std::optional<FilterBlockBuilder>(std::in_place, *options_.filter)
+                              : std::nullopt) {
+  if (filter_) filter_->StartBlock(0);
+}
+
+Status TableWriter::Add(ByteSpan key, ByteSpan value) {
+  if (finished_) return Status::InvalidArgument("TableWriter::Add after Finish");
+  if (order_ == KeyOrder::kInternal && (key.size() < 8 || (TagOf(key) & 0xff) > 1)) {
+    return Status::InvalidArgument("key " + ToHex(key) +
+                                   " is not an internal key (user key + 8-byte tag of type 0/1)");
+  }
+  if (num_entries_ > 0 && CompareKeys(order_, last_key_, key) >= 0) {
+    return Status::InvalidArgument("keys must increase strictly: " + ToHex(key) +
+                                   " does not follow " + ToHex(last_key_));
+  }
+  if (key.size() > 0xffffffffu || value.size() > 0xffffffffu) {
+    return Status::InvalidArgument("keys and values must be shorter than 4 GiB");
+  }
+  if (pending_index_entry_) {
+    if (options_.shorten_index_keys) ShortestSeparator(order_, last_key_, key);
+    separator_.clear();
+    AppendBlockHandle(pending_handle_, separator_);
+    index_block_.Add(last_key_, separator_);
+    pending_index_entry_ = false;
+  }
+  if (filter_) {
+    // Inside a database the policy is wrapped by InternalFilterPolicy: it hashes user keys.
+    filter_->AddKey(order_ == KeyOrder::kInternal ? UserKeyOf(key) : key);
+  }
+  last_key_.assign(key.begin(), key.end());
+  ++num_entries_;
+  data_block_.Add(key, value);
+  if (data_block_.SizeEstimate() >= options_.block_size) FlushDataBlock();
+  return Status();
+}
+
+void TableWriter::FlushDataBlock() {
+  if (data_block_.empty()) return;
+  pending_handle_ = WriteBlock(data_block_);
+  pending_index_entry_ = true;
+  if (filter_) filter_->StartBlock(out_.size());
+}
+
+BlockHandle TableWriter::WriteBlock(BlockBuilder& block) {
+  const ByteSpan raw = block.Finish();
+  BlockHandle handle;
+  if (options_.compression == BlockCompression::kSnappy) {
+    std::string compressed;
+    snappy::Compress(reinterpret_cast<const char*>(raw.data()), raw.size(), &compressed);
+    // LevelDB keeps the Snappy form only when it saves at least 1/8 of the raw size.
+    if (compressed.size() < raw.size() - raw.size() / 8) {
+      handle = WriteRawBlock(AsBytes(compressed), BlockCompression::kSnappy);
+      block.Reset();
+      return handle;
+    }
+  }
+  handle = WriteRawBlock(raw, BlockCompression::kNone);
+  block.Reset();
+  return handle;
+}
+
+BlockHandle TableWriter::WriteRawBlock(ByteSpan contents, BlockCompression type) {
+  BlockHandle handle{out_.size(), contents.size()};
+  ByteWriter w(out_);
+  w.PutBytes(contents);
+  const auto type_byte = static_cast<std::uint8_t>(type);
+  w.PutU8(type_byte);
+  w.PutLittleU32(BlockTrailerCrc(contents, type_byte));
+  return handle;
+}
+
+Result<ByteVector> TableWriter::Finish() {
+  if (finished_) return Status::InvalidArgument("TableWriter::Finish called twice");
+  FlushDataBlock();
+  finished_ = true;
+  BlockHandle filter_handle;
+  if (filter_) {
+    const ByteVector block = filter_->Finish();
+    filter_handle = WriteRawBlock(block, BlockCompression::kNone);  // never compressed
+  }
+  BlockBuilder metaindex(options_.restart_interval);
+  if (filter_) {
+    ByteVector value;
+    AppendBlockHandle(filter_handle, value);
+    metaindex.Add(AsBytes("filter." + std::string(filter_->policy().name())), value);
+  }
+  Footer footer;
+  footer.metaindex_handle = WriteBlock(metaindex);
+  if (pending_index_entry_) {
+    if (options_.shorten_index_keys) ShortSuccessor(order_, last_key_);
+    separator_.clear();
+    AppendBlockHandle(pending_handle_, separator_);
+    index_block_.Add(last_key_, separator_);
+    pending_index_entry_ = false;
+  }
+  footer.index_handle = WriteBlock(index_block_);
+  AppendFooter(footer, out_);
+  return std::move(out_);
+}
+
+Result<ByteVector> RewriteTableFilter(const TableReader& reader,
+                                      const std::optional<BloomPolicy>& policy) {
+  const ByteSpan file = reader.file();
+  // Where the data blocks end (the old filter block, if any, started there).
+  std::uint64_t data_end = 0;
+  bool snappy = reader.index_block().contents().compression() == BlockCompression::kSnappy ||
+                reader.metaindex_block().contents().compression() == BlockCompression::kSnappy;
+  std::optional<FilterBlockBuilder> filter;
+  if (policy) {
+    filter.emplace(*policy);
+    filter->StartBlock(0);
+  }
+  const bool user = reader.key_kind() == KeyKind::kUser;
+  BLOOMCODEC_RETURN_IF_ERROR(reader.ForEachDataBlock([&](ByteSpan, const BlockHandle& handle) -> Status {
+    if (handle.offset != data_end) {
+      return Status::Corrupt(reader.source(), handle.offset,
+                             "data blocks back to back from offset 0 (next at " +
+                                 std::to_string(data_end) + ")");
+    }
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block block, reader.ReadDataBlock(handle));
+    if (block.contents().compression() == BlockCompression::kSnappy) snappy = true;
+    if (filter) {
+      BlockIterator it(block, reader.key_order());
+      BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+      while (it.valid()) {
+        filter->AddKey(user ? UserKeyOf(it.key()) : it.key());
+        BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+      }
+    }
+    data_end = handle.offset + handle.size + kBlockTrailerSize;
+    // TableBuilder announces the next block's offset after each block is written.
+    if (filter) filter->StartBlock(data_end);
+    return Status();
+  }));
+  TableWriteOptions options;
+  options.compression = snappy ? BlockCompression::kSnappy : BlockCompression::kNone;
+  ByteVector out(file.begin(), file.begin() + data_end);
+  ByteWriter w(out);
+  BlockHandle filter_handle;
+  if (filter) {
+    const ByteVector block = filter->Finish();
+    filter_handle = {out.size(), block.size()};
+    w.PutBytes(block);
+    w.PutU8(0);
+    w.PutLittleU32(BlockTrailerCrc(block, 0));
+  }
+  // The metaindex and index blocks go through the compression choice like TableBuilder's.
+  const auto write_block = [&](BlockBuilder& b) {
+    const ByteSpan raw = b.Finish();
+    std::string compressed;
+    BlockCompression type = BlockCompression::kNone;
+    ByteSpan contents = raw;
+    if (options.compression == BlockCompression::kSnappy) {
+      snappy::Compress(reinterpret_cast<const char*>(raw.data()), raw.size(), &compressed);
+      if (compressed.size() < raw.size() - raw.size() / 8) {
+        contents = AsBytes(compressed);
+        type = BlockCompression::kSnappy;
+      }
+    }
+    BlockHandle h{out.size(), contents.size()};
+    w.PutBytes(contents);
+    w.PutU8(static_cast<std::uint8_t>(type));
+    w.PutLittleU32(BlockTrailerCrc(contents, static_cast<std::uint8_t>(type)));
+    return h;
+  };
+  BlockBuilder metaindex(16);
+  if (filter) {
+    ByteVector value;
+    AppendBlockHandle(filter_handle, value);
+    metaindex.Add(AsBytes("filter." + std::string(policy->name())), value);
+  }
+  Footer footer;
+  footer.metaindex_handle = write_block(metaindex);
+  // The index block is copied as stored (same handles: the data blocks did not move).
+  const BlockHandle old_index = reader.footer().index_handle;
+  footer.index_handle = {out.size(), old_index.size};
+  w.PutBytes(file.subspan(old_index.offset, old_index.size + kBlockTrailerSize));
+  AppendFooter(footer, out);
+  return out;
+}
+
+}  // namespace bloomcodec::leveldb
