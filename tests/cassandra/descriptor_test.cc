@@ -1,0 +1,66 @@
+#include <gtest/gtest.h>
+
+#include "bloomcodec/cassandra/descriptor.h"
+
+namespace bloomcodec::cassandra {
+namespace {
+
+TEST(CassandraDescriptor, CurrentNaming) {
+  auto d = ParseDescriptor("/var/lib/cassandra/data/Keyspace1/Standard1-hc-12-Filter.db");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->column_family, "Standard1");
+  EXPECT_EQ(d->keyspace, "");
+  EXPECT_EQ(d->version, "hc");
+  EXPECT_EQ(d->generation, 12);
+  EXPECT_EQ(d->component, "Filter.db");
+  EXPECT_FALSE(d->temporary);
+  EXPECT_EQ(d->filter_kind(), FilterKind::kCurrent);
+}
+
+TEST(CassandraDescriptor, KeyspacePrefixTemporaryAndLegacy) {
+  auto a = ParseDescriptor("Keyspace1-Standard1-hc-12-Filter.db");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->keyspace, "Keyspace1");
+  EXPECT_EQ(a->column_family, "Standard1");
+  EXPECT_EQ(a->filter_kind(), FilterKind::kCurrent);
+
+  auto t = ParseDescriptor("Standard1-tmp-e-5-Filter.db");
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE(t->temporary);
+  EXPECT_EQ(t->version, "e");
+  EXPECT_EQ(t->filter_kind(), FilterKind::kLegacy);
+
+  // No version: the 0.6 naming, version "a", whose filter 1.0 rebuilds from Index.db.
+  auto old = ParseDescriptor("Standard1-7-Filter.db");
+  ASSERT_TRUE(old.ok());
+  EXPECT_EQ(old->version, "a");
+  EXPECT_EQ(old->filter_kind(), FilterKind::kRebuiltFromIndex);
+  auto old_tmp = ParseDescriptor("Standard1-tmp-7-Data.db");
+  ASSERT_TRUE(old_tmp.ok());
+  EXPECT_TRUE(old_tmp->temporary);
+  EXPECT_EQ(old_tmp->version, "a");
+}
+
+TEST(CassandraDescriptor, VersionTable) {
+  EXPECT_EQ(FilterKindForVersion("a"), FilterKind::kRebuiltFromIndex);
+  EXPECT_EQ(FilterKindForVersion("b"), FilterKind::kRebuiltFromIndex);
+  EXPECT_EQ(FilterKindForVersion("c"), FilterKind::kLegacy);
+  EXPECT_EQ(FilterKindForVersion("d"), FilterKind::kLegacy);
+  EXPECT_EQ(FilterKindForVersion("e"), FilterKind::kLegacy);
+  for (const char* v : {"f", "g", "h", "hb", "hc", "hd", "he", "hf"}) {
+    EXPECT_EQ(FilterKindForVersion(v), FilterKind::kCurrent) << v;
+  }
+  for (const char* v : {"ia", "ib", "ja", "ka", "la", "ma", "na"}) {
+    EXPECT_EQ(FilterKindForVersion(v), FilterKind::kNotThisFormat) << v;
+  }
+}
+
+TEST(CassandraDescriptor, RejectsNonSSTableNames) {
+  EXPECT_FALSE(ParseDescriptor("Filter.db").ok());
+  EXPECT_FALSE(ParseDescriptor("Standard1-hc-x-Filter.db").ok());
+  EXPECT_FALSE(ParseDescriptor("Standard1-hc-99999999999-Filter.db").ok());
+  EXPECT_FALSE(ParseDescriptor("a-b-c-d-hc-1-Filter.db").ok());
+}
+
+}  // namespace
+}  // namespace bloomcodec::cassandra
