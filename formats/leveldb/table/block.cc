@@ -158,9 +158,13 @@ Result<Block> Block::Parse(BlockContents contents, std::string_view source,
   }
   for (std::uint32_t i = 0; i < count; ++i) {
     const std::uint32_t r = block.restart_point(i);
-    if (r >= block.restarts_offset_) {
+    // An empty block (LevelDB writes 00000000 01000000) still has restart point 0.
+    const bool in_entries =
+        block.restarts_offset_ == 0 ? r == 0 : r < block.restarts_offset_;
+    if (!in_entries) {
       return block.ErrorAt(block.restarts_offset_ + 4 * std::size_t{i},
-                           "a restart offset below " + std::to_string(block.restarts_offset_),
+                           "a restart offset inside the " + std::to_string(block.restarts_offset_) +
+                               " bytes of entries",
                            std::to_string(r));
     }
   }
@@ -267,6 +271,8 @@ Status BlockIterator::Seek(ByteSpan target) {
 }
 
 Result<std::uint64_t> VerifyBlock(const Block& block, KeyOrder order) {
+  // An empty block's restart points are all 0 (checked by Parse): nothing to walk.
+  if (block.entries().empty()) return std::uint64_t{0};
   BlockIterator it(block, order);
   BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
   std::uint64_t entries = 0;
