@@ -101,8 +101,11 @@ Status TableReader::ReadMetaindex() {
     MetaindexEntry e;
     e.key.assign(AsChars(it.key()));
     e.value.assign(it.value().begin(), it.value().end());
-    e.value_offset = metaindex_.contents().file_offset() +
-                     (it.value().data() - metaindex_.contents().bytes().data());
+    // Inside a Snappy-compressed metaindex there is no file offset: name the block's.
+    e.value_offset = metaindex_.contents().file_offset();
+    if (metaindex_.contents().compression() == BlockCompression::kNone) {
+      e.value_offset += it.value().data() - metaindex_.contents().bytes().data();
+    }
     metaindex_entries_.push_back(std::move(e));
     BLOOMCODEC_RETURN_IF_ERROR(it.Next());
   }
@@ -129,6 +132,8 @@ Status TableReader::ReadMetaindex() {
   f.flavor = legacy ? HashFlavor::kSignedTail : HashFlavor::kUnsignedTail;
   ByteReader reader(chosen->value, source_, chosen->value_offset);
   BLOOMCODEC_ASSIGN_OR_RETURN(f.handle, ReadBlockHandle(reader, "filter block handle"));
+  BLOOMCODEC_RETURN_IF_ERROR(CheckHandleInFile(f.handle, file_.size(), source_,
+                                               chosen->value_offset, "filter block"));
   BLOOMCODEC_ASSIGN_OR_RETURN(
       f.contents, ReadBlock(file_, f.handle, source_, BlockOptions(), "filter block"));
   filter_reader_.emplace(f.contents.bytes(), f.flavor);

@@ -63,7 +63,7 @@ struct TableOpenOptions {
 struct MetaindexEntry {
   std::string key;
   ByteVector value;              // normally an encoded BlockHandle
-  std::uint64_t value_offset;    // absolute, when the metaindex block is uncompressed
+  std::uint64_t value_offset;    // absolute; the block's offset when it is Snappy-compressed
 };
 
 struct TableFilter {
