@@ -1,0 +1,89 @@
+// What the differential tests need from the ORIGINAL LevelDB 1.23: in-memory files for
+// TableBuilder / Table::Open, a filter policy that records every KeyMayMatch call, and access to
+// Table::InternalGet (the function TableCache::Get calls for DB::Get).
+#pragma once
+
+#include <leveldb/env.h>
+#include <leveldb/filter_policy.h>
+#include <leveldb/options.h>
+#include <leveldb/slice.h>
+#include <leveldb/status.h>
+#include <leveldb/table.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace leveldb {
+
+// Table::InternalGet is private; Table befriends `TableCache`. This test-only class of that name
+// (it defines no symbol LevelDB's own TableCache has) forwards to it so that the tests can run
+// the original read path on a table opened from memory.
+class TableCache {
+ public:
+  static Status BloomcodecInternalGet(Table* table, const ReadOptions& options, const Slice& key,
+                                      void* arg,
+                                      void (*handle)(void*, const Slice&, const Slice&)) {
+    return table->InternalGet(options, key, arg, handle);
+  }
+};
+
+}  // namespace leveldb
+
+namespace bloomcodec::leveldb_test {
+
+class StringSink final : public ::leveldb::WritableFile {
+ public:
+  ::leveldb::Status Append(const ::leveldb::Slice& data) override {
+    contents.append(data.data(), data.size());
+    return ::leveldb::Status::OK();
+  }
+  ::leveldb::Status Close() override { return ::leveldb::Status::OK(); }
+  ::leveldb::Status Flush() override { return ::leveldb::Status::OK(); }
+  ::leveldb::Status Sync() override { return ::leveldb::Status::OK(); }
+  std::string contents;
+};
+
+class StringSource final : public ::leveldb::RandomAccessFile {
+ public:
+  explicit StringSource(std::string contents) : contents_(std::move(contents)) {}
+  ::leveldb::Status Read(std::uint64_t offset, std::size_t n, ::leveldb::Slice* result,
+                       char*) const override {
+    if (offset > contents_.size()) return ::leveldb::Status::InvalidArgument("read past end");
+    n = std::min(n, contents_.size() - static_cast<std::size_t>(offset));
+    *result = ::leveldb::Slice(contents_.data() + offset, n);
+    return ::leveldb::Status::OK();
+  }
+  std::uint64_t size() const { return contents_.size(); }
+
+ private:
+  std::string contents_;
+};
+
+// The built-in bloom policy, with every KeyMayMatch call recorded (key and filter bytes are the
+// ones LevelDB passed, i.e. after InternalFilterPolicy stripped the tag inside a DB).
+class RecordingPolicy final : public ::leveldb::FilterPolicy {
+ public:
+  struct Call {
+    std::string key;
+    std::string filter;
+    bool result;
+  };
+  explicit RecordingPolicy(int bits_per_key)
+      : inner_(::leveldb::NewBloomFilterPolicy(bits_per_key)) {}
+  const char* Name() const override { return inner_->Name(); }
+  void CreateFilter(const ::leveldb::Slice* keys, int n, std::string* dst) const override {
+    inner_->CreateFilter(keys, n, dst);
+  }
+  bool KeyMayMatch(const ::leveldb::Slice& key, const ::leveldb::Slice& filter) const override {
+    const bool r = inner_->KeyMayMatch(key, filter);
+    calls.push_back({key.ToString(), filter.ToString(), r});
+    return r;
+  }
+  mutable std::vector<Call> calls;
+
+ private:
+  std::unique_ptr<const ::leveldb::FilterPolicy> inner_;
+};
+
+}  // namespace bloomcodec::leveldb_test
