@@ -272,14 +272,6 @@ TEST_P(GoldenTableTest, ProbesAnsweredAsTheOriginalReadPath) {
 TEST_P(GoldenTableTest, KeyKindDecidedFromTheTable) {
   TableOpenOptions options;  // kAuto
   auto t = TableReader::Open(bytes_, g_.file, options);
-  if (g_.kind == "tablebuilder+no_filter_policy" || g_.kind.find("empty") != std::string::npos ||
-      g_.file.find("empty") != std::string::npos) {
-    // Short keys (or none) are certain too; a table whose keys fit both needs the user's word.
-    if (!t.ok()) {
-      EXPECT_EQ(t.status().code(), StatusCode::kInvalidArgument);
-      return;
-    }
-  }
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->key_kind(), g_.is_db ? KeyKind::kUser : KeyKind::kPlain);
 }
