@@ -65,6 +65,15 @@ class TableFormat final : public FormatCodec {
     return writer.Finish();
   }
 
+  // A table has one filter per 2 KiB of data-block offsets, each sized by the keys of its own
+  // blocks: there is no single "filter the original would allocate" for N keys. The size of one
+  // bloom filter is the leveldb-bloom format's answer.
+  Result<SizeInfo> Size(const FilterParams&) const override {
+    return Status::Unsupported(
+        "size is not defined for leveldb-table: a table holds one filter per 2 KiB of data "
+        "blocks, sized by that range's keys; use --format leveldb-bloom for one filter");
+  }
+
   Status Hash(ByteSpan key, std::string& line) const override {
     line = std::to_string(BloomHash(key, HashFlavor::kUnsignedTail));
     return Status();
