@@ -144,6 +144,13 @@ TEST(CliUsage, KeyFileEdgeCasesOfTheContract) {
   CliRun from_stdin = RunCli({"hash", "--format", "leveldb-bloom", "--keys", "-"}, "a\n\nb\n");
   ASSERT_EQ(from_stdin.exit_code, 0) << from_stdin.err;
   EXPECT_EQ(from_stdin.out, r.out);
+  // The same three keys spelled in hex and base64 hash the same.
+  CliRun hex = RunCli({"hash", "--format", "leveldb-bloom", "--keys", dir.Write("h", "61\n\n62\n"),
+                       "--key-format", "hex"});
+  EXPECT_EQ(hex.out, r.out) << hex.err;
+  CliRun base64 = RunCli({"hash", "--format", "leveldb-bloom", "--keys",
+                          dir.Write("b", "YQ==\n\nYg==\n"), "--key-format", "base64"});
+  EXPECT_EQ(base64.out, r.out) << base64.err;
 }
 
 }  // namespace
