@@ -76,8 +76,8 @@ std::string_view BloomPolicy::name() const {
 }
 
 int BloomPolicy::probes() const {
-  // The original truncates bits_per_key * 0.69 computed in double (ln 2 rounded down), so e.g.
-  // 100 * 0.69 = 68.99999... -> 68 before clamping. A double product keeps that rounding.
+  // The original truncates bits_per_key * 0.69 (ln 2 rounded down) computed in double. For every
+  // int up to the clamp this equals floor(69 * b / 100), but the double product is what it is.
   const int b = std::max(bits_per_key, 0);
   const int k = static_cast<int>(static_cast<double>(b) * 0.69);
   return std::clamp(k, 1, kMaxProbes);
