@@ -1,0 +1,18 @@
+package bloomcodec.oracle;
+
+/**
+ * The sizing entry points. Implemented by {@link Sizing}, which {@link Main} loads twice through
+ * {@link AssertionLoader}: once with Java assertions enabled (as Cassandra runs) and once with
+ * them disabled, so both behaviours come from real {@code assert} statements.
+ */
+public interface SizingRules {
+  boolean assertionsEnabled();
+
+  SizingResult currentForFp(long numElements, double fp);
+
+  SizingResult currentForBuckets(long numElements, int targetBucketsPerElement);
+
+  SizingResult legacyForFp(long numElements, double fp);
+
+  SizingResult legacyForBuckets(long numElements, int targetBucketsPerElement);
+}
