@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -28,6 +29,7 @@ void CheckBounded(int cases, int max_size, Testable&& testable) {
   printResultMessage(result, message);
   if (result.template is<SuccessResult>()) {
     EXPECT_EQ(result.template get<SuccessResult>().numSuccess, cases) << message.str();
+    std::cout << message.str() << "\n";  // case count and RC_TAG distribution
   } else {
     ADD_FAILURE() << message.str();
   }
