@@ -186,5 +186,32 @@ TEST(LevelDbCli, ProbeOfATableFollowsTheOriginalReadPath) {
   EXPECT_EQ(r.out, expected);
 }
 
+// A database's table, bundled gzipped (read through gzip by the CLI): probes are user keys,
+// looked up as DB::Get does; every golden probe of this database reached this one table.
+TEST(LevelDbCli, ProbeOfADatabaseTableAnswersAsDbGet) {
+  const std::string db = "leveldb/tables/db_bpk10_snappy_bs1024";
+  TsvTable probes = ReadTsvFixture(db + ".probes.tsv");
+  ASSERT_GT(probes.rows.size(), 1000u);
+  std::string keys, expected;
+  std::size_t positives = 0;
+  for (std::size_t i = 0; i < probes.rows.size(); ++i) {
+    ASSERT_EQ(probes.At(i, "table"), "db_bpk10_snappy_bs1024__000005") << i;
+    keys += probes.At(i, "user_key_hex") + "\n";
+    expected += probes.At(i, "key_may_match");
+    positives += probes.At(i, "key_may_match") == "1";
+  }
+  CliDir dir;
+  std::string table = FixtureForCli(db + "__000005.ldb");
+  CliRun r = RunCli({"probe", table, "--format", "leveldb-table", "--keys",
+                     dir.Write("p.hex", keys), "--key-format", "hex", "--key-kind", "user",
+                     "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  EXPECT_EQ(doc["format"], "leveldb-table");
+  EXPECT_EQ(doc["positives"], positives);
+  EXPECT_EQ(doc["answers"], expected);
+}
+
 }  // namespace
 }  // namespace bloomcodec::testing
