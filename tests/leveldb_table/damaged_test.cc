@@ -117,6 +117,20 @@ TEST(DamagedTableTest, FilterHandleOutsideTheFile) {
   ExpectCorrupt(OpenStatus(t, true), e.value_offset, "filter block inside the file");
 }
 
+TEST(DamagedTableTest, FilterFalseNegativeFoundByVerify) {
+  ByteVector t = ReadFixture(kDbTable);
+  auto reader = TableReader::Open(t, "x", WithKind(KeyKind::kUser));
+  ASSERT_TRUE(reader.ok());
+  const BlockHandle f = reader->filter()->handle;
+  // Clear the bit array of filter 0 (its k byte stays): its keys are now rejected.
+  auto layout = ParseFilterBlockLayout(reader->filter()->contents.bytes(), "x", f.offset);
+  ASSERT_TRUE(layout.ok());
+  const FilterRange first = layout->filters.at(0);
+  ASSERT_GT(first.size(), 2u);
+  for (std::uint32_t i = first.start; i + 1 < first.limit; ++i) t[f.offset + i] = 0;
+  ExpectCorrupt(OpenStatus(t, false, KeyKind::kUser), f.offset + first.start, "false negative");
+}
+
 TEST(DamagedTableTest, BadBlockTypeAndRestartCount) {
   ByteVector t = ReadFixture(kDbTable);
   auto reader = TableReader::Open(t, "x", WithKind(KeyKind::kUser));

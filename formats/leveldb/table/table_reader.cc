@@ -342,11 +342,14 @@ Result<std::uint64_t> TableReader::Verify() const {
   const KeyOrder order = key_order();
   if (auto r = VerifyBlock(index_, order); !r.ok()) return r.status();
   if (auto r = VerifyBlock(metaindex_, KeyOrder::kBytewise); !r.ok()) return r.status();
+  std::optional<FilterBlockLayout> layout;
   if (filter_) {
-    auto layout =
+    auto parsed =
         ParseFilterBlockLayout(filter_->contents.bytes(), source_, filter_->handle.offset);
-    if (!layout.ok()) return layout.status();
+    if (!parsed.ok()) return parsed.status();
+    layout = std::move(parsed).value();
   }
+  const bool user = key_kind_ == KeyKind::kUser;
   std::uint64_t entries = 0;
   ByteVector previous_last;  // last key of the previous block
   ByteVector previous_separator;
@@ -365,7 +368,32 @@ Result<std::uint64_t> TableReader::Verify() const {
     if (!first_block && CompareKeys(order, previous_separator, it.key()) >= 0) {
       return block.ErrorAt(0, "a first key greater than the previous block's index key");
     }
+    // The block's filter must exist and must answer "may contain" for each of its keys: a false
+    // negative is the worst defect a filter can have.
+    std::uint64_t filter_index = 0;
+    if (layout) {
+      filter_index = layout->IndexFor(handle.offset);
+      if (filter_index >= layout->filters.size()) {
+        return Status::Corrupt(source_, filter_->handle.offset + layout->array_offset,
+                               "a filter for the data block at offset " +
+                                   std::to_string(handle.offset) + " (filter " +
+                                   std::to_string(filter_index) + ")",
+                               std::to_string(layout->filters.size()) + " filters");
+      }
+    }
     while (it.valid()) {
+      if (user && (TagOf(it.key()) & 0xff) > 1) {
+        return block.ErrorAt(it.entry_position(), "an internal key of type 0 or 1",
+                             "type " + std::to_string(TagOf(it.key()) & 0xff));
+      }
+      if (filter_reader_ &&
+          !filter_reader_->KeyMayMatch(handle.offset, user ? UserKeyOf(it.key()) : it.key())) {
+        return Status::Corrupt(
+            source_, filter_->handle.offset + layout->filters[filter_index].start,
+            "filter " + std::to_string(filter_index) + " to answer 'may contain' for key " +
+                ToHex(it.key()) + " of the data block at offset " + std::to_string(handle.offset),
+            "a false negative");
+      }
       previous_last.assign(it.key().begin(), it.key().end());
       BLOOMCODEC_RETURN_IF_ERROR(it.Next());
     }

@@ -116,8 +116,10 @@ class TableReader {
                                                  const BlockHandle& block)>& fn) const;
   Result<Block> ReadDataBlock(const BlockHandle& handle) const;
 
-  // Checks every block (CRC, structure, key order, index separators bracketing their blocks).
-  // Returns the number of entries.
+  // Checks every block (CRC when verify_checksums, structure, key order, index separators
+  // bracketing their blocks, tag types in user tables), the filter block's layout, that every
+  // data block has its filter, and that the filter answers "may contain" for every key stored
+  // (user keys in user tables). Returns the number of entries.
   Result<std::uint64_t> Verify() const;
 
  private:
