@@ -174,12 +174,17 @@ inline rc::Gen<double> FpChance() {
       {3, gen::map(gen::inRange<std::uint64_t>(0, 1u << 30),
                    [](std::uint64_t u) { return std::pow(10.0, -12.0 * static_cast<double>(u) / (1u << 30)); })},
       {1, gen::map(UniformU64(), DoubleFromBits)},
+      // Large magnitudes, where JDK <= 18 Double.toString (Cassandra's JVMs, and the golden
+      // data's JDK 17) prints more digits than the shortest form, e.g. -9.999999999999999E22.
+      {1, gen::map(gen::inRange(0, 1 << 20),
+                   [](int u) { return -std::pow(10.0, 15.0 + 290.0 * u / (1 << 20)); })},
       {1, gen::elementOf(std::vector<double>{
               0.0, -0.0, 1.0, std::nextafter(1.0, 2.0), 2.0, -0.5, 0.393, 6.71e-5, 6.7e-5,
               std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
               -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::denorm_min(),
               std::numeric_limits<double>::min(), std::numeric_limits<double>::max(), 1e-300,
-              1e21, 1e-3, 1e7, 1.0e-7, 123456789.0, 0.001})},
+              1e21, 1e-3, 1e7, 1.0e-7, 123456789.0, 0.001, -1.0e23, -2.82879384806159e17,
+              DoubleFromBits(0xc350000100000000)})},
   });
 }
 
