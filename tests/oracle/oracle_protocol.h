@@ -19,6 +19,7 @@
 //   kWriteBitSet    i32 K, u8 fixed size, i32 nbits, i32 count, count x i32 bit index
 //                   -> outcome; if OK: bytes legacy file written by the JDK
 //   kProbeRow       u8 legacy, bytes row filter (i32 L + filter), keys -> as kProbeCurrent
+//   kDoubleToString f64                                  -> utf Double.toString(d)
 #pragma once
 
 #include <cstdint>
@@ -44,6 +45,7 @@ enum class OracleOp : std::uint8_t {
   kProbeLegacy = 10,
   kWriteBitSet = 11,
   kProbeRow = 12,
+  kDoubleToString = 13,
 };
 
 enum class SizeKind : std::uint8_t { kCurrentFp = 0, kCurrentBuckets = 1, kLegacyFp = 2, kLegacyBuckets = 3 };

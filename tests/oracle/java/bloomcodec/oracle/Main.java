@@ -38,6 +38,7 @@ public final class Main {
   static final int OP_PROBE_LEGACY = 10;
   static final int OP_WRITE_BITSET = 11;
   static final int OP_PROBE_ROW = 12;
+  static final int OP_DOUBLE_TO_STRING = 13;
 
   static final int KIND_FP = 0;
   static final int KIND_BUCKETS = 1;
@@ -362,6 +363,10 @@ public final class Main {
         }
         return;
       }
+      case OP_DOUBLE_TO_STRING:
+        // How the refusal texts print an fp chance ("Unable to satisfy " + fp + ...).
+        out.writeUTF(Double.toString(in.getDouble()));
+        return;
       default:
         throw new IllegalArgumentException("unknown op " + op);
     }
