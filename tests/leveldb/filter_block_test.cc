@@ -157,10 +157,10 @@ TEST(FilterBlockReader, BaseLgShiftsModulo64) {
   AppendLE32(block, static_cast<std::uint32_t>(f.size()));
   block.push_back(63);
   const FilterBlockReader r(block, HashFlavor::kUnsignedTail);
-  EXPECT_FALSE(r.KeyMayMatch(1ull << 62, AsBytes("definitely-not-there-1")) &&
-               r.KeyMayMatch(1ull << 62, AsBytes("definitely-not-there-2")) &&
-               r.KeyMayMatch(1ull << 62, AsBytes("definitely-not-there-3")));
-  EXPECT_TRUE(r.KeyMayMatch(1ull << 63, AsBytes("x")));  // index 1 >= N
+  EXPECT_EQ(r.FilterFor((1ull << 63) - 1).kind, FilterBlockReader::Choice::Kind::kFilter);
+  EXPECT_TRUE(r.KeyMayMatch((1ull << 63) - 1, AsBytes("k")));
+  EXPECT_EQ(r.FilterFor(1ull << 63).kind,  // index 1 >= N
+            FilterBlockReader::Choice::Kind::kAlwaysMatch);
   // base_lg 64 + 11 = 75 acts as 11 on x86.
   block.back() = 75;
   const FilterBlockReader r75(block, HashFlavor::kUnsignedTail);
