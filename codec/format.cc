@@ -21,6 +21,18 @@ Status FormatCodec::Probe(ByteSpan, std::string_view, const KeyList&, const Prob
   return Status::Unsupported("probe is not available for format " + std::string(name()));
 }
 
+Result<Document> FormatCodec::Inspect(ByteSpan, std::string_view) const {
+  return Status::Unsupported("inspect is not available for format " + std::string(name()));
+}
+
+Result<Document> FormatCodec::Dump(ByteSpan, std::string_view) const {
+  return Status::Unsupported("dump is not available for format " + std::string(name()));
+}
+
+Result<ByteVector> FormatCodec::Undump(const Document&, std::string_view) const {
+  return Status::Unsupported("a dump cannot be converted back to format " + std::string(name()));
+}
+
 const FormatCodec* FindFormat(std::string_view name) {
   for (const FormatCodec* f : AllFormats()) {
     if (f->name() == name) return f;

@@ -15,11 +15,16 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/status.h"
 
 namespace bloomcodec {
+
+// A JSON document (inspect, dump, verify). Ordered: fields print in the order they were set.
+using Document = nlohmann::ordered_json;
 
 // The sizing parameters of `build` and `size`; each format reads the ones it takes and refuses
 // the others with an InvalidArgument status.
@@ -74,6 +79,14 @@ class FormatCodec {
   // (answers.size() == keys.size()). `source` names the file in error messages.
   virtual Status Probe(ByteSpan file, std::string_view source, const KeyList& keys,
                        const ProbeOptions& options, std::span<std::uint8_t> answers) const;
+
+  // `inspect`: every header field, sizes, bits set, fill ratio, estimated keys (naming the
+  // estimator), the false-positive rate these imply, and what the parameters promised.
+  virtual Result<Document> Inspect(ByteSpan file, std::string_view source) const;
+  // `dump`: everything in the file (header fields, the bits as base64), such that
+  // Undump(Dump(file)) gives `file` back byte for byte.
+  virtual Result<Document> Dump(ByteSpan file, std::string_view source) const;
+  virtual Result<ByteVector> Undump(const Document& dump, std::string_view source) const;
 };
 
 // Every format, in the order of the command-line contract.
