@@ -188,6 +188,18 @@ inline rc::Gen<double> FpChance() {
   });
 }
 
+// Fp chances for building whole filters: ordinary ones, the table, and a few refusals. (The
+// printing of absurd values in refusal texts is the sizing properties' business.)
+inline rc::Gen<double> FilterFpChance() {
+  return gen::weightedOneOf<double>({
+      {8, gen::map(gen::inRange(0, 1 << 20),
+                   [](int u) { return std::pow(10.0, -4.2 * u / (1 << 20)); })},
+      {2, gen::elementOf(TableProbabilitiesAndNeighbours())},
+      {1, gen::elementOf(std::vector<double>{0.0, -0.0, 1.0, 2.0, 0.393, 6.71e-5, 6.7e-5, 1e-5,
+                                             std::numeric_limits<double>::quiet_NaN()})},
+  });
+}
+
 inline rc::Gen<std::int32_t> TargetBuckets() {
   return gen::weightedOneOf<std::int32_t>({
       {4, gen::inRange<std::int32_t>(-3, 26)},
