@@ -24,14 +24,19 @@ constexpr int kExitUsageOrInput = 2;
 
 using Command = Status (*)(std::span<const std::string_view>);
 
+// A subcommand whose check can fail (verify): true = exit 0, false = exit 1.
+using CheckCommand = bloomcodec::Result<bool> (*)(std::span<const std::string_view>);
+constexpr int kExitCheckFailed = 1;
+
 struct Subcommand {
   std::string_view name;
   Command run;  // null: reserved in the contract, not implemented yet
+  CheckCommand check = nullptr;
 };
 
 constexpr Subcommand kSubcommands[] = {
     {"build", tool::RunBuild}, {"probe", tool::RunProbe}, {"hash", tool::RunHash},
-    {"size", tool::RunSize},   {"inspect", nullptr},      {"verify", nullptr},
+    {"size", tool::RunSize},   {"inspect", nullptr},      {"verify", nullptr, tool::RunVerify},
     {"convert", nullptr},      {"dump", nullptr},
 };
 
@@ -85,8 +90,15 @@ int main(int argc, char** argv) {
   for (const Subcommand& sub : kSubcommands) {
     if (sub.name != first) continue;
     if (AsksForHelp(rest)) return Help(sub.name);
-    if (!sub.run) return Fail(sub.name, "not implemented yet");
-    Status status = sub.run(rest);
+    if (!sub.run && !sub.check) return Fail(sub.name, "not implemented yet");
+    Status status;
+    if (sub.check) {
+      bloomcodec::Result<bool> clean = sub.check(rest);
+      if (clean.ok()) return *clean ? kExitOk : kExitCheckFailed;
+      status = clean.status();
+    } else {
+      status = sub.run(rest);
+    }
     if (status.ok()) return kExitOk;
     std::string message = status.ToString();
     if (status.code() == bloomcodec::StatusCode::kInvalidArgument && status.file().empty()) {

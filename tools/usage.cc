@@ -36,8 +36,19 @@ constexpr SubcommandText kSubcommands[] = {
      "or bits per key, bits, words, file size, and the warnings the original logs. Refuses\n"
      "(exit 2) exactly where the original refuses.\n"},
     {"inspect", "inspect FILE... [--format F] [--json]", "Not implemented yet.\n"},
-    {"verify", "verify PATH... [--keys K | --index INDEX_DB | --from-table] [--json]",
-     "Not implemented yet.\n"},
+    {"verify",
+     "verify PATH... [--keys K [--key-format F] | --index INDEX_DB | --from-table] [--format F] "
+     "[--key-kind user|plain] [--json]",
+     "Checks each PATH: a filter file, a LevelDB table, a Cassandra data directory (every\n"
+     "SSTable's Filter.db against its Index.db, keyspace subfolders included) or a LevelDB\n"
+     "database directory (every table against the keys of its own data blocks). Reports the\n"
+     "structure (with byte offsets; block checksums of tables), every key the filter answers\n"
+     "'definitely absent' (false negatives), and the fill against what the parameters allow;\n"
+     "then a summary with the false-positive rate a read sees across the tables of each\n"
+     "column family or database, 1 - prod(1 - p_i). Keys of a single file: --keys K, --index\n"
+     "INDEX_DB (a Cassandra Index.db), --from-table (a table's own keys; the default for\n"
+     "tables). Exit 1 when a file has an error finding (a damaged file inside a directory\n"
+     "included); warnings alone exit 0. --json prints one JSON document (see the README).\n"},
     {"convert", "convert IN -o OUT --to F [PARAMS] [--keys K | --index INDEX_DB | --from-table]",
      "Not implemented yet.\n"},
     {"dump", "dump FILE [--format F] --json", "Not implemented yet.\n"},

@@ -1,0 +1,176 @@
+// Verifying filter files and whole data directories: the findings of each file, a parallel
+// runner, and the summary a read path cares about.
+//
+//   bloomcodec::VerifyOptions options;                         // keys come from each sstable
+//   BLOOMCODEC_ASSIGN_OR_RETURN(bloomcodec::VerifyReport report,
+//                               bloomcodec::VerifyPaths({"/var/lib/cassandra/data"}, options));
+//   std::fputs(bloomcodec::VerifyReportText(report).c_str(), stdout);
+//   return report.summary.errors > 0 ? 1 : 0;
+//
+// What a file is checked for: its structure (every byte offset the format defines, block
+// checksums of tables), every known key answered "may contain" (a false negative is the worst
+// defect a filter can have: a read skips data that exists), and its fill against what its
+// parameters allow for the number of keys it was sized for.
+//
+// Contract: a damaged or unreadable file found inside a directory is a finding of that file (an
+// error), never a failure of the whole run: one bad sstable must not hide the state of the
+// others. VerifyPaths fails (a Status) only for what the caller named: a path that does not
+// exist, a directory holding nothing to verify, an undecidable format, a key source that
+// cannot be read. Reports come back in a deterministic order (paths as given; inside a
+// directory, sorted by path) whatever the number of threads.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/format.h"
+#include "bloomcodec/key_list.h"
+#include "bloomcodec/status.h"
+
+namespace bloomcodec {
+
+enum class Severity {
+  kInfo,     // worth knowing, nothing wrong (e.g. a pre-0.7 sstable whose filter is rebuilt)
+  kWarning,  // the original works, but something is off (trailing bytes, K = 0, no filter)
+  kError,    // a reader would be wrong or fail: false negatives, damage, a missing Index.db
+};
+std::string_view SeverityName(Severity severity);
+
+// Stable names of finding kinds (scripts match on them).
+namespace finding_kind {
+inline constexpr std::string_view kStructure = "structure";          // bytes the format forbids
+inline constexpr std::string_view kUnreadable = "unreadable";        // the OS refused the file
+inline constexpr std::string_view kTrailingBytes = "trailing-bytes";  // ignored by the original
+inline constexpr std::string_view kHashCount = "hash-count";         // K = 0 or K > 20
+inline constexpr std::string_view kFalseNegative = "false-negative";
+inline constexpr std::string_view kOverfilled = "overfilled";        // fill beyond the sizing
+inline constexpr std::string_view kMissingFilter = "missing-filter";  // every key reported present
+inline constexpr std::string_view kMissingIndex = "missing-index";   // no keys to check against
+inline constexpr std::string_view kIndex = "index";                  // Index.db is damaged
+inline constexpr std::string_view kNoKeys = "no-keys";               // nothing to check keys with
+inline constexpr std::string_view kRebuiltFilter = "rebuilt-filter";  // version < c
+inline constexpr std::string_view kTemporary = "temporary";          // tmp- sstable, not checked
+inline constexpr std::string_view kUnsupported = "unsupported";      // a format not read here
+inline constexpr std::string_view kNoFilter = "no-filter";           // a table without a filter
+}  // namespace finding_kind
+
+struct Finding {
+  Severity severity = Severity::kError;
+  std::string kind;
+  std::string message;
+  std::optional<std::uint64_t> offset;  // absolute byte offset in the file, when there is one
+};
+
+// A finding from a failed Status (offset and message carried over; the file name dropped, as
+// the report already names it).
+Finding FindingFromStatus(Severity severity, std::string_view kind, const Status& status);
+
+// How full a file's filter is, and what that implies.
+struct FillReport {
+  std::uint64_t bits = 0;
+  std::uint64_t bits_set = 0;
+  std::uint32_t hash_count = 0;
+  double fill_ratio = 0;
+  double estimated_keys = 0;  // Swamidass & Baldi; summed over the filters of a table
+  double fp_rate = 0;         // what one read of this file sees for an absent key
+  std::optional<double> sized_keys;  // the key count the filter was sized for, when known
+};
+
+// How many false-negative keys a report lists (all are counted).
+inline constexpr std::size_t kMaxListedFalseNegatives = 20;
+
+struct FileReport {
+  std::string path;
+  std::string format;   // a format name of the CLI contract, or "" when not decided
+  std::string version;  // Cassandra: the sstable version; LevelDB: the filter policy
+  std::string group;    // what a read consults together: "<ks>/<cf>" or a database directory
+  std::vector<Finding> findings;
+  std::uint64_t keys_checked = 0;
+  std::uint64_t false_negative_count = 0;
+  std::vector<ByteVector> false_negatives;  // the first kMaxListedFalseNegatives, in key order
+  std::optional<FillReport> fill;
+
+  void Add(Severity severity, std::string_view kind, std::string message,
+           std::optional<std::uint64_t> offset = std::nullopt);
+  // Records the false negative `key` (counted always, listed up to the cap).
+  void AddFalseNegative(ByteSpan key);
+  // Turns the counted false negatives into one error finding (call once, after probing).
+  void FinishFalseNegatives(std::string_view filter_description);
+  Severity worst() const;  // kInfo when there are no warnings or errors
+  // "ok", "warning" or "error".
+  std::string_view status_name() const;
+};
+
+struct GroupSummary {
+  std::string name;
+  std::uint64_t tables = 0;      // files of the group with a known fp rate
+  double combined_fp_rate = 0;   // 1 - prod(1 - p_i)
+};
+
+struct VerifySummary {
+  std::uint64_t files = 0;
+  std::uint64_t ok = 0;
+  std::uint64_t warnings = 0;
+  std::uint64_t errors = 0;
+  std::vector<GroupSummary> groups;  // sorted by name
+};
+
+struct VerifyReport {
+  std::vector<FileReport> files;
+  VerifySummary summary;
+};
+
+// Groups by FileReport::group (files without a group or a fill are left out).
+VerifySummary Summarize(std::span<const FileReport> files);
+
+// One unit of work: verifies one file (or one sstable) and describes it.
+using VerifyTask = std::function<FileReport()>;
+// Called after each finished task with (done, total); may be called from any worker thread,
+// never concurrently.
+using VerifyProgress = std::function<void(std::size_t done, std::size_t total)>;
+
+// Runs `tasks` on `threads` workers (0: hardware_concurrency) and returns their reports in task
+// order.
+std::vector<FileReport> RunVerifyTasks(std::span<const VerifyTask> tasks, unsigned threads = 0,
+                                       const VerifyProgress& progress = {});
+
+// Where the keys of a single file come from (directories always bring their own).
+enum class KeySource {
+  kNone,       // structure and statistics only (a table still checks its own keys)
+  kKeyList,    // VerifyOptions::keys
+  kIndexDb,    // VerifyOptions::index_path: a Cassandra Index.db
+  kFromTable,  // a LevelDB table's own data blocks
+};
+
+struct VerifyOptions {
+  KeySource key_source = KeySource::kNone;
+  const KeyList* keys = nullptr;           // kKeyList
+  std::string keys_source_name;            // for messages
+  std::string index_path;                  // kIndexDb
+  const FormatCodec* format = nullptr;     // --format for single files; null: detect
+  KeyKind key_kind = KeyKind::kAuto;       // LevelDB single tables
+  unsigned threads = 0;                    // 0: hardware_concurrency
+  VerifyProgress progress;
+};
+
+// The tasks for `paths` (files and directories), without running them. Fails for a path that
+// cannot be read, a directory without anything to verify, a file whose format cannot be decided,
+// or a key source used with a directory.
+Result<std::vector<VerifyTask>> PlanVerify(std::span<const std::string> paths,
+                                           const VerifyOptions& options);
+// PlanVerify, RunVerifyTasks and Summarize.
+Result<VerifyReport> VerifyPaths(std::span<const std::string> paths,
+                                 const VerifyOptions& options);
+
+// The --json document (documented in README.md, "verify --json").
+Document VerifyReportJson(const VerifyReport& report);
+// The human lines: one per file, its findings indented below, then the summary.
+std::string VerifyReportText(const VerifyReport& report);
+
+}  // namespace bloomcodec

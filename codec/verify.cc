@@ -1,0 +1,261 @@
+// The format-neutral half of verify: report bookkeeping, the thread pool, the summary and the
+// two renderings. Discovery and per-format checks live in formats/ (verify_paths.cc).
+#include "bloomcodec/verify.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "bloomcodec/filter_stats.h"
+
+namespace bloomcodec {
+
+std::string_view SeverityName(Severity severity) {
+  switch (severity) {
+    case Severity::kInfo: return "info";
+    case Severity::kWarning: return "warning";
+    case Severity::kError: return "error";
+  }
+  return "error";
+}
+
+Finding FindingFromStatus(Severity severity, std::string_view kind, const Status& status) {
+  Finding f;
+  f.severity = severity;
+  f.kind = std::string(kind);
+  f.offset = status.offset();
+  f.message = status.message();
+  return f;
+}
+
+void FileReport::Add(Severity severity, std::string_view kind, std::string message,
+                     std::optional<std::uint64_t> offset) {
+  findings.push_back(Finding{severity, std::string(kind), std::move(message), offset});
+}
+
+void FileReport::AddFalseNegative(ByteSpan key) {
+  ++false_negative_count;
+  if (false_negatives.size() < kMaxListedFalseNegatives) {
+    false_negatives.emplace_back(key.begin(), key.end());
+  }
+}
+
+void FileReport::FinishFalseNegatives(std::string_view filter_description) {
+  if (false_negative_count == 0) return;
+  std::string message = std::to_string(false_negative_count) + " of " +
+                        std::to_string(keys_checked) + " keys answered 'definitely absent' by " +
+                        std::string(filter_description) + "; first: " +
+                        (false_negatives.front().empty() ? std::string("(the empty key)")
+                                                         : ToHex(false_negatives.front()));
+  Add(Severity::kError, finding_kind::kFalseNegative, std::move(message));
+}
+
+Severity FileReport::worst() const {
+  Severity worst = Severity::kInfo;
+  for (const Finding& f : findings) worst = std::max(worst, f.severity);
+  return worst;
+}
+
+std::string_view FileReport::status_name() const {
+  switch (worst()) {
+    case Severity::kInfo: return "ok";
+    case Severity::kWarning: return "warning";
+    case Severity::kError: return "error";
+  }
+  return "error";
+}
+
+VerifySummary Summarize(std::span<const FileReport> files) {
+  VerifySummary summary;
+  std::map<std::string, std::vector<double>> rates;
+  for (const FileReport& f : files) {
+    ++summary.files;
+    switch (f.worst()) {
+      case Severity::kInfo: ++summary.ok; break;
+      case Severity::kWarning: ++summary.warnings; break;
+      case Severity::kError: ++summary.errors; break;
+    }
+    if (!f.group.empty() && f.fill) rates[f.group].push_back(f.fill->fp_rate);
+  }
+  for (const auto& [name, p] : rates) {
+    summary.groups.push_back(GroupSummary{name, p.size(), CombinedFalsePositiveRate(p)});
+  }
+  return summary;
+}
+
+std::vector<FileReport> RunVerifyTasks(std::span<const VerifyTask> tasks, unsigned threads,
+                                       const VerifyProgress& progress) {
+  std::vector<FileReport> reports(tasks.size());
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks.size()));
+  // Workers take the next task index; each report lands in its task's slot, so the order of the
+  // output never depends on scheduling.
+  std::atomic<std::size_t> next{0};
+  std::mutex progress_mutex;
+  std::size_t done = 0;
+  auto work = [&] {
+    for (std::size_t i = next++; i < tasks.size(); i = next++) {
+      reports[i] = tasks[i]();
+      if (progress) {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        progress(++done, tasks.size());
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  return reports;
+}
+
+Result<VerifyReport> VerifyPaths(std::span<const std::string> paths,
+                                 const VerifyOptions& options) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<VerifyTask> tasks, PlanVerify(paths, options));
+  VerifyReport report;
+  report.files = RunVerifyTasks(tasks, options.threads, options.progress);
+  report.summary = Summarize(report.files);
+  return report;
+}
+
+namespace {
+
+// JSON has no infinity or NaN: an estimate that is not finite (every bit set, K = 0) is null.
+Document Number(double v) { return std::isfinite(v) ? Document(v) : Document(nullptr); }
+
+std::string Compact(double v) {
+  if (!std::isfinite(v)) return std::isnan(v) ? "n/a" : "inf";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+// Key counts read better whole: "~994 keys", not "~9.94e+02".
+std::string Count(double v) {
+  if (!std::isfinite(v) || v >= 1e15) return Compact(v);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+}  // namespace
+
+Document VerifyReportJson(const VerifyReport& report) {
+  Document doc;
+  Document files = Document::array();
+  for (const FileReport& f : report.files) {
+    Document j;
+    j["path"] = f.path;
+    j["format"] = f.format;
+    j["version"] = f.version;
+    j["group"] = f.group;
+    j["status"] = std::string(f.status_name());
+    Document findings = Document::array();
+    for (const Finding& finding : f.findings) {
+      Document fj;
+      fj["severity"] = std::string(SeverityName(finding.severity));
+      fj["kind"] = finding.kind;
+      fj["message"] = finding.message;
+      if (finding.offset) fj["offset"] = *finding.offset;
+      findings.push_back(std::move(fj));
+    }
+    j["findings"] = std::move(findings);
+    j["keys_checked"] = f.keys_checked;
+    j["false_negative_count"] = f.false_negative_count;
+    Document negatives = Document::array();
+    for (const ByteVector& key : f.false_negatives) negatives.push_back(ToHex(key));
+    j["false_negatives"] = std::move(negatives);
+    if (f.fill) {
+      j["bits"] = f.fill->bits;
+      j["bits_set"] = f.fill->bits_set;
+      j["hash_count"] = f.fill->hash_count;
+      j["fill_ratio"] = Number(f.fill->fill_ratio);
+      j["estimated_keys"] = Number(f.fill->estimated_keys);
+      j["sized_keys"] = f.fill->sized_keys ? Number(*f.fill->sized_keys) : Document(nullptr);
+      j["fp_rate"] = Number(f.fill->fp_rate);
+    } else {
+      for (const char* name : {"bits", "bits_set", "hash_count", "fill_ratio", "estimated_keys",
+                               "sized_keys", "fp_rate"}) {
+        j[name] = nullptr;
+      }
+    }
+    files.push_back(std::move(j));
+  }
+  doc["files"] = std::move(files);
+  const VerifySummary& s = report.summary;
+  Document summary;
+  summary["files"] = s.files;
+  summary["ok"] = s.ok;
+  summary["warnings"] = s.warnings;
+  summary["errors"] = s.errors;
+  Document groups = Document::array();
+  for (const GroupSummary& g : s.groups) {
+    Document gj;
+    gj["name"] = g.name;
+    gj["tables"] = g.tables;
+    gj["combined_fp_rate"] = Number(g.combined_fp_rate);
+    groups.push_back(std::move(gj));
+  }
+  summary["groups"] = std::move(groups);
+  doc["summary"] = std::move(summary);
+  return doc;
+}
+
+std::string VerifyReportText(const VerifyReport& report) {
+  std::string out;
+  for (const FileReport& f : report.files) {
+    std::string_view status = f.status_name();
+    out += std::string(status) + std::string(8 - std::min<std::size_t>(status.size(), 7), ' ');
+    out += f.path;
+    if (!f.format.empty()) out += "  [" + f.format + (f.version.empty() ? "" : " " + f.version) + "]";
+    out += "\n";
+    std::string facts;
+    if (f.keys_checked > 0 || f.false_negative_count > 0) {
+      facts += std::to_string(f.keys_checked) + " keys checked, " +
+               std::to_string(f.false_negative_count) + " false negatives";
+    }
+    if (f.fill) {
+      if (!facts.empty()) facts += "; ";
+      facts += std::to_string(f.fill->bits_set) + "/" + std::to_string(f.fill->bits) +
+               " bits set (" + Compact(100 * f.fill->fill_ratio) + "%), k " +
+               std::to_string(f.fill->hash_count) + ", ~" + Count(f.fill->estimated_keys) +
+               " keys";
+      if (f.fill->sized_keys) facts += " (for " + Count(*f.fill->sized_keys) + ")";
+      facts += ", fp rate " + Compact(f.fill->fp_rate);
+    }
+    if (!facts.empty()) out += "        " + facts + "\n";
+    for (const Finding& finding : f.findings) {
+      out += "        " + std::string(SeverityName(finding.severity)) + " " + finding.kind;
+      if (finding.offset) out += " at byte " + std::to_string(*finding.offset);
+      out += ": " + finding.message + "\n";
+    }
+    if (f.false_negative_count > 0) {
+      out += "        false negatives";
+      if (f.false_negative_count > f.false_negatives.size()) {
+        out += " (first " + std::to_string(f.false_negatives.size()) + " of " +
+               std::to_string(f.false_negative_count) + ")";
+      }
+      out += ":";
+      for (const ByteVector& key : f.false_negatives) {
+        out += " " + (key.empty() ? std::string("\"\"") : ToHex(key));
+      }
+      out += "\n";
+    }
+  }
+  const VerifySummary& s = report.summary;
+  out += "summary: " + std::to_string(s.files) + " files: " + std::to_string(s.ok) + " ok, " +
+         std::to_string(s.warnings) + " with warnings, " + std::to_string(s.errors) +
+         " with errors\n";
+  for (const GroupSummary& g : s.groups) {
+    out += "  " + g.name + ": " + std::to_string(g.tables) +
+           (g.tables == 1 ? " table" : " tables") + ", a read sees fp rate " +
+           Compact(g.combined_fp_rate) + " (1 - prod(1 - p_i))\n";
+  }
+  return out;
+}
+
+}  // namespace bloomcodec

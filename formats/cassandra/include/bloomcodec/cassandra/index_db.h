@@ -1,0 +1,60 @@
+// Index.db of Cassandra SSTable versions a .. hf (0.6 - 1.1): the keys a Filter.db was built from.
+//
+//   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open("Standard1-hc-1-Index.db"));
+//   BLOOMCODEC_ASSIGN_OR_RETURN(cassandra::IndexDb index,
+//       cassandra::ReadIndexDb(in.bytes(), in.path(), cassandra::IndexKeyFormForVersion("hc")));
+//   filter.MayContainBatch(index.keys, answers);   // every answer must be 1
+//
+// Layout: entries until the end of the file, no header, count or checksum: u16 BE key length L,
+// L key bytes, i64 BE position of the row in Data.db. The key bytes are exactly what the writer
+// added to the filter, except in versions before `e` ("hasEncodedKeys"), where Index.db holds
+// the partitioner's disk form of the key (0.6's writeUTF of convertToDiskFormat) and the filter
+// was given the decoded key.
+//
+// Compatibility contract: the keys come back in file order, as Cassandra's index reader decodes
+// them for the filter. Stricter than the original, which only reads what it needs: an entry cut
+// short by the end of the file, a negative position, or positions that do not increase (rows are
+// appended to Data.db one after another) are Corrupt at the entry's offset.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/key_list.h"
+#include "bloomcodec/status.h"
+
+namespace bloomcodec::cassandra {
+
+enum class IndexKeyForm {
+  kRaw,  // e and later: the key bytes themselves
+  // a .. d with RandomPartitioner, 0.7's default: "<token in decimal>:<key>"; the filter key is
+  // what follows the first ':'. Order-preserving partitioners stored the raw key; a file of
+  // theirs is refused (a key without the "<digits>:" prefix), not guessed at.
+  kRandomPartitionerEncoded,
+};
+
+// kRandomPartitionerEncoded for versions before "e", else kRaw.
+IndexKeyForm IndexKeyFormForVersion(std::string_view version);
+
+struct IndexDb {
+  KeyList keys;                       // the filter's keys (decoded), in file order
+  std::vector<std::int64_t> positions;  // the Data.db position of each row
+};
+
+// Reads every entry; errors name `source` and the entry's byte offset.
+Result<IndexDb> ReadIndexDb(ByteSpan file, std::string_view source,
+                            IndexKeyForm form = IndexKeyForm::kRaw);
+// The same, keeping in `index` the entries read before the first damaged one (verify still
+// checks those keys).
+Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm form, IndexDb& index);
+
+// Writes an Index.db (raw key form) for `keys` with the given positions
+// (positions.size() == keys.size()); keys longer than 65535 bytes are InvalidArgument.
+Result<ByteVector> WriteIndexDb(const KeyList& keys, std::span<const std::int64_t> positions);
+// The same with positions as if each row took `row_bytes` bytes of Data.db (tests, fixtures).
+Result<ByteVector> WriteIndexDb(const KeyList& keys, std::int64_t row_bytes = 64);
+
+}  // namespace bloomcodec::cassandra

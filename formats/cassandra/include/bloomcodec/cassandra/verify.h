@@ -1,0 +1,70 @@
+// Verifying Cassandra 0.6 - 1.1 bloom filters: one Filter.db, or every SSTable of a data
+// directory against its Index.db.
+//
+//   BLOOMCODEC_ASSIGN_OR_RETURN(auto sstables, cassandra::FindSstables("/var/lib/cassandra/data"));
+//   for (const cassandra::SstableFiles& s : sstables) {
+//     bloomcodec::FileReport r = cassandra::VerifySstable(s);   // thread-safe, one per task
+//   }
+//
+// Compatibility contract: the filter is read as Cassandra 1.0's SSTableReader reads it for the
+// sstable's version (descriptor.h): versions < c are not read (1.0 rebuilds the filter from
+// Index.db; only the index is checked), c .. e are the legacy filter, f .. hf the current one,
+// ia and later are reported as not read here. A missing Filter.db is what 1.0 turns into
+// BloomFilter.emptyFilter(): every key is reported present and every read of the sstable goes
+// to disk. We report it as a WARNING (kind "missing-filter"): no answer is wrong (an empty
+// filter has no false negatives) and Cassandra opens the sstable as designed; the cost is
+// speed, and it shows as fp rate 1 for the sstable in its column family's combined rate.
+// Findings:
+//   structure (error)       the Filter.db bytes violate the layout (offset of the first one)
+//   index (error)           Index.db is damaged (offset); the keys before it are still checked
+//   false-negative (error)  Index.db keys the filter answers "definitely absent"
+//   overfilled (error)      more bits set than the Index.db key count can explain (6 sigma)
+//   missing-index (error: Cassandra cannot open the sstable, nothing to check keys against)
+//   missing-filter (warning, see above)
+//   trailing-bytes (warning) bytes after the filter, which the original ignores
+//   hash-count (warning)    K = 0 (every key present) or K > 20
+//   rebuilt-filter, temporary (info), unsupported (warning: a 1.2+ sstable)
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/cassandra/descriptor.h"
+#include "bloomcodec/key_list.h"
+#include "bloomcodec/status.h"
+#include "bloomcodec/verify.h"
+
+namespace bloomcodec::cassandra {
+
+// Checks one filter's bytes (`kind` kCurrent or kLegacy) and, when `keys` is given, every key
+// against it. `sized_keys` (the Index.db entry count) enables the fill check. Appends to `report`.
+void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
+                       std::optional<double> sized_keys, FileReport& report);
+
+// One SSTable of a data directory, by its components.
+struct SstableFiles {
+  Descriptor descriptor;
+  std::string group;        // "<keyspace>/<column family>" (what one read consults together)
+  std::string filter_path;  // where Filter.db is or would be
+  std::string index_path;   // where Index.db is or would be
+  bool has_filter = false;
+  bool has_index = false;
+};
+
+// Every SSTable under `root` (keyspace subfolders included), sorted by path. Files whose names
+// are not SSTable names are ignored. IoError when `root` cannot be listed.
+Result<std::vector<SstableFiles>> FindSstables(const std::string& root);
+
+// Verifies one SSTable's filter against its Index.db (reads both files; never fails: problems
+// are findings).
+FileReport VerifySstable(const SstableFiles& sstable);
+
+// Verifies a single filter file. `kind` says how to read it (from the file name's version or
+// --format); `keys` or `index_path` (an Index.db, decoded for `version`) supply the keys.
+FileReport VerifyFilterFile(const std::string& path, FilterKind kind, const std::string& version,
+                            const KeyList* keys, const std::string& index_path);
+
+}  // namespace bloomcodec::cassandra

@@ -1,0 +1,281 @@
+#include "bloomcodec/cassandra/verify.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <system_error>
+#include <tuple>
+
+#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/index_db.h"
+#include "bloomcodec/cassandra/legacy_filter.h"
+#include "bloomcodec/filter_stats.h"
+#include "bloomcodec/input_file.h"
+
+namespace bloomcodec::cassandra {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// BloomCalculations never chooses more than this many hash functions; a larger K is legal to
+// read but no Cassandra writer produced it.
+constexpr std::int32_t kMaxPlausibleHashCount = 20;
+
+std::string FormatNameFor(FilterKind kind) {
+  return kind == FilterKind::kLegacy ? "cassandra-legacy" : "cassandra-1.0";
+}
+
+void CheckFill(const Filter& filter, std::optional<double> sized_keys, std::uint64_t bits_offset,
+               FileReport& report) {
+  FillStatistics s =
+      ComputeFillStatistics(filter.bit_count(), filter.bits_set(), filter.hash_count());
+  FillReport fill;
+  fill.bits = s.bits;
+  fill.bits_set = s.bits_set;
+  fill.hash_count = s.hash_count;
+  fill.fill_ratio = s.fill_ratio;
+  fill.estimated_keys = s.estimated_keys;
+  fill.fp_rate = s.false_positive_rate;
+  fill.sized_keys = sized_keys;
+  report.fill = fill;
+  if (sized_keys && s.hash_count > 0 &&
+      FillExceedsExpectation(s.bits, s.hash_count, *sized_keys, s.bits_set)) {
+    FillExpectation e = ExpectedBitsSet(s.bits, s.hash_count, *sized_keys);
+    report.Add(Severity::kError, finding_kind::kOverfilled,
+               std::to_string(s.bits_set) + " of " + std::to_string(s.bits) +
+                   " bits set; " + std::to_string(static_cast<std::uint64_t>(*sized_keys)) +
+                   " keys set about " + std::to_string(static_cast<std::uint64_t>(e.mean_bits_set)) +
+                   " (estimated keys " + std::to_string(static_cast<std::uint64_t>(s.estimated_keys)) +
+                   " vs " + std::to_string(static_cast<std::uint64_t>(*sized_keys)) +
+                   " in Index.db): the filter holds keys the index does not, or bits were damaged",
+               bits_offset);
+  }
+}
+
+template <typename FilterType>
+void CheckParsed(const FilterType& filter, ByteSpan file, const KeyList* keys,
+                 std::optional<double> sized_keys, std::uint64_t bits_offset,
+                 FileReport& report) {
+  if (filter.trailing_bytes() > 0) {
+    const std::uint64_t end = file.size() - filter.trailing_bytes();
+    report.Add(Severity::kWarning, finding_kind::kTrailingBytes,
+               std::to_string(filter.trailing_bytes()) +
+                   " bytes after the filter, which Cassandra ignores",
+               end);
+  }
+  const std::int32_t k = filter.signed_hash_count();
+  if (k == 0) {
+    report.Add(Severity::kWarning, finding_kind::kHashCount,
+               "hash count 0: every key is reported present (Cassandra's empty filter)", 0);
+  } else if (k > kMaxPlausibleHashCount) {
+    report.Add(Severity::kWarning, finding_kind::kHashCount,
+               "hash count " + std::to_string(k) + " is above " +
+                   std::to_string(kMaxPlausibleHashCount) +
+                   ", more than Cassandra's sizing ever chooses",
+               0);
+  }
+  if (keys != nullptr) {
+    std::vector<std::uint8_t> answers(keys->size());
+    filter.MayContainBatch(*keys, answers);
+    report.keys_checked += keys->size();
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+      if (answers[i] == 0) report.AddFalseNegative((*keys)[i]);
+    }
+    report.FinishFalseNegatives("the filter");
+  }
+  CheckFill(filter, sized_keys, bits_offset, report);
+}
+
+// Reads `path`; a failure is an "unreadable" finding. Null when it failed.
+std::unique_ptr<InputFile> OpenOrReport(const std::string& path, std::string_view what,
+                                        FileReport& report) {
+  Result<InputFile> in = InputFile::Open(path);
+  if (!in.ok()) {
+    report.Add(Severity::kError, finding_kind::kUnreadable,
+               std::string(what) + ": " + in.status().ToString());
+    return nullptr;
+  }
+  return std::make_unique<InputFile>(std::move(in).value());
+}
+
+// The keys of an Index.db; damage is an "index" finding and the keys before it are kept.
+std::optional<IndexDb> LoadIndex(const std::string& path, std::string_view version,
+                                 FileReport& report) {
+  std::unique_ptr<InputFile> in = OpenOrReport(path, "Index.db", report);
+  if (!in) return std::nullopt;
+  IndexDb index;
+  Status s = ReadIndexDbInto(in->bytes(), path, IndexKeyFormForVersion(version), index);
+  if (!s.ok()) {
+    Finding f = FindingFromStatus(Severity::kError, finding_kind::kIndex, s);
+    f.message = path + ": " + f.message + " (the " + std::to_string(index.keys.size()) +
+                " keys before it are checked)";
+    report.findings.push_back(std::move(f));
+  }
+  return index;
+}
+
+}  // namespace
+
+void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
+                       std::optional<double> sized_keys, FileReport& report) {
+  if (kind == FilterKind::kLegacy) {
+    Result<LegacyFilter> f = LegacyFilter::Parse(file, report.path);
+    if (!f.ok()) {
+      report.findings.push_back(
+          FindingFromStatus(Severity::kError, finding_kind::kStructure, f.status()));
+      return;
+    }
+    CheckParsed(*f, file, keys, sized_keys, LegacyFilter::kWordsOffset, report);
+    return;
+  }
+  Result<FilterDb> f = FilterDb::Parse(file, report.path);
+  if (!f.ok()) {
+    report.findings.push_back(
+        FindingFromStatus(Severity::kError, finding_kind::kStructure, f.status()));
+    return;
+  }
+  CheckParsed(*f, file, keys, sized_keys, FilterDb::kHeaderBytes, report);
+}
+
+Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
+  using Key = std::tuple<std::string, std::string, std::string, bool, std::string, std::int64_t>;
+  std::map<Key, SstableFiles> found;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
+  if (ec) return Status::IoError(root, "cannot list the directory: " + ec.message());
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) return Status::IoError(root, "cannot list the directory: " + ec.message());
+    if (!it->is_regular_file(ec)) continue;
+    const fs::path& p = it->path();
+    Result<Descriptor> d = ParseDescriptor(p.filename().string());
+    if (!d.ok()) continue;
+    std::string component = d->component;
+    if (component.ends_with(".gz")) component.resize(component.size() - 3);
+    const std::string dir = p.parent_path().string();
+    Key key{dir, d->keyspace, d->column_family, d->temporary, d->version, d->generation};
+    auto [slot, inserted] = found.try_emplace(key);
+    SstableFiles& s = slot->second;
+    if (inserted) {
+      s.descriptor = *d;
+      // What one read consults together: the keyspace (1.1 names carry it, 1.0 puts the files in
+      // a folder named after it) and the column family.
+      std::string keyspace = d->keyspace;
+      if (keyspace.empty()) {
+        keyspace = p.parent_path().filename().string();
+        if (keyspace.empty() || keyspace == ".") keyspace = fs::path(root).filename().string();
+      }
+      s.group = keyspace + "/" + d->column_family;
+      std::string prefix = p.filename().string();
+      prefix.resize(prefix.size() - d->component.size());
+      s.filter_path = (p.parent_path() / (prefix + "Filter.db")).string();
+      s.index_path = (p.parent_path() / (prefix + "Index.db")).string();
+    }
+    // A gzipped component (how fixtures are stored) is read transparently.
+    if (component == "Filter.db") {
+      s.has_filter = true;
+      s.filter_path = p.string();
+    } else if (component == "Index.db") {
+      s.has_index = true;
+      s.index_path = p.string();
+    }
+  }
+  std::vector<SstableFiles> out;
+  for (auto& [key, s] : found) out.push_back(std::move(s));
+  std::sort(out.begin(), out.end(), [](const SstableFiles& a, const SstableFiles& b) {
+    return std::tie(a.group, a.descriptor.generation, a.filter_path) <
+           std::tie(b.group, b.descriptor.generation, b.filter_path);
+  });
+  return out;
+}
+
+FileReport VerifySstable(const SstableFiles& sstable) {
+  FileReport report;
+  report.path = sstable.filter_path;
+  const Descriptor& d = sstable.descriptor;
+  report.version = d.version;
+  const FilterKind kind = d.filter_kind();
+  report.format = kind == FilterKind::kNotThisFormat ? "" : FormatNameFor(kind);
+  if (d.temporary) {
+    report.Add(Severity::kInfo, finding_kind::kTemporary,
+               "a temporary sstable (tmp-): Cassandra deletes it at startup; not checked");
+    return report;
+  }
+  if (kind == FilterKind::kNotThisFormat) {
+    report.Add(Severity::kWarning, finding_kind::kUnsupported,
+               "version " + d.version + " (Cassandra 1.2+) has a Murmur3 filter; not checked here");
+    return report;
+  }
+  report.group = sstable.group;
+  if (!sstable.has_index) {
+    report.Add(Severity::kError, finding_kind::kMissingIndex,
+               "no Index.db (" + sstable.index_path +
+                   "): Cassandra cannot open this sstable, and its keys cannot be checked");
+  }
+  if (kind == FilterKind::kRebuiltFromIndex) {
+    report.format = "";
+    if (!sstable.has_filter) report.path = sstable.index_path;
+    report.Add(Severity::kInfo, finding_kind::kRebuiltFilter,
+               "version " + d.version +
+                   " (< c): Cassandra 1.0 ignores Filter.db and rebuilds the filter from Index.db "
+                   "at load; only Index.db is checked");
+    report.group.clear();  // the rebuilt filter lives in memory only; its rate is not on disk
+    if (sstable.has_index) (void)LoadIndex(sstable.index_path, d.version, report);
+    return report;
+  }
+  std::optional<IndexDb> index;
+  if (sstable.has_index) index = LoadIndex(sstable.index_path, d.version, report);
+  if (!sstable.has_filter) {
+    report.Add(Severity::kWarning, finding_kind::kMissingFilter,
+               "no Filter.db: Cassandra uses its empty filter (hash count 0), every key is "
+               "reported present and every read of this sstable goes to disk");
+    // The empty filter answers "present" for any key: fp rate 1 for the group.
+    FillReport fill;
+    fill.bits = 64;
+    fill.fp_rate = 1.0;
+    fill.estimated_keys = 0;
+    if (index) {
+      report.keys_checked = index->keys.size();
+      fill.sized_keys = static_cast<double>(index->keys.size());
+    }
+    report.fill = fill;
+    return report;
+  }
+  std::unique_ptr<InputFile> filter = OpenOrReport(sstable.filter_path, "Filter.db", report);
+  if (!filter) return report;
+  std::optional<double> sized;
+  // A damaged index only gives a lower bound of the key count: no fill judgement from it.
+  const bool index_complete =
+      index && std::none_of(report.findings.begin(), report.findings.end(),
+                            [](const Finding& f) { return f.kind == finding_kind::kIndex; });
+  if (index_complete) sized = static_cast<double>(index->keys.size());
+  VerifyFilterBytes(filter->bytes(), kind, index ? &index->keys : nullptr, sized, report);
+  return report;
+}
+
+FileReport VerifyFilterFile(const std::string& path, FilterKind kind, const std::string& version,
+                            const KeyList* keys, const std::string& index_path) {
+  FileReport report;
+  report.path = path;
+  report.format = FormatNameFor(kind);
+  report.version = version;
+  if (Result<Descriptor> d = ParseDescriptor(path); d.ok()) {
+    std::string keyspace = d->keyspace;
+    if (keyspace.empty()) keyspace = fs::path(path).parent_path().filename().string();
+    report.group = (keyspace.empty() ? std::string() : keyspace + "/") + d->column_family;
+  }
+  std::optional<IndexDb> index;
+  std::optional<double> sized;
+  if (!index_path.empty()) {
+    index = LoadIndex(index_path, version.empty() ? "hc" : version, report);
+    if (index && report.findings.empty()) sized = static_cast<double>(index->keys.size());
+    if (index) keys = &index->keys;
+  }
+  std::unique_ptr<InputFile> in = OpenOrReport(path, "filter", report);
+  if (!in) return report;
+  VerifyFilterBytes(in->bytes(), kind, keys, sized, report);
+  return report;
+}
+
+}  // namespace bloomcodec::cassandra

@@ -1,0 +1,46 @@
+// Verifying LevelDB tables: one .ldb / .sst file, or every table of a database directory.
+//
+//   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<std::string> tables, leveldb::FindTables(db_dir));
+//   for (const std::string& t : tables) {
+//     bloomcodec::FileReport r = leveldb::VerifyTable(t, KeyKind::kUser, nullptr, db_dir);
+//   }
+//
+// What a table is checked for: everything TableReader::Verify checks (block CRCs, block
+// structure, key order, index separators, filter block layout, a filter for every data block),
+// and then, block by block, every stored key against the filter of its block (user keys in a
+// database's tables, as LevelDB's InternalFilterPolicy hashes them). Unlike Verify, which stops
+// at the first false negative, every false negative is counted. Statistics: each filter of the
+// filter block is a bloom filter of its own, sized by LevelDB for exactly the keys hashed into
+// it, so its fill is judged against that count (FillExceedsExpectation, 6 sigma); the table's
+// fp rate is the mean of its filters' rates weighted by their key counts (a probe consults the
+// one filter of the block it falls in), its estimated keys the sum of the filters' estimates.
+// Findings: structure (error, with the offset), false-negative (error), overfilled (error),
+// no-filter (warning: every lookup reads a data block), legacy filter of LevelDB <= 1.17
+// (warning "unsupported": LevelDB 1.18+ ignores it), unreadable (error).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bloomcodec/format.h"
+#include "bloomcodec/key_list.h"
+#include "bloomcodec/status.h"
+#include "bloomcodec/verify.h"
+
+namespace bloomcodec::leveldb {
+
+// True for the table file names of a database directory: NNNNNN.ldb (1.14+) and NNNNNN.sst
+// (also with .gz appended: a compressed copy is read transparently).
+bool IsTableFileName(std::string_view name);
+// True when `dir` looks like a database: a CURRENT file or at least one table file.
+bool LooksLikeDatabase(const std::string& dir);
+// The tables directly inside `dir` (LevelDB keeps no subfolders), sorted by name.
+Result<std::vector<std::string>> FindTables(const std::string& dir);
+
+// Verifies the table at `path`. `key_kind`: kUser for a database's tables; kAuto decides from
+// the table. `probes` (optional) are keys that must also be answered "may contain" through the
+// read path. `group` names what a read consults together (the database directory).
+FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyList* probes,
+                       const std::string& group);
+
+}  // namespace bloomcodec::leveldb

@@ -1,0 +1,228 @@
+#include "bloomcodec/leveldb/verify.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <optional>
+#include <system_error>
+
+#include "bloomcodec/filter_stats.h"
+#include "bloomcodec/input_file.h"
+#include "bloomcodec/leveldb/bloom.h"
+#include "bloomcodec/leveldb/filter_block.h"
+#include "bloomcodec/leveldb/table_reader.h"
+
+namespace bloomcodec::leveldb {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Per filter of the filter block: the distinct keys hashed into it. LevelDB adds every key of
+// a block (duplicates of a user key across sequence numbers included), but a duplicate sets no
+// new bit, so the fill is judged against distinct keys; duplicates are adjacent (keys sorted).
+struct FilterKeys {
+  std::uint64_t distinct = 0;
+  ByteVector last;
+  bool any = false;
+};
+
+bool IsFalseNegativeFinding(const Status& s) {
+  // TableReader::Verify reports the first stored key its filter misses with this "found" text;
+  // the per-key pass below lists every one, so that finding would only repeat the first.
+  return s.message().ends_with("found a false negative");
+}
+
+void AddFill(const TableReader& table, const FilterBlockLayout& layout,
+             const std::vector<FilterKeys>& keys, FileReport& report) {
+  const TableFilter& tf = *table.filter();
+  ByteSpan contents = tf.contents.bytes();
+  FillReport fill;
+  double weighted_fp = 0;
+  double weight = 0;
+  double sized = 0;
+  std::uint64_t overfilled = 0;
+  std::optional<std::uint64_t> first_overfilled_offset;
+  std::string first_overfilled;
+  for (std::size_t i = 0; i < layout.filters.size(); ++i) {
+    const FilterRange& r = layout.filters[i];
+    if (r.empty()) continue;
+    BloomFilterView view(contents.subspan(r.start, r.size()), tf.flavor);
+    const std::uint64_t n = i < keys.size() ? keys[i].distinct : 0;
+    FillStatistics s = ComputeFillStatistics(view.bit_count(), view.bits_set(), view.hash_count());
+    fill.bits += s.bits;
+    fill.bits_set += s.bits_set;
+    fill.hash_count = std::max(fill.hash_count, s.hash_count);
+    if (s.hash_count > 0 && s.bits > 0) fill.estimated_keys += s.estimated_keys;
+    weighted_fp += static_cast<double>(n) * s.false_positive_rate;
+    weight += static_cast<double>(n);
+    sized += static_cast<double>(n);
+    if (s.hash_count > 0 && s.bits > 0 &&
+        FillExceedsExpectation(s.bits, s.hash_count, static_cast<double>(n), s.bits_set)) {
+      if (overfilled++ == 0) {
+        first_overfilled_offset = tf.handle.offset + r.start;
+        first_overfilled = "filter " + std::to_string(i) + ": " + std::to_string(s.bits_set) +
+                           " of " + std::to_string(s.bits) + " bits set for " +
+                           std::to_string(n) + " keys (estimated keys " +
+                           std::to_string(static_cast<std::uint64_t>(s.estimated_keys)) + ")";
+      }
+    }
+  }
+  fill.fill_ratio = fill.bits > 0 ? static_cast<double>(fill.bits_set) / fill.bits : 0;
+  fill.fp_rate = weight > 0 ? weighted_fp / weight : 0;
+  fill.sized_keys = sized;
+  report.fill = fill;
+  if (overfilled > 0) {
+    report.Add(Severity::kError, finding_kind::kOverfilled,
+               std::to_string(overfilled) + " filter(s) hold more bits than their keys can set; " +
+                   first_overfilled + ": the filter was damaged or built for other keys",
+               first_overfilled_offset);
+  }
+}
+
+}  // namespace
+
+bool IsTableFileName(std::string_view name) {
+  // A gzipped table (how bundled fixtures are stored) is read transparently by InputFile.
+  if (name.ends_with(".gz")) name.remove_suffix(3);
+  std::string_view stem;
+  if (name.ends_with(".ldb") || name.ends_with(".sst")) {
+    stem = name.substr(0, name.size() - 4);
+  } else {
+    return false;
+  }
+  return !stem.empty() &&
+         std::all_of(stem.begin(), stem.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool LooksLikeDatabase(const std::string& dir) {
+  std::error_code ec;
+  if (fs::is_regular_file(fs::path(dir) / "CURRENT", ec)) return true;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (IsTableFileName(it->path().filename().string())) return true;
+  }
+  return false;
+}
+
+Result<std::vector<std::string>> FindTables(const std::string& dir) {
+  std::vector<std::string> tables;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec) return Status::IoError(dir, "cannot list the directory: " + ec.message());
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) return Status::IoError(dir, "cannot list the directory: " + ec.message());
+    if (IsTableFileName(it->path().filename().string())) tables.push_back(it->path().string());
+  }
+  std::sort(tables.begin(), tables.end());
+  return tables;
+}
+
+FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyList* probes,
+                       const std::string& group) {
+  FileReport report;
+  report.path = path;
+  report.format = "leveldb-table";
+  report.group = group;
+  Result<InputFile> in = InputFile::Open(path);
+  if (!in.ok()) {
+    report.Add(Severity::kError, finding_kind::kUnreadable, in.status().ToString());
+    return report;
+  }
+  TableOpenOptions options;
+  options.verify_checksums = true;
+  options.key_kind = key_kind;
+  Result<TableReader> opened = TableReader::Open(in->bytes(), path, options);
+  if (!opened.ok()) {
+    report.findings.push_back(
+        FindingFromStatus(Severity::kError, finding_kind::kStructure, opened.status()));
+    return report;
+  }
+  const TableReader& table = *opened;
+  const std::optional<TableFilter>& tf = table.filter();
+  if (tf) {
+    report.version = tf->metaindex_key.substr(std::string_view("filter.").size());
+    if (tf->legacy_v117) {
+      report.Add(Severity::kWarning, finding_kind::kUnsupported,
+                 "the filter was written by LevelDB <= 1.17 (" + tf->metaindex_key +
+                     "); LevelDB 1.18 and later ignore it and read every data block");
+    }
+  } else {
+    report.Add(Severity::kWarning, finding_kind::kNoFilter,
+               "no filter block: every lookup reads a data block");
+    // Without a filter every probe in range is answered "may contain": a read pays fp rate 1.
+    FillReport always;
+    always.fp_rate = 1.0;
+    report.fill = always;
+  }
+
+  Result<std::uint64_t> verified = table.Verify();
+  bool structure_failed = false;
+  if (!verified.ok() && !IsFalseNegativeFinding(verified.status())) {
+    report.findings.push_back(
+        FindingFromStatus(Severity::kError, finding_kind::kStructure, verified.status()));
+    structure_failed = true;
+  }
+
+  // Every stored key against the filter of its block, all of them counted.
+  std::optional<FilterBlockLayout> layout;
+  std::optional<FilterBlockReader> reader;
+  if (tf) {
+    auto parsed = ParseFilterBlockLayout(tf->contents.bytes(), path, tf->handle.offset);
+    if (parsed.ok()) {
+      layout = std::move(parsed).value();
+      reader.emplace(tf->contents.bytes(), tf->flavor);
+    }
+  }
+  const bool user = table.key_kind() == KeyKind::kUser;
+  std::vector<FilterKeys> per_filter(layout ? layout->filters.size() : 0);
+  Status pass = table.ForEachEntry([&](ByteSpan key, ByteSpan, const BlockHandle& block) {
+    ByteSpan filter_key = user ? UserKeyOf(key) : key;
+    ++report.keys_checked;
+    if (reader && !reader->KeyMayMatch(block.offset, filter_key)) {
+      report.AddFalseNegative(filter_key);
+    }
+    if (layout) {
+      std::uint64_t i = layout->IndexFor(block.offset);
+      if (i < per_filter.size()) {
+        FilterKeys& fk = per_filter[i];
+        if (!fk.any || !std::equal(fk.last.begin(), fk.last.end(), filter_key.begin(),
+                                   filter_key.end())) {
+          ++fk.distinct;
+          fk.last.assign(filter_key.begin(), filter_key.end());
+          fk.any = true;
+        }
+      }
+    }
+    return Status();
+  });
+  if (!pass.ok() && !structure_failed) {
+    report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kStructure, pass));
+    structure_failed = true;
+  }
+  report.FinishFalseNegatives("the filter of their data block");
+
+  if (probes != nullptr) {
+    std::vector<std::uint8_t> answers(probes->size());
+    Status s = table.MayContainBatch(*probes, answers);
+    if (!s.ok()) {
+      if (!structure_failed) {
+        report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kStructure, s));
+      }
+    } else {
+      const std::uint64_t before = report.false_negative_count;
+      report.keys_checked += probes->size();
+      for (std::size_t i = 0; i < answers.size(); ++i) {
+        if (answers[i] == 0) report.AddFalseNegative((*probes)[i]);
+      }
+      if (report.false_negative_count > before) {
+        report.Add(Severity::kError, finding_kind::kFalseNegative,
+                   std::to_string(report.false_negative_count - before) + " of " +
+                       std::to_string(probes->size()) +
+                       " given keys answered 'definitely absent' by the table's read path");
+      }
+    }
+  }
+  if (tf && layout && pass.ok()) AddFill(table, *layout, per_filter, report);
+  return report;
+}
+
+}  // namespace bloomcodec::leveldb

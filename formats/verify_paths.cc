@@ -1,0 +1,165 @@
+// verify: what each path given is (a filter file, a table, a Cassandra data directory, a LevelDB
+// database) and which per-format check verifies it. The checks themselves live with their
+// formats (cassandra/verify.cc, leveldb/table/verify_table.cc).
+#include <filesystem>
+#include <system_error>
+
+#include "bloomcodec/cassandra/descriptor.h"
+#include "bloomcodec/cassandra/verify.h"
+#include "bloomcodec/input_file.h"
+#include "bloomcodec/leveldb/verify.h"
+#include "bloomcodec/verify.h"
+
+namespace bloomcodec {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string_view WithoutGz(std::string_view path) {
+  return path.ends_with(".gz") ? path.substr(0, path.size() - 3) : path;
+}
+
+std::string TrimSlashes(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+// Any other format: its own Probe checks the structure (with no keys) and answers the keys.
+FileReport VerifyWithCodec(const std::string& path, const FormatCodec* format,
+                           const KeyList* keys, const ProbeOptions& probe) {
+  FileReport report;
+  report.path = path;
+  report.format = std::string(format->name());
+  Result<InputFile> in = InputFile::Open(path);
+  if (!in.ok()) {
+    report.Add(Severity::kError, finding_kind::kUnreadable, in.status().ToString());
+    return report;
+  }
+  KeyList none;
+  const KeyList& asked = keys ? *keys : none;
+  std::vector<std::uint8_t> answers(asked.size());
+  Status s = format->Probe(in->bytes(), path, asked, probe, answers);
+  if (!s.ok()) {
+    report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kStructure, s));
+    return report;
+  }
+  report.keys_checked = asked.size();
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    if (answers[i] == 0) report.AddFalseNegative(asked[i]);
+  }
+  report.FinishFalseNegatives("the filter");
+  return report;
+}
+
+Status PlanDirectory(const std::string& dir, const VerifyOptions& options,
+                     std::vector<VerifyTask>& tasks) {
+  if (options.key_source != KeySource::kNone) {
+    return Status::InvalidArgument(
+        dir + " is a directory: its keys come from each sstable's Index.db or each table's data "
+              "blocks; --keys, --index and --from-table apply to single files");
+  }
+  if (leveldb::LooksLikeDatabase(dir)) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<std::string> tables, leveldb::FindTables(dir));
+    for (std::string& table : tables) {
+      tasks.push_back([table = std::move(table), dir] {
+        return leveldb::VerifyTable(table, KeyKind::kUser, nullptr, dir);
+      });
+    }
+    return Status();
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<cassandra::SstableFiles> sstables,
+                              cassandra::FindSstables(dir));
+  if (sstables.empty()) {
+    return Status::InvalidArgument(
+        dir + ": nothing to verify: neither a LevelDB database (CURRENT, NNNNNN.ldb / .sst) nor a "
+              "Cassandra data directory (no SSTable component names such as "
+              "Standard1-hc-1-Filter.db)");
+  }
+  for (cassandra::SstableFiles& s : sstables) {
+    tasks.push_back([s = std::move(s)] { return cassandra::VerifySstable(s); });
+  }
+  return Status();
+}
+
+Status PlanFile(const std::string& path, const VerifyOptions& options,
+                std::vector<VerifyTask>& tasks) {
+  const FormatCodec* format = options.format;
+  if (format == nullptr) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(path));
+    format = DetectFormat(WithoutGz(path), in.bytes());
+    if (format == nullptr) {
+      return Status::InvalidArgument("cannot tell the format of " + path +
+                                     " from its name or bytes; give --format");
+    }
+  }
+  const KeyList* keys = options.key_source == KeySource::kKeyList ? options.keys : nullptr;
+  const std::string_view name = format->name();
+  if (name == "leveldb-table") {
+    if (options.key_source == KeySource::kIndexDb) {
+      return Status::InvalidArgument("--index is a Cassandra Index.db; " + path +
+                                     " is a LevelDB table (its keys: --from-table)");
+    }
+    std::string group = TrimSlashes(fs::path(path).parent_path().string());
+    KeyKind kind = options.key_kind;
+    tasks.push_back([path, kind, keys, group] {
+      return leveldb::VerifyTable(path, kind, keys, group);
+    });
+    return Status();
+  }
+  if (options.key_source == KeySource::kFromTable) {
+    return Status::InvalidArgument("--from-table reads a LevelDB table's own keys; " + path +
+                                   " is " + std::string(name));
+  }
+  if (name == "cassandra-1.0" || name == "cassandra-legacy") {
+    cassandra::FilterKind kind =
+        name == "cassandra-1.0" ? cassandra::FilterKind::kCurrent : cassandra::FilterKind::kLegacy;
+    std::string version;
+    if (auto d = cassandra::ParseDescriptor(WithoutGz(path)); d.ok()) version = d->version;
+    std::string index;
+    if (options.key_source == KeySource::kIndexDb) {
+      index = options.index_path;
+      // The Index.db was named by the user: if it cannot be opened at all that is bad input
+      // (exit 2); damage inside it is a finding of the verification.
+      BLOOMCODEC_RETURN_IF_ERROR(InputFile::Open(index).status());
+    }
+    tasks.push_back([path, kind, version, keys, index] {
+      return cassandra::VerifyFilterFile(path, kind, version, keys, index);
+    });
+    return Status();
+  }
+  if (options.key_source == KeySource::kIndexDb) {
+    return Status::InvalidArgument("--index applies to Cassandra 1.0 and legacy Filter.db files; " +
+                                   path + " is " + std::string(name));
+  }
+  ProbeOptions probe;
+  probe.key_kind = options.key_kind;
+  tasks.push_back([path, format, keys, probe] { return VerifyWithCodec(path, format, keys, probe); });
+  return Status();
+}
+
+}  // namespace
+
+Result<std::vector<VerifyTask>> PlanVerify(std::span<const std::string> paths,
+                                           const VerifyOptions& options) {
+  if (paths.empty()) return Status::InvalidArgument("PATH is required (a file or a directory)");
+  if (options.key_source == KeySource::kKeyList && options.keys == nullptr) {
+    return Status::InvalidArgument("PlanVerify: kKeyList without keys");
+  }
+  std::vector<VerifyTask> tasks;
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    fs::file_status st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) {
+      return Status::IoError(path, ec ? ec.message() : "no such file or directory");
+    }
+    if (fs::is_directory(st)) {
+      BLOOMCODEC_RETURN_IF_ERROR(PlanDirectory(TrimSlashes(path), options, tasks));
+    } else {
+      BLOOMCODEC_RETURN_IF_ERROR(PlanFile(path, options, tasks));
+    }
+  }
+  return tasks;
+}
+
+}  // namespace bloomcodec
