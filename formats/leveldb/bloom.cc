@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
+
+#include <boost/endian/conversion.hpp>
 
 #include "bloomcodec/bit_view.h"
 
@@ -24,16 +27,59 @@ inline FilterShape ShapeOf(ByteSpan filter) {
   return FilterShape::kProbe;
 }
 
-inline bool ProbeAll(std::uint32_t h, const std::uint8_t* array, std::uint64_t bits, int k) {
+// h % bits, the original's bit position, computed without a division when bits < 2^32 (every
+// filter below 512 MiB): with M = floor((2^64 - 1) / d) + 1, h mod d = ((M * h mod 2^64) * d) >> 64
+// exactly for every 32-bit h and d (Lemire, Kaser, Kurz, "Faster remainder by direct
+// computation", 2019). One division per filter or per key instead of one per probe.
+class FastMod32 {
+  __extension__ using U128 = unsigned __int128;  // GCC/Clang; -Wpedantic knows it is an extension
+
+ public:
+  explicit FastMod32(std::uint64_t d) : d_(d), m_(~std::uint64_t{0} / d + 1) {}
+  std::uint64_t operator()(std::uint32_t h) const {
+    const std::uint64_t low = m_ * h;
+    return static_cast<std::uint64_t>((static_cast<U128>(low) * d_) >> 64);
+  }
+
+ private:
+  std::uint64_t d_;
+  std::uint64_t m_;
+};
+
+// The plain remainder, for the (>= 512 MiB) filters FastMod32 does not cover.
+class PlainMod {
+ public:
+  explicit PlainMod(std::uint64_t d) : d_(d) {}
+  std::uint64_t operator()(std::uint32_t h) const { return h % d_; }
+
+ private:
+  std::uint64_t d_;
+};
+
+inline bool FitsFastMod(std::uint64_t bits) { return bits < (std::uint64_t{1} << 32); }
+
+// Probes k positions starting at h and stepping by delta.
+template <typename Mod>
+inline bool ProbeAll(std::uint32_t h, std::uint32_t delta, const std::uint8_t* array,
+                     const Mod& mod, int k) {
   // Trap: k = 0 makes no probe and answers true. The modulus is size_t in the original; h is
-  // 32-bit, so a 64-bit modulus keeps its arithmetic exactly.
-  const std::uint32_t delta = Delta(h);
+  // 32-bit, so the sum h + delta wraps at 2^32 exactly as the original's uint32_t does.
   for (int j = 0; j < k; ++j) {
-    const std::uint64_t pos = h % bits;
+    const std::uint64_t pos = mod(h);
     if ((array[pos >> 3] & (1u << (pos & 7))) == 0) return false;
     h += delta;
   }
   return true;
+}
+
+template <typename Mod>
+inline void SetProbes(std::uint32_t h, std::uint8_t* array, const Mod& mod, int k) {
+  const std::uint32_t delta = Delta(h);
+  for (int j = 0; j < k; ++j) {
+    const std::uint64_t pos = mod(h);
+    array[pos >> 3] |= static_cast<std::uint8_t>(1u << (pos & 7));
+    h += delta;
+  }
 }
 
 // Appends the zeroed bit array and k byte for `num_keys` keys; returns where the array starts.
@@ -44,12 +90,84 @@ std::size_t AppendEmptyFilter(const BloomGeometry& g, ByteVector& dst) {
   return start;
 }
 
-inline void SetProbes(std::uint32_t h, std::uint8_t* array, std::uint64_t bits, int k) {
-  const std::uint32_t delta = Delta(h);
-  for (int j = 0; j < k; ++j) {
-    const std::uint64_t pos = h % bits;
-    array[pos >> 3] |= static_cast<std::uint8_t>(1u << (pos & 7));
-    h += delta;
+// Keys handled per round of the batch paths: hashed together, their first probe prefetched,
+// then probed. Small enough for the hashes to stay in registers / L1.
+constexpr std::size_t kChunk = 32;
+// Above this filter size (about the L2 cache) a batch prefetches every probe of a key that
+// passed its first two, not only those two.
+constexpr std::size_t kPrefetchAllAbove = 512 * 1024;
+
+// Hashes keys[0 .. n) into out[0 .. n), kLanes keys in lockstep: the hash of one key is a chain
+// of dependent multiplications, so interleaving independent keys keeps the multiplier busy.
+// The steps are hash.h's HashStart / HashBlock / HashResume: one implementation of the hash.
+constexpr std::size_t kLanes = 8;
+
+template <typename KeyAt>
+void HashChunk(HashFlavor flavor, KeyAt key_at, std::size_t n, std::uint32_t* out) {
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    const std::uint8_t* p[kLanes];
+    std::size_t len[kLanes];
+    std::uint32_t h[kLanes];
+    std::size_t common = ~std::size_t{0};
+    for (std::size_t j = 0; j < kLanes; ++j) {
+      const ByteSpan k = key_at(i + j);
+      p[j] = k.data();
+      len[j] = k.size();
+      h[j] = HashStart(len[j], kBloomHashSeed);
+      common = std::min(common, len[j]);
+    }
+    std::size_t off = 0;
+    for (; off + 4 <= common; off += 4) {
+      for (std::size_t j = 0; j < kLanes; ++j) {
+        std::uint32_t w;
+        std::memcpy(&w, p[j] + off, 4);
+        h[j] = HashBlock(h[j], boost::endian::little_to_native(w));
+      }
+    }
+    for (std::size_t j = 0; j < kLanes; ++j) {
+      // A key that ends exactly here (no block, no tail left) needs no further mixing.
+      out[i + j] = len[j] == off ? h[j] : HashResume(h[j], ByteSpan(p[j] + off, len[j] - off), flavor);
+    }
+  }
+  for (; i < n; ++i) out[i] = BloomHash(key_at(i), flavor);
+}
+
+template <typename KeyAt>
+void AppendWithKeys(const BloomPolicy& policy, std::size_t n, KeyAt key_at, ByteVector& dst) {
+  const BloomGeometry g = GeometryFor(policy, n);
+  const std::size_t start = AppendEmptyFilter(g, dst);
+  std::uint8_t* array = dst.data() + start;
+  std::array<std::uint32_t, kChunk> hashes;
+  // Every bit position of a chunk is computed and prefetched before the first one is set, so the
+  // read-modify-writes of a filter larger than the caches overlap. OR-ing bits commutes: the
+  // bytes are those of setting them key after key, as the original does.
+  std::array<std::uint64_t, kChunk * kMaxProbes> positions;
+  const int k = g.probes;
+  const auto build = [&](const auto& mod) {
+    for (std::size_t base = 0; base < n; base += kChunk) {
+      const std::size_t m = std::min(kChunk, n - base);
+      HashChunk(policy.flavor, [&](std::size_t i) { return key_at(base + i); }, m, hashes.data());
+      std::size_t count = 0;
+      for (std::size_t i = 0; i < m; ++i) {
+        std::uint32_t h = hashes[i];
+        const std::uint32_t delta = Delta(h);
+        for (int j = 0; j < k; ++j) {
+          const std::uint64_t pos = mod(h);
+          __builtin_prefetch(array + (pos >> 3), 1);
+          positions[count++] = pos;
+          h += delta;
+        }
+      }
+      for (std::size_t i = 0; i < count; ++i) {
+        array[positions[i] >> 3] |= static_cast<std::uint8_t>(1u << (positions[i] & 7));
+      }
+    }
+  };
+  if (FitsFastMod(g.bits)) {
+    build(FastMod32(g.bits));
+  } else {
+    build(PlainMod(g.bits));
   }
 }
 
@@ -58,7 +176,14 @@ void AppendWithHashes(const BloomPolicy& policy, std::size_t n, HashAt hash_at, 
   const BloomGeometry g = GeometryFor(policy, n);
   const std::size_t start = AppendEmptyFilter(g, dst);
   std::uint8_t* array = dst.data() + start;
-  for (std::size_t i = 0; i < n; ++i) SetProbes(hash_at(i), array, g.bits, g.probes);
+  const auto build = [&](const auto& mod) {
+    for (std::size_t i = 0; i < n; ++i) SetProbes(hash_at(i), array, mod, g.probes);
+  };
+  if (FitsFastMod(g.bits)) {
+    build(FastMod32(g.bits));
+  } else {
+    build(PlainMod(g.bits));
+  }
 }
 
 }  // namespace
@@ -95,13 +220,11 @@ BloomGeometry GeometryFor(const BloomPolicy& policy, std::uint64_t num_keys) {
 }
 
 void AppendBloomFilter(const BloomPolicy& policy, const KeyList& keys, ByteVector& dst) {
-  AppendWithHashes(
-      policy, keys.size(), [&](std::size_t i) { return BloomHash(keys[i], policy.flavor); }, dst);
+  AppendWithKeys(policy, keys.size(), [&](std::size_t i) { return keys[i]; }, dst);
 }
 
 void AppendBloomFilter(const BloomPolicy& policy, std::span<const ByteSpan> keys, ByteVector& dst) {
-  AppendWithHashes(
-      policy, keys.size(), [&](std::size_t i) { return BloomHash(keys[i], policy.flavor); }, dst);
+  AppendWithKeys(policy, keys.size(), [&](std::size_t i) { return keys[i]; }, dst);
 }
 
 void AppendBloomFilterFromHashes(const BloomPolicy& policy, std::span<const std::uint32_t> hashes,
@@ -120,7 +243,10 @@ bool BloomHashMayMatch(std::uint32_t hash, ByteSpan filter) {
   }
   // Any length >= 2 is accepted on read: the modulus is whatever the stored array holds.
   const std::uint64_t bits = std::uint64_t{filter.size() - 1} * 8;
-  return ProbeAll(hash, filter.data(), bits, filter.back());
+  // Even for one key, one division (FastMod32's constant) beats one per probe once k >= 2.
+  const std::uint32_t delta = Delta(hash);
+  if (FitsFastMod(bits)) return ProbeAll(hash, delta, filter.data(), FastMod32(bits), filter.back());
+  return ProbeAll(hash, delta, filter.data(), PlainMod(bits), filter.back());
 }
 
 bool BloomKeyMayMatch(HashFlavor flavor, ByteSpan key, ByteSpan filter) {
@@ -140,19 +266,77 @@ void BloomKeyMayMatchBatch(HashFlavor flavor, const KeyList& keys, ByteSpan filt
   const std::uint8_t* array = filter.data();
   const std::uint64_t bits = std::uint64_t{filter.size() - 1} * 8;
   const int k = filter.back();
-  // Hash a chunk first and prefetch each key's first probe, so that the cache misses of a large
-  // filter overlap instead of being paid one after another.
-  constexpr std::size_t kChunk = 32;
+  // Rounds over a chunk of keys, each round's memory accesses prefetched before they are made:
+  // 1. hash the chunk (kLanes keys interleaved); compute and prefetch every key's first two
+  //    probe positions;
+  // 2. test those two without a branch between them: most absent keys fail here, and an early
+  //    exit after every probe would cost a misprediction per key;
+  // 3. for the survivors (stored keys, false positives) of a filter larger than the L2 cache,
+  //    compute and prefetch all remaining positions, then test them with the early exit.
+  // The answer is the same conjunction of the same k bits the original tests.
   std::array<std::uint32_t, kChunk> hashes;
-  for (std::size_t base = 0; base < n; base += kChunk) {
-    const std::size_t m = std::min(kChunk, n - base);
-    for (std::size_t i = 0; i < m; ++i) {
-      hashes[i] = BloomHash(keys[base + i], flavor);
-      __builtin_prefetch(array + ((hashes[i] % bits) >> 3));
+  std::array<std::uint64_t, kChunk> first, second;
+  std::array<std::uint8_t, kChunk> survivors;
+  std::array<std::uint64_t, kChunk * kMaxProbes> rest;
+  const bool prefetch_rest = filter.size() > kPrefetchAllAbove;
+  const auto bit = [array](std::uint64_t pos) { return (array[pos >> 3] >> (pos & 7)) & 1u; };
+  const auto probe = [&](const auto& mod) {
+    for (std::size_t base = 0; base < n; base += kChunk) {
+      const std::size_t m = std::min(kChunk, n - base);
+      HashChunk(flavor, [&](std::size_t i) { return keys[base + i]; }, m, hashes.data());
+      for (std::size_t i = 0; i < m; ++i) {
+        first[i] = mod(hashes[i]);
+        second[i] = mod(hashes[i] + Delta(hashes[i]));
+        __builtin_prefetch(array + (first[i] >> 3));
+        __builtin_prefetch(array + (second[i] >> 3));
+      }
+      if (k < 2) {
+        // Trap: k = 0 probes nothing and answers "may match".
+        for (std::size_t i = 0; i < m; ++i) {
+          answers[base + i] = k == 0 ? 1 : static_cast<std::uint8_t>(bit(first[i]));
+        }
+        continue;
+      }
+      std::size_t surviving = 0;
+      for (std::size_t i = 0; i < m; ++i) {
+        const std::uint8_t answer = static_cast<std::uint8_t>(bit(first[i]) & bit(second[i]));
+        answers[base + i] = answer;
+        survivors[surviving] = static_cast<std::uint8_t>(i);
+        surviving += answer;
+      }
+      if (k == 2) continue;
+      if (!prefetch_rest) {
+        for (std::size_t s = 0; s < surviving; ++s) {
+          const std::size_t i = survivors[s];
+          const std::uint32_t delta = Delta(hashes[i]);
+          answers[base + i] = ProbeAll(hashes[i] + 2 * delta, delta, array, mod, k - 2) ? 1 : 0;
+        }
+        continue;
+      }
+      const std::size_t per_key = static_cast<std::size_t>(k - 2);
+      for (std::size_t s = 0; s < surviving; ++s) {
+        const std::uint32_t delta = Delta(hashes[survivors[s]]);
+        std::uint32_t h = hashes[survivors[s]] + 2 * delta;
+        for (std::size_t j = 0; j < per_key; ++j) {
+          const std::uint64_t pos = mod(h);
+          __builtin_prefetch(array + (pos >> 3));
+          rest[s * per_key + j] = pos;
+          h += delta;
+        }
+      }
+      for (std::size_t s = 0; s < surviving; ++s) {
+        std::uint8_t answer = 1;
+        for (std::size_t j = 0; j < per_key && answer != 0; ++j) {
+          answer = static_cast<std::uint8_t>(bit(rest[s * per_key + j]));
+        }
+        answers[base + survivors[s]] = answer;
+      }
     }
-    for (std::size_t i = 0; i < m; ++i) {
-      answers[base + i] = ProbeAll(hashes[i], array, bits, k) ? 1 : 0;
-    }
+  };
+  if (FitsFastMod(bits)) {
+    probe(FastMod32(bits));
+  } else {
+    probe(PlainMod(bits));
   }
 }
 

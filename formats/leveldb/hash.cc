@@ -23,12 +23,10 @@ inline std::uint32_t TailByte(std::uint8_t b) {
   }
 }
 
+// The hash from state `h` over the bytes that remain (whole 4-byte blocks, then the tail).
 template <HashFlavor kFlavor>
-std::uint32_t HashImpl(const std::uint8_t* data, std::size_t n, std::uint32_t seed) {
-  // Trap: the original multiplies the size_t length by m in 32 bits (n is truncated).
-  std::uint32_t h = seed ^ (static_cast<std::uint32_t>(n) * kMultiplier);
-  const std::uint8_t* p = data;
-  const std::uint8_t* const end = data + n;
+std::uint32_t ResumeImpl(std::uint32_t h, const std::uint8_t* p, std::size_t n) {
+  const std::uint8_t* const end = p + n;
   for (; end - p >= 4; p += 4) {
     h += LoadLittle32(p);
     h *= kMultiplier;
@@ -54,12 +52,23 @@ std::uint32_t HashImpl(const std::uint8_t* data, std::size_t n, std::uint32_t se
   return h;
 }
 
+template <HashFlavor kFlavor>
+std::uint32_t HashImpl(const std::uint8_t* data, std::size_t n, std::uint32_t seed) {
+  return ResumeImpl<kFlavor>(HashStart(n, seed), data, n);
+}
+
 }  // namespace
 
 std::uint32_t Hash(ByteSpan data, std::uint32_t seed, HashFlavor flavor) {
   return flavor == HashFlavor::kSignedTail
              ? HashImpl<HashFlavor::kSignedTail>(data.data(), data.size(), seed)
              : HashImpl<HashFlavor::kUnsignedTail>(data.data(), data.size(), seed);
+}
+
+std::uint32_t HashResume(std::uint32_t state, ByteSpan rest, HashFlavor flavor) {
+  return flavor == HashFlavor::kSignedTail
+             ? ResumeImpl<HashFlavor::kSignedTail>(state, rest.data(), rest.size())
+             : ResumeImpl<HashFlavor::kUnsignedTail>(state, rest.data(), rest.size());
 }
 
 std::uint32_t BloomHash(ByteSpan key, HashFlavor flavor) {

@@ -11,6 +11,7 @@
 // >= 0x80.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "bloomcodec/bytes.h"
@@ -27,5 +28,20 @@ inline constexpr std::uint32_t kBloomHashSeed = 0xbc9f1d34;
 
 std::uint32_t Hash(ByteSpan data, std::uint32_t seed, HashFlavor flavor);
 std::uint32_t BloomHash(ByteSpan key, HashFlavor flavor);  // seed 0xbc9f1d34
+
+// The hash in two steps, for callers that interleave several keys' block loops (the bloom batch
+// paths): Hash(data, seed, f) == HashResume(h, data.subspan(4 * b), f) where h is HashStart
+// (data.size(), seed) advanced over the first b whole 4-byte blocks with HashBlock.
+inline constexpr std::uint32_t kHashMultiplier = 0xc6a4a793;
+inline std::uint32_t HashStart(std::size_t length, std::uint32_t seed) {
+  // Trap: the original multiplies the size_t length by m in 32 bits (the length is truncated).
+  return seed ^ (static_cast<std::uint32_t>(length) * kHashMultiplier);
+}
+inline std::uint32_t HashBlock(std::uint32_t state, std::uint32_t little_endian_block) {
+  state += little_endian_block;
+  state *= kHashMultiplier;
+  return state ^ (state >> 16);
+}
+std::uint32_t HashResume(std::uint32_t state, ByteSpan rest, HashFlavor flavor);
 
 }  // namespace bloomcodec::leveldb
