@@ -171,10 +171,12 @@ TEST(JavaOracle, FilterDbBytesAndAnswersAgreeForRandomKeySets) {
 struct RawFilterCase {
   std::int32_t hash_count;
   std::vector<std::uint64_t> words;
+  ByteVector trailing;  // after the words: both readers ignore it
   std::vector<ByteVector> probes;
 };
 void showValue(const RawFilterCase& c, std::ostream& os) {
-  os << "K " << c.hash_count << ", " << c.words.size() << " words";
+  os << "K " << c.hash_count << ", " << c.words.size() << " words, " << c.trailing.size()
+     << " trailing bytes";
 }
 
 TEST(JavaOracle, FilterDbAnswersAgreeForArbitraryBitPatterns) {
@@ -199,6 +201,8 @@ TEST(JavaOracle, FilterDbAnswersAgreeForArbitraryBitPatterns) {
                                                                             : ~std::uint64_t{0};
                                                     }));
                                      })),
+                gen::set(&RawFilterCase::trailing,
+                         gen::weightedOneOf<ByteVector>({{3, gen::just(ByteVector{})}, {1, RandomBytes(1, 20)}})),
                 gen::set(&RawFilterCase::probes, gen::container<std::vector<ByteVector>>(300, FilterKey()))));
     OracleRequest request(OracleOp::kProbeCurrent);
     std::vector<ByteVector> files;
@@ -208,6 +212,7 @@ TEST(JavaOracle, FilterDbAnswersAgreeForArbitraryBitPatterns) {
       w.PutBigI32(c.hash_count);
       w.PutBigI32(static_cast<std::int32_t>(c.words.size()));
       for (auto word : c.words) w.PutBigU64(word);
+      w.PutBytes(c.trailing);
       request.Bytes(file);
       request.Keys(ToKeyList(c.probes));
       request.EndCase();
@@ -221,6 +226,10 @@ TEST(JavaOracle, FilterDbAnswersAgreeForArbitraryBitPatterns) {
       a.I32();
       auto parsed = cs::FilterDb::Parse(files[i], "generated Filter.db");
       if (!parsed.ok()) RC_FAIL(parsed.status().ToString());
+      if (parsed->trailing_bytes() != cases[i].trailing.size()) {
+        RC_FAIL("trailing bytes: " + std::to_string(parsed->trailing_bytes()) + ", appended " +
+                std::to_string(cases[i].trailing.size()));
+      }
       for (const auto& p : cases[i].probes) {
         std::uint8_t java = a.U8();
         if (a.ok() && java != (parsed->MayContain(p) ? 1 : 0)) {
@@ -283,6 +292,7 @@ struct BitSetCase {
   bool fixed_size;
   std::int32_t nbits;
   std::vector<std::int32_t> set_bits;
+  ByteVector trailing;  // appended after the JDK's stream: both readers stop before it
   std::vector<ByteVector> probes;
 };
 void showValue(const BitSetCase& c, std::ostream& os) {
@@ -311,6 +321,8 @@ rc::Gen<BitSetCase> BitSetCaseGen() {
                                    return gen::container<std::vector<std::int32_t>>(
                                        static_cast<std::size_t>(count), gen::inRange(0, limit));
                                  })),
+            gen::set(&BitSetCase::trailing,
+                     gen::weightedOneOf<ByteVector>({{3, gen::just(ByteVector{})}, {1, RandomBytes(1, 20)}})),
             gen::set(&BitSetCase::probes, gen::container<std::vector<ByteVector>>(100, FilterKey())));
       });
 }
@@ -339,7 +351,9 @@ TEST(JavaOracle, OurLegacyReaderReadsEveryStreamTheJdkWrites) {
     // The JDK's own answers for its own stream.
     OracleRequest probe(OracleOp::kProbeLegacy);
     for (std::size_t i = 0; i < cases.size(); ++i) {
-      probe.Bytes(streams[i]);
+      ByteVector file = streams[i];
+      file.insert(file.end(), cases[i].trailing.begin(), cases[i].trailing.end());
+      probe.Bytes(file);
       probe.Keys(ToKeyList(cases[i].probes));
       probe.EndCase();
     }
@@ -352,13 +366,19 @@ TEST(JavaOracle, OurLegacyReaderReadsEveryStreamTheJdkWrites) {
       std::string outcome = p.Utf();
       if (outcome != "OK") RC_FAIL(what + ": the JDK cannot read its own stream: " + outcome);
       std::int32_t k = p.I32(), w = p.I32();
-      auto ours = cs::LegacyFilter::Parse(streams[i], "JDK stream");
+      ByteVector file = streams[i];
+      file.insert(file.end(), c.trailing.begin(), c.trailing.end());
+      auto ours = cs::LegacyFilter::Parse(file, "JDK stream");
       if (!ours.ok()) RC_FAIL(what + ": our reader refuses the JDK's stream: " + ours.status().ToString());
       if (ours->signed_hash_count() != k || ours->word_count() != w) {
         RC_FAIL(what + ": K/W JDK " + std::to_string(k) + "/" + std::to_string(w) + ", ours " +
                 std::to_string(ours->signed_hash_count()) + "/" + std::to_string(ours->word_count()));
       }
       if (ours->Serialize() != streams[i]) RC_FAIL(what + ": re-serialized bytes differ from the JDK's");
+      if (ours->trailing_bytes() != c.trailing.size()) {
+        RC_FAIL(what + ": trailing bytes " + std::to_string(ours->trailing_bytes()) + ", appended " +
+                std::to_string(c.trailing.size()));
+      }
       ByteSpan words = ours->words_bytes();
       if (words.size() >= 8 && std::all_of(words.end() - 8, words.end(), [](std::uint8_t b) { return b == 0; })) {
         ++batch_trailing;
