@@ -1,0 +1,133 @@
+// The format-neutral verify engine: report bookkeeping, the parallel runner's order, the summary.
+#include "bloomcodec/verify.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+namespace bloomcodec {
+namespace {
+
+FileReport WithRate(std::string path, std::string group, double p) {
+  FileReport r;
+  r.path = std::move(path);
+  r.group = std::move(group);
+  FillReport fill;
+  fill.fp_rate = p;
+  r.fill = fill;
+  return r;
+}
+
+TEST(VerifyEngine, RunnerKeepsTaskOrderWhateverTheScheduling) {
+  std::vector<VerifyTask> tasks;
+  std::atomic<int> running{0};
+  std::atomic<int> max_running{0};
+  for (int i = 0; i < 40; ++i) {
+    tasks.push_back([i, &running, &max_running] {
+      int now = ++running;
+      int seen = max_running.load();
+      while (now > seen && !max_running.compare_exchange_weak(seen, now)) {
+      }
+      // Early tasks take longest, so they finish last when run in parallel.
+      std::this_thread::sleep_for(std::chrono::microseconds((40 - i) * 200));
+      --running;
+      FileReport r;
+      r.path = "file" + std::to_string(i);
+      return r;
+    });
+  }
+  std::size_t progress_calls = 0;
+  std::size_t last_done = 0;
+  std::vector<FileReport> reports = RunVerifyTasks(tasks, 4, [&](std::size_t done, std::size_t total) {
+    ++progress_calls;
+    EXPECT_EQ(done, last_done + 1);
+    EXPECT_EQ(total, 40u);
+    last_done = done;
+  });
+  ASSERT_EQ(reports.size(), 40u);
+  for (int i = 0; i < 40; ++i) EXPECT_EQ(reports[i].path, "file" + std::to_string(i));
+  EXPECT_EQ(progress_calls, 40u);
+  EXPECT_GE(max_running.load(), 2);  // really in parallel
+  EXPECT_LE(max_running.load(), 4);
+}
+
+TEST(VerifyEngine, RunnerWithNoTasks) {
+  EXPECT_TRUE(RunVerifyTasks({}, 0).empty());
+}
+
+TEST(VerifyEngine, StatusIsTheWorstSeverity) {
+  FileReport r;
+  EXPECT_EQ(r.status_name(), "ok");
+  r.Add(Severity::kInfo, "temporary", "x");
+  EXPECT_EQ(r.status_name(), "ok");
+  r.Add(Severity::kWarning, "trailing-bytes", "x", 8);
+  EXPECT_EQ(r.status_name(), "warning");
+  r.Add(Severity::kError, "structure", "x");
+  EXPECT_EQ(r.status_name(), "error");
+}
+
+TEST(VerifyEngine, FalseNegativesAreCountedAllAndListedUpToTheCap) {
+  FileReport r;
+  r.keys_checked = 100;
+  for (int i = 0; i < 30; ++i) r.AddFalseNegative(AsBytes(std::string(1, static_cast<char>('a' + i % 26))));
+  r.FinishFalseNegatives("the filter");
+  EXPECT_EQ(r.false_negative_count, 30u);
+  EXPECT_EQ(r.false_negatives.size(), kMaxListedFalseNegatives);
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].kind, finding_kind::kFalseNegative);
+  EXPECT_EQ(r.findings[0].severity, Severity::kError);
+  EXPECT_NE(r.findings[0].message.find("30 of 100"), std::string::npos);
+  FileReport clean;
+  clean.FinishFalseNegatives("the filter");
+  EXPECT_TRUE(clean.findings.empty());
+}
+
+TEST(VerifyEngine, SummaryCombinesTheRatesOfEachGroup) {
+  std::vector<FileReport> files = {WithRate("a", "ks/cf", 0.1), WithRate("b", "ks/cf", 0.2),
+                                   WithRate("c", "db", 0.5), WithRate("d", "", 0.9)};
+  files[1].Add(Severity::kWarning, "trailing-bytes", "x");
+  files[2].Add(Severity::kError, "structure", "x");
+  VerifySummary s = Summarize(files);
+  EXPECT_EQ(s.files, 4u);
+  EXPECT_EQ(s.ok, 2u);
+  EXPECT_EQ(s.warnings, 1u);
+  EXPECT_EQ(s.errors, 1u);
+  ASSERT_EQ(s.groups.size(), 2u);  // the ungrouped file is in no group
+  EXPECT_EQ(s.groups[0].name, "db");
+  EXPECT_DOUBLE_EQ(s.groups[0].combined_fp_rate, 0.5);
+  EXPECT_EQ(s.groups[1].name, "ks/cf");
+  EXPECT_EQ(s.groups[1].tables, 2u);
+  EXPECT_NEAR(s.groups[1].combined_fp_rate, 1 - 0.9 * 0.8, 1e-15);
+}
+
+TEST(VerifyEngine, JsonHasEveryFieldAndNullForNonFiniteNumbers) {
+  VerifyReport report;
+  FileReport r = WithRate("p", "g", 0.25);
+  r.fill->estimated_keys = std::numeric_limits<double>::infinity();
+  r.Add(Severity::kWarning, "trailing-bytes", "3 bytes", 16);
+  r.AddFalseNegative(AsBytes(std::string_view("\x01\xff", 2)));
+  report.files.push_back(r);
+  report.files.push_back(FileReport{});
+  report.summary = Summarize(report.files);
+  Document doc = VerifyReportJson(report);
+  const Document& f = doc["files"][0];
+  EXPECT_EQ(f["status"], "warning");
+  EXPECT_EQ(f["findings"][0]["offset"], 16);
+  EXPECT_EQ(f["findings"][0]["severity"], "warning");
+  EXPECT_EQ(f["false_negatives"][0], "01ff");
+  EXPECT_EQ(f["false_negative_count"], 1);
+  EXPECT_TRUE(f["estimated_keys"].is_null());
+  EXPECT_DOUBLE_EQ(f["fp_rate"].get<double>(), 0.25);
+  EXPECT_FALSE(doc["files"][1]["findings"].size());
+  EXPECT_TRUE(doc["files"][1]["bits"].is_null());
+  EXPECT_EQ(doc["summary"]["files"], 2);
+  EXPECT_EQ(doc["summary"]["groups"][0]["name"], "g");
+  // Round-trips through text (valid JSON).
+  EXPECT_EQ(Document::parse(doc.dump()), doc);
+}
+
+}  // namespace
+}  // namespace bloomcodec
