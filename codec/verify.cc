@@ -134,6 +134,8 @@ std::string Compact(double v) {
   return buf;
 }
 
+constexpr std::size_t kTextFalseNegatives = 5;
+
 // Key counts read better whole: "~994 keys", not "~9.94e+02".
 std::string Count(double v) {
   if (!std::isfinite(v) || v >= 1e15) return Compact(v);
@@ -218,7 +220,10 @@ std::string VerifyReportText(const VerifyReport& report) {
       facts += std::to_string(f.keys_checked) + " keys checked, " +
                std::to_string(f.false_negative_count) + " false negatives";
     }
-    if (f.fill) {
+    if (f.fill && f.fill->bits == 0) {
+      if (!facts.empty()) facts += "; ";
+      facts += "no filter bits, fp rate " + Compact(f.fill->fp_rate);
+    } else if (f.fill) {
       if (!facts.empty()) facts += "; ";
       facts += std::to_string(f.fill->bits_set) + "/" + std::to_string(f.fill->bits) +
                " bits set (" + Compact(100 * f.fill->fill_ratio) + "%), k " +
@@ -234,13 +239,16 @@ std::string VerifyReportText(const VerifyReport& report) {
       out += ": " + finding.message + "\n";
     }
     if (f.false_negative_count > 0) {
+      // A few keys (hex, "" for the empty key) keep the line readable; --json lists more.
+      const std::size_t shown = std::min<std::size_t>(f.false_negatives.size(), kTextFalseNegatives);
       out += "        false negatives";
-      if (f.false_negative_count > f.false_negatives.size()) {
-        out += " (first " + std::to_string(f.false_negatives.size()) + " of " +
+      if (f.false_negative_count > shown) {
+        out += " (first " + std::to_string(shown) + " of " +
                std::to_string(f.false_negative_count) + ")";
       }
       out += ":";
-      for (const ByteVector& key : f.false_negatives) {
+      for (std::size_t i = 0; i < shown; ++i) {
+        const ByteVector& key = f.false_negatives[i];
         out += " " + (key.empty() ? std::string("\"\"") : ToHex(key));
       }
       out += "\n";

@@ -232,7 +232,6 @@ FileReport VerifySstable(const SstableFiles& sstable) {
                "reported present and every read of this sstable goes to disk");
     // The empty filter answers "present" for any key: fp rate 1 for the group.
     FillReport fill;
-    fill.bits = 64;
     fill.fp_rate = 1.0;
     fill.estimated_keys = 0;
     if (index) {
