@@ -6,6 +6,8 @@
 #include <rapidcheck/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -29,10 +31,17 @@ rc::Gen<std::vector<T>> Batch(std::size_t n, rc::Gen<T> one) {
 }
 
 // Sends the batch; a dead or refusing JVM fails the property with its message. Once the JVM is
-// gone, RapidCheck's shrink attempts are discarded: none of them can say anything more.
+// gone there is nothing left to learn, but RapidCheck would still walk its whole shrink tree
+// over the batch (minutes for a fixed-size batch, whether the attempts fail or are discarded):
+// so the next attempt ends the test process with the JVM's failure instead.
 inline OracleAnswers Ask(const OracleRequest& request) {
   JvmOracle& oracle = JvmOracle::Shared();
-  if (oracle.failed()) RC_DISCARD("the java oracle is gone");
+  if (oracle.failed()) {
+    std::cout << std::flush;
+    std::fprintf(stderr, "[  FAILED  ] %s\n(the test process stops here: the java oracle is gone)\n",
+                 oracle.failure().c_str());
+    std::_Exit(1);
+  }
   auto answer = oracle.Call(request);
   if (!answer.ok()) RC_FAIL(answer.status().ToString());
   return OracleAnswers(std::move(*answer));
