@@ -17,32 +17,21 @@ inline std::uint32_t SignExtendedByte32(std::uint8_t b) {
 
 }  // namespace
 
-std::int64_t MurmurHash64(ByteSpan key, std::int64_t seed) {
-  constexpr std::uint64_t m = 0xc6a4a7935bd1e995ULL;
+std::int64_t MurmurHash64Resume(std::uint64_t state, ByteSpan rest) {
+  constexpr std::uint64_t m = kMurmur64Multiplier;
   constexpr int r = 47;
-  const std::size_t length = key.size();
-  const std::uint8_t* data = key.data();
-
-  // Trap (section 10.2): `seed & 0xffffffffL` - only the low 32 bits of the seed take part, so
-  // the second hash, seeded with the first, sees just its low half.
-  // Java multiplies by the int length widened to long; u64 wraps the same way.
-  std::uint64_t h = (static_cast<std::uint64_t>(seed) & 0xffffffffULL) ^
-                    (m * static_cast<std::uint64_t>(static_cast<std::uint32_t>(length)));
-
-  const std::size_t blocks = length / 8;
+  std::uint64_t h = state;
+  const std::size_t blocks = rest.size() / 8;
+  const std::uint8_t* data = rest.data();
   for (std::size_t i = 0; i < blocks; ++i) {
     // Block bytes are masked with `& 0xff` in the Java code: unsigned, little-endian.
     const std::uint8_t* p = data + i * 8;
     std::uint64_t k = 0;
     for (int j = 7; j >= 0; --j) k = (k << 8) | p[j];
-    k *= m;
-    k ^= k >> r;  // Java `>>>`: logical shift, as on u64.
-    k *= m;
-    h ^= k;
-    h *= m;
+    h = MurmurHash64Block(h, k);
   }
 
-  const std::size_t tail = length & 7;
+  const std::size_t tail = rest.size() & 7;
   if (tail != 0) {
     const std::uint8_t* t = data + blocks * 8;
     // Trap (section 10.3): the tail bytes are NOT masked in the Java code; `(long) get(i) << s`
@@ -51,10 +40,14 @@ std::int64_t MurmurHash64(ByteSpan key, std::int64_t seed) {
     h *= m;
   }
 
-  h ^= h >> r;
+  h ^= h >> r;  // Java `>>>`: logical shift, as on u64.
   h *= m;
   h ^= h >> r;
   return static_cast<std::int64_t>(h);
+}
+
+std::int64_t MurmurHash64(ByteSpan key, std::int64_t seed) {
+  return MurmurHash64Resume(MurmurHash64Start(key.size(), seed), key);
 }
 
 std::int32_t MurmurHash32(ByteSpan key, std::int32_t seed) {

@@ -9,6 +9,7 @@
 // bit for bit (checked against 3981 vectors each produced by the original class).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "bloomcodec/bytes.h"
@@ -18,6 +19,27 @@ namespace bloomcodec::cassandra {
 // MurmurHash64A as Java computes it: only the low 32 bits of `seed` are used, and tail bytes
 // (len % 8) are sign-extended before they are mixed in. Used by Filter.db versions f .. hf.
 std::int64_t MurmurHash64(ByteSpan key, std::int64_t seed);
+
+// MurmurHash64 in steps, for callers that interleave several keys' block loops (the batch paths
+// of FilterDb): MurmurHash64(key, seed) == MurmurHash64Resume(h, key.subspan(8 * b)) where h is
+// MurmurHash64Start(key.size(), seed) advanced over the first b whole 8-byte blocks (read
+// little-endian, unsigned) with MurmurHash64Block.
+inline constexpr std::uint64_t kMurmur64Multiplier = 0xc6a4a7935bd1e995ULL;
+inline std::uint64_t MurmurHash64Start(std::size_t length, std::int64_t seed) {
+  // Trap (section 10.2): `seed & 0xffffffffL` - only the low 32 bits of the seed take part, so
+  // the second hash, seeded with the first, sees just its low half. Java multiplies by the int
+  // length widened to long; u64 wraps the same way.
+  return (static_cast<std::uint64_t>(seed) & 0xffffffffULL) ^
+         (kMurmur64Multiplier * static_cast<std::uint64_t>(static_cast<std::uint32_t>(length)));
+}
+inline std::uint64_t MurmurHash64Block(std::uint64_t state, std::uint64_t little_endian_block) {
+  std::uint64_t k = little_endian_block * kMurmur64Multiplier;
+  k ^= k >> 47;  // Java `>>>`: logical shift, as on u64.
+  k *= kMurmur64Multiplier;
+  return (state ^ k) * kMurmur64Multiplier;
+}
+// The remaining whole blocks, the sign-extended tail and the final mix.
+std::int64_t MurmurHash64Resume(std::uint64_t state, ByteSpan rest);
 
 // MurmurHash2 (32-bit) as Java computes it: tail bytes sign-extended and in reversed order
 // compared with the C code. Used by the legacy filter (versions c .. e).
