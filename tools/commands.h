@@ -15,6 +15,9 @@ Status RunBuild(std::span<const std::string_view> args);
 Status RunProbe(std::span<const std::string_view> args);
 Status RunHash(std::span<const std::string_view> args);
 Status RunSize(std::span<const std::string_view> args);
+Status RunInspect(std::span<const std::string_view> args);
+Status RunConvert(std::span<const std::string_view> args);
+Status RunDump(std::span<const std::string_view> args);
 // verify: true when nothing is wrong (exit 0), false when a check found an error (exit 1).
 Result<bool> RunVerify(std::span<const std::string_view> args);
 

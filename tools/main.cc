@@ -36,8 +36,8 @@ struct Subcommand {
 
 constexpr Subcommand kSubcommands[] = {
     {"build", tool::RunBuild}, {"probe", tool::RunProbe}, {"hash", tool::RunHash},
-    {"size", tool::RunSize},   {"inspect", nullptr},      {"verify", nullptr, tool::RunVerify},
-    {"convert", nullptr},      {"dump", nullptr},
+    {"size", tool::RunSize},   {"inspect", tool::RunInspect}, {"verify", nullptr, tool::RunVerify},
+    {"convert", tool::RunConvert}, {"dump", tool::RunDump},
 };
 
 int Fail(std::string_view subcommand, const std::string& message) {

@@ -11,6 +11,7 @@
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
+#include "cassandra_inspect.h"
 
 namespace bloomcodec::cassandra {
 namespace {
@@ -137,6 +138,15 @@ class CurrentFormat final : public FormatCodec {
     filter.MayContainBatch(keys, answers);
     return {};
   }
+  Result<Document> Inspect(ByteSpan file, std::string_view source) const override {
+    return InspectFilterDb(file, source);
+  }
+  Result<Document> Dump(ByteSpan file, std::string_view source) const override {
+    return DumpFilterDb(file, source);
+  }
+  Result<ByteVector> Undump(const Document& dump, std::string_view source) const override {
+    return UndumpFilterDb(dump, source);
+  }
 };
 
 class LegacyFormat final : public FormatCodec {
@@ -191,6 +201,15 @@ class LegacyFormat final : public FormatCodec {
     filter.MayContainBatch(keys, answers);
     return {};
   }
+  Result<Document> Inspect(ByteSpan file, std::string_view source) const override {
+    return InspectLegacyFilter(file, source);
+  }
+  Result<Document> Dump(ByteSpan file, std::string_view source) const override {
+    return DumpLegacyFilter(file, source);
+  }
+  Result<ByteVector> Undump(const Document& dump, std::string_view source) const override {
+    return UndumpLegacyFilter(dump, source);
+  }
 };
 
 class RowFormat final : public FormatCodec {
@@ -230,6 +249,15 @@ class RowFormat final : public FormatCodec {
     BLOOMCODEC_ASSIGN_OR_RETURN(RowFilter row, RowFilter::Parse(file, source));
     row.filter().MayContainBatch(keys, answers);
     return {};
+  }
+  Result<Document> Inspect(ByteSpan file, std::string_view source) const override {
+    return InspectRowFilter(file, source);
+  }
+  Result<Document> Dump(ByteSpan file, std::string_view source) const override {
+    return DumpRowFilter(file, source);
+  }
+  Result<ByteVector> Undump(const Document& dump, std::string_view source) const override {
+    return UndumpRowFilter(dump, source);
   }
 
  private:

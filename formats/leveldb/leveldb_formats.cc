@@ -8,6 +8,7 @@
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/leveldb/hash.h"
+#include "leveldb_inspect.h"
 
 namespace bloomcodec::leveldb {
 
@@ -102,6 +103,15 @@ class BloomFormat final : public FormatCodec {
     BloomKeyMayMatchBatch(flavor_, keys, file, answers);
     return {};
   }
+  Result<Document> Inspect(ByteSpan file, std::string_view source) const override {
+    return InspectBloom(file, source, flavor_);
+  }
+  Result<Document> Dump(ByteSpan file, std::string_view source) const override {
+    return DumpBloom(file, source, flavor_);
+  }
+  Result<ByteVector> Undump(const Document& dump, std::string_view source) const override {
+    return UndumpBloom(dump, source, flavor_);
+  }
 
  private:
   BloomPolicy Policy(int b) const {
@@ -163,6 +173,15 @@ class FilterBlockFormat final : public FormatCodec {
     // The lenient reader, as LevelDB reads it: malformed blocks answer "may match", not errors.
     FilterBlockReader(file, HashFlavor::kUnsignedTail).KeyMayMatchBatch(0, keys, answers);
     return {};
+  }
+  Result<Document> Inspect(ByteSpan file, std::string_view source) const override {
+    return InspectFilterBlock(file, source);
+  }
+  Result<Document> Dump(ByteSpan file, std::string_view source) const override {
+    return DumpFilterBlock(file, source);
+  }
+  Result<ByteVector> Undump(const Document& dump, std::string_view source) const override {
+    return UndumpFilterBlock(dump, source);
   }
 };
 

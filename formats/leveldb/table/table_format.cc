@@ -12,6 +12,7 @@
 #include "bloomcodec/leveldb/hash.h"
 #include "bloomcodec/leveldb/table_reader.h"
 #include "bloomcodec/leveldb/table_writer.h"
+#include "leveldb/leveldb_inspect.h"
 
 namespace bloomcodec::leveldb {
 
@@ -86,6 +87,15 @@ class TableFormat final : public FormatCodec {
     BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table,
                                 TableReader::Open(file, std::string(source), open));
     return table.MayContainBatch(keys, answers);
+  }
+  Result<Document> Inspect(ByteSpan file, std::string_view source) const override {
+    return InspectTable(file, source);
+  }
+  Result<Document> Dump(ByteSpan file, std::string_view source) const override {
+    return DumpTable(file, source);
+  }
+  Result<ByteVector> Undump(const Document& dump, std::string_view source) const override {
+    return UndumpTable(dump, source);
   }
 };
 

@@ -1,0 +1,39 @@
+// inspect, dump and undump of the LevelDB formats (private to the library; the FormatCodec
+// classes of leveldb_formats.cc and table/table_format.cc forward to these).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "bloomcodec/format.h"
+#include "bloomcodec/leveldb/filter_block.h"
+#include "bloomcodec/leveldb/hash.h"
+
+namespace bloomcodec::leveldb {
+
+Result<Document> InspectBloom(ByteSpan file, std::string_view source, HashFlavor flavor);
+Result<Document> DumpBloom(ByteSpan file, std::string_view source, HashFlavor flavor);
+Result<ByteVector> UndumpBloom(const Document& dump, std::string_view source, HashFlavor flavor);
+
+// The strict layout and per-filter statistics of a filter block found at `base_offset` of
+// `source`. Every filter's entry says which data-block offsets it serves.
+Result<Document> InspectFilterBlockAt(ByteSpan block, std::string_view source,
+                                      std::uint64_t base_offset, HashFlavor flavor);
+Result<Document> InspectFilterBlock(ByteSpan file, std::string_view source);
+// Dump fields of a filter block (base_lg, array_offset, filters: [{offset, base64}]), without
+// the format head: a table dump nests them.
+Result<Document> FilterBlockDumpFields(ByteSpan block, std::string_view source,
+                                       std::uint64_t base_offset);
+Result<Document> DumpFilterBlock(ByteSpan file, std::string_view source);
+// Accepts the fields of FilterBlockDumpFields (each filter's bytes in `base64`).
+Result<ByteVector> FilterBlockFromFields(const Document& fields, std::string_view source);
+Result<ByteVector> UndumpFilterBlock(const Document& dump, std::string_view source);
+
+Result<Document> InspectTable(ByteSpan file, std::string_view source);
+Result<Document> DumpTable(ByteSpan file, std::string_view source);
+Result<ByteVector> UndumpTable(const Document& dump, std::string_view source);
+
+// The name of the raw bloom format whose hash a filter of `flavor` uses.
+std::string_view BloomFormatName(HashFlavor flavor);
+
+}  // namespace bloomcodec::leveldb

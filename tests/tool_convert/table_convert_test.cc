@@ -1,0 +1,219 @@
+// convert --to leveldb-table: a table's filter block added, replaced or removed, then opened by
+// the ORIGINAL LevelDB 1.23 (Table::Open, a full iteration, Table::InternalGet for every key with
+// a policy that records each KeyMayMatch call).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+#include <string>
+
+#include "convert_support.h"
+#include "leveldb_table/leveldb_harness.h"
+#include "support/test_support.h"
+
+namespace bloomcodec::testing {
+namespace {
+
+using leveldb_test::RecordingPolicy;
+using leveldb_test::StringSource;
+
+std::vector<std::string> TableKeys(const std::string& keys_tsv) {
+  TsvTable t = ReadTsvFixture(keys_tsv);
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    const ByteVector k = HexBytes(t.At(i, "key_hex"));
+    keys.emplace_back(AsChars(k));
+  }
+  return keys;
+}
+
+struct Lookup {
+  std::string key;
+  bool found = false;
+};
+
+void SaveIfSameKey(void* arg, const ::leveldb::Slice& k, const ::leveldb::Slice&) {
+  auto* l = static_cast<Lookup*>(arg);
+  if (k.ToString() == l->key) l->found = true;
+}
+
+// What LevelDB 1.23 does with `table` (plain keys): every entry in order, every key found
+// through InternalGet, and the KeyMayMatch calls that lookup made.
+struct OriginalRead {
+  std::size_t entries = 0;
+  std::size_t found = 0;
+  std::size_t filter_calls = 0;
+  std::size_t filter_said_absent = 0;
+  std::set<std::string> filters_used;
+};
+
+OriginalRead ReadWithLevelDb(const ByteVector& table, const std::vector<std::string>& keys,
+                             int policy_bits) {
+  RecordingPolicy policy(policy_bits);
+  ::leveldb::Options options;
+  options.filter_policy = &policy;
+  const std::string bytes(AsChars(table));
+  StringSource source(bytes);
+  ::leveldb::Table* raw = nullptr;
+  ::leveldb::Status s = ::leveldb::Table::Open(options, &source, bytes.size(), &raw);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  OriginalRead read;
+  if (!s.ok()) return read;
+  std::unique_ptr<::leveldb::Table> t(raw);
+  std::unique_ptr<::leveldb::Iterator> it(t->NewIterator(::leveldb::ReadOptions()));
+  std::size_t i = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++i) {
+    if (i < keys.size()) {
+      EXPECT_EQ(it->key().ToString(), keys[i]) << i;
+    }
+  }
+  EXPECT_TRUE(it->status().ok());
+  read.entries = i;
+  for (const std::string& k : keys) {
+    Lookup l{k};
+    EXPECT_TRUE(::leveldb::TableCache::BloomcodecInternalGet(t.get(), ::leveldb::ReadOptions(),
+                                                              ::leveldb::Slice(k), &l,
+                                                              SaveIfSameKey)
+                    .ok());
+    read.found += l.found;
+  }
+  read.filter_calls = policy.calls.size();
+  for (const auto& c : policy.calls) {
+    read.filter_said_absent += !c.result;
+    read.filters_used.insert(c.filter);
+  }
+  return read;
+}
+
+// The raw filters of a table's filter block, split by convert.
+std::set<std::string> FiltersOf(const std::string& table_path, const std::string& bloom) {
+  CliDir dir;
+  CliRun r = RunCli({"convert", table_path, "--to", bloom, "-o", dir.Path("s") + "/"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> filters;
+  auto manifest = nlohmann::ordered_json::parse(ReadAnyText(dir.Path("s/manifest.json")));
+  for (const auto& f : manifest["filters"]) {
+    const ByteVector b = ReadAnyFile(dir.Path("s/") + f["file"].get<std::string>());
+    if (!b.empty()) filters.insert(std::string(AsChars(b)));
+  }
+  return filters;
+}
+
+TEST(TableConvert, AFilterAddedToATableWithoutOneIsUsedByLevelDb) {
+  CliDir dir;
+  const std::vector<std::string> keys = TableKeys("leveldb/tables/tb_nofilter_bs1024.keys.tsv");
+  const std::string in = FixtureForCli("leveldb/tables/tb_nofilter_bs1024.ldb");
+  OriginalRead before = ReadWithLevelDb(ReadFixture("leveldb/tables/tb_nofilter_bs1024.ldb"), keys, 10);
+  EXPECT_EQ(before.filter_calls, 0u);
+
+  auto report = RunJson({"convert", in, "--to", "leveldb-table", "--bits-per-key", "10", "-o",
+                         dir.Path("with.ldb"), "--json"});
+  EXPECT_EQ(report["how"], "rewritten");
+  EXPECT_EQ(report["keys"].get<std::size_t>(), keys.size());
+  const ByteVector out = ReadAnyFile(dir.Path("with.ldb"));
+  OriginalRead after = ReadWithLevelDb(out, keys, 10);
+  EXPECT_EQ(after.entries, keys.size());
+  EXPECT_EQ(after.found, keys.size());
+  EXPECT_EQ(after.filter_calls, keys.size());  // one KeyMayMatch per lookup: the filter is used
+  EXPECT_EQ(after.filter_said_absent, 0u);
+  // The filters LevelDB consulted are the ones in our new filter block.
+  const std::set<std::string> ours = FiltersOf(dir.Path("with.ldb"), "leveldb-bloom");
+  for (const std::string& f : after.filters_used) EXPECT_TRUE(ours.count(f));
+  EXPECT_FALSE(ours.empty());
+}
+
+TEST(TableConvert, AReplacedFilterHasTheNewSizeAndIsUsed) {
+  CliDir dir;
+  const std::vector<std::string> keys = TableKeys("leveldb/tables/tb_bpk10_none_bs64.keys.tsv");
+  const std::string in = FixtureForCli("leveldb/tables/tb_bpk10_none_bs64.ldb");
+  CliRun r = RunCli({"convert", in, "--to", "leveldb-table", "--bits-per-key", "20", "-o",
+                     dir.Path("bpk20.ldb")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("rewritten"), std::string::npos);
+  const ByteVector out = ReadAnyFile(dir.Path("bpk20.ldb"));
+  OriginalRead read = ReadWithLevelDb(out, keys, 20);
+  EXPECT_EQ(read.entries, keys.size());
+  EXPECT_EQ(read.found, keys.size());
+  EXPECT_EQ(read.filter_calls, keys.size());
+  EXPECT_EQ(read.filter_said_absent, 0u);
+  const std::set<std::string> ours = FiltersOf(dir.Path("bpk20.ldb"), "leveldb-bloom");
+  for (const std::string& f : read.filters_used) {
+    EXPECT_TRUE(ours.count(f));
+    EXPECT_EQ(static_cast<unsigned char>(f.back()), 13);  // k of 20 bits per key
+  }
+  // The data blocks and the index are untouched: the same keys in the same blocks.
+  auto before = RunJson({"inspect", in, "--json"})["files"][0];
+  auto after = RunJson({"inspect", dir.Path("bpk20.ldb"), "--json"})["files"][0];
+  EXPECT_EQ(before["data_blocks"], after["data_blocks"]);
+  EXPECT_EQ(before["filter"]["num_filters"], after["filter"]["num_filters"]);
+}
+
+TEST(TableConvert, ARemovedFilterLeavesATableLevelDbReadsWithoutFilterCalls) {
+  CliDir dir;
+  const std::vector<std::string> keys = TableKeys("leveldb/tables/tb_bpk10_none_bs64.keys.tsv");
+  CliRun r = RunCli({"convert", FixtureForCli("leveldb/tables/tb_bpk10_none_bs64.ldb"), "--to",
+                     "leveldb-table", "--no-filter", "-o", dir.Path("none.ldb")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  OriginalRead read = ReadWithLevelDb(ReadAnyFile(dir.Path("none.ldb")), keys, 10);
+  EXPECT_EQ(read.entries, keys.size());
+  EXPECT_EQ(read.found, keys.size());
+  EXPECT_EQ(read.filter_calls, 0u);
+  auto doc = RunJson({"inspect", dir.Path("none.ldb"), "--json"})["files"][0];
+  EXPECT_TRUE(doc["filter"].is_null());
+  EXPECT_TRUE(doc["metaindex"].empty());
+}
+
+TEST(TableConvert, ALegacyFilterIsWrittenUnderThe117NameThatLevelDb118Ignores) {
+  CliDir dir;
+  const std::vector<std::string> keys = TableKeys("leveldb/tables/tb_bpk10_none_bs64.keys.tsv");
+  CliRun r = RunCli({"convert", FixtureForCli("leveldb/tables/tb_bpk10_none_bs64.ldb"), "--to",
+                     "leveldb-table", "--bits-per-key", "10", "--legacy-1.17", "-o",
+                     dir.Path("old.ldb")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  OriginalRead read = ReadWithLevelDb(ReadAnyFile(dir.Path("old.ldb")), keys, 10);
+  EXPECT_EQ(read.found, keys.size());
+  EXPECT_EQ(read.filter_calls, 0u);  // 1.23 looks for ...Filter2 only
+  auto doc = RunJson({"inspect", dir.Path("old.ldb"), "--json"})["files"][0];
+  EXPECT_EQ(doc["filter"]["metaindex_key"], "filter.leveldb.BuiltinBloomFilter");
+  EXPECT_EQ(doc["filter"]["legacy_v117"], true);
+  EXPECT_NE(doc["filter"]["note"].get<std::string>().find("ignore"), std::string::npos);
+}
+
+TEST(TableConvert, ADatabaseTablesFilterIsRebuiltOverItsUserKeys) {
+  CliDir dir;
+  const std::string base = "leveldb/tables/db_bpk10_snappy_bs1024__000005";
+  CliRun r = RunCli({"convert", FixtureForCli(base + ".ldb"), "--to", "leveldb-table",
+                     "--bits-per-key", "5", "-o", dir.Path("db.ldb")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Every user key probes 1 through the read path, as DB::Get would find it.
+  TsvTable t = ReadTsvFixture(base + ".keys.tsv");
+  std::string user_keys;
+  const int col = t.Column("user_key_hex") >= 0 ? t.Column("user_key_hex") : t.Column("key_hex");
+  ASSERT_GE(col, 0);
+  for (const auto& row : t.rows) {
+    std::string hex = row[static_cast<std::size_t>(col)];
+    if (t.Column("user_key_hex") < 0) hex.resize(hex.size() >= 16 ? hex.size() - 16 : 0);
+    user_keys += hex + "\n";
+  }
+  auto probe = RunJson({"probe", dir.Path("db.ldb"), "--keys", dir.Write("u.hex", user_keys),
+                        "--key-format", "hex", "--key-kind", "user", "--json"});
+  EXPECT_EQ(probe["positives"], probe["keys"]);
+  auto doc = RunJson({"inspect", dir.Path("db.ldb"), "--json"})["files"][0];
+  EXPECT_EQ(doc["key_kind"], "user");
+  EXPECT_EQ(doc["filter"]["filters"][0]["hash_count"], 3);  // k of 5 bits per key
+}
+
+TEST(TableConvert, WithoutParametersATableIsCopiedAndKeysDoNotApply) {
+  CliDir dir;
+  const std::string in = FixtureForCli("leveldb/tables/tb_bpk10_none_bs64.ldb");
+  auto report = RunJson({"convert", in, "--to", "leveldb-table", "-o", dir.Path("c.ldb"), "--json"});
+  EXPECT_EQ(report["how"], "lossless");
+  EXPECT_EQ(ReadAnyFile(dir.Path("c.ldb")), ReadFixture("leveldb/tables/tb_bpk10_none_bs64.ldb"));
+  CliRun r = RunCli({"convert", in, "--to", "leveldb-table", "--bits-per-key", "10", "--keys",
+                     dir.Write("k", "a\n"), "-o", dir.Path("d.ldb")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("own keys"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace bloomcodec::testing

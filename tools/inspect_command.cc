@@ -1,0 +1,40 @@
+// bloomcodec inspect: what a filter file holds and what its fill says, one document per file.
+#include "args.h"
+#include "commands.h"
+#include "inputs.h"
+#include "output.h"
+#include "render.h"
+
+namespace bloomcodec::tool {
+
+namespace {
+constexpr FlagSpec kFlags[] = {{"--format", true}, {"--json", false}};
+}  // namespace
+
+Status RunInspect(std::span<const std::string_view> argv) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv, kFlags));
+  if (args.positionals().empty()) return Status::InvalidArgument("FILE is required");
+  const bool json = args.Has("--json");
+  Document files = Document::array();
+  std::string text;
+  for (std::string_view path : args.positionals()) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(InputFile input, InputFile::Open(std::string(path)));
+    BLOOMCODEC_ASSIGN_OR_RETURN(const FormatCodec* format, ResolveFormat(args, input));
+    BLOOMCODEC_ASSIGN_OR_RETURN(Document facts, format->Inspect(input.bytes(), input.path()));
+    Document doc;
+    doc["file"] = input.path();
+    doc.update(facts);
+    if (json) {
+      files.push_back(std::move(doc));
+    } else {
+      if (!text.empty()) text += "\n";
+      RenderDocument(doc, text);
+    }
+  }
+  if (!json) return WriteStdout(text);
+  Document out;
+  out["files"] = std::move(files);
+  return WriteJson(out);
+}
+
+}  // namespace bloomcodec::tool
