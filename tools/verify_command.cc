@@ -2,7 +2,9 @@
 // library's, bloomcodec/verify.h); this file parses flags, loads keys, shows progress and prints.
 #include <unistd.h>
 
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "args.h"
@@ -20,6 +22,17 @@ constexpr FlagSpec kFlags[] = {
     {"--keys", true},        {"--key-format", true}, {"--index", true}, {"--from-table", false},
     {"--format", true},      {"--key-kind", true},   {"--json", false},
 };
+constexpr std::uintmax_t kLargeFileBytes = 64 << 20;
+
+bool LargeInput(const std::vector<std::string>& paths) {
+  std::error_code ec;
+  for (const std::string& p : paths) {
+    const std::uintmax_t size = std::filesystem::file_size(p, ec);
+    if (!ec && size >= kLargeFileBytes) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<bool> RunVerify(std::span<const std::string_view> argv) {
@@ -63,7 +76,7 @@ Result<bool> RunVerify(std::span<const std::string_view> argv) {
   {
     // A terminal sees how far a directory (or one big file) has got; pipes and --json see
     // nothing. A single small file finishes before a line would be worth drawing.
-    const bool show = !json && ::isatty(2) == 1 && (tasks.size() > 1 || sources > 0);
+    const bool show = !json && ::isatty(2) == 1 && (tasks.size() > 1 || LargeInput(paths));
     Progress progress(show);
     progress.Show("verifying " + std::to_string(tasks.size()) +
                   (tasks.size() == 1 ? " file" : " files"));
