@@ -219,6 +219,34 @@ TEST_F(CassandraDir, LegacyTemporaryAndMissingComponents) {
             (std::vector<std::string>{"rebuilt-filter", "index"}));
 }
 
+TEST_F(CassandraDir, HashCountsOutsideWhatCassandraWritesAreWarnings) {
+  // K = 0: Cassandra's empty filter, every key present (so no false negatives either).
+  PutSstable(ks_, "Standard5-hc-11-", "cassandra-1.0/filters/empty_filter.Filter.db", keys10_);
+  // K = 25, no Cassandra sizing chooses it; a consistent filter of the 10 keys otherwise.
+  auto many = cassandra::FilterDb::Create(25, 16);
+  ASSERT_TRUE(many.ok());
+  many->AddAll(keys10_);
+  WriteFileAt(ks_ + "/Standard6-hc-12-Filter.db", std::move(*many).TakeSerialized());
+  auto index = cassandra::WriteIndexDb(keys10_);
+  ASSERT_TRUE(index.ok());
+  WriteFileAt(ks_ + "/Standard6-hc-12-Index.db", *index);
+  // A Cassandra 1.2 sstable is not read here.
+  WriteFileAt(ks_ + "/Standard7-ia-13-Filter.db", ByteVector(16, 0));
+  WriteFileAt(ks_ + "/Standard7-ia-13-Index.db", ByteVector());
+  Json doc = VerifyJson({Data()}, 0);
+  const Json& empty = FileEndingWith(doc, "Standard5-hc-11-Filter.db");
+  EXPECT_EQ(Kinds(empty), std::vector<std::string>{"hash-count"});
+  EXPECT_EQ(empty["status"], "warning");
+  EXPECT_EQ(empty["keys_checked"], 10);
+  EXPECT_EQ(empty["fp_rate"], 1.0);
+  const Json& k25 = FileEndingWith(doc, "Standard6-hc-12-Filter.db");
+  EXPECT_EQ(Kinds(k25), std::vector<std::string>{"hash-count"});
+  EXPECT_EQ(k25["hash_count"], 25);
+  EXPECT_EQ(Kinds(FileEndingWith(doc, "Standard7-ia-13-Filter.db")),
+            std::vector<std::string>{"unsupported"});
+  EXPECT_EQ(doc["summary"]["errors"], 0);
+}
+
 TEST_F(CassandraDir, SingleFilesWithIndexOrKeys) {
   Json with_index = VerifyJson({Filter(1), "--index", Index(1)}, 0);
   ASSERT_EQ(with_index["files"].size(), 1u);
