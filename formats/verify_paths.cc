@@ -122,6 +122,15 @@ Status PlanFile(const std::string& path, const VerifyOptions& options,
       // The Index.db was named by the user: if it cannot be opened at all that is bad input
       // (exit 2); damage inside it is a finding of the verification.
       BLOOMCODEC_RETURN_IF_ERROR(InputFile::Open(index).status());
+    } else if (options.key_source == KeySource::kNone) {
+      // Without a key source, the sstable's own Index.db next to it (same name up to the
+      // component) supplies the keys, as in a directory.
+      std::string_view name = WithoutGz(path);
+      if (name.ends_with("Filter.db")) {
+        std::string sibling = std::string(name.substr(0, name.size() - 9)) + "Index.db";
+        std::error_code ec;
+        if (fs::is_regular_file(sibling, ec)) index = sibling;
+      }
     }
     tasks.push_back([path, kind, version, keys, index] {
       return cassandra::VerifyFilterFile(path, kind, version, keys, index);

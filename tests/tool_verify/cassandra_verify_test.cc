@@ -253,6 +253,16 @@ TEST_F(CassandraDir, SingleFilesWithIndexOrKeys) {
   EXPECT_EQ(with_index["files"][0]["keys_checked"], 1000);
   EXPECT_EQ(with_index["files"][0]["sized_keys"], 1000);
 
+  // Without a key source, the Index.db beside the Filter.db.
+  Json beside = VerifyJson({Filter(1)}, 0);
+  EXPECT_EQ(beside["files"][0]["keys_checked"], 1000);
+  EXPECT_EQ(beside["files"][0]["sized_keys"], 1000);
+  fs::copy_file(Filter(1), dir_.Path("alone-Filter.db"));
+  Json alone = VerifyJson({dir_.Path("alone-Filter.db"), "--format", "cassandra-1.0"}, 0);
+  EXPECT_EQ(alone["files"][0]["keys_checked"], 0);
+  EXPECT_TRUE(alone["files"][0]["sized_keys"].is_null());
+  EXPECT_EQ(alone["files"][0]["bits"], 15040);
+
   Json with_keys =
       VerifyJson({Filter(1), "--keys", FixturePath(kKeys1000), "--key-format", "hex"}, 0);
   EXPECT_EQ(with_keys["files"][0]["keys_checked"], 1000);

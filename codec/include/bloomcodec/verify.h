@@ -142,7 +142,8 @@ std::vector<FileReport> RunVerifyTasks(std::span<const VerifyTask> tasks, unsign
 
 // Where the keys of a single file come from (directories always bring their own).
 enum class KeySource {
-  kNone,       // structure and statistics only (a table still checks its own keys)
+  kNone,       // a table checks its own keys, a Filter.db the Index.db beside it (if any);
+               // otherwise structure and statistics only
   kKeyList,    // VerifyOptions::keys
   kIndexDb,    // VerifyOptions::index_path: a Cassandra Index.db
   kFromTable,  // a LevelDB table's own data blocks
