@@ -13,6 +13,17 @@ void AppendBlockHandle(const BlockHandle& handle, ByteVector& out) {
 }
 
 Result<BlockHandle> ReadBlockHandle(ByteReader& reader, std::string_view what) {
+  // Every table lookup decodes an index entry's handle: the field descriptions below are built
+  // only when a read fails (re-read from the same position), so a lookup allocates nothing.
+  const std::size_t start = reader.position();
+  {
+    Result<std::uint64_t> offset = reader.ReadVarint64("varint64");
+    if (offset.ok()) {
+      Result<std::uint64_t> size = reader.ReadVarint64("varint64");
+      if (size.ok()) return BlockHandle{*offset, *size};
+    }
+  }
+  BLOOMCODEC_RETURN_IF_ERROR(reader.Seek(start, "block handle"));
   BlockHandle handle;
   BLOOMCODEC_ASSIGN_OR_RETURN(handle.offset,
                               reader.ReadVarint64(std::string(what) + " offset (varint64)"));
