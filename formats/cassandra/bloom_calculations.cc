@@ -1,11 +1,8 @@
 // BloomCalculations of Cassandra 1.0: the false-positive table and its two searches.
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <limits>
-#include <string>
 
 #include "bloomcodec/cassandra/sizing.h"
 
@@ -92,52 +89,6 @@ int MaxBucketsPerElement(std::int64_t num_elements) {
   // INT_MAX, so the min with 20 is taken on the double first.
   if (v >= kMaxBucketsPerElement) return kMaxBucketsPerElement;
   return static_cast<int>(v);
-}
-
-std::string JavaDoubleToString(double d) {
-  if (std::isnan(d)) return "NaN";
-  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
-  if (d == 0) return std::signbit(d) ? "-0.0" : "0.0";
-  std::string out = std::signbit(d) ? "-" : "";
-  const double a = std::fabs(d);
-
-  // Shortest round-trip digits. Java never prints a single significant digit when two would be
-  // closer (Double.MIN_VALUE is "4.9E-324", not "5.0E-324"), so a 1-digit result is redone with
-  // the closest 2-digit decimal.
-  char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, a, std::chars_format::scientific);
-  std::string sci(buf, res.ptr);
-  std::size_t e_pos = sci.find('e');
-  std::string mantissa = sci.substr(0, e_pos);
-  if (mantissa.size() == 1) {
-    std::snprintf(buf, sizeof buf, "%.1e", a);
-    sci = buf;
-    e_pos = sci.find('e');
-    mantissa = sci.substr(0, e_pos);
-  }
-  int exponent = std::stoi(sci.substr(e_pos + 1));
-  std::string digits;
-  for (char c : mantissa) {
-    if (c != '.') digits.push_back(c);
-  }
-  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
-
-  if (a >= 1e-3 && a < 1e7) {
-    if (exponent >= 0) {
-      const std::size_t int_len = static_cast<std::size_t>(exponent) + 1;
-      if (digits.size() <= int_len) {
-        out += digits + std::string(int_len - digits.size(), '0') + ".0";
-      } else {
-        out += digits.substr(0, int_len) + "." + digits.substr(int_len);
-      }
-    } else {
-      out += "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
-    }
-    return out;
-  }
-  out += digits.substr(0, 1) + "." + (digits.size() > 1 ? digits.substr(1) : "0") + "E" +
-         std::to_string(exponent);
-  return out;
 }
 
 }  // namespace bloomcodec::cassandra

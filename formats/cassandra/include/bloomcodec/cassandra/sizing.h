@@ -71,7 +71,8 @@ int OptimalHashCount(int buckets_per_element);
 // BloomCalculations.maxBucketsPerElement(n).
 int MaxBucketsPerElement(std::int64_t num_elements);
 
-// Java's Double.toString(d), as the refusal texts print the fp chance.
+// Java's Double.toString(d), as the refusal texts print the fp chance: the digits of JDKs before
+// 19 (Cassandra's), which are not always the shortest (java_double.cc).
 std::string JavaDoubleToString(double d);
 
 }  // namespace bloomcodec::cassandra
