@@ -2,13 +2,18 @@
 // cases, the Java oracle (Java's own types and library) answers them in batches, and every answer
 // must be equal. Each property prints how many generated cases agreed; a failure names the
 // smallest disagreeing input RapidCheck found. Part 2: oracle_filter_property_test.cc.
+#include <algorithm>
 #include <array>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <ostream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "bloomcodec/cassandra/buckets.h"
@@ -172,17 +177,119 @@ TEST(JavaOracle, LegacyBucketIndicesAgreeForArbitraryHashAndBitCounts) {
 // ---------------------------------------------------------------------------------- sizing
 
 // The refusal texts print the fp chance with Java's Double.toString; the JVM in use (JDK 17,
-// like the golden data's, and like Cassandra's Java 6) is the judge of its digits.
+// like the golden data's; JDKs before 19 print like Cassandra's Java 6) is the judge of its
+// digits. Besides fp chances, the doubles cover every branch of the pre-19 algorithm: integers
+// of every magnitude (exact below 2^53, rounded-off low digits from 2^54, the big-integer loop
+// from 2^63), powers of two and ten and the doubles around them (the asymmetric ulp, exponent
+// estimates one too high), subnormals and tiny values, the 1e-3 and 1e7 layout boundaries,
+// short decimals (the last-digit rounding) and uniformly random bit patterns.
+constexpr std::size_t kDoubleBatch = 2000;
+
+// d moved by `ulps` representable doubles away from (positive) or towards (negative) zero,
+// stopping at zero and infinity.
+double StepUlps(double d, int ulps) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  const std::uint64_t sign = bits & (std::uint64_t{1} << 63);
+  std::int64_t magnitude = static_cast<std::int64_t>(bits & ~sign) + ulps;
+  magnitude = std::clamp<std::int64_t>(magnitude, 0, 0x7ff0000000000000);
+  return DoubleFromBits(sign | static_cast<std::uint64_t>(magnitude));
+}
+
+// An integer-valued double with its leading bit at 2^exponent: the bits below the binary point
+// are cleared.
+double IntegerDouble(int exponent, std::uint64_t fraction) {
+  fraction &= (std::uint64_t{1} << 52) - 1;
+  if (exponent < 52) fraction &= ~((std::uint64_t{1} << (52 - exponent)) - 1);
+  return DoubleFromBits((static_cast<std::uint64_t>(exponent + 1023) << 52) | fraction);
+}
+
+rc::Gen<double> ToStringDouble() {
+  auto with_sign = [](rc::Gen<double> g) {
+    return gen::map(gen::pair(std::move(g), gen::arbitrary<bool>()),
+                    [](const std::pair<double, bool>& p) { return p.second ? -p.first : p.first; });
+  };
+  auto around = [](rc::Gen<double> centre, int max_ulps) {
+    return gen::map(gen::pair(std::move(centre), gen::inRange(-max_ulps, max_ulps + 1)),
+                    [](const std::pair<double, int>& p) { return StepUlps(p.first, p.second); });
+  };
+  // Integers: mostly up to 2^70 (the exact, rounded-off and big-integer regimes meet at
+  // 2^53, 2^54 and 2^63), then every binary exponent up to the largest double.
+  auto integers = gen::map(gen::pair(gen::weightedOneOf<int>({{3, gen::inRange(0, 71)}, {1, gen::inRange(0, 1024)}}),
+                                     UniformU64()),
+                           [](const std::pair<int, std::uint64_t>& p) { return IntegerDouble(p.first, p.second); });
+  auto powers_of_two = gen::map(gen::inRange(-1074, 1024), [](int e) { return std::ldexp(1.0, e); });
+  // strtod gives the double nearest to 10^e, as Java's literal 1e<e> does.
+  auto powers_of_ten = gen::map(gen::inRange(-323, 309), [](int e) {
+    return std::strtod(("1e" + std::to_string(e)).c_str(), nullptr);
+  });
+  auto subnormals = gen::map(gen::inRange<std::uint64_t>(1, std::uint64_t{1} << 52), DoubleFromBits);
+  // Below 1e-3 (binary exponent -10) down to the smallest normal, uniform in the exponent.
+  auto tiny = gen::map(gen::pair(gen::inRange<std::uint64_t>(1, 1013), UniformU64()),
+                       [](const std::pair<std::uint64_t, std::uint64_t>& p) {
+                         return DoubleFromBits((p.first << 52) | (p.second >> 12));
+                       });
+  auto layout_boundaries = gen::weightedOneOf<double>({
+      {1, around(gen::element(1e-3, 1e7), 2000)},
+      {1, gen::map(gen::inRange(0, 1 << 20), [](int u) { return 0.00099 + 2e-5 * u / (1 << 20); })},
+      {1, gen::map(gen::inRange(0, 1 << 20), [](int u) { return 9.99e6 + 2e4 * u / (1 << 20); })},
+  });
+  // d digits times a power of ten, rounded to the nearest double by strtod.
+  auto short_decimals = gen::map(
+      gen::tuple(gen::inRange(1, 18), UniformU64(), gen::inRange(-340, 309)),
+      [](const std::tuple<int, std::uint64_t, int>& t) {
+        std::uint64_t limit = 1;
+        for (int i = 0; i < std::get<0>(t); ++i) limit *= 10;
+        std::string text = std::to_string(std::get<1>(t) % limit) + "e" + std::to_string(std::get<2>(t));
+        return std::strtod(text.c_str(), nullptr);
+      });
+  return gen::weightedOneOf<double>({
+      {3, FpChance()},
+      {3, with_sign(integers)},
+      {2, with_sign(around(gen::oneOf(powers_of_two, powers_of_ten), 3))},
+      {1, with_sign(subnormals)},
+      {1, with_sign(tiny)},
+      {1, with_sign(layout_boundaries)},
+      {2, with_sign(short_decimals)},
+      {2, gen::map(UniformU64(), DoubleFromBits)},
+  });
+}
+
+// How many significant digits a Java rendering has ("1.2300E-5" and "0.0123" have 5 and 3).
+int JavaSignificantDigits(const std::string& text) {
+  std::string digits;
+  for (char c : text.substr(0, text.find('E'))) {
+    if (c >= '0' && c <= '9') digits.push_back(c);
+  }
+  const auto first = digits.find_first_not_of('0');
+  if (first == std::string::npos) return 0;
+  const auto last = digits.find_last_not_of('0');
+  return static_cast<int>(last - first + 1);
+}
+
+// How many significant digits the shortest round-trip rendering has (what JDK 19+ prints,
+// apart from its two-digit minimum).
+int ShortestSignificantDigits(double d) {
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, std::fabs(d), std::chars_format::scientific);
+  std::string text(buf, res.ptr);
+  text.resize(text.find('e'));  // "1.25e-05" -> "1.25", Java's digits before its 'E'
+  return JavaSignificantDigits(text);
+}
+
 TEST(JavaOracle, JavaDoubleToStringAgreesWithTheJdk) {
-  std::int64_t agreed = 0;
+  std::int64_t agreed = 0, longer_than_shortest = 0;
   CheckAndCount("Double.toString", agreed, [&] {
-    auto cases = *Batch(kSizingBatch, FpChance());
+    // No shrinking: the message names the first disagreeing double's bits already, and walking
+    // the shrink tree of a fixed-size batch takes minutes.
+    auto cases = *gen::noShrink(Batch(kDoubleBatch, ToStringDouble()));
     OracleRequest request(OracleOp::kDoubleToString);
     for (double d : cases) {
       request.F64(d);
       request.EndCase();
     }
     OracleAnswers a = Ask(request);
+    std::int64_t batch_longer = 0;
     for (double d : cases) {
       std::string java = a.Utf();
       std::string ours = cs::JavaDoubleToString(d);
@@ -194,10 +301,18 @@ TEST(JavaOracle, JavaDoubleToStringAgreesWithTheJdk) {
         RC_FAIL("JavaDoubleToString(double with bits 0x" + std::string(hex) + "): C++ \"" + ours +
                 "\", JDK \"" + java + "\"");
       }
+      if (std::isfinite(d) && d != 0 && JavaSignificantDigits(java) > ShortestSignificantDigits(d)) {
+        ++batch_longer;
+      }
     }
     ExpectConsumed(a);
     agreed += static_cast<std::int64_t>(cases.size());
+    longer_than_shortest += batch_longer;
   });
+  // Evidence that the pre-19 digits were exercised: JDK 19+ would print fewer digits for these.
+  std::cout << "Double.toString: " << longer_than_shortest
+            << " of them with more significant digits than the shortest round-trip form\n";
+  EXPECT_GT(longer_than_shortest, 0);
 }
 
 struct SizingCase {
