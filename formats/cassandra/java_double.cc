@@ -10,15 +10,13 @@
 // Cassandra's refusal texts ("Unable to satisfy <fp> with ...") were printed by those JDKs, so
 // this file reproduces that algorithm step by step, including its integer-width quirks; each
 // quirk is marked where it is handled. The JVM of the java-oracle tests is the judge.
-#include <boost/multiprecision/cpp_int.hpp>
-
 #include <array>
 #include <bit>
+#include <boost/multiprecision/cpp_int.hpp>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
-#include <type_traits>
 
 #include "bloomcodec/cassandra/sizing.h"
 
@@ -27,7 +25,7 @@ namespace {
 
 using BigInt = boost::multiprecision::cpp_int;
 
-constexpr int kFractionBits = 52;                        // stored significand bits
+constexpr int kFractionBits = 52;  // stored significand bits
 constexpr std::uint64_t kHiddenBit = std::uint64_t{1} << kFractionBits;
 constexpr std::uint64_t kFractionMask = kHiddenBit - 1;
 constexpr int kExponentBias = 1023;
@@ -36,11 +34,12 @@ constexpr int kExponentBias = 1023;
 constexpr int kMinSmallBinaryExponent = -(63 / 3);
 constexpr int kMaxSmallBinaryExponent = 62;
 
-// Bit length of 5^i as FloatingDecimal tabulates it (entry 0 is 0, not 1). It only decides
-// which integer width the digit loop runs in; the widths differ in their comparisons (below),
-// so the same table must be used for the choice to be the same.
-constexpr std::array<int, 27> kFivePowBits = {0,  3,  5,  7,  10, 12, 14, 17, 19, 21, 24, 26, 28, 31,
-                                              33, 35, 38, 40, 42, 45, 47, 49, 52, 54, 56, 59, 61};
+// Bit length of 5^i as FloatingDecimal tabulates it (entry 0 is 0, not 1). It decides whether
+// the digit loop runs in long or big-integer arithmetic; the two differ in their upper stop
+// test (below), so the choice must be made with the same table.
+constexpr std::array<int, 27> kFivePowBits = {0,  3,  5,  7,  10, 12, 14, 17, 19,
+                                              21, 24, 26, 28, 31, 33, 35, 38, 40,
+                                              42, 45, 47, 49, 52, 54, 56, 59, 61};
 
 constexpr std::array<std::int64_t, 27> MakeFivePowers() {
   std::array<std::int64_t, 27> p{};
@@ -61,27 +60,20 @@ struct JavaDigits {
   void Push(int digit) { digits[count++] = static_cast<char>('0' + digit); }
 };
 
-// Java int/long arithmetic wraps; the digit loops below rely on it (the "m overflowed" test),
-// so these helpers compute in the unsigned type and convert back (modular since C++20).
-template <typename Int>
-Int WrapMul(Int a, Int b) {
-  using U = std::make_unsigned_t<Int>;
-  return static_cast<Int>(static_cast<U>(a) * static_cast<U>(b));
+// Java long arithmetic wraps; the digit loop below relies on it (the "m overflowed" test), so
+// these helpers compute in uint64_t and convert back (modular since C++20).
+std::int64_t WrapMul(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
 }
-template <typename Int>
-Int WrapAdd(Int a, Int b) {
-  using U = std::make_unsigned_t<Int>;
-  return static_cast<Int>(static_cast<U>(a) + static_cast<U>(b));
+std::int64_t WrapAdd(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
 }
-template <typename Int>
-Int WrapSub(Int a, Int b) {
-  using U = std::make_unsigned_t<Int>;
-  return static_cast<Int>(static_cast<U>(a) - static_cast<U>(b));
+std::int64_t WrapSub(std::int64_t a, std::int64_t b) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
 }
-template <typename Int>
-Int WrapShl(Int a, int n) {
-  using U = std::make_unsigned_t<Int>;
-  return static_cast<Int>(static_cast<U>(a) << (static_cast<unsigned>(n) & (sizeof(Int) * 8 - 1)));
+std::int64_t WrapShl(std::int64_t a, int n) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a)
+                                   << (static_cast<unsigned>(n) & 63));
 }
 
 // FloatingDecimal's estimate of floor(log10(value)): a linear approximation of log10 of the
@@ -90,21 +82,22 @@ Int WrapShl(Int a, int n) {
 // one too high; the digit loop then drops a leading zero digit - or, just below a power of ten,
 // keeps it, so the estimate must be the JDK's own.
 int EstimateDecimalExponent(std::uint64_t fraction_bits, int binary_exponent) {
-  const double significand =
-      std::bit_cast<double>((std::uint64_t{kExponentBias} << kFractionBits) | (fraction_bits & kFractionMask));
+  const double significand = std::bit_cast<double>((std::uint64_t{kExponentBias} << kFractionBits) |
+                                                   (fraction_bits & kFractionMask));
   const double estimate = (significand - 1.5) * 0.289529654 + 0.176091259 +
                           static_cast<double>(binary_exponent) * 0.301029995663981;
   return static_cast<int>(std::floor(estimate));
 }
 
 // The easy path for integer values below 2^63: the exact decimal digits of the integer, except
-// that above 2^54 the low `insignificant` digits (about log10 of the ulp's half) are rounded
-// off half-up. This is where JDK <= 18 prints more digits than the shortest representation.
+// that from 2^58 on the low floor(log10(ulp / 4)) digits are rounded off, half up. This is
+// where JDK <= 18 prints more digits than the shortest representation.
 void IntegerDigits(std::uint64_t value, int insignificant, JavaDigits& out) {
   int exponent = 0;
   if (insignificant != 0) {
-    const std::uint64_t pow10 = static_cast<std::uint64_t>(kFivePow[static_cast<std::size_t>(insignificant)])
-                                << insignificant;
+    const std::uint64_t pow10 =
+        static_cast<std::uint64_t>(kFivePow[static_cast<std::size_t>(insignificant)])
+        << insignificant;
     const std::uint64_t residue = value % pow10;
     value /= pow10;
     exponent += insignificant;
@@ -142,20 +135,20 @@ struct LoopEnd {
 // included although those print in E-notation.
 bool ForcesSecondDigit(int dec_exp) { return dec_exp < -3 || dec_exp >= 8; }
 
-// The digit loop in Java int or long arithmetic, chosen when every quantity fits (by the
-// approximate bit counts). Its stop tests are b < m and b + m > 10S (strict), and an overflow
-// of m (which grows by 10 each digit) stops it with both tests true.
-template <typename Int>
-LoopEnd FixedWidthDigitLoop(std::uint64_t fraction, const Scaled& k, int& dec_exp, JavaDigits& out) {
-  Int b = WrapShl(WrapMul(static_cast<Int>(fraction), static_cast<Int>(kFivePow[static_cast<std::size_t>(k.b5)])), k.b2);
-  const Int s = WrapShl(static_cast<Int>(kFivePow[static_cast<std::size_t>(k.s5)]), k.s2);
-  Int m = WrapShl(static_cast<Int>(kFivePow[static_cast<std::size_t>(k.m5)]), k.m2);
-  const Int tens = WrapMul(s, Int{10});
+// The digit loop in Java long arithmetic, chosen when B and 10S fit (by approximate bit
+// counts). Its stop tests are b < m and b + m > 10S (strict), and an overflow of m (which grows
+// by 10 each digit) stops it with both tests true.
+LoopEnd LongDigitLoop(std::uint64_t fraction, const Scaled& k, int& dec_exp, JavaDigits& out) {
+  std::int64_t b = WrapShl(
+      WrapMul(static_cast<std::int64_t>(fraction), kFivePow[static_cast<std::size_t>(k.b5)]), k.b2);
+  const std::int64_t s = WrapShl(kFivePow[static_cast<std::size_t>(k.s5)], k.s2);
+  std::int64_t m = WrapShl(kFivePow[static_cast<std::size_t>(k.m5)], k.m2);
+  const std::int64_t tens = WrapMul(s, 10);
   LoopEnd end;
 
   int q = static_cast<int>(b / s);
-  b = WrapMul(Int{10}, static_cast<Int>(b % s));
-  m = WrapMul(m, Int{10});
+  b = WrapMul(10, b % s);
+  m = WrapMul(m, 10);
   end.low = b < m;
   end.high = WrapAdd(b, m) > tens;
   // An overestimated exponent shows as a leading 0, dropped unless the value is within M of
@@ -168,8 +161,8 @@ LoopEnd FixedWidthDigitLoop(std::uint64_t fraction, const Scaled& k, int& dec_ex
   if (ForcesSecondDigit(dec_exp)) end.high = end.low = false;
   while (!end.low && !end.high) {
     q = static_cast<int>(b / s);
-    b = WrapMul(Int{10}, static_cast<Int>(b % s));
-    m = WrapMul(m, Int{10});
+    b = WrapMul(10, b % s);
+    m = WrapMul(m, 10);
     if (m > 0) {
       end.low = b < m;
       end.high = WrapAdd(b, m) > tens;
@@ -178,13 +171,12 @@ LoopEnd FixedWidthDigitLoop(std::uint64_t fraction, const Scaled& k, int& dec_ex
     }
     out.Push(q);
   }
-  // Computed in the loop's own width, then widened, as Java does.
-  end.low_digit_difference = static_cast<std::int64_t>(WrapSub(WrapShl(b, 1), tens));
+  end.low_digit_difference = WrapSub(WrapShl(b, 1), tens);
   return end;
 }
 
 // The same loop in arbitrary precision, for values whose scale factors exceed 64 bits. Its
-// upper stop test is b + m >= 10S: unlike the fixed-width loops, an exact tie stops it.
+// upper stop test is b + m >= 10S: unlike the long loop, an exact tie stops it.
 LoopEnd BigDigitLoop(std::uint64_t fraction, const Scaled& k, int& dec_exp, JavaDigits& out) {
   auto pow52 = [](int p5, int p2) {
     return BigInt(boost::multiprecision::pow(BigInt(5), static_cast<unsigned>(p5))) << p2;
@@ -225,8 +217,8 @@ LoopEnd BigDigitLoop(std::uint64_t fraction, const Scaled& k, int& dec_exp, Java
   return end;
 }
 
-// Adds one to the last digit. A carry out of all nines leaves "1" followed by the zeros, with
-// the digit count unchanged (so e.g. "1.0" keeps its zero) and the exponent one higher.
+// Adds one to the last digit. A carry out of all nines leaves "1" followed by zeros, with the
+// digit count unchanged ("99" becomes "10", not "1") and the exponent one higher.
 void RoundUp(JavaDigits& d) {
   int i = d.count - 1;
   while (i > 0 && d.digits[i] == '9') d.digits[i--] = '0';
@@ -260,7 +252,8 @@ JavaDigits Dtoa(std::uint64_t bits) {
 
   const int tail_zeros = std::countr_zero(fraction);
   const int fraction_bits = kFractionBits + 1 - tail_zeros;  // significant bits of the significand
-  const int tiny_bits = std::max(0, fraction_bits - binary_exponent - 1);  // bits right of the point
+  const int tiny_bits =
+      std::max(0, fraction_bits - binary_exponent - 1);  // bits right of the point
 
   if (binary_exponent >= kMinSmallBinaryExponent && binary_exponent <= kMaxSmallBinaryExponent &&
       tiny_bits == 0) {
@@ -274,8 +267,9 @@ JavaDigits Dtoa(std::uint64_t bits) {
         ++insignificant;
       }
     }
-    const std::uint64_t value = binary_exponent >= kFractionBits ? fraction << (binary_exponent - kFractionBits)
-                                                                 : fraction >> (kFractionBits - binary_exponent);
+    const std::uint64_t value = binary_exponent >= kFractionBits
+                                    ? fraction << (binary_exponent - kFractionBits)
+                                    : fraction >> (kFractionBits - binary_exponent);
     IntegerDigits(value, insignificant, out);
     return out;
   }
@@ -306,15 +300,17 @@ JavaDigits Dtoa(std::uint64_t bits) {
 
   // Approximate bit counts of B and 10S pick the arithmetic; the choice matters (see the loops).
   auto five_bits = [](int p5) {
-    return p5 < static_cast<int>(kFivePowBits.size()) ? kFivePowBits[static_cast<std::size_t>(p5)] : p5 * 3;
+    return p5 < static_cast<int>(kFivePowBits.size()) ? kFivePowBits[static_cast<std::size_t>(p5)]
+                                                      : p5 * 3;
   };
   const int b_bits = fraction_bits + k.b2 + five_bits(k.b5);
   const int ten_s_bits = k.s2 + 1 + five_bits(k.s5 + 1);
+  // (FloatingDecimal also has a 32-bit variant of the loop, which doubles never reach: after the
+  // scaling above B2 >= significantBits + 1 - fractionBits, so B has 54 bits or more for normal
+  // values, and subnormals have B5 >= 307. Only floats take it.)
   LoopEnd end;
-  if (b_bits < 32 && ten_s_bits < 32) {
-    end = FixedWidthDigitLoop<std::int32_t>(fraction, k, dec_exp, out);
-  } else if (b_bits < 64 && ten_s_bits < 64) {
-    end = FixedWidthDigitLoop<std::int64_t>(fraction, k, dec_exp, out);
+  if (b_bits < 64 && ten_s_bits < 64) {
+    end = LongDigitLoop(fraction, k, dec_exp, out);
   } else {
     end = BigDigitLoop(fraction, k, dec_exp, out);
   }
@@ -341,12 +337,14 @@ std::string Layout(bool negative, const JavaDigits& d) {
     if (d.count <= e) {
       s += digits + std::string(static_cast<std::size_t>(e - d.count), '0') + ".0";
     } else {
-      s += digits.substr(0, static_cast<std::size_t>(e)) + "." + digits.substr(static_cast<std::size_t>(e));
+      s += digits.substr(0, static_cast<std::size_t>(e)) + "." +
+           digits.substr(static_cast<std::size_t>(e));
     }
   } else if (e <= 0 && e > -3) {
     s += "0." + std::string(static_cast<std::size_t>(-e), '0') + digits;
   } else {
-    s += digits.substr(0, 1) + "." + (d.count > 1 ? digits.substr(1) : "0") + "E" + std::to_string(e - 1);
+    s += digits.substr(0, 1) + "." + (d.count > 1 ? digits.substr(1) : "0") + "E" +
+         std::to_string(e - 1);
   }
   return s;
 }
