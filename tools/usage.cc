@@ -35,7 +35,13 @@ constexpr SubcommandText kSubcommands[] = {
      "Prints the filter the original would allocate for N keys: hash count, buckets per element\n"
      "or bits per key, bits, words, file size, and the warnings the original logs. Refuses\n"
      "(exit 2) exactly where the original refuses.\n"},
-    {"inspect", "inspect FILE... [--format F] [--json]", "Not implemented yet.\n"},
+    {"inspect", "inspect FILE... [--format F] [--json]",
+     "Prints what each FILE holds: format, header fields, sizes, bits set, fill ratio, the\n"
+     "estimated number of keys (Swamidass-Baldi) and false-positive rate, and what the\n"
+     "parameters promised (Cassandra: the buckets per element K implies and the key count the\n"
+     "filter was sized for; LevelDB: the bits-per-key range of k). Tables: footer, metaindex,\n"
+     "the filter block's layout, which data blocks each filter serves, per-filter statistics.\n"
+     "--json prints {\"files\": [one document per FILE]} (see the README).\n"},
     {"verify",
      "verify PATH... [--keys K [--key-format F] | --index INDEX_DB | --from-table] [--format F] "
      "[--key-kind user|plain] [--json]",
@@ -49,9 +55,21 @@ constexpr SubcommandText kSubcommands[] = {
      "INDEX_DB (a Cassandra Index.db), --from-table (a table's own keys; the default for\n"
      "tables). Exit 1 when a file has an error finding (a damaged file inside a directory\n"
      "included); warnings alone exit 0. --json prints one JSON document (see the README).\n"},
-    {"convert", "convert IN -o OUT --to F [PARAMS] [--keys K | --index INDEX_DB | --from-table]",
-     "Not implemented yet.\n"},
-    {"dump", "dump FILE [--format F] --json", "Not implemented yet.\n"},
+    {"convert",
+     "convert IN -o OUT --to F [--format F] [PARAMS] [--keys K [--key-format F] | --index "
+     "INDEX_DB | --from-table] [--no-filter] [--legacy-1.17] [--key-kind user|plain] [--force] "
+     "[--json]",
+     "Lossless where the bits carry over: a dump (or a split's manifest.json) back to its\n"
+     "format, a format to itself, cassandra-1.0 <-> cassandra-1.0-row, a table's filter block\n"
+     "to leveldb-filter-block, and a filter block (or a table's filter) split into raw filters\n"
+     "with '-o DIR/' (DIR/filter-NNN + DIR/manifest.json). Otherwise a rebuild from the\n"
+     "filter's keys with PARAMS (--keys, --index Index.db, --from-table); keys the input\n"
+     "answers 0 for are refused (--force overrides). IN a table and --to leveldb-table:\n"
+     "--bits-per-key N rewrites its filter block (1.18 policy, --legacy-1.17 for 1.17's),\n"
+     "--no-filter removes it. Never writes over an input; OUT ending in .gz is gzipped.\n"},
+    {"dump", "dump FILE [--format F] --json",
+     "Prints everything in FILE as one JSON document (header fields, bits as base64) that\n"
+     "'convert DUMP --to F -o OUT' turns back into the same bytes.\n"},
 };
 
 std::string FormatTable() {

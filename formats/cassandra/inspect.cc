@@ -1,7 +1,12 @@
 // inspect / dump / undump for Filter.db (f .. hf), legacy Filter.db (c .. e) and the 1.0 row
 // filter. The dumps carry the header fields and the words exactly as stored (big-endian bytes,
 // base64), so Undump(Dump(file)) is the file byte for byte, trailing bytes included.
+#include <algorithm>
 #include <climits>
+#include <cmath>
+#include <map>
+#include <set>
+#include <vector>
 #include <string>
 
 #include "bloomcodec/byte_writer.h"
@@ -34,40 +39,81 @@ void AddDescriptor(Document& doc, std::string_view source) {
 // What K and the modulus say about how the filter was sized. getFilter(n, buckets) picks
 // K = optKPerBuckets[bpe] and allocates n * bpe + 20 bits rounded up to whole words, so every bpe
 // whose optimal K is the stored K is a candidate, and each implies n ~ (64 W - 20) / bpe.
-// getFilter(n, fp) may choose a K below the optimum of its bpe (computeBloomSpec lowers K while
-// the fp target still holds): such filters match no candidate or a wrong one, and the note says so.
+// getFilter(n, fp) goes through computeBloomSpec, which may lower K below the optimum of its bpe
+// (and, for fp >= 0.393, picks K = 2 with 1 bucket per element): its reachable (bpe, K) pairs
+// are found by asking our reproduction of it at every fp threshold of the probability table.
+Document Candidate(const std::vector<std::string>& overloads, int bpe, std::int32_t hash_count,
+                   std::int64_t modulus) {
+  Document c;
+  c["buckets_per_element"] = bpe;
+  c["overloads"] = overloads;
+  c["sized_for_keys"] = std::max<std::int64_t>(0, (modulus - kExcessBits) / bpe);
+  std::span<const double> probs = BloomProbabilities(bpe);
+  c["promised_false_positive_rate"] =
+      hash_count >= 0 && static_cast<std::size_t>(hash_count) < probs.size()
+          ? JsonNumber(probs[static_cast<std::size_t>(hash_count)])
+          : Document(nullptr);
+  return c;
+}
+
+std::set<int> FpChanceBucketsFor(std::int32_t hash_count) {
+  std::set<int> found;
+  for (int bpe = 1; bpe <= kMaxBucketsPerElement; ++bpe) {
+    std::span<const double> row = BloomProbabilities(bpe);
+    for (std::size_t k = 1; k < row.size(); ++k) {
+      for (double fp : {row[k], std::nextafter(row[k], 2.0)}) {
+        // Any modest key count: only huge counts lower maxBucketsPerElement.
+        Result<FilterSpec> spec = SizeForFpChance(1000, fp);
+        if (spec.ok() && spec->hash_count == hash_count) found.insert(spec->buckets_per_element);
+      }
+    }
+  }
+  return found;
+}
+
 Document SizingFacts(std::int32_t hash_count, std::int64_t modulus, std::int32_t fixed_bpe) {
   Document sizing;
-  Document candidates = Document::array();
+  std::map<int, std::vector<std::string>> by_bpe;  // bpe -> the getFilter overloads giving it
   for (int bpe = 1; bpe <= kMaxBucketsPerElement; ++bpe) {
     if (fixed_bpe != 0 && bpe != fixed_bpe) continue;
-    if (OptimalHashCount(bpe) != hash_count) continue;
-    Document c;
-    c["buckets_per_element"] = bpe;
-    c["sized_for_keys"] = std::max<std::int64_t>(0, (modulus - kExcessBits) / bpe);
-    std::span<const double> probs = BloomProbabilities(bpe);
-    c["promised_false_positive_rate"] =
-        hash_count >= 0 && static_cast<std::size_t>(hash_count) < probs.size()
-            ? JsonNumber(probs[static_cast<std::size_t>(hash_count)])
-            : Document(nullptr);
-    candidates.push_back(std::move(c));
+    if (OptimalHashCount(bpe) == hash_count) by_bpe[bpe].push_back("buckets");
+  }
+  if (fixed_bpe == 0) {
+    for (int bpe : FpChanceBucketsFor(hash_count)) by_bpe[bpe].push_back("fp_chance");
+  }
+  Document candidates = Document::array();
+  for (const auto& [bpe, overloads] : by_bpe) {
+    candidates.push_back(Candidate(overloads, bpe, hash_count, modulus));
   }
   sizing["rule"] = fixed_bpe != 0 ? "getFilter(columns, " + std::to_string(fixed_bpe) + ")"
-                                  : std::string("getFilter(n, buckets_per_element): K = "
-                                                "optKPerBuckets[bpe], bits = n * bpe + 20");
+                                  : std::string("getFilter(n, buckets) or getFilter(n, fp): "
+                                                "bits = n * bpe + 20 rounded up to 64");
+  auto copy_up = [&](const Document& c) {
+    sizing["buckets_per_element"] = c["buckets_per_element"];
+    sizing["sized_for_keys"] = c["sized_for_keys"];
+    sizing["promised_false_positive_rate"] = c["promised_false_positive_rate"];
+  };
+  // Without the sizing call at hand, one candidate is chosen only where that is what Cassandra
+  // does by default: its SSTable writer calls getFilter(keys, 15) unless the column family sets
+  // an fp chance. The fill estimate cannot choose: Cassandra sizes from an estimated key count,
+  // so a filter may hold far fewer keys than it was sized for.
+  auto default_it = std::find_if(candidates.begin(), candidates.end(), [](const Document& c) {
+    return c["buckets_per_element"] == kDefaultBucketsPerElement;
+  });
   if (candidates.size() == 1) {
-    sizing["buckets_per_element"] = candidates[0]["buckets_per_element"];
-    sizing["sized_for_keys"] = candidates[0]["sized_for_keys"];
-    sizing["promised_false_positive_rate"] = candidates[0]["promised_false_positive_rate"];
+    copy_up(candidates[0]);
   } else if (candidates.empty()) {
-    sizing["note"] = "no buckets-per-element row of BloomCalculations has K = " +
-                     std::to_string(hash_count) +
-                     " as its optimum: sized by fp chance with a lowered K, or not by Cassandra";
+    sizing["note"] = "no sizing of Cassandra 1.0 gives K = " + std::to_string(hash_count) +
+                     ": not written by its getFilter";
   } else {
-    sizing["note"] = "K = " + std::to_string(hash_count) + " is the optimum of " +
+    sizing["note"] = "K = " + std::to_string(hash_count) + " comes with " +
                      std::to_string(candidates.size()) +
-                     " buckets-per-element rows: the key count it was sized for is one of the "
-                     "candidates (Cassandra's SSTable writer uses 15)";
+                     " buckets-per-element values: the key count it was sized for is one of the "
+                     "candidates'";
+    if (default_it != candidates.end() && fixed_bpe == 0) {
+      copy_up(*default_it);
+      sizing["chosen_by"] = "the SSTable writer's default, getFilter(keys, 15)";
+    }
   }
   sizing["candidates"] = std::move(candidates);
   return sizing;
@@ -80,8 +126,9 @@ Document FilterFields(std::string_view format, std::int32_t hash_count, std::int
   doc["hash_count"] = hash_count;
   doc["word_count"] = word_count;
   doc["modulus"] = modulus;
-  AddFillStatistics(doc, static_cast<std::uint64_t>(std::max<std::int64_t>(0, modulus)), bits_set,
-                    static_cast<std::uint32_t>(std::max(0, hash_count)));
+  const std::uint64_t bits = static_cast<std::uint64_t>(std::max<std::int64_t>(0, modulus));
+  const std::uint32_t k = static_cast<std::uint32_t>(std::max(0, hash_count));
+  AddFillStatistics(doc, bits, bits_set, k);
   doc["sizing"] = SizingFacts(hash_count, modulus, fixed_bpe);
   return doc;
 }

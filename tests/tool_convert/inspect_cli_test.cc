@@ -3,6 +3,7 @@
 // k <-> bits per key, and the Swamidass-Baldi estimate on the large filters.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -151,12 +152,31 @@ TEST(InspectCassandra, HeaderFieldsSizingAndEstimatesOfEveryGoldenFilter) {
       bool found = false;
       for (const auto& c : f["sizing"]["candidates"]) {
         if (c["buckets_per_element"] != 15) continue;
+        EXPECT_NE(std::find(c["overloads"].begin(), c["overloads"].end(), "buckets"),
+                  c["overloads"].end());
         found = true;
         const long sized = c["sized_for_keys"].get<long>();
         EXPECT_GE(sized, n);
         EXPECT_LE(sized, n + 64 / 15);
       }
       EXPECT_TRUE(found);
+      // The writer's default is the candidate shown.
+      EXPECT_EQ(f["sizing"]["buckets_per_element"], 15);
+      EXPECT_GE(f["sizing"]["sized_for_keys"].get<long>(), n);
+    }
+    if (table.At(i, "overload") == "fp" && n > 0) {
+      // getFilter(n, fp): some fp_chance candidate gives back n from the word count.
+      bool found = false;
+      for (const auto& c : f["sizing"]["candidates"]) {
+        if (std::find(c["overloads"].begin(), c["overloads"].end(), "fp_chance") ==
+            c["overloads"].end()) {
+          continue;
+        }
+        const long sized = c["sized_for_keys"].get<long>();
+        const long bpe = c["buckets_per_element"].get<long>();
+        found |= sized >= n && sized <= n + 64 / bpe;
+      }
+      EXPECT_TRUE(found) << f["sizing"].dump();
     }
     const long inserted = std::stol(table.At(i, "n_inserted"));
     if (inserted >= 1000) {
