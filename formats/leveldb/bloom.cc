@@ -95,7 +95,7 @@ std::size_t AppendEmptyFilter(const BloomGeometry& g, ByteVector& dst) {
 constexpr std::size_t kChunk = 32;
 // Above this filter size (about the L2 cache) a batch prefetches every probe of a key that
 // passed its first two, not only those two.
-constexpr std::size_t kPrefetchAllAbove = 512 * 1024;
+constexpr std::size_t kPrefetchAllAbove = 1024 * 1024;
 
 // Hashes keys[0 .. n) into out[0 .. n), kLanes keys in lockstep: the hash of one key is a chain
 // of dependent multiplications, so interleaving independent keys keeps the multiplier busy.
@@ -245,6 +245,7 @@ bool BloomHashMayMatch(std::uint32_t hash, ByteSpan filter) {
   const std::uint64_t bits = std::uint64_t{filter.size() - 1} * 8;
   // Even for one key, one division (FastMod32's constant) beats one per probe once k >= 2.
   const std::uint32_t delta = Delta(hash);
+  // Even for one key, one division (FastMod32's constant) beats one per probe once k >= 2.
   if (FitsFastMod(bits)) return ProbeAll(hash, delta, filter.data(), FastMod32(bits), filter.back());
   return ProbeAll(hash, delta, filter.data(), PlainMod(bits), filter.back());
 }
