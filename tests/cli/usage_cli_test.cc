@@ -122,10 +122,12 @@ TEST(CliUsage, HelpAndVersion) {
   EXPECT_NE(r.err.find("Usage"), std::string::npos);
 }
 
-TEST(CliUsage, LaterSubcommandsSayNotImplementedYet) {
-  for (const char* sub : {"inspect", "convert", "dump"}) {
-    ExpectUsageError(RunCli({sub, "x"}), {sub, "not implemented yet"});
+TEST(CliUsage, InspectConvertDumpNameAMissingInput) {
+  for (const char* sub : {"inspect", "dump"}) {
+    ExpectUsageError(RunCli({sub, "no-such-file", "--json"}), {sub, "no-such-file"});
   }
+  ExpectUsageError(RunCli({"convert", "no-such-file", "--to", "leveldb-bloom", "-o", "out"}),
+                   {"convert", "no-such-file"});
 }
 
 TEST(CliUsage, KeyFileEdgeCasesOfTheContract) {

@@ -300,3 +300,71 @@ TEST(ConvertReport, JsonSaysWhatWasWrittenAndHow) {
 
 }  // namespace
 }  // namespace bloomcodec::testing
+
+namespace bloomcodec::testing {
+namespace {
+
+TEST(ConvertRebuild, FromTableUsesTheTablesStoredKeys) {
+  CliDir dir;
+  TsvTable t = ReadTsvFixture("leveldb/tables/tb_bpk10_none_bs64.keys.tsv");
+  std::string hex;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) hex += t.At(i, "key_hex") + "\n";
+  const std::string keys = dir.Write("keys.hex", hex);
+  auto report = RunJson({"convert", FixtureForCli("leveldb/tables/tb_bpk10_none_bs64.ldb"), "--to",
+                         "leveldb-bloom", "--bits-per-key", "10", "--from-table", "-o",
+                         dir.Path("all.bin"), "--json"});
+  EXPECT_EQ(report["how"], "rebuilt");
+  EXPECT_EQ(report["key_source"], "table");
+  EXPECT_EQ(report["keys"].get<std::size_t>(), t.rows.size());
+  CliRun built = RunCli({"build", "--format", "leveldb-bloom", "--keys", keys, "--key-format", "hex",
+                         "--bits-per-key", "10", "-o", dir.Path("built.bin")});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_EQ(ReadAnyFile(dir.Path("all.bin")), ReadAnyFile(dir.Path("built.bin")));
+
+  CliRun r = RunCli({"convert", FixtureForCli("leveldb/raw/filters/bpk10_n100.bin"), "--format",
+                     "leveldb-bloom", "--to", "leveldb-bloom", "--bits-per-key", "5",
+                     "--from-table", "-o", dir.Path("x")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("leveldb-table input"), std::string::npos) << r.err;
+}
+
+TEST(ConvertRebuild, TooFewKeysForTheFillAreWarnedAbout) {
+  CliDir dir;
+  const std::string keys =
+      dir.Write("ten.hex", FirstLines(ReadFixtureText("cassandra-1.0/filters/keys_n1000.txt"), 10));
+  auto report = RunJson({"convert", FixtureForCli("cassandra-1.0/filters/n1000_b15.Filter.db"),
+                         "--format", "cassandra-1.0", "--to", "cassandra-legacy",
+                         "--buckets-per-element", "15", "--keys", keys, "--key-format", "hex",
+                         "-o", dir.Path("legacy.db"), "--json"});
+  EXPECT_EQ(report["how"], "rebuilt");
+  ASSERT_EQ(report["warnings"].size(), 1u);
+  EXPECT_NE(report["warnings"][0].get<std::string>().find("suggests about"), std::string::npos);
+  // With all of them: no warning, and the result is the golden legacy filter's layout.
+  const std::string all = dir.Write("all.hex", ReadFixtureText("cassandra-1.0/filters/keys_n1000.txt"));
+  report = RunJson({"convert", FixtureForCli("cassandra-1.0/filters/n1000_b15.Filter.db"),
+                    "--format", "cassandra-1.0", "--to", "cassandra-legacy",
+                    "--buckets-per-element", "15", "--keys", all, "--key-format", "hex", "-o",
+                    dir.Path("legacy.db"), "--json"});
+  EXPECT_TRUE(report["warnings"].empty());
+  EXPECT_EQ(report["keys"], 1000);
+}
+
+TEST(ConvertSplit, AOneFilterBlockConvertsToItsSingleFilter) {
+  CliDir dir;
+  const std::string keys = dir.Write("k.txt", "alpha\nbeta\ngamma\n");
+  ASSERT_EQ(RunCli({"build", "--format", "leveldb-filter-block", "--keys", keys, "--bits-per-key",
+                    "10", "-o", dir.Path("block.bin")})
+                .exit_code,
+            0);
+  ASSERT_EQ(RunCli({"build", "--format", "leveldb-bloom", "--keys", keys, "--bits-per-key", "10",
+                    "-o", dir.Path("bloom.bin")})
+                .exit_code,
+            0);
+  CliRun r = RunCli({"convert", dir.Path("block.bin"), "--format", "leveldb-filter-block", "--to",
+                     "leveldb-bloom", "-o", dir.Path("one.bin")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadAnyFile(dir.Path("one.bin")), ReadAnyFile(dir.Path("bloom.bin")));
+}
+
+}  // namespace
+}  // namespace bloomcodec::testing
