@@ -79,7 +79,11 @@ Result<Decoded> DecodeInput(const ConvertInput& input) {
   BLOOMCODEC_ASSIGN_OR_RETURN(std::string name, DumpString(doc, "format", input.source));
   d.format = FindFormat(name);
   if (!d.format) return BadDumpField(input.source, "format", "a format name, found \"" + name + "\"");
-  if (doc.value("split_manifest", false)) {
+  auto manifest = doc.find("split_manifest");
+  if (manifest != doc.end() && !manifest->is_boolean()) {
+    return BadDumpField(input.source, "split_manifest", "true or false");
+  }
+  if (manifest != doc.end() && manifest->get<bool>()) {
     BLOOMCODEC_RETURN_IF_ERROR(ResolveSplitFiles(doc, input.source));
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(d.owned, d.format->Undump(doc, input.source));

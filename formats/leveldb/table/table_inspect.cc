@@ -155,7 +155,9 @@ Result<Document> DumpTable(ByteSpan file, std::string_view source) {
 Result<ByteVector> UndumpTable(const Document& dump, std::string_view source) {
   BLOOMCODEC_RETURN_IF_ERROR(CheckDumpHead(dump, "leveldb-table", source));
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector file, DumpBase64(dump, "file_base64", source));
-  BLOOMCODEC_ASSIGN_OR_RETURN(Document again, DumpTable(file, source));
+  // Errors inside the decoded table name the field they come from.
+  BLOOMCODEC_ASSIGN_OR_RETURN(Document again,
+                              DumpTable(file, std::string(source) + " (file_base64)"));
   if (again != dump) {
     return Status::Refused(
         std::string(source) +
