@@ -179,6 +179,24 @@ TEST(TableConvert, ALegacyFilterIsWrittenUnderThe117NameThatLevelDb118Ignores) {
   EXPECT_NE(doc["filter"]["note"].get<std::string>().find("ignore"), std::string::npos);
 }
 
+TEST(TableConvert, A117TableUpgradedTo118GetsAFilterLevelDb123Uses) {
+  CliDir dir;
+  const std::string base = "leveldb/tables/tb_legacy_v117_signed_bpk10_bs256";
+  const std::vector<std::string> keys = TableKeys(base + ".keys.tsv");
+  OriginalRead before = ReadWithLevelDb(ReadFixture(base + ".ldb"), keys, 10);
+  EXPECT_EQ(before.filter_calls, 0u);  // 1.23 ignores the 1.17 filter
+  CliRun r = RunCli({"convert", FixtureForCli(base + ".ldb"), "--to", "leveldb-table",
+                     "--bits-per-key", "10", "-o", dir.Path("new.ldb")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  OriginalRead after = ReadWithLevelDb(ReadAnyFile(dir.Path("new.ldb")), keys, 10);
+  EXPECT_EQ(after.found, keys.size());
+  EXPECT_EQ(after.filter_calls, keys.size());
+  EXPECT_EQ(after.filter_said_absent, 0u);
+  auto doc = RunJson({"inspect", dir.Path("new.ldb"), "--json"})["files"][0];
+  ASSERT_EQ(doc["metaindex"].size(), 1u);  // the 1.17 entry is gone
+  EXPECT_EQ(doc["metaindex"][0]["key"], "filter.leveldb.BuiltinBloomFilter2");
+}
+
 TEST(TableConvert, ADatabaseTablesFilterIsRebuiltOverItsUserKeys) {
   CliDir dir;
   const std::string base = "leveldb/tables/db_bpk10_snappy_bs1024__000005";
