@@ -381,7 +381,7 @@ Result<Conversion> Convert(const ConvertInput& input, const ConvertOptions& opti
   BLOOMCODEC_ASSIGN_OR_RETURN(Decoded in, DecodeInput(input));
   const FormatCodec* from = in.format;
   const bool table_change = options.no_filter || options.legacy_v117;
-  if ((table_change) && !(Is(from, "leveldb-table") && Is(to, "leveldb-table"))) {
+  if (table_change && !(Is(from, "leveldb-table") && Is(to, "leveldb-table"))) {
     return Status::InvalidArgument("--no-filter and --legacy-1.17 rewrite a table's filter: "
                                    "they need a leveldb-table input and --to leveldb-table");
   }
