@@ -1,11 +1,15 @@
 #include "bloomcodec/output_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include <array>
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 
 namespace bloomcodec {
@@ -56,7 +60,58 @@ Result<ByteVector> Gzip(ByteSpan in, const std::string& path) {
   return out;
 }
 
+// The temporary files being written, for a signal handler to remove. A handler may only read
+// memory that is complete, so a slot is published (kReady) after its path is copied, and freed
+// after the rename: a signal between rename and release unlinks a name that no longer exists.
+enum SlotState : int { kFree, kFilling, kReady };
+struct InFlightSlot {
+  std::atomic<int> state{kFree};
+  char path[4096];
+};
+std::array<InFlightSlot, 16> g_in_flight;
+
+// The slot now holding `path`, or nullptr when every slot is taken or the path is too long (the
+// file is then written unregistered: an interrupt may leave it, as without this registry).
+InFlightSlot* Register(const std::string& path) {
+  if (path.size() >= sizeof(InFlightSlot::path)) return nullptr;
+  for (InFlightSlot& slot : g_in_flight) {
+    int expected = kFree;
+    if (!slot.state.compare_exchange_strong(expected, kFilling)) continue;
+    std::memcpy(slot.path, path.c_str(), path.size() + 1);
+    slot.state.store(kReady);
+    return &slot;
+  }
+  return nullptr;
+}
+
+void Release(InFlightSlot* slot) {
+  if (slot != nullptr) slot->state.store(kFree);
+}
+
+void RemoveAndReraise(int signal_number) {
+  RemoveInFlightTemporaryFiles();
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+
 }  // namespace
+
+void RemoveInFlightTemporaryFiles() {
+  for (InFlightSlot& slot : g_in_flight) {
+    if (slot.state.load() == kReady) ::unlink(slot.path);
+  }
+}
+
+void InstallInterruptCleanup() {
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    if (sigaction(signal_number, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    struct sigaction action {};
+    action.sa_handler = RemoveAndReraise;
+    sigemptyset(&action.sa_mask);
+    sigaction(signal_number, &action, nullptr);
+  }
+}
 
 Status WriteFileAtomically(const std::string& path, ByteSpan contents) {
   ByteVector compressed;
@@ -72,7 +127,14 @@ Status WriteFileAtomically(const std::string& path, ByteSpan contents) {
     base = path.substr(slash + 1);
   }
   std::string temp = dir + "/." + base + ".tmp.XXXXXX";
+  // Blocked while the file is created and registered, so that no interrupt falls between them.
+  sigset_t interrupts, previous;
+  sigemptyset(&interrupts);
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&interrupts, signal_number);
+  pthread_sigmask(SIG_BLOCK, &interrupts, &previous);
   int fd = mkstemp(temp.data());
+  InFlightSlot* slot = fd >= 0 ? Register(temp) : nullptr;
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
   if (fd < 0) {
     return Status::IoError(path, std::string("cannot create a temporary file in ") + dir + ": " +
                                      std::strerror(errno));
@@ -92,6 +154,7 @@ Status WriteFileAtomically(const std::string& path, ByteSpan contents) {
                                   std::strerror(errno));
   }
   if (!s.ok()) ::unlink(temp.c_str());
+  Release(slot);
   return s;
 }
 

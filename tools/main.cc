@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bloomcodec/output_file.h"
 #include "commands.h"
 #include "output.h"
 #include "usage.h"
@@ -74,6 +75,8 @@ bool AsksForHelp(std::span<const std::string_view> args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Ctrl-C or a kill during `build -o OUT` must not leave OUT's temporary file behind.
+  bloomcodec::InstallInterruptCleanup();
   std::vector<std::string_view> args(argv + (argc > 0 ? 1 : argc), argv + argc);
   if (args.empty()) {
     std::fputs(tool::OverviewHelp().c_str(), stderr);
