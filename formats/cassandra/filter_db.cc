@@ -22,7 +22,7 @@ constexpr std::size_t kBatch = 32;
 constexpr std::int32_t kMaxStagedBuckets = 32;
 // Above this many filter bytes (about the L2 cache) the batch query prefetches every bucket of
 // a key that passed its first two, not only those two.
-constexpr std::size_t kPrefetchAllAbove = 512 * 1024;
+constexpr std::size_t kPrefetchAllAbove = 1024 * 1024;
 
 // Bucket i of a key is |h1 + i*h2| mod m in Java's wrapping long arithmetic (BucketIndex in
 // buckets.cc is the reference). The batch paths reduce without a division per bucket: with
@@ -67,16 +67,34 @@ inline void Prefetch(const std::uint8_t* words, std::uint64_t b) {
 }
 
 // One key at a time: a division per bucket, as the original (cheaper than FastMod64's set-up).
-// The same value as BucketIndex, with |x| taken without a branch (the signs are random).
-bool ProbeBits(const std::uint8_t* words, KeyHashes64 h, std::int32_t k, std::int64_t max) {
+// The same value as BucketIndex, with |x| taken without a branch (the signs are random). In a
+// filter larger than the L2 cache all K buckets are computed and their lines prefetched before
+// the first test, so that the cache misses overlap (absent keys then pay for buckets they would
+// not have tested; in a small filter that costs more than it saves).
+bool ProbeBits(const std::uint8_t* words, std::size_t word_bytes, KeyHashes64 h, std::int32_t k,
+               std::int64_t max) {
   const std::uint64_t m = static_cast<std::uint64_t>(max);
-  // Trap (section 10.10): K = 0 tests nothing and answers "present" (emptyFilter).
-  for (std::int32_t i = 0; i < k; ++i) {
+  std::array<std::uint64_t, kMaxStagedBuckets> buckets;
+  const auto bucket = [&](std::int32_t i) {
     // Trap (section 10.5): Java's wrapping long `h1 + i * h2`, then Math.abs(x % max) = |x| mod m.
     const std::uint64_t x = static_cast<std::uint64_t>(h.h1) +
                             static_cast<std::uint64_t>(i) * static_cast<std::uint64_t>(h.h2);
     const std::uint64_t sign = 0 - (x >> 63);
-    if (TestBit(words, ((x ^ sign) - sign) % m) == 0) return false;
+    return ((x ^ sign) - sign) % m;
+  };
+  // Trap (section 10.10): K = 0 tests nothing and answers "present" (emptyFilter).
+  if (k > kMaxStagedBuckets || word_bytes <= kPrefetchAllAbove) {
+    for (std::int32_t i = 0; i < k; ++i) {
+      if (TestBit(words, bucket(i)) == 0) return false;
+    }
+    return true;
+  }
+  for (std::int32_t i = 0; i < k; ++i) {
+    buckets[static_cast<std::size_t>(i)] = bucket(i);
+    Prefetch(words, buckets[static_cast<std::size_t>(i)]);
+  }
+  for (std::int32_t i = 0; i < k; ++i) {
+    if (TestBit(words, buckets[static_cast<std::size_t>(i)]) == 0) return false;
   }
   return true;
 }
@@ -250,7 +268,8 @@ void FilterDb::AddAll(const KeyList& keys) {
 }
 
 bool FilterDb::MayContain(ByteSpan key) const {
-  return ProbeBits(words_bytes().data(), HashKey64(key), hash_count_, modulus());
+  return ProbeBits(words_bytes().data(), words_bytes().size(), HashKey64(key), hash_count_,
+                   modulus());
 }
 
 void FilterDb::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const {
@@ -259,7 +278,7 @@ void FilterDb::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answ
   const std::size_t total = std::min(keys.size(), answers.size());
   if (k < 2 || k > kMaxStagedBuckets) {
     for (std::size_t i = 0; i < total; ++i) {
-      answers[i] = ProbeBits(words, HashKey64(keys[i]), k, modulus()) ? 1 : 0;
+      answers[i] = ProbeBits(words, words_bytes().size(), HashKey64(keys[i]), k, modulus()) ? 1 : 0;
     }
     return;
   }
