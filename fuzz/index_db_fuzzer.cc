@@ -1,0 +1,33 @@
+// Cassandra Index.db (u16 BE key length, key, i64 BE position; no header): any bytes give the
+// keys or a Corrupt status naming the file at an offset inside it; the entries kept before a
+// damaged one are a prefix of the file. Round trip (raw key form): the keys and positions read,
+// written again, are the input byte for byte.
+#include "bloomcodec/cassandra/index_db.h"
+#include "fuzz_support.h"
+
+using namespace bloomcodec;
+using namespace bloomcodec::cassandra;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const ByteSpan file(data, size);
+  for (IndexKeyForm form : {IndexKeyForm::kRaw, IndexKeyForm::kRandomPartitionerEncoded}) {
+    IndexDb partial;
+    const Status s = ReadIndexDbInto(file, "Index.db", form, partial);
+    FUZZ_CHECK(partial.keys.size() == partial.positions.size());
+    FUZZ_CHECK(partial.keys.total_bytes() <= size);
+    Result<IndexDb> whole = ReadIndexDb(file, "Index.db", form);
+    FUZZ_CHECK(whole.ok() == s.ok());
+    if (!s.ok()) {
+      fuzz::CheckNamesSource(s, "Index.db");
+      std::optional<std::uint64_t> at = s.offset();
+      FUZZ_CHECK(at.has_value() && *at <= size);
+      continue;
+    }
+    FUZZ_CHECK(fuzz::SameKeys(whole->keys, partial.keys));
+    if (form != IndexKeyForm::kRaw) continue;
+    Result<ByteVector> written = WriteIndexDb(whole->keys, whole->positions);
+    FUZZ_CHECK(written.ok());
+    FUZZ_CHECK(fuzz::SameBytes(*written, file));
+  }
+  return 0;
+}
