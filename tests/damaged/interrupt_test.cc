@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 
@@ -14,6 +16,11 @@
 
 namespace bloomcodec::testing {
 namespace {
+
+ByteVector ReadAnyFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return ByteVector(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
 
 bool HasTemporary(const DamagedDir& dir) {
   for (const std::string& name : dir.List()) {
@@ -76,6 +83,34 @@ void KillMidWrite(int signal_number) {
     }
   }
   EXPECT_GT(killed_mid_write, 0) << "never caught the child while it was writing";
+}
+
+// Inputs are never the output: `build -o` its key file and `convert -o` its input (also through
+// a symbolic link) are refused before anything is written, and the input is left intact.
+TEST(Outputs, NeverOverwriteAnInput) {
+  DamagedDir dir;
+  const std::string keys = dir.Write("keys.txt", std::string("a\nb\n"));
+  Child r = RunChild({"build", "--format", "cassandra-1.0", "--keys", keys,
+                      "--buckets-per-element", "15", "-o", keys});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("refusing to overwrite"), std::string::npos) << r.err;
+  EXPECT_EQ(ReadAnyFile(keys), ByteVector({'a', '\n', 'b', '\n'}));
+
+  const std::string filter = dir.Path("Filter.db");
+  r = RunChild({"build", "--format", "cassandra-1.0", "--keys", keys, "--buckets-per-element",
+                "15", "-o", filter});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const ByteVector original = ReadAnyFile(filter);
+  const std::string link = dir.Path("link.db");
+  ASSERT_EQ(::symlink(filter.c_str(), link.c_str()), 0);
+  for (const std::string& out : {filter, link}) {
+    r = RunChild({"convert", filter, "--format", "cassandra-1.0", "--to", "cassandra-legacy",
+                  "-o", out});
+    EXPECT_EQ(r.exit_code, 2) << out;
+    EXPECT_NE(r.err.find("refusing to overwrite the input"), std::string::npos) << r.err;
+    EXPECT_EQ(ReadAnyFile(filter), original);
+    EXPECT_FALSE(HasTemporary(dir));
+  }
 }
 
 TEST(Interrupt, SigtermDuringWriteLeavesNoPartialFile) { KillMidWrite(SIGTERM); }
