@@ -130,8 +130,11 @@ inline rc::Gen<std::int64_t> ElementCount() {
       {3, gen::inRange<std::int64_t>(-5, 200000)},
       {2, gen::map(gen::tuple(gen::inRange<std::int64_t>(1, 22), gen::inRange<std::int64_t>(-4, 5)),
                    [](const std::tuple<std::int64_t, std::int64_t>& t) {
-                     // Long.MAX_VALUE / k: where maxBucketsPerElement steps.
-                     return kMax / std::get<0>(t) + std::get<1>(t);
+                     // Long.MAX_VALUE / k: where maxBucketsPerElement steps. The offset is
+                     // added as Java adds longs: for k = 1 it wraps to Long.MIN_VALUE + d - 1
+                     // (a count the sizing must also take), where a C++ signed add is undefined.
+                     return static_cast<std::int64_t>(static_cast<std::uint64_t>(kMax / std::get<0>(t)) +
+                                                      static_cast<std::uint64_t>(std::get<1>(t)));
                    })},
       {2, gen::map(gen::tuple(gen::inRange<std::int64_t>(1, 21), gen::inRange<std::int64_t>(-40, 41)),
                    [](const std::tuple<std::int64_t, std::int64_t>& t) {
