@@ -287,6 +287,63 @@ TEST(CassandraCli, SizeForBucketsMatchesGetFilterWithWarnings) {
   EXPECT_GE(warned, 3);
 }
 
+// The legacy filter through the binary: K and the BitSet the original constructed (its words,
+// BitSet.size() bits, and the 77-byte Java stream around them), or the original's refusal.
+TEST(CassandraCli, SizeOfLegacyFiltersMatchesLegacyGetFilter) {
+  TsvTable t = ReadTsvFixture(kGolden + "sizing/sizing_legacy.tsv");
+  int ok = 0, refused = 0;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    // Every refusal, and every 7th row the original sized.
+    if (t.At(i, "outcome") == "OK" && i % 7 != 0) continue;
+    if (t.At(i, "constructed") == "ctor:NegativeArraySizeException") continue;
+    const bool fp = t.At(i, "overload") == "fp";
+    std::string what = t.At(i, "num_elements") + " " + t.At(i, "overload") + "=" + t.At(i, "param");
+    CliRun r = RunCli({"size", "--format", "cassandra-legacy", "--expected-keys",
+                       t.At(i, "num_elements"), fp ? "--fp-chance" : "--buckets-per-element",
+                       t.At(i, "param"), "--json"});
+    if (t.At(i, "outcome") != "OK") {
+      EXPECT_EQ(r.exit_code, 2) << what << ": " << r.out;
+      EXPECT_NE(r.err.find(t.At(i, "outcome")), std::string::npos) << what << ": " << r.err;
+      ++refused;
+      continue;
+    }
+    ASSERT_EQ(r.exit_code, 0) << what << ": " << r.err;
+    nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << r.out;
+    EXPECT_EQ(doc["hash_count"].dump(), t.At(i, "K")) << what;
+    EXPECT_EQ(doc["words"].dump(), t.At(i, "bitset_words")) << what;
+    EXPECT_EQ(doc["bits"].dump(), t.At(i, "bitset_size_bits")) << what;
+    EXPECT_EQ(doc["file_bytes"].get<std::int64_t>(), 77 + 8 * std::stoll(t.At(i, "bitset_words")))
+        << what;
+    ++ok;
+  }
+  EXPECT_GE(ok, 40);
+  EXPECT_GE(refused, 1);
+}
+
+// A row's column filter is sized by Cassandra itself (getFilter(columns, 4)): --expected-keys
+// alone, and the file is the filter plus its 4-byte length prefix.
+TEST(CassandraCli, SizeOfRowFiltersMatchesEveryGoldenRow) {
+  TsvTable rows = ReadTsvFixture(kGolden + "rowfilter/rowfilters.tsv");
+  ASSERT_GE(rows.rows.size(), 5u);
+  for (std::size_t i = 0; i < rows.rows.size(); ++i) {
+    std::string name = rows.At(i, "name");
+    CliRun r = RunCli({"size", "--format", "cassandra-1.0-row", "--expected-keys",
+                       rows.At(i, "estimated_columns"), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << r.out;
+    EXPECT_EQ(doc["hash_count"].dump(), rows.At(i, "hash_count")) << name;
+    EXPECT_EQ(doc["words"].dump(), rows.At(i, "word_count")) << name;
+    EXPECT_EQ(doc["bits"].dump(), rows.At(i, "size_bits")) << name;
+    EXPECT_EQ(doc["file_bytes"].dump(), rows.At(i, "file_bytes")) << name;
+  }
+  CliRun refused = RunCli({"size", "--format", "cassandra-1.0-row", "--expected-keys", "10",
+                           "--buckets-per-element", "4"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("takes no sizing parameter"), std::string::npos) << refused.err;
+}
+
 TEST(CassandraCli, SizeRefusalIsExitTwoWithTheOriginalsMessage) {
   // BloomCalculations.computeBloomSpec cannot reach 1e-5 with the 20 buckets its table holds.
   CliRun r = RunCli({"size", "--format", "cassandra-1.0", "--expected-keys", "1000",

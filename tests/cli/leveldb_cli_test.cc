@@ -110,6 +110,16 @@ TEST(LevelDbCli, HashReproducesBothTailFlavours) {
   EXPECT_EQ(r.out, legacy);
 }
 
+TEST(LevelDbCli, SizeHumanOutputPrintsBitsPerKeyAsAPlainNumber) {
+  for (const char* bpk : {"10", "100", "7"}) {
+    CliRun r = RunCli({"size", "--format", "leveldb-bloom", "--expected-keys", "1000",
+                       "--bits-per-key", bpk});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("bits per key          " + std::string(bpk) + "\n"), std::string::npos)
+        << r.out;
+  }
+}
+
 TEST(LevelDbCli, SizeMatchesTheKTable) {
   TsvTable k_table = ReadTsvFixture(kRaw + "k_table.tsv");
   ASSERT_GE(k_table.rows.size(), 50u);
