@@ -255,7 +255,7 @@ Status BlockIterator::Seek(ByteSpan target) {
     const std::uint32_t mid = left + (right - left + 1) / 2;
     key_.clear();
     BLOOMCODEC_RETURN_IF_ERROR(ParseEntryAt(block_->restart_point(mid), true));
-    if (CompareKeys(order_, key_, target) < 0) {
+    if (CompareKeys(order_, key(), target) < 0) {
       left = mid;
     } else {
       right = mid - 1;
@@ -264,7 +264,7 @@ Status BlockIterator::Seek(ByteSpan target) {
   key_.clear();
   BLOOMCODEC_RETURN_IF_ERROR(ParseEntryAt(block_->restart_point(left), true));
   while (valid_) {
-    if (CompareKeys(order_, key_, target) >= 0) return Status();
+    if (CompareKeys(order_, key(), target) >= 0) return Status();
     BLOOMCODEC_RETURN_IF_ERROR(Next());
   }
   return Status();

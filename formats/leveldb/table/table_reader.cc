@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <utility>
 
+#include <boost/endian/conversion.hpp>
+
 #include "bloomcodec/byte_reader.h"
-#include "bloomcodec/byte_writer.h"
 #include "bloomcodec/leveldb/bloom.h"
 
 namespace bloomcodec::leveldb {
@@ -261,9 +262,11 @@ class TableReader::Lookup {
         return Status();
       }
       // DB::Get's lookup key: user key + (snapshot sequence << 8 | kValueTypeForSeek).
+      std::uint8_t tag[8];
+      boost::endian::store_little_u64(tag, table_.sequence_ << 8 | kTypeValue);
       lookup_key_.assign(probe.begin(), probe.end());
-      ByteWriter(lookup_key_).PutLittleU64(table_.sequence_ << 8 | kTypeValue);
-      BLOOMCODEC_RETURN_IF_ERROR(index_.Seek(lookup_key_));
+      lookup_key_.insert(lookup_key_.end(), tag, tag + sizeof tag);
+      BLOOMCODEC_RETURN_IF_ERROR(index_.Seek(ByteSpan(lookup_key_.data(), lookup_key_.size())));
     } else {
       BLOOMCODEC_RETURN_IF_ERROR(index_.Seek(probe));
     }
@@ -284,7 +287,7 @@ class TableReader::Lookup {
  private:
   const TableReader& table_;
   BlockIterator index_;
-  ByteVector lookup_key_;
+  KeyBuffer lookup_key_;  // inline: no allocation per lookup
 };
 
 Result<LookupTrace> TableReader::Trace(ByteSpan probe) const {

@@ -22,6 +22,8 @@
 #include <string>
 #include <string_view>
 
+#include <boost/container/small_vector.hpp>
+
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/leveldb/footer.h"
 #include "bloomcodec/status.h"
@@ -95,6 +97,11 @@ class Block {
   std::uint32_t num_restarts_ = 0;
 };
 
+// A reconstructed key: inline up to 128 bytes, so that an iterator made for one lookup (as
+// TableReader::MayContain makes) allocates nothing for ordinary keys; longer keys spill to the
+// heap once per iterator.
+using KeyBuffer = boost::container::small_vector<std::uint8_t, 128>;
+
 // Walks a block's entries. Holds the reconstructed key in a reused buffer (no allocation per
 // entry once it has grown). Errors leave the iterator invalid.
 class BlockIterator {
@@ -107,7 +114,7 @@ class BlockIterator {
   Status Seek(ByteSpan target);
 
   bool valid() const { return valid_; }
-  ByteSpan key() const { return key_; }
+  ByteSpan key() const { return ByteSpan(key_.data(), key_.size()); }
   ByteSpan value() const { return value_; }
   std::size_t entry_position() const { return entry_; }  // inside the block's bytes
 
@@ -120,7 +127,7 @@ class BlockIterator {
   bool valid_ = false;
   std::size_t entry_ = 0;
   std::size_t next_ = 0;
-  ByteVector key_;
+  KeyBuffer key_;
   ByteSpan value_;
 };
 
