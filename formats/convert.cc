@@ -327,19 +327,23 @@ Result<Conversion> Rebuild(const Decoded& in, const ConvertInput& input,
       c.warnings.push_back(what);
     }
     // The converse cannot be checked exactly (a filter does not list its keys), but a fill that
-    // implies many more keys than given means keys would be lost.
+    // implies more than twice the keys given means keys would be lost: refused like the check
+    // above. From 20 estimated keys up, a factor of two is far outside the estimator's spread.
     Result<Document> facts = in.format->Inspect(in.bytes, input.source);
     if (facts.ok()) {
       const char* field = facts->contains("estimated_keys") ? "estimated_keys" : "estimated_keys_total";
       if (facts->contains(field) && (*facts)[field].is_number()) {
         const double estimate = (*facts)[field].get<double>();
         if (estimate >= 20 && static_cast<double>(keys->size()) < 0.5 * estimate) {
-          c.warnings.push_back("the input's fill suggests about " +
-                               std::to_string(static_cast<long long>(estimate)) + " keys (" +
-                               std::string(kEstimatorName) + ") but " +
-                               std::to_string(keys->size()) +
-                               " were given: keys missing from the key source are not in the "
-                               "rebuilt filter");
+          const std::string about = std::isfinite(estimate)
+                                        ? "about " + std::to_string(static_cast<long long>(estimate))
+                                        : "more than any count of";
+          std::string what = "the fill of " + input.source + " suggests " + about + " keys (" +
+                             std::string(kEstimatorName) + ") but " + options.key_source +
+                             " gives " + std::to_string(keys->size()) +
+                             ": keys missing from it would not be in the rebuilt filter";
+          if (!options.force) return Status::Refused(what + " (--force rebuilds anyway)");
+          c.warnings.push_back(what);
         }
       }
     }

@@ -328,14 +328,23 @@ TEST(ConvertRebuild, FromTableUsesTheTablesStoredKeys) {
   EXPECT_NE(r.err.find("leveldb-table input"), std::string::npos) << r.err;
 }
 
-TEST(ConvertRebuild, TooFewKeysForTheFillAreWarnedAbout) {
+TEST(ConvertRebuild, TooFewKeysForTheFillAreRefusedUnlessForced) {
   CliDir dir;
   const std::string keys =
       dir.Write("ten.hex", FirstLines(ReadFixtureText("cassandra-1.0/filters/keys_n1000.txt"), 10));
-  auto report = RunJson({"convert", FixtureForCli("cassandra-1.0/filters/n1000_b15.Filter.db"),
-                         "--format", "cassandra-1.0", "--to", "cassandra-legacy",
-                         "--buckets-per-element", "15", "--keys", keys, "--key-format", "hex",
-                         "-o", dir.Path("legacy.db"), "--json"});
+  std::vector<std::string> args = {"convert", FixtureForCli("cassandra-1.0/filters/n1000_b15.Filter.db"),
+                                   "--format", "cassandra-1.0", "--to", "cassandra-legacy",
+                                   "--buckets-per-element", "15", "--keys", keys, "--key-format",
+                                   "hex", "-o", dir.Path("legacy.db")};
+  // 10 of the 1000 keys: the other 990 would be lost.
+  CliRun refused = RunCli(args);
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("suggests about"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--force"), std::string::npos) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.Path("legacy.db")));
+  args.push_back("--force");
+  args.push_back("--json");
+  auto report = RunJson(args);
   EXPECT_EQ(report["how"], "rebuilt");
   ASSERT_EQ(report["warnings"].size(), 1u);
   EXPECT_NE(report["warnings"][0].get<std::string>().find("suggests about"), std::string::npos);
