@@ -13,6 +13,7 @@ constexpr FlagSpec kFlags[] = {
     {"--format", true},       {"--keys", true},          {"--key-format", true},
     {"--fp-chance", true},    {"--buckets-per-element", true}, {"--bits-per-key", true},
     {"--expected-keys", true}, {"-o", true},              {"--output", true},
+    {"--json", false},
 };
 }  // namespace
 
@@ -28,6 +29,9 @@ Status RunBuild(std::span<const std::string_view> argv) {
   if (!out) return Status::InvalidArgument("-o OUT is required");
   if (args.Has("-o") && args.Has("--output")) {
     return Status::InvalidArgument("-o and --output name the same thing; give one");
+  }
+  if (*out == "-" && args.Has("--json")) {
+    return Status::InvalidArgument("--json and -o - both want standard output; give one");
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(FilterParams params, ReadFilterParams(args));
   std::string out_path(*out);
@@ -49,9 +53,18 @@ Status RunBuild(std::span<const std::string_view> argv) {
   }
   BLOOMCODEC_RETURN_IF_ERROR(WriteFileAtomically(out_path, file));
   if (out_path == "-") return Status();  // standard output carries the filter itself
-  return WriteStdout(out_path + ": " + std::string(format->name()) + ", " +
-                     std::to_string(file.size()) + " bytes, " +
-                     std::to_string(loaded.keys.size()) + " keys\n");
+  if (!args.Has("--json")) {
+    return WriteStdout(out_path + ": " + std::string(format->name()) + ", " +
+                       std::to_string(file.size()) + " bytes, " +
+                       std::to_string(loaded.keys.size()) + " keys\n");
+  }
+  nlohmann::ordered_json doc;
+  doc["output"] = out_path;
+  doc["format"] = std::string(format->name());
+  doc["key_file"] = loaded.source;
+  doc["keys"] = loaded.keys.size();
+  doc["file_bytes"] = file.size();  // as built, before any gzip of a .gz OUT
+  return WriteJson(doc);
 }
 
 }  // namespace bloomcodec::tool

@@ -14,12 +14,13 @@ struct SubcommandText {
 
 constexpr SubcommandText kSubcommands[] = {
     {"build",
-     "build --format F --keys K [--key-format text|hex|base64] PARAMS [--expected-keys N] -o OUT",
+     "build --format F --keys K [--key-format text|hex|base64] PARAMS [--expected-keys N] -o OUT [--json]",
      "Writes the filter the original writes for these keys and parameters, byte for byte.\n"
      "PARAMS: --fp-chance P | --buckets-per-element N | --bits-per-key B (see below which\n"
      "format takes which). --expected-keys N sizes the filter for N keys instead of the number\n"
      "of keys given. OUT is written to a temporary name and renamed; OUT ending in .gz is\n"
-     "gzip-compressed; '-o -' writes the filter to standard output. OUT may not be the key file.\n"},
+     "gzip-compressed; '-o -' writes the filter to standard output. OUT may not be the key file.\n"
+     "--json reports what was written as one JSON document (not with '-o -').\n"},
     {"probe",
      "probe FILE [--format F] --keys K [--key-format text|hex|base64] [--key-kind user|plain] [--json]",
      "Prints, for each key in input order, 1 (may contain) or 0 (definitely not): the\n"
@@ -28,8 +29,9 @@ constexpr SubcommandText kSubcommands[] = {
      "table, whether probes are user keys of a database (user) or keys as a TableBuilder stored\n"
      "them (plain). --json prints one JSON document instead (see the README).\n"},
     {"hash",
-     "hash --format F --keys K [--key-format text|hex|base64]",
-     "Prints the format's hash of each key, one tab-separated line per key, in input order.\n"},
+     "hash --format F --keys K [--key-format text|hex|base64] [--json]",
+     "Prints the format's hash of each key, one tab-separated line per key, in input order.\n"
+     "--json prints {\"hashes\": [[values of key 1], ...]} with exact integers instead.\n"},
     {"size",
      "size --format F --expected-keys N (--fp-chance P | --buckets-per-element B | --bits-per-key B) [--json]",
      "Prints the filter the original would allocate for N keys: hash count, buckets per element\n"

@@ -196,6 +196,21 @@ void ExpectHashColumns(const std::string& format, const std::string& relative) {
                      "--key-format", "hex"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, expected);
+  // --json: the same values as exact JSON integers, [h1, h2] per key in key order.
+  CliRun j = RunCli({"hash", "--format", format, "--keys", dir.Path("k.hex"), "--key-format",
+                     "hex", "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  nlohmann::json doc = nlohmann::json::parse(j.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << j.out;
+  EXPECT_EQ(doc["format"], format);
+  ASSERT_EQ(doc["keys"], vectors.rows.size());
+  ASSERT_EQ(doc["hashes"].size(), vectors.rows.size());
+  for (std::size_t i = 0; i < vectors.rows.size(); ++i) {
+    const auto& h = doc["hashes"][i];
+    ASSERT_EQ(h.size(), 2u) << i;
+    EXPECT_EQ(h[0].dump() + "\t" + h[1].dump(), vectors.At(i, "h1_dec") + "\t" + vectors.At(i, "h2_dec"))
+        << "key " << vectors.At(i, "key_hex");
+  }
 }
 
 TEST(CassandraCli, HashReproducesMurmurHash64Vectors) {

@@ -108,6 +108,20 @@ TEST(LevelDbCli, HashReproducesBothTailFlavours) {
   r = RunCli({"hash", "--format", "leveldb-bloom-legacy", "--keys", key_file, "--key-format", "hex"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, legacy);
+  // --json: one unsigned integer per key, in key order.
+  r = RunCli({"hash", "--format", "leveldb-bloom", "--keys", key_file, "--key-format", "hex",
+              "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  ASSERT_EQ(doc["hashes"].size(), static_cast<std::size_t>(rows));
+  std::string from_json;
+  for (const auto& h : doc["hashes"]) {
+    ASSERT_EQ(h.size(), 1u);
+    EXPECT_TRUE(h[0].is_number_unsigned());
+    from_json += h[0].dump() + "\n";
+  }
+  EXPECT_EQ(from_json, current);
 }
 
 TEST(LevelDbCli, SizeHumanOutputPrintsBitsPerKeyAsAPlainNumber) {
@@ -175,6 +189,28 @@ TEST(LevelDbCli, BuildWritesGzipWhenAskedAndStdoutForDash) {
   r = RunCli(to_stdout);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(ByteVector(r.out.begin(), r.out.end()), golden);
+  // Standard output cannot carry both the filter and a JSON report.
+  to_stdout.push_back("--json");
+  r = RunCli(to_stdout);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--json"), std::string::npos) << r.err;
+}
+
+TEST(LevelDbCli, BuildJsonReportsWhatWasWritten) {
+  CliDir dir;
+  KeyPrefixes prefixes(dir);
+  CliRun r = RunCli({"build", "--format", "leveldb-bloom", "--keys", prefixes.For("1000"),
+                     "--key-format", "hex", "--bits-per-key", "10", "-o", dir.Path("f.bin"),
+                     "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  EXPECT_EQ(doc["output"], dir.Path("f.bin"));
+  EXPECT_EQ(doc["format"], "leveldb-bloom");
+  EXPECT_EQ(doc["keys"], 1000);
+  const ByteVector golden = ReadFixture(kRaw + "filters/bpk10_n1000.bin");
+  EXPECT_EQ(doc["file_bytes"], golden.size());
+  EXPECT_EQ(ReadAnyFile(dir.Path("f.bin")), golden);
 }
 
 // A table written directly by TableBuilder: the answer of Table::InternalGet's read path.
