@@ -186,44 +186,72 @@ Status Block::ErrorAt(std::size_t position, std::string expected, std::string fo
                          std::move(found));
 }
 
-Status BlockIterator::ParseEntryAt(std::size_t at, bool restart) {
-  valid_ = false;
+Status BlockIterator::DecodeEntryAt(std::size_t at, bool restart, EntryView& entry) const {
   const ByteSpan region = block_->entries();
   const std::uint8_t* const limit = region.data() + region.size();
   const std::uint8_t* p = region.data() + at;
   std::uint32_t shared = 0, non_shared = 0, value_length = 0;
-  if ((p = DecodeVarint32(p, limit, shared)) == nullptr) {
-    return block_->ErrorAt(at, "a varint32 shared-prefix length");
-  }
-  if ((p = DecodeVarint32(p, limit, non_shared)) == nullptr) {
-    return block_->ErrorAt(at, "a varint32 unshared key length");
-  }
-  if ((p = DecodeVarint32(p, limit, value_length)) == nullptr) {
-    return block_->ErrorAt(at, "a varint32 value length");
+  if (limit - p >= 3 && (p[0] | p[1] | p[2]) < 0x80) {
+    // The common case (index entries, short keys and values): three one-byte varints.
+    shared = p[0];
+    non_shared = p[1];
+    value_length = p[2];
+    p += 3;
+  } else {
+    if ((p = DecodeVarint32(p, limit, shared)) == nullptr) {
+      return block_->ErrorAt(at, "a varint32 shared-prefix length");
+    }
+    if ((p = DecodeVarint32(p, limit, non_shared)) == nullptr) {
+      return block_->ErrorAt(at, "a varint32 unshared key length");
+    }
+    if ((p = DecodeVarint32(p, limit, value_length)) == nullptr) {
+      return block_->ErrorAt(at, "a varint32 value length");
+    }
   }
   const std::size_t header = static_cast<std::size_t>(p - (region.data() + at));
   if (restart && shared != 0) {
     return block_->ErrorAt(at, "shared length 0 at a restart point", std::to_string(shared));
-  }
-  if (shared > key_.size()) {
-    return block_->ErrorAt(at, "a shared length of at most the previous key's " +
-                                   std::to_string(key_.size()) + " bytes",
-                           std::to_string(shared));
   }
   if (std::uint64_t{non_shared} + value_length > static_cast<std::uint64_t>(limit - p)) {
     return block_->ErrorAt(at + header, std::to_string(non_shared) + " key bytes and " +
                                             std::to_string(value_length) +
                                             " value bytes inside the entries region");
   }
-  key_.resize(shared);
-  key_.insert(key_.end(), p, p + non_shared);
-  if (order_ == KeyOrder::kInternal && key_.size() < 8) {
-    return block_->ErrorAt(at, "an internal key of at least 8 bytes (user key + tag)",
-                           std::to_string(key_.size()) + " bytes");
+  entry.shared = shared;
+  entry.key_suffix = ByteSpan(p, non_shared);
+  entry.value = ByteSpan(p + non_shared, value_length);
+  entry.next = at + header + non_shared + value_length;
+  return Status();
+}
+
+Status BlockIterator::ShortInternalKeyError(std::size_t at, std::size_t key_size) const {
+  return block_->ErrorAt(at, "an internal key of at least 8 bytes (user key + tag)",
+                         std::to_string(key_size) + " bytes");
+}
+
+Status BlockIterator::RestartKeyAt(std::size_t at, ByteSpan& key) const {
+  EntryView entry;
+  BLOOMCODEC_RETURN_IF_ERROR(DecodeEntryAt(at, true, entry));
+  if (KeyTooShort(entry.key_suffix.size())) return ShortInternalKeyError(at, entry.key_suffix.size());
+  key = entry.key_suffix;  // shared = 0: the whole key, in place
+  return Status();
+}
+
+Status BlockIterator::ParseEntryAt(std::size_t at, bool restart) {
+  valid_ = false;
+  EntryView entry;
+  BLOOMCODEC_RETURN_IF_ERROR(DecodeEntryAt(at, restart, entry));
+  if (entry.shared > key_.size()) {
+    return block_->ErrorAt(at, "a shared length of at most the previous key's " +
+                                   std::to_string(key_.size()) + " bytes",
+                           std::to_string(entry.shared));
   }
-  value_ = ByteSpan(p + non_shared, value_length);
+  key_.resize(entry.shared);
+  key_.insert(key_.end(), entry.key_suffix.begin(), entry.key_suffix.end());
+  if (KeyTooShort(key_.size())) return ShortInternalKeyError(at, key_.size());
+  value_ = entry.value;
   entry_ = at;
-  next_ = at + header + non_shared + value_length;
+  next_ = entry.next;
   valid_ = true;
   return Status();
 }
@@ -251,11 +279,12 @@ Status BlockIterator::Seek(ByteSpan target) {
   // Binary search for the last restart point whose key is < target, as Block::Iter::Seek.
   std::uint32_t left = 0;
   std::uint32_t right = block_->num_restarts() - 1;
+  // Restart keys are compared where they lie in the block (shared = 0), not copied.
   while (left < right) {
     const std::uint32_t mid = left + (right - left + 1) / 2;
-    key_.clear();
-    BLOOMCODEC_RETURN_IF_ERROR(ParseEntryAt(block_->restart_point(mid), true));
-    if (CompareKeys(order_, key(), target) < 0) {
+    ByteSpan mid_key;
+    BLOOMCODEC_RETURN_IF_ERROR(RestartKeyAt(block_->restart_point(mid), mid_key));
+    if (CompareKeys(order_, mid_key, target) < 0) {
       left = mid;
     } else {
       right = mid - 1;

@@ -119,6 +119,21 @@ class BlockIterator {
   std::size_t entry_position() const { return entry_; }  // inside the block's bytes
 
  private:
+  // One entry's lengths, checked against the entries region; the views point into the block.
+  struct EntryView {
+    std::uint32_t shared = 0;
+    ByteSpan key_suffix;
+    ByteSpan value;
+    std::size_t next = 0;  // the following entry's position
+  };
+  Status DecodeEntryAt(std::size_t at, bool restart, EntryView& entry) const;
+  // Internal keys carry an 8-byte tag; anything shorter is corrupt.
+  bool KeyTooShort(std::size_t key_size) const {
+    return order_ == KeyOrder::kInternal && key_size < 8;
+  }
+  Status ShortInternalKeyError(std::size_t at, std::size_t key_size) const;
+  // The key of the restart entry at `at`, in place (no copy into key_).
+  Status RestartKeyAt(std::size_t at, ByteSpan& key) const;
   // Decodes the entry at position `at`; with `restart` the shared length must be 0.
   Status ParseEntryAt(std::size_t at, bool restart);
 
