@@ -23,6 +23,30 @@ std::string_view SeverityName(Severity severity) {
   return "error";
 }
 
+std::string EstimatedKeysText(double estimated_keys) {
+  if (std::isinf(estimated_keys)) return "saturated (every bit set)";
+  if (std::isnan(estimated_keys)) return "n/a (k = 0)";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", estimated_keys);
+  return buf;
+}
+
+std::string OverfillReason(const FillStatistics& s, std::optional<double> expected_keys,
+                           std::string_view from) {
+  if (s.bits > 0 && s.bits_set == s.bits) {
+    // No key count explains this usefully: the filter rejects nothing, a read always goes on.
+    return "all " + std::to_string(s.bits) +
+           " bits set, saturated (every bit set): every key is answered 'may contain'";
+  }
+  if (!expected_keys || s.hash_count == 0 || s.bits == 0) return "";
+  if (!FillExceedsExpectation(s.bits, s.hash_count, *expected_keys, s.bits_set)) return "";
+  const FillExpectation e = ExpectedBitsSet(s.bits, s.hash_count, *expected_keys);
+  return std::to_string(s.bits_set) + " of " + std::to_string(s.bits) + " bits set; " +
+         EstimatedKeysText(*expected_keys) + " keys " + std::string(from) + " set about " +
+         EstimatedKeysText(e.mean_bits_set) + " (estimated keys " +
+         EstimatedKeysText(s.estimated_keys) + ")";
+}
+
 Finding FindingFromStatus(Severity severity, std::string_view kind, const Status& status) {
   Finding f;
   f.severity = severity;
@@ -178,10 +202,12 @@ Document VerifyReportJson(const VerifyReport& report) {
       j["fill_ratio"] = Number(f.fill->fill_ratio);
       j["estimated_keys"] = Number(f.fill->estimated_keys);
       j["sized_keys"] = f.fill->sized_keys ? Number(*f.fill->sized_keys) : Document(nullptr);
+      j["sized_keys_from"] = f.fill->sized_keys_from.empty() ? Document(nullptr)
+                                                              : Document(f.fill->sized_keys_from);
       j["fp_rate"] = Number(f.fill->fp_rate);
     } else {
       for (const char* name : {"bits", "bits_set", "hash_count", "fill_ratio", "estimated_keys",
-                               "sized_keys", "fp_rate"}) {
+                               "sized_keys", "sized_keys_from", "fp_rate"}) {
         j[name] = nullptr;
       }
     }
@@ -227,9 +253,14 @@ std::string VerifyReportText(const VerifyReport& report) {
       if (!facts.empty()) facts += "; ";
       facts += std::to_string(f.fill->bits_set) + "/" + std::to_string(f.fill->bits) +
                " bits set (" + Compact(100 * f.fill->fill_ratio) + "%), k " +
-               std::to_string(f.fill->hash_count) + ", ~" + Count(f.fill->estimated_keys) +
-               " keys";
-      if (f.fill->sized_keys) facts += " (for " + Count(*f.fill->sized_keys) + ")";
+               std::to_string(f.fill->hash_count) + ", " +
+               (std::isinf(f.fill->estimated_keys)
+                    ? EstimatedKeysText(f.fill->estimated_keys)
+                    : "~" + Count(f.fill->estimated_keys) + " keys");
+      if (f.fill->sized_keys) {
+        facts += " (for " + Count(*f.fill->sized_keys) +
+                 (f.fill->sized_keys_from == "parameters" ? " at most, by its size and k)" : ")");
+      }
       facts += ", fp rate " + Compact(f.fill->fp_rate);
     }
     if (!facts.empty()) out += "        " + facts + "\n";

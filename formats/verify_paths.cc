@@ -9,6 +9,7 @@
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/leveldb/verify.h"
 #include "bloomcodec/verify.h"
+#include "verify_codec.h"
 
 namespace bloomcodec {
 
@@ -23,33 +24,6 @@ std::string_view WithoutGz(std::string_view path) {
 std::string TrimSlashes(std::string path) {
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   return path;
-}
-
-// Any other format: its own Probe checks the structure (with no keys) and answers the keys.
-FileReport VerifyWithCodec(const std::string& path, const FormatCodec* format,
-                           const KeyList* keys, const ProbeOptions& probe) {
-  FileReport report;
-  report.path = path;
-  report.format = std::string(format->name());
-  Result<InputFile> in = InputFile::Open(path);
-  if (!in.ok()) {
-    report.Add(Severity::kError, finding_kind::kUnreadable, in.status().ToString());
-    return report;
-  }
-  KeyList none;
-  const KeyList& asked = keys ? *keys : none;
-  std::vector<std::uint8_t> answers(asked.size());
-  Status s = format->Probe(in->bytes(), path, asked, probe, answers);
-  if (!s.ok()) {
-    report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kStructure, s));
-    return report;
-  }
-  report.keys_checked = asked.size();
-  for (std::size_t i = 0; i < answers.size(); ++i) {
-    if (answers[i] == 0) report.AddFalseNegative(asked[i]);
-  }
-  report.FinishFalseNegatives("the filter");
-  return report;
 }
 
 Status PlanDirectory(const std::string& dir, const VerifyOptions& options,

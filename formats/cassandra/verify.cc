@@ -12,6 +12,7 @@
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
+#include "cassandra_inspect.h"
 
 namespace bloomcodec::cassandra {
 
@@ -27,10 +28,24 @@ std::string FormatNameFor(FilterKind kind) {
   return kind == FilterKind::kLegacy ? "cassandra-legacy" : "cassandra-1.0";
 }
 
-void CheckFill(const Filter& filter, std::optional<double> sized_keys, std::uint64_t bits_offset,
-               FileReport& report) {
+// Where the key count the fill is judged against came from, for the message.
+std::string_view SizedFromText(std::string_view from) {
+  if (from == "index") return "in Index.db";
+  if (from == "keys") return "given";
+  return "allowed by its size and K";
+}
+
+// The fill against `sized_keys` (the key source's count) or, without one, against the most keys
+// the filter's size and K allow: a saturated or overfilled filter is found with no keys at all.
+template <typename FilterType>
+void CheckFill(const FilterType& filter, std::optional<double> sized_keys, std::string sized_from,
+               std::uint64_t bits_offset, FileReport& report) {
   FillStatistics s =
       ComputeFillStatistics(filter.bit_count(), filter.bits_set(), filter.hash_count());
+  if (!sized_keys) {
+    sized_keys = KeysAllowedBySizing(filter.signed_hash_count(), filter.modulus(), 0);
+    sized_from = sized_keys ? "parameters" : "";
+  }
   FillReport fill;
   fill.bits = s.bits;
   fill.bits_set = s.bits_set;
@@ -39,25 +54,20 @@ void CheckFill(const Filter& filter, std::optional<double> sized_keys, std::uint
   fill.estimated_keys = s.estimated_keys;
   fill.fp_rate = s.false_positive_rate;
   fill.sized_keys = sized_keys;
+  fill.sized_keys_from = sized_from;
   report.fill = fill;
-  if (sized_keys && s.hash_count > 0 &&
-      FillExceedsExpectation(s.bits, s.hash_count, *sized_keys, s.bits_set)) {
-    FillExpectation e = ExpectedBitsSet(s.bits, s.hash_count, *sized_keys);
+  const std::string reason = OverfillReason(s, sized_keys, SizedFromText(sized_from));
+  if (!reason.empty()) {
     report.Add(Severity::kError, finding_kind::kOverfilled,
-               std::to_string(s.bits_set) + " of " + std::to_string(s.bits) +
-                   " bits set; " + std::to_string(static_cast<std::uint64_t>(*sized_keys)) +
-                   " keys set about " + std::to_string(static_cast<std::uint64_t>(e.mean_bits_set)) +
-                   " (estimated keys " + std::to_string(static_cast<std::uint64_t>(s.estimated_keys)) +
-                   " vs " + std::to_string(static_cast<std::uint64_t>(*sized_keys)) +
-                   " in Index.db): the filter holds keys the index does not, or bits were damaged",
+               reason + ": the filter holds keys it was not sized for, or bits were damaged",
                bits_offset);
   }
 }
 
 template <typename FilterType>
 void CheckParsed(const FilterType& filter, ByteSpan file, const KeyList* keys,
-                 std::optional<double> sized_keys, std::uint64_t bits_offset,
-                 FileReport& report) {
+                 std::optional<double> sized_keys, const std::string& sized_from,
+                 std::uint64_t bits_offset, FileReport& report) {
   if (filter.trailing_bytes() > 0) {
     const std::uint64_t end = file.size() - filter.trailing_bytes();
     report.Add(Severity::kWarning, finding_kind::kTrailingBytes,
@@ -85,7 +95,7 @@ void CheckParsed(const FilterType& filter, ByteSpan file, const KeyList* keys,
     }
     report.FinishFalseNegatives("the filter");
   }
-  CheckFill(filter, sized_keys, bits_offset, report);
+  CheckFill(filter, sized_keys, sized_from, bits_offset, report);
 }
 
 // Reads `path`; a failure is an "unreadable" finding. Null when it failed.
@@ -119,7 +129,8 @@ std::optional<IndexDb> LoadIndex(const std::string& path, std::string_view versi
 }  // namespace
 
 void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
-                       std::optional<double> sized_keys, FileReport& report) {
+                       std::optional<double> sized_keys, const std::string& sized_from,
+                       FileReport& report) {
   if (kind == FilterKind::kLegacy) {
     Result<LegacyFilter> f = LegacyFilter::Parse(file, report.path);
     if (!f.ok()) {
@@ -127,7 +138,7 @@ void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
           FindingFromStatus(Severity::kError, finding_kind::kStructure, f.status()));
       return;
     }
-    CheckParsed(*f, file, keys, sized_keys, LegacyFilter::kWordsOffset, report);
+    CheckParsed(*f, file, keys, sized_keys, sized_from, LegacyFilter::kWordsOffset, report);
     return;
   }
   Result<FilterDb> f = FilterDb::Parse(file, report.path);
@@ -136,7 +147,7 @@ void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
         FindingFromStatus(Severity::kError, finding_kind::kStructure, f.status()));
     return;
   }
-  CheckParsed(*f, file, keys, sized_keys, FilterDb::kHeaderBytes, report);
+  CheckParsed(*f, file, keys, sized_keys, sized_from, FilterDb::kHeaderBytes, report);
 }
 
 Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
@@ -237,6 +248,7 @@ FileReport VerifySstable(const SstableFiles& sstable) {
     if (index) {
       report.keys_checked = index->keys.size();
       fill.sized_keys = static_cast<double>(index->keys.size());
+      fill.sized_keys_from = "index";
     }
     report.fill = fill;
     return report;
@@ -249,7 +261,8 @@ FileReport VerifySstable(const SstableFiles& sstable) {
       index && std::none_of(report.findings.begin(), report.findings.end(),
                             [](const Finding& f) { return f.kind == finding_kind::kIndex; });
   if (index_complete) sized = static_cast<double>(index->keys.size());
-  VerifyFilterBytes(filter->bytes(), kind, index ? &index->keys : nullptr, sized, report);
+  VerifyFilterBytes(filter->bytes(), kind, index ? &index->keys : nullptr, sized,
+                    sized ? "index" : "", report);
   return report;
 }
 
@@ -266,14 +279,22 @@ FileReport VerifyFilterFile(const std::string& path, FilterKind kind, const std:
   }
   std::optional<IndexDb> index;
   std::optional<double> sized;
+  std::string sized_from;
   if (!index_path.empty()) {
     index = LoadIndex(index_path, version.empty() ? "hc" : version, report);
-    if (index && report.findings.empty()) sized = static_cast<double>(index->keys.size());
+    if (index && report.findings.empty()) {
+      sized = static_cast<double>(index->keys.size());
+      sized_from = "index";
+    }
     if (index) keys = &index->keys;
+  } else if (keys != nullptr) {
+    // Keys the user says the filter holds: the fill must be explainable by that many.
+    sized = static_cast<double>(keys->size());
+    sized_from = "keys";
   }
   std::unique_ptr<InputFile> in = OpenOrReport(path, "filter", report);
   if (!in) return report;
-  VerifyFilterBytes(in->bytes(), kind, keys, sized, report);
+  VerifyFilterBytes(in->bytes(), kind, keys, sized, sized_from, report);
   return report;
 }
 

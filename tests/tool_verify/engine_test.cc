@@ -103,6 +103,17 @@ TEST(VerifyEngine, SummaryCombinesTheRatesOfEachGroup) {
   EXPECT_NEAR(s.groups[1].combined_fp_rate, 1 - 0.9 * 0.8, 1e-15);
 }
 
+TEST(VerifyEngine, OverfillReasonAlwaysFlagsASaturatedFilter) {
+  FillStatistics full = ComputeFillStatistics(640, 640, 7);
+  const std::string reason = OverfillReason(full, std::nullopt, "given");
+  EXPECT_NE(reason.find("saturated (every bit set)"), std::string::npos) << reason;
+  EXPECT_EQ(EstimatedKeysText(full.estimated_keys), "saturated (every bit set)");
+  FillStatistics half = ComputeFillStatistics(6400, 3200, 7);
+  EXPECT_TRUE(OverfillReason(half, std::nullopt, "given").empty());  // nothing to judge by
+  EXPECT_TRUE(OverfillReason(half, 700.0, "given").empty());        // about what 700 keys set
+  EXPECT_NE(OverfillReason(half, 100.0, "given").find("100 keys given"), std::string::npos);
+}
+
 TEST(VerifyEngine, JsonHasEveryFieldAndNullForNonFiniteNumbers) {
   VerifyReport report;
   FileReport r = WithRate("p", "g", 0.25);

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/filter_stats.h"
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/status.h"
@@ -79,8 +80,22 @@ struct FillReport {
   double fill_ratio = 0;
   double estimated_keys = 0;  // Swamidass & Baldi; summed over the filters of a table
   double fp_rate = 0;         // what one read of this file sees for an absent key
-  std::optional<double> sized_keys;  // the key count the filter was sized for, when known
+  // The key count the fill is judged against, and where it comes from: "index" (Index.db),
+  // "keys" (--keys), "table" (a table's own keys) or "parameters" (the most keys the filter's
+  // size and K allow, as inspect's sizing computes them). Unset when nothing says.
+  std::optional<double> sized_keys;
+  std::string sized_keys_from;
 };
+
+// Why one filter's fill is implausible, or "" when it is not. A filter with every bit set always
+// is (it answers "may contain" for every key, whatever it was sized for); otherwise a fill more
+// than 6 standard deviations above what `expected_keys` set (FillExceedsExpectation). `from`
+// names the count in the message ("in Index.db", "given", "allowed by its size and K").
+std::string OverfillReason(const FillStatistics& s, std::optional<double> expected_keys,
+                           std::string_view from);
+// An estimated key count for messages: whole, or "saturated (every bit set)" when infinite
+// (a cast of infinity to an integer would be undefined behaviour).
+std::string EstimatedKeysText(double estimated_keys);
 
 // How many false-negative keys a report lists (all are counted).
 inline constexpr std::size_t kMaxListedFalseNegatives = 20;

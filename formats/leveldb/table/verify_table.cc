@@ -56,20 +56,16 @@ void AddFill(const TableReader& table, const FilterBlockLayout& layout,
     weighted_fp += static_cast<double>(n) * s.false_positive_rate;
     weight += static_cast<double>(n);
     sized += static_cast<double>(n);
-    if (s.hash_count > 0 && s.bits > 0 &&
-        FillExceedsExpectation(s.bits, s.hash_count, static_cast<double>(n), s.bits_set)) {
-      if (overfilled++ == 0) {
-        first_overfilled_offset = tf.handle.offset + r.start;
-        first_overfilled = "filter " + std::to_string(i) + ": " + std::to_string(s.bits_set) +
-                           " of " + std::to_string(s.bits) + " bits set for " +
-                           std::to_string(n) + " keys (estimated keys " +
-                           std::to_string(static_cast<std::uint64_t>(s.estimated_keys)) + ")";
-      }
+    const std::string reason = OverfillReason(s, static_cast<double>(n), "in its data blocks");
+    if (!reason.empty() && overfilled++ == 0) {
+      first_overfilled_offset = tf.handle.offset + r.start;
+      first_overfilled = "filter " + std::to_string(i) + ": " + reason;
     }
   }
   fill.fill_ratio = fill.bits > 0 ? static_cast<double>(fill.bits_set) / fill.bits : 0;
   fill.fp_rate = weight > 0 ? weighted_fp / weight : 0;
   fill.sized_keys = sized;
+  fill.sized_keys_from = "table";
   report.fill = fill;
   if (overfilled > 0) {
     report.Add(Severity::kError, finding_kind::kOverfilled,
