@@ -126,6 +126,29 @@ std::optional<IndexDb> LoadIndex(const std::string& path, std::string_view versi
   return index;
 }
 
+// Where a folder of sstables sits: live, or a snapshot / backup copy, and the folder that owns
+// the copy (the keyspace folder in the 1.0 layout).
+struct SnapshotPlace {
+  GroupRole role = GroupRole::kLive;
+  fs::path owner;     // the folder the live sstables of this copy are in
+  std::string label;  // appended to the group name: " (snapshot TAG)", " (backups)"
+};
+
+SnapshotPlace PlaceOf(const fs::path& dir) {
+  SnapshotPlace place;
+  place.owner = dir;
+  if (dir.filename() == "backups") {
+    place.role = GroupRole::kBackup;
+    place.owner = dir.parent_path();
+    place.label = " (backups)";
+  } else if (dir.parent_path().filename() == "snapshots") {
+    place.role = GroupRole::kSnapshot;
+    place.owner = dir.parent_path().parent_path();
+    place.label = " (snapshot " + dir.filename().string() + ")";
+  }
+  return place;
+}
+
 }  // namespace
 
 void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
@@ -171,13 +194,17 @@ Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
     if (inserted) {
       s.descriptor = *d;
       // What one read consults together: the keyspace (1.1 names carry it, 1.0 puts the files in
-      // a folder named after it) and the column family.
+      // a folder named after it) and the column family. Snapshots and backups are copies below
+      // that folder (1.0: <ks>/snapshots/<tag>/, <ks>/backups/; 1.1 the same below <ks>/<cf>/):
+      // no read consults them, so they get a group of their own, labelled.
+      const SnapshotPlace place = PlaceOf(p.parent_path());
+      s.role = place.role;
       std::string keyspace = d->keyspace;
       if (keyspace.empty()) {
-        keyspace = p.parent_path().filename().string();
+        keyspace = place.owner.filename().string();
         if (keyspace.empty() || keyspace == ".") keyspace = fs::path(root).filename().string();
       }
-      s.group = keyspace + "/" + d->column_family;
+      s.group = keyspace + "/" + d->column_family + place.label;
       std::string prefix = p.filename().string();
       prefix.resize(prefix.size() - d->component.size());
       s.filter_path = (p.parent_path() / (prefix + "Filter.db")).string();
@@ -219,6 +246,7 @@ FileReport VerifySstable(const SstableFiles& sstable) {
     return report;
   }
   report.group = sstable.group;
+  report.group_role = sstable.role;
   if (!sstable.has_index) {
     report.Add(Severity::kError, finding_kind::kMissingIndex,
                "no Index.db (" + sstable.index_path +
@@ -231,7 +259,8 @@ FileReport VerifySstable(const SstableFiles& sstable) {
                "version " + d.version +
                    " (< c): Cassandra 1.0 ignores Filter.db and rebuilds the filter from Index.db "
                    "at load; only Index.db is checked");
-    report.group.clear();  // the rebuilt filter lives in memory only; its rate is not on disk
+    // The rebuilt filter lives in memory only: the sstable stays in its column family's group,
+    // which reports it as not counted in the combined rate.
     if (sstable.has_index) (void)LoadIndex(sstable.index_path, d.version, report);
     return report;
   }
@@ -273,9 +302,12 @@ FileReport VerifyFilterFile(const std::string& path, FilterKind kind, const std:
   report.format = FormatNameFor(kind);
   report.version = version;
   if (Result<Descriptor> d = ParseDescriptor(path); d.ok()) {
+    const SnapshotPlace place = PlaceOf(fs::path(path).parent_path());
     std::string keyspace = d->keyspace;
-    if (keyspace.empty()) keyspace = fs::path(path).parent_path().filename().string();
-    report.group = (keyspace.empty() ? std::string() : keyspace + "/") + d->column_family;
+    if (keyspace.empty()) keyspace = place.owner.filename().string();
+    report.group =
+        (keyspace.empty() ? std::string() : keyspace + "/") + d->column_family + place.label;
+    report.group_role = place.role;
   }
   std::optional<IndexDb> index;
   std::optional<double> sized;

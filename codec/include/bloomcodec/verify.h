@@ -100,6 +100,9 @@ std::string EstimatedKeysText(double estimated_keys);
 // How many false-negative keys a report lists (all are counted).
 inline constexpr std::size_t kMaxListedFalseNegatives = 20;
 
+enum class GroupRole { kLive, kSnapshot, kBackup };
+std::string_view GroupRoleName(GroupRole role);  // "live", "snapshot", "backup"
+
 struct FileReport {
   std::string path;
   std::string format;   // a format name of the CLI contract, or "" when not decided
@@ -110,6 +113,12 @@ struct FileReport {
   std::uint64_t false_negative_count = 0;
   std::vector<ByteVector> false_negatives;  // the first kMaxListedFalseNegatives, in key order
   std::optional<FillReport> fill;
+  // Where the group stands in what reads see. Snapshots and incremental backups are copies that
+  // no read consults: they are verified but kept out of their live group's combined fp.
+  GroupRole group_role = GroupRole::kLive;
+  // The reader the group summary assumes ignores this file's filter (a LevelDB <= 1.17 filter,
+  // which 1.18+ never looks up): the group counts it as p = 1 whatever its own fp_rate.
+  bool filter_ignored_by_reader = false;
 
   void Add(Severity severity, std::string_view kind, std::string message,
            std::optional<std::uint64_t> offset = std::nullopt);
@@ -124,7 +133,16 @@ struct FileReport {
 
 struct GroupSummary {
   std::string name;
-  std::uint64_t tables = 0;      // files of the group with a known fp rate
+  GroupRole role = GroupRole::kLive;  // snapshot / backup groups are copies no read consults
+  std::uint64_t tables = 0;      // files counted in combined_fp_rate
+  // Of `tables`, counted as p = 1: damaged files (an error and no readable filter; a damaged
+  // filter protects nothing) and filters the assumed reader ignores (LevelDB 1.18+ reading a
+  // 1.17 table).
+  std::uint64_t damaged = 0;
+  std::uint64_t ignored_filters = 0;
+  // Files of the group not in the figure: nothing on disk tells their rate (Cassandra < c
+  // rebuilds the filter from Index.db at load).
+  std::uint64_t not_counted = 0;
   double combined_fp_rate = 0;   // 1 - prod(1 - p_i)
 };
 
@@ -141,7 +159,9 @@ struct VerifyReport {
   VerifySummary summary;
 };
 
-// Groups by FileReport::group (files without a group or a fill are left out).
+// Groups by FileReport::group and group_role (files without a group are left out). A grouped
+// file counts with its fill's fp rate; with p = 1 when its filter is ignored by the reader or
+// when it has an error and no fill (damaged); otherwise (no fill, no error) it is not counted.
 VerifySummary Summarize(std::span<const FileReport> files);
 
 // One unit of work: verifies one file (or one sstable) and describes it.

@@ -52,7 +52,10 @@ void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
 // One SSTable of a data directory, by its components.
 struct SstableFiles {
   Descriptor descriptor;
-  std::string group;        // "<keyspace>/<column family>" (what one read consults together)
+  // "<keyspace>/<column family>" (what one read consults together); for a copy in snapshots/<tag>/
+  // or backups/, that name with " (snapshot <tag>)" / " (backups)" appended, and `role` says so.
+  std::string group;
+  GroupRole role = GroupRole::kLive;
   std::string filter_path;  // where Filter.db is or would be
   std::string index_path;   // where Index.db is or would be
   bool has_filter = false;

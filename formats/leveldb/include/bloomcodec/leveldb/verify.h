@@ -16,7 +16,8 @@
 // one filter of the block it falls in), its estimated keys the sum of the filters' estimates.
 // Findings: structure (error, with the offset), false-negative (error), overfilled (error),
 // no-filter (warning: every lookup reads a data block), legacy filter of LevelDB <= 1.17
-// (warning "unsupported": LevelDB 1.18+ ignores it), unreadable (error).
+// (warning "unsupported": LevelDB 1.18+ ignores it; the report's filter_ignored_by_reader makes
+// the group summary count it as p = 1, a 1.18+ reader being assumed), unreadable (error).
 #pragma once
 
 #include <string>
