@@ -26,6 +26,14 @@ std::string TrimSlashes(std::string path) {
   return path;
 }
 
+// A table file name (NNNNNN.ldb / .sst) whose bytes claim no format: a truncated or damaged
+// table. Read as one, so the damage is a structure finding at its offset (as inside a database
+// directory) rather than an undecidable format.
+bool NamedLikeTable(std::string_view path) {
+  std::string_view name = WithoutGz(path);
+  return name.ends_with(".ldb") || name.ends_with(".sst");
+}
+
 Status PlanDirectory(const std::string& dir, const VerifyOptions& options,
                      std::vector<VerifyTask>& tasks) {
   if (options.key_source != KeySource::kNone) {
@@ -62,6 +70,7 @@ Status PlanFile(const std::string& path, const VerifyOptions& options,
   if (format == nullptr) {
     BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(path));
     format = DetectFormat(WithoutGz(path), in.bytes());
+    if (format == nullptr && NamedLikeTable(path)) format = FindFormat("leveldb-table");
     if (format == nullptr) {
       return Status::InvalidArgument("cannot tell the format of " + path +
                                      " from its name or bytes; give --format");
@@ -76,6 +85,8 @@ Status PlanFile(const std::string& path, const VerifyOptions& options,
     }
     std::string group = TrimSlashes(fs::path(path).parent_path().string());
     KeyKind kind = options.key_kind;
+    // An unknown key kind the check needs is the caller's to give (--key-kind), not damage.
+    BLOOMCODEC_RETURN_IF_ERROR(leveldb::CheckKeyKindKnown(path, kind, keys != nullptr));
     tasks.push_back([path, kind, keys, group] {
       return leveldb::VerifyTable(path, kind, keys, group);
     });

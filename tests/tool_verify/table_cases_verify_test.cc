@@ -1,4 +1,6 @@
-// verify on single LevelDB tables, run as a process: a saturated filter inside a table.
+// verify on single LevelDB tables, run as a process: a table without a filter needs no key kind,
+// a table's file name is a hint when its bytes claim no format (truncated), and a saturated
+// filter inside a table.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +17,46 @@ namespace bloomcodec::testing {
 namespace {
 
 constexpr const char* kDemoTable = "demo/leveldb-db/000050.ldb";
+
+TEST(VerifyTableCases, ATableWithoutAFilterNeedsNoKeyKind) {
+  CliDir dir;
+  const std::string table = dir.Path("nof.ldb");
+  CliRun converted = RunCli({"convert", FixturePath(kDemoTable), "--to", "leveldb-table",
+                             "--no-filter", "-o", table});
+  ASSERT_EQ(converted.exit_code, 0) << converted.err;
+  const Json doc = VerifyJson({table}, 0);
+  const Json& f = doc["files"][0];
+  EXPECT_EQ(f["status"], "warning");
+  EXPECT_EQ(Kinds(f), std::vector<std::string>{"no-filter"});
+  EXPECT_GT(f["keys_checked"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(f["fp_rate"], 1.0);
+  // Keys to look up need the kind (user keys or whole keys): unknown, that is bad usage.
+  CliRun probes = RunCli({"verify", table, "--keys", dir.Write("k.txt", "a\n")});
+  EXPECT_EQ(probes.exit_code, 2) << probes.out;
+  EXPECT_NE(probes.err.find("--key-kind"), std::string::npos) << probes.err;
+  EXPECT_TRUE(probes.out.empty());
+  // Given, it works.
+  CliRun given = RunCli({"verify", table, "--keys", dir.Write("k2.txt", "a\n"), "--key-kind",
+                         "user"});
+  EXPECT_NE(given.exit_code, 2) << given.err;
+}
+
+TEST(VerifyTableCases, ATruncatedTableNamedOnTheCommandLineIsAStructureFinding) {
+  CliDir dir;
+  ByteVector bytes = ReadFixture(kDemoTable);
+  ASSERT_GT(bytes.size(), 100000u);
+  bytes.resize(100000);
+  const Json doc = VerifyJson({dir.Write("000051.ldb", bytes)}, 1);
+  const Json& f = doc["files"][0];
+  EXPECT_EQ(f["format"], "leveldb-table");
+  EXPECT_EQ(Kinds(f), std::vector<std::string>{"structure"});
+  ASSERT_TRUE(f["findings"][0].contains("offset")) << f.dump(1);
+  EXPECT_LE(f["findings"][0]["offset"].get<std::uint64_t>(), 100000u);
+  // Without a table's name the bytes alone cannot tell the format: bad usage, as before.
+  CliRun unnamed = RunCli({"verify", dir.Write("000051.bin", bytes)});
+  EXPECT_EQ(unnamed.exit_code, 2);
+  EXPECT_NE(unnamed.err.find("--format"), std::string::npos) << unnamed.err;
+}
 
 TEST(VerifyTableCases, ASaturatedFilterInATableIsOverfilledAndSaidSaturated) {
   CliDir dir;

@@ -75,7 +75,43 @@ void AddFill(const TableReader& table, const FilterBlockLayout& layout,
   }
 }
 
+// TableReader::Open fails with InvalidArgument only when it cannot tell the key kind (no sequence
+// is asked for); every damage is Corrupt.
+bool KindUndecidable(const Status& s) { return s.code() == StatusCode::kInvalidArgument; }
+
+// Opens the table for verifying. A table without a filter whose keys fit both kinds needs no
+// kind for the filter check (there is none): the kind only decides the key order checked, so
+// the one the table verifies under is taken (a database's first; its keys look internal).
+Result<TableReader> OpenForVerify(ByteSpan file, const std::string& path, KeyKind key_kind,
+                                  bool probes) {
+  TableOpenOptions options;
+  options.verify_checksums = true;
+  options.key_kind = key_kind;
+  Result<TableReader> opened = TableReader::Open(file, path, options);
+  if (opened.ok() || key_kind != KeyKind::kAuto || probes || !KindUndecidable(opened.status())) {
+    return opened;
+  }
+  options.key_kind = KeyKind::kUser;
+  Result<TableReader> user = TableReader::Open(file, path, options);
+  if (!user.ok() || user->filter()) return opened;
+  if (user->Verify().ok()) return user;
+  options.key_kind = KeyKind::kPlain;
+  Result<TableReader> plain = TableReader::Open(file, path, options);
+  if (plain.ok() && plain->Verify().ok()) return plain;
+  return user;  // damaged either way: report it in the order of the likelier writer
+}
+
 }  // namespace
+
+Status CheckKeyKindKnown(const std::string& path, KeyKind key_kind, bool probes) {
+  if (key_kind != KeyKind::kAuto) return Status();
+  Result<InputFile> in = InputFile::Open(path);
+  if (!in.ok()) return Status();  // the verify task reports it as a finding of the file
+  Result<TableReader> t = OpenForVerify(in->bytes(), path, key_kind, probes);
+  // Damage is the task's finding; only an unknown kind the check needs is the caller's to fix.
+  if (!t.ok() && KindUndecidable(t.status())) return t.status();
+  return Status();
+}
 
 bool IsTableFileName(std::string_view name) {
   // A gzipped table (how bundled fixtures are stored) is read transparently by InputFile.
@@ -123,10 +159,7 @@ FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyList*
     report.Add(Severity::kError, finding_kind::kUnreadable, in.status().ToString());
     return report;
   }
-  TableOpenOptions options;
-  options.verify_checksums = true;
-  options.key_kind = key_kind;
-  Result<TableReader> opened = TableReader::Open(in->bytes(), path, options);
+  Result<TableReader> opened = OpenForVerify(in->bytes(), path, key_kind, probes != nullptr);
   if (!opened.ok()) {
     report.findings.push_back(
         FindingFromStatus(Severity::kError, finding_kind::kStructure, opened.status()));

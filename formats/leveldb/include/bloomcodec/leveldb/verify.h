@@ -38,6 +38,11 @@ bool LooksLikeDatabase(const std::string& dir);
 // The tables directly inside `dir` (LevelDB keeps no subfolders), sorted by name.
 Result<std::vector<std::string>> FindTables(const std::string& dir);
 
+// For a single table given without --key-kind: fails (InvalidArgument, bad usage) when the
+// table's key kind cannot be told and the check needs it (a filter to rebuild, or `probes`).
+// A table without a filter and without probes needs none. Damage is left to VerifyTable.
+Status CheckKeyKindKnown(const std::string& path, KeyKind key_kind, bool probes);
+
 // Verifies the table at `path`. `key_kind`: kUser for a database's tables; kAuto decides from
 // the table. `probes` (optional) are keys that must also be answered "may contain" through the
 // read path. `group` names what a read consults together (the database directory).
