@@ -15,8 +15,8 @@
 // Contract: a damaged or unreadable file found inside a directory is a finding of that file (an
 // error), never a failure of the whole run: one bad sstable must not hide the state of the
 // others. VerifyPaths fails (a Status) only for what the caller named: a path that does not
-// exist, a directory holding nothing to verify, an undecidable format, a key source that
-// cannot be read. Reports come back in a deterministic order (paths as given; inside a
+// exist, a directory holding nothing to verify, an undecidable format, a single table's key kind
+// the check needs but cannot tell, a key source that cannot be read. Reports come back in a deterministic order (paths as given; inside a
 // directory, sorted by path) whatever the number of threads.
 #pragma once
 
@@ -197,7 +197,7 @@ struct VerifyOptions {
 
 // The tasks for `paths` (files and directories), without running them. Fails for a path that
 // cannot be read, a directory without anything to verify, a file whose format cannot be decided,
-// or a key source used with a directory.
+// a single table whose key kind is needed and undecidable, or a key source used with a directory.
 Result<std::vector<VerifyTask>> PlanVerify(std::span<const std::string> paths,
                                            const VerifyOptions& options);
 // PlanVerify, RunVerifyTasks and Summarize.
