@@ -107,10 +107,17 @@ Status CheckKeyKindKnown(const std::string& path, KeyKind key_kind, bool probes)
   if (key_kind != KeyKind::kAuto) return Status();
   Result<InputFile> in = InputFile::Open(path);
   if (!in.ok()) return Status();  // the verify task reports it as a finding of the file
-  Result<TableReader> t = OpenForVerify(in->bytes(), path, key_kind, probes);
   // Damage is the task's finding; only an unknown kind the check needs is the caller's to fix.
-  if (!t.ok() && KindUndecidable(t.status())) return t.status();
-  return Status();
+  // (Block checksums and the full Verify are left to the task: this runs before any work.)
+  TableOpenOptions options;
+  Result<TableReader> t = TableReader::Open(in->bytes(), path, options);
+  if (t.ok() || !KindUndecidable(t.status())) return Status();
+  if (!probes) {
+    options.key_kind = KeyKind::kPlain;  // any kind opens it: only to see whether it has a filter
+    Result<TableReader> plain = TableReader::Open(in->bytes(), path, options);
+    if (plain.ok() && !plain->filter()) return Status();
+  }
+  return t.status();
 }
 
 bool IsTableFileName(std::string_view name) {
@@ -160,6 +167,12 @@ FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyList*
     return report;
   }
   Result<TableReader> opened = OpenForVerify(in->bytes(), path, key_kind, probes != nullptr);
+  if (!opened.ok() && KindUndecidable(opened.status())) {
+    // Not damage: the caller did not say how to read the keys (PlanVerify refuses this case
+    // before any work; a direct caller gets it here, not as a structure finding).
+    report.Add(Severity::kError, finding_kind::kNoKeys, opened.status().ToString());
+    return report;
+  }
   if (!opened.ok()) {
     report.findings.push_back(
         FindingFromStatus(Severity::kError, finding_kind::kStructure, opened.status()));
