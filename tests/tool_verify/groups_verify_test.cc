@@ -75,7 +75,8 @@ TEST_F(GroupsDir, SnapshotsAndBackupsAreCheckedButKeptOutOfTheLiveGroups) {
   EXPECT_NE(text.out.find("Keyspace1/Standard1 (backups): backup copy, no read consults it"),
             std::string::npos)
       << text.out;
-  EXPECT_EQ(text.out.find("  1700000000-pre/Standard1:"), std::string::npos) << text.out;  // no fake column family
+  // No fake column family named after the snapshot's tag.
+  EXPECT_EQ(text.out.find("  1700000000-pre/Standard1:"), std::string::npos) << text.out;
 }
 
 TEST_F(GroupsDir, DamagedFilesCountAsRateOneInTheirGroup) {
@@ -109,8 +110,8 @@ TEST_F(GroupsDir, AVersionBSstableKeepsItsColumnFamilyGroupButIsNotCounted) {
   const Json& mixed = Group(doc, "Keyspace1/Standard1");
   EXPECT_EQ(mixed["tables"], 2);
   EXPECT_EQ(mixed["not_counted"], 1);
-  EXPECT_NEAR(mixed["combined_fp_rate"].get<double>(), CombinedFromFiles(doc, "Keyspace1/Standard1"),
-              1e-15);
+  EXPECT_NEAR(mixed["combined_fp_rate"].get<double>(),
+              CombinedFromFiles(doc, "Keyspace1/Standard1"), 1e-15);
 }
 
 TEST(VerifyGroups, ALevelDb117FilterCountsAsRateOneForTheAssumedReader) {

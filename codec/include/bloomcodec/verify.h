@@ -16,8 +16,9 @@
 // error), never a failure of the whole run: one bad sstable must not hide the state of the
 // others. VerifyPaths fails (a Status) only for what the caller named: a path that does not
 // exist, a directory holding nothing to verify, an undecidable format, a single table's key kind
-// the check needs but cannot tell, a key source that cannot be read. Reports come back in a deterministic order (paths as given; inside a
-// directory, sorted by path) whatever the number of threads.
+// the check needs but cannot tell, a key source that cannot be read. Reports come back in a
+// deterministic order (paths as given; inside a directory, sorted by path) whatever the number
+// of threads.
 #pragma once
 
 #include <cstdint>

@@ -45,8 +45,8 @@ Status CheckKeyKindKnown(const std::string& path, KeyKind key_kind, bool probes)
 
 // Verifies the table at `path`. `key_kind`: kUser for a database's tables; kAuto decides from
 // the table (when it cannot and the check needs the kind: a "no-keys" error, not damage;
-// CheckKeyKindKnown lets a caller refuse that case up front, as PlanVerify does). `probes` (optional) are keys that must also be answered "may contain" through the
-// read path. `group` names what a read consults together (the database directory).
+// CheckKeyKindKnown lets a caller refuse that case up front, as PlanVerify does). `probes`
+// (optional) are keys that must also be answered "may contain" through the read path. `group` names what a read consults together (the database directory).
 FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyList* probes,
                        const std::string& group);
 
