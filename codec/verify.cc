@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "bloomcodec/filter_stats.h"
 
@@ -21,6 +22,39 @@ std::string_view SeverityName(Severity severity) {
     case Severity::kError: return "error";
   }
   return "error";
+}
+
+std::string_view GroupRoleName(GroupRole role) {
+  switch (role) {
+    case GroupRole::kLive: return "live";
+    case GroupRole::kSnapshot: return "snapshot";
+    case GroupRole::kBackup: return "backup";
+  }
+  return "live";
+}
+
+std::string EstimatedKeysText(double estimated_keys) {
+  if (std::isinf(estimated_keys)) return "saturated (every bit set)";
+  if (std::isnan(estimated_keys)) return "n/a (k = 0)";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", estimated_keys);
+  return buf;
+}
+
+std::string OverfillReason(const FillStatistics& s, std::optional<double> expected_keys,
+                           std::string_view from) {
+  if (s.bits > 0 && s.bits_set == s.bits) {
+    // No key count explains this usefully: the filter rejects nothing, a read always goes on.
+    return "all " + std::to_string(s.bits) +
+           " bits set, saturated (every bit set): every key is answered 'may contain'";
+  }
+  if (!expected_keys || s.hash_count == 0 || s.bits == 0) return "";
+  if (!FillExceedsExpectation(s.bits, s.hash_count, *expected_keys, s.bits_set)) return "";
+  const FillExpectation e = ExpectedBitsSet(s.bits, s.hash_count, *expected_keys);
+  return std::to_string(s.bits_set) + " of " + std::to_string(s.bits) + " bits set; " +
+         EstimatedKeysText(*expected_keys) + " keys " + std::string(from) + " set about " +
+         EstimatedKeysText(e.mean_bits_set) + " (estimated keys " +
+         EstimatedKeysText(s.estimated_keys) + ")";
 }
 
 Finding FindingFromStatus(Severity severity, std::string_view kind, const Status& status) {
@@ -71,7 +105,11 @@ std::string_view FileReport::status_name() const {
 
 VerifySummary Summarize(std::span<const FileReport> files) {
   VerifySummary summary;
-  std::map<std::string, std::vector<double>> rates;
+  struct Group {
+    std::vector<double> rates;
+    std::uint64_t damaged = 0, ignored = 0, not_counted = 0;
+  };
+  std::map<std::pair<std::string, GroupRole>, Group> groups;
   for (const FileReport& f : files) {
     ++summary.files;
     switch (f.worst()) {
@@ -79,10 +117,26 @@ VerifySummary Summarize(std::span<const FileReport> files) {
       case Severity::kWarning: ++summary.warnings; break;
       case Severity::kError: ++summary.errors; break;
     }
-    if (!f.group.empty() && f.fill) rates[f.group].push_back(f.fill->fp_rate);
+    if (f.group.empty()) continue;
+    Group& g = groups[{f.group, f.group_role}];
+    if (f.fill && f.filter_ignored_by_reader) {
+      ++g.ignored;
+      g.rates.push_back(1.0);
+    } else if (f.fill) {
+      g.rates.push_back(f.fill->fp_rate);
+    } else if (f.worst() == Severity::kError) {
+      // A damaged file still sits on the read path; whatever its filter would have said, it
+      // protects nothing now. Leaving it out would make the group look better than it is.
+      ++g.damaged;
+      g.rates.push_back(1.0);
+    } else {
+      ++g.not_counted;
+    }
   }
-  for (const auto& [name, p] : rates) {
-    summary.groups.push_back(GroupSummary{name, p.size(), CombinedFalsePositiveRate(p)});
+  for (const auto& [key, g] : groups) {
+    GroupSummary s{key.first, key.second, g.rates.size(), g.damaged, g.ignored, g.not_counted,
+                   g.rates.empty() ? std::nan("") : CombinedFalsePositiveRate(g.rates)};
+    summary.groups.push_back(std::move(s));
   }
   return summary;
 }
@@ -155,6 +209,7 @@ Document VerifyReportJson(const VerifyReport& report) {
     j["format"] = f.format;
     j["version"] = f.version;
     j["group"] = f.group;
+    j["group_role"] = std::string(GroupRoleName(f.group_role));
     j["status"] = std::string(f.status_name());
     Document findings = Document::array();
     for (const Finding& finding : f.findings) {
@@ -178,10 +233,12 @@ Document VerifyReportJson(const VerifyReport& report) {
       j["fill_ratio"] = Number(f.fill->fill_ratio);
       j["estimated_keys"] = Number(f.fill->estimated_keys);
       j["sized_keys"] = f.fill->sized_keys ? Number(*f.fill->sized_keys) : Document(nullptr);
+      j["sized_keys_from"] = f.fill->sized_keys_from.empty() ? Document(nullptr)
+                                                              : Document(f.fill->sized_keys_from);
       j["fp_rate"] = Number(f.fill->fp_rate);
     } else {
       for (const char* name : {"bits", "bits_set", "hash_count", "fill_ratio", "estimated_keys",
-                               "sized_keys", "fp_rate"}) {
+                               "sized_keys", "sized_keys_from", "fp_rate"}) {
         j[name] = nullptr;
       }
     }
@@ -198,7 +255,11 @@ Document VerifyReportJson(const VerifyReport& report) {
   for (const GroupSummary& g : s.groups) {
     Document gj;
     gj["name"] = g.name;
+    gj["role"] = std::string(GroupRoleName(g.role));
     gj["tables"] = g.tables;
+    gj["damaged"] = g.damaged;
+    gj["ignored_filters"] = g.ignored_filters;
+    gj["not_counted"] = g.not_counted;
     gj["combined_fp_rate"] = Number(g.combined_fp_rate);
     groups.push_back(std::move(gj));
   }
@@ -227,9 +288,14 @@ std::string VerifyReportText(const VerifyReport& report) {
       if (!facts.empty()) facts += "; ";
       facts += std::to_string(f.fill->bits_set) + "/" + std::to_string(f.fill->bits) +
                " bits set (" + Compact(100 * f.fill->fill_ratio) + "%), k " +
-               std::to_string(f.fill->hash_count) + ", ~" + Count(f.fill->estimated_keys) +
-               " keys";
-      if (f.fill->sized_keys) facts += " (for " + Count(*f.fill->sized_keys) + ")";
+               std::to_string(f.fill->hash_count) + ", " +
+               (std::isinf(f.fill->estimated_keys)
+                    ? EstimatedKeysText(f.fill->estimated_keys)
+                    : "~" + Count(f.fill->estimated_keys) + " keys");
+      if (f.fill->sized_keys) {
+        facts += " (for " + Count(*f.fill->sized_keys) +
+                 (f.fill->sized_keys_from == "parameters" ? " at most, by its size and k)" : ")");
+      }
       facts += ", fp rate " + Compact(f.fill->fp_rate);
     }
     if (!facts.empty()) out += "        " + facts + "\n";
@@ -259,9 +325,27 @@ std::string VerifyReportText(const VerifyReport& report) {
          std::to_string(s.warnings) + " with warnings, " + std::to_string(s.errors) +
          " with errors\n";
   for (const GroupSummary& g : s.groups) {
-    out += "  " + g.name + ": " + std::to_string(g.tables) +
-           (g.tables == 1 ? " table" : " tables") + ", a read sees fp rate " +
-           Compact(g.combined_fp_rate) + " (1 - prod(1 - p_i))\n";
+    const std::string tables =
+        std::to_string(g.tables) + (g.tables == 1 ? " table" : " tables");
+    if (g.role == GroupRole::kLive) {
+      out += "  " + g.name + ": " + tables + ", a read sees fp rate " +
+             Compact(g.combined_fp_rate) + " (1 - prod(1 - p_i))";
+    } else {
+      out += "  " + g.name + ": " + std::string(GroupRoleName(g.role)) +
+             " copy, no read consults it (not in the live group's rate): " + tables +
+             ", fp rate " + Compact(g.combined_fp_rate) + " if it were live";
+    }
+    if (g.damaged > 0) out += "; " + std::to_string(g.damaged) + " damaged counted as p = 1";
+    if (g.ignored_filters > 0) {
+      out += "; " + std::to_string(g.ignored_filters) +
+             " with a LevelDB <= 1.17 filter counted as p = 1 (a LevelDB 1.18+ reader is "
+             "assumed; it ignores that filter)";
+    }
+    if (g.not_counted > 0) {
+      out += "; " + std::to_string(g.not_counted) +
+             " not counted (no filter on disk: rebuilt at load)";
+    }
+    out += "\n";
   }
   return out;
 }

@@ -9,6 +9,7 @@
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/leveldb/verify.h"
 #include "bloomcodec/verify.h"
+#include "verify_codec.h"
 
 namespace bloomcodec {
 
@@ -25,31 +26,12 @@ std::string TrimSlashes(std::string path) {
   return path;
 }
 
-// Any other format: its own Probe checks the structure (with no keys) and answers the keys.
-FileReport VerifyWithCodec(const std::string& path, const FormatCodec* format,
-                           const KeyList* keys, const ProbeOptions& probe) {
-  FileReport report;
-  report.path = path;
-  report.format = std::string(format->name());
-  Result<InputFile> in = InputFile::Open(path);
-  if (!in.ok()) {
-    report.Add(Severity::kError, finding_kind::kUnreadable, in.status().ToString());
-    return report;
-  }
-  KeyList none;
-  const KeyList& asked = keys ? *keys : none;
-  std::vector<std::uint8_t> answers(asked.size());
-  Status s = format->Probe(in->bytes(), path, asked, probe, answers);
-  if (!s.ok()) {
-    report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kStructure, s));
-    return report;
-  }
-  report.keys_checked = asked.size();
-  for (std::size_t i = 0; i < answers.size(); ++i) {
-    if (answers[i] == 0) report.AddFalseNegative(asked[i]);
-  }
-  report.FinishFalseNegatives("the filter");
-  return report;
+// A table file name (NNNNNN.ldb / .sst) whose bytes claim no format: a truncated or damaged
+// table. Read as one, so the damage is a structure finding at its offset (as inside a database
+// directory) rather than an undecidable format.
+bool NamedLikeTable(std::string_view path) {
+  std::string_view name = WithoutGz(path);
+  return name.ends_with(".ldb") || name.ends_with(".sst");
 }
 
 Status PlanDirectory(const std::string& dir, const VerifyOptions& options,
@@ -88,6 +70,7 @@ Status PlanFile(const std::string& path, const VerifyOptions& options,
   if (format == nullptr) {
     BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(path));
     format = DetectFormat(WithoutGz(path), in.bytes());
+    if (format == nullptr && NamedLikeTable(path)) format = FindFormat("leveldb-table");
     if (format == nullptr) {
       return Status::InvalidArgument("cannot tell the format of " + path +
                                      " from its name or bytes; give --format");
@@ -102,6 +85,8 @@ Status PlanFile(const std::string& path, const VerifyOptions& options,
     }
     std::string group = TrimSlashes(fs::path(path).parent_path().string());
     KeyKind kind = options.key_kind;
+    // An unknown key kind the check needs is the caller's to give (--key-kind), not damage.
+    BLOOMCODEC_RETURN_IF_ERROR(leveldb::CheckKeyKindKnown(path, kind, keys != nullptr));
     tasks.push_back([path, kind, keys, group] {
       return leveldb::VerifyTable(path, kind, keys, group);
     });

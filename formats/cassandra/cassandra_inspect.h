@@ -2,11 +2,19 @@
 // FormatCodec classes of cassandra_formats.cc forward to these).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "bloomcodec/format.h"
 
 namespace bloomcodec::cassandra {
+
+// The most keys a Cassandra 1.0 sizing (getFilter by buckets or by fp chance; `fixed_bpe` when the
+// caller is known, else 0) could have sized a filter of this K and modulus for: the largest
+// `sized_for_keys` of inspect's candidates. Unset when no sizing gives this K.
+std::optional<double> KeysAllowedBySizing(std::int32_t hash_count, std::int64_t modulus,
+                                          std::int32_t fixed_bpe);
 
 Result<Document> InspectFilterDb(ByteSpan file, std::string_view source);
 Result<Document> InspectLegacyFilter(ByteSpan file, std::string_view source);

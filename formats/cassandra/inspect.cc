@@ -170,6 +170,19 @@ ByteVector FilterDbBytes(std::int32_t hash_count, std::int32_t word_count, ByteS
 
 }  // namespace
 
+std::optional<double> KeysAllowedBySizing(std::int32_t hash_count, std::int64_t modulus,
+                                          std::int32_t fixed_bpe) {
+  // The smallest buckets-per-element giving this K allows the most keys in these bits: the
+  // loosest bound, so a filter sized by any of the candidate calls is never called overfilled.
+  const Document sizing = SizingFacts(hash_count, modulus, fixed_bpe);
+  std::optional<double> most;
+  for (const Document& c : sizing["candidates"]) {
+    const double n = c["sized_for_keys"].get<double>();
+    if (!most || n > *most) most = n;
+  }
+  return most;
+}
+
 Result<Document> InspectFilterDb(ByteSpan file, std::string_view source) {
   BLOOMCODEC_ASSIGN_OR_RETURN(FilterDb f, FilterDb::Parse(file, source));
   Document doc = FilterFields("cassandra-1.0", f.signed_hash_count(), f.word_count(), f.modulus(),

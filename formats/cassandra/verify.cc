@@ -12,6 +12,7 @@
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
+#include "cassandra_inspect.h"
 
 namespace bloomcodec::cassandra {
 
@@ -27,10 +28,24 @@ std::string FormatNameFor(FilterKind kind) {
   return kind == FilterKind::kLegacy ? "cassandra-legacy" : "cassandra-1.0";
 }
 
-void CheckFill(const Filter& filter, std::optional<double> sized_keys, std::uint64_t bits_offset,
-               FileReport& report) {
+// Where the key count the fill is judged against came from, for the message.
+std::string_view SizedFromText(std::string_view from) {
+  if (from == "index") return "in Index.db";
+  if (from == "keys") return "given";
+  return "allowed by its size and K";
+}
+
+// The fill against `sized_keys` (the key source's count) or, without one, against the most keys
+// the filter's size and K allow: a saturated or overfilled filter is found with no keys at all.
+template <typename FilterType>
+void CheckFill(const FilterType& filter, std::optional<double> sized_keys, std::string sized_from,
+               std::uint64_t bits_offset, FileReport& report) {
   FillStatistics s =
       ComputeFillStatistics(filter.bit_count(), filter.bits_set(), filter.hash_count());
+  if (!sized_keys) {
+    sized_keys = KeysAllowedBySizing(filter.signed_hash_count(), filter.modulus(), 0);
+    sized_from = sized_keys ? "parameters" : "";
+  }
   FillReport fill;
   fill.bits = s.bits;
   fill.bits_set = s.bits_set;
@@ -39,25 +54,20 @@ void CheckFill(const Filter& filter, std::optional<double> sized_keys, std::uint
   fill.estimated_keys = s.estimated_keys;
   fill.fp_rate = s.false_positive_rate;
   fill.sized_keys = sized_keys;
+  fill.sized_keys_from = sized_from;
   report.fill = fill;
-  if (sized_keys && s.hash_count > 0 &&
-      FillExceedsExpectation(s.bits, s.hash_count, *sized_keys, s.bits_set)) {
-    FillExpectation e = ExpectedBitsSet(s.bits, s.hash_count, *sized_keys);
+  const std::string reason = OverfillReason(s, sized_keys, SizedFromText(sized_from));
+  if (!reason.empty()) {
     report.Add(Severity::kError, finding_kind::kOverfilled,
-               std::to_string(s.bits_set) + " of " + std::to_string(s.bits) +
-                   " bits set; " + std::to_string(static_cast<std::uint64_t>(*sized_keys)) +
-                   " keys set about " + std::to_string(static_cast<std::uint64_t>(e.mean_bits_set)) +
-                   " (estimated keys " + std::to_string(static_cast<std::uint64_t>(s.estimated_keys)) +
-                   " vs " + std::to_string(static_cast<std::uint64_t>(*sized_keys)) +
-                   " in Index.db): the filter holds keys the index does not, or bits were damaged",
+               reason + ": the filter holds keys it was not sized for, or bits were damaged",
                bits_offset);
   }
 }
 
 template <typename FilterType>
 void CheckParsed(const FilterType& filter, ByteSpan file, const KeyList* keys,
-                 std::optional<double> sized_keys, std::uint64_t bits_offset,
-                 FileReport& report) {
+                 std::optional<double> sized_keys, const std::string& sized_from,
+                 std::uint64_t bits_offset, FileReport& report) {
   if (filter.trailing_bytes() > 0) {
     const std::uint64_t end = file.size() - filter.trailing_bytes();
     report.Add(Severity::kWarning, finding_kind::kTrailingBytes,
@@ -85,7 +95,7 @@ void CheckParsed(const FilterType& filter, ByteSpan file, const KeyList* keys,
     }
     report.FinishFalseNegatives("the filter");
   }
-  CheckFill(filter, sized_keys, bits_offset, report);
+  CheckFill(filter, sized_keys, sized_from, bits_offset, report);
 }
 
 // Reads `path`; a failure is an "unreadable" finding. Null when it failed.
@@ -116,10 +126,34 @@ std::optional<IndexDb> LoadIndex(const std::string& path, std::string_view versi
   return index;
 }
 
+// Where a folder of sstables sits: live, or a snapshot / backup copy, and the folder that owns
+// the copy (the keyspace folder in the 1.0 layout).
+struct SnapshotPlace {
+  GroupRole role = GroupRole::kLive;
+  fs::path owner;     // the folder the live sstables of this copy are in
+  std::string label;  // appended to the group name: " (snapshot TAG)", " (backups)"
+};
+
+SnapshotPlace PlaceOf(const fs::path& dir) {
+  SnapshotPlace place;
+  place.owner = dir;
+  if (dir.filename() == "backups") {
+    place.role = GroupRole::kBackup;
+    place.owner = dir.parent_path();
+    place.label = " (backups)";
+  } else if (dir.parent_path().filename() == "snapshots") {
+    place.role = GroupRole::kSnapshot;
+    place.owner = dir.parent_path().parent_path();
+    place.label = " (snapshot " + dir.filename().string() + ")";
+  }
+  return place;
+}
+
 }  // namespace
 
 void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
-                       std::optional<double> sized_keys, FileReport& report) {
+                       std::optional<double> sized_keys, const std::string& sized_from,
+                       FileReport& report) {
   if (kind == FilterKind::kLegacy) {
     Result<LegacyFilter> f = LegacyFilter::Parse(file, report.path);
     if (!f.ok()) {
@@ -127,7 +161,7 @@ void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
           FindingFromStatus(Severity::kError, finding_kind::kStructure, f.status()));
       return;
     }
-    CheckParsed(*f, file, keys, sized_keys, LegacyFilter::kWordsOffset, report);
+    CheckParsed(*f, file, keys, sized_keys, sized_from, LegacyFilter::kWordsOffset, report);
     return;
   }
   Result<FilterDb> f = FilterDb::Parse(file, report.path);
@@ -136,7 +170,7 @@ void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
         FindingFromStatus(Severity::kError, finding_kind::kStructure, f.status()));
     return;
   }
-  CheckParsed(*f, file, keys, sized_keys, FilterDb::kHeaderBytes, report);
+  CheckParsed(*f, file, keys, sized_keys, sized_from, FilterDb::kHeaderBytes, report);
 }
 
 Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
@@ -160,13 +194,17 @@ Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
     if (inserted) {
       s.descriptor = *d;
       // What one read consults together: the keyspace (1.1 names carry it, 1.0 puts the files in
-      // a folder named after it) and the column family.
+      // a folder named after it) and the column family. Snapshots and backups are copies below
+      // that folder (1.0: <ks>/snapshots/<tag>/, <ks>/backups/; 1.1 the same below <ks>/<cf>/):
+      // no read consults them, so they get a group of their own, labelled.
+      const SnapshotPlace place = PlaceOf(p.parent_path());
+      s.role = place.role;
       std::string keyspace = d->keyspace;
       if (keyspace.empty()) {
-        keyspace = p.parent_path().filename().string();
+        keyspace = place.owner.filename().string();
         if (keyspace.empty() || keyspace == ".") keyspace = fs::path(root).filename().string();
       }
-      s.group = keyspace + "/" + d->column_family;
+      s.group = keyspace + "/" + d->column_family + place.label;
       std::string prefix = p.filename().string();
       prefix.resize(prefix.size() - d->component.size());
       s.filter_path = (p.parent_path() / (prefix + "Filter.db")).string();
@@ -208,6 +246,7 @@ FileReport VerifySstable(const SstableFiles& sstable) {
     return report;
   }
   report.group = sstable.group;
+  report.group_role = sstable.role;
   if (!sstable.has_index) {
     report.Add(Severity::kError, finding_kind::kMissingIndex,
                "no Index.db (" + sstable.index_path +
@@ -220,7 +259,8 @@ FileReport VerifySstable(const SstableFiles& sstable) {
                "version " + d.version +
                    " (< c): Cassandra 1.0 ignores Filter.db and rebuilds the filter from Index.db "
                    "at load; only Index.db is checked");
-    report.group.clear();  // the rebuilt filter lives in memory only; its rate is not on disk
+    // The rebuilt filter lives in memory only: the sstable stays in its column family's group,
+    // which reports it as not counted in the combined rate.
     if (sstable.has_index) (void)LoadIndex(sstable.index_path, d.version, report);
     return report;
   }
@@ -237,6 +277,7 @@ FileReport VerifySstable(const SstableFiles& sstable) {
     if (index) {
       report.keys_checked = index->keys.size();
       fill.sized_keys = static_cast<double>(index->keys.size());
+      fill.sized_keys_from = "index";
     }
     report.fill = fill;
     return report;
@@ -249,7 +290,8 @@ FileReport VerifySstable(const SstableFiles& sstable) {
       index && std::none_of(report.findings.begin(), report.findings.end(),
                             [](const Finding& f) { return f.kind == finding_kind::kIndex; });
   if (index_complete) sized = static_cast<double>(index->keys.size());
-  VerifyFilterBytes(filter->bytes(), kind, index ? &index->keys : nullptr, sized, report);
+  VerifyFilterBytes(filter->bytes(), kind, index ? &index->keys : nullptr, sized,
+                    sized ? "index" : "", report);
   return report;
 }
 
@@ -260,20 +302,31 @@ FileReport VerifyFilterFile(const std::string& path, FilterKind kind, const std:
   report.format = FormatNameFor(kind);
   report.version = version;
   if (Result<Descriptor> d = ParseDescriptor(path); d.ok()) {
+    const SnapshotPlace place = PlaceOf(fs::path(path).parent_path());
     std::string keyspace = d->keyspace;
-    if (keyspace.empty()) keyspace = fs::path(path).parent_path().filename().string();
-    report.group = (keyspace.empty() ? std::string() : keyspace + "/") + d->column_family;
+    if (keyspace.empty()) keyspace = place.owner.filename().string();
+    report.group =
+        (keyspace.empty() ? std::string() : keyspace + "/") + d->column_family + place.label;
+    report.group_role = place.role;
   }
   std::optional<IndexDb> index;
   std::optional<double> sized;
+  std::string sized_from;
   if (!index_path.empty()) {
     index = LoadIndex(index_path, version.empty() ? "hc" : version, report);
-    if (index && report.findings.empty()) sized = static_cast<double>(index->keys.size());
+    if (index && report.findings.empty()) {
+      sized = static_cast<double>(index->keys.size());
+      sized_from = "index";
+    }
     if (index) keys = &index->keys;
+  } else if (keys != nullptr) {
+    // Keys the user says the filter holds: the fill must be explainable by that many.
+    sized = static_cast<double>(keys->size());
+    sized_from = "keys";
   }
   std::unique_ptr<InputFile> in = OpenOrReport(path, "filter", report);
   if (!in) return report;
-  VerifyFilterBytes(in->bytes(), kind, keys, sized, report);
+  VerifyFilterBytes(in->bytes(), kind, keys, sized, sized_from, report);
   return report;
 }
 

@@ -71,6 +71,17 @@ Result<FilterBlockLayout> Layout(ByteSpan block, std::string_view source, std::u
 
 }  // namespace
 
+std::optional<double> KeysAllowedByPolicy(std::uint32_t k, std::uint64_t bits) {
+  // The smallest bits_per_key giving k allows the most keys in these bits (inspect's
+  // sized_for_keys_max): the loosest bound, so no policy that gives k is called overfilled.
+  for (int b = 1; b <= kLargestBitsPerKeyTried; ++b) {
+    if (BloomPolicy::Current(b).probes() == static_cast<int>(k)) {
+      return static_cast<double>(bits / static_cast<std::uint64_t>(b));
+    }
+  }
+  return std::nullopt;
+}
+
 std::string_view BloomFormatName(HashFlavor flavor) {
   return flavor == HashFlavor::kSignedTail ? "leveldb-bloom-legacy" : "leveldb-bloom";
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "bloomcodec/format.h"
@@ -32,6 +33,10 @@ Result<ByteVector> UndumpFilterBlock(const Document& dump, std::string_view sour
 Result<Document> InspectTable(ByteSpan file, std::string_view source);
 Result<Document> DumpTable(ByteSpan file, std::string_view source);
 Result<ByteVector> UndumpTable(const Document& dump, std::string_view source);
+
+// The most keys NewBloomFilterPolicy could have sized a filter of k and `bits` for (inspect's
+// sized_for_keys_max); unset when no bits_per_key gives k.
+std::optional<double> KeysAllowedByPolicy(std::uint32_t k, std::uint64_t bits);
 
 // The name of the raw bloom format whose hash a filter of `flavor` uses.
 std::string_view BloomFormatName(HashFlavor flavor);

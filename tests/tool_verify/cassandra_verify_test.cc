@@ -3,6 +3,7 @@
 // Index.db files written in the 1.0 layout for the keys each filter was built from.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -167,7 +168,9 @@ TEST_F(CassandraDir, AnIndexTruncatedMidEntryIsAnErrorAtTheEntryAndEarlierKeysAr
   EXPECT_EQ(f["findings"][0]["offset"], position_at);
   EXPECT_NE(f["findings"][0]["message"].get<std::string>().find("entry 600"), std::string::npos);
   EXPECT_EQ(f["keys_checked"], 600);
-  EXPECT_TRUE(f["sized_keys"].is_null());  // a damaged index says nothing about the sizing
+  // A damaged index says nothing about the sizing: the filter's own size and K judge the fill.
+  EXPECT_EQ(f["sized_keys_from"], "parameters");
+  EXPECT_GE(f["sized_keys"].get<double>(), 1000);
 }
 
 TEST_F(CassandraDir, TrailingBytesAreAWarningAtTheEndOfTheWords) {
@@ -192,7 +195,21 @@ TEST_F(CassandraDir, AFilterFullerThanItsIndexAllowsIsOverfilled) {
   const Json& f = FileEndingWith(doc, "Standard1-hc-1-Filter.db");
   EXPECT_EQ(Kinds(f), std::vector<std::string>{"overfilled"});
   EXPECT_EQ(f["sized_keys"], 300);
+  EXPECT_EQ(f["sized_keys_from"], "index");
   EXPECT_GT(f["estimated_keys"].get<double>(), 900);
+
+  // Saturated: every word 0xff. The estimate is infinite; it is said so, never cast to a count
+  // (which printed "estimated keys 0").
+  ByteVector full = ReadFixture("cassandra-1.0/filters/n1000_b15.Filter.db");
+  std::fill(full.begin() + cassandra::FilterDb::kHeaderBytes, full.end(), 0xff);
+  WriteFileAt(Filter(1), full);
+  Json sat = VerifyJson({Data()}, 1);
+  const Json& s = FileEndingWith(sat, "Standard1-hc-1-Filter.db");
+  EXPECT_EQ(Kinds(s), std::vector<std::string>{"overfilled"});
+  EXPECT_TRUE(s["estimated_keys"].is_null());
+  const std::string message = s["findings"][0]["message"];
+  EXPECT_NE(message.find("saturated (every bit set)"), std::string::npos) << message;
+  EXPECT_EQ(message.find("estimated keys 0"), std::string::npos) << message;
 }
 
 TEST_F(CassandraDir, LegacyTemporaryAndMissingComponents) {
@@ -260,13 +277,16 @@ TEST_F(CassandraDir, SingleFilesWithIndexOrKeys) {
   fs::copy_file(Filter(1), dir_.Path("alone-Filter.db"));
   Json alone = VerifyJson({dir_.Path("alone-Filter.db"), "--format", "cassandra-1.0"}, 0);
   EXPECT_EQ(alone["files"][0]["keys_checked"], 0);
-  EXPECT_TRUE(alone["files"][0]["sized_keys"].is_null());
+  // No keys: the fill is judged against the most keys its size and K allow.
+  EXPECT_EQ(alone["files"][0]["sized_keys_from"], "parameters");
+  EXPECT_GE(alone["files"][0]["sized_keys"].get<double>(), 1000);
   EXPECT_EQ(alone["files"][0]["bits"], 15040);
 
   Json with_keys =
       VerifyJson({Filter(1), "--keys", FixturePath(kKeys1000), "--key-format", "hex"}, 0);
   EXPECT_EQ(with_keys["files"][0]["keys_checked"], 1000);
-  EXPECT_TRUE(with_keys["files"][0]["sized_keys"].is_null());
+  EXPECT_EQ(with_keys["files"][0]["sized_keys"], 1000);  // the keys given are the count
+  EXPECT_EQ(with_keys["files"][0]["sized_keys_from"], "keys");
 
   // Keys the filter never saw: the golden probes answered 0 are false negatives when claimed.
   // (probes.tsv: key_hex TAB answer, no header line)

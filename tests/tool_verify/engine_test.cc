@@ -103,6 +103,51 @@ TEST(VerifyEngine, SummaryCombinesTheRatesOfEachGroup) {
   EXPECT_NEAR(s.groups[1].combined_fp_rate, 1 - 0.9 * 0.8, 1e-15);
 }
 
+TEST(VerifyEngine, SummaryCountsDamagedAndIgnoredFiltersAsOneAndKeepsCopiesApart) {
+  std::vector<FileReport> files = {WithRate("a", "ks/cf", 0.1), WithRate("b", "ks/cf", 0.2),
+                                   WithRate("c", "ks/cf (snapshot t)", 0.3)};
+  files[2].group_role = GroupRole::kSnapshot;
+  FileReport damaged;  // an error and no readable filter
+  damaged.group = "ks/cf";
+  damaged.Add(Severity::kError, "structure", "x");
+  files.push_back(damaged);
+  FileReport rebuilt;  // no filter on disk, nothing wrong: not counted
+  rebuilt.group = "ks/cf";
+  rebuilt.Add(Severity::kInfo, "rebuilt-filter", "x");
+  files.push_back(rebuilt);
+  FileReport old = WithRate("d", "db", 0.01);
+  old.filter_ignored_by_reader = true;
+  files.push_back(old);
+  files.push_back(WithRate("e", "db", 0.02));
+  VerifySummary s = Summarize(files);
+  ASSERT_EQ(s.groups.size(), 3u);
+  EXPECT_EQ(s.groups[0].name, "db");
+  EXPECT_EQ(s.groups[0].ignored_filters, 1u);
+  EXPECT_EQ(s.groups[0].combined_fp_rate, 1.0);
+  EXPECT_EQ(s.groups[1].name, "ks/cf");
+  EXPECT_EQ(s.groups[1].tables, 3u);
+  EXPECT_EQ(s.groups[1].damaged, 1u);
+  EXPECT_EQ(s.groups[1].not_counted, 1u);
+  EXPECT_EQ(s.groups[1].combined_fp_rate, 1.0);
+  EXPECT_EQ(s.groups[2].role, GroupRole::kSnapshot);
+  EXPECT_DOUBLE_EQ(s.groups[2].combined_fp_rate, 0.3);
+  Document doc = VerifyReportJson(VerifyReport{files, s});
+  EXPECT_EQ(doc["summary"]["groups"][1]["damaged"], 1);
+  EXPECT_EQ(doc["summary"]["groups"][2]["role"], "snapshot");
+  EXPECT_EQ(doc["files"][2]["group_role"], "snapshot");
+}
+
+TEST(VerifyEngine, OverfillReasonAlwaysFlagsASaturatedFilter) {
+  FillStatistics full = ComputeFillStatistics(640, 640, 7);
+  const std::string reason = OverfillReason(full, std::nullopt, "given");
+  EXPECT_NE(reason.find("saturated (every bit set)"), std::string::npos) << reason;
+  EXPECT_EQ(EstimatedKeysText(full.estimated_keys), "saturated (every bit set)");
+  FillStatistics half = ComputeFillStatistics(6400, 3200, 7);
+  EXPECT_TRUE(OverfillReason(half, std::nullopt, "given").empty());  // nothing to judge by
+  EXPECT_TRUE(OverfillReason(half, 700.0, "given").empty());        // about what 700 keys set
+  EXPECT_NE(OverfillReason(half, 100.0, "given").find("100 keys given"), std::string::npos);
+}
+
 TEST(VerifyEngine, JsonHasEveryFieldAndNullForNonFiniteNumbers) {
   VerifyReport report;
   FileReport r = WithRate("p", "g", 0.25);

@@ -15,9 +15,10 @@
 // Contract: a damaged or unreadable file found inside a directory is a finding of that file (an
 // error), never a failure of the whole run: one bad sstable must not hide the state of the
 // others. VerifyPaths fails (a Status) only for what the caller named: a path that does not
-// exist, a directory holding nothing to verify, an undecidable format, a key source that
-// cannot be read. Reports come back in a deterministic order (paths as given; inside a
-// directory, sorted by path) whatever the number of threads.
+// exist, a directory holding nothing to verify, an undecidable format, a single table's key kind
+// the check needs but cannot tell, a key source that cannot be read. Reports come back in a
+// deterministic order (paths as given; inside a directory, sorted by path) whatever the number
+// of threads.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/filter_stats.h"
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/status.h"
@@ -79,11 +81,28 @@ struct FillReport {
   double fill_ratio = 0;
   double estimated_keys = 0;  // Swamidass & Baldi; summed over the filters of a table
   double fp_rate = 0;         // what one read of this file sees for an absent key
-  std::optional<double> sized_keys;  // the key count the filter was sized for, when known
+  // The key count the fill is judged against, and where it comes from: "index" (Index.db),
+  // "keys" (--keys), "table" (a table's own keys) or "parameters" (the most keys the filter's
+  // size and K allow, as inspect's sizing computes them). Unset when nothing says.
+  std::optional<double> sized_keys;
+  std::string sized_keys_from;
 };
+
+// Why one filter's fill is implausible, or "" when it is not. A filter with every bit set always
+// is (it answers "may contain" for every key, whatever it was sized for); otherwise a fill more
+// than 6 standard deviations above what `expected_keys` set (FillExceedsExpectation). `from`
+// names the count in the message ("in Index.db", "given", "allowed by its size and K").
+std::string OverfillReason(const FillStatistics& s, std::optional<double> expected_keys,
+                           std::string_view from);
+// An estimated key count for messages: whole, or "saturated (every bit set)" when infinite
+// (a cast of infinity to an integer would be undefined behaviour).
+std::string EstimatedKeysText(double estimated_keys);
 
 // How many false-negative keys a report lists (all are counted).
 inline constexpr std::size_t kMaxListedFalseNegatives = 20;
+
+enum class GroupRole { kLive, kSnapshot, kBackup };
+std::string_view GroupRoleName(GroupRole role);  // "live", "snapshot", "backup"
 
 struct FileReport {
   std::string path;
@@ -95,6 +114,12 @@ struct FileReport {
   std::uint64_t false_negative_count = 0;
   std::vector<ByteVector> false_negatives;  // the first kMaxListedFalseNegatives, in key order
   std::optional<FillReport> fill;
+  // Where the group stands in what reads see. Snapshots and incremental backups are copies that
+  // no read consults: they are verified but kept out of their live group's combined fp.
+  GroupRole group_role = GroupRole::kLive;
+  // The reader the group summary assumes ignores this file's filter (a LevelDB <= 1.17 filter,
+  // which 1.18+ never looks up): the group counts it as p = 1 whatever its own fp_rate.
+  bool filter_ignored_by_reader = false;
 
   void Add(Severity severity, std::string_view kind, std::string message,
            std::optional<std::uint64_t> offset = std::nullopt);
@@ -109,7 +134,16 @@ struct FileReport {
 
 struct GroupSummary {
   std::string name;
-  std::uint64_t tables = 0;      // files of the group with a known fp rate
+  GroupRole role = GroupRole::kLive;  // snapshot / backup groups are copies no read consults
+  std::uint64_t tables = 0;      // files counted in combined_fp_rate
+  // Of `tables`, counted as p = 1: damaged files (an error and no readable filter; a damaged
+  // filter protects nothing) and filters the assumed reader ignores (LevelDB 1.18+ reading a
+  // 1.17 table).
+  std::uint64_t damaged = 0;
+  std::uint64_t ignored_filters = 0;
+  // Files of the group not in the figure: nothing on disk tells their rate (Cassandra < c
+  // rebuilds the filter from Index.db at load).
+  std::uint64_t not_counted = 0;
   double combined_fp_rate = 0;   // 1 - prod(1 - p_i)
 };
 
@@ -126,7 +160,9 @@ struct VerifyReport {
   VerifySummary summary;
 };
 
-// Groups by FileReport::group (files without a group or a fill are left out).
+// Groups by FileReport::group and group_role (files without a group are left out). A grouped
+// file counts with its fill's fp rate; with p = 1 when its filter is ignored by the reader or
+// when it has an error and no fill (damaged); otherwise (no fill, no error) it is not counted.
 VerifySummary Summarize(std::span<const FileReport> files);
 
 // One unit of work: verifies one file (or one sstable) and describes it.
@@ -162,7 +198,7 @@ struct VerifyOptions {
 
 // The tasks for `paths` (files and directories), without running them. Fails for a path that
 // cannot be read, a directory without anything to verify, a file whose format cannot be decided,
-// or a key source used with a directory.
+// a single table whose key kind is needed and undecidable, or a key source used with a directory.
 Result<std::vector<VerifyTask>> PlanVerify(std::span<const std::string> paths,
                                            const VerifyOptions& options);
 // PlanVerify, RunVerifyTasks and Summarize.

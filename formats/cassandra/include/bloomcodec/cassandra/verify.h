@@ -18,7 +18,9 @@
 //   structure (error)       the Filter.db bytes violate the layout (offset of the first one)
 //   index (error)           Index.db is damaged (offset); the keys before it are still checked
 //   false-negative (error)  Index.db keys the filter answers "definitely absent"
-//   overfilled (error)      more bits set than the Index.db key count can explain (6 sigma)
+//   overfilled (error)      more bits set than the Index.db key count (or the keys given, or
+//                           without either the filter's own size and K) can explain (6 sigma);
+//                           every bit set, always
 //   missing-index (error: Cassandra cannot open the sstable, nothing to check keys against)
 //   missing-filter (warning, see above)
 //   trailing-bytes (warning) bytes after the filter, which the original ignores
@@ -40,14 +42,20 @@
 namespace bloomcodec::cassandra {
 
 // Checks one filter's bytes (`kind` kCurrent or kLegacy) and, when `keys` is given, every key
-// against it. `sized_keys` (the Index.db entry count) enables the fill check. Appends to `report`.
+// against it. The fill is judged against `sized_keys` (the Index.db entry count or the keys
+// given; `sized_from` "index" or "keys") or, when unset, against the most keys the filter's size
+// and K allow; every bit set is always a finding. Appends to `report`.
 void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
-                       std::optional<double> sized_keys, FileReport& report);
+                       std::optional<double> sized_keys, const std::string& sized_from,
+                       FileReport& report);
 
 // One SSTable of a data directory, by its components.
 struct SstableFiles {
   Descriptor descriptor;
-  std::string group;        // "<keyspace>/<column family>" (what one read consults together)
+  // "<keyspace>/<column family>" (what one read consults together); for a copy in snapshots/<tag>/
+  // or backups/, that name with " (snapshot <tag>)" / " (backups)" appended, and `role` says so.
+  std::string group;
+  GroupRole role = GroupRole::kLive;
   std::string filter_path;  // where Filter.db is or would be
   std::string index_path;   // where Index.db is or would be
   bool has_filter = false;

@@ -16,7 +16,8 @@
 // one filter of the block it falls in), its estimated keys the sum of the filters' estimates.
 // Findings: structure (error, with the offset), false-negative (error), overfilled (error),
 // no-filter (warning: every lookup reads a data block), legacy filter of LevelDB <= 1.17
-// (warning "unsupported": LevelDB 1.18+ ignores it), unreadable (error).
+// (warning "unsupported": LevelDB 1.18+ ignores it; the report's filter_ignored_by_reader makes
+// the group summary count it as p = 1, a 1.18+ reader being assumed), unreadable (error).
 #pragma once
 
 #include <string>
@@ -37,9 +38,15 @@ bool LooksLikeDatabase(const std::string& dir);
 // The tables directly inside `dir` (LevelDB keeps no subfolders), sorted by name.
 Result<std::vector<std::string>> FindTables(const std::string& dir);
 
+// For a single table given without --key-kind: fails (InvalidArgument, bad usage) when the
+// table's key kind cannot be told and the check needs it (a filter to rebuild, or `probes`).
+// A table without a filter and without probes needs none. Damage is left to VerifyTable.
+Status CheckKeyKindKnown(const std::string& path, KeyKind key_kind, bool probes);
+
 // Verifies the table at `path`. `key_kind`: kUser for a database's tables; kAuto decides from
-// the table. `probes` (optional) are keys that must also be answered "may contain" through the
-// read path. `group` names what a read consults together (the database directory).
+// the table (when it cannot and the check needs the kind: a "no-keys" error, not damage;
+// CheckKeyKindKnown lets a caller refuse that case up front, as PlanVerify does). `probes`
+// (optional) are keys that must also be answered "may contain" through the read path. `group` names what a read consults together (the database directory).
 FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyList* probes,
                        const std::string& group);
 

@@ -1,0 +1,21 @@
+// verify for the formats that have no verifier of their own (leveldb-bloom, leveldb-bloom-legacy,
+// leveldb-filter-block, cassandra-1.0-row): the codec's Probe checks the structure and answers
+// the keys; the fill statistics are computed here, per format, as inspect computes them.
+#pragma once
+
+#include <string>
+
+#include "bloomcodec/format.h"
+#include "bloomcodec/key_list.h"
+#include "bloomcodec/verify.h"
+
+namespace bloomcodec {
+
+// Verifies the file at `path` as `format`. `keys` (optional) must all be answered "may contain"
+// and are the key count the fill is judged against (a filter block: that of the filter Probe
+// asks, filter 0); without them, and for a block's other filters, the most keys the filter's
+// size and k allow. Every bit set is always an "overfilled" error.
+FileReport VerifyWithCodec(const std::string& path, const FormatCodec* format,
+                           const KeyList* keys, const ProbeOptions& probe);
+
+}  // namespace bloomcodec
