@@ -5,13 +5,16 @@
 // original reads it, answered as the original answers; peak memory stays within RssBoundKib.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
+#include <sstream>
 #include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "bloomcodec/byte_writer.h"
+#include "bloomcodec/leveldb/crc32c.h"
 #include "bloomcodec/leveldb/footer.h"
 #include "bloomcodec/leveldb/table_reader.h"
 #include "bloomcodec/leveldb/table_writer.h"
@@ -364,6 +367,50 @@ TEST(DamagedLevelDbTable, VarintsThatNeverEnd) {
   Damaged d;
   Child r = d.Probe("leveldb-table", t);
   ExpectCorruptMessage(r, "probe", d.file, t.size());
+}
+
+// A Snappy block whose length header claims 805 MB: refused before anything is allocated, with
+// the default 1 GiB limit, because 265 compressed bytes cannot expand beyond a few KB.
+TEST(DamagedLevelDbTable, SnappyLengthBeyondWhatTheBlockCanHoldIsRefusedBeforeAllocating) {
+  const std::string fixture = "leveldb/tables/tb_bpk10_snappy_bs256";
+  ByteVector t = ReadFixture(fixture + ".ldb");
+  // The first Snappy-compressed data block (blocks.tsv: index, offset, size, compression, ...).
+  std::istringstream tsv(ReadFixtureText(fixture + ".blocks.tsv"));
+  std::string line;
+  std::getline(tsv, line);  // header
+  std::uint64_t offset = 0, size = 0;
+  bool found = false;
+  while (!found && std::getline(tsv, line)) {
+    std::istringstream fields(line);
+    std::uint64_t index = 0;
+    int compression = 0;
+    fields >> index >> offset >> size >> compression;
+    found = compression == 1;
+  }
+  ASSERT_TRUE(found);
+  ASSERT_EQ(t[offset + size], 1);  // the trailer's type byte: Snappy
+  // 805306368 as a 5-byte varint over the start of the block, and a CRC that matches again.
+  const std::uint8_t claim[5] = {0x80, 0x80, 0x80, 0x80, 0x03};
+  std::copy(std::begin(claim), std::end(claim), t.begin() + static_cast<std::ptrdiff_t>(offset));
+  const std::uint8_t type = 1;
+  const std::uint32_t masked = leveldb::MaskCrc(leveldb::Crc32cExtend(
+      leveldb::Crc32c(ByteSpan(t).subspan(offset, size)), ByteSpan(&type, 1)));
+  for (int i = 0; i < 4; ++i) {
+    t[offset + size + 1 + i] = static_cast<std::uint8_t>(masked >> (8 * i));
+  }
+  Damaged d;
+  d.file = d.dir.Write("000005.ldb", t);
+  Child r = RunChild({"convert", d.file, "-o", d.dir.Path("out.ldb"), "--to", "leveldb-table",
+                      "--bits-per-key", "5"});
+  ExpectCorruptMessage(r, "convert", d.file, offset);
+  EXPECT_NE(r.err.find("byte " + std::to_string(offset) + ": expected an uncompressed"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("805306368"), std::string::npos) << r.err;
+  EXPECT_LE(r.peak_rss_kib, RssBoundKib(t.size())) << "baseline " << BaselineRssKib();
+  r = RunChild({"verify", d.file});
+  EXPECT_NE(r.exit_code, 0) << r.out;
+  EXPECT_LE(r.peak_rss_kib, RssBoundKib(t.size())) << "baseline " << BaselineRssKib();
 }
 
 TEST(DamagedLevelDbTable, BadCrcIsReportedWhenChecksumsAreVerified) {
