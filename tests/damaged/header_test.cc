@@ -110,6 +110,48 @@ TEST(DamagedCassandra, HashCountAboveThirtyIsReadAsWritten) {
   }
 }
 
+// K = 2^31 - 1 with every bit set: each of the original's K tests passes, so every key is
+// answered 1; with every bit clear the first test fails. Many keys, so that a K loop per key
+// (seconds each) would make the test time out rather than pass slowly.
+constexpr std::int32_t kHugeK = std::numeric_limits<std::int32_t>::max();
+constexpr std::size_t kManyKeys = 2000;
+
+std::string ManyKeys() {
+  std::string keys;
+  for (std::size_t i = 0; i < kManyKeys; ++i) keys += "key-" + std::to_string(i) + "\n";
+  return keys;
+}
+
+Child ProbeMany(Damaged& d, const std::string& format, ByteSpan bytes) {
+  d.file = d.dir.Write("damaged.bin", bytes);
+  const std::string keys = d.dir.Write("many.txt", ManyKeys());
+  Child r = RunChild({"probe", "--format", format, "--keys", keys, d.file});
+  EXPECT_LE(r.peak_rss_kib, RssBoundKib(bytes.size())) << "baseline " << BaselineRssKib();
+  return r;
+}
+
+TEST(DamagedCassandra, HugeHashCountWithEveryBitSetAnswersPromptly) {
+  ByteVector full = Header(kHugeK, 1, 16);  // the audit's 16-byte filter
+  std::fill(full.begin() + 8, full.end(), 0xff);
+  Damaged d;
+  Child r = ProbeMany(d, "cassandra-1.0", full);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, Repeat("1\n", kManyKeys));
+  ByteVector clear = Header(kHugeK, 1, 16);
+  r = ProbeMany(d, "cassandra-1.0", clear);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, Repeat("0\n", kManyKeys));
+  // verify with the keys: every key is answered present (no false negative), and the hash
+  // count is a finding.
+  const std::string keys = d.dir.Write("many.txt", ManyKeys());
+  d.file = d.dir.Write("Standard1-hc-1-Filter.db", full);
+  r = RunChild({"verify", "--keys", keys, "--json", d.file});
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.exit_code << " " << r.err;
+  EXPECT_NE(r.out.find("\"keys_checked\": 2000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"false_negative_count\": 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"kind\": \"hash-count\""), std::string::npos) << r.out;
+}
+
 // ---- Cassandra legacy: i32 K + the JDK's serialization of a java.util.BitSet ----
 
 ByteVector LegacyFixture() { return ReadFixture("cassandra-1.0/legacy/legacy_n10_b15.Filter.db"); }
@@ -167,6 +209,16 @@ TEST(DamagedLegacy, MissingEndOfBlockData) {
   ExpectCorruptMessage(r, "probe", d.file, f.size() - 1);
 }
 
+TEST(DamagedLegacy, HugeHashCountWithEveryBitSetAnswersPromptly) {
+  ByteVector f = LegacyFixture();
+  PutBigI32At(f, 0, kHugeK);
+  std::fill(f.begin() + 76, f.end() - 1, 0xff);  // the 3 words; TC_ENDBLOCKDATA stays
+  Damaged d;
+  Child r = ProbeMany(d, "cassandra-legacy", f);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, Repeat("1\n", kManyKeys));
+}
+
 // ---- Cassandra row filter: i32 L, then L bytes holding a filter ----
 
 TEST(DamagedRowFilter, LengthFarBeyondTheRowNegativeOrZero) {
@@ -187,6 +239,16 @@ TEST(DamagedRowFilter, InnerWordCountBeyondTheLength) {
   Damaged d;
   Child r = d.Probe("cassandra-1.0-row", f);
   ExpectCorruptMessage(r, "probe", d.file, f.size());
+}
+
+TEST(DamagedRowFilter, HugeInnerHashCountWithEveryBitSetAnswersPromptly) {
+  ByteVector f = ReadFixture("cassandra-1.0/rowfilter/row_est100_names100.bin");
+  PutBigI32At(f, 4, kHugeK);  // the inner Filter.db's K
+  std::fill(f.begin() + 12, f.end(), 0xff);
+  Damaged d;
+  Child r = ProbeMany(d, "cassandra-1.0-row", f);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, Repeat("1\n", kManyKeys));
 }
 
 // ---- LevelDB raw filters: any bytes are a filter; the original's edge cases ----
