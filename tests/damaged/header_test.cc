@@ -431,6 +431,69 @@ TEST(DamagedLevelDbTable, VarintsThatNeverEnd) {
   ExpectCorruptMessage(r, "probe", d.file, t.size());
 }
 
+// Handles inside the metaindex and index blocks whose varints never end: the block parses (its
+// restart array is intact), the handle in an entry's value does not.
+ByteVector WithBlockValuesFilled(ByteVector t, const leveldb::BlockHandle& block) {
+  // Each entry: shared, non_shared, value_length varints, key, value; the restart array and
+  // count follow. Fill every value with continuation bytes (0xff) and fix the block's CRC.
+  const std::size_t begin = block.offset, end = block.offset + block.size;
+  std::uint32_t restarts = 0;
+  for (int i = 0; i < 4; ++i) restarts |= std::uint32_t{t[end - 4 + i]} << (8 * i);
+  const std::size_t entries_end = end - 4 - 4 * std::size_t{restarts};
+  std::size_t at = begin;
+  auto varint = [&]() {
+    std::uint32_t v = 0;
+    for (int shift = 0; shift < 35 && at < entries_end; shift += 7) {
+      const std::uint8_t b = t[at++];
+      v |= std::uint32_t{b & 0x7fu} << shift;
+      if ((b & 0x80) == 0) break;
+    }
+    return v;
+  };
+  while (at < entries_end) {
+    varint();
+    const std::uint32_t non_shared = varint();
+    const std::uint32_t value_length = varint();
+    at += non_shared;
+    if (at + value_length > entries_end) break;
+    std::fill(t.begin() + static_cast<std::ptrdiff_t>(at),
+              t.begin() + static_cast<std::ptrdiff_t>(at + value_length), 0xff);
+    at += value_length;
+  }
+  const std::uint8_t type = t[end];
+  const std::uint32_t crc = leveldb::Crc32cExtend(
+      leveldb::Crc32c(ByteSpan(t).subspan(begin, block.size)), ByteSpan(&type, 1));
+  const std::uint32_t masked = leveldb::MaskCrc(crc);
+  for (int i = 0; i < 4; ++i) t[end + 1 + i] = static_cast<std::uint8_t>(masked >> (8 * i));
+  return t;
+}
+
+TEST(DamagedLevelDbTable, VarintsThatNeverEndInMetaindexAndIndexHandles) {
+  const ByteVector t = SmallTable();
+  Result<leveldb::Footer> footer = leveldb::DecodeFooter(t, "t");
+  ASSERT_TRUE(footer.ok());
+  const std::pair<const char*, leveldb::BlockHandle> blocks[] = {
+      {"metaindex (filter handle)", footer->metaindex_handle},
+      {"index (data block handles)", footer->index_handle},
+  };
+  for (const auto& [what, handle] : blocks) {
+    SCOPED_TRACE(what);
+    const ByteVector damaged = WithBlockValuesFilled(t, handle);
+    ASSERT_NE(damaged, t);
+    Damaged d;
+    Child r = d.Probe("leveldb-table", damaged);
+    ExpectCorruptMessage(r, "probe", d.file, handle.offset + handle.size);
+    const std::string needle = "byte ";
+    const std::size_t at = r.err.find(needle);
+    ASSERT_NE(at, std::string::npos) << r.err;
+    const std::uint64_t offset = std::stoull(r.err.substr(at + needle.size()));
+    EXPECT_GE(offset, handle.offset) << r.err;  // inside the damaged block, not elsewhere
+    r = RunChild({"verify", d.file});
+    EXPECT_TRUE(r.exit_code == 1 || r.exit_code == 2) << r.exit_code << " " << r.err;
+    EXPECT_LE(r.peak_rss_kib, RssBoundKib(damaged.size()));
+  }
+}
+
 // A Snappy block whose length header claims 805 MB: refused before anything is allocated, with
 // the default 1 GiB limit, because 265 compressed bytes cannot expand beyond a few KB.
 TEST(DamagedLevelDbTable, SnappyLengthBeyondWhatTheBlockCanHoldIsRefusedBeforeAllocating) {
