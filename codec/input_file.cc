@@ -6,6 +6,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -21,26 +23,62 @@ Status Errno(const std::string& path, const char* what) {
   return Status::IoError(path, std::string(what) + ": " + std::strerror(errno));
 }
 
-// Inflates gzip (one or more members, as `cat a.gz b.gz` produces) into `out`.
+// How many inflated bytes to reserve: the gzip trailer's ISIZE (the last 4 bytes, little-endian:
+// the last member's uncompressed size mod 2^32). ISIZE is only checked once the member has been
+// inflated, so a damaged or hostile file can claim anything: the hint is capped by deflate's
+// largest possible expansion, 1032:1 (a 258-byte match costs at least 2 bits, so one input byte
+// yields at most 4 * 258 = 1032 bytes), times the whole input. A multi-member file (cat a.gz
+// b.gz) or content beyond 4 GiB gives a low hint; the buffer then grows as needed.
+std::size_t InflatedSizeHint(ByteSpan in) {
+  constexpr std::size_t kSmallestMember = 18;  // 10-byte header, empty deflate block, trailer
+  if (in.size() < kSmallestMember) return 0;
+  const std::uint8_t* t = in.data() + in.size() - 4;
+  const std::uint64_t isize = std::uint64_t{t[0]} | std::uint64_t{t[1]} << 8 |
+                              std::uint64_t{t[2]} << 16 | std::uint64_t{t[3]} << 24;
+  const std::uint64_t most = static_cast<std::uint64_t>(in.size()) * 1032;
+  return static_cast<std::size_t>(std::min(isize, most));
+}
+
+// Inflates gzip (one or more members, as `cat a.gz b.gz` produces) into `out`. Peak memory is
+// about the inflated size: the reservation from InflatedSizeHint is handed to zlib 1 MiB at a
+// time (so a reservation larger than the content is never touched), and once it is full a small
+// spill buffer finds out whether more output follows before anything is reallocated (so a
+// correct hint never doubles the buffer at the end).
 Status Gunzip(ByteSpan in, const std::string& path, ByteVector& out) {
   z_stream z{};
   if (inflateInit2(&z, 15 + 32) != Z_OK) return Status::IoError(path, "zlib initialisation failed");
-  z.next_in = const_cast<Bytef*>(in.data());
+  constexpr std::size_t kStep = std::size_t{1} << 20;
+  std::array<std::uint8_t, 1 << 15> spill;
+  out.clear();
+  out.reserve(InflatedSizeHint(in));
   std::size_t consumed = 0;
-  out.resize(std::max<std::size_t>(4096, in.size() * 4));
   std::size_t produced = 0;
   Status status;
   for (;;) {
     std::size_t chunk_in = std::min<std::size_t>(in.size() - consumed, 1u << 30);
     z.next_in = const_cast<Bytef*>(in.data() + consumed);
     z.avail_in = static_cast<uInt>(chunk_in);
-    if (produced == out.size()) out.resize(out.size() * 2);
-    std::size_t room = std::min<std::size_t>(out.size() - produced, 1u << 30);
-    z.next_out = out.data() + produced;
+    const bool spilling = produced == out.capacity();
+    std::size_t room;
+    if (spilling) {
+      room = spill.size();
+      z.next_out = spill.data();
+    } else {
+      out.resize(std::min(out.capacity(), produced + kStep));  // within capacity: no realloc
+      room = out.size() - produced;
+      z.next_out = out.data() + produced;
+    }
     z.avail_out = static_cast<uInt>(room);
     int rc = inflate(&z, Z_NO_FLUSH);
     consumed += chunk_in - z.avail_in;
-    produced += room - z.avail_out;
+    const std::size_t got = room - z.avail_out;
+    if (spilling && got > 0) {
+      // The hint was low: grow by half (not double) and keep the spilled bytes.
+      const std::size_t cap = out.capacity();
+      out.reserve(std::max({cap + cap / 2, cap + got, std::size_t{4096}}));
+      out.insert(out.end(), spill.data(), spill.data() + got);
+    }
+    produced += got;
     if (rc == Z_STREAM_END) {
       if (consumed == in.size()) break;
       inflateReset(&z);  // another gzip member follows

@@ -23,6 +23,10 @@ constexpr std::int32_t kMaxStagedBuckets = 32;
 // Above this many filter bytes (about the L2 cache) the batch query prefetches every bucket of
 // a key that passed its first two, not only those two.
 constexpr std::size_t kPrefetchAllAbove = 1024 * 1024;
+// Above this K (no original sizing comes near; 1.0 writers use K <= 20) a filter is checked once
+// for every bit set: then every key's K buckets are set and the answer is 1 without the K loop,
+// which for a damaged K = 2^31 - 1 would take seconds per key.
+constexpr std::int32_t kAllBitsCheckAboveK = 64;
 
 // Bucket i of a key is |h1 + i*h2| mod m in Java's wrapping long arithmetic (BucketIndex in
 // buckets.cc is the reference). The batch paths reduce without a division per bucket: with
@@ -190,6 +194,9 @@ Result<FilterDb> FilterDb::ParseAt(ByteSpan bytes, std::string_view source,
   f.view_ = bytes;
   // The original reads exactly W longs and never looks further: extra bytes are ignored.
   f.trailing_bytes_ = r.remaining() - word_bytes;
+  if (k > kAllBitsCheckAboveK) {
+    f.all_bits_set_ = PopCountWords(f.words_bytes()) == word_bytes * 8;
+  }
   return f;
 }
 
@@ -243,6 +250,9 @@ void FilterDb::AddAll(const KeyList& keys) {
   const std::int32_t k = hash_count_;
   if (k > kMaxStagedBuckets) {
     for (std::size_t i = 0; i < keys.size(); ++i) Add(keys[i]);
+    if (k > kAllBitsCheckAboveK) {
+      all_bits_set_ = PopCountWords(words_bytes()) == static_cast<std::uint64_t>(word_count_) * 64;
+    }
     return;
   }
   std::uint8_t* words = owned_.data() + kHeaderBytes;
@@ -268,6 +278,9 @@ void FilterDb::AddAll(const KeyList& keys) {
 }
 
 bool FilterDb::MayContain(ByteSpan key) const {
+  // Every bucket of every key is set (only ever true for K > kAllBitsCheckAboveK): the
+  // original's K tests all pass, so its answer is 1.
+  if (all_bits_set_) [[unlikely]] return true;
   return ProbeBits(words_bytes().data(), words_bytes().size(), HashKey64(key), hash_count_,
                    modulus());
 }
@@ -277,6 +290,10 @@ void FilterDb::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answ
   const std::int32_t k = hash_count_;
   const std::size_t total = std::min(keys.size(), answers.size());
   if (k < 2 || k > kMaxStagedBuckets) {
+    if (all_bits_set_) {  // K > kAllBitsCheckAboveK and every bit set: every answer is 1
+      std::fill(answers.begin(), answers.begin() + static_cast<std::ptrdiff_t>(total), 1);
+      return;
+    }
     for (std::size_t i = 0; i < total; ++i) {
       answers[i] = ProbeBits(words, words_bytes().size(), HashKey64(keys[i]), k, modulus()) ? 1 : 0;
     }

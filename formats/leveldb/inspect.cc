@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "bloomcodec/bit_view.h"
 #include "bloomcodec/byte_writer.h"
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/leveldb/bloom.h"
@@ -15,6 +16,9 @@ namespace {
 // The largest bits_per_key considered when inverting k = floor(0.69 b) clamped to [1, 30]; every
 // b >= 44 gives 30, so the range for k = 30 is open-ended.
 constexpr int kLargestBitsPerKeyTried = 64;
+
+// Bit positions are a 32-bit hash mod bits: no position at or beyond 2^32 is ever used.
+constexpr std::uint64_t kReachableBits = std::uint64_t{1} << 32;
 
 // Which integer bits_per_key values give stored k, the key counts that bit count implies
 // (CreateFilter allocates max(64, n * b) bits rounded up to a byte), and the false-positive rate
@@ -61,8 +65,24 @@ void AddBloomFields(Document& doc, ByteSpan filter, HashFlavor flavor) {
     doc["reader"] = k == 0 ? "k = 0: every key answers present"
                            : "k > 30 (reserved encoding): every key answers present";
   }
-  AddFillStatistics(doc, view.bit_count(), view.bits_set(), k);
-  doc["policy"] = PolicyFacts(k, view.bit_count());
+  // LevelDB's bit positions are `h % bits` with a 32-bit h: in a filter of more than 2^32 bits
+  // (a bit array over 512 MiB) only the first 2^32 can ever be set by CreateFilter or tested by
+  // KeyMayMatch. The fill statistics are those of the reachable bits; the rest is noted.
+  const std::uint64_t bits = view.bit_count();
+  if (bits > kReachableBits) {
+    const std::uint64_t reachable_set =
+        BitView<BitOrder::kLsbFirstBytes>(filter.first(kReachableBits / 8)).PopCount();
+    AddFillStatistics(doc, kReachableBits, reachable_set, k);
+    doc["bits_total"] = bits;
+    doc["bits_unreachable"] = bits - kReachableBits;
+    doc["note"] = "LevelDB's bit positions are a 32-bit hash mod " + std::to_string(bits) +
+                  ": only the first 2^32 bits can ever be set or probed; the last " +
+                  std::to_string(bits - kReachableBits) +
+                  " bits are unreachable and the fill statistics count the reachable bits only";
+  } else {
+    AddFillStatistics(doc, bits, view.bits_set(), k);
+  }
+  doc["policy"] = PolicyFacts(k, bits);
 }
 
 Result<FilterBlockLayout> Layout(ByteSpan block, std::string_view source, std::uint64_t base) {

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "bloomcodec/cassandra/buckets.h"
+#include "bloomcodec/format.h"
 #include "bloomcodec/leveldb/hash.h"
 #include "damaged/damaged_runner.h"
 
@@ -115,6 +116,34 @@ TEST(BigFiles, LevelDbFilterBeyondTwoToThe32Bits) {
   EXPECT_EQ(expected.substr(0, 2), "1\n");
   EXPECT_EQ(r.out, expected);
   EXPECT_LE(r.peak_rss_kib, BaselineRssKib() + kSparseSlackKib);
+}
+
+
+TEST(BigFiles, LevelDbInspectCountsOnlyTheReachableBits) {
+  // 2^29 + 4096 bytes of bits: 2^32 reachable, 32768 beyond. A byte of set bits on each side.
+  const std::uint64_t data_bytes = (std::uint64_t{1} << 29) + 4096;
+  const std::uint64_t reachable_bytes = std::uint64_t{1} << 29;
+  DamagedDir dir;
+  const std::string file = dir.Path("big.bloom");
+  ASSERT_TRUE(MakeSparse(file, data_bytes + 1,
+                         {{0, 0x0f}, {reachable_bytes - 1, 0x01}, {reachable_bytes, 0xff},
+                          {data_bytes - 1, 0xff}, {data_bytes, 6}}));
+  Child r = RunChild({"inspect", "--format", "leveldb-bloom", "--json", file});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Document doc = Document::parse(r.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << r.out;
+  const Document& f = doc["files"][0];
+  EXPECT_EQ(f["bits"].get<std::uint64_t>(), std::uint64_t{1} << 32) << f.dump();
+  EXPECT_EQ(f["bits_set"].get<std::uint64_t>(), 5u) << f.dump();  // 0x0f and 0x01: the reachable ones
+  EXPECT_EQ(f["bits_total"].get<std::uint64_t>(), data_bytes * 8) << f.dump();
+  EXPECT_EQ(f["bits_unreachable"].get<std::uint64_t>(), 32768u) << f.dump();
+  ASSERT_TRUE(f.contains("note")) << f.dump();
+  EXPECT_NE(f["note"].get<std::string>().find("only the first 2^32 bits"), std::string::npos);
+  EXPECT_LE(r.peak_rss_kib, RssBoundKib(data_bytes + 1));
+  // The human form carries the note too.
+  r = RunChild({"inspect", "--format", "leveldb-bloom", file});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("only the first 2^32 bits"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -5,13 +5,16 @@
 // original reads it, answered as the original answers; peak memory stays within RssBoundKib.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
+#include <sstream>
 #include <limits>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "bloomcodec/byte_writer.h"
+#include "bloomcodec/leveldb/crc32c.h"
 #include "bloomcodec/leveldb/footer.h"
 #include "bloomcodec/leveldb/table_reader.h"
 #include "bloomcodec/leveldb/table_writer.h"
@@ -107,6 +110,48 @@ TEST(DamagedCassandra, HashCountAboveThirtyIsReadAsWritten) {
   }
 }
 
+// K = 2^31 - 1 with every bit set: each of the original's K tests passes, so every key is
+// answered 1; with every bit clear the first test fails. Many keys, so that a K loop per key
+// (seconds each) would make the test time out rather than pass slowly.
+constexpr std::int32_t kHugeK = std::numeric_limits<std::int32_t>::max();
+constexpr std::size_t kManyKeys = 2000;
+
+std::string ManyKeys() {
+  std::string keys;
+  for (std::size_t i = 0; i < kManyKeys; ++i) keys += "key-" + std::to_string(i) + "\n";
+  return keys;
+}
+
+Child ProbeMany(Damaged& d, const std::string& format, ByteSpan bytes) {
+  d.file = d.dir.Write("damaged.bin", bytes);
+  const std::string keys = d.dir.Write("many.txt", ManyKeys());
+  Child r = RunChild({"probe", "--format", format, "--keys", keys, d.file});
+  EXPECT_LE(r.peak_rss_kib, RssBoundKib(bytes.size())) << "baseline " << BaselineRssKib();
+  return r;
+}
+
+TEST(DamagedCassandra, HugeHashCountWithEveryBitSetAnswersPromptly) {
+  ByteVector full = Header(kHugeK, 1, 16);  // the audit's 16-byte filter
+  std::fill(full.begin() + 8, full.end(), 0xff);
+  Damaged d;
+  Child r = ProbeMany(d, "cassandra-1.0", full);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, Repeat("1\n", kManyKeys));
+  ByteVector clear = Header(kHugeK, 1, 16);
+  r = ProbeMany(d, "cassandra-1.0", clear);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, Repeat("0\n", kManyKeys));
+  // verify with the keys: every key is answered present (no false negative), and the hash
+  // count is a finding.
+  const std::string keys = d.dir.Write("many.txt", ManyKeys());
+  d.file = d.dir.Write("Standard1-hc-1-Filter.db", full);
+  r = RunChild({"verify", "--keys", keys, "--json", d.file});
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.exit_code << " " << r.err;
+  EXPECT_NE(r.out.find("\"keys_checked\": 2000"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"false_negative_count\": 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"kind\": \"hash-count\""), std::string::npos) << r.out;
+}
+
 // ---- Cassandra legacy: i32 K + the JDK's serialization of a java.util.BitSet ----
 
 ByteVector LegacyFixture() { return ReadFixture("cassandra-1.0/legacy/legacy_n10_b15.Filter.db"); }
@@ -164,6 +209,16 @@ TEST(DamagedLegacy, MissingEndOfBlockData) {
   ExpectCorruptMessage(r, "probe", d.file, f.size() - 1);
 }
 
+TEST(DamagedLegacy, HugeHashCountWithEveryBitSetAnswersPromptly) {
+  ByteVector f = LegacyFixture();
+  PutBigI32At(f, 0, kHugeK);
+  std::fill(f.begin() + 76, f.end() - 1, 0xff);  // the 3 words; TC_ENDBLOCKDATA stays
+  Damaged d;
+  Child r = ProbeMany(d, "cassandra-legacy", f);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, Repeat("1\n", kManyKeys));
+}
+
 // ---- Cassandra row filter: i32 L, then L bytes holding a filter ----
 
 TEST(DamagedRowFilter, LengthFarBeyondTheRowNegativeOrZero) {
@@ -184,6 +239,16 @@ TEST(DamagedRowFilter, InnerWordCountBeyondTheLength) {
   Damaged d;
   Child r = d.Probe("cassandra-1.0-row", f);
   ExpectCorruptMessage(r, "probe", d.file, f.size());
+}
+
+TEST(DamagedRowFilter, HugeInnerHashCountWithEveryBitSetAnswersPromptly) {
+  ByteVector f = ReadFixture("cassandra-1.0/rowfilter/row_est100_names100.bin");
+  PutBigI32At(f, 4, kHugeK);  // the inner Filter.db's K
+  std::fill(f.begin() + 12, f.end(), 0xff);
+  Damaged d;
+  Child r = ProbeMany(d, "cassandra-1.0-row", f);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, Repeat("1\n", kManyKeys));
 }
 
 // ---- LevelDB raw filters: any bytes are a filter; the original's edge cases ----
@@ -364,6 +429,113 @@ TEST(DamagedLevelDbTable, VarintsThatNeverEnd) {
   Damaged d;
   Child r = d.Probe("leveldb-table", t);
   ExpectCorruptMessage(r, "probe", d.file, t.size());
+}
+
+// Handles inside the metaindex and index blocks whose varints never end: the block parses (its
+// restart array is intact), the handle in an entry's value does not.
+ByteVector WithBlockValuesFilled(ByteVector t, const leveldb::BlockHandle& block) {
+  // Each entry: shared, non_shared, value_length varints, key, value; the restart array and
+  // count follow. Fill every value with continuation bytes (0xff) and fix the block's CRC.
+  const std::size_t begin = block.offset, end = block.offset + block.size;
+  std::uint32_t restarts = 0;
+  for (int i = 0; i < 4; ++i) restarts |= std::uint32_t{t[end - 4 + i]} << (8 * i);
+  const std::size_t entries_end = end - 4 - 4 * std::size_t{restarts};
+  std::size_t at = begin;
+  auto varint = [&]() {
+    std::uint32_t v = 0;
+    for (int shift = 0; shift < 35 && at < entries_end; shift += 7) {
+      const std::uint8_t b = t[at++];
+      v |= std::uint32_t{b & 0x7fu} << shift;
+      if ((b & 0x80) == 0) break;
+    }
+    return v;
+  };
+  while (at < entries_end) {
+    varint();
+    const std::uint32_t non_shared = varint();
+    const std::uint32_t value_length = varint();
+    at += non_shared;
+    if (at + value_length > entries_end) break;
+    std::fill(t.begin() + static_cast<std::ptrdiff_t>(at),
+              t.begin() + static_cast<std::ptrdiff_t>(at + value_length), 0xff);
+    at += value_length;
+  }
+  const std::uint8_t type = t[end];
+  const std::uint32_t crc = leveldb::Crc32cExtend(
+      leveldb::Crc32c(ByteSpan(t).subspan(begin, block.size)), ByteSpan(&type, 1));
+  const std::uint32_t masked = leveldb::MaskCrc(crc);
+  for (int i = 0; i < 4; ++i) t[end + 1 + i] = static_cast<std::uint8_t>(masked >> (8 * i));
+  return t;
+}
+
+TEST(DamagedLevelDbTable, VarintsThatNeverEndInMetaindexAndIndexHandles) {
+  const ByteVector t = SmallTable();
+  Result<leveldb::Footer> footer = leveldb::DecodeFooter(t, "t");
+  ASSERT_TRUE(footer.ok());
+  const std::pair<const char*, leveldb::BlockHandle> blocks[] = {
+      {"metaindex (filter handle)", footer->metaindex_handle},
+      {"index (data block handles)", footer->index_handle},
+  };
+  for (const auto& [what, handle] : blocks) {
+    SCOPED_TRACE(what);
+    const ByteVector damaged = WithBlockValuesFilled(t, handle);
+    ASSERT_NE(damaged, t);
+    Damaged d;
+    Child r = d.Probe("leveldb-table", damaged);
+    ExpectCorruptMessage(r, "probe", d.file, handle.offset + handle.size);
+    const std::string needle = "byte ";
+    const std::size_t at = r.err.find(needle);
+    ASSERT_NE(at, std::string::npos) << r.err;
+    const std::uint64_t offset = std::stoull(r.err.substr(at + needle.size()));
+    EXPECT_GE(offset, handle.offset) << r.err;  // inside the damaged block, not elsewhere
+    r = RunChild({"verify", d.file});
+    EXPECT_TRUE(r.exit_code == 1 || r.exit_code == 2) << r.exit_code << " " << r.err;
+    EXPECT_LE(r.peak_rss_kib, RssBoundKib(damaged.size()));
+  }
+}
+
+// A Snappy block whose length header claims 805 MB: refused before anything is allocated, with
+// the default 1 GiB limit, because 265 compressed bytes cannot expand beyond a few KB.
+TEST(DamagedLevelDbTable, SnappyLengthBeyondWhatTheBlockCanHoldIsRefusedBeforeAllocating) {
+  const std::string fixture = "leveldb/tables/tb_bpk10_snappy_bs256";
+  ByteVector t = ReadFixture(fixture + ".ldb");
+  // The first Snappy-compressed data block (blocks.tsv: index, offset, size, compression, ...).
+  std::istringstream tsv(ReadFixtureText(fixture + ".blocks.tsv"));
+  std::string line;
+  std::getline(tsv, line);  // header
+  std::uint64_t offset = 0, size = 0;
+  bool found = false;
+  while (!found && std::getline(tsv, line)) {
+    std::istringstream fields(line);
+    std::uint64_t index = 0;
+    int compression = 0;
+    fields >> index >> offset >> size >> compression;
+    found = compression == 1;
+  }
+  ASSERT_TRUE(found);
+  ASSERT_EQ(t[offset + size], 1);  // the trailer's type byte: Snappy
+  // 805306368 as a 5-byte varint over the start of the block, and a CRC that matches again.
+  const std::uint8_t claim[5] = {0x80, 0x80, 0x80, 0x80, 0x03};
+  std::copy(std::begin(claim), std::end(claim), t.begin() + static_cast<std::ptrdiff_t>(offset));
+  const std::uint8_t type = 1;
+  const std::uint32_t masked = leveldb::MaskCrc(leveldb::Crc32cExtend(
+      leveldb::Crc32c(ByteSpan(t).subspan(offset, size)), ByteSpan(&type, 1)));
+  for (int i = 0; i < 4; ++i) {
+    t[offset + size + 1 + i] = static_cast<std::uint8_t>(masked >> (8 * i));
+  }
+  Damaged d;
+  d.file = d.dir.Write("000005.ldb", t);
+  Child r = RunChild({"convert", d.file, "-o", d.dir.Path("out.ldb"), "--to", "leveldb-table",
+                      "--bits-per-key", "5"});
+  ExpectCorruptMessage(r, "convert", d.file, offset);
+  EXPECT_NE(r.err.find("byte " + std::to_string(offset) + ": expected an uncompressed"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("805306368"), std::string::npos) << r.err;
+  EXPECT_LE(r.peak_rss_kib, RssBoundKib(t.size())) << "baseline " << BaselineRssKib();
+  r = RunChild({"verify", d.file});
+  EXPECT_NE(r.exit_code, 0) << r.out;
+  EXPECT_LE(r.peak_rss_kib, RssBoundKib(t.size())) << "baseline " << BaselineRssKib();
 }
 
 TEST(DamagedLevelDbTable, BadCrcIsReportedWhenChecksumsAreVerified) {

@@ -8,9 +8,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <ranges>
 #include <string>
 #include <vector>
 
+#include "bloomcodec/cassandra/descriptor.h"
+#include "bloomcodec/cassandra/index_db.h"
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
 #include "damaged/damaged_runner.h"
@@ -21,6 +24,8 @@ namespace bloomcodec::testing {
 namespace {
 
 namespace fs = std::filesystem;
+
+const std::string kDemoDir = "demo/cassandra-data/Keyspace1";
 
 const char kKeysText[] = "\nkey0\nkey1\nbloomcodec\nuser-000042\nk\n0123456789abcdef\nzz\n";
 
@@ -202,6 +207,109 @@ std::vector<Case> RawFilters() {
 }
 INSTANTIATE_TEST_SUITE_P(LevelDbRawFilter, Truncation, ::testing::ValuesIn(RawFilters()),
                          CaseName);
+// LevelDB 1.17 filters (signed-char hash tail): its KeyMayMatch is 1.23's (length < 2 absent,
+// k > 30 present, the same probes) and every probe key above is ASCII, where the signed and the
+// unsigned tail hash alike, so LevelDB 1.23's answers are 1.17's on these cut bytes too.
+std::vector<Case> LegacyRawFilters() {
+  for (unsigned char ch : std::string_view(kKeysText)) EXPECT_LT(ch, 0x80);
+  return Fixtures("leveldb/raw/legacy_v1.17_signed_char/filters", "_n1000.bin",
+                  "leveldb-bloom-legacy", Expect::kLevelDbBloom);
+}
+INSTANTIATE_TEST_SUITE_P(LevelDbLegacyRawFilter, Truncation,
+                         ::testing::ValuesIn(LegacyRawFilters()), CaseName);
+// The demo data directory's Filter.db files (1.0 and legacy), as `verify DIR` meets them.
+INSTANTIATE_TEST_SUITE_P(
+    DemoFilterDb, Truncation,
+    ::testing::Values(Case{"cassandra-legacy", kDemoDir + "/Standard1-e-3-Filter.db", Expect::kRefuse},
+                      Case{"cassandra-1.0", kDemoDir + "/Standard1-hc-1-Filter.db", Expect::kRefuse},
+                      Case{"cassandra-1.0", kDemoDir + "/Standard1-hc-2-Filter.db", Expect::kRefuse},
+                      Case{"cassandra-1.0", kDemoDir + "/Standard2-hc-5-Filter.db", Expect::kRefuse}),
+    CaseName);
+
+// ---- The demo Index.db files: entries until the end of the file, so a cut at an entry
+// boundary is a shorter index (its keys a prefix of the whole one's) and a cut inside an entry
+// is Corrupt at that entry. Through `verify FILTER --index CUT`: an index finding with an
+// offset inside the cut file, the keys before it still checked.
+
+struct IndexCase {
+  std::string name;    // in kDemoDir
+  std::string filter;  // the Filter.db beside it, or empty
+};
+
+void PrintTo(const IndexCase& c, std::ostream* os) { *os << c.name; }
+
+class IndexTruncation : public ::testing::TestWithParam<IndexCase> {};
+
+TEST_P(IndexTruncation, EveryCutIsAPrefixOrAnIndexFindingWithAnOffset) {
+  const IndexCase& c = GetParam();
+  const ByteVector whole = ReadFixture(kDemoDir + "/" + c.name);
+  ASSERT_FALSE(whole.empty());
+  Result<cassandra::Descriptor> d = cassandra::ParseDescriptor(c.name);
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  const cassandra::IndexKeyForm form = cassandra::IndexKeyFormForVersion(d->version);
+  Result<cassandra::IndexDb> full = cassandra::ReadIndexDb(whole, c.name, form);
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  for (std::size_t cut : AllCuts(whole.size())) {
+    const std::string source = c.name + "@" + std::to_string(cut);
+    Result<cassandra::IndexDb> index = cassandra::ReadIndexDb(ByteSpan(whole).first(cut), source, form);
+    if (index.ok()) {
+      ASSERT_LE(index->keys.size(), full->keys.size()) << source;
+      for (std::size_t i = 0; i < index->keys.size(); ++i) {
+        ASSERT_TRUE(std::ranges::equal(index->keys[i], full->keys[i])) << source << " key " << i;
+      }
+    } else {
+      const Status& s = index.status();
+      ASSERT_EQ(s.code(), StatusCode::kCorrupt) << s.ToString();
+      ASSERT_EQ(s.file(), source) << s.ToString();
+      ASSERT_TRUE(s.offset().has_value()) << s.ToString();
+      ASSERT_LE(*s.offset(), cut) << s.ToString();
+      ASSERT_EQ(s.message().rfind("expected ", 0), 0u) << s.ToString();
+    }
+  }
+  if (c.filter.empty()) return;
+  DamagedDir dir;
+  const std::string filter = FixturePath(kDemoDir + "/" + c.filter);
+  for (std::size_t cut : CliCuts(whole.size())) {
+    SCOPED_TRACE(c.name + " cut at " + std::to_string(cut));
+    const std::string file = dir.Write(c.name, ByteSpan(whole).first(cut));
+    Child r = RunChild({"verify", filter, "--index", file, "--json"});
+    EXPECT_LE(r.peak_rss_kib, RssBoundKib(cut + whole.size())) << "baseline " << BaselineRssKib();
+    const Document doc = Document::parse(r.out, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << r.out << r.err;
+    const Document& findings = doc["files"][0]["findings"];
+    const Document* index_finding = nullptr;
+    for (const Document& f : findings) {
+      if (f["kind"] == "index") index_finding = &f;
+    }
+    // At an entry boundary the cut file is a shorter, valid index.
+    if (cassandra::ReadIndexDb(ByteSpan(whole).first(cut), file, form).ok()) {
+      EXPECT_EQ(index_finding, nullptr) << r.out;
+      continue;
+    }
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    ASSERT_NE(index_finding, nullptr) << r.out;
+    EXPECT_EQ((*index_finding)["severity"], "error") << r.out;
+    ASSERT_TRUE((*index_finding)["offset"].is_number_unsigned()) << r.out;
+    EXPECT_LE((*index_finding)["offset"].get<std::uint64_t>(), cut) << r.out;
+    EXPECT_NE((*index_finding)["message"].get<std::string>().find(file), std::string::npos) << r.out;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Demo, IndexTruncation,
+    ::testing::Values(IndexCase{"Standard1-e-3-Index.db", "Standard1-e-3-Filter.db"},
+                      IndexCase{"Standard1-hc-1-Index.db", "Standard1-hc-1-Filter.db"},
+                      IndexCase{"Standard1-hc-2-Index.db", "Standard1-hc-2-Filter.db"},
+                      IndexCase{"Standard2-hc-5-Index.db", "Standard2-hc-5-Filter.db"},
+                      IndexCase{"Standard2-hc-4-Index.db", ""},
+                      IndexCase{"Standard2-b-6-Index.db", ""}),
+    [](const ::testing::TestParamInfo<IndexCase>& info) {
+      std::string name = info.param.name;
+      for (char& ch : name) {
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      }
+      return name;
+    });
 
 }  // namespace
 }  // namespace bloomcodec::testing

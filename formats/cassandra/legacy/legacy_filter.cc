@@ -3,6 +3,7 @@
 // this is not a general Java-serialization reader.
 #include "bloomcodec/cassandra/legacy_filter.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -82,6 +83,10 @@ bool ProbeBits(BitView<BitOrder::kBigEndianWords64> bits, KeyHashes32 h, std::in
 }
 
 constexpr std::size_t kBatch = 64;
+// Above this K (no original sizing comes near) a filter is checked once for every bit set: then
+// every bucket of every key is set and the answer is 1 without the K loop, which for a damaged
+// K = 2^31 - 1 would take seconds per key.
+constexpr std::int32_t kAllBitsCheckAboveK = 64;
 
 }  // namespace
 
@@ -131,6 +136,7 @@ Result<LegacyFilter> LegacyFilter::ParseAt(ByteSpan bytes, std::string_view sour
   f.owning_ = false;
   f.view_ = bytes;
   f.trailing_bytes_ = bytes.size() - end_marker - 1;
+  if (k > kAllBitsCheckAboveK) f.all_bits_set_ = f.bits().PopCount() == word_bytes * 8;
   return f;
 }
 
@@ -183,13 +189,23 @@ void LegacyFilter::Add(ByteSpan key) {
 
 void LegacyFilter::AddAll(const KeyList& keys) {
   for (std::size_t i = 0; i < keys.size(); ++i) Add(keys[i]);
+  if (owning_ && hash_count_ > kAllBitsCheckAboveK) {
+    all_bits_set_ = bits().PopCount() == static_cast<std::uint64_t>(word_count_) * 64;
+  }
 }
 
 bool LegacyFilter::MayContain(ByteSpan key) const {
+  // Every bucket of every key is set (only ever true for K > kAllBitsCheckAboveK): the
+  // original's K tests all pass, so its answer is 1.
+  if (all_bits_set_) [[unlikely]] return true;
   return ProbeBits(bits(), HashKey32(key), hash_count_, modulus());
 }
 
 void LegacyFilter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const {
+  if (all_bits_set_) {
+    std::fill(answers.begin(), answers.begin() + static_cast<std::ptrdiff_t>(keys.size()), 1);
+    return;
+  }
   std::array<KeyHashes32, kBatch> hashes;
   const auto view = bits();
   for (std::size_t start = 0; start < keys.size(); start += kBatch) {

@@ -92,13 +92,30 @@ Result<BlockContents> ReadBlock(ByteSpan file, const BlockHandle& handle, std::s
         return Status::Corrupt(std::string(source), handle.offset,
                                "a Snappy length header for the " + std::string(what));
       }
-      // The header is untrusted: bound it before allocating. Snappy cannot expand by more than
-      // a factor of about 2^15 per literal-free copy run, so also refuse impossible ratios.
+      // The header is untrusted: bound it before allocating, first by the configured limit...
       if (length > options.max_uncompressed_size) {
         return Status::Corrupt(std::string(source), handle.offset,
                                "an uncompressed " + std::string(what) + " size of at most " +
                                    std::to_string(options.max_uncompressed_size) + " bytes",
                                std::to_string(length));
+      }
+      // ...then by what these compressed bytes can possibly expand to. Every Snappy element
+      // costs input bytes: a literal of n bytes costs at least 1 + n; a copy with a 1-byte offset
+      // costs 2 bytes and yields at most 11; with a 2-byte offset 3 bytes and at most 64; with a
+      // 4-byte offset 5 bytes and at most 64. The densest is the 3-byte copy (64 per 3 bytes), so
+      // n bytes after the length header yield at most 64 * floor(n / 3) + 11 (two spare bytes
+      // can form one 2-byte copy). Counting the header's bytes as element bytes too and adding
+      // 64 keeps the bound safe and simple. A larger claim can only fail to decompress (Snappy
+      // requires the output to be filled exactly), so refusing it early changes no answer of the
+      // original, which fails the block as well.
+      const std::uint64_t max_expansion = data.size() / 3 * 64 + 64;
+      if (length > max_expansion) {
+        return Status::Corrupt(
+            std::string(source), handle.offset,
+            "an uncompressed " + std::string(what) + " size of at most " +
+                std::to_string(max_expansion) + " bytes (the most " +
+                std::to_string(data.size()) + " Snappy-compressed bytes can expand to)",
+            std::to_string(length));
       }
       ByteVector out(length);
       if (!snappy::RawUncompress(in, data.size(), reinterpret_cast<char*>(out.data()))) {

@@ -91,6 +91,10 @@ class FilterDb final : public Filter {
   ByteVector owned_;  // the whole serialized filter when owning
   ByteSpan view_;     // the whole input when parsed
   std::uint64_t trailing_bytes_ = 0;
+  // True only when every bit is known to be set; checked (one popcount) when K > 64, which no
+  // original sizing produces, so that a damaged K of up to 2^31 - 1 answers without looping.
+  // Adding keys only sets bits, so a true value stays true.
+  bool all_bits_set_ = false;
 };
 
 // Sizes nothing: builds the filter of `spec` and adds every key, in order.

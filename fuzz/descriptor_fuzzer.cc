@@ -1,0 +1,52 @@
+// Cassandra SSTable file names (cassandra::ParseDescriptor, the file-name parsing of `verify DIR`
+// and of --format detection): any path either is refused with a message naming the file name or
+// gives a descriptor whose canonical name ([ks-]cf-[tmp-]version-generation-Component) parses
+// back to the same descriptor; the version's filter kind is always one of the four.
+#include <string>
+#include <string_view>
+
+#include "bloomcodec/cassandra/descriptor.h"
+#include "fuzz_support.h"
+
+using namespace bloomcodec;
+
+namespace {
+
+std::string Canonical(const cassandra::Descriptor& d) {
+  std::string name;
+  if (!d.keyspace.empty()) name += d.keyspace + "-";
+  name += d.column_family + "-";
+  if (d.temporary) name += "tmp-";
+  name += d.version + "-" + std::to_string(d.generation) + "-" + d.component;
+  return name;
+}
+
+bool Same(const cassandra::Descriptor& a, const cassandra::Descriptor& b) {
+  return a.keyspace == b.keyspace && a.column_family == b.column_family &&
+         a.temporary == b.temporary && a.version == b.version && a.generation == b.generation &&
+         a.component == b.component;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view path(reinterpret_cast<const char*>(data), size);
+  Result<cassandra::Descriptor> d = cassandra::ParseDescriptor(path);
+  if (!d.ok()) {
+    const std::size_t slash = path.find_last_of('/');
+    const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+    FUZZ_CHECK(d.status().code() == StatusCode::kInvalidArgument);
+    FUZZ_CHECK(d.status().message().find(name) != std::string::npos ||
+               d.status().ToString().find(name) != std::string::npos);
+    return 0;
+  }
+  FUZZ_CHECK(!d->column_family.empty() && !d->component.empty() && !d->version.empty());
+  FUZZ_CHECK(d->column_family.find('-') == std::string::npos);
+  FUZZ_CHECK(d->component.find('/') == std::string::npos);
+  const cassandra::FilterKind kind = d->filter_kind();
+  FUZZ_CHECK(cassandra::FilterKindName(kind) != "?");
+  FUZZ_CHECK(d->uses_old_bloom_filter() == (d->version < "f"));
+  Result<cassandra::Descriptor> again = cassandra::ParseDescriptor(Canonical(*d));
+  FUZZ_CHECK(again.ok() && Same(*again, *d));
+  return 0;
+}
