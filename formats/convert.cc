@@ -320,7 +320,8 @@ Result<Conversion> Rebuild(const Decoded& in, const ConvertInput& input,
       const std::size_t first = static_cast<std::size_t>(
           std::find(answers.begin(), answers.end(), 0) - answers.begin());
       std::string what = std::to_string(absent) + " of " + std::to_string(keys->size()) +
-                         " keys of " + options.key_source + " (the first on line " +
+                         " keys of " + options.key_source +
+                         (options.keys_from_index ? " (the first is entry " : " (the first on line ") +
                          std::to_string(first + 1) + ") are absent from " + input.source +
                          ": they are not the keys this filter was built from";
       if (!options.force) return Status::Refused(what + " (--force rebuilds anyway)");

@@ -41,6 +41,13 @@ Status PlanDirectory(const std::string& dir, const VerifyOptions& options,
         dir + " is a directory: its keys come from each sstable's Index.db or each table's data "
               "blocks; --keys, --index and --from-table apply to single files");
   }
+  if (options.format != nullptr || options.key_kind != KeyKind::kAuto) {
+    // Said rather than ignored: a directory's files say what they are (names, table footers),
+    // and a database's tables always hold internal keys.
+    return Status::InvalidArgument(
+        dir + " is a directory: each file's format comes from its name and footer, and a "
+              "database's tables hold user keys; --format and --key-kind apply to single files");
+  }
   if (leveldb::LooksLikeDatabase(dir)) {
     BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<std::string> tables, leveldb::FindTables(dir));
     for (std::string& table : tables) {

@@ -139,6 +139,7 @@ Status RunConvert(std::span<const std::string_view> argv) {
   if (loaded) {
     options.keys = &loaded->keys;
     options.key_source = loaded->source;
+    options.keys_from_index = !args.Has("--keys");
   }
 
   BLOOMCODEC_ASSIGN_OR_RETURN(Conversion result, Convert(in, options));

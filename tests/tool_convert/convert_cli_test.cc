@@ -221,6 +221,19 @@ TEST(ConvertRefusal, KeysThatAreNotTheInputFiltersKeysAreRefusedUnlessForced) {
   EXPECT_NE(report["warnings"][0].get<std::string>().find("absent"), std::string::npos);
 }
 
+// Keys from an Index.db are counted by entry, not by line.
+TEST(ConvertRefusal, AnotherSstablesIndexIsRefusedNamingTheFirstEntry) {
+  CliDir dir;
+  CliRun r = RunCli({"convert", Cli("demo/cassandra-data/Keyspace1/Standard1-hc-1-Filter.db"),
+                     "--to", "cassandra-1.0", "--buckets-per-element", "10", "--index",
+                     Cli("demo/cassandra-data/Keyspace1/Standard2-hc-5-Index.db"), "-o",
+                     dir.Path("x.db")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("(the first is entry "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("line"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.Path("x.db")));
+}
+
 TEST(ConvertRefusal, NeverOverwritesAnInputOrTheKeyFile) {
   CliDir dir;
   const ByteVector original = ReadFixture("cassandra-1.0/filters/n10_b15.Filter.db");

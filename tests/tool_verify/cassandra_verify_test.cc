@@ -323,6 +323,8 @@ TEST_F(CassandraDir, UsageAndUnreadableInputsExitTwo) {
   expect_2({}, "PATH is required");
   expect_2({dir_.Path("nope")}, "nope");
   expect_2({Data(), "--index", Index(1)}, "directory");
+  expect_2({Data(), "--format", "cassandra-legacy"}, "apply to single files");
+  expect_2({Data(), "--key-kind", "plain"}, "apply to single files");
   expect_2({Filter(1), "--index", dir_.Path("missing-Index.db")}, "missing-Index.db");
   expect_2({Filter(1), "--keys", dir_.Path("no-keys.txt")}, "no-keys.txt");
   expect_2({Filter(1), "--from-table"}, "--from-table");

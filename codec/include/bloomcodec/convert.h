@@ -48,6 +48,7 @@ struct ConvertOptions {
   FilterParams params;
   const KeyList* keys = nullptr;  // the input filter's keys (--keys, --index)
   std::string key_source;         // where they came from, for messages
+  bool keys_from_index = false;   // key_source is an Index.db: its keys are entries, not lines
   bool from_table = false;        // keys: the table's stored keys (user keys in a database table)
   bool no_filter = false;         // leveldb-table: remove the filter block
   bool legacy_v117 = false;       // leveldb-table: write a LevelDB 1.17 filter instead of 1.18's
