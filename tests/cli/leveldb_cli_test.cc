@@ -69,6 +69,44 @@ TEST(LevelDbCli, BuildAndProbeReproduceLevelDb117SignedCharFilters) {
   ExpectFiltersReproduced("leveldb-bloom-legacy", kRaw + "legacy_v1.17_signed_char/");
 }
 
+// A filter block built from keys alone holds them in one filter, for data block offset 0: the
+// golden LevelDB 1.23 filter of those keys, then its u32 offset 0, the offset array's position
+// and base_lg 11; no keys, no filter (LevelDB generates none). Probes through the block's
+// reader answer as the golden filter did.
+TEST(LevelDbCli, FilterBlocksFrameTheGoldenFiltersAndAnswerAsThey) {
+  TsvTable filters = ReadTsvFixture(kRaw + "filters.tsv");
+  CliDir dir;
+  KeyPrefixes prefixes(dir);
+  const std::string probes = FixtureForCli(kRaw + "probes.hex");
+  int checked = 0;
+  for (std::size_t i = 0; i < filters.rows.size(); i += 3) {
+    const std::string name = filters.At(i, "file");
+    const ByteVector filter = ReadFixture(kRaw + name);
+    ByteVector expected;
+    const bool empty = filters.At(i, "num_keys") == "0";
+    if (!empty) expected = filter;
+    auto put32 = [&](std::uint32_t v) {
+      for (int b = 0; b < 4; ++b) expected.push_back(static_cast<std::uint8_t>(v >> (8 * b)));
+    };
+    if (!empty) put32(0);
+    put32(empty ? 0 : static_cast<std::uint32_t>(filter.size()));
+    expected.push_back(11);
+    CliRun built = RunCli({"build", "--format", "leveldb-filter-block", "--keys",
+                           prefixes.For(filters.At(i, "num_keys")), "--key-format", "hex",
+                           "--bits-per-key", filters.At(i, "bits_per_key"), "-o",
+                           dir.Path("block.bin")});
+    ASSERT_EQ(built.exit_code, 0) << name << ": " << built.err;
+    EXPECT_EQ(ReadAnyFile(dir.Path("block.bin")), expected) << name;
+    if (empty) continue;
+    CliRun r = RunCli({"probe", dir.Path("block.bin"), "--format", "leveldb-filter-block",
+                       "--keys", probes, "--key-format", "hex"});
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    EXPECT_EQ(r.out, AnswerLines(filters.At(i, "probe_answers"))) << name;
+    ++checked;
+  }
+  EXPECT_GE(checked, 5);
+}
+
 TEST(LevelDbCli, ProbeJsonAnswersMatchTheGoldenString) {
   TsvTable filters = ReadTsvFixture(kRaw + "filters.tsv");
   std::size_t row = 0;
