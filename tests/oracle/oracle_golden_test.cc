@@ -247,6 +247,36 @@ void CheckSizing(const std::string& file, SizeKind fp_kind, SizeKind buckets_kin
             << " refusals)\n";
 }
 
+// The oracle's BloomCalculations table, which every sizing answer rests on, is the original's:
+// each row's optimal K and every probability, printed by Double.toString as the golden data was.
+TEST(JavaOracleGolden, HoldsTheOriginalProbabilityTable) {
+  TsvTable t = ReadTsvFixture(std::string(kDir) + "bloom_calculations_table.tsv");
+  ASSERT_EQ(t.rows.size(), 21u);
+  OracleRequest request(OracleOp::kProbabilities);
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    request.I32(static_cast<std::int32_t>(ParseI64(t.At(r, "buckets_per_element"))));
+    request.EndCase();
+  }
+  ByteVector bytes;
+  ASSERT_TRUE(Ask(request, bytes));
+  OracleAnswers a(std::move(bytes));
+  std::size_t values = 0;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    const std::int32_t opt_k = a.I32();
+    const std::int32_t count = a.I32();
+    ASSERT_TRUE(a.ok()) << a.error();
+    EXPECT_EQ(opt_k, ParseI64(t.At(r, "opt_k"))) << "row " << r;
+    const std::vector<std::string> expected = SplitCommas(t.At(r, "probs_k0..kmax (Java double, Double.toString)"));
+    ASSERT_EQ(static_cast<std::size_t>(count), expected.size()) << "row " << r;
+    for (const std::string& e : expected) {
+      EXPECT_EQ(a.Utf(), e) << "row " << r;
+      ++values;
+    }
+  }
+  EXPECT_TRUE(a.at_end());
+  std::cout << "bloom_calculations_table.tsv: " << values << " probabilities reproduced\n";
+}
+
 TEST(JavaOracleGolden, ReproducesEverySizingRowForFpChance) {
   CheckSizing("sizing/sizing_fp.tsv", SizeKind::kCurrentFp, SizeKind::kCurrentBuckets, nullptr, nullptr,
               {"outcome", "K", "buckets_per_element", "requested_bits", "num_words", ""},

@@ -20,6 +20,8 @@
 //                   -> outcome; if OK: bytes legacy file written by the JDK
 //   kProbeRow       u8 legacy, bytes row filter (i32 L + filter), keys -> as kProbeCurrent
 //   kDoubleToString f64                                  -> utf Double.toString(d)
+//   kProbabilities  i32 buckets per element              -> i32 optimal K, i32 count, count x utf
+//                   Double.toString of the oracle's probs[bpe][k] (its BloomCalculations table)
 #pragma once
 
 #include <cstdint>
@@ -46,6 +48,7 @@ enum class OracleOp : std::uint8_t {
   kWriteBitSet = 11,
   kProbeRow = 12,
   kDoubleToString = 13,
+  kProbabilities = 14,
 };
 
 enum class SizeKind : std::uint8_t { kCurrentFp = 0, kCurrentBuckets = 1, kLegacyFp = 2, kLegacyBuckets = 3 };

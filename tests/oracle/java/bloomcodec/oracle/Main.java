@@ -39,6 +39,7 @@ public final class Main {
   static final int OP_WRITE_BITSET = 11;
   static final int OP_PROBE_ROW = 12;
   static final int OP_DOUBLE_TO_STRING = 13;
+  static final int OP_PROBABILITIES = 14;
 
   static final int KIND_FP = 0;
   static final int KIND_BUCKETS = 1;
@@ -367,6 +368,17 @@ public final class Main {
         // How the refusal texts print an fp chance ("Unable to satisfy " + fp + ...).
         out.writeUTF(Double.toString(in.getDouble()));
         return;
+      case OP_PROBABILITIES: {
+        // The table every sizing answer above rests on, row by row, for the golden check.
+        int bpe = in.getInt();
+        if (bpe < 0 || bpe >= Sizing.PROBS.length) {
+          throw new IllegalArgumentException("buckets per element " + bpe);
+        }
+        out.writeInt(Sizing.OPT_K[bpe]);
+        out.writeInt(Sizing.PROBS[bpe].length);
+        for (double p : Sizing.PROBS[bpe]) out.writeUTF(Double.toString(p));
+        return;
+      }
       default:
         throw new IllegalArgumentException("unknown op " + op);
     }
