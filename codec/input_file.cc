@@ -39,44 +39,36 @@ std::size_t InflatedSizeHint(ByteSpan in) {
   return static_cast<std::size_t>(std::min(isize, most));
 }
 
-// Inflates gzip (one or more members, as `cat a.gz b.gz` produces) into `out`. Peak memory is
-// about the inflated size: the reservation from InflatedSizeHint is handed to zlib 1 MiB at a
-// time (so a reservation larger than the content is never touched), and once it is full a small
-// spill buffer finds out whether more output follows before anything is reallocated (so a
-// correct hint never doubles the buffer at the end).
-Status Gunzip(ByteSpan in, const std::string& path, ByteVector& out) {
+// Runs zlib over every gzip member of `in` (one or more, as `cat a.gz b.gz` produces). Output
+// goes to the windows `next_window(produced)` hands out; an empty window means "no room": zlib
+// then gets a one-byte probe, and only if it has more output does the run stop with
+// `overflowed` set (the end of the stream, its trailer and further members need no room).
+// `produced` counts the bytes written.
+template <typename NextWindow>
+Status InflateMembers(ByteSpan in, const std::string& path, NextWindow next_window,
+                      std::size_t& produced, bool& overflowed) {
   z_stream z{};
   if (inflateInit2(&z, 15 + 32) != Z_OK) return Status::IoError(path, "zlib initialisation failed");
-  constexpr std::size_t kStep = std::size_t{1} << 20;
-  std::array<std::uint8_t, 1 << 15> spill;
-  out.clear();
-  out.reserve(InflatedSizeHint(in));
   std::size_t consumed = 0;
-  std::size_t produced = 0;
+  produced = 0;
+  overflowed = false;
   Status status;
+  std::uint8_t probe = 0;
   for (;;) {
-    std::size_t chunk_in = std::min<std::size_t>(in.size() - consumed, 1u << 30);
+    std::span<std::uint8_t> window = next_window(produced);
+    const bool probing = window.empty();
+    if (probing) window = std::span<std::uint8_t>(&probe, 1);
+    const std::size_t chunk_in = std::min<std::size_t>(in.size() - consumed, 1u << 30);
     z.next_in = const_cast<Bytef*>(in.data() + consumed);
     z.avail_in = static_cast<uInt>(chunk_in);
-    const bool spilling = produced == out.capacity();
-    std::size_t room;
-    if (spilling) {
-      room = spill.size();
-      z.next_out = spill.data();
-    } else {
-      out.resize(std::min(out.capacity(), produced + kStep));  // within capacity: no realloc
-      room = out.size() - produced;
-      z.next_out = out.data() + produced;
-    }
-    z.avail_out = static_cast<uInt>(room);
-    int rc = inflate(&z, Z_NO_FLUSH);
+    z.next_out = window.data();
+    z.avail_out = static_cast<uInt>(window.size());
+    const int rc = inflate(&z, Z_NO_FLUSH);
     consumed += chunk_in - z.avail_in;
-    const std::size_t got = room - z.avail_out;
-    if (spilling && got > 0) {
-      // The hint was low: grow by half (not double) and keep the spilled bytes.
-      const std::size_t cap = out.capacity();
-      out.reserve(std::max({cap + cap / 2, cap + got, std::size_t{4096}}));
-      out.insert(out.end(), spill.data(), spill.data() + got);
+    const std::size_t got = window.size() - z.avail_out;
+    if (probing && got > 0) {
+      overflowed = true;
+      break;
     }
     produced += got;
     if (rc == Z_STREAM_END) {
@@ -95,6 +87,41 @@ Status Gunzip(ByteSpan in, const std::string& path, ByteVector& out) {
     }
   }
   inflateEnd(&z);
+  return status;
+}
+
+// Inflates gzip into `out` with peak memory about the inflated size. First pass: into a
+// reservation of InflatedSizeHint bytes, handed to zlib 1 MiB at a time (a reservation larger
+// than the content is never touched). Only when the content outgrows the hint (ISIZE lies, a
+// multi-member file, content beyond 4 GiB) is that buffer dropped, the exact size counted in a
+// pass that keeps nothing, and the content inflated once more into exactly that much: never a
+// growing buffer and its copies.
+Status Gunzip(ByteSpan in, const std::string& path, ByteVector& out) {
+  constexpr std::size_t kStep = std::size_t{1} << 20;
+  std::size_t produced = 0;
+  bool overflowed = false;
+  out.clear();
+  out.reserve(InflatedSizeHint(in));
+  auto into_out = [&](std::size_t done) {
+    out.resize(std::min(out.capacity(), done + kStep));  // within capacity: no reallocation
+    return std::span<std::uint8_t>(out.data() + done, out.size() - done);
+  };
+  Status status = InflateMembers(in, path, into_out, produced, overflowed);
+  if (!overflowed) {
+    out.resize(produced);
+    return status;
+  }
+  ByteVector().swap(out);  // released before the exact allocation
+  std::array<std::uint8_t, 1 << 16> scratch;
+  auto count_only = [&](std::size_t) { return std::span<std::uint8_t>(scratch); };
+  BLOOMCODEC_RETURN_IF_ERROR(InflateMembers(in, path, count_only, produced, overflowed));
+  const std::size_t total = produced;
+  out.reserve(total);
+  auto exact = [&](std::size_t done) {
+    out.resize(std::min(total, done + kStep));
+    return std::span<std::uint8_t>(out.data() + done, out.size() - done);
+  };
+  status = InflateMembers(in, path, exact, produced, overflowed);
   out.resize(produced);
   return status;
 }
