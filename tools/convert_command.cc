@@ -2,6 +2,7 @@
 // (the engine is bloomcodec/convert.h; this file reads the inputs and writes the outputs).
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "commands.h"
 #include "inputs.h"
 #include "output.h"
+#include "progress.h"
 #include "usage.h"
 
 namespace bloomcodec::tool {
@@ -142,7 +144,14 @@ Status RunConvert(std::span<const std::string_view> argv) {
     options.keys_from_index = !args.Has("--keys");
   }
 
-  BLOOMCODEC_ASSIGN_OR_RETURN(Conversion result, Convert(in, options));
+  Conversion result;
+  {
+    // A rebuild hashes every key; a table rewrite reads every block: long work for large inputs.
+    const std::size_t items = std::max(loaded ? loaded->keys.size() : 0, in.bytes.size() / 16);
+    Progress progress(ShouldShowProgress(items, args.Has("--json")));
+    progress.Show("converting " + in.source + " to " + std::string(to->name()));
+    BLOOMCODEC_ASSIGN_OR_RETURN(result, Convert(in, options));
+  }
 
   Document report;
   report["input"] = input.path();

@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "inputs.h"
 #include "output.h"
+#include "progress.h"
 #include "render.h"
 
 namespace bloomcodec::tool {
@@ -20,7 +21,15 @@ Status RunInspect(std::span<const std::string_view> argv) {
   for (std::string_view path : args.positionals()) {
     BLOOMCODEC_ASSIGN_OR_RETURN(InputFile input, InputFile::Open(std::string(path)));
     BLOOMCODEC_ASSIGN_OR_RETURN(const FormatCodec* format, ResolveFormat(args, input));
-    BLOOMCODEC_ASSIGN_OR_RETURN(Document facts, format->Inspect(input.bytes(), input.path()));
+    Document facts;
+    {
+      // Counting the bits of a large filter, or walking a large table, takes a moment: one
+      // progress item per 16 bytes, so from about 16 MB on (on a terminal only).
+      Progress progress(ShouldShowProgress(input.bytes().size() / 16, json));
+      progress.Show("inspecting " + input.path() + " (" + std::to_string(input.bytes().size()) +
+                    " bytes)");
+      BLOOMCODEC_ASSIGN_OR_RETURN(facts, format->Inspect(input.bytes(), input.path()));
+    }
     Document doc;
     doc["file"] = input.path();
     doc.update(facts);
