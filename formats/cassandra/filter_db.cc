@@ -23,10 +23,6 @@ constexpr std::int32_t kMaxStagedBuckets = 32;
 // Above this many filter bytes (about the L2 cache) the batch query prefetches every bucket of
 // a key that passed its first two, not only those two.
 constexpr std::size_t kPrefetchAllAbove = 1024 * 1024;
-// Above this K (no original sizing comes near; 1.0 writers use K <= 20) a filter is checked once
-// for every bit set: then every key's K buckets are set and the answer is 1 without the K loop,
-// which for a damaged K = 2^31 - 1 would take seconds per key.
-constexpr std::int32_t kAllBitsCheckAboveK = 64;
 
 // Bucket i of a key is |h1 + i*h2| mod m in Java's wrapping long arithmetic (BucketIndex in
 // buckets.cc is the reference). The batch paths reduce without a division per bucket: with

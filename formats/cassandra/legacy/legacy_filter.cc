@@ -83,10 +83,6 @@ bool ProbeBits(BitView<BitOrder::kBigEndianWords64> bits, KeyHashes32 h, std::in
 }
 
 constexpr std::size_t kBatch = 64;
-// Above this K (no original sizing comes near) a filter is checked once for every bit set: then
-// every bucket of every key is set and the answer is 1 without the K loop, which for a damaged
-// K = 2^31 - 1 would take seconds per key.
-constexpr std::int32_t kAllBitsCheckAboveK = 64;
 
 }  // namespace
 

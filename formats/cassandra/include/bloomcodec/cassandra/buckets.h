@@ -41,4 +41,10 @@ std::int32_t LegacyBucketIndex(KeyHashes32 h, std::int32_t i, std::int32_t max);
 void LegacyHashBuckets(ByteSpan key, std::int32_t hash_count, std::int32_t max,
                        std::span<std::int32_t> out);
 
+// Above this hash count (no original sizing comes near; 1.0 writers use K <= 20) a filter is
+// checked once for every bit set, in the current and the legacy filter alike: then every bucket
+// of every key is set and the answer is 1 without the K loop, which for a damaged K = 2^31 - 1
+// would take seconds per key.
+inline constexpr std::int32_t kAllBitsCheckAboveK = 64;
+
 }  // namespace bloomcodec::cassandra
