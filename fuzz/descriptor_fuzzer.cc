@@ -1,7 +1,8 @@
 // Cassandra SSTable file names (cassandra::ParseDescriptor, the file-name parsing of `verify DIR`
 // and of --format detection): any path either is refused with a message naming the file name or
-// gives a descriptor whose canonical name ([ks-]cf-[tmp-]version-generation-Component) parses
-// back to the same descriptor; the version's filter kind is always one of the four.
+// gives a descriptor whose canonical name ([ks-]cf-[tmp-]version-generation-Component, or for
+// 2.2+ names [tmp-]version-id-format-Component) parses back to the same descriptor; the version's
+// filter kind always has a name.
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,10 @@ using namespace bloomcodec;
 namespace {
 
 std::string Canonical(const cassandra::Descriptor& d) {
+  if (!d.sstable_format.empty()) {
+    return (d.temporary ? "tmp-" : "") + d.version + "-" + d.generation_id + "-" +
+           d.sstable_format + "-" + d.component;
+  }
   std::string name;
   if (!d.keyspace.empty()) name += d.keyspace + "-";
   name += d.column_family + "-";
@@ -24,7 +29,8 @@ std::string Canonical(const cassandra::Descriptor& d) {
 bool Same(const cassandra::Descriptor& a, const cassandra::Descriptor& b) {
   return a.keyspace == b.keyspace && a.column_family == b.column_family &&
          a.temporary == b.temporary && a.version == b.version && a.generation == b.generation &&
-         a.component == b.component;
+         a.component == b.component && a.sstable_format == b.sstable_format &&
+         (a.sstable_format.empty() || a.generation_id == b.generation_id);
 }
 
 }  // namespace
@@ -40,7 +46,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                d.status().ToString().find(name) != std::string::npos);
     return 0;
   }
-  FUZZ_CHECK(!d->column_family.empty() && !d->component.empty() && !d->version.empty());
+  FUZZ_CHECK(!d->component.empty() && !d->version.empty());
+  // Old names carry the column family; 2.2+ names leave it to the folders.
+  FUZZ_CHECK(d->column_family.empty() != d->sstable_format.empty());
   FUZZ_CHECK(d->column_family.find('-') == std::string::npos);
   FUZZ_CHECK(d->component.find('/') == std::string::npos);
   const cassandra::FilterKind kind = d->filter_kind();

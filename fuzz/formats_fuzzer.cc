@@ -15,6 +15,7 @@ namespace {
 constexpr std::string_view kFormats[] = {
     "cassandra-1.0", "cassandra-legacy",     "cassandra-1.0-row", "leveldb-bloom",
     "leveldb-bloom-legacy", "leveldb-filter-block", "leveldb-table",
+    "cassandra-1.2", "cassandra-3.0", "cassandra-4.0",
 };
 constexpr std::string_view kSource = "input.db";
 

@@ -1,4 +1,4 @@
-// The Cassandra 0.7 - 1.1 filter formats as the command line sees them (shared cli.md).
+// The Cassandra 0.7 - 1.1 filter formats (and the list of all Cassandra formats) as the command line sees them (shared cli.md).
 #include "cassandra_formats.h"
 
 #include <climits>
@@ -12,6 +12,7 @@
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
 #include "cassandra_inspect.h"
+#include "murmur3_inspect.h"
 
 namespace bloomcodec::cassandra {
 namespace {
@@ -277,7 +278,11 @@ std::span<const FormatCodec* const> Formats() {
   static const CurrentFormat current;
   static const LegacyFormat legacy;
   static const RowFormat row;
-  static const FormatCodec* const all[] = {&current, &legacy, &row};
+  static const std::vector<const FormatCodec*> all = [] {
+    std::vector<const FormatCodec*> v = {&current, &legacy, &row};
+    for (const FormatCodec* f : Murmur3Formats()) v.push_back(f);
+    return v;
+  }();
   return all;
 }
 

@@ -15,14 +15,41 @@ bool IsVersion(std::string_view s) {
   return true;
 }
 
+// 4.1's time-based SSTable id (UUIDBasedSSTableId.toString): 4, 4 and 18 base-36 digits
+// separated by '_', 28 characters.
+bool IsTimeBasedId(std::string_view s) {
+  if (s.size() != 28 || s[4] != '_' || s[9] != '_') return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i == 4 || i == 9) continue;
+    const char c = s[i];
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z'))) return false;
+  }
+  return true;
+}
+
+bool IsSstableFormat(std::string_view s) { return s == "big" || s == "bti"; }
+
 }  // namespace
 
-FilterKind FilterKindForVersion(std::string_view version) {
+FilterKind FilterKindForVersion(std::string_view version, std::string_view sstable_format) {
+  if (sstable_format == "bti") {
+    // BtiFormat: hasOldBfFormat = version < "b" once "ab" is read as "b"; Apache's only BTI
+    // version, da, has the raw-bytes serialization (and the new order, as every 5.0 filter).
+    const bool old_serialization = version < "b" && version != "ab";
+    return old_serialization ? FilterKind::kMurmur3NewOrderLongs : FilterKind::kMurmur3RawBytes;
+  }
   // Versions compare as strings, as Descriptor does (e.g. "hc" < "ia").
   if (version < "c") return FilterKind::kRebuiltFromIndex;  // hasStringsInBloomFilter
   if (version < "f") return FilterKind::kLegacy;            // usesOldBloomFilter
-  if (version < "ia") return FilterKind::kCurrent;
-  return FilterKind::kNotThisFormat;
+  if (version < "ia") return FilterKind::kCurrent;          // Murmur2 until ia (1.2)
+  if (version < "ma") return FilterKind::kMurmur3OldOrder;  // hasOldBfHashOrder
+  if (version < "na") return FilterKind::kMurmur3NewOrderLongs;  // hasOldBfFormat
+  return FilterKind::kMurmur3RawBytes;
+}
+
+bool IsMurmur3Kind(FilterKind kind) {
+  return kind == FilterKind::kMurmur3OldOrder || kind == FilterKind::kMurmur3NewOrderLongs ||
+         kind == FilterKind::kMurmur3RawBytes;
 }
 
 std::string_view FilterKindName(FilterKind kind) {
@@ -30,7 +57,9 @@ std::string_view FilterKindName(FilterKind kind) {
     case FilterKind::kRebuiltFromIndex: return "rebuilt from Index.db (version < c)";
     case FilterKind::kLegacy: return "cassandra-legacy";
     case FilterKind::kCurrent: return "cassandra-1.0";
-    case FilterKind::kNotThisFormat: return "not a Cassandra 0.7-1.1 filter (version ia or later)";
+    case FilterKind::kMurmur3OldOrder: return "cassandra-1.2";
+    case FilterKind::kMurmur3NewOrderLongs: return "cassandra-3.0";
+    case FilterKind::kMurmur3RawBytes: return "cassandra-4.0";
   }
   return "?";
 }
@@ -50,9 +79,34 @@ Result<Descriptor> ParseDescriptor(std::string_view path) {
   auto bad = [&](std::string why) {
     return Status::InvalidArgument(std::string(name) + ": not an SSTable file name (" + why + ")");
   };
+  Descriptor d;
+  // New style (2.2+): [tmp-|tmplink-]<version>-<id>-<big|bti>-<Component>. The old style always
+  // has the numeric generation where the new one has the format name, so the two cannot be
+  // confused.
+  if (tokens.size() >= 4 && IsSstableFormat(tokens[tokens.size() - 2])) {
+    const std::size_t n = tokens.size();
+    d.component = std::string(tokens[n - 1]);
+    d.sstable_format = std::string(tokens[n - 2]);
+    const std::string_view id = tokens[n - 3];
+    d.version = std::string(tokens[n - 4]);
+    if (!IsVersion(d.version)) return bad("version '" + d.version + "' is not letters");
+    if (n == 5 && (tokens[0] == "tmp" || tokens[0] == "tmplink")) {
+      d.temporary = true;
+    } else if (n != 4) {
+      return bad("expected [tmp-]<version>-<id>-<big|bti>-<Component>");
+    }
+    d.generation_id = std::string(id);
+    std::int64_t generation = 0;
+    auto [ptr, ec] = std::from_chars(id.data(), id.data() + id.size(), generation);
+    if (ec == std::errc() && ptr == id.data() + id.size() && generation >= 0) {
+      d.generation = generation;
+    } else if (!IsTimeBasedId(id)) {
+      return bad("id '" + std::string(id) + "' is neither an integer nor a 4.1 time-based id");
+    }
+    return d;
+  }
   // Read from the right: component, generation, [version], [tmp], then cf (and 1.1's keyspace).
   if (tokens.size() < 3) return bad("expected <cf>-[<version>-]<generation>-<Component>");
-  Descriptor d;
   std::size_t i = tokens.size() - 1;
   d.component = std::string(tokens[i--]);
   const std::string_view gen = tokens[i--];
@@ -64,10 +118,15 @@ Result<Descriptor> ParseDescriptor(std::string_view path) {
     return bad("generation '" + std::string(gen) + "' is not an int");
   }
   d.generation = generation;
+  d.generation_id = std::string(gen);
   d.version = std::string(kLegacyVersion);
-  // "tmp" is the temporary marker, never a version (versions are one or two letters).
-  if (i >= 1 && IsVersion(tokens[i]) && tokens[i] != "tmp") d.version = std::string(tokens[i--]);
-  if (i >= 1 && tokens[i] == "tmp") {
+  // "tmp" (and 2.1's "tmplink") is the temporary marker, never a version (versions are one or
+  // two letters).
+  const auto is_temporary_marker = [](std::string_view t) { return t == "tmp" || t == "tmplink"; };
+  if (i >= 1 && IsVersion(tokens[i]) && !is_temporary_marker(tokens[i])) {
+    d.version = std::string(tokens[i--]);
+  }
+  if (i >= 1 && is_temporary_marker(tokens[i])) {
     d.temporary = true;
     --i;
   }

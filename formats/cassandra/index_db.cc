@@ -1,5 +1,7 @@
 #include "bloomcodec/cassandra/index_db.h"
 
+#include <bit>
+#include <climits>
 #include <string>
 
 #include "bloomcodec/byte_reader.h"
@@ -13,7 +15,44 @@ IndexKeyForm IndexKeyFormForVersion(std::string_view version) {
                                          : IndexKeyForm::kRaw;
 }
 
+IndexEntryForm IndexEntryFormForVersion(std::string_view version) {
+  // 1.2 added the promoted column index to every entry; 3.0 (ma, "storeRows") wrote the entry
+  // with vints.
+  if (version < std::string_view("ia")) return IndexEntryForm::kPositionOnly;
+  if (version < std::string_view("ma")) return IndexEntryForm::kLongPositionAndPromoted;
+  return IndexEntryForm::kVIntPositionAndPromoted;
+}
+
+void PutCassandraUnsignedVInt(ByteVector& out, std::uint64_t value) {
+  // Size: 9 - (leading zeros of (value | 1) - 1) / 7 bytes.
+  const int magnitude = std::countl_zero(value | 1);
+  const int size = 9 - (magnitude - 1) / 7;
+  if (size == 1) {
+    out.push_back(static_cast<std::uint8_t>(value));
+    return;
+  }
+  const int extra = size - 1;
+  std::uint8_t bytes[9];
+  for (int i = size - 1; i >= 0; --i) {
+    bytes[i] = static_cast<std::uint8_t>(value);
+    value >>= 8;
+  }
+  // The first byte starts with `extra` one bits (all of it when extra == 8).
+  bytes[0] |= static_cast<std::uint8_t>(~(0xffu >> extra));
+  out.insert(out.end(), bytes, bytes + size);
+}
+
 namespace {
+
+Result<std::uint64_t> ReadCassandraUnsignedVInt(ByteReader& reader, std::string_view what) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::uint8_t first, reader.ReadU8(what));
+  if (first < 0x80) return std::uint64_t{first};
+  const int extra = std::countl_one(first);  // 1 .. 8
+  std::uint64_t value = first & (0xffu >> extra);
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteSpan rest, reader.ReadBytes(static_cast<std::uint64_t>(extra), what));
+  for (std::uint8_t b : rest) value = (value << 8) | b;
+  return value;
+}
 
 // The key the filter saw, from RandomPartitioner's disk form "<token>:<key>". The token is a
 // BigInteger printed in decimal (an MD5 made non-negative), so only digits precede the ':'.
@@ -39,6 +78,11 @@ Result<IndexDb> ReadIndexDb(ByteSpan file, std::string_view source, IndexKeyForm
 }
 
 Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm form, IndexDb& index) {
+  return ReadIndexDbInto(file, source, form, IndexEntryForm::kPositionOnly, index);
+}
+
+Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm form,
+                       IndexEntryForm entry_form, IndexDb& index) {
   ByteReader reader(file, source);
   std::uint64_t entry = 0;
   // A lower bound of the entry count (each takes at least 10 bytes) is checked against the
@@ -49,14 +93,42 @@ Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm form
     BLOOMCODEC_ASSIGN_OR_RETURN(std::uint16_t length, reader.ReadBigU16(label + ": key length"));
     const std::uint64_t key_offset = reader.offset();
     BLOOMCODEC_ASSIGN_OR_RETURN(ByteSpan stored, reader.ReadBytes(length, label + ": key bytes"));
-    BLOOMCODEC_ASSIGN_OR_RETURN(std::int64_t position,
-                                reader.ReadBigI64(label + ": Data.db position (i64 BE)"));
+    const std::uint64_t position_offset = reader.offset();
+    std::int64_t position = 0;
+    if (entry_form == IndexEntryForm::kVIntPositionAndPromoted) {
+      BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t p,
+                                  ReadCassandraUnsignedVInt(reader, label + ": Data.db position (vint)"));
+      position = static_cast<std::int64_t>(p);  // above 2^63 - 1: negative, refused below
+    } else {
+      BLOOMCODEC_ASSIGN_OR_RETURN(position,
+                                  reader.ReadBigI64(label + ": Data.db position (i64 BE)"));
+    }
     if (position < 0) {
-      return reader.ErrorAt(reader.offset() - 8, label + ": a non-negative Data.db position",
+      return reader.ErrorAt(position_offset, label + ": a non-negative Data.db position",
                             std::to_string(position));
     }
+    if (entry_form != IndexEntryForm::kPositionOnly) {
+      // The promoted column index: its size, then that many bytes the filter does not need.
+      const std::uint64_t size_offset = reader.offset();
+      std::int64_t size = 0;
+      if (entry_form == IndexEntryForm::kVIntPositionAndPromoted) {
+        BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t s,
+                                    ReadCassandraUnsignedVInt(reader, label + ": promoted index size (vint)"));
+        size = s > static_cast<std::uint64_t>(INT32_MAX) ? -1 : static_cast<std::int64_t>(s);
+      } else {
+        BLOOMCODEC_ASSIGN_OR_RETURN(std::int32_t s,
+                                    reader.ReadBigI32(label + ": promoted index size (i32 BE)"));
+        size = s;
+      }
+      if (size < 0) {
+        return reader.ErrorAt(size_offset, label + ": a promoted index size from 0 to 2^31 - 1",
+                              "a larger or negative value");
+      }
+      BLOOMCODEC_RETURN_IF_ERROR(reader.Skip(static_cast<std::uint64_t>(size),
+                                             label + ": promoted index bytes"));
+    }
     if (!index.positions.empty() && position <= index.positions.back()) {
-      return reader.ErrorAt(reader.offset() - 8,
+      return reader.ErrorAt(position_offset,
                             label + ": a Data.db position above the previous entry's " +
                                 std::to_string(index.positions.back()),
                             std::to_string(position));
@@ -88,6 +160,39 @@ Result<ByteVector> WriteIndexDb(const KeyList& keys, std::span<const std::int64_
     writer.PutBigU16(static_cast<std::uint16_t>(keys[i].size()));
     writer.PutBytes(keys[i]);
     writer.PutBigI64(positions[i]);
+  }
+  return out;
+}
+
+Result<ByteVector> WriteIndexDb(const KeyList& keys, std::span<const std::int64_t> positions,
+                                IndexEntryForm form, std::span<const std::uint32_t> promoted_sizes) {
+  if (form == IndexEntryForm::kPositionOnly) return WriteIndexDb(keys, positions);
+  if (positions.size() != keys.size() ||
+      (!promoted_sizes.empty() && promoted_sizes.size() != keys.size())) {
+    return Status::InvalidArgument("WriteIndexDb: one position (and promoted size) per key");
+  }
+  ByteVector out;
+  ByteWriter writer(out);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i].size() > 0xffff) {
+      return Status::InvalidArgument("key " + std::to_string(i) + " has " +
+                                     std::to_string(keys[i].size()) +
+                                     " bytes; Index.db stores at most 65535");
+    }
+    const std::uint32_t promoted = promoted_sizes.empty() ? 0 : promoted_sizes[i];
+    if (promoted > static_cast<std::uint32_t>(INT32_MAX)) {
+      return Status::InvalidArgument("a promoted index size is an int");
+    }
+    writer.PutBigU16(static_cast<std::uint16_t>(keys[i].size()));
+    writer.PutBytes(keys[i]);
+    if (form == IndexEntryForm::kLongPositionAndPromoted) {
+      writer.PutBigI64(positions[i]);
+      writer.PutBigI32(static_cast<std::int32_t>(promoted));
+    } else {
+      PutCassandraUnsignedVInt(out, static_cast<std::uint64_t>(positions[i]));
+      PutCassandraUnsignedVInt(out, promoted);
+    }
+    writer.PutZeros(promoted);
   }
   return out;
 }

@@ -10,9 +10,11 @@
 #include "bloomcodec/cassandra/filter_db.h"
 #include "bloomcodec/cassandra/index_db.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
+#include "bloomcodec/cassandra/murmur3_filter.h"
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
 #include "cassandra_inspect.h"
+#include "murmur3_inspect.h"
 
 namespace bloomcodec::cassandra {
 
@@ -25,7 +27,33 @@ namespace fs = std::filesystem;
 constexpr std::int32_t kMaxPlausibleHashCount = 20;
 
 std::string FormatNameFor(FilterKind kind) {
-  return kind == FilterKind::kLegacy ? "cassandra-legacy" : "cassandra-1.0";
+  if (kind == FilterKind::kRebuiltFromIndex) return "cassandra-1.0";
+  return std::string(FilterKindName(kind));
+}
+
+// The most keys the filter's own size and K allow (the fill judgement without a key count).
+std::optional<double> AllowedKeys(const FilterDb& f) {
+  return KeysAllowedBySizing(f.signed_hash_count(), f.modulus(), 0);
+}
+std::optional<double> AllowedKeys(const LegacyFilter& f) {
+  return KeysAllowedBySizing(f.signed_hash_count(), f.modulus(), 0);
+}
+std::optional<double> AllowedKeys(const Murmur3Filter& f) {
+  return KeysAllowedByMurmur3Sizing(f.signed_hash_count(), f.modulus());
+}
+
+Murmur3Layout LayoutOf(FilterKind kind) {
+  if (kind == FilterKind::kMurmur3OldOrder) return Murmur3Layout::kOldOrderLongs;
+  if (kind == FilterKind::kMurmur3NewOrderLongs) return Murmur3Layout::kNewOrderLongs;
+  return Murmur3Layout::kRawBytes;
+}
+
+// The row index entry of an Index.db read for a filter of `kind` (the version decides before
+// 1.2; from 1.2 on the kind does, so that --index works for a filter whose name has no version).
+IndexEntryForm EntryFormFor(FilterKind kind, std::string_view version) {
+  if (kind == FilterKind::kMurmur3OldOrder) return IndexEntryForm::kLongPositionAndPromoted;
+  if (IsMurmur3Kind(kind)) return IndexEntryForm::kVIntPositionAndPromoted;
+  return IndexEntryFormForVersion(version);
 }
 
 // Where the key count the fill is judged against came from, for the message.
@@ -43,7 +71,7 @@ void CheckFill(const FilterType& filter, std::optional<double> sized_keys, std::
   FillStatistics s =
       ComputeFillStatistics(filter.bit_count(), filter.bits_set(), filter.hash_count());
   if (!sized_keys) {
-    sized_keys = KeysAllowedBySizing(filter.signed_hash_count(), filter.modulus(), 0);
+    sized_keys = AllowedKeys(filter);
     sized_from = sized_keys ? "parameters" : "";
   }
   FillReport fill;
@@ -112,11 +140,15 @@ std::unique_ptr<InputFile> OpenOrReport(const std::string& path, std::string_vie
 
 // The keys of an Index.db; damage is an "index" finding and the keys before it are kept.
 std::optional<IndexDb> LoadIndex(const std::string& path, std::string_view version,
-                                 FileReport& report) {
+                                 FilterKind kind, FileReport& report) {
   std::unique_ptr<InputFile> in = OpenOrReport(path, "Index.db", report);
   if (!in) return std::nullopt;
   IndexDb index;
-  Status s = ReadIndexDbInto(in->bytes(), path, IndexKeyFormForVersion(version), index);
+  // Keys are stored encoded only before version e; a 1.2+ kind (BTI's "da" sorts before "e")
+  // always has raw keys.
+  const IndexKeyForm key_form =
+      IsMurmur3Kind(kind) ? IndexKeyForm::kRaw : IndexKeyFormForVersion(version);
+  Status s = ReadIndexDbInto(in->bytes(), path, key_form, EntryFormFor(kind, version), index);
   if (!s.ok()) {
     Finding f = FindingFromStatus(Severity::kError, finding_kind::kIndex, s);
     f.message = path + ": " + f.message + " (the " + std::to_string(index.keys.size()) +
@@ -133,6 +165,27 @@ struct SnapshotPlace {
   fs::path owner;     // the folder the live sstables of this copy are in
   std::string label;  // appended to the group name: " (snapshot TAG)", " (backups)"
 };
+
+SnapshotPlace PlaceOf(const fs::path& dir);
+
+// "<keyspace>/<table>": from the name (1.1 - 2.1), else from the folders (1.0: <ks>/; 2.2+ names
+// carry neither: <ks>/<table>-<table id>/).
+std::string GroupName(const Descriptor& d, const SnapshotPlace& place, const std::string& root) {
+  if (!d.sstable_format.empty()) {
+    std::string table = place.owner.filename().string();
+    const std::size_t dash = table.rfind('-');
+    if (dash != std::string::npos && table.size() - dash - 1 == 32) table.resize(dash);
+    std::string keyspace = place.owner.parent_path().filename().string();
+    if (table.empty() || table == ".") table = fs::path(root).filename().string();
+    return keyspace.empty() || keyspace == "." ? table : keyspace + "/" + table;
+  }
+  std::string keyspace = d.keyspace;
+  if (keyspace.empty()) {
+    keyspace = place.owner.filename().string();
+    if (keyspace.empty() || keyspace == ".") keyspace = fs::path(root).filename().string();
+  }
+  return keyspace + "/" + d.column_family;
+}
 
 SnapshotPlace PlaceOf(const fs::path& dir) {
   SnapshotPlace place;
@@ -154,6 +207,37 @@ SnapshotPlace PlaceOf(const fs::path& dir) {
 void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
                        std::optional<double> sized_keys, const std::string& sized_from,
                        FileReport& report) {
+  if (IsMurmur3Kind(kind)) {
+    Result<Murmur3Filter> f = Murmur3Filter::Parse(file, report.path, LayoutOf(kind));
+    Status lookups = f.ok() ? f->CheckLookups(report.path) : f.status();
+    if (!lookups.ok()) {
+      report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kStructure, lookups));
+      return;
+    }
+    if (f->always_present()) {
+      const bool written_by_4x =
+          report.version == "na" || report.version == "nb" || report.version == "nc";
+      report.Add(Severity::kWarning, finding_kind::kMissingFilter,
+                 std::string("a 0-byte Filter.db: Cassandra 5.0's always-present filter (fp "
+                             "chance 1.0); every key is reported present and every read of this "
+                             "sstable goes to disk") +
+                     (written_by_4x ? " (this version was written by Cassandra 4.0 / 4.1, whose "
+                                      "deserializer expects an 8-byte header)"
+                                    : ""));
+      FillReport fill;
+      fill.fp_rate = 1.0;
+      fill.estimated_keys = 0;
+      if (keys != nullptr) {
+        report.keys_checked += keys->size();
+        fill.sized_keys = static_cast<double>(keys->size());
+        fill.sized_keys_from = sized_from;
+      }
+      report.fill = fill;
+      return;
+    }
+    CheckParsed(*f, file, keys, sized_keys, sized_from, Murmur3Filter::kHeaderBytes, report);
+    return;
+  }
   if (kind == FilterKind::kLegacy) {
     Result<LegacyFilter> f = LegacyFilter::Parse(file, report.path);
     if (!f.ok()) {
@@ -174,7 +258,8 @@ void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
 }
 
 Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
-  using Key = std::tuple<std::string, std::string, std::string, bool, std::string, std::int64_t>;
+  using Key = std::tuple<std::string, std::string, std::string, bool, std::string, std::string,
+                         std::string>;
   std::map<Key, SstableFiles> found;
   std::error_code ec;
   fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
@@ -188,7 +273,8 @@ Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
     std::string component = d->component;
     if (component.ends_with(".gz")) component.resize(component.size() - 3);
     const std::string dir = p.parent_path().string();
-    Key key{dir, d->keyspace, d->column_family, d->temporary, d->version, d->generation};
+    Key key{dir, d->keyspace, d->column_family, d->temporary, d->version, d->generation_id,
+            d->sstable_format};
     auto [slot, inserted] = found.try_emplace(key);
     SstableFiles& s = slot->second;
     if (inserted) {
@@ -199,12 +285,7 @@ Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
       // no read consults them, so they get a group of their own, labelled.
       const SnapshotPlace place = PlaceOf(p.parent_path());
       s.role = place.role;
-      std::string keyspace = d->keyspace;
-      if (keyspace.empty()) {
-        keyspace = place.owner.filename().string();
-        if (keyspace.empty() || keyspace == ".") keyspace = fs::path(root).filename().string();
-      }
-      s.group = keyspace + "/" + d->column_family + place.label;
+      s.group = GroupName(*d, place, root) + place.label;
       std::string prefix = p.filename().string();
       prefix.resize(prefix.size() - d->component.size());
       s.filter_path = (p.parent_path() / (prefix + "Filter.db")).string();
@@ -222,8 +303,8 @@ Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
   std::vector<SstableFiles> out;
   for (auto& [key, s] : found) out.push_back(std::move(s));
   std::sort(out.begin(), out.end(), [](const SstableFiles& a, const SstableFiles& b) {
-    return std::tie(a.group, a.descriptor.generation, a.filter_path) <
-           std::tie(b.group, b.descriptor.generation, b.filter_path);
+    return std::tie(a.group, a.descriptor.generation, a.descriptor.generation_id, a.filter_path) <
+           std::tie(b.group, b.descriptor.generation, b.descriptor.generation_id, b.filter_path);
   });
   return out;
 }
@@ -234,20 +315,21 @@ FileReport VerifySstable(const SstableFiles& sstable) {
   const Descriptor& d = sstable.descriptor;
   report.version = d.version;
   const FilterKind kind = d.filter_kind();
-  report.format = kind == FilterKind::kNotThisFormat ? "" : FormatNameFor(kind);
+  report.format = FormatNameFor(kind);
   if (d.temporary) {
     report.Add(Severity::kInfo, finding_kind::kTemporary,
                "a temporary sstable (tmp-): Cassandra deletes it at startup; not checked");
     return report;
   }
-  if (kind == FilterKind::kNotThisFormat) {
-    report.Add(Severity::kWarning, finding_kind::kUnsupported,
-               "version " + d.version + " (Cassandra 1.2+) has a Murmur3 filter; not checked here");
-    return report;
-  }
   report.group = sstable.group;
   report.group_role = sstable.role;
-  if (!sstable.has_index) {
+  const bool bti = d.sstable_format == "bti";
+  if (bti) {
+    report.Add(Severity::kInfo, finding_kind::kUnsupported,
+               "a BTI sstable: its partition keys are in Partitions.db (a trie), which is not read "
+               "here, so its keys are not available; only the filter's structure and fill are "
+               "checked");
+  } else if (!sstable.has_index) {
     report.Add(Severity::kError, finding_kind::kMissingIndex,
                "no Index.db (" + sstable.index_path +
                    "): Cassandra cannot open this sstable, and its keys cannot be checked");
@@ -261,15 +343,19 @@ FileReport VerifySstable(const SstableFiles& sstable) {
                    "at load; only Index.db is checked");
     // The rebuilt filter lives in memory only: the sstable stays in its column family's group,
     // which reports it as not counted in the combined rate.
-    if (sstable.has_index) (void)LoadIndex(sstable.index_path, d.version, report);
+    if (sstable.has_index) (void)LoadIndex(sstable.index_path, d.version, kind, report);
     return report;
   }
   std::optional<IndexDb> index;
-  if (sstable.has_index) index = LoadIndex(sstable.index_path, d.version, report);
+  if (sstable.has_index && !bti) index = LoadIndex(sstable.index_path, d.version, kind, report);
   if (!sstable.has_filter) {
     report.Add(Severity::kWarning, finding_kind::kMissingFilter,
-               "no Filter.db: Cassandra uses its empty filter (hash count 0), every key is "
-               "reported present and every read of this sstable goes to disk");
+               IsMurmur3Kind(kind)
+                   ? "no Filter.db: the table's bloom_filter_fp_chance is 1.0 (Cassandra writes no "
+                     "filter and uses its always-present one); every key is reported present and "
+                     "every read of this sstable goes to disk"
+                   : "no Filter.db: Cassandra uses its empty filter (hash count 0), every key is "
+                     "reported present and every read of this sstable goes to disk");
     // The empty filter answers "present" for any key: fp rate 1 for the group.
     FillReport fill;
     fill.fp_rate = 1.0;
@@ -303,17 +389,21 @@ FileReport VerifyFilterFile(const std::string& path, FilterKind kind, const std:
   report.version = version;
   if (Result<Descriptor> d = ParseDescriptor(path); d.ok()) {
     const SnapshotPlace place = PlaceOf(fs::path(path).parent_path());
-    std::string keyspace = d->keyspace;
-    if (keyspace.empty()) keyspace = place.owner.filename().string();
-    report.group =
-        (keyspace.empty() ? std::string() : keyspace + "/") + d->column_family + place.label;
+    if (!d->sstable_format.empty()) {
+      report.group = GroupName(*d, place, ".") + place.label;
+    } else {
+      std::string keyspace = d->keyspace;
+      if (keyspace.empty()) keyspace = place.owner.filename().string();
+      report.group =
+          (keyspace.empty() ? std::string() : keyspace + "/") + d->column_family + place.label;
+    }
     report.group_role = place.role;
   }
   std::optional<IndexDb> index;
   std::optional<double> sized;
   std::string sized_from;
   if (!index_path.empty()) {
-    index = LoadIndex(index_path, version.empty() ? "hc" : version, report);
+    index = LoadIndex(index_path, version.empty() ? "hc" : version, kind, report);
     if (index && report.findings.empty()) {
       sized = static_cast<double>(index->keys.size());
       sized_from = "index";

@@ -247,9 +247,16 @@ TEST_F(CassandraDir, HashCountsOutsideWhatCassandraWritesAreWarnings) {
   auto index = cassandra::WriteIndexDb(keys10_);
   ASSERT_TRUE(index.ok());
   WriteFileAt(ks_ + "/Standard6-hc-12-Index.db", *index);
-  // A Cassandra 1.2 sstable is not read here.
-  WriteFileAt(ks_ + "/Standard7-ia-13-Filter.db", ByteVector(16, 0));
-  WriteFileAt(ks_ + "/Standard7-ia-13-Index.db", ByteVector());
+  // A Cassandra 1.2 sstable is read as cassandra-1.2, its Index.db in the 1.2 entry layout.
+  const KeyList later10 = ReadHexKeysFixture("cassandra-later/keys/keys_n10.txt");
+  WriteFileAt(ks_ + "/Standard7-ia-13-Filter.db",
+              ReadFixture("cassandra-later/v1_2_to_2_2/n10_fp0.01.Filter.db"));
+  std::vector<std::int64_t> later_positions(later10.size());
+  for (std::size_t i = 0; i < later10.size(); ++i) later_positions[i] = static_cast<std::int64_t>(i) * 64;
+  auto later_index = cassandra::WriteIndexDb(later10, later_positions,
+                                             cassandra::IndexEntryForm::kLongPositionAndPromoted);
+  ASSERT_TRUE(later_index.ok());
+  WriteFileAt(ks_ + "/Standard7-ia-13-Index.db", *later_index);
   Json doc = VerifyJson({Data()}, 0);
   const Json& empty = FileEndingWith(doc, "Standard5-hc-11-Filter.db");
   EXPECT_EQ(Kinds(empty), std::vector<std::string>{"hash-count"});
@@ -259,8 +266,10 @@ TEST_F(CassandraDir, HashCountsOutsideWhatCassandraWritesAreWarnings) {
   const Json& k25 = FileEndingWith(doc, "Standard6-hc-12-Filter.db");
   EXPECT_EQ(Kinds(k25), std::vector<std::string>{"hash-count"});
   EXPECT_EQ(k25["hash_count"], 25);
-  EXPECT_EQ(Kinds(FileEndingWith(doc, "Standard7-ia-13-Filter.db")),
-            std::vector<std::string>{"unsupported"});
+  const Json& v12 = FileEndingWith(doc, "Standard7-ia-13-Filter.db");
+  EXPECT_EQ(Kinds(v12), std::vector<std::string>{});
+  EXPECT_EQ(v12["format"], "cassandra-1.2");
+  EXPECT_EQ(v12["keys_checked"], 10);
   EXPECT_EQ(doc["summary"]["errors"], 0);
 }
 

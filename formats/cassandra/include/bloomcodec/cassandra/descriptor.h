@@ -1,16 +1,22 @@
-// SSTable file names of Cassandra 0.6 - 1.1, and which bloom filter format 1.0 reads for each
-// version (io.sstable.Descriptor and SSTableReader).
+// SSTable file names of Cassandra 0.6 - 5.0, and which bloom filter format reads each version
+// (io.sstable.Descriptor, SSTableReader, the BIG and BTI format versions).
 //
 //   BLOOMCODEC_ASSIGN_OR_RETURN(auto d, cassandra::ParseDescriptor("Standard1-hc-12-Filter.db"));
 //   if (d.filter_kind() == cassandra::FilterKind::kCurrent) ...   // FilterDb::Parse
+//   cassandra::ParseDescriptor("nb-1-big-Filter.db")->filter_kind();   // kMurmur3RawBytes
 //
-// Names: `[<ks>-]<cf>-[tmp-][<version>-]<generation>-<Component>`, where a missing version is
-// the legacy "a" (0.6), and 1.1 puts the keyspace in front. Versions compare as strings.
+// Names, old style (0.6 - 2.1): `[<ks>-]<cf>-[tmp-][<version>-]<generation>-<Component>`, where a
+// missing version is the legacy "a" (0.6), and 1.1 puts the keyspace in front. New style (2.2 -
+// 5.0): `[tmp-|tmplink-]<version>-<id>-<big|bti>-<Component>`, where the id is an int generation
+// or (4.1+) a time-based id in base 36 with '_' separators; keyspace and table are the folders
+// `<ks>/<table>-<table id>/`. Versions compare as strings.
 //
-// Compatibility contract: the version and the filter kind are those the 1.0 Descriptor and
-// SSTableReader decide: < c rebuilt in memory from Index.db, c .. e legacy Filter.db, f .. hf
-// current Filter.db; ia and later are Murmur3 filters (not read by this module). A missing
-// Filter.db means BloomFilter.emptyFilter() (FilterDb::Empty()).
+// Compatibility contract: the version and the filter kind are those the Cassandra release that
+// wrote the file decides: < c rebuilt in memory from Index.db, c .. e legacy Filter.db, f .. hf
+// the 1.0 Filter.db; ia .. lb Murmur3 with the old index order, ma .. me the new order (both
+// big-endian longs), BIG na and later and BTI da the raw-bytes serialization (BTI versions
+// below "b", which Apache Cassandra never wrote, the longs). A missing Filter.db before ia means
+// BloomFilter.emptyFilter() (FilterDb::Empty()); from 3.0 on it means fp chance 1.0.
 #pragma once
 
 #include <cstdint>
@@ -25,12 +31,16 @@ enum class FilterKind {
   kRebuiltFromIndex,  // version < c: legacy filter rebuilt from Index.db, getFilter(keys, 15)
   kLegacy,            // c <= version < f: legacy Filter.db
   kCurrent,           // f <= version < ia: Filter.db of FilterDb
-  kNotThisFormat,     // ia and later: Murmur3 filters of Cassandra 1.2+
+  kMurmur3OldOrder,   // ia <= version < ma: cassandra-1.2 (Murmur3, old order, BE longs)
+  kMurmur3NewOrderLongs,  // ma .. me: cassandra-3.0 (new order, BE longs)
+  kMurmur3RawBytes,   // BIG na and later, BTI da: cassandra-4.0 (new order, raw bytes)
 };
 
 inline constexpr std::string_view kLegacyVersion = "a";
 
-FilterKind FilterKindForVersion(std::string_view version);
+// `sstable_format` is "big", "bti" or "" (an old-style name, which is BIG).
+FilterKind FilterKindForVersion(std::string_view version, std::string_view sstable_format = "");
+bool IsMurmur3Kind(FilterKind kind);
 std::string_view FilterKindName(FilterKind kind);
 
 struct Descriptor {
@@ -38,10 +48,12 @@ struct Descriptor {
   std::string column_family;
   bool temporary = false;
   std::string version;       // "a" when the name has none
-  std::int64_t generation = 0;
+  std::int64_t generation = 0;  // 0 for a 4.1+ time-based id
+  std::string generation_id;    // the id as written (decimal or the 4.1+ base-36 id)
+  std::string sstable_format;   // "big" or "bti" in new-style names, else empty
   std::string component;     // e.g. "Filter.db"
 
-  FilterKind filter_kind() const { return FilterKindForVersion(version); }
+  FilterKind filter_kind() const { return FilterKindForVersion(version, sstable_format); }
   // "hash strings" era (< c): 1.0 does not read Filter.db at all.
   bool has_strings_in_bloom_filter() const { return version < "c"; }
   bool uses_old_bloom_filter() const { return version < "f"; }

@@ -1,4 +1,5 @@
-// Index.db of Cassandra SSTable versions a .. hf (0.6 - 1.1): the keys a Filter.db was built from.
+// Index.db of Cassandra SSTable versions a .. hf (0.6 - 1.1) and of the BIG format ia .. oa
+// (1.2 - 5.0): the keys a Filter.db was built from.
 //
 //   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open("Standard1-hc-1-Index.db"));
 //   BLOOMCODEC_ASSIGN_OR_RETURN(cassandra::IndexDb index,
@@ -6,7 +7,10 @@
 //   filter.MayContainBatch(index.keys, answers);   // every answer must be 1
 //
 // Layout: entries until the end of the file, no header, count or checksum: u16 BE key length L,
-// L key bytes, i64 BE position of the row in Data.db. The key bytes are exactly what the writer
+// L key bytes, then the row index entry (IndexEntryForm): up to hf an i64 BE position of the row
+// in Data.db; ia .. lb an i64 BE position, an i32 BE promoted-index size S and S bytes; ma and
+// later (BIG) the position and S as Cassandra's unsigned vints, then S bytes. BTI sstables (da)
+// have no Index.db (their partition index is the trie of Partitions.db). The key bytes are exactly what the writer
 // added to the filter, except in versions before `e` ("hasEncodedKeys"), where Index.db holds
 // the partitioner's disk form of the key (0.6's writeUTF of convertToDiskFormat) and the filter
 // was given the decoded key.
@@ -39,6 +43,19 @@ enum class IndexKeyForm {
 // kRandomPartitionerEncoded for versions before "e", else kRaw.
 IndexKeyForm IndexKeyFormForVersion(std::string_view version);
 
+// What follows the key of an entry (RowIndexEntry's serializer of the version).
+enum class IndexEntryForm {
+  kPositionOnly,            // a .. hf: i64 BE position
+  kLongPositionAndPromoted, // ia .. lb: i64 BE position, i32 BE size S, S bytes
+  kVIntPositionAndPromoted, // ma .. oa: unsigned vint position, unsigned vint S (an int), S bytes
+};
+IndexEntryForm IndexEntryFormForVersion(std::string_view version);
+
+// Cassandra's unsigned vint (VIntCoding): the count of leading 1 bits of the first byte is the
+// number of extra bytes; the value is big-endian over the first byte's remaining bits and those
+// bytes (1 to 9 bytes in all).
+void PutCassandraUnsignedVInt(ByteVector& out, std::uint64_t value);
+
 struct IndexDb {
   KeyList keys;                       // the filter's keys (decoded), in file order
   std::vector<std::int64_t> positions;  // the Data.db position of each row
@@ -50,11 +67,19 @@ Result<IndexDb> ReadIndexDb(ByteSpan file, std::string_view source,
 // The same, keeping in `index` the entries read before the first damaged one (verify still
 // checks those keys).
 Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm form, IndexDb& index);
+// Any entry form (the key form of ia and later is kRaw).
+Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm key_form,
+                       IndexEntryForm entry_form, IndexDb& index);
 
 // Writes an Index.db (raw key form) for `keys` with the given positions
 // (positions.size() == keys.size()); keys longer than 65535 bytes are InvalidArgument.
 Result<ByteVector> WriteIndexDb(const KeyList& keys, std::span<const std::int64_t> positions);
 // The same with positions as if each row took `row_bytes` bytes of Data.db (tests, fixtures).
 Result<ByteVector> WriteIndexDb(const KeyList& keys, std::int64_t row_bytes = 64);
+// An Index.db of a later entry form; entry i carries a promoted index of promoted_sizes[i] bytes
+// (zeros: the reader skips them; an empty span means 0 for every entry).
+Result<ByteVector> WriteIndexDb(const KeyList& keys, std::span<const std::int64_t> positions,
+                                IndexEntryForm form,
+                                std::span<const std::uint32_t> promoted_sizes = {});
 
 }  // namespace bloomcodec::cassandra

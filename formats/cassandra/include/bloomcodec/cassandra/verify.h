@@ -1,4 +1,4 @@
-// Verifying Cassandra 0.6 - 1.1 bloom filters: one Filter.db, or every SSTable of a data
+// Verifying Cassandra 0.6 - 5.0 bloom filters: one Filter.db, or every SSTable of a data
 // directory against its Index.db.
 //
 //   BLOOMCODEC_ASSIGN_OR_RETURN(auto sstables, cassandra::FindSstables("/var/lib/cassandra/data"));
@@ -6,16 +6,20 @@
 //     bloomcodec::FileReport r = cassandra::VerifySstable(s);   // thread-safe, one per task
 //   }
 //
-// Compatibility contract: the filter is read as Cassandra 1.0's SSTableReader reads it for the
-// sstable's version (descriptor.h): versions < c are not read (1.0 rebuilds the filter from
-// Index.db; only the index is checked), c .. e are the legacy filter, f .. hf the current one,
-// ia and later are reported as not read here. A missing Filter.db is what 1.0 turns into
-// BloomFilter.emptyFilter(): every key is reported present and every read of the sstable goes
-// to disk. We report it as a WARNING (kind "missing-filter"): no answer is wrong (an empty
+// Compatibility contract: the filter is read as the release that wrote the sstable reads it for
+// its version (descriptor.h): versions < c are not read (1.0 rebuilds the filter from Index.db;
+// only the index is checked), c .. e are the legacy filter, f .. hf the current one, ia and
+// later the Murmur3 filters of 1.2 - 5.0 (murmur3_filter.h), their Index.db entries in the
+// version's layout (index_db.h). A BTI sstable has no Index.db: its filter is checked without
+// keys, with an info finding (kind "unsupported") saying so. A missing Filter.db is what 1.0
+// turns into BloomFilter.emptyFilter(), and what 1.2+ means by fp chance 1.0 (the
+// always-present filter; 5.0 also writes it as a 0-byte file): every key is reported present
+// and every read of the sstable goes to disk. We report it as a WARNING (kind "missing-filter"): no answer is wrong (an empty
 // filter has no false negatives) and Cassandra opens the sstable as designed; the cost is
 // speed, and it shows as fp rate 1 for the sstable in its column family's combined rate.
 // Findings:
-//   structure (error)       the Filter.db bytes violate the layout (offset of the first one)
+//   structure (error)       the Filter.db bytes violate the layout (offset of the first one);
+//                           a 1.2+ filter with K > 21, which Cassandra cannot look up
 //   index (error)           Index.db is damaged (offset); the keys before it are still checked
 //   false-negative (error)  Index.db keys the filter answers "definitely absent"
 //   overfilled (error)      more bits set than the Index.db key count (or the keys given, or
@@ -25,7 +29,7 @@
 //   missing-filter (warning, see above)
 //   trailing-bytes (warning) bytes after the filter, which the original ignores
 //   hash-count (warning)    K = 0 (every key present) or K > 20
-//   rebuilt-filter, temporary (info), unsupported (warning: a 1.2+ sstable)
+//   rebuilt-filter, temporary, unsupported (info: a BTI sstable, keys not read)
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,293 @@
+#include "bloomcodec/cassandra/murmur3_filter.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <string>
+
+#include "bloomcodec/byte_reader.h"
+#include "bloomcodec/byte_writer.h"
+
+namespace bloomcodec::cassandra {
+namespace {
+
+// Keys hashed per round of the batch path before their bits are tested.
+constexpr std::size_t kBatch = 32;
+
+std::uint64_t SwizzleOf(Murmur3Layout layout) {
+  // A big-endian long puts in-memory byte b of a word at file byte 7 - b of its group.
+  return layout == Murmur3Layout::kRawBytes ? 0 : 7;
+}
+
+// `abs(base % max)` with Java's truncating remainder is |base| mod max; |x| on u64 (0 - x) is
+// exact even for Long.MIN_VALUE. `base + i * step` wraps as Java's running long sum does.
+inline std::uint64_t IndexOf(std::uint64_t base, std::uint64_t step, std::uint64_t i,
+                             std::uint64_t max) {
+  const std::uint64_t x = base + i * step;
+  const std::uint64_t sign = 0 - (x >> 63);
+  return ((x ^ sign) - sign) % max;
+}
+
+inline void BaseAndStep(Murmur3Hash h, IndexOrder order, std::uint64_t& base, std::uint64_t& step) {
+  // CASSANDRA-8413: 3.0 swapped the halves because h0 is also the partitioner token.
+  const std::uint64_t h0 = static_cast<std::uint64_t>(h.h0);
+  const std::uint64_t h1 = static_cast<std::uint64_t>(h.h1);
+  base = order == IndexOrder::kOld ? h0 : h1;
+  step = order == IndexOrder::kOld ? h1 : h0;
+}
+
+}  // namespace
+
+std::string_view LayoutFormatName(Murmur3Layout layout) {
+  switch (layout) {
+    case Murmur3Layout::kOldOrderLongs:
+      return "cassandra-1.2";
+    case Murmur3Layout::kNewOrderLongs:
+      return "cassandra-3.0";
+    case Murmur3Layout::kRawBytes:
+      return "cassandra-4.0";
+  }
+  return "?";
+}
+
+std::int64_t Murmur3BitIndex(Murmur3Hash h, IndexOrder order, std::int32_t i, std::int64_t max) {
+  std::uint64_t base, step;
+  BaseAndStep(h, order, base, step);
+  return static_cast<std::int64_t>(
+      IndexOf(base, step, static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(max)));
+}
+
+void Murmur3BitIndexes(ByteSpan key, IndexOrder order, std::int32_t hash_count, std::int64_t max,
+                       std::span<std::int64_t> out) {
+  const Murmur3Hash h = CassandraMurmur3(key);
+  for (std::int32_t i = 0; i < hash_count; ++i) {
+    out[static_cast<std::size_t>(i)] = Murmur3BitIndex(h, order, i, max);
+  }
+}
+
+Result<Murmur3Filter> Murmur3Filter::Parse(ByteSpan file, std::string_view source,
+                                           Murmur3Layout layout) {
+  if (file.empty() && layout == Murmur3Layout::kRawBytes) {
+    // 5.0's loader: a 0-byte Filter.db is the always-present filter (isInformative() false).
+    Murmur3Filter f = AlwaysPresent();
+    f.owning_ = false;
+    f.view_ = file;
+    return f;
+  }
+  ByteReader r(file, source);
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::int32_t k, r.ReadBigI32("hash count (i32 BE)"));
+  if (k < 0) return r.ErrorAt(0, "a hash count >= 0", std::to_string(k));
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::int32_t w, r.ReadBigI32("word count (i32 BE)"));
+  if (w <= 0) {
+    // W < 0: the original's allocation fails; W = 0: every lookup divides by zero. No writer
+    // produces either (the smallest filter has one word).
+    return r.ErrorAt(4, "a word count >= 1", std::to_string(w));
+  }
+  // Checked against the input before anything depends on W.
+  const std::uint64_t bits_bytes = static_cast<std::uint64_t>(w) * 8;
+  if (r.remaining() < bits_bytes) {
+    return r.Error(
+        std::to_string(w) + " words (" + std::to_string(bits_bytes) + " bytes) as the header says",
+        "only " + std::to_string(r.remaining()) + " bytes left");
+  }
+  Murmur3Filter f;
+  f.layout_ = layout;
+  f.byte_swizzle_ = SwizzleOf(layout);
+  f.hash_count_ = k;
+  f.word_count_ = w;
+  f.view_ = file;
+  f.trailing_bytes_ = r.remaining() - bits_bytes;
+  return f;
+}
+
+Result<Murmur3Filter> Murmur3Filter::Create(std::int32_t hash_count, std::int32_t word_count,
+                                            Murmur3Layout layout) {
+  if (word_count <= 0) {
+    return Status::InvalidArgument("word count " + std::to_string(word_count) +
+                                   ": a filter has at least one word");
+  }
+  if (hash_count < 0) {
+    return Status::InvalidArgument("hash count " + std::to_string(hash_count) + " < 0");
+  }
+  Murmur3Filter f;
+  f.layout_ = layout;
+  f.byte_swizzle_ = SwizzleOf(layout);
+  f.hash_count_ = hash_count;
+  f.word_count_ = word_count;
+  f.owning_ = true;
+  f.owned_.reserve(kHeaderBytes + static_cast<std::size_t>(word_count) * 8);
+  ByteWriter out(f.owned_);
+  out.PutBigI32(hash_count);
+  out.PutBigI32(word_count);
+  out.PutZeros(static_cast<std::size_t>(word_count) * 8);
+  return f;
+}
+
+Murmur3Filter Murmur3Filter::AlwaysPresent() {
+  Murmur3Filter f;
+  f.layout_ = Murmur3Layout::kRawBytes;
+  f.always_present_ = true;
+  f.owning_ = true;
+  return f;
+}
+
+void Murmur3Filter::Add(ByteSpan key) {
+  if (!owning_ || always_present_) return;  // AlwaysPresentFilter.add does nothing
+  std::uint8_t* bits = owned_.data() + kHeaderBytes;
+  std::uint64_t base, step;
+  BaseAndStep(CassandraMurmur3(key), OrderOf(layout_), base, step);
+  const std::uint64_t max = static_cast<std::uint64_t>(modulus());
+  for (std::int32_t i = 0; i < hash_count_; ++i) {
+    const std::uint64_t j = IndexOf(base, step, static_cast<std::uint64_t>(i), max);
+    bits[ByteOf(j)] |= static_cast<std::uint8_t>(1u << (j & 7));
+  }
+}
+
+void Murmur3Filter::AddAll(const KeyList& keys) {
+  if (!owning_ || always_present_) return;
+  if (hash_count_ > kIndexArrayLength) {
+    for (std::size_t i = 0; i < keys.size(); ++i) Add(keys[i]);
+    return;
+  }
+  // Every index of a round of keys is computed and its byte prefetched before the first bit is
+  // set, so that the read-modify-writes of a filter larger than the caches overlap. Setting bits
+  // commutes: the bytes are those of adding the keys one by one.
+  std::uint8_t* bits = owned_.data() + kHeaderBytes;
+  const std::uint64_t max = static_cast<std::uint64_t>(modulus());
+  const std::size_t k = static_cast<std::size_t>(hash_count_);
+  std::array<std::uint64_t, kBatch * kIndexArrayLength> indexes;
+  for (std::size_t start = 0; start < keys.size(); start += kBatch) {
+    const std::size_t n = std::min(kBatch, keys.size() - start);
+    std::size_t count = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      std::uint64_t base, step;
+      BaseAndStep(CassandraMurmur3(keys[start + j]), OrderOf(layout_), base, step);
+      for (std::size_t i = 0; i < k; ++i) {
+        indexes[count] = IndexOf(base, step, i, max);
+        __builtin_prefetch(bits + ByteOf(indexes[count]), 1);
+        ++count;
+      }
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      bits[ByteOf(indexes[i])] |= static_cast<std::uint8_t>(1u << (indexes[i] & 7));
+    }
+  }
+}
+
+Status Murmur3Filter::CheckLookups(std::string_view source) const {
+  if (hash_count_ > kIndexArrayLength) {
+    return Status::Corrupt(
+        std::string(source), 0, "a hash count of at most " + std::to_string(kIndexArrayLength),
+        std::to_string(hash_count_) +
+            ": Cassandra writes the indexes of a lookup into a reusable long[21] and throws "
+            "ArrayIndexOutOfBoundsException for this filter; it has no answer to reproduce "
+            "(its writers never choose K > 14)");
+  }
+  return {};
+}
+
+bool Murmur3Filter::TestIndexes(Murmur3Hash h) const {
+  const std::uint8_t* bits = bits_bytes().data();
+  std::uint64_t base, step;
+  BaseAndStep(h, OrderOf(layout_), base, step);
+  const std::uint64_t max = static_cast<std::uint64_t>(modulus());
+  // isPresent: false at the first clear bit; K = 0 tests nothing and answers true.
+  for (std::int32_t i = 0; i < hash_count_; ++i) {
+    const std::uint64_t j = IndexOf(base, step, static_cast<std::uint64_t>(i), max);
+    if (((bits[ByteOf(j)] >> (j & 7)) & 1u) == 0) return false;
+  }
+  return true;
+}
+
+bool Murmur3Filter::MayContain(ByteSpan key) const {
+  if (always_present_) return true;
+  return TestIndexes(CassandraMurmur3(key));
+}
+
+void Murmur3Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const {
+  const std::size_t total = std::min(keys.size(), answers.size());
+  if (always_present_ || hash_count_ == 0) {
+    std::fill(answers.begin(), answers.begin() + static_cast<std::ptrdiff_t>(total), 1);
+    return;
+  }
+  // Rounds of keys: hash each and prefetch its first two bits; test those two for every key
+  // (most absent keys fail there); walk the remaining indexes only for the keys that passed.
+  // The answer is the same conjunction of the same K bits as the key-at-a-time path.
+  const std::uint8_t* bits = bits_bytes().data();
+  const std::uint64_t max = static_cast<std::uint64_t>(modulus());
+  const std::uint64_t k = static_cast<std::uint64_t>(hash_count_);
+  const auto test = [&](std::uint64_t j) { return (bits[ByteOf(j)] >> (j & 7)) & 1u; };
+  std::array<std::uint64_t, kBatch> base, step, first, second;
+  for (std::size_t start = 0; start < total; start += kBatch) {
+    const std::size_t n = std::min(kBatch, total - start);
+    for (std::size_t j = 0; j < n; ++j) {
+      BaseAndStep(CassandraMurmur3(keys[start + j]), OrderOf(layout_), base[j], step[j]);
+      first[j] = IndexOf(base[j], step[j], 0, max);
+      second[j] = k > 1 ? IndexOf(base[j], step[j], 1, max) : first[j];
+      __builtin_prefetch(bits + ByteOf(first[j]));
+      __builtin_prefetch(bits + ByteOf(second[j]));
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      std::uint32_t answer = test(first[j]) & test(second[j]);
+      for (std::uint64_t i = 2; i < k && answer != 0; ++i) {
+        answer = test(IndexOf(base[j], step[j], i, max));
+      }
+      answers[start + j] = static_cast<std::uint8_t>(answer);
+    }
+  }
+}
+
+std::uint64_t Murmur3Filter::bits_set() const {
+  const ByteSpan b = bits_bytes();
+  std::uint64_t count = 0;
+  std::size_t i = 0;
+  for (; i + 8 <= b.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, b.data() + i, 8);
+    count += static_cast<std::uint64_t>(std::popcount(w));
+  }
+  return count;
+}
+
+ByteVector Murmur3Filter::TakeSerialized() && {
+  if (owning_) return std::move(owned_);
+  const ByteSpan s = serialized();
+  return ByteVector(s.begin(), s.end());
+}
+
+Result<ByteVector> BuildMurmur3Filter(const KeyList& keys, std::int32_t hash_count,
+                                      std::int32_t word_count, Murmur3Layout layout) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3Filter f,
+                              Murmur3Filter::Create(hash_count, word_count, layout));
+  f.AddAll(keys);
+  return std::move(f).TakeSerialized();
+}
+
+Result<ByteVector> SwapMurmur3Serialization(ByteSpan file, std::string_view source,
+                                            Murmur3Layout from, Murmur3Layout to) {
+  if (OrderOf(from) != OrderOf(to)) {
+    return Status::InvalidArgument("the index orders of " + std::string(LayoutFormatName(from)) +
+                                   " and " + std::string(LayoutFormatName(to)) +
+                                   " differ: the bits do not carry over, rebuild from keys");
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3Filter f, Murmur3Filter::Parse(file, source, from));
+  if (f.always_present()) {
+    return Status::Refused(std::string(source) +
+                           ": the always-present filter (0 bytes, 5.0) has "
+                           "no form in " +
+                           std::string(LayoutFormatName(to)) +
+                           ", whose writers write no Filter.db for fp chance 1.0");
+  }
+  const ByteSpan s = f.serialized();
+  ByteVector out(s.begin(), s.end());
+  if (SwizzleOf(from) != SwizzleOf(to)) {
+    for (std::size_t i = Murmur3Filter::kHeaderBytes; i < out.size(); i += 8) {
+      std::reverse(out.begin() + static_cast<std::ptrdiff_t>(i),
+                   out.begin() + static_cast<std::ptrdiff_t>(i + 8));
+    }
+  }
+  return out;
+}
+
+}  // namespace bloomcodec::cassandra
