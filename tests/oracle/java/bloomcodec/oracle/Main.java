@@ -16,7 +16,7 @@ import java.util.BitSet;
 
 /**
  * The Java-semantics oracle of the bloomcodec tests: a long-lived process that answers batches
- * of questions about Cassandra 1.0's filters on stdin/stdout. The protocol is described in
+ * of questions about the filters of Cassandra 0.7 - 5.0 on stdin/stdout. The protocol is described in
  * tests/oracle/oracle_protocol.h; every integer is big-endian (DataInput/DataOutput order).
  *
  * Request frame:  i32 payload length, payload = u8 op, i32 case count, the cases.
@@ -40,6 +40,11 @@ public final class Main {
   static final int OP_PROBE_ROW = 12;
   static final int OP_DOUBLE_TO_STRING = 13;
   static final int OP_PROBABILITIES = 14;
+  static final int OP_MURMUR3 = 15;
+  static final int OP_INDEXES_LATER = 16;
+  static final int OP_SIZE_LATER = 17;
+  static final int OP_BUILD_LATER = 18;
+  static final int OP_PROBE_LATER = 19;
 
   static final int KIND_FP = 0;
   static final int KIND_BUCKETS = 1;
@@ -377,6 +382,94 @@ public final class Main {
         out.writeInt(Sizing.OPT_K[bpe]);
         out.writeInt(Sizing.PROBS[bpe].length);
         for (double p : Sizing.PROBS[bpe]) out.writeUTF(Double.toString(p));
+        return;
+      }
+      case OP_MURMUR3: {
+        ByteBuffer key = bytesView(payload, in);
+        long[] h = JavaMurmur3.hash(key);
+        for (ByteBuffer view : otherViews(key)) {
+          long[] v = JavaMurmur3.hash(view);
+          if (v[0] != h[0] || v[1] != h[1]) throw new IllegalStateException("views differ");
+        }
+        out.writeLong(h[0]);
+        out.writeLong(h[1]);
+        return;
+      }
+      case OP_INDEXES_LATER: {
+        ByteBuffer key = bytesView(payload, in);
+        boolean oldOrder = in.get() != 0;
+        int hashCount = in.getInt();
+        long max = in.getLong();
+        for (long b : LaterFilter.hashBuckets(key, hashCount, max, oldOrder)) out.writeLong(b);
+        return;
+      }
+      case OP_SIZE_LATER: {
+        SizingRules rules = rules(in.get());
+        long n = in.getLong();
+        double fp = in.getDouble();
+        SizingResult r;
+        try {
+          r = rules.laterForFp(n, fp);
+        } catch (RuntimeException | AssertionError e) {
+          out.writeUTF(outcome(e));
+          return;
+        }
+        out.writeUTF("OK");
+        out.writeByte(r.alwaysPresent ? 1 : 0);
+        out.writeInt(r.hashCount);
+        out.writeInt(r.bucketsPerElement);
+        out.writeLong(r.requestedBits);
+        out.writeInt(r.wordCount);
+        return;
+      }
+      case OP_BUILD_LATER: {
+        int variant = in.get();
+        long n = in.getLong();
+        double fp = in.getDouble();
+        ByteBuffer[] keys = keysView(payload, in);
+        SizingResult r;
+        try {
+          r = withAssertions.laterForFp(n, fp);
+        } catch (RuntimeException | AssertionError e) {
+          out.writeUTF(outcome(e));
+          return;
+        }
+        if (r.alwaysPresent) {
+          // 3.x/4.x writers add no FILTER component; 5.0's always-present filter writes nothing.
+          if (variant == LaterFilter.V4_0) {
+            out.writeUTF("OK");
+            writeBytes(out, new byte[0]);
+          } else {
+            out.writeUTF("NoFilterComponent");
+          }
+          return;
+        }
+        LaterFilter filter = new LaterFilter(r.hashCount, r.wordCount, variant == LaterFilter.V1_2);
+        for (ByteBuffer key : keys) filter.add(key);
+        ByteArrayOutputStream file = new ByteArrayOutputStream();
+        DataOutputStream fileOut = new DataOutputStream(file);
+        filter.serialize(fileOut, variant);
+        fileOut.flush();
+        out.writeUTF("OK");
+        writeBytes(out, file.toByteArray());
+        return;
+      }
+      case OP_PROBE_LATER: {
+        int variant = in.get();
+        byte[] file = copy(bytesView(payload, in));
+        ByteBuffer[] keys = keysView(payload, in);
+        if (variant == LaterFilter.V4_0 && file.length == 0) {
+          // 5.0 loads a 0-byte Filter.db as the always-present filter.
+          writeProbeAnswers(out, 0, 0, keys, key -> true);
+          return;
+        }
+        try {
+          LaterFilter filter =
+              LaterFilter.deserialize(new DataInputStream(new ByteArrayInputStream(file)), variant);
+          writeProbeAnswers(out, filter.hashCount, filter.bits.length / 8, keys, filter::isPresent);
+        } catch (IOException | RuntimeException e) {
+          out.writeUTF(outcome(e));
+        }
         return;
       }
       default:

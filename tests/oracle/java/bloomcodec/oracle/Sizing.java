@@ -171,4 +171,31 @@ public final class Sizing implements SizingRules {
         buckets < target ? warning("LegacyBloomFilter", numElements, buckets, target) : "";
     return legacy(numElements, computeBloomSpec(buckets), warning);
   }
+
+  /**
+   * FilterFactory.getFilter(numElements, fpChance) of 1.2 - 5.0 (cassandra-later-filter.md
+   * section 5): the same tables, fp 1.0 gives the always-present filter, and the off-heap bit
+   * set refuses more than 2^31 - 1 words instead of truncating the count.
+   */
+  @Override
+  public SizingResult laterForFp(long numElements, double fp) {
+    assert fp <= 1.0 : "Invalid probability";
+    if (fp == 1.0) {
+      SizingResult r = new SizingResult();
+      r.alwaysPresent = true;
+      return r;
+    }
+    int[] spec = computeBloomSpec(maxBucketsPerElement(numElements), fp);
+    SizingResult r = new SizingResult();
+    r.hashCount = spec[0];
+    r.bucketsPerElement = spec[1];
+    r.requestedBits = numElements * spec[1] + EXCESS;  // wraps
+    long words = ((r.requestedBits - 1) >>> 6) + 1;
+    if (words > Integer.MAX_VALUE) {
+      throw new UnsupportedOperationException(
+          "Bloom filter size is > 16GB, reduce the bloom_filter_fp_chance");
+    }
+    r.wordCount = (int) words;
+    return r;
+  }
 }

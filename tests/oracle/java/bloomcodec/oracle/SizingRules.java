@@ -15,4 +15,7 @@ public interface SizingRules {
   SizingResult legacyForFp(long numElements, double fp);
 
   SizingResult legacyForBuckets(long numElements, int targetBucketsPerElement);
+
+  /** FilterFactory.getFilter(numElements, fpChance) of Cassandra 1.2 - 5.0. */
+  SizingResult laterForFp(long numElements, double fp);
 }
