@@ -35,7 +35,7 @@ std::string_view GroupRoleName(GroupRole role) {
 
 std::string EstimatedKeysText(double estimated_keys) {
   if (std::isinf(estimated_keys)) return "saturated (every bit set)";
-  if (std::isnan(estimated_keys)) return "n/a (k = 0)";
+  if (std::isnan(estimated_keys)) return "not estimable from the fill";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f", estimated_keys);
   return buf;
@@ -289,8 +289,8 @@ std::string VerifyReportText(const VerifyReport& report) {
       facts += std::to_string(f.fill->bits_set) + "/" + std::to_string(f.fill->bits) +
                " bits set (" + Compact(100 * f.fill->fill_ratio) + "%), k " +
                std::to_string(f.fill->hash_count) + ", " +
-               (std::isinf(f.fill->estimated_keys)
-                    ? EstimatedKeysText(f.fill->estimated_keys)
+               (std::isinf(f.fill->estimated_keys)   ? EstimatedKeysText(f.fill->estimated_keys)
+                : std::isnan(f.fill->estimated_keys) ? "keys " + EstimatedKeysText(f.fill->estimated_keys)
                     : "~" + Count(f.fill->estimated_keys) + " keys");
       if (f.fill->sized_keys) {
         facts += " (for " + Count(*f.fill->sized_keys) +

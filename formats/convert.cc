@@ -8,11 +8,15 @@
 
 #include "bloomcodec/byte_writer.h"
 #include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/murmur3_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/table_reader.h"
 #include "bloomcodec/leveldb/table_writer.h"
+#include "bloomcodec/rocksdb/full_filter.h"
+#include "bloomcodec/rocksdb/sst_reader.h"
+#include "bloomcodec/rocksdb/sst_writer.h"
 #include "inspect_support.h"
 #include "leveldb/leveldb_inspect.h"
 
@@ -133,6 +137,24 @@ Result<Conversion> Reframe(const Decoded& in, const ConvertInput& input, const F
   return c;
 }
 
+// cassandra-3.0 <-> cassandra-4.0: one bit set (new index order) in its two serializations.
+Result<Conversion> Reserialize(const Decoded& in, const ConvertInput& input, const FormatCodec* to) {
+  const auto layout = [](const FormatCodec* f) {
+    return Is(f, "cassandra-3.0") ? cassandra::Murmur3Layout::kNewOrderLongs
+                                  : cassandra::Murmur3Layout::kRawBytes;
+  };
+  BLOOMCODEC_ASSIGN_OR_RETURN(cassandra::Murmur3Filter f,
+                              cassandra::Murmur3Filter::Parse(in.bytes, input.source, layout(in.format)));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out, cassandra::SwapMurmur3Serialization(
+                                                  in.bytes, input.source, layout(in.format), layout(to)));
+  Conversion c = Single("lossless", in.format, std::move(out));
+  if (f.trailing_bytes() > 0) {
+    c.warnings.push_back(std::to_string(f.trailing_bytes()) +
+                         " bytes after the filter (ignored by Cassandra) are not carried over");
+  }
+  return c;
+}
+
 // The filter block to split: the input itself, or a table's.
 struct SplitSource {
   ByteSpan block;
@@ -214,6 +236,23 @@ Result<Conversion> ExtractFilterBlock(const Decoded& in, const ConvertInput& inp
   return Single("lossless", in.format, ByteVector(s.block.begin(), s.block.end()));
 }
 
+// True when `to` is a RocksDB full-filter format whose kind the input's trailer already has.
+bool RocksdbKindMatches(const Decoded& in, const ConvertInput& input, const FormatCodec* to) {
+  using rocksdb::FullFilterKind;
+  FullFilterKind wanted;
+  if (Is(to, "rocksdb-bloom-legacy")) {
+    wanted = FullFilterKind::kLegacyBloom;
+  } else if (Is(to, "rocksdb-bloom")) {
+    wanted = FullFilterKind::kFastLocalBloom;
+  } else if (Is(to, "rocksdb-ribbon")) {
+    wanted = FullFilterKind::kRibbon;
+  } else {
+    return false;
+  }
+  Result<rocksdb::FullFilterReader> f = rocksdb::FullFilterReader::Parse(in.bytes, input.source);
+  return f.ok() && f->kind() == wanted;
+}
+
 Result<int> TableBitsPerKey(const FilterParams& params) {
   if (params.fp_chance || params.buckets_per_element || params.expected_keys) {
     return Status::InvalidArgument("a table's filter takes --bits-per-key N only");
@@ -255,11 +294,73 @@ Result<Conversion> RewriteTable(const Decoded& in, const ConvertInput& input,
   return c;
 }
 
+// An SST's full filter rebuilt from its own user keys (or removed); everything else carried over.
+// The result is read back with every checksum verified and every key answered "may contain".
+Result<Conversion> RewriteSst(const Decoded& in, const ConvertInput& input,
+                              const ConvertOptions& options) {
+  if (options.keys) {
+    return Status::InvalidArgument("an SST's filter is rebuilt from the SST's own keys; "
+                                   "--keys / --index do not apply");
+  }
+  if (options.params.fp_chance || options.params.buckets_per_element ||
+      options.params.expected_keys) {
+    return Status::InvalidArgument("rocksdb-sst takes only --bits-per-key B (or --no-filter)");
+  }
+  std::optional<double> bits_per_key;
+  if (!options.no_filter) bits_per_key = *options.params.bits_per_key;
+  BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst,
+                              rocksdb::SstReader::Open(in.bytes, input.source));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out, rocksdb::RewriteSstFilter(sst, bits_per_key));
+  rocksdb::SstOpenOptions check_options;
+  check_options.verify_checksums = true;
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      rocksdb::SstReader check,
+      rocksdb::SstReader::Open(out, input.source + " (rewritten)", check_options));
+  std::uint64_t keys = 0;
+  ByteVector last;
+  BLOOMCODEC_RETURN_IF_ERROR(check.ForEachEntry([&](ByteSpan key, ByteSpan,
+                                                    const rocksdb::BlockHandle&) -> Status {
+    const ByteSpan user = rocksdb::UserKeyOf(key);
+    if (keys > 0 && std::equal(user.begin(), user.end(), last.begin(), last.end())) return Status();
+    last.assign(user.begin(), user.end());
+    ++keys;
+    BLOOMCODEC_ASSIGN_OR_RETURN(bool maybe, check.MayContain(user));
+    if (!maybe) {
+      return Status::CorruptFile(input.source + " (rewritten)",
+                                 "the rewritten filter misses a stored key (a bug: please report)");
+    }
+    return Status();
+  }));
+  Conversion c = Single("rewritten", in.format, std::move(out));
+  c.keys_used = keys;
+  return c;
+}
+
+// The user keys of an SST, each once, in file order.
+Result<KeyList> SstKeys(const Decoded& in, const ConvertInput& input) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst,
+                              rocksdb::SstReader::Open(in.bytes, input.source));
+  KeyList keys;
+  ByteVector last;
+  bool any = false;
+  BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachEntry([&](ByteSpan key, ByteSpan,
+                                                  const rocksdb::BlockHandle&) {
+    const ByteSpan user = rocksdb::UserKeyOf(key);
+    if (any && std::equal(user.begin(), user.end(), last.begin(), last.end())) return Status();
+    keys.Add(user);
+    last.assign(user.begin(), user.end());
+    any = true;
+    return Status();
+  }));
+  return keys;
+}
+
 // The stored keys of a table (user keys of a database table, consecutive versions once).
 Result<KeyList> TableKeys(const Decoded& in, const ConvertInput& input,
                           const ConvertOptions& options) {
+  if (Is(in.format, "rocksdb-sst")) return SstKeys(in, input);
   if (!Is(in.format, "leveldb-table")) {
-    return Status::InvalidArgument("--from-table needs a leveldb-table input");
+    return Status::InvalidArgument("--from-table needs a leveldb-table input or a rocksdb-sst input");
   }
   leveldb::TableOpenOptions open;
   open.key_kind = options.key_kind;
@@ -283,7 +384,9 @@ Result<KeyList> TableKeys(const Decoded& in, const ConvertInput& input,
 std::string KeySourceHint(const FormatCodec* from) {
   std::string hint = "give the filter's keys with --keys K";
   if (from->name().starts_with("cassandra")) hint += " (or --index INDEX_DB, the SSTable's Index.db)";
-  if (from->name() == "leveldb-table") hint += " (or --from-table)";
+  if (from->name() == "leveldb-table" || from->name() == "rocksdb-sst") {
+    hint += " (or --from-table)";
+  }
   return hint;
 }
 
@@ -386,7 +489,10 @@ Result<Conversion> Convert(const ConvertInput& input, const ConvertOptions& opti
   BLOOMCODEC_ASSIGN_OR_RETURN(Decoded in, DecodeInput(input));
   const FormatCodec* from = in.format;
   const bool table_change = options.no_filter || options.legacy_v117;
-  if (table_change && !(Is(from, "leveldb-table") && Is(to, "leveldb-table"))) {
+  if (options.no_filter && !options.legacy_v117 && Is(from, "rocksdb-sst") &&
+      Is(to, "rocksdb-sst")) {
+    // An SST's filter removed: handled with the rewrite below.
+  } else if (table_change && !(Is(from, "leveldb-table") && Is(to, "leveldb-table"))) {
     return Status::InvalidArgument("--no-filter and --legacy-1.17 rewrite a table's filter: "
                                    "they need a leveldb-table input and --to leveldb-table");
   }
@@ -414,14 +520,41 @@ Result<Conversion> Convert(const ConvertInput& input, const ConvertOptions& opti
       (options.no_filter || options.params.bits_per_key)) {
     return RewriteTable(in, input, options);
   }
+  if (Is(to, "rocksdb-sst") && Is(from, "rocksdb-sst") &&
+      (options.no_filter || options.params.bits_per_key)) {
+    return RewriteSst(in, input, options);
+  }
   if (!keys_given && !HasSizing(options.params)) {
     if (from == to) return Single("lossless", from, ByteVector(in.bytes.begin(), in.bytes.end()));
     if ((Is(from, "cassandra-1.0") && Is(to, "cassandra-1.0-row")) ||
         (Is(from, "cassandra-1.0-row") && Is(to, "cassandra-1.0"))) {
       return Reframe(in, input, to);
     }
+    if ((Is(from, "cassandra-3.0") && Is(to, "cassandra-4.0")) ||
+        (Is(from, "cassandra-4.0") && Is(to, "cassandra-3.0"))) {
+      return Reserialize(in, input, to);
+    }
+    if (from->name().starts_with("rocksdb-") && RocksdbKindMatches(in, input, to)) {
+      // RocksDB reads a full filter by its trailer, not by its policy: a filter whose trailer
+      // already is the target's kind (say a Ribbon policy's small FastLocalBloom filter, to
+      // rocksdb-bloom) is that format as it stands.
+      return Single("lossless", from, ByteVector(in.bytes.begin(), in.bytes.end()));
+    }
     if (Is(from, "leveldb-table") && Is(to, "leveldb-filter-block")) {
       return ExtractFilterBlock(in, input, options);
+    }
+    if (Is(from, "rocksdb-sst") && to->name().starts_with("rocksdb-") && !Is(to, "rocksdb-sst")) {
+      // The full filter block is a raw filter as it stands (its trailer says its kind).
+      BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst,
+                                  rocksdb::SstReader::Open(in.bytes, input.source));
+      if (!sst.filter() || sst.filter()->placement != rocksdb::FilterPlacement::kFull) {
+        return Status::Refused(input.source + ": " +
+                               (sst.filter() ? "a partitioned filter (one filter per partition)"
+                                             : "no filter") +
+                               " to carry over; rebuild one with --from-table and --bits-per-key");
+      }
+      const ByteSpan f = sst.filter()->contents.bytes();
+      return Single("lossless", from, ByteVector(f.begin(), f.end()));
     }
     if (Is(from, "leveldb-filter-block") &&
         (Is(to, "leveldb-bloom") || Is(to, "leveldb-bloom-legacy"))) {

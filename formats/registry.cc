@@ -4,6 +4,7 @@
 #include "bloomcodec/format.h"
 #include "cassandra/cassandra_formats.h"
 #include "leveldb/leveldb_formats.h"
+#include "rocksdb/rocksdb_formats.h"
 
 namespace bloomcodec {
 
@@ -12,6 +13,8 @@ std::span<const FormatCodec* const> AllFormats() {
     std::vector<const FormatCodec*> v;
     for (const FormatCodec* f : cassandra::Formats()) v.push_back(f);
     for (const FormatCodec* f : leveldb::Formats()) v.push_back(f);
+    for (const FormatCodec* f : rocksdb::FilterFormats()) v.push_back(f);
+    for (const FormatCodec* f : rocksdb::SstFormats()) v.push_back(f);
     return v;
   }();
   return all;

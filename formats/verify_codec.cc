@@ -12,7 +12,9 @@
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
 #include "cassandra/cassandra_inspect.h"
+#include "bloomcodec/rocksdb/full_filter.h"
 #include "leveldb/leveldb_inspect.h"
+#include "rocksdb/filter_sizing.h"
 
 namespace bloomcodec {
 
@@ -69,6 +71,30 @@ std::vector<OneFilter> FiltersOf(std::string_view format, ByteSpan file, std::st
                        r.start, filters);
       if (filters.size() > before) filters.back().probed = i == 0;
     }
+  } else if (format.starts_with("rocksdb-")) {
+    // The trailer decides the kind. Only the Bloom kinds have a fill to judge: a Ribbon solution
+    // is about half ones whatever it holds, and the other kinds have no bits.
+    Result<rocksdb::FullFilterReader> f = rocksdb::FullFilterReader::Parse(file, source);
+    const std::uint64_t trailer_at = file.size() > 5 ? file.size() - 5 : 0;
+    if (f.ok() && f->kind() == rocksdb::FullFilterKind::kAlwaysMatch) {
+      report.Add(Severity::kWarning, finding_kind::kMissingFilter,
+                 "RocksDB answers \"may match\" for every key: " +
+                     std::string(f->always_match_reason()),
+                 trailer_at);
+    }
+    if (f.ok() && f->OriginalReadsOutside()) {
+      report.Add(Severity::kError, finding_kind::kStructure,
+                 "the trailer's geometry makes RocksDB read outside the filter (undefined answers)",
+                 trailer_at);
+    }
+    if (!f.ok() || (f->kind() != rocksdb::FullFilterKind::kLegacyBloom &&
+                    f->kind() != rocksdb::FullFilterKind::kFastLocalBloom)) {
+      return filters;
+    }
+    OneFilter one;
+    one.stats = ComputeFillStatistics(f->bit_count(), f->bits_set(), f->num_probes());
+    one.allowed = rocksdb::KeysAllowedByPolicy(*f);
+    filters.push_back(one);
   } else if (format == "cassandra-1.0-row") {
     Result<cassandra::RowFilter> row = cassandra::RowFilter::Parse(file, source);
     if (!row.ok() || row->current() == nullptr) return filters;  // Probe has reported it

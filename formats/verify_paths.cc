@@ -2,12 +2,14 @@
 // database) and which per-format check verifies it. The checks themselves live with their
 // formats (cassandra/verify.cc, leveldb/table/verify_table.cc).
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "bloomcodec/cassandra/descriptor.h"
 #include "bloomcodec/cassandra/verify.h"
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/leveldb/verify.h"
+#include "bloomcodec/rocksdb/sst_verify.h"
 #include "bloomcodec/verify.h"
 #include "verify_codec.h"
 
@@ -48,6 +50,16 @@ Status PlanDirectory(const std::string& dir, const VerifyOptions& options,
         dir + " is a directory: each file's format comes from its name and footer, and a "
               "database's tables hold user keys; --format and --key-kind apply to single files");
   }
+  // Before LevelDB: a RocksDB directory has CURRENT and NNNNNN.sst files too.
+  if (rocksdb::LooksLikeRocksDb(dir)) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<std::string> tables, rocksdb::FindSstFiles(dir));
+    for (std::string& table : tables) {
+      tasks.push_back([table = std::move(table), dir] {
+        return rocksdb::VerifySst(table, nullptr, dir);
+      });
+    }
+    return Status();
+  }
   if (leveldb::LooksLikeDatabase(dir)) {
     BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<std::string> tables, leveldb::FindTables(dir));
     for (std::string& table : tables) {
@@ -69,6 +81,17 @@ Status PlanDirectory(const std::string& dir, const VerifyOptions& options,
     tasks.push_back([s = std::move(s)] { return cassandra::VerifySstable(s); });
   }
   return Status();
+}
+
+// How verify reads a Cassandra Filter.db of this format (with keys from --keys, --index or the
+// Index.db beside it); unset for the other formats.
+std::optional<cassandra::FilterKind> CassandraFilterKind(std::string_view name) {
+  if (name == "cassandra-1.0") return cassandra::FilterKind::kCurrent;
+  if (name == "cassandra-legacy") return cassandra::FilterKind::kLegacy;
+  if (name == "cassandra-1.2") return cassandra::FilterKind::kMurmur3OldOrder;
+  if (name == "cassandra-3.0") return cassandra::FilterKind::kMurmur3NewOrderLongs;
+  if (name == "cassandra-4.0") return cassandra::FilterKind::kMurmur3RawBytes;
+  return std::nullopt;
 }
 
 Status PlanFile(const std::string& path, const VerifyOptions& options,
@@ -99,13 +122,27 @@ Status PlanFile(const std::string& path, const VerifyOptions& options,
     });
     return Status();
   }
+  if (name == "rocksdb-sst") {
+    if (options.key_source == KeySource::kIndexDb) {
+      return Status::InvalidArgument("--index is a Cassandra Index.db; " + path +
+                                     " is a RocksDB SST (its keys: --from-table)");
+    }
+    if (options.key_kind == KeyKind::kPlain) {
+      return Status::InvalidArgument("--key-kind plain does not apply to rocksdb-sst: " + path +
+                                     " holds internal keys");
+    }
+    // The table's own keys are always checked; --from-table only says so explicitly.
+    std::string group = TrimSlashes(fs::path(path).parent_path().string());
+    tasks.push_back([path, keys, group] { return rocksdb::VerifySst(path, keys, group); });
+    return Status();
+  }
   if (options.key_source == KeySource::kFromTable) {
-    return Status::InvalidArgument("--from-table reads a LevelDB table's own keys; " + path +
+    return Status::InvalidArgument("--from-table reads a table's own keys (leveldb-table, "
+                                   "rocksdb-sst); " + path +
                                    " is " + std::string(name));
   }
-  if (name == "cassandra-1.0" || name == "cassandra-legacy") {
-    cassandra::FilterKind kind =
-        name == "cassandra-1.0" ? cassandra::FilterKind::kCurrent : cassandra::FilterKind::kLegacy;
+  if (std::optional<cassandra::FilterKind> kind_of = CassandraFilterKind(name)) {
+    const cassandra::FilterKind kind = *kind_of;
     std::string version;
     if (auto d = cassandra::ParseDescriptor(WithoutGz(path)); d.ok()) version = d->version;
     std::string index;
@@ -130,7 +167,7 @@ Status PlanFile(const std::string& path, const VerifyOptions& options,
     return Status();
   }
   if (options.key_source == KeySource::kIndexDb) {
-    return Status::InvalidArgument("--index applies to Cassandra 1.0 and legacy Filter.db files; " +
+    return Status::InvalidArgument("--index applies to Cassandra Filter.db files; " +
                                    path + " is " + std::string(name));
   }
   ProbeOptions probe;

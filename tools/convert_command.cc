@@ -57,16 +57,28 @@ Status CheckNotAnInput(const std::string& out, const std::vector<std::string>& i
 }
 
 // The keys of a Cassandra Index.db, decoded as the SSTable version in its name says (before
-// "e", RandomPartitioner's "<token>:<key>" form).
-Result<LoadedKeys> LoadIndexKeys(const std::string& path) {
+// "e", RandomPartitioner's "<token>:<key>" form; from "ia" on, the row index entry of 1.2 or of
+// 3.0+). Without a version in the name, the input filter's format says which entry layout.
+Result<LoadedKeys> LoadIndexKeys(const std::string& path, const FormatCodec* input_format) {
   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile file, InputFile::Open(path));
   std::string_view name = file.path();
   if (name.ends_with(".gz")) name.remove_suffix(3);
   Result<cassandra::Descriptor> d = cassandra::ParseDescriptor(name);
   const cassandra::IndexKeyForm form =
-      d.ok() ? cassandra::IndexKeyFormForVersion(d->version) : cassandra::IndexKeyForm::kRaw;
-  BLOOMCODEC_ASSIGN_OR_RETURN(cassandra::IndexDb index,
-                              cassandra::ReadIndexDb(file.bytes(), file.path(), form));
+      d.ok() && d->sstable_format.empty() ? cassandra::IndexKeyFormForVersion(d->version)
+                                          : cassandra::IndexKeyForm::kRaw;
+  cassandra::IndexEntryForm entries = cassandra::IndexEntryForm::kPositionOnly;
+  const std::string_view input = input_format ? input_format->name() : std::string_view();
+  if (d.ok() && d->sstable_format != "bti") {
+    entries = cassandra::IndexEntryFormForVersion(d->version);
+  } else if (input == "cassandra-1.2") {
+    entries = cassandra::IndexEntryForm::kLongPositionAndPromoted;
+  } else if (input == "cassandra-3.0" || input == "cassandra-4.0") {
+    entries = cassandra::IndexEntryForm::kVIntPositionAndPromoted;
+  }
+  cassandra::IndexDb index;
+  BLOOMCODEC_RETURN_IF_ERROR(
+      cassandra::ReadIndexDbInto(file.bytes(), file.path(), form, entries, index));
   LoadedKeys loaded;
   loaded.source = file.path();
   loaded.keys = std::move(index.keys);
@@ -136,7 +148,7 @@ Status RunConvert(std::span<const std::string_view> argv) {
   if (args.Has("--keys")) {
     BLOOMCODEC_ASSIGN_OR_RETURN(loaded, LoadKeys(args));
   } else if (args.Has("--index")) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(loaded, LoadIndexKeys(index_path));
+    BLOOMCODEC_ASSIGN_OR_RETURN(loaded, LoadIndexKeys(index_path, in.format));
   }
   if (loaded) {
     options.keys = &loaded->keys;

@@ -31,6 +31,8 @@ std::string HumanText(const FormatCodec& format, std::int64_t expected_keys, con
   };
   row("format", std::string(format.name()));
   row("expected keys", std::to_string(expected_keys));
+  if (s.always_present) row("always present", "yes (fp chance 1.0: no bits, every key present)");
+  if (s.writes_filter_file) row("writes Filter.db", *s.writes_filter_file ? "yes" : "no");
   row("hash count", std::to_string(s.hash_count));
   if (s.buckets_per_element) row("buckets per element", std::to_string(*s.buckets_per_element));
   if (s.bits_per_key) row("bits per key", DoubleText(*s.bits_per_key));
@@ -62,6 +64,8 @@ Status RunSize(std::span<const std::string_view> argv) {
   doc["bits"] = size.bits;
   if (size.words) doc["words"] = *size.words;
   doc["file_bytes"] = size.file_bytes;
+  if (size.always_present) doc["always_present"] = true;
+  if (size.writes_filter_file) doc["writes_filter_file"] = *size.writes_filter_file;
   if (!size.warnings.empty()) doc["warnings"] = size.warnings;
   return WriteJson(doc);
 }

@@ -25,7 +25,9 @@ constexpr SubcommandText kSubcommands[] = {
      "probe FILE [--format F] --keys K [--key-format text|hex|base64] [--key-kind user|plain] [--json]",
      "Prints, for each key in input order, 1 (may contain) or 0 (definitely not): the\n"
      "original's answer, false positives included. --format may be left out when FILE says what\n"
-     "it is (a Cassandra file name with its version, a table footer). --key-kind: for a LevelDB\n"
+     "it is (a Cassandra file name with its version, a LevelDB or RocksDB table footer). For a\n"
+     "RocksDB SST, the answer of its full (or partitioned) filter for the user key.\n"
+     "--key-kind: for a LevelDB\n"
      "table, whether probes are user keys of a database (user) or keys as a TableBuilder stored\n"
      "them (plain). --json prints one JSON document instead (see the README).\n"},
     {"hash",
@@ -41,15 +43,17 @@ constexpr SubcommandText kSubcommands[] = {
      "Prints what each FILE holds: format, header fields, sizes, bits set, fill ratio, the\n"
      "estimated number of keys (Swamidass-Baldi) and false-positive rate, and what the\n"
      "parameters promised (Cassandra: the buckets per element K implies and the key count the\n"
-     "filter was sized for; LevelDB: the bits-per-key range of k). Tables: footer, metaindex,\n"
-     "the filter block's layout, which data blocks each filter serves, per-filter statistics.\n"
+     "filter was sized for; LevelDB: the bits-per-key range of k; RocksDB: the trailer's kind\n"
+     "and geometry). Tables: footer, metaindex, the filter block's layout, which data blocks\n"
+     "each filter serves, per-filter statistics; RocksDB SSTs also the properties block.\n"
      "--json prints {\"files\": [one document per FILE]} (see the README).\n"},
     {"verify",
      "verify PATH... [--keys K [--key-format F] | --index INDEX_DB | --from-table] [--format F] "
      "[--key-kind user|plain] [--json]",
-     "Checks each PATH: a filter file, a LevelDB table, a Cassandra data directory (every\n"
-     "SSTable's Filter.db against its Index.db, keyspace subfolders included) or a LevelDB\n"
-     "database directory (every table against the keys of its own data blocks). Reports the\n"
+     "Checks each PATH: a filter file, a LevelDB table or RocksDB SST, a Cassandra data\n"
+     "directory (every SSTable's Filter.db against its Index.db, keyspace subfolders included;\n"
+     "0.7 - 5.0) or a LevelDB or RocksDB database directory (every table against the keys of\n"
+     "its own data blocks). Reports the\n"
      "structure (with byte offsets; block checksums of tables), every key the filter answers\n"
      "'definitely absent' (false negatives), and the fill against what the parameters allow;\n"
      "then a summary with the false-positive rate a read sees across the tables of each\n"
@@ -62,13 +66,16 @@ constexpr SubcommandText kSubcommands[] = {
      "INDEX_DB | --from-table] [--no-filter] [--legacy-1.17] [--key-kind user|plain] [--force] "
      "[--json]",
      "Lossless where the bits carry over: a dump (or a split's manifest.json) back to its\n"
-     "format, a format to itself, cassandra-1.0 <-> cassandra-1.0-row, a table's filter block\n"
-     "to leveldb-filter-block, and a filter block (or a table's filter) split into raw filters\n"
-     "with '-o DIR/' (DIR/filter-NNN + DIR/manifest.json). Otherwise a rebuild from the\n"
+     "format, a format to itself, cassandra-1.0 <-> cassandra-1.0-row, cassandra-3.0 <->\n"
+     "cassandra-4.0, a table's filter block to leveldb-filter-block, and a filter block (or a\n"
+     "table's filter) split into raw filters with '-o DIR/' (DIR/filter-NNN +\n"
+     "DIR/manifest.json). Otherwise a rebuild from the\n"
      "filter's keys with PARAMS (--keys, --index Index.db, --from-table); keys the input\n"
      "answers 0 for are refused (--force overrides). IN a table and --to leveldb-table:\n"
      "--bits-per-key N rewrites its filter block (1.18 policy, --legacy-1.17 for 1.17's),\n"
-     "--no-filter removes it. Never writes over an input; OUT ending in .gz is gzipped.\n"},
+     "--no-filter removes it; likewise an SST and --to rocksdb-sst. An SST --to a RocksDB\n"
+     "filter format copies its full filter out. Never writes over an input; OUT ending in .gz\n"
+     "is gzipped.\n"},
     {"dump", "dump FILE [--format F] --json",
      "Prints everything in FILE as one JSON document (header fields, bits as base64) that\n"
      "'convert DUMP --to F -o OUT' turns back into the same bytes.\n"},
@@ -96,8 +103,8 @@ constexpr std::string_view kExitCodes =
 
 std::string OverviewHelp() {
   std::string text =
-      "bloomcodec: read, write and check the bloom filters of Cassandra and LevelDB, bit for bit\n"
-      "as the originals do.\n\nUsage:\n";
+      "bloomcodec: read, write and check the bloom filters of Cassandra, LevelDB and RocksDB,\n"
+      "bit for bit as the originals do.\n\nUsage:\n";
   for (const SubcommandText& s : kSubcommands) text += "  bloomcodec " + std::string(s.synopsis) + "\n";
   text +=
       "  bloomcodec help SUBCOMMAND | bloomcodec SUBCOMMAND --help | bloomcodec --version\n\n"

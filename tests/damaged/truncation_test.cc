@@ -62,6 +62,9 @@ enum class Expect {
   kRefuse,          // the original cannot read a cut file: exit 2 with a Corrupt message
   kLevelDbBloom,    // any bytes are a filter: LevelDB's BloomFilterPolicy answers
   kLevelDbFilterBlock,  // any bytes are a filter block: LevelDB's FilterBlockReader answers
+  // Cassandra 5.0: the empty cut is the always-present filter (every answer 1), any other cut
+  // is refused.
+  kRefuseButEmptyIsAlwaysPresent,
 };
 
 struct Case {
@@ -113,7 +116,10 @@ void CheckInProcess(const Case& c, const ByteVector& whole, const KeyList& keys)
     const ByteSpan bytes = ByteSpan(whole).first(cut);
     const std::string source = c.fixture + "@" + std::to_string(cut);
     Status s = format->Probe(bytes, source, keys, ProbeOptions{}, answers);
-    if (c.expect == Expect::kRefuse) {
+    if (c.expect == Expect::kRefuseButEmptyIsAlwaysPresent && cut == 0) {
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      ASSERT_EQ(answers, std::vector<std::uint8_t>(keys.size(), 1)) << source;
+    } else if (c.expect == Expect::kRefuse || c.expect == Expect::kRefuseButEmptyIsAlwaysPresent) {
       ASSERT_FALSE(s.ok()) << source << " was accepted";
       ASSERT_EQ(s.code(), StatusCode::kCorrupt) << s.ToString();
       ASSERT_EQ(s.file(), source) << s.ToString();
@@ -137,7 +143,12 @@ void CheckThroughCli(const Case& c, const ByteVector& whole, const KeyList& keys
     Child r = RunChild({"probe", "--format", c.format, "--keys", keys_path, file});
     SCOPED_TRACE(c.fixture + " cut at " + std::to_string(cut));
     EXPECT_LE(r.peak_rss_kib, RssBoundKib(cut)) << "baseline " << BaselineRssKib() << " KiB";
-    if (c.expect == Expect::kRefuse) {
+    if (c.expect == Expect::kRefuseButEmptyIsAlwaysPresent && cut == 0) {
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      std::string ones;
+      for (std::size_t i = 0; i < keys.size(); ++i) ones += "1\n";
+      EXPECT_EQ(r.out, ones);
+    } else if (c.expect == Expect::kRefuse || c.expect == Expect::kRefuseButEmptyIsAlwaysPresent) {
       ExpectCorruptMessage(r, "probe", file, cut);
     } else {
       ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -186,6 +197,22 @@ INSTANTIATE_TEST_SUITE_P(
     CassandraRowFilter, Truncation,
     ::testing::ValuesIn(Fixtures("cassandra-1.0/rowfilter", ".bin", "cassandra-1.0-row",
                                  Expect::kRefuse)),
+    CaseName);
+// Cassandra 1.2 - 5.0: the fp 0.01 filter of every key-set size, in each variant.
+INSTANTIATE_TEST_SUITE_P(
+    Cassandra12, Truncation,
+    ::testing::ValuesIn(Fixtures("cassandra-later/v1_2_to_2_2", "fp0.01.Filter.db",
+                                 "cassandra-1.2", Expect::kRefuse)),
+    CaseName);
+INSTANTIATE_TEST_SUITE_P(
+    Cassandra30, Truncation,
+    ::testing::ValuesIn(Fixtures("cassandra-later/v3_x", "fp0.01.Filter.db", "cassandra-3.0",
+                                 Expect::kRefuse)),
+    CaseName);
+INSTANTIATE_TEST_SUITE_P(
+    Cassandra40, Truncation,
+    ::testing::ValuesIn(Fixtures("cassandra-later/v4_0_to_5_0", "fp0.01.Filter.db",
+                                 "cassandra-4.0", Expect::kRefuseButEmptyIsAlwaysPresent)),
     CaseName);
 INSTANTIATE_TEST_SUITE_P(
     LevelDbTable, Truncation,

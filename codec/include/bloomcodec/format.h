@@ -44,6 +44,10 @@ struct SizeInfo {
   std::optional<std::int64_t> words;                // Cassandra: 64-bit words in the header
   std::int64_t file_bytes = 0;
   std::vector<std::string> warnings;                // what the original logs (e.g. Cassandra's WARN)
+  // Cassandra 1.2+ at fp chance 1.0: no bits, every key present (sizes above are 0).
+  bool always_present = false;
+  // Whether the original writes a filter file for these parameters (unset: always).
+  std::optional<bool> writes_filter_file;
 };
 
 // How probe keys relate to the keys stored in a LevelDB table.

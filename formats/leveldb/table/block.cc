@@ -12,6 +12,9 @@ namespace bloomcodec::leveldb {
 
 namespace {
 
+// RocksDB's kMaxBlockSizeSupportedByHashIndex: larger blocks store a plain restart count.
+constexpr std::uint64_t kMaxRocksDbHashIndexedBlock = std::uint64_t{1} << 16;
+
 std::uint32_t LoadLittleU32(const std::uint8_t* p) {
   return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 |
          std::uint32_t{p[3]} << 24;
@@ -147,7 +150,7 @@ int CompareKeys(KeyOrder order, ByteSpan a, ByteSpan b) {
 }
 
 Result<Block> Block::Parse(BlockContents contents, std::string_view source,
-                           std::string_view what) {
+                           std::string_view what, BlockFooterLayout layout) {
   Block block;
   block.source_ = std::string(source);
   block.what_ = std::string(what);
@@ -160,15 +163,36 @@ Result<Block> Block::Parse(BlockContents contents, std::string_view source,
   if (bytes.size() > 0xffffffffu) {
     return block.ErrorAt(0, "a " + block.what_ + " shorter than 4 GiB");
   }
-  const std::uint32_t count = LoadLittleU32(bytes.data() + bytes.size() - 4);
-  const std::uint64_t max_restarts = (bytes.size() - 4) / 4;
+  std::uint32_t count = LoadLittleU32(bytes.data() + bytes.size() - 4);
+  // Where the restart array ends: before the footer, and before a RocksDB hash index.
+  std::uint64_t restarts_end = bytes.size() - 4;
+  if (layout == BlockFooterLayout::kRocksDb && bytes.size() <= kMaxRocksDbHashIndexedBlock) {
+    block.has_hash_index_ = (count >> 31) != 0;
+    count &= 0x7fffffffu;
+    if (block.has_hash_index_) {
+      if (restarts_end < 2) {
+        return block.ErrorAt(0, "room for the data-block hash index's bucket count");
+      }
+      const std::uint32_t buckets = std::uint32_t{bytes[restarts_end - 2]} |
+                                    std::uint32_t{bytes[restarts_end - 1]} << 8;
+      if (std::uint64_t{buckets} + 2 > restarts_end) {
+        return block.ErrorAt(restarts_end - 2,
+                             "a data-block hash index of at most " +
+                                 std::to_string(restarts_end - 2) + " buckets",
+                             std::to_string(buckets));
+      }
+      block.hash_index_buckets_ = buckets;
+      restarts_end -= 2 + std::uint64_t{buckets};
+    }
+  }
+  const std::uint64_t max_restarts = restarts_end / 4;
   if (count > max_restarts) {
     return block.ErrorAt(bytes.size() - 4,
                          "a restart count of at most " + std::to_string(max_restarts),
                          std::to_string(count));
   }
   block.num_restarts_ = count;
-  block.restarts_offset_ = static_cast<std::uint32_t>(bytes.size() - 4 - 4 * std::uint64_t{count});
+  block.restarts_offset_ = static_cast<std::uint32_t>(restarts_end - 4 * std::uint64_t{count});
   // LevelDB treats zero restarts as an empty block; it is only consistent with no entries.
   if (count == 0 && block.restarts_offset_ != 0) {
     return block.ErrorAt(bytes.size() - 4, "at least one restart point in a non-empty block");
@@ -208,6 +232,18 @@ Status BlockIterator::DecodeEntryAt(std::size_t at, bool restart, EntryView& ent
   const std::uint8_t* const limit = region.data() + region.size();
   const std::uint8_t* p = region.data() + at;
   std::uint32_t shared = 0, non_shared = 0, value_length = 0;
+  if (values_ != ValueEncoding::kLengthPrefixed) {
+    if ((p = DecodeVarint32(p, limit, shared)) == nullptr) {
+      return block_->ErrorAt(at, "a varint32 shared-prefix length");
+    }
+    if ((p = DecodeVarint32(p, limit, non_shared)) == nullptr) {
+      return block_->ErrorAt(at, "a varint32 unshared key length");
+    }
+    if (restart && shared != 0) {
+      return block_->ErrorAt(at, "shared length 0 at a restart point", std::to_string(shared));
+    }
+    return DecodeIndexValueAt(at, p, shared, non_shared, entry);
+  }
   if (limit - p >= 3 && (p[0] | p[1] | p[2]) < 0x80) {
     // The common case (index entries, short keys and values): three one-byte varints.
     shared = p[0];
@@ -241,6 +277,48 @@ Status BlockIterator::DecodeEntryAt(std::size_t at, bool restart, EntryView& ent
   return Status();
 }
 
+Status BlockIterator::DecodeIndexValueAt(std::size_t at, const std::uint8_t* p,
+                                         std::uint32_t shared, std::uint32_t non_shared,
+                                         EntryView& entry) const {
+  const ByteSpan region = block_->entries();
+  const std::uint8_t* const limit = region.data() + region.size();
+  const std::size_t header = static_cast<std::size_t>(p - (region.data() + at));
+  if (std::uint64_t{non_shared} > static_cast<std::uint64_t>(limit - p)) {
+    return block_->ErrorAt(at + header,
+                           std::to_string(non_shared) + " key bytes inside the entries region");
+  }
+  const std::uint8_t* const value_start = p + non_shared;
+  const std::uint8_t* v = value_start;
+  // A whole handle is two varint64s, a delta one; each is at most 10 bytes.
+  const int varints = shared == 0 ? 2 : 1;
+  for (int i = 0; i < varints; ++i) {
+    int length = 0;
+    while (true) {
+      if (v >= limit || length == 10) {
+        return block_->ErrorAt(static_cast<std::size_t>(v - region.data()),
+                               shared == 0 ? "a varint64 block handle in the index value"
+                                           : "a varint64 size delta in the index value");
+      }
+      ++length;
+      if ((*v++ & 0x80) == 0) break;
+    }
+  }
+  if (values_ == ValueEncoding::kIndexHandleDeltaWithFirstKey) {
+    std::uint32_t first_key_length = 0;
+    const std::uint8_t* q = DecodeVarint32(v, limit, first_key_length);
+    if (q == nullptr || first_key_length > static_cast<std::uint64_t>(limit - q)) {
+      return block_->ErrorAt(static_cast<std::size_t>(v - region.data()),
+                             "a length-prefixed first key in the index value");
+    }
+    v = q + first_key_length;
+  }
+  entry.shared = shared;
+  entry.key_suffix = ByteSpan(p, non_shared);
+  entry.value = ByteSpan(value_start, static_cast<std::size_t>(v - value_start));
+  entry.next = static_cast<std::size_t>(v - region.data());
+  return Status();
+}
+
 Status BlockIterator::ShortInternalKeyError(std::size_t at, std::size_t key_size) const {
   return block_->ErrorAt(at, "an internal key of at least 8 bytes (user key + tag)",
                          std::to_string(key_size) + " bytes");
@@ -267,6 +345,7 @@ Status BlockIterator::ParseEntryAt(std::size_t at, bool restart) {
   key_.insert(key_.end(), entry.key_suffix.begin(), entry.key_suffix.end());
   if (KeyTooShort(key_.size())) return ShortInternalKeyError(at, key_.size());
   value_ = entry.value;
+  shared_ = entry.shared;
   entry_ = at;
   next_ = entry.next;
   valid_ = true;
@@ -316,10 +395,10 @@ Status BlockIterator::Seek(ByteSpan target) {
   return Status();
 }
 
-Result<std::uint64_t> VerifyBlock(const Block& block, KeyOrder order) {
+Result<std::uint64_t> VerifyBlock(const Block& block, KeyOrder order, ValueEncoding values) {
   // An empty block's restart points are all 0 (checked by Parse): nothing to walk.
   if (block.entries().empty()) return std::uint64_t{0};
-  BlockIterator it(block, order);
+  BlockIterator it(block, order, values);
   BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
   std::uint64_t entries = 0;
   std::uint32_t next_restart = 0;

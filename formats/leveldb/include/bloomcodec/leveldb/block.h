@@ -73,16 +73,30 @@ enum class KeyOrder {
 // returns); a shorter key is compared as a user key with tag 0.
 int CompareKeys(KeyOrder order, ByteSpan a, ByteSpan b);
 
+// How a block's last 4 bytes are read.
+enum class BlockFooterLayout {
+  kLevelDb,  // a plain LE u32 restart count
+  // RocksDB (table/block_based/data_block_footer.cc): in blocks up to 64 KiB the top bit flags a
+  // data-block hash index (kDataBlockBinaryAndHash) and the low 31 bits count the restarts; the
+  // hash index (num_buckets u8 buckets, then LE u16 num_buckets) sits between the restart array
+  // and the footer. Larger blocks never carry the index and store the plain count.
+  kRocksDb,
+};
+
 // A parsed block: the entries region and the restart array, validated for bounds.
 class Block {
  public:
   static Result<Block> Parse(BlockContents contents, std::string_view source,
-                             std::string_view what = "block");
+                             std::string_view what = "block",
+                             BlockFooterLayout layout = BlockFooterLayout::kLevelDb);
 
   const BlockContents& contents() const { return contents_; }
   ByteSpan entries() const { return contents_.bytes().first(restarts_offset_); }
   std::uint32_t num_restarts() const { return num_restarts_; }
   std::uint32_t restart_point(std::uint32_t i) const;  // i < num_restarts()
+  // RocksDB data-block hash index: its bucket count (0 when the block has none).
+  std::uint32_t hash_index_buckets() const { return hash_index_buckets_; }
+  bool has_hash_index() const { return has_hash_index_; }
   const std::string& source() const { return source_; }
   const std::string& what() const { return what_; }
 
@@ -95,6 +109,8 @@ class Block {
   std::string what_;
   std::uint32_t restarts_offset_ = 0;  // where the restart array starts
   std::uint32_t num_restarts_ = 0;
+  bool has_hash_index_ = false;
+  std::uint32_t hash_index_buckets_ = 0;
 };
 
 // A reconstructed key: inline up to 128 bytes, so that an iterator made for one lookup (as
@@ -102,11 +118,26 @@ class Block {
 // heap once per iterator.
 using KeyBuffer = boost::container::small_vector<std::uint8_t, 128>;
 
+// How an entry's value is delimited.
+enum class ValueEncoding {
+  kLengthPrefixed,  // a varint32 value length in the entry header (LevelDB, RocksDB data blocks)
+  // RocksDB index blocks with format_version >= 4 ("rocksdb.index.value.is.delta.encoded"): the
+  // header has no value length. An entry with shared = 0 holds a whole block handle (varint64
+  // offset, varint64 size); any other entry only the zigzag varint64 size delta to the previous
+  // handle (its offset follows the previous block and its trailer).
+  kIndexHandleDelta,
+  // The same, each value followed by a varint32-length-prefixed first key
+  // (kBinarySearchWithFirstKey).
+  kIndexHandleDeltaWithFirstKey,
+};
+
 // Walks a block's entries. Holds the reconstructed key in a reused buffer (no allocation per
 // entry once it has grown). Errors leave the iterator invalid.
 class BlockIterator {
  public:
-  BlockIterator(const Block& block, KeyOrder order) : block_(&block), order_(order) {}
+  BlockIterator(const Block& block, KeyOrder order,
+                ValueEncoding values = ValueEncoding::kLengthPrefixed)
+      : block_(&block), order_(order), values_(values) {}
 
   Status SeekToFirst();
   Status Next();  // requires valid()
@@ -117,6 +148,7 @@ class BlockIterator {
   ByteSpan key() const { return ByteSpan(key_.data(), key_.size()); }
   ByteSpan value() const { return value_; }
   std::size_t entry_position() const { return entry_; }  // inside the block's bytes
+  std::uint32_t shared() const { return shared_; }  // the entry's shared-prefix length
 
  private:
   // One entry's lengths, checked against the entries region; the views point into the block.
@@ -127,6 +159,9 @@ class BlockIterator {
     std::size_t next = 0;  // the following entry's position
   };
   Status DecodeEntryAt(std::size_t at, bool restart, EntryView& entry) const;
+  // kIndexHandleDelta*: the value's extent found by decoding it from `p`.
+  Status DecodeIndexValueAt(std::size_t at, const std::uint8_t* p, std::uint32_t shared,
+                            std::uint32_t non_shared, EntryView& entry) const;
   // Internal keys carry an 8-byte tag; anything shorter is corrupt.
   bool KeyTooShort(std::size_t key_size) const {
     return order_ == KeyOrder::kInternal && key_size < 8;
@@ -139,9 +174,11 @@ class BlockIterator {
 
   const Block* block_;
   KeyOrder order_;
+  ValueEncoding values_;
   bool valid_ = false;
   std::size_t entry_ = 0;
   std::size_t next_ = 0;
+  std::uint32_t shared_ = 0;
   KeyBuffer key_;
   ByteSpan value_;
 };
@@ -149,6 +186,7 @@ class BlockIterator {
 // Strict check of a whole block: entries tile the region exactly, restart 0 is 0, restart
 // offsets increase and each lands on an entry with shared = 0, keys strictly increase under
 // `order`. Counts the entries.
-Result<std::uint64_t> VerifyBlock(const Block& block, KeyOrder order);
+Result<std::uint64_t> VerifyBlock(const Block& block, KeyOrder order,
+                                  ValueEncoding values = ValueEncoding::kLengthPrefixed);
 
 }  // namespace bloomcodec::leveldb

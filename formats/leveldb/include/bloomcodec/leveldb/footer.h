@@ -25,8 +25,19 @@ inline constexpr std::size_t kFooterSize = 48;
 inline constexpr std::size_t kBlockTrailerSize = 5;  // type byte + LE u32 masked CRC
 inline constexpr std::size_t kMaxEncodedHandleSize = 20;  // two varint64s
 
-// The trailer's type byte.
-enum class BlockCompression : std::uint8_t { kNone = 0, kSnappy = 1 };
+// The trailer's type byte. LevelDB writes only kNone and kSnappy; the others are RocksDB's
+// (rocksdb::CompressionType), listed here so that one BlockContents type serves both readers.
+enum class BlockCompression : std::uint8_t {
+  kNone = 0,
+  kSnappy = 1,
+  kZlib = 2,
+  kBZip2 = 3,
+  kLz4 = 4,
+  kLz4hc = 5,
+  kXpress = 6,
+  kZstd = 7,
+  kZstdNotFinal = 0x40,
+};
 
 struct BlockHandle {
   std::uint64_t offset = 0;

@@ -1,0 +1,30 @@
+// RocksDB 7.8's sizing rules, shared by the builders (full_filter_build.cc) and inspect / verify
+// (rocksdb_filter_formats.cc, ../verify_codec.cc). Private to the library.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "bloomcodec/format.h"
+#include "bloomcodec/rocksdb/full_filter.h"
+
+namespace bloomcodec::rocksdb {
+
+// FastLocalBloomImpl::ChooseNumProbes(millibits_per_key).
+int FastLocalProbesFor(int millibits_per_key);
+// LegacyNoLocalityBloomImpl::ChooseNumProbes(whole bits_per_key): floor(0.69 b) in [1, 30].
+int LegacyProbesFor(int whole_bits_per_key);
+// BandingConfigHelper1<1-in-20 failure, 128-bit rows>::GetNumToAdd: the keys RocksDB sizes
+// `num_slots` slots for.
+std::uint32_t RibbonKeysForSlots(std::uint32_t num_slots);
+
+// What a filter's parameters promise: the bits_per_key range of the policy that writes this
+// geometry and the key counts that size implies (inspect's `policy`); nullopt for the kinds
+// without such a relation (empty, always-match).
+std::optional<Document> PolicyFacts(const FullFilterReader& filter);
+// The most keys any such policy would have put in this filter (verify's overfill bound).
+std::optional<double> KeysAllowedByPolicy(const FullFilterReader& filter);
+// RocksDB's own false-positive expectation for a Ribbon filter (ExpectedFpRate).
+double RibbonExpectedFpRate(const FullFilterReader& filter);
+
+}  // namespace bloomcodec::rocksdb

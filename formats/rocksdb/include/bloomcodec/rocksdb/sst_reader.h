@@ -1,0 +1,181 @@
+// Reading a RocksDB block-based table (SST): metaindex, properties, index (binary search or
+// two-level), data blocks, and the full or partitioned filter, answering probes as RocksDB 7.8's
+// BlockBasedTable::Get consults the filter.
+//
+//   using namespace bloomcodec::rocksdb;
+//   BLOOMCODEC_ASSIGN_OR_RETURN(bloomcodec::InputFile in, bloomcodec::InputFile::Open(path));
+//   BLOOMCODEC_ASSIGN_OR_RETURN(SstReader sst, SstReader::Open(in.bytes(), path));
+//   std::vector<std::uint8_t> answers(user_keys.size());
+//   BLOOMCODEC_RETURN_IF_ERROR(sst.MayContainBatch(user_keys, answers));
+//
+// Compatibility contract (RocksDB 7.8, table/block_based/*):
+// * The filter is the metaindex entry "fullfilter." or "partitionedfilter." followed by
+//   rocksdb.BuiltinBloomFilter (the compatibility name of every built-in Bloom and Ribbon policy).
+//   Entries of other policies, and obsolete "filter." (block-based) entries, are listed but not
+//   used: RocksDB 7.8 with a built-in policy does not use them either.
+// * A probe is a user key. With whole-key filtering (the property
+//   rocksdb.block.based.table.whole.key.filtering, "1" when absent) the full filter answers for
+//   the user key itself, before any index lookup. A partitioned filter's top-level index is
+//   sought with the lookup key (user key, or user key + the newest tag when index keys are
+//   internal keys); past its end the last partition answers. No usable filter: 1.
+// * Data blocks hold internal keys (user key + 8-byte tag) in InternalKeyComparator order; index
+//   keys are user keys when rocksdb.index.key.is.user.key is 1; index values are delta-encoded
+//   block handles when rocksdb.index.value.is.delta.encoded is 1.
+// Every structure is checked, errors name the file and absolute offset.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/key_list.h"
+#include "bloomcodec/leveldb/block.h"
+#include "bloomcodec/rocksdb/sst_block.h"
+#include "bloomcodec/status.h"
+
+namespace bloomcodec::rocksdb {
+
+inline constexpr std::string_view kBuiltinFilterName = "rocksdb.BuiltinBloomFilter";
+inline constexpr std::string_view kPropertiesBlockName = "rocksdb.properties";
+// The tag of a lookup key: the newest sequence a DB can hold, kValueTypeForSeek (0x16 in 7.8).
+inline constexpr std::uint64_t kLookupTag = (((std::uint64_t{1} << 56) - 2) << 8) | 0x16;
+
+// BlockBasedTableOptions::IndexType as the property rocksdb.block.based.table.index.type stores it.
+enum class IndexType : std::uint32_t {
+  kBinarySearch = 0,
+  kHashSearch = 1,
+  kTwoLevelIndexSearch = 2,
+  kBinarySearchWithFirstKey = 3,
+};
+std::string_view IndexTypeName(IndexType type);
+
+enum class FilterPlacement { kFull, kPartitioned };
+
+struct SstMetaindexEntry {
+  std::string key;
+  ByteSpan value;                       // inside the metaindex block's contents
+  std::optional<BlockHandle> handle;    // when the value decodes as exactly one handle
+};
+
+// One entry of the properties block. Numbers are decoded for the names RocksDB stores as varint64
+// (and the two fixed-width ones SstFileWriter and the table builder add).
+struct TableProperty {
+  std::string name;
+  ByteSpan raw;
+  std::optional<std::uint64_t> number;
+  bool malformed = false;  // a numeric name whose value does not decode (RocksDB skips it)
+};
+
+struct TableProperties {
+  std::vector<TableProperty> entries;
+  const TableProperty* Find(std::string_view name) const;
+  std::optional<std::uint64_t> Number(std::string_view name) const;
+  std::optional<std::string> String(std::string_view name) const;
+};
+
+// Parses a properties block's entries (keys bytewise, values raw).
+Result<TableProperties> ParseProperties(const leveldb::Block& block);
+
+struct SstFilterInfo {
+  std::string metaindex_key;
+  FilterPlacement placement = FilterPlacement::kFull;
+  BlockHandle handle;                 // the filter block, or the partitions' top-level index
+  leveldb::BlockContents contents;    // its bytes
+};
+
+struct SstOpenOptions {
+  bool verify_checksums = false;
+  std::uint64_t max_uncompressed_block_size = leveldb::kMaxUncompressedBlockSize;
+};
+
+class SstReader {
+ public:
+  static Result<SstReader> Open(ByteSpan file, std::string source,
+                                const SstOpenOptions& options = {});
+
+  const std::string& source() const { return source_; }
+  ByteSpan file() const { return file_; }
+  const SstFooter& footer() const { return footer_; }
+  const std::vector<SstMetaindexEntry>& metaindex() const { return metaindex_entries_; }
+  const leveldb::Block& metaindex_block() const { return metaindex_; }
+  const leveldb::Block& index_block() const { return index_; }
+  const std::optional<TableProperties>& properties() const { return properties_; }
+  const std::optional<BlockHandle>& properties_handle() const { return properties_handle_; }
+  const std::optional<SstFilterInfo>& filter() const { return filter_; }
+  IndexType index_type() const { return index_type_; }
+  bool index_key_is_user_key() const { return index_key_is_user_key_; }
+  bool index_value_is_delta_encoded() const { return index_value_delta_; }
+  bool whole_key_filtering() const { return whole_key_filtering_; }
+  leveldb::KeyOrder index_key_order() const;
+  leveldb::ValueEncoding index_value_encoding() const;
+  SstBlockOptions BlockOptions() const;
+
+  // The filter's answer for a user key (1 without a usable filter or whole-key filtering).
+  Result<bool> MayContain(ByteSpan user_key) const;
+  Status MayContainBatch(const KeyList& user_keys, std::span<std::uint8_t> answers) const;
+  // A partitioned filter: the partition the probe is asked in. Full filter: the filter block.
+  Result<BlockHandle> FilterBlockFor(ByteSpan user_key) const;
+
+  // Decodes an index entry's value (the iterator's shared length says delta or whole handle);
+  // `previous` is the entry before it in the same block.
+  Result<BlockHandle> DecodeIndexValue(const leveldb::Block& block, std::size_t entry_position,
+                                       std::uint32_t shared, ByteSpan value,
+                                       const BlockHandle* previous) const;
+  // Every entry of an index-format block with its decoded handle.
+  Status ForEachIndexEntry(const leveldb::Block& block,
+                           const std::function<Status(ByteSpan key, const BlockHandle&)>& fn) const;
+  // The index partitions of a two-level index (empty for the other index types).
+  Status ForEachIndexPartition(
+      const std::function<Status(ByteSpan key, const BlockHandle&)>& fn) const;
+  // Every data block in index order with its index key.
+  Status ForEachDataBlock(
+      const std::function<Status(ByteSpan index_key, const BlockHandle& handle)>& fn) const;
+  // Every entry in file order: internal keys as stored.
+  Status ForEachEntry(const std::function<Status(ByteSpan key, ByteSpan value,
+                                                 const BlockHandle& block)>& fn) const;
+  Result<leveldb::Block> ReadBlock(const BlockHandle& handle, std::string_view what) const;
+  // The data block whose index entry is the first >= the lookup key (nullopt past the end).
+  Result<std::optional<BlockHandle>> DataBlockFor(ByteSpan user_key) const;
+
+ private:
+  SstReader() = default;
+  Status ReadMetaindex();
+  Status ReadPropertiesBlock();
+  Status FindFilter();
+  void MakeLookupKey(ByteSpan user_key, ByteVector& out, bool user_key_index) const;
+  Result<std::optional<BlockHandle>> SeekIndexBlock(const leveldb::Block& block,
+                                                    ByteSpan lookup, bool last_if_past) const;
+
+  std::string source_;
+  ByteSpan file_;
+  SstOpenOptions options_;
+  SstFooter footer_;
+  leveldb::Block metaindex_;
+  leveldb::Block index_;
+  std::vector<SstMetaindexEntry> metaindex_entries_;
+  std::optional<TableProperties> properties_;
+  std::optional<BlockHandle> properties_handle_;
+  leveldb::Block properties_block_;
+  std::optional<SstFilterInfo> filter_;
+  std::optional<leveldb::Block> filter_index_;  // partitioned filter: the top-level index
+  IndexType index_type_ = IndexType::kBinarySearch;
+  bool index_key_is_user_key_ = false;
+  bool index_value_delta_ = false;
+  bool whole_key_filtering_ = true;
+};
+
+// A name read from the file (metaindex key, property name) fit for messages and JSON: itself
+// when printable ASCII, else "hex:" and its bytes in hex.
+std::string PrintableName(std::string_view name);
+
+// The user key of an internal key (the 8-byte tag dropped).
+inline ByteSpan UserKeyOf(ByteSpan internal_key) {
+  return internal_key.first(internal_key.size() >= 8 ? internal_key.size() - 8 : 0);
+}
+
+}  // namespace bloomcodec::rocksdb

@@ -1,0 +1,59 @@
+// Writing a RocksDB SST file (block-based table) holding given user keys, with a full filter.
+//
+//   using namespace bloomcodec::rocksdb;
+//   SstWriteOptions options;
+//   options.bits_per_key = 10;                       // NewBloomFilterPolicy(10), format_version 5
+//   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector sst, WriteSst(sorted_distinct_user_keys, options));
+//
+// Compatibility contract: RocksDB 7.8 opens the result (SstFileReader, DB::IngestExternalFile),
+// iterates exactly the keys given (each with sequence 0, type value, as SstFileWriter writes
+// them) and verifies every checksum. The filter block is byte-identical to the one RocksDB's
+// SstFileWriter writes for the same keys and policy (whole-key filtering, keys in order); the
+// other blocks need not be (RocksDB shortens index separators and records session ids and
+// times in its properties). Layout: format_version 5 footer, XXH3 checksums (or the type
+// asked), uncompressed blocks, binary-search index of user keys with whole handles
+// (rocksdb.index.value.is.delta.encoded = 0, which RocksDB reads from the property).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/key_list.h"
+#include "bloomcodec/rocksdb/full_filter.h"
+#include "bloomcodec/rocksdb/sst_block.h"
+#include "bloomcodec/status.h"
+
+namespace bloomcodec::rocksdb {
+
+struct SstWriteOptions {
+  double bits_per_key = 10;
+  FilterEncoding filter = FilterEncoding::kFastLocalBloom;  // kRibbon: NewRibbonFilterPolicy
+  std::size_t block_size = 4096;
+  int restart_interval = 16;
+  ChecksumType checksum = ChecksumType::kXxh3;
+};
+
+// `user_keys` must be strictly increasing bytewise; `values` (optional) one per key.
+Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
+                            const SstWriteOptions& options);
+
+}  // namespace bloomcodec::rocksdb
+
+namespace bloomcodec::rocksdb {
+
+class SstReader;
+
+// A copy of `sst` with its full filter rebuilt for `bits_per_key` (nullopt: removed), from the
+// user keys of its own data blocks (each once, in file order, as RocksDB's builder adds them).
+// The kind follows the file: Ribbon stays Ribbon; otherwise FastLocalBloom for format_version 5,
+// the legacy Bloom below. Data blocks, the index and other meta blocks are copied byte for byte
+// (their checksums do not depend on where they sit); the properties block is rewritten with the
+// new rocksdb.filter.size / rocksdb.filter.policy / rocksdb.num.filter_entries; the metaindex and
+// footer follow. The new filter block is the one RocksDB writes for those keys and policy.
+// Refused: two-level indexes and partitioned filters (their partitions would move), tables
+// without whole-key filtering. Note: a database's MANIFEST records each table's size; a rewritten
+// table belongs in a fresh ingest (DB::IngestExternalFile), not in place in a live database.
+Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> bits_per_key);
+
+}  // namespace bloomcodec::rocksdb

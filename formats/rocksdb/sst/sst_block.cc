@@ -1,0 +1,461 @@
+#include "bloomcodec/rocksdb/sst_block.h"
+
+#include <lz4.h>
+#include <snappy.h>
+#include <xxhash.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "bloomcodec/byte_reader.h"
+#include "bloomcodec/byte_writer.h"
+#include "bloomcodec/leveldb/crc32c.h"
+
+namespace bloomcodec::rocksdb {
+
+namespace {
+
+std::uint32_t LoadLittleU32(const std::uint8_t* p) {
+  return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 |
+         std::uint32_t{p[3]} << 24;
+}
+
+std::string Hex32(std::uint32_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string s = "0x";
+  for (int shift = 28; shift >= 0; shift -= 4) s += digits[(v >> shift) & 0xf];
+  return s;
+}
+
+std::string Hex64(std::uint64_t v) {
+  return Hex32(static_cast<std::uint32_t>(v >> 32)) +
+         Hex32(static_cast<std::uint32_t>(v)).substr(2);
+}
+
+// The most bytes `n` compressed bytes can expand to, per algorithm, so that an untrusted size
+// field is refused before anything is allocated. Larger claims cannot decompress exactly anyway.
+std::uint64_t MaxExpansion(BlockCompression type, std::uint64_t n) {
+  switch (type) {
+    case BlockCompression::kSnappy:
+      return n / 3 * 64 + 64;  // see leveldb::ReadBlock: a 3-byte copy yields at most 64
+    case BlockCompression::kZlib:
+      return n * 1032 + 64;  // deflate's maximum ratio is 1032:1
+    case BlockCompression::kLz4:
+    case BlockCompression::kLz4hc:
+      return n * 255 + 64;  // each extra length byte adds at most 255 bytes of match
+    default:
+      // Zstandard: a 4-byte RLE block (3-byte header + 1 byte) yields at most 128 KiB.
+      return (n / 4 + 1) * (std::uint64_t{128} << 10);
+  }
+}
+
+class Decompressor {
+ public:
+  Decompressor(std::string_view source, std::uint64_t offset, std::string_view what,
+               std::uint64_t max_size)
+      : source_(source), offset_(offset), what_(what), max_size_(max_size) {}
+
+  Status Fail(std::string expected, std::string found = {}) const {
+    return Status::Corrupt(std::string(source_), offset_,
+                           std::move(expected) + " in the " + std::string(what_),
+                           std::move(found));
+  }
+
+  // The uncompressed size a header claims, checked against both bounds.
+  Status CheckSize(BlockCompression type, std::uint64_t size, std::uint64_t compressed) const {
+    if (size > max_size_) {
+      return Fail("an uncompressed size of at most " + std::to_string(max_size_) + " bytes",
+                  std::to_string(size));
+    }
+    const std::uint64_t bound = MaxExpansion(type, compressed);
+    if (size > bound) {
+      return Fail("an uncompressed size of at most " + std::to_string(bound) +
+                      " bytes (the most " + std::to_string(compressed) + " " +
+                      std::string(CompressionName(type)) + " bytes can expand to)",
+                  std::to_string(size));
+    }
+    return Status();
+  }
+
+  Result<ByteVector> Run(BlockCompression type, std::uint32_t format_version, ByteSpan data) {
+    const bool sized = format_version >= 2;
+    switch (type) {
+      case BlockCompression::kSnappy: return Snappy(data);
+      case BlockCompression::kZlib: return Zlib(data, sized);
+      case BlockCompression::kLz4:
+      case BlockCompression::kLz4hc: return Lz4(type, data, sized);
+      case BlockCompression::kZstd:
+      case BlockCompression::kZstdNotFinal: return Zstd(type, data);
+      case BlockCompression::kBZip2:
+      case BlockCompression::kXpress:
+        return Status::Unsupported(std::string(source_) + ": byte " + std::to_string(offset_) +
+                                   ": the " + std::string(what_) + " is " +
+                                   std::string(CompressionName(type)) +
+                                   "-compressed; bloomcodec reads none, Snappy, zlib, LZ4, LZ4HC "
+                                   "and ZSTD blocks");
+      default:
+        return Fail("a known compression type");
+    }
+  }
+
+ private:
+  // RocksDB's "compress_format_version 2" prefix: the varint32 uncompressed size.
+  Result<std::uint32_t> SizePrefix(ByteSpan& data) const {
+    ByteReader r(data, source_, offset_);
+    Result<std::uint32_t> size = r.ReadVarint32("uncompressed size");
+    if (!size.ok()) return Fail("a varint32 uncompressed-size prefix");
+    data = r.rest();
+    return *size;
+  }
+
+  Result<ByteVector> Snappy(ByteSpan data) const {
+    const char* in = reinterpret_cast<const char*>(data.data());
+    std::size_t length = 0;
+    if (!snappy::GetUncompressedLength(in, data.size(), &length)) {
+      return Fail("a Snappy length header");
+    }
+    BLOOMCODEC_RETURN_IF_ERROR(CheckSize(BlockCompression::kSnappy, length, data.size()));
+    ByteVector out(length);
+    if (!snappy::RawUncompress(in, data.size(), reinterpret_cast<char*>(out.data()))) {
+      return Fail("valid Snappy data");
+    }
+    return out;
+  }
+
+  Result<ByteVector> Zlib(ByteSpan data, bool sized) const {
+    std::uint64_t capacity = 0;
+    if (sized) {
+      BLOOMCODEC_ASSIGN_OR_RETURN(std::uint32_t size, SizePrefix(data));
+      BLOOMCODEC_RETURN_IF_ERROR(CheckSize(BlockCompression::kZlib, size, data.size()));
+      capacity = size;
+    } else {
+      capacity = std::min(MaxExpansion(BlockCompression::kZlib, data.size()), max_size_);
+    }
+    if (data.size() > std::numeric_limits<uInt>::max()) return Fail("a block under 4 GiB");
+    z_stream stream;
+    std::memset(&stream, 0, sizeof(stream));
+    if (inflateInit2(&stream, -14) != Z_OK) return Fail("a zlib stream (inflateInit2 failed)");
+    ByteVector out(sized ? capacity : std::min<std::uint64_t>(capacity, data.size() * 5 + 4096));
+    stream.next_in = const_cast<Bytef*>(data.data());
+    stream.avail_in = static_cast<uInt>(data.size());
+    stream.next_out = out.data();
+    stream.avail_out = static_cast<uInt>(out.size());
+    int rc = Z_OK;
+    while (true) {
+      rc = inflate(&stream, Z_SYNC_FLUSH);
+      if (rc == Z_STREAM_END) break;
+      if (rc == Z_OK && !sized && stream.avail_out == 0 && out.size() < capacity) {
+        const std::size_t used = out.size();
+        out.resize(std::min<std::uint64_t>(capacity, used + used / 5 + 10));
+        stream.next_out = out.data() + used;
+        stream.avail_out = static_cast<uInt>(out.size() - used);
+        continue;
+      }
+      break;
+    }
+    const std::size_t produced = out.size() - stream.avail_out;
+    inflateEnd(&stream);
+    if (rc != Z_STREAM_END) return Fail("a complete raw deflate stream (window bits -14)");
+    if (sized && produced != capacity) {
+      return Fail(std::to_string(capacity) + " uncompressed bytes as the size prefix says",
+                  std::to_string(produced));
+    }
+    out.resize(produced);
+    return out;
+  }
+
+  Result<ByteVector> Lz4(BlockCompression type, ByteSpan data, bool sized) const {
+    std::uint32_t size = 0;
+    if (sized) {
+      BLOOMCODEC_ASSIGN_OR_RETURN(size, SizePrefix(data));
+    } else {
+      if (data.size() < 8) return Fail("an 8-byte LZ4 size header");
+      size = LoadLittleU32(data.data());
+      data = data.subspan(8);
+    }
+    BLOOMCODEC_RETURN_IF_ERROR(CheckSize(type, size, data.size()));
+    if (data.size() > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+      return Fail("a block under 2 GiB");
+    }
+    ByteVector out(size);
+    const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(data.data()),
+                                      reinterpret_cast<char*>(out.data()),
+                                      static_cast<int>(data.size()), static_cast<int>(size));
+    if (n < 0) return Fail("valid LZ4 data");
+    if (static_cast<std::uint32_t>(n) != size) {
+      return Fail(std::to_string(size) + " uncompressed bytes as the size prefix says",
+                  std::to_string(n));
+    }
+    return out;
+  }
+
+  Result<ByteVector> Zstd(BlockCompression type, ByteSpan data) const {
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint32_t size, SizePrefix(data));
+    BLOOMCODEC_RETURN_IF_ERROR(CheckSize(type, size, data.size()));
+    ByteVector out(size);
+    const std::size_t n = ZSTD_decompress(out.data(), out.size(), data.data(), data.size());
+    if (ZSTD_isError(n)) {
+      return Fail("valid Zstandard data", ZSTD_getErrorName(n));
+    }
+    if (n != size) {
+      return Fail(std::to_string(size) + " uncompressed bytes as the size prefix says",
+                  std::to_string(n));
+    }
+    return out;
+  }
+
+  std::string_view source_;
+  std::uint64_t offset_;
+  std::string_view what_;
+  std::uint64_t max_size_;
+};
+
+}  // namespace
+
+std::string_view ChecksumTypeName(ChecksumType type) {
+  switch (type) {
+    case ChecksumType::kNone: return "none";
+    case ChecksumType::kCrc32c: return "crc32c";
+    case ChecksumType::kXxHash: return "xxhash";
+    case ChecksumType::kXxHash64: return "xxhash64";
+    case ChecksumType::kXxh3: return "xxh3";
+  }
+  return "unknown";
+}
+
+std::string_view CompressionName(BlockCompression type) {
+  switch (type) {
+    case BlockCompression::kNone: return "NoCompression";
+    case BlockCompression::kSnappy: return "Snappy";
+    case BlockCompression::kZlib: return "Zlib";
+    case BlockCompression::kBZip2: return "BZip2";
+    case BlockCompression::kLz4: return "LZ4";
+    case BlockCompression::kLz4hc: return "LZ4HC";
+    case BlockCompression::kXpress: return "Xpress";
+    case BlockCompression::kZstd: return "ZSTD";
+    case BlockCompression::kZstdNotFinal: return "ZSTDNotFinal";
+  }
+  return "unknown";
+}
+
+std::uint64_t TrailingMagic(ByteSpan file) {
+  if (file.size() < 8) return 0;
+  std::uint64_t magic = 0;
+  for (int i = 7; i >= 0; --i) magic = (magic << 8) | file[file.size() - 8 + i];
+  return magic;
+}
+
+bool HasSstMagic(ByteSpan file) {
+  return file.size() >= kFooterSize && TrailingMagic(file) == kBlockBasedTableMagic;
+}
+
+Result<SstFooter> DecodeSstFooter(ByteSpan file, std::string_view source) {
+  const std::string src(source);
+  if (file.size() < kLegacyFooterSize) {
+    return Status::Corrupt(src, 0, "an SST file of at least 48 bytes (the footer)",
+                           std::to_string(file.size()) + " bytes");
+  }
+  const std::uint64_t magic = TrailingMagic(file);
+  const std::uint64_t magic_at = file.size() - 8;
+  SstFooter footer;
+  footer.magic = magic;
+  std::uint64_t handles_at = 0;
+  if (magic == kLegacyBlockBasedTableMagic) {
+    footer.format_version = 0;
+    footer.checksum = ChecksumType::kCrc32c;
+    handles_at = file.size() - kLegacyFooterSize;
+  } else if (magic == kBlockBasedTableMagic) {
+    if (file.size() < kFooterSize) {
+      return Status::Corrupt(src, 0, "an SST file of at least 53 bytes (the footer)",
+                             std::to_string(file.size()) + " bytes");
+    }
+    const std::uint64_t footer_at = file.size() - kFooterSize;
+    footer.format_version = LoadLittleU32(file.data() + magic_at - 4);
+    // RocksDB reads the checksum type as a varint32; every valid type is one byte.
+    const std::uint8_t checksum = file[footer_at];
+    if (checksum > static_cast<std::uint8_t>(ChecksumType::kXxh3)) {
+      return Status::Corrupt(src, footer_at,
+                             "checksum type 0 (none), 1 (crc32c), 2 (xxhash), 3 (xxhash64) or "
+                             "4 (xxh3) in the footer",
+                             std::to_string(checksum));
+    }
+    footer.checksum = static_cast<ChecksumType>(checksum);
+    if (footer.format_version == 0 || footer.format_version > kMaxFormatVersion) {
+      if (footer.format_version > kMaxFormatVersion) {
+        return Status::Unsupported(
+            src + ": byte " + std::to_string(magic_at - 4) + ": format_version " +
+            std::to_string(footer.format_version) +
+            " is newer than RocksDB 7.8 writes or reads (0..5); bloomcodec reads 0..5");
+      }
+      return Status::Corrupt(src, magic_at - 4,
+                             "format_version 1..5 with the block-based magic", "0");
+    }
+    handles_at = footer_at + 1;
+  } else if (magic == kPlainTableMagic || magic == kLegacyPlainTableMagic ||
+             magic == kCuckooTableMagic) {
+    return Status::Unsupported(
+        src + ": byte " + std::to_string(magic_at) + ": a RocksDB " +
+        (magic == kCuckooTableMagic ? "cuckoo" : "plain") +
+        " table (magic " + Hex64(magic) +
+        "); bloomcodec reads block-based tables only (they alone carry filters)");
+  } else {
+    return Status::Corrupt(src, magic_at,
+                           "a block-based table magic (0x88e241b785f4cff7, or LevelDB's "
+                           "0xdb4775248b80fb57)",
+                           Hex64(magic));
+  }
+  ByteReader handles(file.subspan(handles_at, 2 * leveldb::kMaxEncodedHandleSize), source,
+                     handles_at);
+  BLOOMCODEC_ASSIGN_OR_RETURN(footer.metaindex_handle,
+                              leveldb::ReadBlockHandle(handles, "metaindex block handle"));
+  const std::uint64_t index_at = handles.offset();
+  BLOOMCODEC_ASSIGN_OR_RETURN(footer.index_handle,
+                              leveldb::ReadBlockHandle(handles, "index block handle"));
+  const std::uint64_t body = file.size() - footer.size();
+  BLOOMCODEC_RETURN_IF_ERROR(leveldb::CheckHandleInFile(footer.metaindex_handle, body, source,
+                                                        handles_at, "metaindex block"));
+  BLOOMCODEC_RETURN_IF_ERROR(
+      leveldb::CheckHandleInFile(footer.index_handle, body, source, index_at, "index block"));
+  return footer;
+}
+
+void AppendSstFooter(const SstFooter& footer, ByteVector& out) {
+  if (footer.legacy()) {
+    leveldb::AppendFooter({footer.metaindex_handle, footer.index_handle}, out);
+    return;
+  }
+  const std::size_t start = out.size();
+  out.push_back(static_cast<std::uint8_t>(footer.checksum));
+  leveldb::AppendBlockHandle(footer.metaindex_handle, out);
+  leveldb::AppendBlockHandle(footer.index_handle, out);
+  out.resize(start + 1 + 2 * leveldb::kMaxEncodedHandleSize, 0);
+  ByteWriter w(out);
+  w.PutLittleU32(footer.format_version);
+  w.PutLittleU64(footer.magic);
+}
+
+std::uint32_t BlockChecksum(ChecksumType checksum, ByteSpan block, std::uint8_t type) {
+  switch (checksum) {
+    case ChecksumType::kNone: return 0;
+    case ChecksumType::kCrc32c: return leveldb::BlockTrailerCrc(block, type);
+    case ChecksumType::kXxHash: {
+      XXH32_state_t* state = XXH32_createState();
+      XXH32_reset(state, 0);
+      XXH32_update(state, block.data(), block.size());
+      XXH32_update(state, &type, 1);
+      const std::uint32_t h = XXH32_digest(state);
+      XXH32_freeState(state);
+      return h;
+    }
+    case ChecksumType::kXxHash64: {
+      XXH64_state_t* state = XXH64_createState();
+      XXH64_reset(state, 0);
+      XXH64_update(state, block.data(), block.size());
+      XXH64_update(state, &type, 1);
+      const std::uint64_t h = XXH64_digest(state);
+      XXH64_freeState(state);
+      return static_cast<std::uint32_t>(h);
+    }
+    case ChecksumType::kXxh3: {
+      // The type byte is folded in arithmetically rather than hashed (RocksDB: "XXH3 of the
+      // data, then ModifyChecksumForLastByte"), which lets the block hash be computed once.
+      const auto h = static_cast<std::uint32_t>(XXH3_64bits(block.data(), block.size()));
+      return h ^ (std::uint32_t{type} * kXxh3TypeByteMultiplier);
+    }
+  }
+  return 0;
+}
+
+SstBlockOptions BlockOptionsFor(const SstFooter& footer) {
+  SstBlockOptions o;
+  o.checksum = footer.checksum;
+  o.format_version = footer.format_version;
+  return o;
+}
+
+Status VerifyBlockChecksum(ByteSpan file, const BlockHandle& handle, std::string_view source,
+                           ChecksumType checksum, std::string_view what) {
+  BLOOMCODEC_RETURN_IF_ERROR(
+      leveldb::CheckHandleInFile(handle, file.size(), source, handle.offset, what));
+  if (checksum == ChecksumType::kNone) return Status();
+  const ByteSpan data = file.subspan(handle.offset, handle.size);
+  const std::uint64_t trailer_at = handle.offset + handle.size;
+  const std::uint8_t type = file[trailer_at];
+  const std::uint32_t stored = LoadLittleU32(file.data() + trailer_at + 1);
+  const std::uint32_t actual = BlockChecksum(checksum, data, type);
+  if (stored != actual) {
+    return Status::Corrupt(std::string(source), trailer_at + 1,
+                           std::string(ChecksumTypeName(checksum)) + " checksum " + Hex32(actual) +
+                               " of the " + std::string(what) + " at offset " +
+                               std::to_string(handle.offset),
+                           Hex32(stored));
+  }
+  return Status();
+}
+
+Result<leveldb::BlockContents> ReadSstBlock(ByteSpan file, const BlockHandle& handle,
+                                            std::string_view source,
+                                            const SstBlockOptions& options,
+                                            std::string_view what) {
+  BLOOMCODEC_RETURN_IF_ERROR(
+      leveldb::CheckHandleInFile(handle, file.size(), source, handle.offset, what));
+  if (options.verify_checksum) {
+    BLOOMCODEC_RETURN_IF_ERROR(
+        VerifyBlockChecksum(file, handle, source, options.checksum, what));
+  }
+  const ByteSpan data = file.subspan(handle.offset, handle.size);
+  const std::uint8_t type = file[handle.offset + handle.size];
+  if (type == 0) return leveldb::BlockContents::View(data, handle.offset);
+  const auto compression = static_cast<BlockCompression>(type);
+  if (CompressionName(compression) == "unknown") {
+    return Status::Corrupt(std::string(source), handle.offset + handle.size,
+                           "a compression type (0 none, 1 Snappy, 2 zlib, 3 bzip2, 4 LZ4, "
+                           "5 LZ4HC, 6 Xpress, 7 ZSTD) in the " + std::string(what) + " trailer",
+                           std::to_string(type));
+  }
+  Decompressor d(source, handle.offset, what, options.max_uncompressed_size);
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out, d.Run(compression, options.format_version, data));
+  leveldb::BlockContents c = leveldb::BlockContents::Owned(std::move(out), handle.offset);
+  c.set_compression(compression);
+  return c;
+}
+
+bool CompressBlock(BlockCompression type, ByteSpan raw, ByteVector& out) {
+  out.clear();
+  if (type == BlockCompression::kSnappy) {
+    std::string s;
+    snappy::Compress(reinterpret_cast<const char*>(raw.data()), raw.size(), &s);
+    out.assign(s.begin(), s.end());
+    return true;
+  }
+  if (raw.size() > std::numeric_limits<std::uint32_t>::max()) return false;
+  ByteWriter(out).PutVarint32(static_cast<std::uint32_t>(raw.size()));
+  const std::size_t header = out.size();
+  switch (type) {
+    case BlockCompression::kZstd: {
+      out.resize(header + ZSTD_compressBound(raw.size()));
+      const std::size_t n =
+          ZSTD_compress(out.data() + header, out.size() - header, raw.data(), raw.size(), 3);
+      if (ZSTD_isError(n)) return false;
+      out.resize(header + n);
+      return true;
+    }
+    case BlockCompression::kLz4: {
+      const int bound = LZ4_compressBound(static_cast<int>(raw.size()));
+      out.resize(header + static_cast<std::size_t>(bound));
+      const int n = LZ4_compress_default(reinterpret_cast<const char*>(raw.data()),
+                                         reinterpret_cast<char*>(out.data() + header),
+                                         static_cast<int>(raw.size()), bound);
+      if (n <= 0) return false;
+      out.resize(header + static_cast<std::size_t>(n));
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace bloomcodec::rocksdb

@@ -1,0 +1,92 @@
+#include "sst_filter_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "bloomcodec/rocksdb/full_filter.h"
+
+namespace bloomcodec::rocksdb {
+
+namespace {
+
+// splitmix64: a fixed, portable stream, so that a measured rate is reproducible.
+std::uint64_t Mix(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+double MeasureFp(const FullFilterReader& f) {
+  std::uint64_t state = 0x626c6f6f6d636f64ull;  // fixed seed
+  std::uint64_t positives = 0;
+  std::uint8_t key[24] = {'b', 'c', '-', 'a', 'b', 's', 'e', 'n', 't', '-'};
+  for (std::uint64_t i = 0; i < kFpMeasureKeys; ++i) {
+    const std::uint64_t a = Mix(state), b = Mix(state);
+    for (int j = 0; j < 7; ++j) key[10 + j] = static_cast<std::uint8_t>(a >> (8 * j));
+    for (int j = 0; j < 7; ++j) key[17 + j] = static_cast<std::uint8_t>(b >> (8 * j));
+    positives += f.MayContain(ByteSpan(key, sizeof key)) ? 1 : 0;
+  }
+  return static_cast<double>(positives) / static_cast<double>(kFpMeasureKeys);
+}
+
+}  // namespace
+
+Result<SstFilterStats> ComputeSstFilterStats(const SstReader& sst) {
+  SstFilterStats stats;
+  if (!sst.filter()) return stats;
+  std::vector<leveldb::BlockContents> blocks;
+  if (sst.filter()->placement == FilterPlacement::kFull) {
+    blocks.push_back(sst.filter()->contents);
+  } else {
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        leveldb::Block index,
+        leveldb::Block::Parse(sst.filter()->contents, sst.source(), "filter partition index",
+                              leveldb::BlockFooterLayout::kRocksDb));
+    BLOOMCODEC_RETURN_IF_ERROR(
+        sst.ForEachIndexEntry(index, [&](ByteSpan, const BlockHandle& h) -> Status {
+          BLOOMCODEC_ASSIGN_OR_RETURN(
+              leveldb::BlockContents c,
+              ReadSstBlock(sst.file(), h, sst.source(), sst.BlockOptions(), "filter partition"));
+          blocks.push_back(std::move(c));
+          return Status();
+        }));
+  }
+  double weighted = 0;
+  double total = 0;
+  for (const leveldb::BlockContents& c : blocks) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f,
+                                FullFilterReader::Parse(c.bytes(), sst.source()));
+    ++stats.filters;
+    stats.bits += f.bit_count();
+    stats.bits_set += f.bits_set();
+    stats.hash_count = std::max(stats.hash_count, f.hash_count());
+    double p = 0;
+    switch (f.kind()) {
+      case FullFilterKind::kEmpty: p = 0; break;
+      case FullFilterKind::kAlwaysMatch:
+        stats.always_match = true;
+        p = 1;
+        break;
+      case FullFilterKind::kRibbon:
+        stats.ribbon = true;
+        p = MeasureFp(f);
+        stats.measured_with += kFpMeasureKeys;
+        break;
+      default: {
+        const double fill =
+            f.bit_count() > 0 ? static_cast<double>(f.bits_set()) / f.bit_count() : 0;
+        p = std::pow(fill, f.hash_count());
+      }
+    }
+    // Partitions share one policy: weigh each by its size, as its keys are.
+    const double weight = static_cast<double>(std::max<std::uint64_t>(f.bit_count(), 1));
+    weighted += p * weight;
+    total += weight;
+  }
+  stats.fp_rate = total > 0 ? weighted / total : 0;
+  return stats;
+}
+
+}  // namespace bloomcodec::rocksdb

@@ -1,0 +1,28 @@
+// The statistics of an SST's filter (one full filter, or the sum over partitions), shared by
+// inspect and verify. Private to the library.
+#pragma once
+
+#include <cstdint>
+
+#include "bloomcodec/rocksdb/sst_reader.h"
+#include "bloomcodec/status.h"
+
+namespace bloomcodec::rocksdb {
+
+struct SstFilterStats {
+  std::uint64_t filters = 0;  // 1, or the number of partitions
+  std::uint64_t bits = 0;
+  std::uint64_t bits_set = 0;
+  std::uint32_t hash_count = 0;
+  bool ribbon = false;       // any Ribbon filter (its fill says nothing of its fp rate)
+  bool always_match = false;  // any filter that answers 1 for everything
+  double fp_rate = 0;        // fill^k for Bloom, measured for Ribbon, 1 for always-match
+  std::uint64_t measured_with = 0;  // synthetic absent keys used (0: from the fill)
+};
+
+// Synthetic absent keys for measuring: 24 bytes each, a prefix no real key is likely to carry.
+inline constexpr std::uint64_t kFpMeasureKeys = 1 << 16;
+
+Result<SstFilterStats> ComputeSstFilterStats(const SstReader& sst);
+
+}  // namespace bloomcodec::rocksdb

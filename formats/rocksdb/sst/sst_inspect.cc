@@ -1,0 +1,243 @@
+#include "sst_inspect.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "bloomcodec/rocksdb/full_filter.h"
+#include "bloomcodec/rocksdb/sst_reader.h"
+#include "inspect_support.h"
+#include "sst_filter_stats.h"
+
+namespace bloomcodec::rocksdb {
+
+namespace {
+
+Document HandleDoc(const BlockHandle& h) {
+  Document d;
+  d["offset"] = h.offset;
+  d["size"] = h.size;
+  return d;
+}
+
+std::string Hex64(std::uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string NameText(std::string_view name) { return PrintableName(name); }
+
+// A property's value for JSON: its number, its text when printable ASCII, else {"hex": ...}.
+Document PropertyValue(const TableProperty& p) {
+  if (p.number) return *p.number;
+  bool printable = true;
+  for (std::uint8_t c : p.raw) printable = printable && c >= 0x20 && c < 0x7f;
+  if (printable) return std::string(reinterpret_cast<const char*>(p.raw.data()), p.raw.size());
+  Document d;
+  d["hex"] = ToHex(p.raw);
+  if (p.malformed) d["malformed"] = true;
+  return d;
+}
+
+Document FooterDoc(const SstFooter& f) {
+  Document d;
+  d["magic"] = Hex64(f.magic);
+  d["legacy_magic"] = f.legacy();
+  d["bytes"] = f.size();
+  d["format_version"] = f.format_version;
+  d["checksum_type"] = static_cast<int>(f.checksum);
+  d["checksum"] = std::string(ChecksumTypeName(f.checksum));
+  d["metaindex"] = HandleDoc(f.metaindex_handle);
+  d["index"] = HandleDoc(f.index_handle);
+  return d;
+}
+
+std::string MetaRole(const SstReader& sst, const SstMetaindexEntry& e) {
+  if (sst.filter() && e.key == sst.filter()->metaindex_key) return "filter";
+  if (e.key == kPropertiesBlockName) return "properties";
+  if (e.key.starts_with("filter.")) return "obsolete block-based filter (RocksDB 7.8 ignores it)";
+  if (e.key.starts_with("fullfilter.") || e.key.starts_with("partitionedfilter.")) {
+    return "filter of another policy (unused by RocksDB's built-in policies)";
+  }
+  if (e.key == "rocksdb.range_del") return "range deletions";
+  if (e.key == "rocksdb.compression_dict") return "compression dictionary";
+  if (e.key.starts_with("rocksdb.hashindex.")) return "hash index metadata";
+  return "other";
+}
+
+Document MetaindexDoc(const SstReader& sst) {
+  Document entries = Document::array();
+  for (const SstMetaindexEntry& e : sst.metaindex()) {
+    Document d;
+    d["key"] = NameText(e.key);
+    d["value_hex"] = ToHex(e.value);
+    d["handle"] = e.handle ? HandleDoc(*e.handle) : Document(nullptr);
+    d["role"] = MetaRole(sst, e);
+    entries.push_back(std::move(d));
+  }
+  return entries;
+}
+
+Document PropertiesDoc(const SstReader& sst) {
+  if (!sst.properties()) return nullptr;
+  Document d = Document::object();
+  for (const TableProperty& p : sst.properties()->entries) d[NameText(p.name)] = PropertyValue(p);
+  return d;
+}
+
+// The compression named in a block's trailer; the handle comes from the file, so it is checked
+// against the file first.
+Result<std::string> BlockCompressionName(const SstReader& sst, const BlockHandle& h,
+                                         std::string_view what) {
+  BLOOMCODEC_RETURN_IF_ERROR(
+      leveldb::CheckHandleInFile(h, sst.file().size(), sst.source(), h.offset, what));
+  const auto type = static_cast<BlockCompression>(sst.file()[h.offset + h.size]);
+  return std::string(CompressionName(type));
+}
+
+Result<Document> FilterDoc(const SstReader& sst) {
+  if (!sst.filter()) return Document(nullptr);
+  const SstFilterInfo& f = *sst.filter();
+  Document d;
+  d["metaindex_key"] = f.metaindex_key;
+  d["placement"] = f.placement == FilterPlacement::kFull ? "full" : "partitioned";
+  if (sst.properties()) {
+    if (auto policy = sst.properties()->String("rocksdb.filter.policy")) {
+      d["policy"] = NameText(*policy);
+    }
+  }
+  d["whole_key_filtering"] = sst.whole_key_filtering();
+  d["handle"] = HandleDoc(f.handle);
+  if (f.placement == FilterPlacement::kFull) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader r, FullFilterReader::Parse(f.contents.bytes(),
+                                                                            sst.source()));
+    d["filter"] = r.Describe();
+  } else {
+    Document parts = Document::array();
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        leveldb::Block index,
+        leveldb::Block::Parse(f.contents, sst.source(), "filter partition index",
+                              leveldb::BlockFooterLayout::kRocksDb));
+    BLOOMCODEC_RETURN_IF_ERROR(
+        sst.ForEachIndexEntry(index, [&](ByteSpan key, const BlockHandle& h) -> Status {
+          BLOOMCODEC_ASSIGN_OR_RETURN(
+              leveldb::BlockContents c,
+              ReadSstBlock(sst.file(), h, sst.source(), sst.BlockOptions(), "filter partition"));
+          BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader r,
+                                      FullFilterReader::Parse(c.bytes(), sst.source()));
+          Document p = HandleDoc(h);
+          p["index_key_hex"] = ToHex(key);
+          p["filter"] = r.Describe();
+          parts.push_back(std::move(p));
+          return Status();
+        }));
+    d["partitions"] = std::move(parts);
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(SstFilterStats stats, ComputeSstFilterStats(sst));
+  Document s;
+  s["filters"] = stats.filters;
+  s["bits"] = stats.bits;
+  s["bits_set"] = stats.bits_set;
+  s["fill_ratio"] = JsonNumber(stats.bits > 0 ? static_cast<double>(stats.bits_set) / stats.bits
+                                              : 0.0);
+  s["estimated_false_positive_rate"] = JsonNumber(stats.fp_rate);
+  s["fp_rate_from"] = stats.measured_with > 0
+                          ? "measured with " + std::to_string(stats.measured_with) +
+                                " synthetic absent keys"
+                          : std::string("fill ^ num_probes");
+  d["statistics"] = std::move(s);
+  return d;
+}
+
+Result<Document> IndexDoc(const SstReader& sst) {
+  Document d;
+  d["type"] = std::string(IndexTypeName(sst.index_type()));
+  d["key_is_user_key"] = sst.index_key_is_user_key();
+  d["value_is_delta_encoded"] = sst.index_value_is_delta_encoded();
+  d["handle"] = HandleDoc(sst.footer().index_handle);
+  BLOOMCODEC_ASSIGN_OR_RETURN(d["compression"],
+                              BlockCompressionName(sst, sst.footer().index_handle, "index block"));
+  d["restarts"] = sst.index_block().num_restarts();
+  if (sst.index_type() == IndexType::kTwoLevelIndexSearch) {
+    Document parts = Document::array();
+    BLOOMCODEC_RETURN_IF_ERROR(
+        sst.ForEachIndexPartition([&](ByteSpan, const BlockHandle& h) -> Status {
+          parts.push_back(HandleDoc(h));
+          return Status();
+        }));
+    d["partitions"] = std::move(parts);
+  }
+  return d;
+}
+
+Result<Document> DataBlocksDoc(const SstReader& sst, std::size_t& count) {
+  Document data = Document::array();
+  count = 0;
+  BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachDataBlock([&](ByteSpan key, const BlockHandle& h) {
+    Document b = HandleDoc(h);
+    b["index"] = count++;
+    BLOOMCODEC_ASSIGN_OR_RETURN(b["compression"], BlockCompressionName(sst, h, "data block"));
+    b["index_key_hex"] = ToHex(key);
+    data.push_back(std::move(b));
+    return Status();
+  }));
+  return data;
+}
+
+}  // namespace
+
+Result<Document> InspectSst(ByteSpan file, std::string_view source) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(SstReader sst, SstReader::Open(file, std::string(source)));
+  Document doc;
+  doc["format"] = "rocksdb-sst";
+  doc["file_bytes"] = file.size();
+  doc["footer"] = FooterDoc(sst.footer());
+  doc["metaindex"] = MetaindexDoc(sst);
+  doc["properties"] = PropertiesDoc(sst);
+  if (sst.properties()) {
+    if (auto c = sst.properties()->String("rocksdb.compression")) doc["compression"] = NameText(*c);
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(doc["filter"], FilterDoc(sst));
+  BLOOMCODEC_ASSIGN_OR_RETURN(doc["index"], IndexDoc(sst));
+  std::size_t blocks = 0;
+  BLOOMCODEC_ASSIGN_OR_RETURN(Document data, DataBlocksDoc(sst, blocks));
+  doc["num_data_blocks"] = blocks;
+  doc["data_blocks"] = std::move(data);
+  return doc;
+}
+
+Result<Document> DumpSst(ByteSpan file, std::string_view source) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(SstReader sst, SstReader::Open(file, std::string(source)));
+  Document doc = DumpHead("rocksdb-sst");
+  doc["file_bytes"] = file.size();
+  doc["footer"] = FooterDoc(sst.footer());
+  doc["metaindex"] = MetaindexDoc(sst);
+  if (sst.filter()) {
+    Document f;
+    f["metaindex_key"] = sst.filter()->metaindex_key;
+    f["handle"] = HandleDoc(sst.filter()->handle);
+    f["block_base64"] = ToBase64(sst.filter()->contents.bytes());
+    doc["filter"] = std::move(f);
+  } else {
+    doc["filter"] = nullptr;
+  }
+  doc["file_base64"] = ToBase64(file);
+  return doc;
+}
+
+Result<ByteVector> UndumpSst(const Document& dump, std::string_view source) {
+  BLOOMCODEC_RETURN_IF_ERROR(CheckDumpHead(dump, "rocksdb-sst", source));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector file, DumpBase64(dump, "file_base64", source));
+  BLOOMCODEC_ASSIGN_OR_RETURN(Document again,
+                              DumpSst(file, std::string(source) + " (file_base64)"));
+  if (again != dump) {
+    return Status::Refused(
+        std::string(source) +
+        ": the dump's footer, metaindex or filter fields differ from its file_base64; an SST "
+        "cannot be rebuilt from edited fields (its blocks and checksums would change)");
+  }
+  return file;
+}
+
+}  // namespace bloomcodec::rocksdb

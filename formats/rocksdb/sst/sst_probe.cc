@@ -1,0 +1,46 @@
+// The filter's answer for user keys, as BlockBasedTable::Get asks it before the index lookup.
+#include "bloomcodec/rocksdb/full_filter.h"
+#include "bloomcodec/rocksdb/sst_reader.h"
+
+namespace bloomcodec::rocksdb {
+
+Result<bool> SstReader::MayContain(ByteSpan user_key) const {
+  // Without whole-key filtering the filter holds prefixes only; with no prefix extractor to ask
+  // (none is recorded that we could apply) Get never consults it.
+  if (!filter_ || !whole_key_filtering_) return true;
+  if (filter_->placement == FilterPlacement::kFull) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f,
+                                FullFilterReader::Parse(filter_->contents.bytes(), source_));
+    return f.MayContain(user_key);
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle partition, FilterBlockFor(user_key));
+  BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::BlockContents contents,
+                              ReadSstBlock(file_, partition, source_, BlockOptions(),
+                                           "filter partition"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f,
+                              FullFilterReader::Parse(contents.bytes(), source_));
+  return f.MayContain(user_key);
+}
+
+Status SstReader::MayContainBatch(const KeyList& user_keys, std::span<std::uint8_t> answers) const {
+  if (answers.size() != user_keys.size()) {
+    return Status::InvalidArgument("MayContainBatch: one answer per key");
+  }
+  if (!filter_ || !whole_key_filtering_) {
+    std::fill(answers.begin(), answers.end(), std::uint8_t{1});
+    return Status();
+  }
+  if (filter_->placement == FilterPlacement::kFull) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f,
+                                FullFilterReader::Parse(filter_->contents.bytes(), source_));
+    f.MayContainBatch(user_keys, answers);
+    return Status();
+  }
+  for (std::size_t i = 0; i < user_keys.size(); ++i) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(bool maybe, MayContain(user_keys[i]));
+    answers[i] = maybe ? 1 : 0;
+  }
+  return Status();
+}
+
+}  // namespace bloomcodec::rocksdb

@@ -1,0 +1,378 @@
+#include "bloomcodec/rocksdb/sst_reader.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "bloomcodec/byte_reader.h"
+
+namespace bloomcodec::rocksdb {
+
+namespace {
+
+using leveldb::Block;
+using leveldb::BlockContents;
+using leveldb::BlockFooterLayout;
+using leveldb::BlockIterator;
+using leveldb::KeyOrder;
+using leveldb::ValueEncoding;
+
+// Properties RocksDB 7.8 writes as varint64 (table/meta_blocks.cc AddTableProperty and the
+// names of table_properties.cc).
+constexpr std::array<std::string_view, 27> kVarintProperties = {
+    "rocksdb.data.size",
+    "rocksdb.index.size",
+    "rocksdb.index.partitions",
+    "rocksdb.top-level.index.size",
+    "rocksdb.index.key.is.user.key",
+    "rocksdb.index.value.is.delta.encoded",
+    "rocksdb.filter.size",
+    "rocksdb.raw.key.size",
+    "rocksdb.raw.value.size",
+    "rocksdb.num.data.blocks",
+    "rocksdb.num.entries",
+    "rocksdb.num.filter_entries",
+    "rocksdb.deleted.keys",
+    "rocksdb.merge.operands",
+    "rocksdb.num.range-deletions",
+    "rocksdb.format.version",
+    "rocksdb.fixed.key.length",
+    "rocksdb.column.family.id",
+    "rocksdb.creation.time",
+    "rocksdb.oldest.key.time",
+    "rocksdb.file.creation.time",
+    "rocksdb.slow.compression.estimated.data.size",
+    "rocksdb.fast.compression.estimated.data.size",
+    "rocksdb.original.file.number",
+    "rocksdb.tail.start.offset",
+    "rocksdb.key.largest.seqno",
+    "rocksdb.key.smallest.seqno",
+};
+// Little-endian fixed-width ones: the block-based table's index type (fixed32), SstFileWriter's
+// version (fixed32) and global sequence number (fixed64).
+constexpr std::array<std::pair<std::string_view, int>, 3> kFixedProperties = {{
+    {"rocksdb.block.based.table.index.type", 4},
+    {"rocksdb.external_sst_file.version", 4},
+    {"rocksdb.external_sst_file.global_seqno", 8},
+}};
+
+std::optional<std::uint64_t> DecodeVarint64Exactly(ByteSpan raw) {
+  std::uint64_t v = 0;
+  std::size_t i = 0;
+  for (int shift = 0; i < raw.size() && shift <= 63; shift += 7) {
+    const std::uint8_t b = raw[i++];
+    if (shift == 63 && b > 1) return std::nullopt;
+    v |= std::uint64_t{static_cast<std::uint8_t>(b & 0x7f)} << shift;
+    if ((b & 0x80) == 0) return i == raw.size() ? std::optional<std::uint64_t>(v) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string PrintableName(std::string_view name) {
+  if (std::all_of(name.begin(), name.end(), [](char c) { return c >= 0x20 && c < 0x7f; })) {
+    return std::string(name);
+  }
+  return "hex:" + ToHex(ByteSpan(reinterpret_cast<const std::uint8_t*>(name.data()), name.size()));
+}
+
+std::string_view IndexTypeName(IndexType type) {
+  switch (type) {
+    case IndexType::kBinarySearch: return "binary_search";
+    case IndexType::kHashSearch: return "hash_search";
+    case IndexType::kTwoLevelIndexSearch: return "two_level_index_search";
+    case IndexType::kBinarySearchWithFirstKey: return "binary_search_with_first_key";
+  }
+  return "unknown";
+}
+
+const TableProperty* TableProperties::Find(std::string_view name) const {
+  for (const TableProperty& p : entries) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+std::optional<std::uint64_t> TableProperties::Number(std::string_view name) const {
+  const TableProperty* p = Find(name);
+  return p == nullptr ? std::nullopt : p->number;
+}
+
+std::optional<std::string> TableProperties::String(std::string_view name) const {
+  const TableProperty* p = Find(name);
+  if (p == nullptr) return std::nullopt;
+  return std::string(reinterpret_cast<const char*>(p->raw.data()), p->raw.size());
+}
+
+Result<TableProperties> ParseProperties(const Block& block) {
+  TableProperties props;
+  BlockIterator it(block, KeyOrder::kBytewise);
+  BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+  while (it.valid()) {
+    TableProperty p;
+    p.name.assign(reinterpret_cast<const char*>(it.key().data()), it.key().size());
+    p.raw = it.value();
+    if (std::find(kVarintProperties.begin(), kVarintProperties.end(), p.name) !=
+        kVarintProperties.end()) {
+      p.number = DecodeVarint64Exactly(p.raw);
+      p.malformed = !p.number.has_value();
+    }
+    for (const auto& [name, width] : kFixedProperties) {
+      if (p.name != name) continue;
+      if (p.raw.size() != static_cast<std::size_t>(width)) {
+        p.malformed = true;
+        break;
+      }
+      std::uint64_t v = 0;
+      for (int i = width - 1; i >= 0; --i) v = (v << 8) | p.raw[static_cast<std::size_t>(i)];
+      p.number = v;
+    }
+    props.entries.push_back(std::move(p));
+    BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+  }
+  return props;
+}
+
+SstBlockOptions SstReader::BlockOptions() const {
+  SstBlockOptions o = BlockOptionsFor(footer_);
+  o.verify_checksum = options_.verify_checksums;
+  o.max_uncompressed_size = options_.max_uncompressed_block_size;
+  return o;
+}
+
+KeyOrder SstReader::index_key_order() const {
+  return index_key_is_user_key_ ? KeyOrder::kBytewise : KeyOrder::kInternal;
+}
+
+ValueEncoding SstReader::index_value_encoding() const {
+  if (!index_value_delta_) return ValueEncoding::kLengthPrefixed;
+  return index_type_ == IndexType::kBinarySearchWithFirstKey
+             ? ValueEncoding::kIndexHandleDeltaWithFirstKey
+             : ValueEncoding::kIndexHandleDelta;
+}
+
+Result<Block> SstReader::ReadBlock(const BlockHandle& handle, std::string_view what) const {
+  BLOOMCODEC_ASSIGN_OR_RETURN(BlockContents contents,
+                              ReadSstBlock(file_, handle, source_, BlockOptions(), what));
+  return Block::Parse(std::move(contents), source_, what, BlockFooterLayout::kRocksDb);
+}
+
+Result<SstReader> SstReader::Open(ByteSpan file, std::string source,
+                                  const SstOpenOptions& options) {
+  SstReader r;
+  r.source_ = std::move(source);
+  r.file_ = file;
+  r.options_ = options;
+  BLOOMCODEC_ASSIGN_OR_RETURN(r.footer_, DecodeSstFooter(file, r.source_));
+  BLOOMCODEC_ASSIGN_OR_RETURN(r.metaindex_, r.ReadBlock(r.footer_.metaindex_handle,
+                                                        "metaindex block"));
+  BLOOMCODEC_RETURN_IF_ERROR(r.ReadMetaindex());
+  BLOOMCODEC_RETURN_IF_ERROR(r.ReadPropertiesBlock());
+  BLOOMCODEC_ASSIGN_OR_RETURN(r.index_, r.ReadBlock(r.footer_.index_handle, "index block"));
+  BLOOMCODEC_RETURN_IF_ERROR(r.FindFilter());
+  return r;
+}
+
+Status SstReader::ReadMetaindex() {
+  BlockIterator it(metaindex_, KeyOrder::kBytewise);
+  BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+  while (it.valid()) {
+    SstMetaindexEntry e;
+    e.key.assign(reinterpret_cast<const char*>(it.key().data()), it.key().size());
+    // The value views the block's contents, which this reader keeps alive.
+    e.value = it.value();
+    ByteReader hr(e.value, source_, metaindex_.contents().file_offset());
+    Result<BlockHandle> h = leveldb::ReadBlockHandle(hr, "meta block handle");
+    if (h.ok() && hr.at_end()) e.handle = *h;
+    metaindex_entries_.push_back(std::move(e));
+    BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+  }
+  return Status();
+}
+
+Status SstReader::ReadPropertiesBlock() {
+  for (const SstMetaindexEntry& e : metaindex_entries_) {
+    // "rocksdb.stats" is the name before RocksDB 3.x; 7.8 still accepts it.
+    if (e.key != kPropertiesBlockName && e.key != "rocksdb.stats") continue;
+    if (!e.handle) {
+      return Status::Corrupt(source_, metaindex_.contents().file_offset(),
+                             "a block handle as the value of " + PrintableName(e.key));
+    }
+    BLOOMCODEC_ASSIGN_OR_RETURN(properties_block_, ReadBlock(*e.handle, "properties block"));
+    BLOOMCODEC_ASSIGN_OR_RETURN(properties_, ParseProperties(properties_block_));
+    properties_handle_ = *e.handle;
+    break;
+  }
+  if (properties_) {
+    if (auto t = properties_->Number("rocksdb.block.based.table.index.type")) {
+      if (*t > 3) {
+        return Status::Unsupported(source_ + ": index type " + std::to_string(*t) +
+                                   " in the properties is not one RocksDB 7.8 writes (0..3)");
+      }
+      index_type_ = static_cast<IndexType>(*t);
+    }
+    index_key_is_user_key_ = properties_->Number("rocksdb.index.key.is.user.key").value_or(0) != 0;
+    index_value_delta_ =
+        properties_->Number("rocksdb.index.value.is.delta.encoded").value_or(0) != 0;
+    if (auto w = properties_->String("rocksdb.block.based.table.whole.key.filtering")) {
+      whole_key_filtering_ = *w != "0";
+    }
+  }
+  return Status();
+}
+
+Status SstReader::FindFilter() {
+  const std::string full = "fullfilter." + std::string(kBuiltinFilterName);
+  const std::string partitioned = "partitionedfilter." + std::string(kBuiltinFilterName);
+  for (const SstMetaindexEntry& e : metaindex_entries_) {
+    if (e.key != full && e.key != partitioned) continue;
+    if (!e.handle) {
+      return Status::Corrupt(source_, metaindex_.contents().file_offset(),
+                             "a block handle as the value of " + PrintableName(e.key));
+    }
+    SstFilterInfo f;
+    f.metaindex_key = e.key;
+    f.placement = e.key == full ? FilterPlacement::kFull : FilterPlacement::kPartitioned;
+    f.handle = *e.handle;
+    const std::string what =
+        f.placement == FilterPlacement::kFull ? "filter block" : "filter partition index";
+    BLOOMCODEC_ASSIGN_OR_RETURN(f.contents,
+                                ReadSstBlock(file_, f.handle, source_, BlockOptions(), what));
+    if (f.placement == FilterPlacement::kPartitioned) {
+      BLOOMCODEC_ASSIGN_OR_RETURN(
+          Block b, Block::Parse(f.contents, source_, what, BlockFooterLayout::kRocksDb));
+      filter_index_ = std::move(b);
+    }
+    filter_ = std::move(f);
+    break;
+  }
+  return Status();
+}
+
+Result<BlockHandle> SstReader::DecodeIndexValue(const Block& block, std::size_t entry_position,
+                                                std::uint32_t shared, ByteSpan value,
+                                                const BlockHandle* previous) const {
+  const std::uint64_t base = block.contents().file_offset();
+  ByteReader r(value, source_, base);
+  if (index_value_delta_ && shared != 0) {
+    if (previous == nullptr) {
+      return block.ErrorAt(entry_position, "a whole block handle in the block's first entry");
+    }
+    Result<std::uint64_t> zigzag = r.ReadVarint64("size delta");
+    if (!zigzag.ok()) return block.ErrorAt(entry_position, "a varint64 size delta");
+    const auto delta = static_cast<std::int64_t>((*zigzag >> 1) ^ (~(*zigzag & 1) + 1));
+    BlockHandle h;
+    h.offset = previous->offset + previous->size + leveldb::kBlockTrailerSize;
+    h.size = previous->size + static_cast<std::uint64_t>(delta);
+    return h;
+  }
+  Result<BlockHandle> h = leveldb::ReadBlockHandle(r, "index entry's block handle");
+  if (!h.ok()) return block.ErrorAt(entry_position, "a block handle as the index value");
+  return *h;
+}
+
+Status SstReader::ForEachIndexEntry(
+    const Block& block, const std::function<Status(ByteSpan, const BlockHandle&)>& fn) const {
+  // Walking compares no keys, and RocksDB's index iteration does not parse them either (it
+  // iterates LevelDB tables whose shortened separators are shorter than a tag); only seeks and
+  // verify need the index's key order.
+  BlockIterator it(block, KeyOrder::kBytewise, index_value_encoding());
+  BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+  std::optional<BlockHandle> previous;
+  while (it.valid()) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        BlockHandle h, DecodeIndexValue(block, it.entry_position(), it.shared(), it.value(),
+                                        previous ? &*previous : nullptr));
+    BLOOMCODEC_RETURN_IF_ERROR(fn(it.key(), h));
+    previous = h;
+    BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+  }
+  return Status();
+}
+
+Status SstReader::ForEachIndexPartition(
+    const std::function<Status(ByteSpan, const BlockHandle&)>& fn) const {
+  if (index_type_ != IndexType::kTwoLevelIndexSearch) return Status();
+  return ForEachIndexEntry(index_, fn);
+}
+
+Status SstReader::ForEachDataBlock(
+    const std::function<Status(ByteSpan, const BlockHandle&)>& fn) const {
+  if (index_type_ != IndexType::kTwoLevelIndexSearch) return ForEachIndexEntry(index_, fn);
+  return ForEachIndexEntry(index_, [&](ByteSpan, const BlockHandle& partition) -> Status {
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block p, ReadBlock(partition, "index partition"));
+    return ForEachIndexEntry(p, fn);
+  });
+}
+
+Status SstReader::ForEachEntry(
+    const std::function<Status(ByteSpan, ByteSpan, const BlockHandle&)>& fn) const {
+  return ForEachDataBlock([&](ByteSpan, const BlockHandle& handle) -> Status {
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block block, ReadBlock(handle, "data block"));
+    BlockIterator it(block, KeyOrder::kInternal);
+    BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+    while (it.valid()) {
+      BLOOMCODEC_RETURN_IF_ERROR(fn(it.key(), it.value(), handle));
+      BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+    }
+    return Status();
+  });
+}
+
+void SstReader::MakeLookupKey(ByteSpan user_key, ByteVector& out, bool user_key_index) const {
+  out.assign(user_key.begin(), user_key.end());
+  if (user_key_index) return;
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(kLookupTag >> (8 * i)));
+}
+
+Result<std::optional<BlockHandle>> SstReader::SeekIndexBlock(const Block& block, ByteSpan lookup,
+                                                             bool last_if_past) const {
+  BlockIterator it(block, index_key_order(), index_value_encoding());
+  BLOOMCODEC_RETURN_IF_ERROR(it.Seek(lookup));
+  if (it.valid() && (!index_value_delta_ || it.shared() == 0)) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        BlockHandle h, DecodeIndexValue(block, it.entry_position(), it.shared(), it.value(),
+                                        nullptr));
+    return std::optional<BlockHandle>(h);
+  }
+  if (!it.valid() && !last_if_past) return std::optional<BlockHandle>();
+  // A delta-encoded entry needs its predecessors' handles, or the last entry is wanted: walk.
+  std::optional<BlockHandle> found;
+  std::optional<BlockHandle> last;
+  const leveldb::KeyOrder order = index_key_order();
+  BLOOMCODEC_RETURN_IF_ERROR(
+      ForEachIndexEntry(block, [&](ByteSpan key, const BlockHandle& h) -> Status {
+        last = h;
+        if (!found && leveldb::CompareKeys(order, key, lookup) >= 0) found = h;
+        return Status();
+      }));
+  if (!found && last_if_past) found = last;
+  return found;
+}
+
+Result<std::optional<BlockHandle>> SstReader::DataBlockFor(ByteSpan user_key) const {
+  ByteVector lookup;
+  MakeLookupKey(user_key, lookup, index_key_is_user_key_);
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<BlockHandle> h,
+                              SeekIndexBlock(index_, lookup, false));
+  if (!h || index_type_ != IndexType::kTwoLevelIndexSearch) return h;
+  BLOOMCODEC_ASSIGN_OR_RETURN(Block partition, ReadBlock(*h, "index partition"));
+  return SeekIndexBlock(partition, lookup, false);
+}
+
+Result<BlockHandle> SstReader::FilterBlockFor(ByteSpan user_key) const {
+  if (!filter_) return Status::InvalidArgument(source_ + " has no filter");
+  if (filter_->placement == FilterPlacement::kFull) return filter_->handle;
+  ByteVector lookup;
+  MakeLookupKey(user_key, lookup, index_key_is_user_key_);
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<BlockHandle> h,
+                              SeekIndexBlock(*filter_index_, lookup, true));
+  if (!h) {
+    return Status::Corrupt(source_, filter_->handle.offset,
+                           "at least one filter partition in the partition index");
+  }
+  return *h;
+}
+
+}  // namespace bloomcodec::rocksdb

@@ -1,0 +1,141 @@
+// Rewriting an SST's full filter (add, replace, remove), keeping every other block's bytes.
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "bloomcodec/byte_writer.h"
+#include "bloomcodec/leveldb/table_writer.h"
+#include "bloomcodec/rocksdb/sst_reader.h"
+#include "bloomcodec/rocksdb/sst_writer.h"
+
+namespace bloomcodec::rocksdb {
+
+namespace {
+
+ByteVector Varint(std::uint64_t v) {
+  ByteVector b;
+  ByteWriter(b).PutVarint64(v);
+  return b;
+}
+
+// A block (with its 5-byte trailer) copied from `file`; returns its new handle.
+BlockHandle CopyBlock(ByteSpan file, const BlockHandle& h, ByteVector& out) {
+  BlockHandle moved{out.size(), h.size};
+  const ByteSpan whole = file.subspan(h.offset, h.size + leveldb::kBlockTrailerSize);
+  out.insert(out.end(), whole.begin(), whole.end());
+  return moved;
+}
+
+BlockHandle WriteBlock(ByteSpan contents, ChecksumType checksum, ByteVector& out) {
+  BlockHandle h{out.size(), contents.size()};
+  out.insert(out.end(), contents.begin(), contents.end());
+  out.push_back(0);
+  ByteWriter(out).PutLittleU32(BlockChecksum(checksum, contents, 0));
+  return h;
+}
+
+}  // namespace
+
+Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> bits_per_key) {
+  const std::string& src = sst.source();
+  if (sst.index_type() == IndexType::kTwoLevelIndexSearch ||
+      (sst.filter() && sst.filter()->placement == FilterPlacement::kPartitioned)) {
+    return Status::Unsupported(src + ": a two-level index or partitioned filter: its partitions "
+                                     "would move; rewriting the filter is done for full filters "
+                                     "with a one-level index only");
+  }
+  if (!sst.whole_key_filtering()) {
+    return Status::Unsupported(src + ": whole-key filtering is off (the filter would hold "
+                                     "prefixes); rewriting needs a whole-key filter");
+  }
+  if (!sst.properties()) {
+    return Status::Unsupported(src + ": no properties block (a LevelDB-written table): RocksDB "
+                                     "would not know the filter's policy; not rewritten");
+  }
+  // The keys, each once, in file order; the data region is everything up to the last data block.
+  KeyList keys;
+  ByteVector last;
+  bool any = false;
+  std::uint64_t data_end = 0;
+  BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachEntry([&](ByteSpan key, ByteSpan, const BlockHandle& h) {
+    data_end = std::max(data_end, h.offset + h.size + leveldb::kBlockTrailerSize);
+    const ByteSpan user = UserKeyOf(key);
+    if (any && std::equal(user.begin(), user.end(), last.begin(), last.end())) return Status();
+    keys.Add(user);
+    last.assign(user.begin(), user.end());
+    any = true;
+    return Status();
+  }));
+  BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachDataBlock([&](ByteSpan, const BlockHandle& h) {
+    data_end = std::max(data_end, h.offset + h.size + leveldb::kBlockTrailerSize);
+    return Status();
+  }));
+
+  FilterEncoding encoding = sst.footer().format_version >= 5 ? FilterEncoding::kFastLocalBloom
+                                                             : FilterEncoding::kLegacyBloom;
+  if (sst.properties()->String("rocksdb.filter.policy") == "ribbonfilter") {
+    encoding = FilterEncoding::kRibbon;
+  }
+  std::optional<ByteVector> filter;
+  if (bits_per_key) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(filter, BuildFullFilter(encoding, *bits_per_key, keys));
+  }
+
+  const ChecksumType checksum = sst.footer().checksum;
+  ByteVector out(sst.file().begin(), sst.file().begin() + data_end);
+  std::map<std::string, BlockHandle> meta;  // metaindex entries, sorted bytewise
+  if (filter) {
+    meta["fullfilter." + std::string(kBuiltinFilterName)] = WriteBlock(*filter, checksum, out);
+  }
+  for (const SstMetaindexEntry& e : sst.metaindex()) {
+    const bool old_filter = sst.filter() && e.key == sst.filter()->metaindex_key;
+    if (old_filter || e.key == kPropertiesBlockName || e.key == "rocksdb.stats") continue;
+    if (!e.handle) {
+      return Status::Unsupported(src + ": metaindex entry " + e.key +
+                                 " is not a block handle; not rewritten");
+    }
+    if (e.key.starts_with("fullfilter.") || e.key.starts_with("partitionedfilter.") ||
+        e.key.starts_with("filter.")) {
+      continue;  // filters of other policies: the new filter replaces every filter
+    }
+    meta[e.key] = CopyBlock(sst.file(), *e.handle, out);
+  }
+  const BlockHandle index = CopyBlock(sst.file(), sst.footer().index_handle, out);
+
+  // Properties: every entry kept, the filter's replaced or dropped.
+  std::map<std::string, ByteVector> props;
+  for (const TableProperty& p : sst.properties()->entries) {
+    props[p.name] = ByteVector(p.raw.begin(), p.raw.end());
+  }
+  if (filter) {
+    const std::string_view policy =
+        encoding == FilterEncoding::kRibbon ? "ribbonfilter" : "bloomfilter";
+    props["rocksdb.filter.policy"] = ByteVector(policy.begin(), policy.end());
+    props["rocksdb.filter.size"] = Varint(filter->size());
+    props["rocksdb.num.filter_entries"] = Varint(keys.size());
+  } else {
+    props.erase("rocksdb.filter.policy");
+    props["rocksdb.filter.size"] = Varint(0);
+    props["rocksdb.num.filter_entries"] = Varint(0);
+  }
+  leveldb::BlockBuilder properties(1);
+  for (const auto& [name, value] : props) {
+    properties.Add(ByteSpan(reinterpret_cast<const std::uint8_t*>(name.data()), name.size()),
+                   value);
+  }
+  meta[std::string(kPropertiesBlockName)] = WriteBlock(properties.Finish(), checksum, out);
+
+  leveldb::BlockBuilder metaindex(1);
+  for (const auto& [name, handle] : meta) {
+    ByteVector h;
+    leveldb::AppendBlockHandle(handle, h);
+    metaindex.Add(ByteSpan(reinterpret_cast<const std::uint8_t*>(name.data()), name.size()), h);
+  }
+  SstFooter footer = sst.footer();
+  footer.metaindex_handle = WriteBlock(metaindex.Finish(), checksum, out);
+  footer.index_handle = index;
+  AppendSstFooter(footer, out);
+  return out;
+}
+
+}  // namespace bloomcodec::rocksdb

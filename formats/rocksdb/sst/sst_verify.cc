@@ -1,0 +1,288 @@
+#include "bloomcodec/rocksdb/sst_verify.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <system_error>
+
+#include "bloomcodec/filter_stats.h"
+#include "bloomcodec/input_file.h"
+#include "bloomcodec/leveldb/verify.h"
+#include "bloomcodec/rocksdb/full_filter.h"
+#include "bloomcodec/rocksdb/sst_reader.h"
+#include "sst_filter_stats.h"
+
+namespace bloomcodec::rocksdb {
+
+namespace {
+
+namespace fs = std::filesystem;
+using leveldb::Block;
+using leveldb::BlockIterator;
+using leveldb::KeyOrder;
+
+bool IsSstName(std::string_view name) {
+  if (name.ends_with(".gz")) name.remove_suffix(3);
+  return name.ends_with(".sst") && leveldb::IsTableFileName(name);
+}
+
+// Every check that stops at the first problem: checksums and structure of every block, index
+// separators, the entry count. Returns the number of entries.
+class StructureCheck {
+ public:
+  explicit StructureCheck(const SstReader& sst) : sst_(sst) {}
+
+  Status Run() {
+    const ChecksumType checksum = sst_.footer().checksum;
+    const std::string& src = sst_.source();
+    BLOOMCODEC_RETURN_IF_ERROR(VerifyBlockChecksum(sst_.file(), sst_.footer().metaindex_handle,
+                                                   src, checksum, "metaindex block"));
+    BLOOMCODEC_RETURN_IF_ERROR(VerifyBlockChecksum(sst_.file(), sst_.footer().index_handle, src,
+                                                   checksum, "index block"));
+    BLOOMCODEC_RETURN_IF_ERROR(
+        leveldb::VerifyBlock(sst_.metaindex_block(), KeyOrder::kBytewise).status());
+    for (const SstMetaindexEntry& e : sst_.metaindex()) {
+      if (!e.handle) continue;
+      BLOOMCODEC_RETURN_IF_ERROR(VerifyBlockChecksum(sst_.file(), *e.handle, src, checksum,
+                                                     "meta block " + PrintableName(e.key)));
+    }
+    BLOOMCODEC_RETURN_IF_ERROR(leveldb::VerifyBlock(sst_.index_block(), sst_.index_key_order(),
+                                                    sst_.index_value_encoding())
+                                   .status());
+    BLOOMCODEC_RETURN_IF_ERROR(sst_.ForEachIndexPartition([&](ByteSpan, const BlockHandle& h) {
+      return CheckIndexBlock(h, "index partition");
+    }));
+    if (sst_.filter() && sst_.filter()->placement == FilterPlacement::kPartitioned) {
+      BLOOMCODEC_ASSIGN_OR_RETURN(
+          Block index, Block::Parse(sst_.filter()->contents, src, "filter partition index",
+                                    leveldb::BlockFooterLayout::kRocksDb));
+      BLOOMCODEC_RETURN_IF_ERROR(
+          leveldb::VerifyBlock(index, sst_.index_key_order(), sst_.index_value_encoding())
+              .status());
+      BLOOMCODEC_RETURN_IF_ERROR(
+          sst_.ForEachIndexEntry(index, [&](ByteSpan, const BlockHandle& h) {
+            return VerifyBlockChecksum(sst_.file(), h, src, checksum, "filter partition");
+          }));
+    }
+    BLOOMCODEC_RETURN_IF_ERROR(sst_.ForEachDataBlock(
+        [&](ByteSpan index_key, const BlockHandle& h) { return CheckDataBlock(index_key, h); }));
+    if (sst_.properties()) {
+      if (auto n = sst_.properties()->Number("rocksdb.num.entries"); n && *n != entries_) {
+        return Status::Corrupt(src, sst_.properties_handle()->offset,
+                               "rocksdb.num.entries equal to the " + std::to_string(entries_) +
+                                   " entries of the data blocks",
+                               std::to_string(*n));
+      }
+    }
+    return Status();
+  }
+
+  std::uint64_t entries() const { return entries_; }
+
+ private:
+  Status CheckIndexBlock(const BlockHandle& h, std::string_view what) {
+    BLOOMCODEC_RETURN_IF_ERROR(
+        VerifyBlockChecksum(sst_.file(), h, sst_.source(), sst_.footer().checksum, what));
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block b, sst_.ReadBlock(h, what));
+    return leveldb::VerifyBlock(b, sst_.index_key_order(), sst_.index_value_encoding()).status();
+  }
+
+  Status CheckDataBlock(ByteSpan index_key, const BlockHandle& h) {
+    BLOOMCODEC_RETURN_IF_ERROR(
+        VerifyBlockChecksum(sst_.file(), h, sst_.source(), sst_.footer().checksum, "data block"));
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block b, sst_.ReadBlock(h, "data block"));
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t n, leveldb::VerifyBlock(b, KeyOrder::kInternal));
+    if (n == 0) return Status();
+    // The index key must not sort before the block's last key.
+    BlockIterator it(b, KeyOrder::kInternal);
+    BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+    ByteVector last;
+    while (it.valid()) {
+      last.assign(it.key().begin(), it.key().end());
+      BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+    }
+    const ByteSpan compared = sst_.index_key_is_user_key() ? UserKeyOf(last) : ByteSpan(last);
+    if (leveldb::CompareKeys(sst_.index_key_order(), index_key, compared) < 0) {
+      return Status::Corrupt(sst_.source(), h.offset,
+                             "an index key at or after the data block's last key",
+                             ToHex(index_key) + " < " + ToHex(compared));
+    }
+    entries_ += n;
+    return Status();
+  }
+
+  const SstReader& sst_;
+  std::uint64_t entries_ = 0;
+};
+
+void AddFill(const SstReader& sst, std::uint64_t distinct_keys, FileReport& report) {
+  Result<SstFilterStats> stats = ComputeSstFilterStats(sst);
+  if (!stats.ok()) {
+    report.findings.push_back(
+        FindingFromStatus(Severity::kError, finding_kind::kStructure, stats.status()));
+    return;
+  }
+  FillReport fill;
+  fill.bits = stats->bits;
+  fill.bits_set = stats->bits_set;
+  fill.hash_count = stats->hash_count;
+  fill.fill_ratio = fill.bits > 0 ? static_cast<double>(fill.bits_set) / fill.bits : 0;
+  fill.fp_rate = stats->fp_rate;
+  fill.sized_keys = static_cast<double>(distinct_keys);
+  fill.sized_keys_from = "table";
+  // A Ribbon solution is about half ones whatever it holds: its fill says nothing of its keys.
+  if (stats->ribbon) fill.estimated_keys = std::numeric_limits<double>::quiet_NaN();
+  if (!stats->ribbon && stats->filters == 1 && fill.bits > 0) {
+    FillStatistics s = ComputeFillStatistics(fill.bits, fill.bits_set, fill.hash_count);
+    fill.estimated_keys = s.estimated_keys;
+    const std::string reason =
+        OverfillReason(s, static_cast<double>(distinct_keys), "in its data blocks");
+    if (!reason.empty()) {
+      report.Add(Severity::kError, finding_kind::kOverfilled,
+                 reason + ": the filter was damaged or built for other keys",
+                 sst.filter()->handle.offset);
+    }
+  }
+  if (stats->always_match) {
+    report.Add(Severity::kWarning, finding_kind::kUnsupported,
+               "a filter RocksDB answers \"may match\" for every key (reserved or unusable "
+               "metadata): it filters nothing",
+               sst.filter()->handle.offset);
+  }
+  report.fill = fill;
+}
+
+}  // namespace
+
+bool LooksLikeRocksDb(const std::string& dir) {
+  std::error_code ec;
+  const bool has_current = fs::is_regular_file(fs::path(dir) / "CURRENT", ec);
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    // LevelDB writes CURRENT and MANIFEST-* too; RocksDB alone writes OPTIONS-*.
+    if (has_current && name.starts_with("OPTIONS-")) return true;
+    if (IsSstName(name)) {
+      Result<InputFile> in = InputFile::Open(it->path().string());
+      if (in.ok() && HasSstMagic(in->bytes())) return true;
+    }
+  }
+  return false;
+}
+
+Result<std::vector<std::string>> FindSstFiles(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec) return Status::IoError(dir, "cannot list the directory: " + ec.message());
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) return Status::IoError(dir, "cannot list the directory: " + ec.message());
+    if (IsSstName(it->path().filename().string())) out.push_back(it->path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+FileReport VerifySst(const std::string& path, const KeyList* probes, const std::string& group) {
+  FileReport report;
+  report.path = path;
+  report.format = "rocksdb-sst";
+  report.group = group;
+  Result<InputFile> in = InputFile::Open(path);
+  if (!in.ok()) {
+    report.Add(Severity::kError, finding_kind::kUnreadable, in.status().ToString());
+    return report;
+  }
+  SstOpenOptions open;
+  open.verify_checksums = true;
+  Result<SstReader> opened = SstReader::Open(in->bytes(), path, open);
+  if (!opened.ok()) {
+    const bool unsupported = opened.status().code() == StatusCode::kUnsupported;
+    report.findings.push_back(FindingFromStatus(
+        Severity::kError, unsupported ? finding_kind::kUnsupported : finding_kind::kStructure,
+        opened.status()));
+    return report;
+  }
+  const SstReader& sst = *opened;
+  if (sst.properties()) {
+    // The policy name comes from the file (JSON needs UTF-8).
+    report.version =
+        PrintableName(sst.properties()->String("rocksdb.filter.policy").value_or(""));
+  }
+  StructureCheck structure(sst);
+  Status s = structure.Run();
+  if (!s.ok()) {
+    report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kStructure, s));
+    return report;
+  }
+  if (!sst.filter()) {
+    bool other = false;
+    for (const SstMetaindexEntry& e : sst.metaindex()) {
+      if (e.key.starts_with("fullfilter.") || e.key.starts_with("partitionedfilter.") ||
+          e.key.starts_with("filter.")) {
+        other = true;
+        report.Add(Severity::kWarning, finding_kind::kUnsupported,
+                   "metaindex entry " + PrintableName(e.key) +
+                       ": not a filter RocksDB 7.8 uses with its built-in policies (obsolete "
+                       "block-based filter or another policy); every lookup reads a data block");
+      }
+    }
+    if (!other) {
+      report.Add(Severity::kWarning, finding_kind::kNoFilter,
+                 "no filter: every lookup reads a data block");
+    }
+    report.keys_checked = structure.entries();
+    // Every probe is answered "may contain": a read pays fp rate 1 (as for a LevelDB table).
+    FillReport always;
+    always.fp_rate = 1.0;
+    report.fill = always;
+    return report;
+  }
+  if (!sst.whole_key_filtering()) {
+    report.Add(Severity::kWarning, finding_kind::kUnsupported,
+               "whole_key_filtering is off: the filter holds prefixes, and without the prefix "
+               "extractor (not recorded in a form we apply) point lookups do not consult it");
+    report.keys_checked = structure.entries();
+    FillReport always;
+    always.fp_rate = 1.0;
+    report.fill = always;
+    return report;
+  }
+  // Every stored user key (each once) against the filter.
+  std::uint64_t distinct = 0;
+  ByteVector previous;
+  bool any = false;
+  s = sst.ForEachEntry([&](ByteSpan key, ByteSpan, const BlockHandle&) -> Status {
+    const ByteSpan user = UserKeyOf(key);
+    if (any && std::equal(previous.begin(), previous.end(), user.begin(), user.end())) {
+      return Status();
+    }
+    any = true;
+    previous.assign(user.begin(), user.end());
+    ++distinct;
+    BLOOMCODEC_ASSIGN_OR_RETURN(bool maybe, sst.MayContain(user));
+    if (!maybe) report.AddFalseNegative(user);
+    return Status();
+  });
+  if (!s.ok()) {
+    report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kStructure, s));
+    return report;
+  }
+  report.keys_checked = distinct;
+  if (probes != nullptr) {
+    std::vector<std::uint8_t> answers(probes->size());
+    s = sst.MayContainBatch(*probes, answers);
+    if (!s.ok()) {
+      report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kStructure, s));
+      return report;
+    }
+    for (std::size_t i = 0; i < answers.size(); ++i) {
+      if (answers[i] == 0) report.AddFalseNegative((*probes)[i]);
+    }
+    report.keys_checked += probes->size();
+  }
+  report.FinishFalseNegatives("the filter");
+  AddFill(sst, distinct, report);
+  return report;
+}
+
+}  // namespace bloomcodec::rocksdb

@@ -1,0 +1,170 @@
+#include "bloomcodec/rocksdb/sst_writer.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "bloomcodec/byte_writer.h"
+#include "bloomcodec/leveldb/table_writer.h"
+#include "bloomcodec/rocksdb/sst_reader.h"
+
+namespace bloomcodec::rocksdb {
+
+namespace {
+
+using leveldb::BlockBuilder;
+
+// The tag SstFileWriter gives every key: sequence 0, kTypeValue (1).
+constexpr std::uint8_t kTypeValue = 1;
+
+class Writer {
+ public:
+  explicit Writer(const SstWriteOptions& o) : options_(o) {}
+
+  BlockHandle WriteBlock(ByteSpan contents) {
+    BlockHandle h{out_.size(), contents.size()};
+    out_.insert(out_.end(), contents.begin(), contents.end());
+    const std::uint8_t type = 0;
+    out_.push_back(type);
+    ByteWriter(out_).PutLittleU32(BlockChecksum(options_.checksum, contents, type));
+    return h;
+  }
+
+  ByteVector& out() { return out_; }
+
+ private:
+  SstWriteOptions options_;
+  ByteVector out_;
+};
+
+ByteVector Varint(std::uint64_t v) {
+  ByteVector b;
+  ByteWriter(b).PutVarint64(v);
+  return b;
+}
+
+ByteVector Fixed32(std::uint32_t v) {
+  ByteVector b;
+  ByteWriter(b).PutLittleU32(v);
+  return b;
+}
+
+ByteVector Text(std::string_view s) { return ByteVector(s.begin(), s.end()); }
+
+int CompareBytes(ByteSpan a, ByteSpan b) {
+  return leveldb::CompareKeys(leveldb::KeyOrder::kBytewise, a, b);
+}
+
+}  // namespace
+
+Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
+                            const SstWriteOptions& options) {
+  if (values != nullptr && values->size() != user_keys.size()) {
+    return Status::InvalidArgument("WriteSst: one value per key");
+  }
+  if (user_keys.empty()) {
+    // SstFileWriter::Finish refuses an empty file too.
+    return Status::InvalidArgument("an SST needs at least one key (RocksDB's SstFileWriter "
+                                   "refuses to finish an empty file)");
+  }
+  if (options.block_size == 0 || options.restart_interval < 1) {
+    return Status::InvalidArgument("WriteSst: block_size and restart_interval must be positive");
+  }
+  for (std::size_t i = 1; i < user_keys.size(); ++i) {
+    if (CompareBytes(user_keys[i - 1], user_keys[i]) >= 0) {
+      return Status::InvalidArgument("WriteSst: keys must be strictly increasing bytewise (key " +
+                                     std::to_string(i) + ")");
+    }
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector filter,
+                              BuildFullFilter(options.filter, options.bits_per_key, user_keys));
+
+  Writer w(options);
+  BlockBuilder data(options.restart_interval);
+  BlockBuilder index(1);
+  std::uint64_t raw_key_size = 0, raw_value_size = 0, data_blocks = 0;
+  ByteVector internal_key;
+  ByteVector last_user_key;
+  auto flush = [&] {
+    const BlockHandle h = w.WriteBlock(data.Finish());
+    data.Reset();
+    ByteVector handle;
+    leveldb::AppendBlockHandle(h, handle);
+    // The block's last user key is a valid separator (RocksDB would shorten it).
+    index.Add(last_user_key, handle);
+    ++data_blocks;
+  };
+  for (std::size_t i = 0; i < user_keys.size(); ++i) {
+    const ByteSpan key = user_keys[i];
+    const ByteSpan value = values ? (*values)[i] : ByteSpan();
+    internal_key.assign(key.begin(), key.end());
+    internal_key.push_back(kTypeValue);
+    internal_key.insert(internal_key.end(), 7, 0);  // sequence 0
+    data.Add(internal_key, value);
+    raw_key_size += internal_key.size();
+    raw_value_size += value.size();
+    last_user_key.assign(key.begin(), key.end());
+    if (data.SizeEstimate() >= options.block_size) flush();
+  }
+  if (!data.empty()) flush();
+  const std::uint64_t data_size = w.out().size();
+
+  const BlockHandle filter_handle = w.WriteBlock(filter);
+  const ByteSpan finished_index = index.Finish();
+  const ByteVector index_contents(finished_index.begin(), finished_index.end());
+  const BlockHandle index_handle = w.WriteBlock(index_contents);
+
+  // Properties, sorted by name (a block's keys must increase).
+  std::map<std::string, ByteVector> props;
+  props["rocksdb.block.based.table.index.type"] = Fixed32(0);
+  props["rocksdb.block.based.table.prefix.filtering"] = Text("0");
+  props["rocksdb.block.based.table.whole.key.filtering"] = Text("1");
+  props["rocksdb.column.family.id"] = Varint(0x7fffffff);  // unknown, as SstFileWriter records
+  props["rocksdb.comparator"] = Text("leveldb.BytewiseComparator");
+  props["rocksdb.compression"] = Text("NoCompression");
+  props["rocksdb.creating.db.identity"] = Text("bloomcodec");
+  props["rocksdb.creation.time"] = Varint(0);
+  props["rocksdb.data.size"] = Varint(data_size);
+  props["rocksdb.deleted.keys"] = Varint(0);
+  props["rocksdb.external_sst_file.global_seqno"] = ByteVector(8, 0);
+  props["rocksdb.external_sst_file.version"] = Fixed32(2);
+  props["rocksdb.filter.policy"] =
+      Text(options.filter == FilterEncoding::kRibbon ? "ribbonfilter" : "bloomfilter");
+  props["rocksdb.filter.size"] = Varint(filter.size());
+  props["rocksdb.fixed.key.length"] = Varint(0);
+  props["rocksdb.format.version"] = Varint(0);
+  props["rocksdb.index.key.is.user.key"] = Varint(1);
+  props["rocksdb.index.size"] = Varint(index_contents.size() + leveldb::kBlockTrailerSize);
+  props["rocksdb.index.value.is.delta.encoded"] = Varint(0);
+  props["rocksdb.merge.operands"] = Varint(0);
+  props["rocksdb.num.data.blocks"] = Varint(data_blocks);
+  props["rocksdb.num.entries"] = Varint(user_keys.size());
+  props["rocksdb.num.filter_entries"] = Varint(user_keys.size());
+  props["rocksdb.num.range-deletions"] = Varint(0);
+  props["rocksdb.oldest.key.time"] = Varint(0);
+  props["rocksdb.raw.key.size"] = Varint(raw_key_size);
+  props["rocksdb.raw.value.size"] = Varint(raw_value_size);
+  BlockBuilder properties(1);
+  for (const auto& [name, value] : props) properties.Add(Text(name), value);
+  const BlockHandle properties_handle = w.WriteBlock(properties.Finish());
+
+  BlockBuilder metaindex(1);
+  ByteVector fh, ph;
+  leveldb::AppendBlockHandle(filter_handle, fh);
+  leveldb::AppendBlockHandle(properties_handle, ph);
+  const std::string filter_key = "fullfilter." + std::string(kBuiltinFilterName);
+  metaindex.Add(Text(filter_key), fh);  // "fullfilter..." < "rocksdb.properties"
+  metaindex.Add(Text(kPropertiesBlockName), ph);
+  const BlockHandle metaindex_handle = w.WriteBlock(metaindex.Finish());
+
+  SstFooter footer;
+  footer.magic = kBlockBasedTableMagic;
+  footer.format_version = options.filter == FilterEncoding::kLegacyBloom ? 4 : 5;
+  footer.checksum = options.checksum;
+  footer.metaindex_handle = metaindex_handle;
+  footer.index_handle = index_handle;
+  AppendSstFooter(footer, w.out());
+  return std::move(w.out());
+}
+
+}  // namespace bloomcodec::rocksdb

@@ -1,0 +1,513 @@
+// SST files written by the original (Debian's librocksdb 7.8.3, rocksdb::SstFileWriter) with
+// random table options, read by us: the keys, the properties, the filter's answers, the block
+// checksums, and a flipped byte in any block found at that block.
+//
+// The Debian library is built with assertions on; these properties keep to inputs it accepts:
+// at least one key (SstFileWriter::Finish refuses an empty file), strictly increasing keys,
+// partition_filters only with the two-level index (otherwise RocksDB silently turns it off),
+// compressions from GetSupportedCompressions().
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bloomcodec/input_file.h"
+#include "bloomcodec/rocksdb/full_filter.h"
+#include "bloomcodec/rocksdb/sst_reader.h"
+#include "bloomcodec/rocksdb/sst_verify.h"
+#include "bloomcodec/rocksdb/sst_writer.h"
+#include "leveldb/random_keys.h"
+#include "leveldb/rc_check.h"
+#include "rocksdb/convenience.h"
+#include "rocksdb/db.h"
+#include "rocksdb/statistics.h"
+#include "rocksdb/filter_policy.h"
+#include "rocksdb/options.h"
+#include "rocksdb/rocksdb_internal.h"
+#include "rocksdb/sst_file_reader.h"
+#include "rocksdb/sst_file_writer.h"
+#include "rocksdb/table.h"
+#include "rocksdb/table_properties.h"
+
+namespace bloomcodec::rocksdb {
+namespace {
+
+namespace fs = std::filesystem;
+using ::bloomcodec::testing::CheckProperty;
+
+struct SstCase {
+  int format_version = 5;
+  ::rocksdb::ChecksumType checksum = ::rocksdb::kXXH3;
+  ::rocksdb::CompressionType compression = ::rocksdb::kNoCompression;
+  int block_size = 4096;
+  int restart_interval = 16;
+  int index_restart_interval = 1;
+  ::rocksdb::BlockBasedTableOptions::IndexType index_type =
+      ::rocksdb::BlockBasedTableOptions::kBinarySearch;
+  bool partition_filters = false;
+  int metadata_block_size = 4096;
+  bool ribbon = false;
+  double bits_per_key = 10;
+  bool whole_key_filtering = true;
+  bool hash_index = false;
+  std::vector<std::string> keys;    // sorted, distinct
+  std::vector<std::string> values;
+};
+
+std::string Describe(const SstCase& c) {
+  return "fv=" + std::to_string(c.format_version) +
+         " checksum=" + std::to_string(static_cast<int>(c.checksum)) +
+         " compression=" + std::to_string(static_cast<int>(c.compression)) +
+         " block_size=" + std::to_string(c.block_size) +
+         " restart=" + std::to_string(c.restart_interval) +
+         " index_restart=" + std::to_string(c.index_restart_interval) +
+         " index_type=" + std::to_string(static_cast<int>(c.index_type)) +
+         " partition_filters=" + std::to_string(c.partition_filters) +
+         " metadata_block_size=" + std::to_string(c.metadata_block_size) +
+         " ribbon=" + std::to_string(c.ribbon) + " bpk=" + std::to_string(c.bits_per_key) +
+         " whole_key=" + std::to_string(c.whole_key_filtering) +
+         " hash_index=" + std::to_string(c.hash_index) + " keys=" + std::to_string(c.keys.size());
+}
+
+rc::Gen<SstCase> GenCase() {
+  return rc::gen::exec([] {
+    SstCase c;
+    c.format_version = *rc::gen::inRange(2, 6);
+    c.checksum = *rc::gen::element(::rocksdb::kCRC32c, ::rocksdb::kxxHash, ::rocksdb::kxxHash64,
+                                   ::rocksdb::kXXH3);
+    const std::vector<::rocksdb::CompressionType> supported = ::rocksdb::GetSupportedCompressions();
+    std::vector<::rocksdb::CompressionType> usable = {::rocksdb::kNoCompression};
+    for (::rocksdb::CompressionType t :
+         {::rocksdb::kSnappyCompression, ::rocksdb::kZlibCompression, ::rocksdb::kLZ4Compression,
+          ::rocksdb::kLZ4HCCompression, ::rocksdb::kZSTD}) {
+      if (std::find(supported.begin(), supported.end(), t) != supported.end()) usable.push_back(t);
+    }
+    c.compression = *rc::gen::elementOf(usable);
+    c.block_size = *rc::gen::inRange(64, 8192);
+    c.restart_interval = *rc::gen::inRange(1, 33);
+    c.index_restart_interval = *rc::gen::inRange(1, 9);
+    c.index_type = *rc::gen::element(::rocksdb::BlockBasedTableOptions::kBinarySearch,
+                                     ::rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch,
+                                     ::rocksdb::BlockBasedTableOptions::kBinarySearchWithFirstKey);
+    c.partition_filters =
+        c.index_type == ::rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch &&
+        *rc::gen::arbitrary<bool>();
+    c.metadata_block_size = *rc::gen::inRange(64, 2048);
+    c.ribbon = *rc::gen::arbitrary<bool>();
+    c.bits_per_key = *rc::gen::inRange(10, 200) / 10.0;
+    c.whole_key_filtering = *rc::gen::inRange(0, 5) != 0;
+    c.hash_index = *rc::gen::arbitrary<bool>();
+    const std::uint64_t seed = *rc::gen::arbitrary<std::uint64_t>();
+    const std::size_t n = *rc::gen::inRange(1, 1500);
+    std::vector<std::string> keys = ::bloomcodec::testing::RandomKeys(seed, n);
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    c.keys = std::move(keys);
+    ::bloomcodec::testing::SplitMix64 rng(seed ^ 0x5555);
+    for (std::size_t i = 0; i < c.keys.size(); ++i) {
+      std::string v(rng.Below(41), '\0');
+      for (char& ch : v) ch = static_cast<char>(rng.Below(4) == 0 ? rng.Next() : 'v');
+      c.values.push_back(std::move(v));
+    }
+    return c;
+  });
+}
+
+::rocksdb::Options OptionsFor(const SstCase& c) {
+  ::rocksdb::BlockBasedTableOptions t;
+  t.format_version = static_cast<std::uint32_t>(c.format_version);
+  t.checksum = c.checksum;
+  t.block_size = static_cast<std::size_t>(c.block_size);
+  t.block_restart_interval = c.restart_interval;
+  t.index_block_restart_interval = c.index_restart_interval;
+  t.index_type = c.index_type;
+  t.partition_filters = c.partition_filters;
+  t.metadata_block_size = static_cast<std::uint64_t>(c.metadata_block_size);
+  t.filter_policy.reset(c.ribbon ? ::rocksdb::NewRibbonFilterPolicy(c.bits_per_key)
+                                 : ::rocksdb::NewBloomFilterPolicy(c.bits_per_key));
+  t.whole_key_filtering = c.whole_key_filtering;
+  t.data_block_index_type = c.hash_index
+                                ? ::rocksdb::BlockBasedTableOptions::kDataBlockBinaryAndHash
+                                : ::rocksdb::BlockBasedTableOptions::kDataBlockBinarySearch;
+  ::rocksdb::Options o;
+  o.compression = c.compression;
+  o.table_factory.reset(::rocksdb::NewBlockBasedTableFactory(t));
+  return o;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "bloomcodec-sst-XXXXXX").string();
+    path_ = mkdtemp(pattern.data()) ? pattern : std::string();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::string WriteWithRocksDb(const SstCase& c, const std::string& dir) {
+  const std::string path = dir + "/000001.sst";
+  const ::rocksdb::Options options = OptionsFor(c);
+  ::rocksdb::SstFileWriter writer(::rocksdb::EnvOptions(), options);
+  ::rocksdb::Status s = writer.Open(path);
+  RC_ASSERT(s.ok());
+  for (std::size_t i = 0; i < c.keys.size(); ++i) {
+    s = writer.Put(c.keys[i], c.values[i]);
+    RC_ASSERT(s.ok());
+  }
+  s = writer.Finish();
+  RC_ASSERT(s.ok());
+  return path;
+}
+
+ByteVector ReadFile(const std::string& path) {
+  auto in = InputFile::Open(path);
+  RC_ASSERT(in.ok());
+  return ByteVector(in->bytes().begin(), in->bytes().end());
+}
+
+void CheckProperties(const SstReader& sst, const ::rocksdb::TableProperties& p) {
+  RC_ASSERT(sst.properties().has_value());
+  const TableProperties& ours = *sst.properties();
+  auto num = [&](const char* name) { return ours.Number(name).value_or(~0ull); };
+  RC_ASSERT(num("rocksdb.data.size") == p.data_size);
+  RC_ASSERT(num("rocksdb.index.size") == p.index_size);
+  RC_ASSERT(num("rocksdb.filter.size") == p.filter_size);
+  RC_ASSERT(num("rocksdb.raw.key.size") == p.raw_key_size);
+  RC_ASSERT(num("rocksdb.raw.value.size") == p.raw_value_size);
+  RC_ASSERT(num("rocksdb.num.data.blocks") == p.num_data_blocks);
+  RC_ASSERT(num("rocksdb.num.entries") == p.num_entries);
+  RC_ASSERT(num("rocksdb.num.filter_entries") == p.num_filter_entries);
+  RC_ASSERT(num("rocksdb.format.version") == p.format_version);
+  RC_ASSERT(num("rocksdb.index.key.is.user.key") == p.index_key_is_user_key);
+  RC_ASSERT(num("rocksdb.index.value.is.delta.encoded") == p.index_value_is_delta_encoded);
+  RC_ASSERT(ours.Number("rocksdb.index.partitions").value_or(0) == p.index_partitions);
+  RC_ASSERT(ours.Number("rocksdb.top-level.index.size").value_or(0) == p.top_level_index_size);
+  RC_ASSERT(ours.String("rocksdb.filter.policy").value_or("") == p.filter_policy_name);
+  RC_ASSERT(ours.String("rocksdb.compression").value_or("") == p.compression_name);
+  RC_ASSERT(ours.String("rocksdb.comparator").value_or("") == p.comparator_name);
+  // User-collected properties come back byte for byte.
+  for (const auto& [name, value] : p.user_collected_properties) {
+    const TableProperty* mine = ours.Find(name);
+    RC_ASSERT(mine != nullptr);
+    RC_ASSERT(std::string(reinterpret_cast<const char*>(mine->raw.data()), mine->raw.size()) ==
+              value);
+  }
+  for (const TableProperty& prop : ours.entries) RC_ASSERT(!prop.malformed);
+}
+
+// Our answer for each probe against RocksDB's FilterBitsReader on the filter block (or, for
+// partitioned filters, on the partition we chose for the probe).
+void CheckFilterAnswers(const SstReader& sst, const SstCase& c,
+                        const std::vector<std::string>& probes) {
+  std::unique_ptr<const ::rocksdb::FilterPolicy> policy(
+      c.ribbon ? ::rocksdb::NewRibbonFilterPolicy(c.bits_per_key)
+               : ::rocksdb::NewBloomFilterPolicy(c.bits_per_key));
+  for (const std::string& probe : probes) {
+    const ByteSpan key = AsBytes(probe);
+    auto ours = sst.MayContain(key);
+    RC_ASSERT(ours.ok());
+    if (!c.whole_key_filtering) {
+      RC_ASSERT(*ours);
+      continue;
+    }
+    auto handle = sst.FilterBlockFor(key);
+    RC_ASSERT(handle.ok());
+    const ByteSpan block = sst.file().subspan(handle->offset, handle->size);
+    std::unique_ptr<::rocksdb::FilterBitsReader> reader(policy->GetFilterBitsReader(
+        ::rocksdb::Slice(reinterpret_cast<const char*>(block.data()), block.size())));
+    RC_ASSERT(*ours == reader->MayMatch(::rocksdb::Slice(probe)));
+  }
+}
+
+// The read path itself: the file ingested into an empty database, each probe asked with
+// DB::Get, and the statistics tickers say whether the filter was consulted and what it answered
+// (BLOOM_FILTER_USEFUL: "absent"; BLOOM_FILTER_FULL_POSITIVE: "may match"). Where it was
+// consulted, our answer must be the same; this checks the partition a partitioned filter picks.
+void CheckAgainstDbGet(const SstCase& c, const std::string& sst_path, const SstReader& sst,
+                       const std::vector<std::string>& probes) {
+  TempDir db_dir;
+  RC_ASSERT(!db_dir.path().empty());
+  ::rocksdb::Options options = OptionsFor(c);
+  options.create_if_missing = true;
+  options.statistics = ::rocksdb::CreateDBStatistics();
+  ::rocksdb::DB* raw = nullptr;
+  RC_ASSERT(::rocksdb::DB::Open(options, db_dir.path() + "/db", &raw).ok());
+  std::unique_ptr<::rocksdb::DB> db(raw);
+  ::rocksdb::IngestExternalFileOptions ingest;
+  RC_ASSERT(db->IngestExternalFile({sst_path}, ingest).ok());
+  std::size_t consulted = 0;
+  for (const std::string& probe : probes) {
+    const std::uint64_t useful = options.statistics->getTickerCount(::rocksdb::BLOOM_FILTER_USEFUL);
+    const std::uint64_t positive =
+        options.statistics->getTickerCount(::rocksdb::BLOOM_FILTER_FULL_POSITIVE);
+    std::string value;
+    const ::rocksdb::Status s = db->Get(::rocksdb::ReadOptions(), probe, &value);
+    RC_ASSERT(s.ok() || s.IsNotFound());
+    const bool said_absent =
+        options.statistics->getTickerCount(::rocksdb::BLOOM_FILTER_USEFUL) > useful;
+    const bool said_maybe =
+        options.statistics->getTickerCount(::rocksdb::BLOOM_FILTER_FULL_POSITIVE) > positive;
+    if (!said_absent && !said_maybe) continue;  // outside the file's key range: not asked
+    ++consulted;
+    auto ours = sst.MayContain(AsBytes(probe));
+    RC_ASSERT(ours.ok());
+    RC_ASSERT(*ours == said_maybe);
+  }
+  RC_ASSERT(consulted > 0);
+  RC_ASSERT(db->Close().ok());
+}
+
+// The blocks a flipped byte must be found in: every data block, the index (and its partitions),
+// the metaindex, the meta blocks it names, filter partitions.
+std::vector<BlockHandle> AllBlocks(const SstReader& sst) {
+  std::vector<BlockHandle> blocks = {sst.footer().index_handle, sst.footer().metaindex_handle};
+  for (const SstMetaindexEntry& e : sst.metaindex()) {
+    if (e.handle) blocks.push_back(*e.handle);
+  }
+  Status s = sst.ForEachDataBlock([&](ByteSpan, const BlockHandle& h) {
+    blocks.push_back(h);
+    return Status();
+  });
+  RC_ASSERT(s.ok());
+  s = sst.ForEachIndexPartition([&](ByteSpan, const BlockHandle& h) {
+    blocks.push_back(h);
+    return Status();
+  });
+  RC_ASSERT(s.ok());
+  return blocks;
+}
+
+TEST(SstDifferential, FilesWrittenByRocksDbReadAsRocksDbReadsThem) {
+  CheckProperty(60, 100, [] {
+    const SstCase c = *GenCase();
+    RC_TAG(c.format_version);
+    RC_LOG() << Describe(c) << "\n";
+    TempDir dir;
+    RC_ASSERT(!dir.path().empty());
+    const std::string path = WriteWithRocksDb(c, dir.path());
+    const ByteVector file = ReadFile(path);
+
+    // The original's view of the same file.
+    ::rocksdb::Options options = OptionsFor(c);
+    ::rocksdb::SstFileReader original(options);
+    RC_ASSERT(original.Open(path).ok());
+    RC_ASSERT(original.VerifyChecksum().ok());
+    std::vector<std::string> original_keys;
+    {
+      std::unique_ptr<::rocksdb::Iterator> it(original.NewIterator(::rocksdb::ReadOptions()));
+      for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        original_keys.push_back(it->key().ToString());
+      }
+      RC_ASSERT(it->status().ok());
+    }
+    RC_ASSERT(original_keys == c.keys);
+
+    SstOpenOptions open;
+    open.verify_checksums = true;
+    auto sst = SstReader::Open(file, path, open);
+    RC_ASSERT(sst.ok());
+    RC_ASSERT(sst->footer().format_version == static_cast<std::uint32_t>(c.format_version));
+    RC_ASSERT(static_cast<int>(sst->footer().checksum) == static_cast<int>(c.checksum));
+    std::vector<std::string> our_keys;
+    Status s = sst->ForEachEntry([&](ByteSpan key, ByteSpan, const BlockHandle&) {
+      const ByteSpan user = UserKeyOf(key);
+      our_keys.emplace_back(reinterpret_cast<const char*>(user.data()), user.size());
+      return Status();
+    });
+    RC_ASSERT(s.ok());
+    RC_ASSERT(our_keys == original_keys);
+    CheckProperties(*sst, *original.GetTableProperties());
+
+    // Without whole-key filtering and without a prefix extractor there is nothing to add to a
+    // filter: RocksDB writes none.
+    RC_ASSERT(sst->filter().has_value() == c.whole_key_filtering);
+    if (!c.whole_key_filtering) return;
+    RC_ASSERT((sst->filter()->placement == FilterPlacement::kPartitioned) == c.partition_filters);
+    std::vector<std::string> probes = c.keys;
+    const std::vector<std::string> absent =
+        ::bloomcodec::testing::RandomKeys(c.keys.size() * 7 + 1, 300);
+    probes.insert(probes.end(), absent.begin(), absent.end());
+    CheckFilterAnswers(*sst, c, probes);
+
+    CheckAgainstDbGet(c, path, *sst, probes);
+
+    const FileReport report = VerifySst(path, nullptr, dir.path());
+    for (const Finding& f : report.findings) RC_ASSERT(f.severity != Severity::kError);
+    RC_ASSERT(report.false_negative_count == 0u);
+  });
+}
+
+TEST(SstDifferential, AFlippedByteInAnyBlockIsReportedAtThatBlock) {
+  CheckProperty(40, 60, [] {
+    const SstCase c = *GenCase();
+    TempDir dir;
+    RC_ASSERT(!dir.path().empty());
+    const std::string path = WriteWithRocksDb(c, dir.path());
+    ByteVector file = ReadFile(path);
+    auto sst = SstReader::Open(file, path);
+    RC_ASSERT(sst.ok());
+    const std::vector<BlockHandle> blocks = AllBlocks(*sst);
+    const BlockHandle block = *rc::gen::elementOf(blocks);
+    // Any byte of the block or its trailer.
+    const std::uint64_t at =
+        block.offset + *rc::gen::inRange<std::uint64_t>(0, block.size + 5);
+    const std::uint8_t mask = *rc::gen::inRange<int>(1, 256);
+    file[at] ^= mask;
+    const std::string damaged = dir.path() + "/000002.sst";
+    {
+      std::ofstream out(damaged, std::ios::binary);
+      out.write(reinterpret_cast<const char*>(file.data()),
+                static_cast<std::streamsize>(file.size()));
+    }
+    const FileReport report = VerifySst(damaged, nullptr, dir.path());
+    RC_ASSERT(report.worst() == Severity::kError);
+    RC_ASSERT(!report.findings.empty());
+    const Finding& f = report.findings.front();
+    RC_LOG() << "flipped byte " << at << " in block " << block.offset << "+" << block.size
+             << ": " << f.kind << " " << f.message << "\n";
+    RC_ASSERT(f.kind == std::string(finding_kind::kStructure));
+    RC_ASSERT(f.offset.has_value());
+    RC_ASSERT(*f.offset >= block.offset);
+    RC_ASSERT(*f.offset < block.offset + block.size + 5);
+  });
+}
+
+// Our writer: RocksDB opens what we write, iterates exactly our keys, verifies every checksum,
+// reads our properties; and our filter block is byte-identical to the one SstFileWriter writes
+// for the same keys and policy.
+TEST(SstDifferential, FilesWeWriteAreReadByRocksDbAndCarryItsFilterBytes) {
+  CheckProperty(40, 100, [] {
+    SstCase c = *GenCase();
+    c.format_version = 5;
+    c.index_type = ::rocksdb::BlockBasedTableOptions::kBinarySearch;
+    c.partition_filters = false;
+    c.whole_key_filtering = true;
+    c.compression = ::rocksdb::kNoCompression;
+    c.checksum = *rc::gen::element(::rocksdb::kCRC32c, ::rocksdb::kxxHash, ::rocksdb::kxxHash64,
+                                   ::rocksdb::kXXH3);
+    RC_LOG() << Describe(c) << "\n";
+    TempDir dir;
+    RC_ASSERT(!dir.path().empty());
+    KeyList keys, values;
+    for (std::size_t i = 0; i < c.keys.size(); ++i) {
+      keys.Add(c.keys[i]);
+      values.Add(c.values[i]);
+    }
+    SstWriteOptions ours;
+    ours.bits_per_key = c.bits_per_key;
+    ours.filter = c.ribbon ? FilterEncoding::kRibbon : FilterEncoding::kFastLocalBloom;
+    ours.block_size = static_cast<std::size_t>(c.block_size);
+    ours.restart_interval = c.restart_interval;
+    ours.checksum = static_cast<ChecksumType>(c.checksum);
+    auto written = WriteSst(keys, &values, ours);
+    RC_ASSERT(written.ok());
+    const std::string path = dir.path() + "/000007.sst";
+    {
+      std::ofstream out(path, std::ios::binary);
+      out.write(reinterpret_cast<const char*>(written->data()),
+                static_cast<std::streamsize>(written->size()));
+    }
+    ::rocksdb::SstFileReader reader(OptionsFor(c));
+    RC_ASSERT(reader.Open(path).ok());
+    RC_ASSERT(reader.VerifyChecksum().ok());
+    std::vector<std::string> read_keys, read_values;
+    {
+      std::unique_ptr<::rocksdb::Iterator> it(reader.NewIterator(::rocksdb::ReadOptions()));
+      for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        read_keys.push_back(it->key().ToString());
+        read_values.push_back(it->value().ToString());
+      }
+      RC_ASSERT(it->status().ok());
+    }
+    RC_ASSERT(read_keys == c.keys);
+    RC_ASSERT(read_values == c.values);
+    const auto props = reader.GetTableProperties();
+    RC_ASSERT(props->num_entries == c.keys.size());
+    RC_ASSERT(props->filter_policy_name == std::string(c.ribbon ? "ribbonfilter" : "bloomfilter"));
+
+    // The original's file for the same keys: its filter block equals ours.
+    const std::string theirs_path = WriteWithRocksDb(c, dir.path());
+    const ByteVector theirs_bytes = ReadFile(theirs_path);
+    auto theirs = SstReader::Open(theirs_bytes, theirs_path);
+    auto mine = SstReader::Open(*written, path);
+    RC_ASSERT(theirs.ok() && mine.ok());
+    RC_ASSERT(theirs->filter().has_value() && mine->filter().has_value());
+    const ByteSpan a = theirs->filter()->contents.bytes();
+    const ByteSpan b = mine->filter()->contents.bytes();
+    RC_ASSERT(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+  });
+}
+
+// Rewriting the filter of an SST RocksDB wrote (any one-level index, compression, checksum,
+// format_version): RocksDB reads the result, and its filter block is the one RocksDB writes for
+// the same keys with the new bits_per_key. Removing the filter leaves a table RocksDB reads.
+TEST(SstDifferential, RewrittenFiltersAreTheOnesRocksDbWritesAndItReadsTheFile) {
+  CheckProperty(40, 100, [] {
+    SstCase c = *GenCase();
+    if (c.index_type == ::rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch) {
+      c.index_type = ::rocksdb::BlockBasedTableOptions::kBinarySearch;
+    }
+    c.partition_filters = false;
+    c.whole_key_filtering = true;
+    RC_LOG() << Describe(c) << "\n";
+    TempDir dir;
+    RC_ASSERT(!dir.path().empty());
+    const std::string original_path = WriteWithRocksDb(c, dir.path());
+    const ByteVector original = ReadFile(original_path);
+    auto sst = SstReader::Open(original, original_path);
+    RC_ASSERT(sst.ok());
+    const bool remove = *rc::gen::inRange(0, 5) == 0;
+    SstCase target = c;
+    target.bits_per_key = *rc::gen::inRange(10, 200) / 10.0;
+    auto rewritten = RewriteSstFilter(*sst, remove ? std::nullopt
+                                                   : std::optional<double>(target.bits_per_key));
+    RC_ASSERT(rewritten.ok());
+    TempDir out_dir;
+    const std::string path = out_dir.path() + "/000009.sst";
+    {
+      std::ofstream out(path, std::ios::binary);
+      out.write(reinterpret_cast<const char*>(rewritten->data()),
+                static_cast<std::streamsize>(rewritten->size()));
+    }
+    ::rocksdb::SstFileReader reader(OptionsFor(target));
+    RC_ASSERT(reader.Open(path).ok());
+    RC_ASSERT(reader.VerifyChecksum().ok());
+    std::vector<std::string> keys;
+    {
+      std::unique_ptr<::rocksdb::Iterator> it(reader.NewIterator(::rocksdb::ReadOptions()));
+      for (it->SeekToFirst(); it->Valid(); it->Next()) keys.push_back(it->key().ToString());
+      RC_ASSERT(it->status().ok());
+    }
+    RC_ASSERT(keys == c.keys);
+    auto mine = SstReader::Open(*rewritten, path);
+    RC_ASSERT(mine.ok());
+    RC_ASSERT(mine->filter().has_value() == !remove);
+    RC_ASSERT(reader.GetTableProperties()->filter_size ==
+              (remove ? 0 : mine->filter()->handle.size));
+    if (remove) return;
+    const std::string theirs_path = WriteWithRocksDb(target, out_dir.path());
+    const ByteVector theirs_bytes = ReadFile(theirs_path);
+    auto theirs = SstReader::Open(theirs_bytes, theirs_path);
+    RC_ASSERT(theirs.ok() && theirs->filter().has_value());
+    const ByteSpan a = theirs->filter()->contents.bytes();
+    const ByteSpan b = mine->filter()->contents.bytes();
+    RC_ASSERT(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+  });
+}
+
+}  // namespace
+}  // namespace bloomcodec::rocksdb
