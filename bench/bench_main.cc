@@ -2,7 +2,8 @@
 //
 //   bloomcodec_bench [google benchmark flags] [--jvm=N1,N2,...] [--jvm_out=FILE]
 //
-// --jvm runs the JVM program (CassandraBench.java, Cassandra 1.0's BloomFilter on the JDK) for
+// --jvm runs the JVM program (CassandraBench.java: Cassandra 1.0's BloomFilter and 3.0 - 5.0's
+// Murmur3 BloomFilter on the JDK) for
 // the given key counts after the C++ benchmarks, and writes its JSON lines to --jvm_out (or
 // stdout). The JVM times itself after warming up, so start-up and JIT are not counted.
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "bench_support.h"
+#include "bloomcodec/cassandra/filter_factory.h"
 #include "bloomcodec/cassandra/sizing.h"
 
 namespace {
@@ -29,6 +31,13 @@ bool RunJvm(const std::string& counts, const std::string& out_path) {
     specs.append(" ").append(std::to_string(n)).append(":");
     specs.append(std::to_string(spec->hash_count)).append(":");
     specs.append(std::to_string(spec->word_count));
+    // The 3.0 - 5.0 filter as their SSTable writer sizes it: getFilter(N, 0.01), the default
+    // bloom_filter_fp_chance.
+    auto later = bloomcodec::cassandra::SizeMurmur3Filter(n, 0.01);
+    if (!later.ok()) return false;
+    specs.append(" m3:").append(std::to_string(n)).append(":");
+    specs.append(std::to_string(later->hash_count)).append(":");
+    specs.append(std::to_string(later->word_count));
   }
   // 1e8 keys of 16 bytes are 1.6 GB in one byte[], plus two copies of a 190 MB filter.
   const std::string command = std::string(BLOOMCODEC_JAVA) + " -Xms5g -Xmx5g -cp " +
@@ -64,6 +73,8 @@ int main(int argc, char** argv) {
   int count = static_cast<int>(args.size());
   bloomcodec::bench::RegisterLevelDbBenchmarks();
   bloomcodec::bench::RegisterCassandraBenchmarks();
+  bloomcodec::bench::RegisterCassandraLaterBenchmarks();
+  bloomcodec::bench::RegisterRocksDbBenchmarks();
   bloomcodec::bench::RegisterLoadBenchmarks();
   benchmark::Initialize(&count, args.data());
   if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;

@@ -4,6 +4,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -48,6 +49,39 @@ std::uint64_t AllocationCount();
 void ReportPerKey(benchmark::State& state, std::size_t keys_per_iteration,
                   std::uint64_t allocations);
 
+// Times membership queries of the first `count` probes, key at a time (MayContain) or through
+// the batch path (MayContainBatch), after an untimed check that both paths give the same answer
+// for every probe; `hits` says every probe is stored (a 0 answer is then an error). Reports per
+// key, with the allocations of the timed loop.
+template <typename FilterT>
+void TimeQueries(benchmark::State& state, const FilterT& f, const KeyList& probes,
+                 std::size_t count, bool hits, bool batch) {
+  std::vector<std::uint8_t> answers(probes.size());
+  f.MayContainBatch(probes, answers);
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    if ((answers[i] == 1) != f.MayContain(probes[i])) {
+      state.SkipWithError("batch and single answers differ");
+      return;
+    }
+  }
+  std::size_t found = 0;
+  const std::uint64_t allocs = AllocationCount();
+  for (auto _ : state) {
+    found = 0;
+    if (!batch) {
+      for (std::size_t i = 0; i < count; ++i) found += f.MayContain(probes[i]) ? 1 : 0;
+    } else {
+      f.MayContainBatch(probes, answers);
+      found = static_cast<std::size_t>(std::count(answers.begin(), answers.begin() + count, 1));
+    }
+    benchmark::DoNotOptimize(found);
+  }
+  const std::uint64_t used = AllocationCount() - allocs;
+  if (hits && found != count) state.SkipWithError("a stored key was answered absent");
+  state.counters["answered_present"] = static_cast<double>(found) / static_cast<double>(count);
+  ReportPerKey(state, count, used);
+}
+
 // Resets the kernel's peak-RSS mark (VmHWM) and reads it / the current RSS, in bytes.
 bool ResetPeakRss();
 std::uint64_t PeakRssBytes();
@@ -58,6 +92,8 @@ std::string ScratchDir();
 
 void RegisterLevelDbBenchmarks();
 void RegisterCassandraBenchmarks();
+void RegisterCassandraLaterBenchmarks();
+void RegisterRocksDbBenchmarks();
 void RegisterLoadBenchmarks();
 
 }  // namespace bloomcodec::bench

@@ -59,32 +59,9 @@ void Query(benchmark::State& state, std::size_t n, bool hits, Mode mode) {
   const std::size_t count = ProbeCount(n);
   FilterDb f = FilterDb::Create(SpecFor(n)).value();
   f.AddAll(d.present);
-  std::vector<std::uint8_t> answers(probes.size());
-  // Untimed: the batch path (reached at these filter sizes only) answers as the key-at-a-time
-  // path for every probe.
-  f.MayContainBatch(probes, answers);
-  for (std::size_t i = 0; i < probes.size(); ++i) {
-    if ((answers[i] == 1) != f.MayContain(probes[i])) {
-      state.SkipWithError("batch and single answers differ");
-      return;
-    }
-  }
-  std::size_t found = 0;
-  const std::uint64_t allocs = AllocationCount();
-  for (auto _ : state) {
-    found = 0;
-    if (mode == Mode::kOurs) {
-      for (std::size_t i = 0; i < count; ++i) found += f.MayContain(probes[i]) ? 1 : 0;
-    } else {
-      f.MayContainBatch(probes, answers);
-      found = static_cast<std::size_t>(std::count(answers.begin(), answers.begin() + count, 1));
-    }
-    benchmark::DoNotOptimize(found);
-  }
-  const std::uint64_t used = AllocationCount() - allocs;
-  if (hits && found != count) state.SkipWithError("a stored key was answered absent");
-  state.counters["answered_present"] = static_cast<double>(found) / static_cast<double>(count);
-  ReportPerKey(state, count, used);
+  // The batch path is reached at these filter sizes only; both paths are checked against
+  // each other first.
+  TimeQueries(state, f, probes, count, hits, mode == Mode::kOursBatch);
 }
 
 std::string FilterPath(const std::string& tag) {

@@ -26,7 +26,11 @@ import java.util.Locale;
  *
  * <p>Times are CPU time of the benchmark thread, best of the timed runs.
  *
- * <p>Usage: java -Xmx6g -cp JAR bloomcodec.bench.CassandraBench DIR N:K:W [N:K:W ...]
+ * <p>The Murmur3 filter of Cassandra 3.0 - 5.0 (Murmur3Filter below, "cassandra4/" rows) is
+ * timed the same way; its bits live in a direct ByteBuffer, as the original's OffHeapBitSet keeps
+ * them in native memory, and its hash and indexes go into reusable arrays, as the original's do.
+ *
+ * <p>Usage: java -Xmx6g -cp JAR bloomcodec.bench.CassandraBench DIR N:K:W|m3:N:K:W ...
  * prints one JSON object per line: {"name": ..., "ns": per key, "check": ...}.
  */
 public final class CassandraBench {
@@ -161,6 +165,144 @@ public final class CassandraBench {
     }
   }
 
+
+  // --- Cassandra 3.0+ BloomFilter: Murmur3 hash3_x64_128, new index order, OffHeapBitSet --
+
+  static long getBlock(ByteBuffer key, int at) {
+    // As hash3_x64_128's getblock: eight absolute get()s, masked, little-endian.
+    return ((long) key.get(at) & 0xff) | (((long) key.get(at + 1) & 0xff) << 8)
+        | (((long) key.get(at + 2) & 0xff) << 16) | (((long) key.get(at + 3) & 0xff) << 24)
+        | (((long) key.get(at + 4) & 0xff) << 32) | (((long) key.get(at + 5) & 0xff) << 40)
+        | (((long) key.get(at + 6) & 0xff) << 48) | (((long) key.get(at + 7) & 0xff) << 56);
+  }
+
+  static long fmix(long k) {
+    k ^= k >>> 33;
+    k *= 0xff51afd7ed558ccdL;
+    k ^= k >>> 33;
+    k *= 0xc4ceb9fe1a85ec53L;
+    k ^= k >>> 33;
+    return k;
+  }
+
+  /** hash3_x64_128(key, offset, length, seed 0) into result[0..1] (2.0+ fills a caller array). */
+  static void hash3(ByteBuffer key, int offset, int length, long[] result) {
+    final long c1 = 0x87c37b91114253d5L;
+    final long c2 = 0x4cf5ad432745937fL;
+    long h1 = 0;
+    long h2 = 0;
+    int blocks = length >> 4;
+    for (int i = 0; i < blocks; ++i) {
+      long k1 = getBlock(key, offset + 16 * i);
+      long k2 = getBlock(key, offset + 16 * i + 8);
+      k1 *= c1; k1 = Long.rotateLeft(k1, 31); k1 *= c2; h1 ^= k1;
+      h1 = Long.rotateLeft(h1, 27); h1 += h2; h1 = h1 * 5 + 0x52dce729;
+      k2 *= c2; k2 = Long.rotateLeft(k2, 33); k2 *= c1; h2 ^= k2;
+      h2 = Long.rotateLeft(h2, 31); h2 += h1; h2 = h2 * 5 + 0x38495ab5;
+    }
+    int tail = offset + 16 * blocks;
+    int rest = length & 15;
+    long k1 = 0;
+    long k2 = 0;
+    // Tail bytes widened as signed bytes, as Cassandra's text does.
+    for (int t = rest - 1; t >= 8; --t) k2 ^= ((long) key.get(tail + t)) << (8 * (t - 8));
+    if (rest > 8) { k2 *= c2; k2 = Long.rotateLeft(k2, 33); k2 *= c1; h2 ^= k2; }
+    for (int t = Math.min(rest, 8) - 1; t >= 0; --t) k1 ^= ((long) key.get(tail + t)) << (8 * t);
+    if (rest > 0) { k1 *= c1; k1 = Long.rotateLeft(k1, 31); k1 *= c2; h1 ^= k1; }
+    h1 ^= length;
+    h2 ^= length;
+    h1 += h2;
+    h2 += h1;
+    h1 = fmix(h1);
+    h2 = fmix(h2);
+    h1 += h2;
+    h2 += h1;
+    result[0] = h1;
+    result[1] = h2;
+  }
+
+  /**
+   * 3.0 - 5.0's BloomFilter over an OffHeapBitSet: the bits in native memory (a direct
+   * ByteBuffer here, byte get/put as Memory.getByte/setByte), the hash and the K indexes written
+   * into per-thread reusable arrays, index i = FBUtilities.abs(base % max) with base += inc.
+   */
+  static final class Murmur3Filter {
+    final int hashCount;
+    final ByteBuffer bits;
+    final long max;
+    final long[] indexes = new long[21];  // the reusable index array (FastThreadLocal in 3.0+)
+
+    Murmur3Filter(int hashCount, int words) {
+      this.hashCount = hashCount;
+      this.bits = ByteBuffer.allocateDirect(words * 8);
+      this.max = (long) words * 64;
+    }
+
+    void setIndexes(ByteBuffer key, int offset, int length) {
+      hash3(key, offset, length, indexes);
+      long base = indexes[1];  // new order: base h1, step h0
+      long inc = indexes[0];
+      for (int i = 0; i < hashCount; ++i) {
+        long x = base % max;
+        long sign = x >> 63;
+        indexes[i] = (x ^ sign) - sign;
+        base += inc;
+      }
+    }
+
+    void add(ByteBuffer key, int offset, int length) {
+      setIndexes(key, offset, length);
+      for (int i = 0; i < hashCount; ++i) {
+        int at = (int) (indexes[i] >> 3);
+        bits.put(at, (byte) (bits.get(at) | (1 << (indexes[i] & 7))));
+      }
+    }
+
+    boolean isPresent(ByteBuffer key, int offset, int length) {
+      setIndexes(key, offset, length);
+      for (int i = 0; i < hashCount; ++i) {
+        if ((bits.get((int) (indexes[i] >> 3)) & (1 << (indexes[i] & 7))) == 0) return false;
+      }
+      return true;
+    }
+
+    long cardinality() {
+      long c = 0;
+      for (int i = 0; i + 8 <= bits.capacity(); i += 8) c += Long.bitCount(bits.getLong(i));
+      return c;
+    }
+  }
+
+  static void benchMurmur3(int n, int hashCount, int words) throws IOException {
+    final long minNanos = n >= 10_000_000 ? 0L : 300_000_000L;
+    final ByteBuffer present = keys(n, 0);
+    final ByteBuffer absent = keys(Math.min(n, 1 << 20), 1);
+    final int probes = Math.min(n, 1 << 20);
+    long[] check = new long[1];
+    final Murmur3Filter[] built = new Murmur3Filter[1];
+    String suffix = "/keys:" + n + "/original";
+    double ns = time(() -> {
+      Murmur3Filter f = new Murmur3Filter(hashCount, words);
+      for (int i = 0; i < n; ++i) f.add(present, i * KEY_LENGTH, KEY_LENGTH);
+      built[0] = f;
+      return f.max;
+    }, n, minNanos, check);
+    report("cassandra4/build" + suffix, ns, built[0].cardinality());
+    ns = time(() -> {
+      long hits = 0;
+      for (int i = 0; i < probes; ++i) if (built[0].isPresent(present, i * KEY_LENGTH, KEY_LENGTH)) ++hits;
+      return hits;
+    }, probes, minNanos, check);
+    report("cassandra4/query_hit" + suffix, ns, check[0]);
+    ns = time(() -> {
+      long hits = 0;
+      for (int i = 0; i < probes; ++i) if (built[0].isPresent(absent, i * KEY_LENGTH, KEY_LENGTH)) ++hits;
+      return hits;
+    }, probes, minNanos, check);
+    report("cassandra4/query_miss" + suffix, ns, check[0]);
+    built[0] = null;
+  }
+
   // --- Timing -----------------------------------------------------------------------------
 
   interface Work {
@@ -207,6 +349,12 @@ public final class CassandraBench {
   public static void main(String[] args) throws IOException {
     File dir = new File(args[0]);
     for (int a = 1; a < args.length; ++a) {
+      if (args[a].startsWith("m3:")) {
+        // m3:N:K:W - the Murmur3 filter of 3.0 - 5.0, sized as FilterFactory.getFilter(N, 0.01).
+        String[] m3 = args[a].split(":");
+        benchMurmur3(Integer.parseInt(m3[1]), Integer.parseInt(m3[2]), Integer.parseInt(m3[3]));
+        continue;
+      }
       // N:K:W - key count, and the hash and word counts getFilter(N, 15) gives (the sizing itself
       // is not timed on either side, and is checked bit for bit by the tests).
       String[] spec = args[a].split(":");
