@@ -2,9 +2,10 @@
 // taken from the input so that the query paths see varied keys without another input channel.
 #pragma once
 
-#include <cstddef>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,13 @@ inline void CheckNamesSource(const Status& status, std::string_view source) {
   const std::string text = status.ToString();
   FUZZ_CHECK(text.size() > source.size() + 1 && text.compare(0, source.size(), source) == 0 &&
              (text.compare(source.size(), 2, ": ") == 0 || text.compare(source.size(), 2, " (") == 0));
+}
+
+// The same, and an offset the status names lies inside the input (at most at its end).
+inline void CheckNamesSourceAndOffset(const Status& status, std::string_view source,
+                                      std::size_t input_size) {
+  CheckNamesSource(status, source);
+  if (std::optional<std::uint64_t> at = status.offset()) FUZZ_CHECK(*at <= input_size);
 }
 
 // A handful of probe keys: the empty key, a fixed key, and slices of the input.

@@ -38,7 +38,7 @@ Entries Collect(const TableReader& table) {
   });
   if (!s.ok()) {
     e.complete = false;
-    if (s.code() != StatusCode::kUnsupported) fuzz::CheckNamesSource(s, table.source());
+    if (s.code() != StatusCode::kUnsupported) fuzz::CheckNamesSourceAndOffset(s, table.source(), table.file().size());
   }
   return e;
 }
@@ -51,8 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.verify_checksums = (size & 1) != 0;
   Result<TableReader> opened = TableReader::Open(file, "000005.ldb", options);
   if (!opened.ok()) {
-    fuzz::CheckNamesSource(opened.status(), "000005.ldb");
-    if (std::optional<std::uint64_t> at = opened.status().offset()) FUZZ_CHECK(*at <= size);
+    fuzz::CheckNamesSourceAndOffset(opened.status(), "000005.ldb", size);
     return 0;
   }
   const TableReader& table = *opened;
@@ -60,10 +59,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const KeyList probes = fuzz::ProbeKeys(file);
   std::vector<std::uint8_t> answers(probes.size());
   const Status batch = table.MayContainBatch(probes, answers);
-  fuzz::CheckNamesSource(batch, "000005.ldb");
+  fuzz::CheckNamesSourceAndOffset(batch, "000005.ldb", size);
   for (std::size_t i = 0; i < probes.size(); ++i) {
     Result<bool> single = table.MayContain(probes[i]);
-    fuzz::CheckNamesSource(single.status(), "000005.ldb");
+    fuzz::CheckNamesSourceAndOffset(single.status(), "000005.ldb", size);
     if (batch.ok() && single.ok()) FUZZ_CHECK(answers[i] == *single);
   }
 
@@ -73,11 +72,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // that verifies; here only the call's safety is checked, Verify checks the answer.
     Result<bool> r = table.MayContain(table.key_kind() == KeyKind::kUser ? UserKeyOf(entries.keys[i])
                                                                         : entries.keys[i]);
-    fuzz::CheckNamesSource(r.status(), "000005.ldb");
+    fuzz::CheckNamesSourceAndOffset(r.status(), "000005.ldb", size);
   }
   Result<std::uint64_t> verified = table.Verify();
   if (!verified.ok()) {
-    fuzz::CheckNamesSource(verified.status(), "000005.ldb");
+    fuzz::CheckNamesSourceAndOffset(verified.status(), "000005.ldb", size);
     return 0;
   }
   if (!entries.complete) return 0;

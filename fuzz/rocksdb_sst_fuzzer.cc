@@ -26,8 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.max_uncompressed_block_size = 16u << 20;
   Result<SstReader> opened = SstReader::Open(file, source, options);
   if (!opened.ok()) {
-    fuzz::CheckNamesSource(opened.status(), source);
-    if (std::optional<std::uint64_t> at = opened.status().offset()) FUZZ_CHECK(*at <= size);
+    fuzz::CheckNamesSourceAndOffset(opened.status(), source, size);
     return 0;
   }
   const SstReader& sst = *opened;
@@ -38,23 +37,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (stored.size() < 8) stored.Add(UserKeyOf(key));
     return Status();
   });
-  if (!walk.ok() && walk.code() != StatusCode::kUnsupported) fuzz::CheckNamesSource(walk, source);
+  if (!walk.ok() && walk.code() != StatusCode::kUnsupported) {
+    fuzz::CheckNamesSourceAndOffset(walk, source, size);
+  }
 
   KeyList probes = fuzz::ProbeKeys(file);
   for (std::size_t i = 0; i < stored.size(); ++i) probes.Add(stored[i]);
   std::vector<std::uint8_t> answers(probes.size());
   const Status batch = sst.MayContainBatch(probes, answers);
-  fuzz::CheckNamesSource(batch, source);
+  fuzz::CheckNamesSourceAndOffset(batch, source, size);
   for (std::size_t i = 0; i < probes.size(); ++i) {
     Result<bool> single = sst.MayContain(probes[i]);
-    fuzz::CheckNamesSource(single.status(), source);
+    fuzz::CheckNamesSourceAndOffset(single.status(), source, size);
     if (batch.ok() && single.ok()) FUZZ_CHECK(answers[i] == *single);
     Result<std::optional<BlockHandle>> block = sst.DataBlockFor(probes[i]);
-    fuzz::CheckNamesSource(block.status(), source);
+    fuzz::CheckNamesSourceAndOffset(block.status(), source, size);
   }
   if (entries <= kMaxEntries) {
     Result<Document> inspected = FindFormat("rocksdb-sst")->Inspect(file, source);
-    fuzz::CheckNamesSource(inspected.status(), source);
+    fuzz::CheckNamesSourceAndOffset(inspected.status(), source, size);
     if (inspected.ok()) (void)inspected->dump();  // every string must be valid JSON text
   }
   return 0;

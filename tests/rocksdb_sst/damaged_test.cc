@@ -1,7 +1,7 @@
 // Damaged SSTs: every truncation and every single-byte change of a small golden SST is either
-// read (checksums off) or refused with an error naming the file and an offset; never a crash
-// or a read outside the file (the sanitizer build runs this too). Also the refusals of footers
-// we do not read.
+// read (checksums off) or refused with an error naming the file and an offset inside it; never
+// a crash or a read outside the file (the sanitizer build runs this too). Also the refusals of
+// footers we do not read.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -42,6 +42,7 @@ TEST(SstDamaged, EveryTruncationIsAnErrorWithAnOffset) {
     EXPECT_EQ(s.code(), StatusCode::kCorrupt) << s.ToString();
     EXPECT_EQ(s.file(), "damaged.sst");
     EXPECT_TRUE(s.offset().has_value()) << s.ToString();
+    EXPECT_LE(s.offset().value_or(0), n) << s.ToString();
   }
 }
 
@@ -69,7 +70,12 @@ TEST(SstDamaged, EveryChangedByteIsCaughtWhenChecksumsAreVerified) {
         // Only the footer's padding and ignored footer bits may change unnoticed.
         EXPECT_GE(at, body) << "byte " << at << " mask " << int(mask);
       }
-      (void)unchecked;
+      // Without checksums a changed handle may point anywhere; the error must still name an
+      // offset inside the file (where the handle was read), not the one the handle claims.
+      if (!unchecked.ok() && unchecked.offset()) {
+        EXPECT_LT(*unchecked.offset(), file.size())
+            << "byte " << at << " mask " << int(mask) << ": " << unchecked.ToString();
+      }
     }
   }
 }
@@ -110,6 +116,82 @@ TEST(SstDamaged, NewerFormatVersionsAndOtherTableKindsAreRefusedClearly) {
   EXPECT_EQ(legacy->format_version, 0u);
   EXPECT_EQ(legacy->checksum, ChecksumType::kCrc32c);
   EXPECT_EQ(legacy->size(), kLegacyFooterSize);
+}
+
+// Rewrites the block handle encoded at file[at..] so that it points past the end: its longer
+// varint becomes the largest value of that length (nothing moves).
+void PointHandlePastTheEnd(ByteVector& file, std::size_t at) {
+  std::size_t lengths[2];
+  std::size_t starts[2];
+  for (int field = 0; field < 2; ++field) {
+    starts[field] = at;
+    lengths[field] = 1;
+    while (file[at + lengths[field] - 1] & 0x80) ++lengths[field];
+    at += lengths[field];
+  }
+  const int longer = lengths[1] > lengths[0] ? 1 : 0;
+  ASSERT_LT(file.size(), std::uint64_t{1} << (7 * lengths[longer])) << "a varint too short";
+  for (std::size_t i = 0; i + 1 < lengths[longer]; ++i) file[starts[longer] + i] = 0xff;
+  file[starts[longer] + lengths[longer] - 1] = 0x7f;
+}
+
+// A large SST: its handles have varints long enough to reach past its end.
+const char kLarge[] = "rocksdb-sst/sst_fastlocal_bloom_fv5_bpk10.sst";
+
+// A fuzzer found these: the error named the offset the damaged handle claimed, past the end of
+// the file. It must name where the handle was read.
+TEST(SstDamaged, AFilterHandlePastTheEndIsNamedWhereTheMetaindexHoldsIt) {
+  ByteVector file = testing::ReadFixture(kLarge);
+  auto sst = SstReader::Open(file, "x");
+  ASSERT_TRUE(sst.ok()) << sst.status().ToString();
+  const SstMetaindexEntry* filter = nullptr;
+  for (const SstMetaindexEntry& e : sst->metaindex()) {
+    if (e.key.starts_with("fullfilter.")) filter = &e;
+  }
+  ASSERT_NE(filter, nullptr);
+  const std::uint64_t value_at = filter->value_at;
+  ASSERT_EQ(sst->metaindex_block().contents().compression(), BlockCompression::kNone);
+  ASSERT_EQ(file[value_at], filter->value[0]);
+  PointHandlePastTheEnd(file, value_at);
+  auto damaged = SstReader::Open(file, "damaged.sst");
+  ASSERT_FALSE(damaged.ok());
+  EXPECT_EQ(damaged.status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(damaged.status().offset(), std::optional<std::uint64_t>(value_at))
+      << damaged.status().ToString();
+  EXPECT_NE(damaged.status().ToString().find("filter block inside the file"), std::string::npos)
+      << damaged.status().ToString();
+}
+
+TEST(SstDamaged, ADataBlockHandlePastTheEndIsNamedAtItsIndexEntry) {
+  ByteVector file = testing::ReadFixture(kLarge);
+  auto sst = SstReader::Open(file, "x");
+  ASSERT_TRUE(sst.ok()) << sst.status().ToString();
+  const leveldb::Block& index = sst->index_block();
+  ASSERT_EQ(index.contents().compression(), BlockCompression::kNone);
+  // The last entry that holds a whole handle: its offset is the largest.
+  leveldb::BlockIterator it(index, sst->index_key_order(), sst->index_value_encoding());
+  ASSERT_TRUE(it.SeekToFirst().ok());
+  std::uint64_t entry_at = 0;
+  std::size_t value_at = 0;
+  while (it.valid()) {
+    if (it.shared() == 0 || !sst->index_value_is_delta_encoded()) {
+      entry_at = index.contents().file_offset() + it.entry_position();
+      value_at = static_cast<std::size_t>(index.contents().file_offset() +
+                                          (it.value().data() - index.contents().bytes().data()));
+    }
+    ASSERT_TRUE(it.Next().ok());
+  }
+  ASSERT_GT(value_at, 0u);
+  PointHandlePastTheEnd(file, value_at);
+  auto damaged = SstReader::Open(file, "damaged.sst");
+  ASSERT_TRUE(damaged.ok()) << damaged.status().ToString();  // data blocks are read on demand
+  const Status walk =
+      damaged->ForEachEntry([](ByteSpan, ByteSpan, const BlockHandle&) { return Status(); });
+  ASSERT_FALSE(walk.ok());
+  EXPECT_EQ(walk.code(), StatusCode::kCorrupt);
+  EXPECT_EQ(walk.offset(), std::optional<std::uint64_t>(entry_at)) << walk.ToString();
+  EXPECT_NE(walk.ToString().find("a block handle inside the file"), std::string::npos)
+      << walk.ToString();
 }
 
 TEST(SstDamaged, CompressedSizeClaimsBeyondWhatTheBytesCanHoldAreRefusedBeforeAllocating) {

@@ -68,7 +68,7 @@ BlockContents BlockContents::Owned(ByteVector bytes, std::uint64_t file_offset) 
 Result<BlockContents> ReadBlock(ByteSpan file, const BlockHandle& handle, std::string_view source,
                                 const ReadBlockOptions& options, std::string_view what) {
   BLOOMCODEC_RETURN_IF_ERROR(
-      CheckHandleInFile(handle, file.size(), source, handle.offset, what));
+      CheckHandleInFile(handle, file.size(), source, what));
   const ByteSpan data = file.subspan(handle.offset, handle.size);
   const std::uint64_t trailer_at = handle.offset + handle.size;
   const std::uint8_t type = file[trailer_at];

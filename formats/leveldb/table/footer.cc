@@ -1,5 +1,6 @@
 #include "bloomcodec/leveldb/footer.h"
 
+#include <algorithm>
 #include <string>
 
 #include "bloomcodec/byte_writer.h"
@@ -44,6 +45,11 @@ Status CheckHandleInFile(const BlockHandle& handle, std::uint64_t file_size,
                                std::to_string(handle.size));
   }
   return Status();
+}
+
+Status CheckHandleInFile(const BlockHandle& handle, std::uint64_t file_size,
+                         std::string_view source, std::string_view what) {
+  return CheckHandleInFile(handle, file_size, source, std::min(handle.offset, file_size), what);
 }
 
 bool HasTableMagic(ByteSpan file) {

@@ -379,7 +379,7 @@ SstBlockOptions BlockOptionsFor(const SstFooter& footer) {
 Status VerifyBlockChecksum(ByteSpan file, const BlockHandle& handle, std::string_view source,
                            ChecksumType checksum, std::string_view what) {
   BLOOMCODEC_RETURN_IF_ERROR(
-      leveldb::CheckHandleInFile(handle, file.size(), source, handle.offset, what));
+      leveldb::CheckHandleInFile(handle, file.size(), source, what));
   if (checksum == ChecksumType::kNone) return Status();
   const ByteSpan data = file.subspan(handle.offset, handle.size);
   const std::uint64_t trailer_at = handle.offset + handle.size;
@@ -401,7 +401,7 @@ Result<leveldb::BlockContents> ReadSstBlock(ByteSpan file, const BlockHandle& ha
                                             const SstBlockOptions& options,
                                             std::string_view what) {
   BLOOMCODEC_RETURN_IF_ERROR(
-      leveldb::CheckHandleInFile(handle, file.size(), source, handle.offset, what));
+      leveldb::CheckHandleInFile(handle, file.size(), source, what));
   if (options.verify_checksum) {
     BLOOMCODEC_RETURN_IF_ERROR(
         VerifyBlockChecksum(file, handle, source, options.checksum, what));

@@ -91,7 +91,7 @@ Document PropertiesDoc(const SstReader& sst) {
 Result<std::string> BlockCompressionName(const SstReader& sst, const BlockHandle& h,
                                          std::string_view what) {
   BLOOMCODEC_RETURN_IF_ERROR(
-      leveldb::CheckHandleInFile(h, sst.file().size(), sst.source(), h.offset, what));
+      leveldb::CheckHandleInFile(h, sst.file().size(), sst.source(), what));
   const auto type = static_cast<BlockCompression>(sst.file()[h.offset + h.size]);
   return std::string(CompressionName(type));
 }

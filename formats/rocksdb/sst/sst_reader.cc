@@ -182,7 +182,11 @@ Status SstReader::ReadMetaindex() {
     e.key.assign(reinterpret_cast<const char*>(it.key().data()), it.key().size());
     // The value views the block's contents, which this reader keeps alive.
     e.value = it.value();
-    ByteReader hr(e.value, source_, metaindex_.contents().file_offset());
+    e.value_at = metaindex_.contents().file_offset();
+    if (metaindex_.contents().compression() == BlockCompression::kNone) {
+      e.value_at += static_cast<std::uint64_t>(e.value.data() - metaindex_.contents().bytes().data());
+    }
+    ByteReader hr(e.value, source_, e.value_at);
     Result<BlockHandle> h = leveldb::ReadBlockHandle(hr, "meta block handle");
     if (h.ok() && hr.at_end()) e.handle = *h;
     metaindex_entries_.push_back(std::move(e));
@@ -199,6 +203,8 @@ Status SstReader::ReadPropertiesBlock() {
       return Status::Corrupt(source_, metaindex_.contents().file_offset(),
                              "a block handle as the value of " + PrintableName(e.key));
     }
+    BLOOMCODEC_RETURN_IF_ERROR(leveldb::CheckHandleInFile(*e.handle, file_.size(), source_,
+                                                          e.value_at, "properties block"));
     BLOOMCODEC_ASSIGN_OR_RETURN(properties_block_, ReadBlock(*e.handle, "properties block"));
     BLOOMCODEC_ASSIGN_OR_RETURN(properties_, ParseProperties(properties_block_));
     properties_handle_ = *e.handle;
@@ -237,6 +243,8 @@ Status SstReader::FindFilter() {
     f.handle = *e.handle;
     const std::string what =
         f.placement == FilterPlacement::kFull ? "filter block" : "filter partition index";
+    BLOOMCODEC_RETURN_IF_ERROR(
+        leveldb::CheckHandleInFile(f.handle, file_.size(), source_, e.value_at, what));
     BLOOMCODEC_ASSIGN_OR_RETURN(f.contents,
                                 ReadSstBlock(file_, f.handle, source_, BlockOptions(), what));
     if (f.placement == FilterPlacement::kPartitioned) {
@@ -265,11 +273,24 @@ Result<BlockHandle> SstReader::DecodeIndexValue(const Block& block, std::size_t 
     BlockHandle h;
     h.offset = previous->offset + previous->size + leveldb::kBlockTrailerSize;
     h.size = previous->size + static_cast<std::uint64_t>(delta);
+    BLOOMCODEC_RETURN_IF_ERROR(CheckIndexedBlockInFile(block, entry_position, h));
     return h;
   }
   Result<BlockHandle> h = leveldb::ReadBlockHandle(r, "index entry's block handle");
   if (!h.ok()) return block.ErrorAt(entry_position, "a block handle as the index value");
+  BLOOMCODEC_RETURN_IF_ERROR(CheckIndexedBlockInFile(block, entry_position, *h));
   return *h;
+}
+
+// Checked where the handle is read, so that the error names the index entry (an offset inside
+// the file) rather than the offset the handle claims, which may lie past the end.
+Status SstReader::CheckIndexedBlockInFile(const Block& block, std::size_t entry_position,
+                                          const BlockHandle& h) const {
+  if (leveldb::CheckHandleInFile(h, file_.size(), source_, 0, "").ok()) return Status();
+  return block.ErrorAt(entry_position,
+                       "a block handle inside the file (" + std::to_string(file_.size()) +
+                           " bytes, block + 5-byte trailer)",
+                       "offset " + std::to_string(h.offset) + ", size " + std::to_string(h.size));
 }
 
 Status SstReader::ForEachIndexEntry(

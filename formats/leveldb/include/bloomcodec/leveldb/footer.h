@@ -52,6 +52,11 @@ Result<BlockHandle> ReadBlockHandle(ByteReader& reader, std::string_view what);
 // the handle itself was read (for the message).
 Status CheckHandleInFile(const BlockHandle& handle, std::uint64_t file_size,
                          std::string_view source, std::uint64_t at, std::string_view what);
+// The same for a handle whose position is no longer known (its reader checked it there): the
+// message names the handle's own offset, or the end of the file when that lies past it, so that
+// an error offset is always one inside the file.
+Status CheckHandleInFile(const BlockHandle& handle, std::uint64_t file_size,
+                         std::string_view source, std::string_view what);
 
 struct Footer {
   BlockHandle metaindex_handle;

@@ -59,6 +59,7 @@ enum class FilterPlacement { kFull, kPartitioned };
 struct SstMetaindexEntry {
   std::string key;
   ByteSpan value;                       // inside the metaindex block's contents
+  std::uint64_t value_at = 0;           // its file offset; the block's if that is compressed
   std::optional<BlockHandle> handle;    // when the value decodes as exactly one handle
 };
 
@@ -122,7 +123,8 @@ class SstReader {
   Result<BlockHandle> FilterBlockFor(ByteSpan user_key) const;
 
   // Decodes an index entry's value (the iterator's shared length says delta or whole handle);
-  // `previous` is the entry before it in the same block.
+  // `previous` is the entry before it in the same block. A handle reaching past the file is
+  // Corrupt at the entry.
   Result<BlockHandle> DecodeIndexValue(const leveldb::Block& block, std::size_t entry_position,
                                        std::uint32_t shared, ByteSpan value,
                                        const BlockHandle* previous) const;
@@ -147,6 +149,8 @@ class SstReader {
   Status ReadMetaindex();
   Status ReadPropertiesBlock();
   Status FindFilter();
+  Status CheckIndexedBlockInFile(const leveldb::Block& block, std::size_t entry_position,
+                                 const BlockHandle& h) const;
   void MakeLookupKey(ByteSpan user_key, ByteVector& out, bool user_key_index) const;
   Result<std::optional<BlockHandle>> SeekIndexBlock(const leveldb::Block& block,
                                                     ByteSpan lookup, bool last_if_past) const;
