@@ -1,9 +1,12 @@
 // inspect, dump and undump of the Cassandra 0.7 - 1.1 formats (private to the library; the
-// FormatCodec classes of cassandra_formats.cc forward to these).
+// FormatCodec classes of cassandra_formats.cc forward to these), and inspect helpers the 1.2 -
+// 5.0 formats share.
 #pragma once
 
 #include <cstdint>
+#include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "bloomcodec/format.h"
@@ -15,6 +18,12 @@ namespace bloomcodec::cassandra {
 // `sized_for_keys` of inspect's candidates. Unset when no sizing gives this K.
 std::optional<double> KeysAllowedBySizing(std::int32_t hash_count, std::int64_t modulus,
                                           std::int32_t fixed_bpe);
+
+// inspect's sizing section, shared by all Cassandra eras: copies a candidate's values (buckets
+// per element, the key count sized for, the promised rate) up into the section.
+void CopyCandidateUp(Document& sizing, const Document& candidate);
+// The note for a K that several buckets-per-element values give.
+std::string SeveralCandidatesNote(std::int32_t hash_count, std::size_t candidates);
 
 Result<Document> InspectFilterDb(ByteSpan file, std::string_view source);
 Result<Document> InspectLegacyFilter(ByteSpan file, std::string_view source);

@@ -11,6 +11,7 @@
 #include "bloomcodec/byte_writer.h"
 #include "bloomcodec/cassandra/buckets.h"
 #include "bloomcodec/cassandra/murmur_hash.h"
+#include "word_filter_bytes.h"
 
 namespace bloomcodec::cassandra {
 namespace {
@@ -214,11 +215,7 @@ Result<FilterDb> FilterDb::Create(std::int32_t hash_count, std::int32_t word_cou
   f.hash_count_ = hash_count;
   f.word_count_ = word_count;
   f.owning_ = true;
-  f.owned_.reserve(kHeaderBytes + static_cast<std::size_t>(word_count) * 8);
-  ByteWriter out(f.owned_);
-  out.PutBigI32(hash_count);
-  out.PutBigI32(word_count);
-  out.PutZeros(static_cast<std::size_t>(word_count) * 8);
+  f.owned_ = NewWordFilterBytes(hash_count, word_count);
   return f;
 }
 

@@ -88,11 +88,6 @@ Document SizingFacts(std::int32_t hash_count, std::int64_t modulus, std::int32_t
   sizing["rule"] = fixed_bpe != 0 ? "getFilter(columns, " + std::to_string(fixed_bpe) + ")"
                                   : std::string("getFilter(n, buckets) or getFilter(n, fp): "
                                                 "bits = n * bpe + 20 rounded up to 64");
-  auto copy_up = [&](const Document& c) {
-    sizing["buckets_per_element"] = c["buckets_per_element"];
-    sizing["sized_for_keys"] = c["sized_for_keys"];
-    sizing["promised_false_positive_rate"] = c["promised_false_positive_rate"];
-  };
   // Without the sizing call at hand, one candidate is chosen only where that is what Cassandra
   // does by default: its SSTable writer calls getFilter(keys, 15) unless the column family sets
   // an fp chance. The fill estimate cannot choose: Cassandra sizes from an estimated key count,
@@ -101,17 +96,14 @@ Document SizingFacts(std::int32_t hash_count, std::int64_t modulus, std::int32_t
     return c["buckets_per_element"] == kDefaultBucketsPerElement;
   });
   if (candidates.size() == 1) {
-    copy_up(candidates[0]);
+    CopyCandidateUp(sizing, candidates[0]);
   } else if (candidates.empty()) {
     sizing["note"] = "no sizing of Cassandra 1.0 gives K = " + std::to_string(hash_count) +
                      ": not written by its getFilter";
   } else {
-    sizing["note"] = "K = " + std::to_string(hash_count) + " comes with " +
-                     std::to_string(candidates.size()) +
-                     " buckets-per-element values: the key count it was sized for is one of the "
-                     "candidates'";
+    sizing["note"] = SeveralCandidatesNote(hash_count, candidates.size());
     if (default_it != candidates.end() && fixed_bpe == 0) {
-      copy_up(*default_it);
+      CopyCandidateUp(sizing, *default_it);
       sizing["chosen_by"] = "the SSTable writer's default, getFilter(keys, 15)";
     }
   }
@@ -181,6 +173,19 @@ std::optional<double> KeysAllowedBySizing(std::int32_t hash_count, std::int64_t 
     if (!most || n > *most) most = n;
   }
   return most;
+}
+
+void CopyCandidateUp(Document& sizing, const Document& candidate) {
+  for (const char* field : {"buckets_per_element", "sized_for_keys",
+                            "promised_false_positive_rate"}) {
+    sizing[field] = candidate[field];
+  }
+}
+
+std::string SeveralCandidatesNote(std::int32_t hash_count, std::size_t candidates) {
+  return "K = " + std::to_string(hash_count) + " comes with " + std::to_string(candidates) +
+         " buckets-per-element values: the key count it was sized for is one of the "
+         "candidates'";
 }
 
 Result<Document> InspectFilterDb(ByteSpan file, std::string_view source) {

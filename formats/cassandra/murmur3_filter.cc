@@ -8,6 +8,7 @@
 
 #include "bloomcodec/byte_reader.h"
 #include "bloomcodec/byte_writer.h"
+#include "word_filter_bytes.h"
 
 namespace bloomcodec::cassandra {
 namespace {
@@ -116,11 +117,7 @@ Result<Murmur3Filter> Murmur3Filter::Create(std::int32_t hash_count, std::int32_
   f.hash_count_ = hash_count;
   f.word_count_ = word_count;
   f.owning_ = true;
-  f.owned_.reserve(kHeaderBytes + static_cast<std::size_t>(word_count) * 8);
-  ByteWriter out(f.owned_);
-  out.PutBigI32(hash_count);
-  out.PutBigI32(word_count);
-  out.PutZeros(static_cast<std::size_t>(word_count) * 8);
+  f.owned_ = NewWordFilterBytes(hash_count, word_count);
   return f;
 }
 

@@ -11,6 +11,7 @@
 #include "bloomcodec/cassandra/descriptor.h"
 #include "bloomcodec/cassandra/filter_factory.h"
 #include "bloomcodec/cassandra/sizing.h"
+#include "cassandra_inspect.h"
 #include "inspect_support.h"
 
 namespace bloomcodec::cassandra {
@@ -72,17 +73,12 @@ Document SizingFacts(std::int32_t hash_count, std::int64_t capacity) {
     candidates.push_back(std::move(c));
   }
   if (candidates.size() == 1) {
-    sizing["buckets_per_element"] = candidates[0]["buckets_per_element"];
-    sizing["sized_for_keys"] = candidates[0]["sized_for_keys"];
-    sizing["promised_false_positive_rate"] = candidates[0]["promised_false_positive_rate"];
+    CopyCandidateUp(sizing, candidates[0]);
   } else if (candidates.empty()) {
     sizing["note"] = "no fp chance gives K = " + std::to_string(hash_count) +
                      ": not sized by Cassandra's FilterFactory";
   } else {
-    sizing["note"] = "K = " + std::to_string(hash_count) + " comes with " +
-                     std::to_string(candidates.size()) +
-                     " buckets-per-element values: the key count it was sized for is one of the "
-                     "candidates'";
+    sizing["note"] = SeveralCandidatesNote(hash_count, candidates.size());
     // Cassandra's default fp chances choose one: 0.01 (K 5, 10 buckets) for most tables, 0.1
     // (K 3, 5 buckets) for LeveledCompactionStrategy tables in 3.0+.
     for (const auto& [fp, name] : {std::pair{0.01, "0.01, the default bloom_filter_fp_chance"},
@@ -91,9 +87,7 @@ Document SizingFacts(std::int32_t hash_count, std::int64_t capacity) {
       if (!d.ok() || d->hash_count != hash_count) continue;
       for (const Document& c : candidates) {
         if (c["buckets_per_element"] != d->buckets_per_element) continue;
-        sizing["buckets_per_element"] = c["buckets_per_element"];
-        sizing["sized_for_keys"] = c["sized_for_keys"];
-        sizing["promised_false_positive_rate"] = c["promised_false_positive_rate"];
+        CopyCandidateUp(sizing, c);
         sizing["chosen_by"] = std::string("fp chance ") + name;
       }
     }
