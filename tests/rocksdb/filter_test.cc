@@ -168,7 +168,9 @@ TEST(RocksdbFilter, LargeFiltersBatchAsSingle) {
       std::size_t mismatches = 0;
       for (std::size_t i = 0; i < list->size(); ++i) {
         mismatches += batch[i] != (f.MayContain((*list)[i]) ? 1 : 0);
-        if (list == &keys) ASSERT_EQ(batch[i], 1) << "key " << i;
+        if (list == &keys) {
+          ASSERT_EQ(batch[i], 1) << "key " << i;
+        }
       }
       EXPECT_EQ(mismatches, 0u);
     }

@@ -148,7 +148,9 @@ TEST_P(GoldenSst, ProbesAnswerAsRocksDbFilterReader) {
   int positives = 0;
   for (std::size_t i = 0; i < keys.size(); ++i) {
     EXPECT_EQ(std::to_string(answers[i]), probes.At(i, "may_match_direct")) << "probe " << i;
-    if (probes.At(i, "present") == "1") EXPECT_EQ(answers[i], 1) << "probe " << i;
+    if (probes.At(i, "present") == "1") {
+      EXPECT_EQ(answers[i], 1) << "probe " << i;
+    }
     auto one = sst->MayContain(keys[i]);
     ASSERT_TRUE(one.ok());
     EXPECT_EQ(*one ? 1 : 0, answers[i]);
