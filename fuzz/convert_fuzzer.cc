@@ -111,7 +111,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       continue;
     }
     FUZZ_CHECK(!c->files.empty());
-    if (c->how == "lossless" && c->input_format == to && c->files.size() == 1) {
+    if (c->kind == ConversionKind::kLossless && c->input_format == to && c->files.size() == 1) {
       const ByteVector& bytes = c->files[0].bytes;
       Result<Document> dump = to->Dump(bytes, "converted");
       FUZZ_CHECK(dump.ok());

@@ -8,8 +8,6 @@
 #include <cstring>
 
 #include "args.h"
-#include "bloomcodec/cassandra/descriptor.h"
-#include "bloomcodec/cassandra/index_db.h"
 #include "bloomcodec/convert.h"
 #include "bloomcodec/output_file.h"
 #include "commands.h"
@@ -54,35 +52,6 @@ Status CheckNotAnInput(const std::string& out, const std::vector<std::string>& i
     }
   }
   return {};
-}
-
-// The keys of a Cassandra Index.db, decoded as the SSTable version in its name says (before
-// "e", RandomPartitioner's "<token>:<key>" form; from "ia" on, the row index entry of 1.2 or of
-// 3.0+). Without a version in the name, the input filter's format says which entry layout.
-Result<LoadedKeys> LoadIndexKeys(const std::string& path, const FormatCodec* input_format) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile file, InputFile::Open(path));
-  std::string_view name = file.path();
-  if (name.ends_with(".gz")) name.remove_suffix(3);
-  Result<cassandra::Descriptor> d = cassandra::ParseDescriptor(name);
-  const cassandra::IndexKeyForm form =
-      d.ok() && d->sstable_format.empty() ? cassandra::IndexKeyFormForVersion(d->version)
-                                          : cassandra::IndexKeyForm::kRaw;
-  cassandra::IndexEntryForm entries = cassandra::IndexEntryForm::kPositionOnly;
-  const std::string_view input = input_format ? input_format->name() : std::string_view();
-  if (d.ok() && d->sstable_format != "bti") {
-    entries = cassandra::IndexEntryFormForVersion(d->version);
-  } else if (input == "cassandra-1.2") {
-    entries = cassandra::IndexEntryForm::kLongPositionAndPromoted;
-  } else if (input == "cassandra-3.0" || input == "cassandra-4.0") {
-    entries = cassandra::IndexEntryForm::kVIntPositionAndPromoted;
-  }
-  cassandra::IndexDb index;
-  BLOOMCODEC_RETURN_IF_ERROR(
-      cassandra::ReadIndexDbInto(file.bytes(), file.path(), form, entries, index));
-  LoadedKeys loaded;
-  loaded.source = file.path();
-  loaded.keys = std::move(index.keys);
-  return loaded;
 }
 
 Result<const FormatCodec*> InputFormat(const Args& args, const InputFile& input) {
@@ -148,7 +117,8 @@ Status RunConvert(std::span<const std::string_view> argv) {
   if (args.Has("--keys")) {
     BLOOMCODEC_ASSIGN_OR_RETURN(loaded, LoadKeys(args));
   } else if (args.Has("--index")) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(loaded, LoadIndexKeys(index_path, in.format));
+    loaded.emplace();
+    BLOOMCODEC_ASSIGN_OR_RETURN(loaded->keys, ReadIndexKeys(index_path, in.format, loaded->source));
   }
   if (loaded) {
     options.keys = &loaded->keys;
@@ -170,7 +140,7 @@ Status RunConvert(std::span<const std::string_view> argv) {
   report["input_format"] = result.input_format ? std::string(result.input_format->name()) : "";
   report["output"] = out;
   report["format"] = std::string(to->name());
-  report["how"] = result.how;
+  report["how"] = std::string(ConversionKindName(result.kind));
   Document written = Document::array();
   std::uint64_t total = 0;
   if (split) {
@@ -203,7 +173,7 @@ Status RunConvert(std::span<const std::string_view> argv) {
   if (out == "-") return Status();
   std::string line = out + ": " + std::string(to->name()) + ", " + std::to_string(total) +
                      " bytes" + (split ? " in " + std::to_string(result.files.size()) + " files" : "") +
-                     ", " + result.how;
+                     ", " + std::string(ConversionKindName(result.kind));
   if (result.input_format) line += " from " + std::string(result.input_format->name());
   if (result.keys_used) line += ", " + std::to_string(*result.keys_used) + " keys";
   return WriteStdout(line + "\n");

@@ -1,5 +1,5 @@
 // The Cassandra 0.7 - 1.1 filter formats (and the list of all Cassandra formats) as the command line sees them (shared cli.md).
-#include "cassandra_formats.h"
+#include "formats/cassandra/family.h"
 
 #include <climits>
 #include <string>
@@ -274,16 +274,26 @@ class RowFormat final : public FormatCodec {
 
 }  // namespace
 
-std::span<const FormatCodec* const> Formats() {
+const FormatCodec* Codec(FormatId id) {
   static const CurrentFormat current;
   static const LegacyFormat legacy;
   static const RowFormat row;
-  static const std::vector<const FormatCodec*> all = [] {
-    std::vector<const FormatCodec*> v = {&current, &legacy, &row};
-    for (const FormatCodec* f : Murmur3Formats()) v.push_back(f);
-    return v;
-  }();
-  return all;
+  switch (id) {
+    case FormatId::kV10: return &current;
+    case FormatId::kLegacy: return &legacy;
+    case FormatId::kV10Row: return &row;
+    case FormatId::kMurmur3V12: return Murmur3Codec(Murmur3Layout::kOldOrderLongs);
+    case FormatId::kMurmur3V30: return Murmur3Codec(Murmur3Layout::kNewOrderLongs);
+    case FormatId::kMurmur3V40: return Murmur3Codec(Murmur3Layout::kRawBytes);
+  }
+  return nullptr;
+}
+
+std::span<const FormatCodec* const> Formats() {
+  static const FormatCodec* const formats[] = {
+      Codec(FormatId::kV10),        Codec(FormatId::kLegacy),     Codec(FormatId::kV10Row),
+      Codec(FormatId::kMurmur3V12), Codec(FormatId::kMurmur3V30), Codec(FormatId::kMurmur3V40)};
+  return formats;
 }
 
 }  // namespace bloomcodec::cassandra

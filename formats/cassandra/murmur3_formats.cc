@@ -113,7 +113,7 @@ class Murmur3Format final : public FormatCodec {
 
 }  // namespace
 
-std::span<const FormatCodec* const> Murmur3Formats() {
+const FormatCodec* Murmur3Codec(Murmur3Layout layout) {
   static const Murmur3Format v12(Murmur3Layout::kOldOrderLongs,
                                  "Cassandra Filter.db of versions ia .. lb (1.2 - 2.2): Murmur3, "
                                  "old index order, BE i64 words",
@@ -125,8 +125,12 @@ std::span<const FormatCodec* const> Murmur3Formats() {
                                  "versions na .. oa and BTI da (4.0 - 5.0): Murmur3, new index "
                                  "order, the bit set's raw bytes",
                                  FilterKind::kMurmur3RawBytes);
-  static const FormatCodec* const all[] = {&v12, &v30, &v40};
-  return all;
+  switch (layout) {
+    case Murmur3Layout::kOldOrderLongs: return &v12;
+    case Murmur3Layout::kNewOrderLongs: return &v30;
+    case Murmur3Layout::kRawBytes: return &v40;
+  }
+  return nullptr;
 }
 
 }  // namespace bloomcodec::cassandra

@@ -20,7 +20,7 @@ Result<Document> DumpMurmur3Filter(ByteSpan file, std::string_view source, Murmu
 Result<ByteVector> UndumpMurmur3Filter(const Document& dump, std::string_view source,
                                        Murmur3Layout layout);
 
-// The codecs, in the order of the command-line contract (cassandra-1.2, -3.0, -4.0).
-std::span<const FormatCodec* const> Murmur3Formats();
+// The codec of each layout (cassandra-1.2, -3.0, -4.0).
+const FormatCodec* Murmur3Codec(Murmur3Layout layout);
 
 }  // namespace bloomcodec::cassandra

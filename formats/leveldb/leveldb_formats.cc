@@ -1,4 +1,4 @@
-#include "leveldb_formats.h"
+#include "formats/leveldb/family.h"
 
 #include <climits>
 #include <cmath>
@@ -187,12 +187,23 @@ class FilterBlockFormat final : public FormatCodec {
 
 }  // namespace
 
-std::span<const FormatCodec* const> Formats() {
+const FormatCodec* Codec(FormatId id) {
   static const BloomFormat bloom(HashFlavor::kUnsignedTail);
   static const BloomFormat bloom_legacy(HashFlavor::kSignedTail);
   static const FilterBlockFormat filter_block;
-  static const std::vector<const FormatCodec*> formats = {&bloom, &bloom_legacy, &filter_block,
-                                                          TableFormatCodec()};
+  switch (id) {
+    case FormatId::kBloom: return &bloom;
+    case FormatId::kBloomLegacy: return &bloom_legacy;
+    case FormatId::kFilterBlock: return &filter_block;
+    case FormatId::kTable: return TableFormatCodec();
+  }
+  return nullptr;
+}
+
+std::span<const FormatCodec* const> Formats() {
+  static const FormatCodec* const formats[] = {
+      Codec(FormatId::kBloom), Codec(FormatId::kBloomLegacy), Codec(FormatId::kFilterBlock),
+      Codec(FormatId::kTable)};
   return formats;
 }
 

@@ -10,7 +10,7 @@
 #include "bloomcodec/rocksdb/hash.h"
 #include "filter_inspect.h"
 #include "filter_sizing.h"
-#include "rocksdb_formats.h"
+#include "formats/rocksdb/family.h"
 
 namespace bloomcodec::rocksdb {
 
@@ -132,12 +132,17 @@ class FullFilterFormat final : public FormatCodec {
 
 }  // namespace
 
-std::span<const FormatCodec* const> FilterFormats() {
+const FormatCodec* FullFilterCodec(FormatId id) {
   static const FullFilterFormat legacy(FilterEncoding::kLegacyBloom);
   static const FullFilterFormat bloom(FilterEncoding::kFastLocalBloom);
   static const FullFilterFormat ribbon(FilterEncoding::kRibbon);
-  static const std::vector<const FormatCodec*> formats = {&legacy, &bloom, &ribbon};
-  return formats;
+  switch (id) {
+    case FormatId::kBloomLegacy: return &legacy;
+    case FormatId::kBloom: return &bloom;
+    case FormatId::kRibbon: return &ribbon;
+    case FormatId::kSst: break;
+  }
+  return nullptr;
 }
 
 }  // namespace bloomcodec::rocksdb

@@ -7,7 +7,7 @@
 #include "bloomcodec/cassandra/filter_db.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
-#include "cassandra/cassandra_formats.h"
+#include "formats/cassandra/family.h"
 
 namespace bloomcodec::cassandra {
 namespace {

@@ -8,7 +8,7 @@
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
-#include "cassandra/cassandra_formats.h"
+#include "formats/cassandra/family.h"
 #include "golden_util.h"
 
 namespace bloomcodec::cassandra {

@@ -7,7 +7,7 @@
 #include "bloomcodec/cassandra/filter_db.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
-#include "cassandra/cassandra_formats.h"
+#include "formats/cassandra/family.h"
 #include "golden_util.h"
 
 namespace bloomcodec::cassandra {

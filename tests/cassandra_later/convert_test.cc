@@ -37,7 +37,7 @@ TEST(CassandraLaterConvert, ThreeToFourAndBackIsLossless) {
     const ByteVector v4 = ReadFixture(kDir + "v4_0_to_5_0/" + name + ".Filter.db");
     auto to4 = ConvertWith(v3, "cassandra-3.0", "cassandra-4.0");
     ASSERT_TRUE(to4.ok()) << to4.status().ToString();
-    EXPECT_EQ(to4->how, "lossless");
+    EXPECT_EQ(to4->kind, ConversionKind::kLossless);
     EXPECT_EQ(to4->files.at(0).bytes, v4) << name;
     auto to3 = ConvertWith(v4, "cassandra-4.0", "cassandra-3.0");
     ASSERT_TRUE(to3.ok());
@@ -101,7 +101,7 @@ TEST(CassandraLaterConvert, ToAndFromOtherFamilies) {
   options.params.bits_per_key = 10;
   auto to_leveldb = Convert(input, options);
   ASSERT_TRUE(to_leveldb.ok()) << to_leveldb.status().ToString();
-  EXPECT_EQ(to_leveldb->how, "rebuilt");
+  EXPECT_EQ(to_leveldb->kind, ConversionKind::kRebuilt);
   // From the LevelDB filter back to cassandra-4.0: the golden bytes again.
   ConvertInput back;
   back.source = "ldb";

@@ -8,7 +8,7 @@
 #include "bloomcodec/format.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
-#include "leveldb/leveldb_formats.h"
+#include "formats/leveldb/family.h"
 
 namespace bloomcodec::leveldb {
 namespace {

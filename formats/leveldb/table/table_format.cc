@@ -80,6 +80,9 @@ class TableFormat final : public FormatCodec {
     return Status();
   }
 
+  // Build writes a TableBuilder's table: its keys are stored as given.
+  KeyKind BuiltKeyKind() const override { return KeyKind::kPlain; }
+
   Status Probe(ByteSpan file, std::string_view source, const KeyList& keys,
                const ProbeOptions& options, std::span<std::uint8_t> answers) const override {
     TableOpenOptions open;

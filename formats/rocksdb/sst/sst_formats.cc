@@ -8,7 +8,7 @@
 #include "bloomcodec/rocksdb/sst_block.h"
 #include "bloomcodec/rocksdb/sst_reader.h"
 #include "bloomcodec/rocksdb/sst_writer.h"
-#include "rocksdb/rocksdb_formats.h"
+#include "formats/rocksdb/family.h"
 #include "sst_inspect.h"
 
 namespace bloomcodec::rocksdb {
@@ -93,10 +93,9 @@ class SstFormat final : public FormatCodec {
 
 }  // namespace
 
-std::span<const FormatCodec* const> SstFormats() {
+const FormatCodec* SstCodec() {
   static const SstFormat sst;
-  static const std::array<const FormatCodec*, 1> formats = {&sst};
-  return formats;
+  return &sst;
 }
 
 }  // namespace bloomcodec::rocksdb

@@ -7,16 +7,15 @@
 //   options.params.buckets_per_element = 15;
 //   options.keys = &keys;                        // the legacy filter's keys
 //   BLOOMCODEC_ASSIGN_OR_RETURN(bloomcodec::Conversion c, bloomcodec::Convert(in, options));
-//   // c.how == "rebuilt", c.files[0].bytes == BuildFilterDb(keys, spec)
+//   // c.kind == ConversionKind::kRebuilt, c.files[0].bytes == what build writes for the keys
 //
-// What carries over losslessly (how = "lossless"): a dump document back to its format; any
-// format to itself; cassandra-1.0 <-> cassandra-1.0-row (the same filter bytes, the length
-// prefix added or removed); a filter block (or a table's filter block) split into its raw filters
-// (`split`: one file per filter plus manifest.json), and a split manifest joined again; a table's
-// filter block extracted as leveldb-filter-block. Everything else needs the filter's keys
-// (how = "rebuilt"): a different hash (legacy Cassandra -> current, LevelDB 1.17 -> 1.18) or a
-// different size. A table with --bits-per-key / --no-filter gets its filter block rewritten
-// (how = "rewritten"): libleveldb reads the result and every stored key is checked against it.
+// What carries over losslessly (kLossless): a dump document back to its format; any format to
+// itself; and the rules each format family registers (engine/family.h; `Conversions()` lists
+// them, and so does `bloomcodec convert --help`), e.g. cassandra-1.0 <-> cassandra-1.0-row or a
+// filter block split into its raw filters (`split`: one file per filter plus manifest.json).
+// Everything else needs the filter's keys (kRebuilt): a different hash (legacy Cassandra -> 1.0,
+// LevelDB 1.17 -> 1.18) or a different size. A table with --bits-per-key / --no-filter gets its
+// filter rewritten (kRewritten): the result is read back and every stored key checked against it.
 //
 // Contract: nothing that would lose keys is written. A rebuilt filter answers 1 for every key it
 // was built from (checked); keys given for a filter input must all be present in the input (else
@@ -35,6 +34,14 @@
 #include "bloomcodec/status.h"
 
 namespace bloomcodec {
+
+// How a conversion made its output (the command line's "how": "lossless", "rebuilt", "rewritten").
+enum class ConversionKind {
+  kLossless,   // the input's bits carried over as they are
+  kRebuilt,    // a new filter built from the input's keys
+  kRewritten,  // a table's filter rebuilt from its own keys, the rest of the table carried over
+};
+std::string_view ConversionKindName(ConversionKind kind);
 
 struct ConvertInput {
   std::string source;  // its path: messages, and the directory of a split manifest's files
@@ -67,7 +74,7 @@ struct ConvertedFile {
 };
 
 struct Conversion {
-  std::string how;  // "lossless", "rebuilt" or "rewritten"
+  ConversionKind kind = ConversionKind::kLossless;
   const FormatCodec* input_format = nullptr;  // the dump's format for a JSON input
   std::vector<ConvertedFile> files;
   std::optional<std::uint64_t> keys_used;     // rebuilt / rewritten: keys in the new filter
@@ -78,5 +85,21 @@ struct Conversion {
 bool LooksLikeJsonDocument(ByteSpan bytes);
 
 Result<Conversion> Convert(const ConvertInput& input, const ConvertOptions& options);
+
+// One conversion the format families declare (beyond a dump back to its format, a format to
+// itself and rebuilds from keys, which every format has).
+struct ConversionInfo {
+  const FormatCodec* from = nullptr;
+  const FormatCodec* to = nullptr;
+  ConversionKind kind = ConversionKind::kLossless;
+  std::string_view note;  // when it applies, in a few words
+};
+std::vector<ConversionInfo> Conversions();
+
+// The keys of an index file that lists a filter's keys (a Cassandra Index.db), decoded as its
+// name's version says, or else as the layout of `filter_format` (nullptr: unknown) implies.
+// `source` is set to the path read. InvalidArgument when no format family reads such files.
+Result<KeyList> ReadIndexKeys(const std::string& path, const FormatCodec* filter_format,
+                              std::string& source);
 
 }  // namespace bloomcodec

@@ -5,7 +5,7 @@
 //
 // Each format folder implements these for its formats; `bloomcodec` (tools/) only parses
 // arguments, reads inputs, calls one of these and prints. The format names are those of the
-// command-line contract (shared cli.md); they are part of the public interface.
+// command-line contract (docs/cli.md); they are part of the public interface.
 #pragma once
 
 #include <cstdint>
@@ -75,6 +75,8 @@ class FormatCodec {
 
   // A new file's bytes, byte-identical to what the original writes for these keys and params.
   virtual Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const;
+  // How Probe must read the keys of a file Build wrote (a table Build writes stores them plain).
+  virtual KeyKind BuiltKeyKind() const { return KeyKind::kAuto; }
   // What the original would allocate; Refused where the original refuses.
   virtual Result<SizeInfo> Size(const FilterParams& params) const;
   // The `hash` subcommand's line for one key, tab-separated, without the newline.

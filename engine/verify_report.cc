@@ -1,5 +1,5 @@
 // The format-neutral half of verify: report bookkeeping, the thread pool, the summary and the
-// two renderings. Discovery and per-format checks live in formats/ (verify_paths.cc).
+// two renderings. Planning is verify_plan.cc; the per-format checks live with their families.
 #include "bloomcodec/verify.h"
 
 #include <algorithm>

@@ -1,6 +1,7 @@
-// verify for the formats that have no verifier of their own (leveldb-bloom, leveldb-bloom-legacy,
-// leveldb-filter-block, cassandra-1.0-row): the codec's Probe checks the structure and answers
-// the keys; the fill statistics are computed here, per format, as inspect computes them.
+// verify for the formats that have no verifier of their own (raw filters, filter blocks, row
+// filters): the codec's Probe checks the structure and answers the keys; the family's
+// `filters_of` hook (engine/family.h) says where the filters are, and their fill is judged here.
+// Internal to the library.
 #pragma once
 
 #include <string>

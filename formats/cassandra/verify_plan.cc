@@ -1,0 +1,108 @@
+// How verify finds and checks the Cassandra family's files: data directories (every SSTable's
+// Filter.db against its Index.db), single Filter.db files, and row filters through the generic
+// verifier.
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "bloomcodec/cassandra/descriptor.h"
+#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/row_filter.h"
+#include "bloomcodec/cassandra/sizing.h"
+#include "bloomcodec/cassandra/verify.h"
+#include "bloomcodec/filter_stats.h"
+#include "bloomcodec/input_file.h"
+#include "cassandra/cassandra_inspect.h"
+#include "formats/cassandra/family.h"
+
+namespace bloomcodec::cassandra {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string_view WithoutGz(std::string_view path) {
+  return path.ends_with(".gz") ? path.substr(0, path.size() - 3) : path;
+}
+
+Result<bool> PlanDirectory(const std::string& dir, std::vector<VerifyTask>& tasks) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<SstableFiles> sstables, FindSstables(dir));
+  if (sstables.empty()) return false;
+  for (SstableFiles& s : sstables) {
+    tasks.push_back([s = std::move(s)] { return VerifySstable(s); });
+  }
+  return true;
+}
+
+// How verify reads a Filter.db of this format; unset for the row filter (generic verifier).
+std::optional<FilterKind> FilterKindOf(const FormatCodec* format) {
+  if (format == Codec(FormatId::kV10)) return FilterKind::kCurrent;
+  if (format == Codec(FormatId::kLegacy)) return FilterKind::kLegacy;
+  if (format == Codec(FormatId::kMurmur3V12)) return FilterKind::kMurmur3OldOrder;
+  if (format == Codec(FormatId::kMurmur3V30)) return FilterKind::kMurmur3NewOrderLongs;
+  if (format == Codec(FormatId::kMurmur3V40)) return FilterKind::kMurmur3RawBytes;
+  return std::nullopt;
+}
+
+// A Filter.db with keys from --keys, --index or the Index.db beside it.
+Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tasks) {
+  const std::optional<FilterKind> kind_of = FilterKindOf(plan.format);
+  if (!kind_of) return false;
+  const FilterKind kind = *kind_of;
+  const std::string& path = plan.path;
+  const KeyList* keys = plan.keys;
+  std::string version;
+  if (auto d = ParseDescriptor(WithoutGz(path)); d.ok()) version = d->version;
+  std::string index;
+  if (plan.options.key_source == KeySource::kIndexDb) {
+    index = plan.options.index_path;
+    // The Index.db was named by the user: if it cannot be opened at all that is bad input
+    // (exit 2); damage inside it is a finding of the verification.
+    BLOOMCODEC_RETURN_IF_ERROR(InputFile::Open(index).status());
+  } else if (plan.options.key_source == KeySource::kNone) {
+    // Without a key source, the sstable's own Index.db next to it (same name up to the
+    // component) supplies the keys, as in a directory.
+    std::string_view name = WithoutGz(path);
+    if (name.ends_with("Filter.db")) {
+      std::string sibling = std::string(name.substr(0, name.size() - 9)) + "Index.db";
+      std::error_code ec;
+      if (fs::is_regular_file(sibling, ec)) index = sibling;
+    }
+  }
+  tasks.push_back([path, kind, version, keys, index] {
+    return VerifyFilterFile(path, kind, version, keys, index);
+  });
+  return true;
+}
+
+// The row filter's one bloom filter, for the generic verifier.
+std::vector<engine::FilterFill> FiltersOf(const FormatCodec* format, ByteSpan file,
+                                          std::string_view source, FileReport&) {
+  std::vector<engine::FilterFill> filters;
+  if (format != Codec(FormatId::kV10Row)) return filters;
+  Result<RowFilter> row = RowFilter::Parse(file, source);
+  if (!row.ok() || row->current() == nullptr) return filters;  // Probe has reported it
+  const FilterDb& f = *row->current();
+  engine::FilterFill one;
+  one.stats = ComputeFillStatistics(f.bit_count(), f.bits_set(), f.hash_count());
+  one.allowed = KeysAllowedBySizing(f.signed_hash_count(), f.modulus(),
+                                    kRowFilterBucketsPerElement);
+  one.offset = 4 + FilterDb::kHeaderBytes;  // the length prefix, then the header
+  filters.push_back(one);
+  return filters;
+}
+
+}  // namespace
+
+engine::FamilyVerify VerifyHooks() {
+  engine::FamilyVerify hooks;
+  hooks.plan_directory = PlanDirectory;
+  hooks.directory_rank = 2;
+  hooks.directory_description =
+      "a Cassandra data directory (no SSTable component names such as Standard1-hc-1-Filter.db)";
+  hooks.plan_file = PlanFile;
+  hooks.filters_of = FiltersOf;
+  return hooks;
+}
+
+}  // namespace bloomcodec::cassandra

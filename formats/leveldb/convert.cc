@@ -1,0 +1,206 @@
+// The LevelDB family's conversions: a filter block (or a table's) split into raw filters or
+// extracted as it stands, and a table's filter rewritten from its own keys.
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "bloomcodec/leveldb/bloom.h"
+#include "bloomcodec/leveldb/filter_block.h"
+#include "bloomcodec/leveldb/table_reader.h"
+#include "bloomcodec/leveldb/table_writer.h"
+#include "formats/leveldb/family.h"
+#include "inspect_support.h"
+#include "leveldb/leveldb_inspect.h"
+
+namespace bloomcodec::leveldb {
+namespace {
+
+using engine::ConvertCall;
+using engine::OneFile;
+
+// The filter block to split: the input itself, or a table's.
+struct SplitSource {
+  ByteSpan block;
+  std::uint64_t base_offset = 0;
+  HashFlavor flavor = HashFlavor::kUnsignedTail;
+  std::optional<TableReader> table;  // keeps a table's (possibly owned) block alive
+};
+
+Result<SplitSource> FilterBlockOf(const ConvertCall& call) {
+  SplitSource s;
+  if (call.from == Codec(FormatId::kFilterBlock)) {
+    s.block = call.bytes;
+    return s;
+  }
+  TableOpenOptions open;
+  open.key_kind =
+      call.options.key_kind == KeyKind::kAuto ? KeyKind::kPlain : call.options.key_kind;
+  BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table,
+                              TableReader::Open(call.bytes, call.input.source, open));
+  if (!table.filter()) {
+    return Status::Refused(call.input.source + ": the table has no filter block to extract");
+  }
+  s.table.emplace(std::move(table));
+  s.block = s.table->filter()->contents.bytes();
+  s.base_offset = s.table->filter()->handle.offset;
+  s.flavor = s.table->filter()->flavor;
+  return s;
+}
+
+// One file per filter plus a manifest naming them (the manifest converts back to the block).
+Result<std::optional<Conversion>> Split(const ConvertCall& call) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(SplitSource s, FilterBlockOf(call));
+  const std::string_view filter_format = BloomFormatName(s.flavor);
+  const std::string_view to = call.options.to->name();
+  if (to != filter_format) {
+    return Status::Refused(call.input.source + ": its filters are " + std::string(filter_format) +
+                           " (a different hash than " + std::string(to) +
+                           "); split them with --to " + std::string(filter_format) +
+                           ", or rebuild from keys");
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(Document fields,
+                              FilterBlockDumpFields(s.block, call.input.source, s.base_offset));
+  Conversion c;
+  c.kind = ConversionKind::kLossless;
+  Document manifest = DumpHead(Codec(FormatId::kFilterBlock)->name());
+  manifest["split_manifest"] = true;
+  manifest["filter_format"] = std::string(filter_format);
+  manifest["base_lg"] = fields["base_lg"];
+  manifest["array_offset"] = fields["array_offset"];
+  Document filters = Document::array();
+  const std::size_t count = fields["filters"].size();
+  for (std::size_t i = 0; i < count; ++i) {
+    const Document& f = fields["filters"][i];
+    ByteVector bytes;
+    (void)FromBase64(f["base64"].get<std::string>(), bytes);  // ours, always valid
+    Document entry;
+    entry["offset"] = f["offset"];
+    entry["file"] = SplitFilterFileName(i, count);
+    entry["filter_bytes"] = bytes.size();
+    filters.push_back(std::move(entry));
+    c.files.push_back({SplitFilterFileName(i, count), std::move(bytes)});
+  }
+  manifest["filters"] = std::move(filters);
+  const std::string text = manifest.dump(2) + "\n";
+  c.files.push_back({std::string(kSplitManifestName), ByteVector(text.begin(), text.end())});
+  return std::make_optional(std::move(c));
+}
+
+// A table's filter block as a leveldb-filter-block file (the 1.18 hash only: that is the format).
+Result<std::optional<Conversion>> ExtractFilterBlock(const ConvertCall& call) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(SplitSource s, FilterBlockOf(call));
+  if (s.flavor != HashFlavor::kUnsignedTail) {
+    return Status::Refused(call.input.source +
+                           ": the table's filter was written by LevelDB <= 1.17 "
+                           "(signed-tail hash); leveldb-filter-block means the 1.18 hash. Split it "
+                           "into leveldb-bloom-legacy filters (--to leveldb-bloom-legacy -o DIR/), "
+                           "or rebuild with --from-table");
+  }
+  return std::make_optional(OneFile(ConversionKind::kLossless, ByteVector(s.block.begin(), s.block.end())));
+}
+
+// One filter carries over as a file of its own; several need a directory.
+Result<std::optional<Conversion>> SingleFilterOfBlock(const ConvertCall& call) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(FilterBlockLayout layout,
+                              ParseFilterBlockLayout(call.bytes, call.input.source));
+  if (layout.filters.size() != 1 || call.options.to != Codec(FormatId::kBloom)) {
+    return Status::Refused(
+        call.input.source + ": a filter block of " + std::to_string(layout.filters.size()) +
+        " filters (1.18 hash) splits into leveldb-bloom files: use --to leveldb-bloom -o DIR/ "
+        "(one file per filter plus " + std::string(kSplitManifestName) + ")");
+  }
+  const FilterRange r = layout.filters[0];
+  ByteSpan f = call.bytes.subspan(r.start, r.size());
+  return std::make_optional(OneFile(ConversionKind::kLossless, ByteVector(f.begin(), f.end())));
+}
+
+Result<int> TableBitsPerKey(const FilterParams& params) {
+  if (params.fp_chance || params.buckets_per_element || params.expected_keys) {
+    return Status::InvalidArgument("a table's filter takes --bits-per-key N only");
+  }
+  const double b = *params.bits_per_key;
+  if (!(b >= 0) || b != std::floor(b) || b > 1'000'000) {
+    return Status::InvalidArgument("--bits-per-key must be an integer from 0 to 1000000 "
+                                   "(NewBloomFilterPolicy takes an int)");
+  }
+  return static_cast<int>(b);
+}
+
+// Rewrites the filter block with RewriteTableFilter, then reads the result back and verifies
+// it: every data block has its filter and every stored key is answered "may contain".
+Result<std::optional<Conversion>> RewriteTable(const ConvertCall& call) {
+  const ConvertOptions& options = call.options;
+  if (options.keys) {
+    return Status::InvalidArgument("a table's filter is rebuilt from the table's own keys; "
+                                   "--keys / --index do not apply");
+  }
+  std::optional<BloomPolicy> policy;
+  if (!options.no_filter) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(int b, TableBitsPerKey(options.params));
+    policy = options.legacy_v117 ? BloomPolicy::Legacy117(b) : BloomPolicy::Current(b);
+  }
+  TableOpenOptions open;
+  open.key_kind = options.key_kind;
+  BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table,
+                              TableReader::Open(call.bytes, call.input.source, open));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out, RewriteTableFilter(table, policy));
+  open.key_kind = table.key_kind();
+  open.verify_checksums = true;
+  BLOOMCODEC_ASSIGN_OR_RETURN(TableReader check,
+                              TableReader::Open(out, call.input.source + " (rewritten)", open));
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t entries, check.Verify());
+  Conversion c = OneFile(ConversionKind::kRewritten, std::move(out));
+  c.keys_used = entries;
+  return std::make_optional(std::move(c));
+}
+
+}  // namespace
+
+// The stored keys of a table (user keys of a database table, consecutive versions once).
+Result<KeyList> TableKeys(const FormatCodec*, ByteSpan bytes, std::string_view source,
+                          KeyKind key_kind) {
+  TableOpenOptions open;
+  open.key_kind = key_kind;
+  BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table, TableReader::Open(bytes, std::string(source), open));
+  const bool user = table.key_kind() == KeyKind::kUser;
+  KeyList keys;
+  ByteVector last;
+  bool any = false;
+  BLOOMCODEC_RETURN_IF_ERROR(table.ForEachEntry([&](ByteSpan key, ByteSpan, const BlockHandle&) {
+    ByteSpan k = user ? UserKeyOf(key) : key;
+    if (any && std::equal(k.begin(), k.end(), last.begin(), last.end())) return Status();
+    keys.Add(k);
+    last.assign(k.begin(), k.end());
+    any = true;
+    return Status();
+  }));
+  return keys;
+}
+
+std::span<const engine::ConversionRule> ConversionRules() {
+  using engine::When;
+  const FormatCodec* bloom = Codec(FormatId::kBloom);
+  const FormatCodec* legacy = Codec(FormatId::kBloomLegacy);
+  const FormatCodec* block = Codec(FormatId::kFilterBlock);
+  const FormatCodec* table = Codec(FormatId::kTable);
+  constexpr ConversionKind kLossless = ConversionKind::kLossless;
+  constexpr ConversionKind kRewritten = ConversionKind::kRewritten;
+  static const engine::ConversionRule rules[] = {
+      {block, bloom, kLossless, When::kSplit, Split, "-o DIR/: one file per filter + manifest.json"},
+      {block, legacy, kLossless, When::kSplit, Split, "-o DIR/: one file per filter + manifest.json"},
+      {table, bloom, kLossless, When::kSplit, Split, "-o DIR/: the table's filters, one file each"},
+      {table, legacy, kLossless, When::kSplit, Split, "-o DIR/: the table's filters, one file each"},
+      {table, table, kRewritten, When::kTableRewrite, RewriteTable,
+       "--bits-per-key N [--legacy-1.17] or --no-filter: the filter block rebuilt or removed",
+       true, true},
+      {table, block, kLossless, When::kBitsCarryOver, ExtractFilterBlock,
+       "the table's filter block as it stands (1.18 hash)"},
+      {block, bloom, kLossless, When::kBitsCarryOver, SingleFilterOfBlock,
+       "a block of one filter: that filter"},
+      {block, legacy, kLossless, When::kBitsCarryOver, SingleFilterOfBlock,
+       {}},  // refused with advice: a filter block holds 1.18 filters
+  };
+  return rules;
+}
+
+}  // namespace bloomcodec::leveldb

@@ -1,0 +1,37 @@
+// The RocksDB family: its formats, declared once, and its registration with the engines.
+// Internal to the library.
+#pragma once
+
+#include <span>
+
+#include "bloomcodec/format.h"
+#include "engine/family.h"
+
+namespace bloomcodec::rocksdb {
+
+// The family's formats; the command-line names are their codecs' name().
+enum class FormatId {
+  kBloomLegacy,  // rocksdb-bloom-legacy
+  kBloom,        // rocksdb-bloom (FastLocalBloom)
+  kRibbon,       // rocksdb-ribbon
+  kSst,          // rocksdb-sst
+};
+
+const FormatCodec* Codec(FormatId id);
+// In the order of the command-line contract.
+std::span<const FormatCodec* const> Formats();
+
+const engine::Family& TheFamily();
+
+// The conversion rules (convert.cc) and verify hooks (verify_plan.cc) the family registers.
+std::span<const engine::ConversionRule> ConversionRules();
+engine::FamilyVerify VerifyHooks();
+Result<KeyList> TableKeys(const FormatCodec* format, ByteSpan bytes, std::string_view source,
+                          KeyKind key_kind);
+
+// The codecs of the full-filter formats (rocksdb_filter_formats.cc) and of rocksdb-sst
+// (sst/sst_formats.cc).
+const FormatCodec* FullFilterCodec(FormatId id);
+const FormatCodec* SstCodec();
+
+}  // namespace bloomcodec::rocksdb
