@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "bloomcodec/convert.h"
+
 namespace bloomcodec::tool {
 
 namespace {
@@ -66,20 +68,31 @@ constexpr SubcommandText kSubcommands[] = {
      "INDEX_DB | --from-table] [--no-filter] [--legacy-1.17] [--key-kind user|plain] [--force] "
      "[--json]",
      "Lossless where the bits carry over: a dump (or a split's manifest.json) back to its\n"
-     "format, a format to itself, cassandra-1.0 <-> cassandra-1.0-row, cassandra-3.0 <->\n"
-     "cassandra-4.0, a table's filter block to leveldb-filter-block, and a filter block (or a\n"
-     "table's filter) split into raw filters with '-o DIR/' (DIR/filter-NNN +\n"
-     "DIR/manifest.json). Otherwise a rebuild from the\n"
-     "filter's keys with PARAMS (--keys, --index Index.db, --from-table); keys the input\n"
-     "answers 0 for are refused (--force overrides). IN a table and --to leveldb-table:\n"
-     "--bits-per-key N rewrites its filter block (1.18 policy, --legacy-1.17 for 1.17's),\n"
-     "--no-filter removes it; likewise an SST and --to rocksdb-sst. An SST --to a RocksDB\n"
-     "filter format copies its full filter out. Never writes over an input; OUT ending in .gz\n"
-     "is gzipped.\n"},
+     "format, a format to itself, and the conversions listed below. Otherwise a rebuild from\n"
+     "the filter's keys with PARAMS (--keys, --index Index.db, --from-table); keys the input\n"
+     "answers 0 for are refused (--force overrides). A table to its own format with\n"
+     "--bits-per-key or --no-filter rewrites its filter from its own keys (LevelDB tables also\n"
+     "take --legacy-1.17 for 1.17's policy). '-o DIR/' splits a filter block (or a table's\n"
+     "filter) into raw filters (DIR/filter-NNN + DIR/manifest.json). Never writes over an\n"
+     "input; OUT ending in .gz is gzipped.\n"},
     {"dump", "dump FILE [--format F] --json",
      "Prints everything in FILE as one JSON document (header fields, bits as base64) that\n"
      "'convert DUMP --to F -o OUT' turns back into the same bytes.\n"},
 };
+
+// The conversions the format families register (bloomcodec/convert.h), one line each.
+std::string ConversionTable() {
+  std::string text = "Conversions (besides a dump back to its format and a format to itself):\n";
+  for (const ConversionInfo& c : Conversions()) {
+    if (c.note.empty()) continue;  // a step of another rule, not a conversion of its own
+    std::string line = "  " + std::string(c.from->name()) + " -> " + std::string(c.to->name());
+    line.resize(std::max<std::size_t>(line.size() + 1, 48), ' ');
+    line += std::string(ConversionKindName(c.kind));
+    line.resize(std::max<std::size_t>(line.size() + 1, 58), ' ');
+    text += line + std::string(c.note) + "\n";
+  }
+  return text;
+}
 
 std::string FormatTable() {
   std::string text = "Formats (--format):\n";
@@ -120,7 +133,8 @@ std::string SubcommandHelp(std::string_view subcommand) {
   for (const SubcommandText& s : kSubcommands) {
     if (s.name != subcommand) continue;
     std::string text = "Usage: bloomcodec " + std::string(s.synopsis) + "\n\n" + std::string(s.details);
-    if (s.details != "Not implemented yet.\n") text += "\n" + FormatTable();
+    if (s.name == "convert") text += "\n" + ConversionTable();
+    text += "\n" + FormatTable();
     text += "\n";
     text += kExitCodes;
     return text;
