@@ -5,7 +5,7 @@
 //
 // Each format folder implements these for its formats; `bloomcodec` (tools/) only parses
 // arguments, reads inputs, calls one of these and prints. The format names are those of the
-// command-line contract (shared cli.md); they are part of the public interface.
+// command-line contract (docs/cli.md); they are part of the public interface.
 #pragma once
 
 #include <cstdint>
