@@ -1,5 +1,5 @@
 // bloomcodec: the command line. Dispatches to a subcommand and turns its Status into the exit
-// status of the contract (shared cli.md): 0 success, 1 a check found a problem, 2 bad usage or
+// status of the contract (docs/cli.md): 0 success, 1 a check found a problem, 2 bad usage or
 // bad input, with exactly one message on standard error.
 #include <cstdio>
 #include <string>

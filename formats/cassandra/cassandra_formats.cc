@@ -1,4 +1,5 @@
-// The Cassandra 0.7 - 1.1 filter formats (and the list of all Cassandra formats) as the command line sees them (shared cli.md).
+// The Cassandra 0.7 - 1.1 filter formats (and the list of all Cassandra formats) as the command
+// line sees them (docs/cli.md).
 #include "formats/cassandra/family.h"
 
 #include <climits>

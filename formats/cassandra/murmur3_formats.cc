@@ -1,4 +1,4 @@
-// The Cassandra 1.2 - 5.0 filter formats as the command line sees them (shared cli.md):
+// The Cassandra 1.2 - 5.0 filter formats as the command line sees them (docs/cli.md):
 // cassandra-1.2, cassandra-3.0, cassandra-4.0.
 #include <string>
 

@@ -226,7 +226,7 @@ TEST(TableConvert, ADatabaseTablesFilterIsRebuiltOverItsUserKeys) {
 // The database case end to end: a database written by LevelDB 1.23 (10 bits per key), every
 // table's filter rebuilt by convert with 5 bits per key and put back in place. The MANIFEST
 // records each table's size, which the smaller filter changed, so LevelDB's own RepairDB
-// rewrites it (what the README tells operators to do). Reopened by LevelDB with the 5-bit
+// rewrites it (what docs/cli.md tells operators to do). Reopened by LevelDB with the 5-bit
 // policy, DB::Get finds every key (checksums verified) and every filter it consults is one of
 // ours (k = 3, the last byte of each filter).
 TEST(TableConvert, ADatabaseWithRewrittenFiltersIsReadByLevelDbThroughThem) {

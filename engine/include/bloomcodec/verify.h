@@ -205,7 +205,7 @@ Result<std::vector<VerifyTask>> PlanVerify(std::span<const std::string> paths,
 Result<VerifyReport> VerifyPaths(std::span<const std::string> paths,
                                  const VerifyOptions& options);
 
-// The --json document (documented in README.md, "verify --json").
+// The --json document (documented in docs/cli.md, "verify", "--json").
 Document VerifyReportJson(const VerifyReport& report);
 // The human lines: one per file, its findings indented below, then the summary.
 std::string VerifyReportText(const VerifyReport& report);
