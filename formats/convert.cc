@@ -326,8 +326,8 @@ Result<Conversion> RewriteSst(const Decoded& in, const ConvertInput& input,
     ++keys;
     BLOOMCODEC_ASSIGN_OR_RETURN(bool maybe, check.MayContain(user));
     if (!maybe) {
-      return Status::CorruptFile(input.source + " (rewritten)",
-                                 "the rewritten filter misses a stored key (a bug: please report)");
+      return Status::Internal("the rewritten filter misses a stored key (a bug: please report)")
+          .WithFile(input.source + " (rewritten)");
     }
     return Status();
   }));
@@ -459,7 +459,7 @@ Result<Conversion> Rebuild(const Decoded& in, const ConvertInput& input,
   if (Is(to, "leveldb-table")) probe.key_kind = KeyKind::kPlain;
   BLOOMCODEC_RETURN_IF_ERROR(to->Probe(out, input.source + " (rebuilt)", *keys, probe, answers));
   if (std::find(answers.begin(), answers.end(), 0) != answers.end()) {
-    return Status::Refused("internal error: the rebuilt filter misses a key; nothing written");
+    return Status::Internal("internal error: the rebuilt filter misses a key; nothing written");
   }
   c.files.push_back({"", std::move(out)});
   c.keys_used = keys->size();
