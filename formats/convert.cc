@@ -7,7 +7,7 @@
 #include <string>
 
 #include "bloomcodec/byte_writer.h"
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/input_file.h"
@@ -113,7 +113,7 @@ void PutI32(ByteVector& out, std::int32_t v) {
 // length prefix of a row.
 Result<Conversion> Reframe(const Decoded& in, const ConvertInput& input, const FormatCodec* to) {
   if (Is(to, "cassandra-1.0-row")) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(cassandra::FilterDb f, cassandra::FilterDb::Parse(in.bytes, input.source));
+    BLOOMCODEC_ASSIGN_OR_RETURN(cassandra::V10Filter f, cassandra::V10Filter::Parse(in.bytes, input.source));
     ByteSpan filter = f.serialized();
     ByteVector out;
     out.reserve(4 + filter.size());
@@ -127,7 +127,7 @@ Result<Conversion> Reframe(const Decoded& in, const ConvertInput& input, const F
     return c;
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(cassandra::RowFilter row, cassandra::RowFilter::Parse(in.bytes, input.source));
-  ByteSpan filter = row.current()->serialized();
+  ByteSpan filter = row.v10()->serialized();
   Conversion c = Single("lossless", in.format, ByteVector(filter.begin(), filter.end()));
   const std::uint64_t dropped = in.bytes.size() - filter.size() - 4;
   if (dropped > 0) {

@@ -4,7 +4,7 @@
 #include <optional>
 #include <vector>
 
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
 #include "bloomcodec/filter_stats.h"
@@ -97,13 +97,13 @@ std::vector<OneFilter> FiltersOf(std::string_view format, ByteSpan file, std::st
     filters.push_back(one);
   } else if (format == "cassandra-1.0-row") {
     Result<cassandra::RowFilter> row = cassandra::RowFilter::Parse(file, source);
-    if (!row.ok() || row->current() == nullptr) return filters;  // Probe has reported it
-    const cassandra::FilterDb& f = *row->current();
+    if (!row.ok() || row->v10() == nullptr) return filters;  // Probe has reported it
+    const cassandra::V10Filter& f = *row->v10();
     OneFilter one;
     one.stats = ComputeFillStatistics(f.bit_count(), f.bits_set(), f.hash_count());
     one.allowed = cassandra::KeysAllowedBySizing(f.signed_hash_count(), f.modulus(),
                                                  cassandra::kRowFilterBucketsPerElement);
-    one.offset = 4 + cassandra::FilterDb::kHeaderBytes;  // the length prefix, then the header
+    one.offset = 4 + cassandra::V10Filter::kHeaderBytes;  // the length prefix, then the header
     filters.push_back(one);
   }
   return filters;

@@ -86,7 +86,7 @@ Status PlanDirectory(const std::string& dir, const VerifyOptions& options,
 // How verify reads a Cassandra Filter.db of this format (with keys from --keys, --index or the
 // Index.db beside it); unset for the other formats.
 std::optional<cassandra::FilterKind> CassandraFilterKind(std::string_view name) {
-  if (name == "cassandra-1.0") return cassandra::FilterKind::kCurrent;
+  if (name == "cassandra-1.0") return cassandra::FilterKind::kV10;
   if (name == "cassandra-legacy") return cassandra::FilterKind::kLegacy;
   if (name == "cassandra-1.2") return cassandra::FilterKind::kMurmur3OldOrder;
   if (name == "cassandra-3.0") return cassandra::FilterKind::kMurmur3NewOrderLongs;

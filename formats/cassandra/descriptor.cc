@@ -41,7 +41,7 @@ FilterKind FilterKindForVersion(std::string_view version, std::string_view sstab
   // Versions compare as strings, as Descriptor does (e.g. "hc" < "ia").
   if (version < "c") return FilterKind::kRebuiltFromIndex;  // hasStringsInBloomFilter
   if (version < "f") return FilterKind::kLegacy;            // usesOldBloomFilter
-  if (version < "ia") return FilterKind::kCurrent;          // Murmur2 until ia (1.2)
+  if (version < "ia") return FilterKind::kV10;          // Murmur2 until ia (1.2)
   if (version < "ma") return FilterKind::kMurmur3OldOrder;  // hasOldBfHashOrder
   if (version < "na") return FilterKind::kMurmur3NewOrderLongs;  // hasOldBfFormat
   return FilterKind::kMurmur3RawBytes;
@@ -56,7 +56,7 @@ std::string_view FilterKindName(FilterKind kind) {
   switch (kind) {
     case FilterKind::kRebuiltFromIndex: return "rebuilt from Index.db (version < c)";
     case FilterKind::kLegacy: return "cassandra-legacy";
-    case FilterKind::kCurrent: return "cassandra-1.0";
+    case FilterKind::kV10: return "cassandra-1.0";
     case FilterKind::kMurmur3OldOrder: return "cassandra-1.2";
     case FilterKind::kMurmur3NewOrderLongs: return "cassandra-3.0";
     case FilterKind::kMurmur3RawBytes: return "cassandra-4.0";

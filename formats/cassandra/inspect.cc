@@ -11,7 +11,7 @@
 
 #include "bloomcodec/byte_writer.h"
 #include "bloomcodec/cassandra/descriptor.h"
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
@@ -152,7 +152,7 @@ void PutWords(Document& doc, std::int32_t hash_count, std::int32_t word_count, B
 
 ByteVector FilterDbBytes(std::int32_t hash_count, std::int32_t word_count, ByteSpan words) {
   ByteVector out;
-  out.reserve(FilterDb::kHeaderBytes + words.size());
+  out.reserve(V10Filter::kHeaderBytes + words.size());
   ByteWriter w(out);
   w.PutBigI32(hash_count);
   w.PutBigI32(word_count);
@@ -189,7 +189,7 @@ std::string SeveralCandidatesNote(std::int32_t hash_count, std::size_t candidate
 }
 
 Result<Document> InspectFilterDb(ByteSpan file, std::string_view source) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(FilterDb f, FilterDb::Parse(file, source));
+  BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter f, V10Filter::Parse(file, source));
   Document doc = FilterFields("cassandra-1.0", f.signed_hash_count(), f.word_count(), f.modulus(),
                               f.bits_set(), 0);
   doc["file_bytes"] = file.size();
@@ -210,7 +210,7 @@ Result<Document> InspectLegacyFilter(ByteSpan file, std::string_view source) {
 
 Result<Document> InspectRowFilter(ByteSpan file, std::string_view source) {
   BLOOMCODEC_ASSIGN_OR_RETURN(RowFilter row, RowFilter::Parse(file, source));
-  const FilterDb& f = *row.current();
+  const V10Filter& f = *row.v10();
   Document doc = FilterFields("cassandra-1.0-row", f.signed_hash_count(), f.word_count(),
                               f.modulus(), f.bits_set(), kRowFilterBucketsPerElement);
   doc["length_prefix"] = row.length_prefix();
@@ -221,7 +221,7 @@ Result<Document> InspectRowFilter(ByteSpan file, std::string_view source) {
 }
 
 Result<Document> DumpFilterDb(ByteSpan file, std::string_view source) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(FilterDb f, FilterDb::Parse(file, source));
+  BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter f, V10Filter::Parse(file, source));
   Document doc = DumpHead("cassandra-1.0");
   PutWords(doc, f.signed_hash_count(), f.word_count(), f.words_bytes());
   if (f.trailing_bytes() > 0) {
@@ -242,7 +242,7 @@ Result<Document> DumpLegacyFilter(ByteSpan file, std::string_view source) {
 
 Result<Document> DumpRowFilter(ByteSpan file, std::string_view source) {
   BLOOMCODEC_ASSIGN_OR_RETURN(RowFilter row, RowFilter::Parse(file, source));
-  const FilterDb& f = *row.current();
+  const V10Filter& f = *row.v10();
   Document doc = DumpHead("cassandra-1.0-row");
   doc["length_prefix"] = row.length_prefix();
   PutWords(doc, f.signed_hash_count(), f.word_count(), f.words_bytes());

@@ -7,7 +7,7 @@
 #include <system_error>
 #include <tuple>
 
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/index_db.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
@@ -32,7 +32,7 @@ std::string FormatNameFor(FilterKind kind) {
 }
 
 // The most keys the filter's own size and K allow (the fill judgement without a key count).
-std::optional<double> AllowedKeys(const FilterDb& f) {
+std::optional<double> AllowedKeys(const V10Filter& f) {
   return KeysAllowedBySizing(f.signed_hash_count(), f.modulus(), 0);
 }
 std::optional<double> AllowedKeys(const LegacyFilter& f) {
@@ -248,13 +248,13 @@ void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
     CheckParsed(*f, file, keys, sized_keys, sized_from, LegacyFilter::kWordsOffset, report);
     return;
   }
-  Result<FilterDb> f = FilterDb::Parse(file, report.path);
+  Result<V10Filter> f = V10Filter::Parse(file, report.path);
   if (!f.ok()) {
     report.findings.push_back(
         FindingFromStatus(Severity::kError, finding_kind::kStructure, f.status()));
     return;
   }
-  CheckParsed(*f, file, keys, sized_keys, sized_from, FilterDb::kHeaderBytes, report);
+  CheckParsed(*f, file, keys, sized_keys, sized_from, V10Filter::kHeaderBytes, report);
 }
 
 Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {

@@ -81,7 +81,7 @@ TEST(CassandraLaterDescriptor, VersionTableOfTheSpec) {
   // BtiFormat's rule for versions Apache never wrote: below "b" (with "ab" read as "b") old.
   EXPECT_EQ(FilterKindForVersion("aa", "bti"), FilterKind::kMurmur3NewOrderLongs);
   EXPECT_EQ(FilterKindForVersion("ab", "bti"), FilterKind::kMurmur3RawBytes);
-  EXPECT_EQ(FilterKindForVersion("hf"), FilterKind::kCurrent);
+  EXPECT_EQ(FilterKindForVersion("hf"), FilterKind::kV10);
 }
 
 TEST(CassandraLaterDescriptor, DetectFormatPicksTheVersionsFormat) {

@@ -69,7 +69,7 @@ enum class OracleOp : std::uint8_t {
 
 enum class LaterVariant : std::uint8_t { k1_2 = 0, k3_0 = 1, k4_0 = 2 };
 
-enum class SizeKind : std::uint8_t { kCurrentFp = 0, kCurrentBuckets = 1, kLegacyFp = 2, kLegacyBuckets = 3 };
+enum class SizeKind : std::uint8_t { kV10Fp = 0, kV10Buckets = 1, kLegacyFp = 2, kLegacyBuckets = 3 };
 enum class BuildKind : std::uint8_t { kFp = 0, kBuckets = 1, kEmptyFilter = 2 };
 
 class OracleRequest {

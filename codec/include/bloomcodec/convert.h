@@ -7,14 +7,14 @@
 //   options.params.buckets_per_element = 15;
 //   options.keys = &keys;                        // the legacy filter's keys
 //   BLOOMCODEC_ASSIGN_OR_RETURN(bloomcodec::Conversion c, bloomcodec::Convert(in, options));
-//   // c.how == "rebuilt", c.files[0].bytes == BuildFilterDb(keys, spec)
+//   // c.how == "rebuilt", c.files[0].bytes == BuildV10Filter(keys, spec)
 //
 // What carries over losslessly (how = "lossless"): a dump document back to its format; any
 // format to itself; cassandra-1.0 <-> cassandra-1.0-row (the same filter bytes, the length
 // prefix added or removed); a filter block (or a table's filter block) split into its raw filters
 // (`split`: one file per filter plus manifest.json), and a split manifest joined again; a table's
 // filter block extracted as leveldb-filter-block. Everything else needs the filter's keys
-// (how = "rebuilt"): a different hash (legacy Cassandra -> current, LevelDB 1.17 -> 1.18) or a
+// (how = "rebuilt"): a different hash (legacy Cassandra -> 1.0, LevelDB 1.17 -> 1.18) or a
 // different size. A table with --bits-per-key / --no-filter gets its filter block rewritten
 // (how = "rewritten"): libleveldb reads the result and every stored key is checked against it.
 //

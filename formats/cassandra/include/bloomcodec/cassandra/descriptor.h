@@ -2,7 +2,7 @@
 // (io.sstable.Descriptor, SSTableReader, the BIG and BTI format versions).
 //
 //   BLOOMCODEC_ASSIGN_OR_RETURN(auto d, cassandra::ParseDescriptor("Standard1-hc-12-Filter.db"));
-//   if (d.filter_kind() == cassandra::FilterKind::kCurrent) ...   // FilterDb::Parse
+//   if (d.filter_kind() == cassandra::FilterKind::kV10) ...   // V10Filter::Parse
 //   cassandra::ParseDescriptor("nb-1-big-Filter.db")->filter_kind();   // kMurmur3RawBytes
 //
 // Names, old style (0.6 - 2.1): `[<ks>-]<cf>-[tmp-][<version>-]<generation>-<Component>`, where a
@@ -16,7 +16,7 @@
 // the 1.0 Filter.db; ia .. lb Murmur3 with the old index order, ma .. me the new order (both
 // big-endian longs), BIG na and later and BTI da the raw-bytes serialization (BTI versions
 // below "b", which Apache Cassandra never wrote, the longs). A missing Filter.db before ia means
-// BloomFilter.emptyFilter() (FilterDb::Empty()); from 3.0 on it means fp chance 1.0.
+// BloomFilter.emptyFilter() (V10Filter::Empty()); from 3.0 on it means fp chance 1.0.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +30,7 @@ namespace bloomcodec::cassandra {
 enum class FilterKind {
   kRebuiltFromIndex,  // version < c: legacy filter rebuilt from Index.db, getFilter(keys, 15)
   kLegacy,            // c <= version < f: legacy Filter.db
-  kCurrent,           // f <= version < ia: Filter.db of FilterDb
+  kV10,               // f <= version < ia: the 1.0 Filter.db (V10Filter)
   kMurmur3OldOrder,   // ia <= version < ma: cassandra-1.2 (Murmur3, old order, BE longs)
   kMurmur3NewOrderLongs,  // ma .. me: cassandra-3.0 (new order, BE longs)
   kMurmur3RawBytes,   // BIG na and later, BTI da: cassandra-4.0 (new order, raw bytes)

@@ -8,7 +8,7 @@
 //
 // Compatibility contract: the filter is read as the release that wrote the sstable reads it for
 // its version (descriptor.h): versions < c are not read (1.0 rebuilds the filter from Index.db;
-// only the index is checked), c .. e are the legacy filter, f .. hf the current one, ia and
+// only the index is checked), c .. e are the legacy filter, f .. hf the 1.0 one, ia and
 // later the Murmur3 filters of 1.2 - 5.0 (murmur3_filter.h), their Index.db entries in the
 // version's layout (index_db.h). A BTI sstable has no Index.db: its filter is checked without
 // keys, with an info finding (kind "unsupported") saying so. A missing Filter.db is what 1.0
@@ -45,7 +45,7 @@
 
 namespace bloomcodec::cassandra {
 
-// Checks one filter's bytes (`kind` kCurrent or kLegacy) and, when `keys` is given, every key
+// Checks one filter's bytes (`kind` kV10 or kLegacy) and, when `keys` is given, every key
 // against it. The fill is judged against `sized_keys` (the Index.db entry count or the keys
 // given; `sized_from` "index" or "keys") or, when unset, against the most keys the filter's size
 // and K allow; every bit set is always a finding. Appends to `report`.

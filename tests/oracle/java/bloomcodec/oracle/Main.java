@@ -185,7 +185,7 @@ public final class Main {
         ByteBuffer key = bytesView(payload, in);
         int hashCount = in.getInt();
         long max = in.getLong();
-        for (long b : CurrentFilter.hashBuckets(key, hashCount, max)) out.writeLong(b);
+        for (long b : V10Filter.hashBuckets(key, hashCount, max)) out.writeLong(b);
         return;
       }
       case OP_BUCKETS32: {
@@ -204,8 +204,8 @@ public final class Main {
         SizingResult r;
         try {
           switch (kind) {
-            case 0: r = rules.currentForFp(n, fp); break;
-            case 1: r = rules.currentForBuckets(n, target); break;
+            case 0: r = rules.v10ForFp(n, fp); break;
+            case 1: r = rules.v10ForBuckets(n, target); break;
             case 2: r = rules.legacyForFp(n, fp); break;
             case 3: r = rules.legacyForBuckets(n, target); break;
             default: throw new IllegalArgumentException("sizing kind " + kind);
@@ -229,14 +229,14 @@ public final class Main {
         double fp = in.getDouble();
         int target = in.getInt();
         ByteBuffer[] keys = keysView(payload, in);
-        CurrentFilter filter;
+        V10Filter filter;
         try {
           if (kind == KIND_EMPTY) {
-            filter = new CurrentFilter(0, 1);  // BloomFilter.emptyFilter()
+            filter = new V10Filter(0, 1);  // BloomFilter.emptyFilter()
           } else {
-            SizingResult r = kind == KIND_FP ? withAssertions.currentForFp(n, fp)
-                                             : withAssertions.currentForBuckets(n, target);
-            filter = new CurrentFilter(r.hashCount, r.wordCount);
+            SizingResult r = kind == KIND_FP ? withAssertions.v10ForFp(n, fp)
+                                             : withAssertions.v10ForBuckets(n, target);
+            filter = new V10Filter(r.hashCount, r.wordCount);
           }
         } catch (RuntimeException | AssertionError e) {
           out.writeUTF(outcome(e));
@@ -279,10 +279,10 @@ public final class Main {
       case OP_BUILD_ROW: {
         long estimated = in.getLong();
         ByteBuffer[] names = keysView(payload, in);
-        CurrentFilter filter;
+        V10Filter filter;
         try {
-          SizingResult r = withAssertions.currentForBuckets(estimated, 4);  // ColumnIndexer
-          filter = new CurrentFilter(r.hashCount, r.wordCount);
+          SizingResult r = withAssertions.v10ForBuckets(estimated, 4);  // ColumnIndexer
+          filter = new V10Filter(r.hashCount, r.wordCount);
         } catch (RuntimeException | AssertionError e) {
           out.writeUTF(outcome(e));
           return;
@@ -304,9 +304,9 @@ public final class Main {
       case OP_PROBE_CURRENT: {
         byte[] file = copy(bytesView(payload, in));
         ByteBuffer[] keys = keysView(payload, in);
-        CurrentFilter filter;
+        V10Filter filter;
         try {
-          filter = CurrentFilter.deserialize(new DataInputStream(new ByteArrayInputStream(file)));
+          filter = V10Filter.deserialize(new DataInputStream(new ByteArrayInputStream(file)));
           writeProbeAnswers(out, filter.hashCount, filter.words.length, keys, filter::isPresent);
         } catch (IOException | RuntimeException e) {
           out.writeUTF(outcome(e));
@@ -361,7 +361,7 @@ public final class Main {
             LegacyFilter f = LegacyFilter.deserialize(filterIn);
             writeProbeAnswers(out, f.hashCount, f.bits.size() / 64, keys, f::isPresent);
           } else {
-            CurrentFilter f = CurrentFilter.deserialize(filterIn);
+            V10Filter f = V10Filter.deserialize(filterIn);
             writeProbeAnswers(out, f.hashCount, f.words.length, keys, f::isPresent);
           }
         } catch (IOException | ClassNotFoundException | RuntimeException e) {

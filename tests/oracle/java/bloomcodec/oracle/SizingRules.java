@@ -8,9 +8,9 @@ package bloomcodec.oracle;
 public interface SizingRules {
   boolean assertionsEnabled();
 
-  SizingResult currentForFp(long numElements, double fp);
+  SizingResult v10ForFp(long numElements, double fp);
 
-  SizingResult currentForBuckets(long numElements, int targetBucketsPerElement);
+  SizingResult v10ForBuckets(long numElements, int targetBucketsPerElement);
 
   SizingResult legacyForFp(long numElements, double fp);
 
