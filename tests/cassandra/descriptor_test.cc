@@ -50,7 +50,7 @@ TEST(CassandraDescriptor, VersionTable) {
   for (const char* v : {"f", "g", "h", "hb", "hc", "hd", "he", "hf"}) {
     EXPECT_EQ(FilterKindForVersion(v), FilterKind::kV10) << v;
   }
-  // ia and later: the Murmur3 filters of 1.2 - 5.0 (tests/cassandra_later).
+  // ia and later: the Murmur3 filters of 1.2 - 5.0 (tests/cassandra_murmur3).
   for (const char* v : {"ia", "ib", "ja", "ka", "la"}) {
     EXPECT_EQ(FilterKindForVersion(v), FilterKind::kMurmur3OldOrder) << v;
   }

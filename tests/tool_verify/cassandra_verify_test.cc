@@ -248,15 +248,15 @@ TEST_F(CassandraDir, HashCountsOutsideWhatCassandraWritesAreWarnings) {
   ASSERT_TRUE(index.ok());
   WriteFileAt(ks_ + "/Standard6-hc-12-Index.db", *index);
   // A Cassandra 1.2 sstable is read as cassandra-1.2, its Index.db in the 1.2 entry layout.
-  const KeyList later10 = ReadHexKeysFixture("cassandra-later/keys/keys_n10.txt");
+  const KeyList murmur3_keys = ReadHexKeysFixture("cassandra-murmur3/keys/keys_n10.txt");
   WriteFileAt(ks_ + "/Standard7-ia-13-Filter.db",
-              ReadFixture("cassandra-later/v1_2_to_2_2/n10_fp0.01.Filter.db"));
-  std::vector<std::int64_t> later_positions(later10.size());
-  for (std::size_t i = 0; i < later10.size(); ++i) later_positions[i] = static_cast<std::int64_t>(i) * 64;
-  auto later_index = cassandra::WriteIndexDb(later10, later_positions,
-                                             cassandra::IndexEntryForm::kLongPositionAndPromoted);
-  ASSERT_TRUE(later_index.ok());
-  WriteFileAt(ks_ + "/Standard7-ia-13-Index.db", *later_index);
+              ReadFixture("cassandra-murmur3/v1_2_to_2_2/n10_fp0.01.Filter.db"));
+  std::vector<std::int64_t> murmur3_positions(murmur3_keys.size());
+  for (std::size_t i = 0; i < murmur3_keys.size(); ++i) murmur3_positions[i] = static_cast<std::int64_t>(i) * 64;
+  auto murmur3_index = cassandra::WriteIndexDb(murmur3_keys, murmur3_positions,
+                                               cassandra::IndexEntryForm::kLongPositionAndPromoted);
+  ASSERT_TRUE(murmur3_index.ok());
+  WriteFileAt(ks_ + "/Standard7-ia-13-Index.db", *murmur3_index);
   Json doc = VerifyJson({Data()}, 0);
   const Json& empty = FileEndingWith(doc, "Standard5-hc-11-Filter.db");
   EXPECT_EQ(Kinds(empty), std::vector<std::string>{"hash-count"});

@@ -178,7 +178,7 @@ public final class Sizing implements SizingRules {
    * set refuses more than 2^31 - 1 words instead of truncating the count.
    */
   @Override
-  public SizingResult laterForFp(long numElements, double fp) {
+  public SizingResult murmur3ForFp(long numElements, double fp) {
     assert fp <= 1.0 : "Invalid probability";
     if (fp == 1.0) {
       SizingResult r = new SizingResult();

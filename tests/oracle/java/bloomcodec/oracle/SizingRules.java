@@ -17,5 +17,5 @@ public interface SizingRules {
   SizingResult legacyForBuckets(long numElements, int targetBucketsPerElement);
 
   /** FilterFactory.getFilter(numElements, fpChance) of Cassandra 1.2 - 5.0. */
-  SizingResult laterForFp(long numElements, double fp);
+  SizingResult murmur3ForFp(long numElements, double fp);
 }

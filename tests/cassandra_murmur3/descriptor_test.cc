@@ -8,7 +8,7 @@
 namespace bloomcodec::cassandra {
 namespace {
 
-TEST(CassandraLaterDescriptor, OldNamingOf12To21) {
+TEST(CassandraMurmur3Descriptor, OldNamingOf12To21) {
   auto a = ParseDescriptor("/data/ks/cf/ks-cf-ic-12-Filter.db");
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   EXPECT_EQ(a->keyspace, "ks");
@@ -31,7 +31,7 @@ TEST(CassandraLaterDescriptor, OldNamingOf12To21) {
   EXPECT_EQ(link->column_family, "cf");
 }
 
-TEST(CassandraLaterDescriptor, BigAndBtiNaming) {
+TEST(CassandraMurmur3Descriptor, BigAndBtiNaming) {
   auto nb = ParseDescriptor("/data/ks/tbl-0123456789abcdef0123456789abcdef/nb-1-big-Filter.db");
   ASSERT_TRUE(nb.ok()) << nb.status().ToString();
   EXPECT_EQ(nb->version, "nb");
@@ -66,7 +66,7 @@ TEST(CassandraLaterDescriptor, BigAndBtiNaming) {
   EXPECT_FALSE(ParseDescriptor("a-b-nb-1-big-Filter.db").ok());
 }
 
-TEST(CassandraLaterDescriptor, VersionTableOfTheSpec) {
+TEST(CassandraMurmur3Descriptor, VersionTableOfTheSpec) {
   for (const char* v : {"ia", "ib", "ic", "ja", "jb", "ka", "la", "lb"}) {
     EXPECT_EQ(FilterKindForVersion(v), FilterKind::kMurmur3OldOrder) << v;
     EXPECT_EQ(FilterKindForVersion(v, "big"), FilterKind::kMurmur3OldOrder) << v;
@@ -84,7 +84,7 @@ TEST(CassandraLaterDescriptor, VersionTableOfTheSpec) {
   EXPECT_EQ(FilterKindForVersion("hf"), FilterKind::kV10);
 }
 
-TEST(CassandraLaterDescriptor, DetectFormatPicksTheVersionsFormat) {
+TEST(CassandraMurmur3Descriptor, DetectFormatPicksTheVersionsFormat) {
   const ByteVector none;
   EXPECT_EQ(DetectFormat("ks-cf-ic-12-Filter.db", none)->name(), "cassandra-1.2");
   EXPECT_EQ(DetectFormat("la-1-big-Filter.db", none)->name(), "cassandra-1.2");
