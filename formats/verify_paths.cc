@@ -83,17 +83,6 @@ Status PlanDirectory(const std::string& dir, const VerifyOptions& options,
   return Status();
 }
 
-// How verify reads a Cassandra Filter.db of this format (with keys from --keys, --index or the
-// Index.db beside it); unset for the other formats.
-std::optional<cassandra::FilterKind> CassandraFilterKind(std::string_view name) {
-  if (name == "cassandra-1.0") return cassandra::FilterKind::kV10;
-  if (name == "cassandra-legacy") return cassandra::FilterKind::kLegacy;
-  if (name == "cassandra-1.2") return cassandra::FilterKind::kMurmur3OldOrder;
-  if (name == "cassandra-3.0") return cassandra::FilterKind::kMurmur3NewOrderLongs;
-  if (name == "cassandra-4.0") return cassandra::FilterKind::kMurmur3RawBytes;
-  return std::nullopt;
-}
-
 Status PlanFile(const std::string& path, const VerifyOptions& options,
                 std::vector<VerifyTask>& tasks) {
   const FormatCodec* format = options.format;
@@ -141,8 +130,9 @@ Status PlanFile(const std::string& path, const VerifyOptions& options,
                                    "rocksdb-sst); " + path +
                                    " is " + std::string(name));
   }
-  if (std::optional<cassandra::FilterKind> kind_of = CassandraFilterKind(name)) {
-    const cassandra::FilterKind kind = *kind_of;
+  // A Cassandra Filter.db (with keys from --keys, --index or the Index.db beside it).
+  if (std::optional<cassandra::FilterFormat> format_of = cassandra::FilterFormatForName(name)) {
+    const cassandra::FilterFormat filter_format = *format_of;
     std::string version;
     if (auto d = cassandra::ParseDescriptor(WithoutGz(path)); d.ok()) version = d->version;
     std::string index;
@@ -161,8 +151,8 @@ Status PlanFile(const std::string& path, const VerifyOptions& options,
         if (fs::is_regular_file(sibling, ec)) index = sibling;
       }
     }
-    tasks.push_back([path, kind, version, keys, index] {
-      return cassandra::VerifyFilterFile(path, kind, version, keys, index);
+    tasks.push_back([path, filter_format, version, keys, index] {
+      return cassandra::VerifyFilterFile(path, filter_format, version, keys, index);
     });
     return Status();
   }

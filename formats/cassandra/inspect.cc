@@ -32,7 +32,7 @@ void AddDescriptor(Document& doc, std::string_view source) {
   sstable["version"] = d->version;
   sstable["generation"] = d->generation;
   sstable["component"] = d->component;
-  sstable["filter_kind"] = std::string(FilterKindName(d->filter_kind()));
+  sstable["filter_kind"] = std::string(FilterFormatName(d->filter_format()));
   doc["sstable"] = std::move(sstable);
 }
 

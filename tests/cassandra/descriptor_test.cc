@@ -5,6 +5,8 @@
 namespace bloomcodec::cassandra {
 namespace {
 
+FilterFormat Murmur3(Murmur3Layout layout) { return {FilterKind::kMurmur3, layout}; }
+
 TEST(CassandraDescriptor, V10Naming) {
   auto d = ParseDescriptor("/var/lib/cassandra/data/Keyspace1/Standard1-hc-12-Filter.db");
   ASSERT_TRUE(d.ok()) << d.status().ToString();
@@ -52,10 +54,10 @@ TEST(CassandraDescriptor, VersionTable) {
   }
   // ia and later: the Murmur3 filters of 1.2 - 5.0 (tests/cassandra_murmur3).
   for (const char* v : {"ia", "ib", "ja", "ka", "la"}) {
-    EXPECT_EQ(FilterKindForVersion(v), FilterKind::kMurmur3OldOrder) << v;
+    EXPECT_EQ(FilterFormatForVersion(v), Murmur3(Murmur3Layout::kOldOrderLongs)) << v;
   }
-  EXPECT_EQ(FilterKindForVersion("ma"), FilterKind::kMurmur3NewOrderLongs);
-  EXPECT_EQ(FilterKindForVersion("na"), FilterKind::kMurmur3RawBytes);
+  EXPECT_EQ(FilterFormatForVersion("ma"), Murmur3(Murmur3Layout::kNewOrderLongs));
+  EXPECT_EQ(FilterFormatForVersion("na"), Murmur3(Murmur3Layout::kRawBytes));
 }
 
 TEST(CassandraDescriptor, RejectsNonSSTableNames) {
