@@ -140,13 +140,13 @@ class V10Format final : public FormatCodec {
     return {};
   }
   Result<Document> Inspect(ByteSpan file, std::string_view source) const override {
-    return InspectFilterDb(file, source);
+    return InspectV10Filter(file, source);
   }
   Result<Document> Dump(ByteSpan file, std::string_view source) const override {
-    return DumpFilterDb(file, source);
+    return DumpV10Filter(file, source);
   }
   Result<ByteVector> Undump(const Document& dump, std::string_view source) const override {
-    return UndumpFilterDb(dump, source);
+    return UndumpV10Filter(dump, source);
   }
 };
 

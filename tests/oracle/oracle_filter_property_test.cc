@@ -125,7 +125,7 @@ TEST(JavaOracle, FilterDbBytesAndAnswersAgreeForRandomKeySets) {
   std::int64_t agreed = 0, probes = 0;
   CheckAndCount("Filter.db", agreed, [&] {
     auto cases = *Batch(kFilterBatch, BuildCaseGen(/*allow_empty_filter=*/true, 6000));
-    OracleRequest request(OracleOp::kBuildCurrent);
+    OracleRequest request(OracleOp::kBuildV10);
     for (const auto& c : cases) RequestBuild(request, c);
     OracleAnswers a = Ask(request);
     std::vector<ByteVector> files;
@@ -159,7 +159,7 @@ TEST(JavaOracle, FilterDbBytesAndAnswersAgreeForRandomKeySets) {
       built.push_back(&c);
     }
     ExpectConsumed(a);
-    CompareProbes<cs::V10Filter>(OracleOp::kProbeCurrent, files, built, "Filter.db");
+    CompareProbes<cs::V10Filter>(OracleOp::kProbeV10, files, built, "Filter.db");
     agreed += static_cast<std::int64_t>(cases.size());
     for (const auto* c : built) probes += static_cast<std::int64_t>(c->probes.size() + c->keys.size());
   });
@@ -204,7 +204,7 @@ TEST(JavaOracle, FilterDbAnswersAgreeForArbitraryBitPatterns) {
                 gen::set(&RawFilterCase::trailing,
                          gen::weightedOneOf<ByteVector>({{3, gen::just(ByteVector{})}, {1, RandomBytes(1, 20)}})),
                 gen::set(&RawFilterCase::probes, gen::container<std::vector<ByteVector>>(300, FilterKey()))));
-    OracleRequest request(OracleOp::kProbeCurrent);
+    OracleRequest request(OracleOp::kProbeV10);
     std::vector<ByteVector> files;
     for (const auto& c : cases) {
       ByteVector file;

@@ -373,7 +373,7 @@ void CheckFilters(const std::string& table_file, OracleOp build_op, OracleOp pro
 }
 
 TEST(JavaOracleGolden, RebuildsEveryFilterDbAndAnswersEveryProbe) {
-  CheckFilters("filters/filters.tsv", OracleOp::kBuildCurrent, OracleOp::kProbeCurrent, false);
+  CheckFilters("filters/filters.tsv", OracleOp::kBuildV10, OracleOp::kProbeV10, false);
 }
 
 TEST(JavaOracleGolden, RebuildsEveryLegacyFilterAndAnswersEveryProbe) {

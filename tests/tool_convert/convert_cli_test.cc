@@ -128,7 +128,7 @@ TEST(ConvertSplit, SeveralFiltersNeedADirectoryAndAManifestNamesExistingFiles) {
   EXPECT_NE(r.err.find("filter-001"), std::string::npos) << r.err;
 }
 
-TEST(ConvertRebuild, LegacyCassandraRebuiltAsV10EqualsBuildFilterDbOfTheSameKeys) {
+TEST(ConvertRebuild, LegacyCassandraRebuiltAsV10EqualsBuildV10FilterOfTheSameKeys) {
   CliDir dir;
   for (const char* name : {"legacy_n10_b15", "legacy_n1000_b15", "legacy_n5000_b15"}) {
     SCOPED_TRACE(name);

@@ -31,10 +31,10 @@ public final class Main {
   static final int OP_BUCKETS64 = 3;
   static final int OP_BUCKETS32 = 4;
   static final int OP_SIZE = 5;
-  static final int OP_BUILD_CURRENT = 6;
+  static final int OP_BUILD_V10 = 6;
   static final int OP_BUILD_LEGACY = 7;
   static final int OP_BUILD_ROW = 8;
-  static final int OP_PROBE_CURRENT = 9;
+  static final int OP_PROBE_V10 = 9;
   static final int OP_PROBE_LEGACY = 10;
   static final int OP_WRITE_BITSET = 11;
   static final int OP_PROBE_ROW = 12;
@@ -223,7 +223,7 @@ public final class Main {
         out.writeUTF(r.warning);
         return;
       }
-      case OP_BUILD_CURRENT: {
+      case OP_BUILD_V10: {
         int kind = in.get();
         long n = in.getLong();
         double fp = in.getDouble();
@@ -301,7 +301,7 @@ public final class Main {
         writeBytes(out, row.toByteArray());
         return;
       }
-      case OP_PROBE_CURRENT: {
+      case OP_PROBE_V10: {
         byte[] file = copy(bytesView(payload, in));
         ByteBuffer[] keys = keysView(payload, in);
         V10Filter filter;
