@@ -33,11 +33,11 @@ bool RunJvm(const std::string& counts, const std::string& out_path) {
     specs.append(std::to_string(spec->word_count));
     // The 3.0 - 5.0 filter as their SSTable writer sizes it: getFilter(N, 0.01), the default
     // bloom_filter_fp_chance.
-    auto later = bloomcodec::cassandra::SizeMurmur3Filter(n, 0.01);
-    if (!later.ok()) return false;
+    auto murmur3 = bloomcodec::cassandra::SizeMurmur3Filter(n, 0.01);
+    if (!murmur3.ok()) return false;
     specs.append(" m3:").append(std::to_string(n)).append(":");
-    specs.append(std::to_string(later->hash_count)).append(":");
-    specs.append(std::to_string(later->word_count));
+    specs.append(std::to_string(murmur3->hash_count)).append(":");
+    specs.append(std::to_string(murmur3->word_count));
   }
   // 1e8 keys of 16 bytes are 1.6 GB in one byte[], plus two copies of a 190 MB filter.
   const std::string command = std::string(BLOOMCODEC_JAVA) + " -Xms5g -Xmx5g -cp " +
@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   int count = static_cast<int>(args.size());
   bloomcodec::bench::RegisterLevelDbBenchmarks();
   bloomcodec::bench::RegisterCassandraBenchmarks();
-  bloomcodec::bench::RegisterCassandraLaterBenchmarks();
+  bloomcodec::bench::RegisterCassandraMurmur3Benchmarks();
   bloomcodec::bench::RegisterRocksDbBenchmarks();
   bloomcodec::bench::RegisterLoadBenchmarks();
   benchmark::Initialize(&count, args.data());

@@ -92,7 +92,7 @@ std::string ScratchDir();
 
 void RegisterLevelDbBenchmarks();
 void RegisterCassandraBenchmarks();
-void RegisterCassandraLaterBenchmarks();
+void RegisterCassandraMurmur3Benchmarks();
 void RegisterRocksDbBenchmarks();
 void RegisterLoadBenchmarks();
 

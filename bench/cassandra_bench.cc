@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "bench_support.h"
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/output_file.h"
@@ -17,7 +17,7 @@
 namespace bloomcodec::bench {
 namespace {
 
-using cassandra::FilterDb;
+using cassandra::V10Filter;
 
 // Cassandra's keys here are 16 bytes (the JVM program uses the same stream).
 constexpr std::size_t kKeyLength = 16;
@@ -36,7 +36,7 @@ void Build(benchmark::State& state, std::size_t n) {
   for (auto _ : state) {
     // Create allocates the filter once (not per key); counted apart from AddAll.
     const std::uint64_t a0 = AllocationCount();
-    FilterDb f = FilterDb::Create(spec).value();
+    V10Filter f = V10Filter::Create(spec).value();
     const std::uint64_t a1 = AllocationCount();
     f.AddAll(d.present);
     allocs += AllocationCount() - a1;
@@ -57,7 +57,7 @@ void Query(benchmark::State& state, std::size_t n, bool hits, Mode mode) {
   const Dataset& d = GetDataset(n, kKeyLength);
   const KeyList& probes = hits ? d.hits() : d.absent;
   const std::size_t count = ProbeCount(n);
-  FilterDb f = FilterDb::Create(SpecFor(n)).value();
+  V10Filter f = V10Filter::Create(SpecFor(n)).value();
   f.AddAll(d.present);
   // The batch path is reached at these filter sizes only; both paths are checked against
   // each other first.
@@ -68,7 +68,7 @@ std::string FilterPath(const std::string& tag) {
   return ScratchDir() + "/bloomcodec-bench-" + tag + "-Filter.db";
 }
 
-// "load" on our side: map the file (InputFile::Open), parse the header (FilterDb::Parse, no
+// "load" on our side: map the file (InputFile::Open), parse the header (V10Filter::Parse, no
 // copy), and popcount every word so that every page is actually read; then unmap. The JVM's
 // load is BloomFilterSerializer.deserialize (readInt, readInt, W x readLong into a long[]) over a
 // buffered FileInputStream, plus the same popcount. The file is in the page cache on both sides.
@@ -76,7 +76,7 @@ void Load(benchmark::State& state, std::size_t n) {
   const std::string path = FilterPath("keys-" + std::to_string(n));
   {
     const Dataset& d = GetDataset(n, kKeyLength);
-    FilterDb f = FilterDb::Create(SpecFor(n)).value();
+    V10Filter f = V10Filter::Create(SpecFor(n)).value();
     f.AddAll(d.present);
     if (!WriteFileAtomically(path, f.serialized()).ok()) {
       state.SkipWithError("cannot write Filter.db");
@@ -86,7 +86,7 @@ void Load(benchmark::State& state, std::size_t n) {
   std::uint64_t bits = 0;
   for (auto _ : state) {
     InputFile in = InputFile::Open(path).value();
-    FilterDb f = FilterDb::Parse(in.bytes(), path).value();
+    V10Filter f = V10Filter::Parse(in.bytes(), path).value();
     bits = f.bits_set();
     benchmark::DoNotOptimize(bits);
   }
@@ -101,7 +101,7 @@ void Verify(benchmark::State& state, std::size_t n) {
   const Dataset& d = GetDataset(n, kKeyLength);
   const std::string path = FilterPath("verify");
   {
-    FilterDb f = FilterDb::Create(SpecFor(n)).value();
+    V10Filter f = V10Filter::Create(SpecFor(n)).value();
     f.AddAll(d.present);
     if (!WriteFileAtomically(path, f.serialized()).ok()) {
       state.SkipWithError("cannot write Filter.db");
@@ -112,7 +112,7 @@ void Verify(benchmark::State& state, std::size_t n) {
   bool all_present = true;
   for (auto _ : state) {
     InputFile in = InputFile::Open(path).value();
-    FilterDb f = FilterDb::Parse(in.bytes(), path).value();
+    V10Filter f = V10Filter::Parse(in.bytes(), path).value();
     f.MayContainBatch(d.present, answers);
     all_present = std::all_of(answers.begin(), answers.end(), [](std::uint8_t a) { return a == 1; });
     benchmark::DoNotOptimize(all_present);
@@ -130,7 +130,7 @@ constexpr std::size_t kBigBytes = 8 + std::size_t{8} * kBigWords;
 const std::string& BigFilterPath() {
   static const std::string path = [] {
     const std::string p = FilterPath("1GiB");
-    FilterDb f = FilterDb::Create(12, kBigWords).value();
+    V10Filter f = V10Filter::Create(12, kBigWords).value();
     ByteVector bytes = std::move(f).TakeSerialized();
     for (std::size_t i = 8; i + 8 <= bytes.size(); i += 8) {
       const std::uint64_t v = SplitMix64(i);
@@ -146,14 +146,14 @@ void LoadBigOurs(benchmark::State& state) {
   const std::string& path = BigFilterPath();
   DropDataset();
   // Warm the page cache once, so both sides read memory, not the disk.
-  { InputFile in = InputFile::Open(path).value(); benchmark::DoNotOptimize(FilterDb::Parse(in.bytes(), path).value().bits_set()); }
+  { InputFile in = InputFile::Open(path).value(); benchmark::DoNotOptimize(V10Filter::Parse(in.bytes(), path).value().bits_set()); }
   const std::uint64_t rss_before = CurrentRssBytes();
   ResetPeakRss();
   std::uint64_t bits = 0;
   const std::uint64_t allocs = AllocationCount();
   for (auto _ : state) {
     InputFile in = InputFile::Open(path).value();
-    FilterDb f = FilterDb::Parse(in.bytes(), path).value();
+    V10Filter f = V10Filter::Parse(in.bytes(), path).value();
     bits = f.bits_set();
     benchmark::DoNotOptimize(bits);
   }
@@ -203,8 +203,8 @@ void RegisterCassandraBenchmarks() {
 }
 
 void RegisterLoadBenchmarks() {
-  benchmark::RegisterBenchmark("load/filter_db_1GiB_vs_memcpy/ours", LoadBigOurs);
-  benchmark::RegisterBenchmark("load/filter_db_1GiB_vs_memcpy/original", LoadBigMemcpy);
+  benchmark::RegisterBenchmark("load/v10_filter_1GiB_vs_memcpy/ours", LoadBigOurs);
+  benchmark::RegisterBenchmark("load/v10_filter_1GiB_vs_memcpy/original", LoadBigMemcpy);
 }
 
 }  // namespace bloomcodec::bench

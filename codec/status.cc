@@ -10,6 +10,7 @@ std::string_view StatusCodeName(StatusCode code) {
     case StatusCode::kIoError: return "I/O error";
     case StatusCode::kUnsupported: return "unsupported";
     case StatusCode::kRefused: return "refused";
+    case StatusCode::kInternal: return "internal";
   }
   return "unknown";
 }
@@ -22,6 +23,9 @@ Status Status::Unsupported(std::string message) {
 }
 Status Status::Refused(std::string message) {
   return Status(Rep{StatusCode::kRefused, {}, std::nullopt, std::move(message)});
+}
+Status Status::Internal(std::string message) {
+  return Status(Rep{StatusCode::kInternal, {}, std::nullopt, std::move(message)});
 }
 Status Status::IoError(std::string file, std::string message) {
   return Status(Rep{StatusCode::kIoError, std::move(file), std::nullopt, std::move(message)});

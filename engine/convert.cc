@@ -246,7 +246,7 @@ Result<Conversion> Rebuild(const Decoded& in, const ConvertInput& input,
   probe.key_kind = to->BuiltKeyKind();
   BLOOMCODEC_RETURN_IF_ERROR(to->Probe(out, input.source + " (rebuilt)", *keys, probe, answers));
   if (std::find(answers.begin(), answers.end(), 0) != answers.end()) {
-    return Status::Refused("internal error: the rebuilt filter misses a key; nothing written");
+    return Status::Internal("internal error: the rebuilt filter misses a key; nothing written");
   }
   c.files.push_back({"", std::move(out)});
   c.keys_used = keys->size();

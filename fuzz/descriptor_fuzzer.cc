@@ -51,8 +51,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(d->column_family.empty() != d->sstable_format.empty());
   FUZZ_CHECK(d->column_family.find('-') == std::string::npos);
   FUZZ_CHECK(d->component.find('/') == std::string::npos);
-  const cassandra::FilterKind kind = d->filter_kind();
-  FUZZ_CHECK(cassandra::FilterKindName(kind) != "?");
+  // A layout exactly for the Murmur3 kind, and every (kind, layout) has its name.
+  const cassandra::FilterFormat format = d->filter_format();
+  FUZZ_CHECK(format.murmur3_layout.has_value() == (format.kind == cassandra::FilterKind::kMurmur3));
+  FUZZ_CHECK(cassandra::FilterFormatName(format) != "?");
   FUZZ_CHECK(d->uses_old_bloom_filter() == (d->version < "f"));
   Result<cassandra::Descriptor> again = cassandra::ParseDescriptor(Canonical(*d));
   FUZZ_CHECK(again.ok() && Same(*again, *d));

@@ -32,10 +32,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   for (IndexEntryForm entries :
        {IndexEntryForm::kLongPositionAndPromoted, IndexEntryForm::kVIntPositionAndPromoted}) {
-    IndexDb later;
-    const Status s = ReadIndexDbInto(file, "Index.db", IndexKeyForm::kRaw, entries, later);
-    FUZZ_CHECK(later.keys.size() == later.positions.size());
-    FUZZ_CHECK(later.keys.total_bytes() <= size);
+    IndexDb murmur3;
+    const Status s = ReadIndexDbInto(file, "Index.db", IndexKeyForm::kRaw, entries, murmur3);
+    FUZZ_CHECK(murmur3.keys.size() == murmur3.positions.size());
+    FUZZ_CHECK(murmur3.keys.total_bytes() <= size);
     if (!s.ok()) {
       fuzz::CheckNamesSource(s, "Index.db");
       const std::optional<std::uint64_t> at = s.offset();
@@ -43,11 +43,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       continue;
     }
     // Written again without promoted indexes, the keys and positions read back the same.
-    Result<ByteVector> written = WriteIndexDb(later.keys, later.positions, entries);
+    Result<ByteVector> written = WriteIndexDb(murmur3.keys, murmur3.positions, entries);
     FUZZ_CHECK(written.ok());
     IndexDb reread;
     FUZZ_CHECK(ReadIndexDbInto(*written, "copy", IndexKeyForm::kRaw, entries, reread).ok());
-    FUZZ_CHECK(fuzz::SameKeys(reread.keys, later.keys) && reread.positions == later.positions);
+    FUZZ_CHECK(fuzz::SameKeys(reread.keys, murmur3.keys) && reread.positions == murmur3.positions);
   }
   return 0;
 }

@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(rf.consumed_bytes() <= row.size());
   // The filter lies inside the L bytes after the prefix.
   const ByteSpan inner = row.subspan(4, rf.consumed_bytes() - 4);
-  const ByteSpan serialized = legacy ? rf.legacy()->serialized() : rf.current()->serialized();
+  const ByteSpan serialized = legacy ? rf.legacy()->serialized() : rf.v10()->serialized();
   FUZZ_CHECK(fuzz::SameBytes(serialized, inner.first(serialized.size())));
 
   if (rf.filter().hash_count() > fuzz::kMaxFuzzedHashCount) return 0;

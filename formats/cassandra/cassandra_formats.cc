@@ -8,7 +8,7 @@
 
 #include "bloomcodec/cassandra/buckets.h"
 #include "bloomcodec/cassandra/descriptor.h"
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
@@ -50,7 +50,7 @@ Status CheckOverload(const FilterParams& params) {
   return {};
 }
 
-Result<FilterSpec> CurrentSpec(std::int64_t n, const FilterParams& params) {
+Result<FilterSpec> V10Spec(std::int64_t n, const FilterParams& params) {
   BLOOMCODEC_RETURN_IF_ERROR(CheckOverload(params));
   if (params.fp_chance) return SizeForFpChance(n, *params.fp_chance);
   return SizeForBucketsPerElement(n, static_cast<std::int32_t>(*params.buckets_per_element));
@@ -69,7 +69,7 @@ std::int64_t TrueRequestedBits(std::int64_t n, std::int32_t bpe) {
   return n * bpe + kExcessBits;
 }
 
-Result<SizeInfo> CurrentSizeInfo(std::int64_t n, const FilterSpec& spec) {
+Result<SizeInfo> V10SizeInfo(std::int64_t n, const FilterSpec& spec) {
   if (spec.word_count < 0) {
     // The OpenBitSet constructor allocates the (truncated, negative) word count.
     return Status::Refused("NegativeArraySizeException: " + std::to_string(spec.word_count) +
@@ -102,7 +102,7 @@ Status HashLine64(ByteSpan key, std::string& line) {
   return {};
 }
 
-class CurrentFormat final : public FormatCodec {
+class V10Format final : public FormatCodec {
  public:
   std::string_view name() const override { return "cassandra-1.0"; }
   std::string_view summary() const override {
@@ -113,11 +113,11 @@ class CurrentFormat final : public FormatCodec {
     return "--fp-chance P | --buckets-per-element N (Cassandra's writer: 15)";
   }
   bool Claims(std::string_view path, ByteSpan) const override {
-    return ClaimsKind(path, FilterKind::kCurrent);
+    return ClaimsKind(path, FilterKind::kV10);
   }
   Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const override {
     const std::int64_t n = ElementCount(&keys, params);
-    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSpec spec, CurrentSpec(n, params));
+    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSpec spec, V10Spec(n, params));
     const std::int64_t wanted = TrueRequestedBits(n, spec.buckets_per_element);
     if (wanted > kMaxBits) {
       // Java would truncate the word count to an int and write a filter of the wrong size.
@@ -126,28 +126,28 @@ class CurrentFormat final : public FormatCodec {
                              std::to_string(kMaxBits) + "); the original's int truncation "
                              "would give " + std::to_string(spec.word_count) + " words");
     }
-    return BuildFilterDb(keys, spec);
+    return BuildV10Filter(keys, spec);
   }
   Result<SizeInfo> Size(const FilterParams& params) const override {
     const std::int64_t n = ElementCount(nullptr, params);
-    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSpec spec, CurrentSpec(n, params));
-    return CurrentSizeInfo(n, spec);
+    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSpec spec, V10Spec(n, params));
+    return V10SizeInfo(n, spec);
   }
   Status Hash(ByteSpan key, std::string& line) const override { return HashLine64(key, line); }
   Status Probe(ByteSpan file, std::string_view source, const KeyList& keys, const ProbeOptions&,
                std::span<std::uint8_t> answers) const override {
-    BLOOMCODEC_ASSIGN_OR_RETURN(FilterDb filter, FilterDb::Parse(file, source));
+    BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter filter, V10Filter::Parse(file, source));
     filter.MayContainBatch(keys, answers);
     return {};
   }
   Result<Document> Inspect(ByteSpan file, std::string_view source) const override {
-    return InspectFilterDb(file, source);
+    return InspectV10Filter(file, source);
   }
   Result<Document> Dump(ByteSpan file, std::string_view source) const override {
-    return DumpFilterDb(file, source);
+    return DumpV10Filter(file, source);
   }
   Result<ByteVector> Undump(const Document& dump, std::string_view source) const override {
-    return UndumpFilterDb(dump, source);
+    return UndumpV10Filter(dump, source);
   }
 };
 
@@ -241,7 +241,7 @@ class RowFormat final : public FormatCodec {
     const std::int64_t n = ElementCount(nullptr, params);
     BLOOMCODEC_ASSIGN_OR_RETURN(FilterSpec spec,
                                 SizeForBucketsPerElement(n, kRowFilterBucketsPerElement));
-    BLOOMCODEC_ASSIGN_OR_RETURN(SizeInfo info, CurrentSizeInfo(n, spec));
+    BLOOMCODEC_ASSIGN_OR_RETURN(SizeInfo info, V10SizeInfo(n, spec));
     info.file_bytes += 4;  // the length prefix
     return info;
   }
@@ -276,11 +276,11 @@ class RowFormat final : public FormatCodec {
 }  // namespace
 
 const FormatCodec* Codec(FormatId id) {
-  static const CurrentFormat current;
+  static const V10Format v10;
   static const LegacyFormat legacy;
   static const RowFormat row;
   switch (id) {
-    case FormatId::kV10: return &current;
+    case FormatId::kV10: return &v10;
     case FormatId::kLegacy: return &legacy;
     case FormatId::kV10Row: return &row;
     case FormatId::kMurmur3V12: return Murmur3Codec(Murmur3Layout::kOldOrderLongs);

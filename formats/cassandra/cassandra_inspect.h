@@ -25,15 +25,15 @@ void CopyCandidateUp(Document& sizing, const Document& candidate);
 // The note for a K that several buckets-per-element values give.
 std::string SeveralCandidatesNote(std::int32_t hash_count, std::size_t candidates);
 
-Result<Document> InspectFilterDb(ByteSpan file, std::string_view source);
+Result<Document> InspectV10Filter(ByteSpan file, std::string_view source);
 Result<Document> InspectLegacyFilter(ByteSpan file, std::string_view source);
 Result<Document> InspectRowFilter(ByteSpan file, std::string_view source);
 
-Result<Document> DumpFilterDb(ByteSpan file, std::string_view source);
+Result<Document> DumpV10Filter(ByteSpan file, std::string_view source);
 Result<Document> DumpLegacyFilter(ByteSpan file, std::string_view source);
 Result<Document> DumpRowFilter(ByteSpan file, std::string_view source);
 
-Result<ByteVector> UndumpFilterDb(const Document& dump, std::string_view source);
+Result<ByteVector> UndumpV10Filter(const Document& dump, std::string_view source);
 Result<ByteVector> UndumpLegacyFilter(const Document& dump, std::string_view source);
 Result<ByteVector> UndumpRowFilter(const Document& dump, std::string_view source);
 

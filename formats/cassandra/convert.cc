@@ -4,7 +4,7 @@
 
 #include "bloomcodec/byte_writer.h"
 #include "bloomcodec/cassandra/descriptor.h"
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/index_db.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
@@ -19,7 +19,7 @@ using engine::OneFile;
 
 // cassandra-1.0 -> cassandra-1.0-row: the i32 length prefix of a row added.
 Result<std::optional<Conversion>> AddRowPrefix(const ConvertCall& call) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(FilterDb f, FilterDb::Parse(call.bytes, call.input.source));
+  BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter f, V10Filter::Parse(call.bytes, call.input.source));
   ByteSpan filter = f.serialized();
   ByteVector out;
   out.reserve(4 + filter.size());
@@ -36,7 +36,7 @@ Result<std::optional<Conversion>> AddRowPrefix(const ConvertCall& call) {
 // cassandra-1.0-row -> cassandra-1.0: the row's filter without its length prefix.
 Result<std::optional<Conversion>> DropRowPrefix(const ConvertCall& call) {
   BLOOMCODEC_ASSIGN_OR_RETURN(RowFilter row, RowFilter::Parse(call.bytes, call.input.source));
-  ByteSpan filter = row.current()->serialized();
+  ByteSpan filter = row.v10()->serialized();
   Conversion c = OneFile(ConversionKind::kLossless, ByteVector(filter.begin(), filter.end()));
   const std::uint64_t dropped = call.bytes.size() - filter.size() - 4;
   if (dropped > 0) {

@@ -32,36 +32,51 @@ bool IsSstableFormat(std::string_view s) { return s == "big" || s == "bti"; }
 }  // namespace
 
 FilterKind FilterKindForVersion(std::string_view version, std::string_view sstable_format) {
+  if (sstable_format == "bti") return FilterKind::kMurmur3;  // BTI begins with 5.0
+  // Versions compare as strings, as Descriptor does (e.g. "hc" < "ia").
+  if (version < "c") return FilterKind::kRebuiltFromIndex;  // hasStringsInBloomFilter
+  if (version < "f") return FilterKind::kLegacy;            // usesOldBloomFilter
+  if (version < "ia") return FilterKind::kV10;              // Murmur2 until ia (1.2)
+  return FilterKind::kMurmur3;
+}
+
+std::optional<Murmur3Layout> Murmur3LayoutForVersion(std::string_view version,
+                                                     std::string_view sstable_format) {
+  if (FilterKindForVersion(version, sstable_format) != FilterKind::kMurmur3) return std::nullopt;
   if (sstable_format == "bti") {
     // BtiFormat: hasOldBfFormat = version < "b" once "ab" is read as "b"; Apache's only BTI
     // version, da, has the raw-bytes serialization (and the new order, as every 5.0 filter).
     const bool old_serialization = version < "b" && version != "ab";
-    return old_serialization ? FilterKind::kMurmur3NewOrderLongs : FilterKind::kMurmur3RawBytes;
+    return old_serialization ? Murmur3Layout::kNewOrderLongs : Murmur3Layout::kRawBytes;
   }
-  // Versions compare as strings, as Descriptor does (e.g. "hc" < "ia").
-  if (version < "c") return FilterKind::kRebuiltFromIndex;  // hasStringsInBloomFilter
-  if (version < "f") return FilterKind::kLegacy;            // usesOldBloomFilter
-  if (version < "ia") return FilterKind::kCurrent;          // Murmur2 until ia (1.2)
-  if (version < "ma") return FilterKind::kMurmur3OldOrder;  // hasOldBfHashOrder
-  if (version < "na") return FilterKind::kMurmur3NewOrderLongs;  // hasOldBfFormat
-  return FilterKind::kMurmur3RawBytes;
+  if (version < "ma") return Murmur3Layout::kOldOrderLongs;  // hasOldBfHashOrder
+  if (version < "na") return Murmur3Layout::kNewOrderLongs;  // hasOldBfFormat
+  return Murmur3Layout::kRawBytes;
 }
 
-bool IsMurmur3Kind(FilterKind kind) {
-  return kind == FilterKind::kMurmur3OldOrder || kind == FilterKind::kMurmur3NewOrderLongs ||
-         kind == FilterKind::kMurmur3RawBytes;
+FilterFormat FilterFormatForVersion(std::string_view version, std::string_view sstable_format) {
+  return {FilterKindForVersion(version, sstable_format),
+          Murmur3LayoutForVersion(version, sstable_format)};
 }
 
-std::string_view FilterKindName(FilterKind kind) {
-  switch (kind) {
+std::string_view FilterFormatName(const FilterFormat& format) {
+  switch (format.kind) {
     case FilterKind::kRebuiltFromIndex: return "rebuilt from Index.db (version < c)";
     case FilterKind::kLegacy: return "cassandra-legacy";
-    case FilterKind::kCurrent: return "cassandra-1.0";
-    case FilterKind::kMurmur3OldOrder: return "cassandra-1.2";
-    case FilterKind::kMurmur3NewOrderLongs: return "cassandra-3.0";
-    case FilterKind::kMurmur3RawBytes: return "cassandra-4.0";
+    case FilterKind::kV10: return "cassandra-1.0";
+    case FilterKind::kMurmur3:
+      return format.murmur3_layout ? LayoutFormatName(*format.murmur3_layout) : "?";
   }
   return "?";
+}
+
+std::optional<FilterFormat> FilterFormatForName(std::string_view name) {
+  if (name == "cassandra-1.0") return FilterFormat{FilterKind::kV10, std::nullopt};
+  if (name == "cassandra-legacy") return FilterFormat{FilterKind::kLegacy, std::nullopt};
+  if (std::optional<Murmur3Layout> layout = LayoutForFormatName(name)) {
+    return FilterFormat{FilterKind::kMurmur3, layout};
+  }
+  return std::nullopt;
 }
 
 Result<Descriptor> ParseDescriptor(std::string_view path) {

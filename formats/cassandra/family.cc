@@ -1,12 +1,14 @@
 // The Cassandra family's registration: its formats, conversions, verify hooks and key sources.
 #include "formats/cassandra/family.h"
 
+#include "cassandra/murmur3_inspect.h"
+
 namespace bloomcodec::cassandra {
 
 std::optional<Murmur3Layout> Murmur3LayoutOf(const FormatCodec* format) {
-  if (format == Codec(FormatId::kMurmur3V12)) return Murmur3Layout::kOldOrderLongs;
-  if (format == Codec(FormatId::kMurmur3V30)) return Murmur3Layout::kNewOrderLongs;
-  if (format == Codec(FormatId::kMurmur3V40)) return Murmur3Layout::kRawBytes;
+  for (const Murmur3LayoutName& n : kMurmur3LayoutNames) {
+    if (Murmur3Codec(n.layout) == format) return n.layout;
+  }
   return std::nullopt;
 }
 

@@ -11,7 +11,7 @@
 
 #include "bloomcodec/byte_writer.h"
 #include "bloomcodec/cassandra/descriptor.h"
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
@@ -32,7 +32,7 @@ void AddDescriptor(Document& doc, std::string_view source) {
   sstable["version"] = d->version;
   sstable["generation"] = d->generation;
   sstable["component"] = d->component;
-  sstable["filter_kind"] = std::string(FilterKindName(d->filter_kind()));
+  sstable["filter_kind"] = std::string(FilterFormatName(d->filter_format()));
   doc["sstable"] = std::move(sstable);
 }
 
@@ -150,9 +150,9 @@ void PutWords(Document& doc, std::int32_t hash_count, std::int32_t word_count, B
   doc["words_base64"] = ToBase64(words);
 }
 
-ByteVector FilterDbBytes(std::int32_t hash_count, std::int32_t word_count, ByteSpan words) {
+ByteVector V10FilterBytes(std::int32_t hash_count, std::int32_t word_count, ByteSpan words) {
   ByteVector out;
-  out.reserve(FilterDb::kHeaderBytes + words.size());
+  out.reserve(V10Filter::kHeaderBytes + words.size());
   ByteWriter w(out);
   w.PutBigI32(hash_count);
   w.PutBigI32(word_count);
@@ -188,8 +188,8 @@ std::string SeveralCandidatesNote(std::int32_t hash_count, std::size_t candidate
          "candidates'";
 }
 
-Result<Document> InspectFilterDb(ByteSpan file, std::string_view source) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(FilterDb f, FilterDb::Parse(file, source));
+Result<Document> InspectV10Filter(ByteSpan file, std::string_view source) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter f, V10Filter::Parse(file, source));
   Document doc = FilterFields("cassandra-1.0", f.signed_hash_count(), f.word_count(), f.modulus(),
                               f.bits_set(), 0);
   doc["file_bytes"] = file.size();
@@ -210,7 +210,7 @@ Result<Document> InspectLegacyFilter(ByteSpan file, std::string_view source) {
 
 Result<Document> InspectRowFilter(ByteSpan file, std::string_view source) {
   BLOOMCODEC_ASSIGN_OR_RETURN(RowFilter row, RowFilter::Parse(file, source));
-  const FilterDb& f = *row.current();
+  const V10Filter& f = *row.v10();
   Document doc = FilterFields("cassandra-1.0-row", f.signed_hash_count(), f.word_count(),
                               f.modulus(), f.bits_set(), kRowFilterBucketsPerElement);
   doc["length_prefix"] = row.length_prefix();
@@ -220,8 +220,8 @@ Result<Document> InspectRowFilter(ByteSpan file, std::string_view source) {
   return doc;
 }
 
-Result<Document> DumpFilterDb(ByteSpan file, std::string_view source) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(FilterDb f, FilterDb::Parse(file, source));
+Result<Document> DumpV10Filter(ByteSpan file, std::string_view source) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter f, V10Filter::Parse(file, source));
   Document doc = DumpHead("cassandra-1.0");
   PutWords(doc, f.signed_hash_count(), f.word_count(), f.words_bytes());
   if (f.trailing_bytes() > 0) {
@@ -242,7 +242,7 @@ Result<Document> DumpLegacyFilter(ByteSpan file, std::string_view source) {
 
 Result<Document> DumpRowFilter(ByteSpan file, std::string_view source) {
   BLOOMCODEC_ASSIGN_OR_RETURN(RowFilter row, RowFilter::Parse(file, source));
-  const FilterDb& f = *row.current();
+  const V10Filter& f = *row.v10();
   Document doc = DumpHead("cassandra-1.0-row");
   doc["length_prefix"] = row.length_prefix();
   PutWords(doc, f.signed_hash_count(), f.word_count(), f.words_bytes());
@@ -256,12 +256,13 @@ Result<Document> DumpRowFilter(ByteSpan file, std::string_view source) {
   return doc;
 }
 
-Result<ByteVector> UndumpFilterDb(const Document& dump, std::string_view source) {
+Result<ByteVector> UndumpV10Filter(const Document& dump, std::string_view source) {
   BLOOMCODEC_RETURN_IF_ERROR(CheckDumpHead(dump, "cassandra-1.0", source));
   std::int64_t k = 0, w = 0;
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector words, WordsField(dump, source, k, w));
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector trailing, DumpOptionalBase64(dump, "trailing_base64", source));
-  ByteVector out = FilterDbBytes(static_cast<std::int32_t>(k), static_cast<std::int32_t>(w), words);
+  ByteVector out =
+      V10FilterBytes(static_cast<std::int32_t>(k), static_cast<std::int32_t>(w), words);
   out.insert(out.end(), trailing.begin(), trailing.end());
   return out;
 }
@@ -301,7 +302,8 @@ Result<ByteVector> UndumpRowFilter(const Document& dump, std::string_view source
   ByteVector out;
   ByteWriter writer(out);
   writer.PutBigI32(static_cast<std::int32_t>(length));
-  ByteVector filter = FilterDbBytes(static_cast<std::int32_t>(k), static_cast<std::int32_t>(w), words);
+  ByteVector filter =
+      V10FilterBytes(static_cast<std::int32_t>(k), static_cast<std::int32_t>(w), words);
   out.insert(out.end(), filter.begin(), filter.end());
   out.insert(out.end(), padding.begin(), padding.end());
   out.insert(out.end(), trailing.begin(), trailing.end());

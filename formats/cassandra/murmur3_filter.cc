@@ -40,18 +40,6 @@ inline void BaseAndStep(Murmur3Hash h, IndexOrder order, std::uint64_t& base, st
 
 }  // namespace
 
-std::string_view LayoutFormatName(Murmur3Layout layout) {
-  switch (layout) {
-    case Murmur3Layout::kOldOrderLongs:
-      return "cassandra-1.2";
-    case Murmur3Layout::kNewOrderLongs:
-      return "cassandra-3.0";
-    case Murmur3Layout::kRawBytes:
-      return "cassandra-4.0";
-  }
-  return "?";
-}
-
 std::int64_t Murmur3BitIndex(Murmur3Hash h, IndexOrder order, std::int32_t i, std::int64_t max) {
   std::uint64_t base, step;
   BaseAndStep(h, order, base, step);

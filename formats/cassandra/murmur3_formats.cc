@@ -44,8 +44,8 @@ std::string AlwaysPresentText(Murmur3Layout layout) {
 
 class Murmur3Format final : public FormatCodec {
  public:
-  Murmur3Format(Murmur3Layout layout, std::string_view summary, FilterKind kind)
-      : layout_(layout), summary_(summary), kind_(kind) {}
+  Murmur3Format(Murmur3Layout layout, std::string_view summary)
+      : layout_(layout), summary_(summary) {}
 
   std::string_view name() const override { return LayoutFormatName(layout_); }
   std::string_view summary() const override { return summary_; }
@@ -54,7 +54,7 @@ class Murmur3Format final : public FormatCodec {
   }
   bool Claims(std::string_view path, ByteSpan) const override {
     Result<Descriptor> d = ParseDescriptor(path);
-    return d.ok() && d->component == "Filter.db" && d->filter_kind() == kind_;
+    return d.ok() && d->component == "Filter.db" && d->murmur3_layout() == layout_;
   }
   Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const override {
     BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3FilterSpec spec,
@@ -108,7 +108,6 @@ class Murmur3Format final : public FormatCodec {
  private:
   Murmur3Layout layout_;
   std::string_view summary_;
-  FilterKind kind_;
 };
 
 }  // namespace
@@ -116,15 +115,13 @@ class Murmur3Format final : public FormatCodec {
 const FormatCodec* Murmur3Codec(Murmur3Layout layout) {
   static const Murmur3Format v12(Murmur3Layout::kOldOrderLongs,
                                  "Cassandra Filter.db of versions ia .. lb (1.2 - 2.2): Murmur3, "
-                                 "old index order, BE i64 words",
-                                 FilterKind::kMurmur3OldOrder);
-  static const Murmur3Format v30(Murmur3Layout::kNewOrderLongs,
-                                 "versions ma .. me (3.x): Murmur3, new index order, BE i64 words",
-                                 FilterKind::kMurmur3NewOrderLongs);
+                                 "old index order, BE i64 words");
+  static const Murmur3Format v30(
+      Murmur3Layout::kNewOrderLongs,
+      "versions ma .. me (3.x): Murmur3, new index order, BE i64 words");
   static const Murmur3Format v40(Murmur3Layout::kRawBytes,
                                  "versions na .. oa and BTI da (4.0 - 5.0): Murmur3, new index "
-                                 "order, the bit set's raw bytes",
-                                 FilterKind::kMurmur3RawBytes);
+                                 "order, the bit set's raw bytes");
   switch (layout) {
     case Murmur3Layout::kOldOrderLongs: return &v12;
     case Murmur3Layout::kNewOrderLongs: return &v30;

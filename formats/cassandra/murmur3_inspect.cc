@@ -33,7 +33,7 @@ void AddDescriptor(Document& doc, std::string_view source) {
   if (!d->sstable_format.empty()) sstable["sstable_format"] = d->sstable_format;
   sstable["generation"] = d->generation_id;
   sstable["component"] = d->component;
-  sstable["filter_kind"] = std::string(FilterKindName(d->filter_kind()));
+  sstable["filter_kind"] = std::string(FilterFormatName(d->filter_format()));
   doc["sstable"] = std::move(sstable);
 }
 

@@ -11,7 +11,7 @@ Result<ByteVector> BuildRowFilter(const KeyList& names, std::int64_t estimated_c
   // ColumnIndexer: BloomFilter.getFilter(columnCount, 4) -> K = 3, 4 * count + 20 bits.
   BLOOMCODEC_ASSIGN_OR_RETURN(
       FilterSpec spec, SizeForBucketsPerElement(estimated_columns, kRowFilterBucketsPerElement));
-  BLOOMCODEC_ASSIGN_OR_RETURN(FilterDb filter, FilterDb::Create(spec));
+  BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter filter, V10Filter::Create(spec));
   filter.AddAll(names);
   const ByteSpan body = filter.serialized();
   ByteVector out;
@@ -42,12 +42,12 @@ Result<RowFilter> RowFilter::Parse(ByteSpan bytes, std::string_view source, bool
     BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilter f, LegacyFilter::ParseAt(body, source, base_offset + 4));
     return RowFilter(length, std::move(f));
   }
-  BLOOMCODEC_ASSIGN_OR_RETURN(FilterDb f, FilterDb::ParseAt(body, source, base_offset + 4));
+  BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter f, V10Filter::ParseAt(body, source, base_offset + 4));
   return RowFilter(length, std::move(f));
 }
 
 const Filter& RowFilter::filter() const {
-  if (const FilterDb* f = current()) return *f;
+  if (const V10Filter* f = v10()) return *f;
   return *legacy();
 }
 

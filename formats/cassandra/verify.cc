@@ -7,7 +7,7 @@
 #include <system_error>
 #include <tuple>
 
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/index_db.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
@@ -26,13 +26,13 @@ namespace fs = std::filesystem;
 // read but no Cassandra writer produced it.
 constexpr std::int32_t kMaxPlausibleHashCount = 20;
 
-std::string FormatNameFor(FilterKind kind) {
-  if (kind == FilterKind::kRebuiltFromIndex) return "cassandra-1.0";
-  return std::string(FilterKindName(kind));
+std::string FormatNameFor(const FilterFormat& format) {
+  if (format.kind == FilterKind::kRebuiltFromIndex) return "cassandra-1.0";
+  return std::string(FilterFormatName(format));
 }
 
 // The most keys the filter's own size and K allow (the fill judgement without a key count).
-std::optional<double> AllowedKeys(const FilterDb& f) {
+std::optional<double> AllowedKeys(const V10Filter& f) {
   return KeysAllowedBySizing(f.signed_hash_count(), f.modulus(), 0);
 }
 std::optional<double> AllowedKeys(const LegacyFilter& f) {
@@ -42,17 +42,14 @@ std::optional<double> AllowedKeys(const Murmur3Filter& f) {
   return KeysAllowedByMurmur3Sizing(f.signed_hash_count(), f.modulus());
 }
 
-Murmur3Layout LayoutOf(FilterKind kind) {
-  if (kind == FilterKind::kMurmur3OldOrder) return Murmur3Layout::kOldOrderLongs;
-  if (kind == FilterKind::kMurmur3NewOrderLongs) return Murmur3Layout::kNewOrderLongs;
-  return Murmur3Layout::kRawBytes;
-}
-
-// The row index entry of an Index.db read for a filter of `kind` (the version decides before
-// 1.2; from 1.2 on the kind does, so that --index works for a filter whose name has no version).
-IndexEntryForm EntryFormFor(FilterKind kind, std::string_view version) {
-  if (kind == FilterKind::kMurmur3OldOrder) return IndexEntryForm::kLongPositionAndPromoted;
-  if (IsMurmur3Kind(kind)) return IndexEntryForm::kVIntPositionAndPromoted;
+// The row index entry of an Index.db read for a filter of `format` (the version decides before
+// 1.2; from 1.2 on the format does, so that --index works for a filter whose name has no
+// version).
+IndexEntryForm EntryFormFor(const FilterFormat& format, std::string_view version) {
+  if (format.murmur3_layout == Murmur3Layout::kOldOrderLongs) {
+    return IndexEntryForm::kLongPositionAndPromoted;
+  }
+  if (format.kind == FilterKind::kMurmur3) return IndexEntryForm::kVIntPositionAndPromoted;
   return IndexEntryFormForVersion(version);
 }
 
@@ -140,15 +137,15 @@ std::unique_ptr<InputFile> OpenOrReport(const std::string& path, std::string_vie
 
 // The keys of an Index.db; damage is an "index" finding and the keys before it are kept.
 std::optional<IndexDb> LoadIndex(const std::string& path, std::string_view version,
-                                 FilterKind kind, FileReport& report) {
+                                 const FilterFormat& format, FileReport& report) {
   std::unique_ptr<InputFile> in = OpenOrReport(path, "Index.db", report);
   if (!in) return std::nullopt;
   IndexDb index;
   // Keys are stored encoded only before version e; a 1.2+ kind (BTI's "da" sorts before "e")
   // always has raw keys.
   const IndexKeyForm key_form =
-      IsMurmur3Kind(kind) ? IndexKeyForm::kRaw : IndexKeyFormForVersion(version);
-  Status s = ReadIndexDbInto(in->bytes(), path, key_form, EntryFormFor(kind, version), index);
+      format.kind == FilterKind::kMurmur3 ? IndexKeyForm::kRaw : IndexKeyFormForVersion(version);
+  Status s = ReadIndexDbInto(in->bytes(), path, key_form, EntryFormFor(format, version), index);
   if (!s.ok()) {
     Finding f = FindingFromStatus(Severity::kError, finding_kind::kIndex, s);
     f.message = path + ": " + f.message + " (the " + std::to_string(index.keys.size()) +
@@ -204,11 +201,12 @@ SnapshotPlace PlaceOf(const fs::path& dir) {
 
 }  // namespace
 
-void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
+void VerifyFilterBytes(ByteSpan file, const FilterFormat& format, const KeyList* keys,
                        std::optional<double> sized_keys, const std::string& sized_from,
                        FileReport& report) {
-  if (IsMurmur3Kind(kind)) {
-    Result<Murmur3Filter> f = Murmur3Filter::Parse(file, report.path, LayoutOf(kind));
+  if (format.kind == FilterKind::kMurmur3) {
+    const Murmur3Layout layout = format.murmur3_layout.value_or(Murmur3Layout::kRawBytes);
+    Result<Murmur3Filter> f = Murmur3Filter::Parse(file, report.path, layout);
     Status lookups = f.ok() ? f->CheckLookups(report.path) : f.status();
     if (!lookups.ok()) {
       report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kStructure, lookups));
@@ -238,7 +236,7 @@ void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
     CheckParsed(*f, file, keys, sized_keys, sized_from, Murmur3Filter::kHeaderBytes, report);
     return;
   }
-  if (kind == FilterKind::kLegacy) {
+  if (format.kind == FilterKind::kLegacy) {
     Result<LegacyFilter> f = LegacyFilter::Parse(file, report.path);
     if (!f.ok()) {
       report.findings.push_back(
@@ -248,13 +246,13 @@ void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
     CheckParsed(*f, file, keys, sized_keys, sized_from, LegacyFilter::kWordsOffset, report);
     return;
   }
-  Result<FilterDb> f = FilterDb::Parse(file, report.path);
+  Result<V10Filter> f = V10Filter::Parse(file, report.path);
   if (!f.ok()) {
     report.findings.push_back(
         FindingFromStatus(Severity::kError, finding_kind::kStructure, f.status()));
     return;
   }
-  CheckParsed(*f, file, keys, sized_keys, sized_from, FilterDb::kHeaderBytes, report);
+  CheckParsed(*f, file, keys, sized_keys, sized_from, V10Filter::kHeaderBytes, report);
 }
 
 Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
@@ -314,8 +312,8 @@ FileReport VerifySstable(const SstableFiles& sstable) {
   report.path = sstable.filter_path;
   const Descriptor& d = sstable.descriptor;
   report.version = d.version;
-  const FilterKind kind = d.filter_kind();
-  report.format = FormatNameFor(kind);
+  const FilterFormat format = d.filter_format();
+  report.format = FormatNameFor(format);
   if (d.temporary) {
     report.Add(Severity::kInfo, finding_kind::kTemporary,
                "a temporary sstable (tmp-): Cassandra deletes it at startup; not checked");
@@ -334,7 +332,7 @@ FileReport VerifySstable(const SstableFiles& sstable) {
                "no Index.db (" + sstable.index_path +
                    "): Cassandra cannot open this sstable, and its keys cannot be checked");
   }
-  if (kind == FilterKind::kRebuiltFromIndex) {
+  if (format.kind == FilterKind::kRebuiltFromIndex) {
     report.format = "";
     if (!sstable.has_filter) report.path = sstable.index_path;
     report.Add(Severity::kInfo, finding_kind::kRebuiltFilter,
@@ -343,14 +341,14 @@ FileReport VerifySstable(const SstableFiles& sstable) {
                    "at load; only Index.db is checked");
     // The rebuilt filter lives in memory only: the sstable stays in its column family's group,
     // which reports it as not counted in the combined rate.
-    if (sstable.has_index) (void)LoadIndex(sstable.index_path, d.version, kind, report);
+    if (sstable.has_index) (void)LoadIndex(sstable.index_path, d.version, format, report);
     return report;
   }
   std::optional<IndexDb> index;
-  if (sstable.has_index && !bti) index = LoadIndex(sstable.index_path, d.version, kind, report);
+  if (sstable.has_index && !bti) index = LoadIndex(sstable.index_path, d.version, format, report);
   if (!sstable.has_filter) {
     report.Add(Severity::kWarning, finding_kind::kMissingFilter,
-               IsMurmur3Kind(kind)
+               format.kind == FilterKind::kMurmur3
                    ? "no Filter.db: the table's bloom_filter_fp_chance is 1.0 (Cassandra writes no "
                      "filter and uses its always-present one); every key is reported present and "
                      "every read of this sstable goes to disk"
@@ -376,16 +374,17 @@ FileReport VerifySstable(const SstableFiles& sstable) {
       index && std::none_of(report.findings.begin(), report.findings.end(),
                             [](const Finding& f) { return f.kind == finding_kind::kIndex; });
   if (index_complete) sized = static_cast<double>(index->keys.size());
-  VerifyFilterBytes(filter->bytes(), kind, index ? &index->keys : nullptr, sized,
+  VerifyFilterBytes(filter->bytes(), format, index ? &index->keys : nullptr, sized,
                     sized ? "index" : "", report);
   return report;
 }
 
-FileReport VerifyFilterFile(const std::string& path, FilterKind kind, const std::string& version,
-                            const KeyList* keys, const std::string& index_path) {
+FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
+                            const std::string& version, const KeyList* keys,
+                            const std::string& index_path) {
   FileReport report;
   report.path = path;
-  report.format = FormatNameFor(kind);
+  report.format = FormatNameFor(format);
   report.version = version;
   if (Result<Descriptor> d = ParseDescriptor(path); d.ok()) {
     const SnapshotPlace place = PlaceOf(fs::path(path).parent_path());
@@ -403,7 +402,7 @@ FileReport VerifyFilterFile(const std::string& path, FilterKind kind, const std:
   std::optional<double> sized;
   std::string sized_from;
   if (!index_path.empty()) {
-    index = LoadIndex(index_path, version.empty() ? "hc" : version, kind, report);
+    index = LoadIndex(index_path, version.empty() ? "hc" : version, format, report);
     if (index && report.findings.empty()) {
       sized = static_cast<double>(index->keys.size());
       sized_from = "index";
@@ -416,7 +415,7 @@ FileReport VerifyFilterFile(const std::string& path, FilterKind kind, const std:
   }
   std::unique_ptr<InputFile> in = OpenOrReport(path, "filter", report);
   if (!in) return report;
-  VerifyFilterBytes(in->bytes(), kind, keys, sized, sized_from, report);
+  VerifyFilterBytes(in->bytes(), format, keys, sized, sized_from, report);
   return report;
 }
 

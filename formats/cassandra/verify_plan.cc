@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "bloomcodec/cassandra/descriptor.h"
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
 #include "bloomcodec/cassandra/verify.h"
@@ -35,20 +35,20 @@ Result<bool> PlanDirectory(const std::string& dir, std::vector<VerifyTask>& task
 }
 
 // How verify reads a Filter.db of this format; unset for the row filter (generic verifier).
-std::optional<FilterKind> FilterKindOf(const FormatCodec* format) {
-  if (format == Codec(FormatId::kV10)) return FilterKind::kCurrent;
-  if (format == Codec(FormatId::kLegacy)) return FilterKind::kLegacy;
-  if (format == Codec(FormatId::kMurmur3V12)) return FilterKind::kMurmur3OldOrder;
-  if (format == Codec(FormatId::kMurmur3V30)) return FilterKind::kMurmur3NewOrderLongs;
-  if (format == Codec(FormatId::kMurmur3V40)) return FilterKind::kMurmur3RawBytes;
+std::optional<FilterFormat> FilterFormatOf(const FormatCodec* format) {
+  if (format == Codec(FormatId::kV10)) return FilterFormat{FilterKind::kV10, std::nullopt};
+  if (format == Codec(FormatId::kLegacy)) return FilterFormat{FilterKind::kLegacy, std::nullopt};
+  if (std::optional<Murmur3Layout> layout = Murmur3LayoutOf(format)) {
+    return FilterFormat{FilterKind::kMurmur3, layout};
+  }
   return std::nullopt;
 }
 
 // A Filter.db with keys from --keys, --index or the Index.db beside it.
 Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tasks) {
-  const std::optional<FilterKind> kind_of = FilterKindOf(plan.format);
-  if (!kind_of) return false;
-  const FilterKind kind = *kind_of;
+  const std::optional<FilterFormat> format_of = FilterFormatOf(plan.format);
+  if (!format_of) return false;
+  const FilterFormat filter_format = *format_of;
   const std::string& path = plan.path;
   const KeyList* keys = plan.keys;
   std::string version;
@@ -69,8 +69,8 @@ Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tas
       if (fs::is_regular_file(sibling, ec)) index = sibling;
     }
   }
-  tasks.push_back([path, kind, version, keys, index] {
-    return VerifyFilterFile(path, kind, version, keys, index);
+  tasks.push_back([path, filter_format, version, keys, index] {
+    return VerifyFilterFile(path, filter_format, version, keys, index);
   });
   return true;
 }
@@ -81,13 +81,13 @@ std::vector<engine::FilterFill> FiltersOf(const FormatCodec* format, ByteSpan fi
   std::vector<engine::FilterFill> filters;
   if (format != Codec(FormatId::kV10Row)) return filters;
   Result<RowFilter> row = RowFilter::Parse(file, source);
-  if (!row.ok() || row->current() == nullptr) return filters;  // Probe has reported it
-  const FilterDb& f = *row->current();
+  if (!row.ok() || row->v10() == nullptr) return filters;  // Probe has reported it
+  const V10Filter& f = *row->v10();
   engine::FilterFill one;
   one.stats = ComputeFillStatistics(f.bit_count(), f.bits_set(), f.hash_count());
   one.allowed = KeysAllowedBySizing(f.signed_hash_count(), f.modulus(),
                                     kRowFilterBucketsPerElement);
-  one.offset = 4 + FilterDb::kHeaderBytes;  // the length prefix, then the header
+  one.offset = 4 + V10Filter::kHeaderBytes;  // the length prefix, then the header
   filters.push_back(one);
   return filters;
 }

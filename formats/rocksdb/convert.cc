@@ -78,9 +78,9 @@ Result<std::optional<Conversion>> RewriteSst(const ConvertCall& call) {
         ++keys;
         BLOOMCODEC_ASSIGN_OR_RETURN(bool maybe, check.MayContain(user));
         if (!maybe) {
-          return Status::CorruptFile(source + " (rewritten)",
-                                     "the rewritten filter misses a stored key (a bug: please "
-                                     "report)");
+          return Status::Internal("the rewritten filter misses a stored key (a bug: please "
+                                  "report)")
+              .WithFile(source + " (rewritten)");
         }
         return Status();
       }));

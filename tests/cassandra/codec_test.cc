@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "bloomcodec/cassandra/buckets.h"
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "formats/cassandra/family.h"
@@ -92,27 +92,27 @@ TEST(CassandraFilterDb, StrictReader) {
   ByteVector f(100, 0);
   f[3] = 10;
   f[4] = 0x7f; f[5] = 0xff; f[6] = 0xff; f[7] = 0xff;
-  auto r = FilterDb::Parse(f, "Filter.db");
+  auto r = V10Filter::Parse(f, "Filter.db");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kCorrupt);
   EXPECT_EQ(r.status().offset(), 8u);
   // W = 0 and W < 0
   ByteVector zero = {0, 0, 0, 10, 0, 0, 0, 0};
-  r = FilterDb::Parse(zero, "Filter.db");
+  r = V10Filter::Parse(zero, "Filter.db");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().offset(), 4u);
   ByteVector neg = {0, 0, 0, 10, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0};
-  EXPECT_FALSE(FilterDb::Parse(neg, "Filter.db").ok());
+  EXPECT_FALSE(V10Filter::Parse(neg, "Filter.db").ok());
   // K < 0
   ByteVector negk = {0xff, 0xff, 0xff, 0xff, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0};
-  r = FilterDb::Parse(negk, "Filter.db");
+  r = V10Filter::Parse(negk, "Filter.db");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().offset(), 0u);
   // Short header.
-  EXPECT_FALSE(FilterDb::Parse(ByteVector{0, 0, 0}, "Filter.db").ok());
+  EXPECT_FALSE(V10Filter::Parse(ByteVector{0, 0, 0}, "Filter.db").ok());
   // Trailing bytes: accepted, reported, excluded from serialized().
   ByteVector longer = {0, 0, 0, 10, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0xaa, 0xbb};
-  auto t = FilterDb::Parse(longer, "Filter.db");
+  auto t = V10Filter::Parse(longer, "Filter.db");
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->trailing_bytes(), 2u);
   EXPECT_EQ(t->serialized().size(), 16u);
@@ -121,14 +121,14 @@ TEST(CassandraFilterDb, StrictReader) {
 
 TEST(CassandraFilterDb, DocumentedExampleAndEmptyFilter) {
   // One key hashing only to bucket 0 sets the lowest bit of the last byte of word 0.
-  auto f = FilterDb::Create(10, 1);
+  auto f = V10Filter::Create(10, 1);
   ASSERT_TRUE(f.ok());
   EXPECT_EQ(ToHex(f->serialized()), "0000000a000000010000000000000000");
-  FilterDb empty = FilterDb::Empty();
+  V10Filter empty = V10Filter::Empty();
   EXPECT_EQ(ToHex(empty.serialized()), "00000000000000010000000000000000");
   EXPECT_TRUE(empty.MayContain(AsBytes("anything")));  // K = 0 answers present
-  EXPECT_FALSE(FilterDb::Create(3, 0).ok());
-  EXPECT_FALSE(FilterDb::Create(3, -5).ok());
+  EXPECT_FALSE(V10Filter::Create(3, 0).ok());
+  EXPECT_FALSE(V10Filter::Create(3, -5).ok());
 }
 
 TEST(CassandraRowFilter, LengthPrefixChecks) {

@@ -5,7 +5,9 @@
 namespace bloomcodec::cassandra {
 namespace {
 
-TEST(CassandraDescriptor, CurrentNaming) {
+FilterFormat Murmur3(Murmur3Layout layout) { return {FilterKind::kMurmur3, layout}; }
+
+TEST(CassandraDescriptor, V10Naming) {
   auto d = ParseDescriptor("/var/lib/cassandra/data/Keyspace1/Standard1-hc-12-Filter.db");
   ASSERT_TRUE(d.ok()) << d.status().ToString();
   EXPECT_EQ(d->column_family, "Standard1");
@@ -14,7 +16,7 @@ TEST(CassandraDescriptor, CurrentNaming) {
   EXPECT_EQ(d->generation, 12);
   EXPECT_EQ(d->component, "Filter.db");
   EXPECT_FALSE(d->temporary);
-  EXPECT_EQ(d->filter_kind(), FilterKind::kCurrent);
+  EXPECT_EQ(d->filter_kind(), FilterKind::kV10);
 }
 
 TEST(CassandraDescriptor, KeyspacePrefixTemporaryAndLegacy) {
@@ -22,7 +24,7 @@ TEST(CassandraDescriptor, KeyspacePrefixTemporaryAndLegacy) {
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->keyspace, "Keyspace1");
   EXPECT_EQ(a->column_family, "Standard1");
-  EXPECT_EQ(a->filter_kind(), FilterKind::kCurrent);
+  EXPECT_EQ(a->filter_kind(), FilterKind::kV10);
 
   auto t = ParseDescriptor("Standard1-tmp-e-5-Filter.db");
   ASSERT_TRUE(t.ok());
@@ -48,14 +50,14 @@ TEST(CassandraDescriptor, VersionTable) {
   EXPECT_EQ(FilterKindForVersion("d"), FilterKind::kLegacy);
   EXPECT_EQ(FilterKindForVersion("e"), FilterKind::kLegacy);
   for (const char* v : {"f", "g", "h", "hb", "hc", "hd", "he", "hf"}) {
-    EXPECT_EQ(FilterKindForVersion(v), FilterKind::kCurrent) << v;
+    EXPECT_EQ(FilterKindForVersion(v), FilterKind::kV10) << v;
   }
-  // ia and later: the Murmur3 filters of 1.2 - 5.0 (tests/cassandra_later).
+  // ia and later: the Murmur3 filters of 1.2 - 5.0 (tests/cassandra_murmur3).
   for (const char* v : {"ia", "ib", "ja", "ka", "la"}) {
-    EXPECT_EQ(FilterKindForVersion(v), FilterKind::kMurmur3OldOrder) << v;
+    EXPECT_EQ(FilterFormatForVersion(v), Murmur3(Murmur3Layout::kOldOrderLongs)) << v;
   }
-  EXPECT_EQ(FilterKindForVersion("ma"), FilterKind::kMurmur3NewOrderLongs);
-  EXPECT_EQ(FilterKindForVersion("na"), FilterKind::kMurmur3RawBytes);
+  EXPECT_EQ(FilterFormatForVersion("ma"), Murmur3(Murmur3Layout::kNewOrderLongs));
+  EXPECT_EQ(FilterFormatForVersion("na"), Murmur3(Murmur3Layout::kRawBytes));
 }
 
 TEST(CassandraDescriptor, RejectsNonSSTableNames) {

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
@@ -57,7 +57,7 @@ TEST(CassandraFilterGolden, EveryFilterDb) {
     const ByteVector file = ReadFixture(kDir + t.At(i, "file"));
     ASSERT_EQ(static_cast<std::int64_t>(file.size()), ParseI64(t.At(i, "file_bytes"))) << name;
 
-    auto parsed = FilterDb::Parse(file, name);
+    auto parsed = V10Filter::Parse(file, name);
     ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
     EXPECT_FALSE(parsed->owning());
     EXPECT_EQ(parsed->serialized().data(), file.data()) << "zero-copy view";
@@ -74,7 +74,7 @@ TEST(CassandraFilterGolden, EveryFilterDb) {
     ASSERT_EQ(static_cast<std::int64_t>(keys.size()), ParseI64(t.At(i, "n_inserted"))) << name;
     ByteVector rebuilt;
     if (overload == "emptyFilter") {
-      FilterDb empty = FilterDb::Empty();
+      V10Filter empty = V10Filter::Empty();
       rebuilt.assign(empty.serialized().begin(), empty.serialized().end());
     } else {
       FilterParams params;
@@ -89,7 +89,7 @@ TEST(CassandraFilterGolden, EveryFilterDb) {
         spec = SizeForFpChance(n_sized, *params.fp_chance);
       }
       ASSERT_TRUE(spec.ok()) << name;
-      auto built = BuildFilterDb(keys, *spec);
+      auto built = BuildV10Filter(keys, *spec);
       ASSERT_TRUE(built.ok()) << name;
       rebuilt = std::move(built).value();
       auto via_cli = Codec("cassandra-1.0").Build(keys, params);
@@ -163,10 +163,10 @@ TEST(CassandraFilterGolden, EveryRowFilter) {
     ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
     EXPECT_EQ(parsed->length_prefix(), ParseI64(t.At(i, "length_prefix")));
     EXPECT_EQ(parsed->consumed_bytes(), file.size());
-    ASSERT_NE(parsed->current(), nullptr);
-    EXPECT_EQ(parsed->current()->signed_hash_count(), ParseI64(t.At(i, "hash_count")));
-    EXPECT_EQ(parsed->current()->word_count(), ParseI64(t.At(i, "word_count")));
-    EXPECT_EQ(parsed->current()->modulus(), ParseI64(t.At(i, "size_bits")));
+    ASSERT_NE(parsed->v10(), nullptr);
+    EXPECT_EQ(parsed->v10()->signed_hash_count(), ParseI64(t.At(i, "hash_count")));
+    EXPECT_EQ(parsed->v10()->word_count(), ParseI64(t.At(i, "word_count")));
+    EXPECT_EQ(parsed->v10()->modulus(), ParseI64(t.At(i, "size_bits")));
 
     const KeyList names = ReadHexKeysFixture(kDir + t.At(i, "names_file"));
     ASSERT_EQ(static_cast<std::int64_t>(names.size()), ParseI64(t.At(i, "names_added")));

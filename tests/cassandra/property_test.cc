@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
@@ -44,10 +44,10 @@ RC_GTEST_PROP(CassandraProperties, FilterDbRoundTrip, ()) {
       by_fp ? SizeForFpChance(n, *rc::gen::element(0.5, 0.393, 0.1, 0.05, 0.01, 0.001, 1e-4, 6.71e-5))
             : SizeForBucketsPerElement(n, *rc::gen::inRange(1, 26));
   RC_ASSERT(spec.ok());
-  auto bytes = BuildFilterDb(keys, *spec);
+  auto bytes = BuildV10Filter(keys, *spec);
   RC_ASSERT(bytes.ok());
   RC_ASSERT(static_cast<std::int64_t>(bytes->size()) == spec->file_bytes());
-  auto parsed = FilterDb::Parse(*bytes, "p");
+  auto parsed = V10Filter::Parse(*bytes, "p");
   RC_ASSERT(parsed.ok());
   RC_ASSERT(parsed->signed_hash_count() == spec->hash_count);
   RC_ASSERT(parsed->word_count() == spec->word_count);
@@ -56,7 +56,7 @@ RC_GTEST_PROP(CassandraProperties, FilterDbRoundTrip, ()) {
   RC_ASSERT(ByteVector(s.begin(), s.end()) == *bytes);
   CheckAllPresent(*parsed, keys);
   // Adding the same keys again changes nothing.
-  auto again = FilterDb::Create(*spec);
+  auto again = V10Filter::Create(*spec);
   RC_ASSERT(again.ok());
   again->AddAll(keys);
   again->AddAll(keys);
@@ -90,14 +90,14 @@ RC_GTEST_PROP(CassandraProperties, RowFilterRoundTrip, ()) {
   auto parsed = RowFilter::Parse(*bytes, "p");
   RC_ASSERT(parsed.ok());
   RC_ASSERT(parsed->consumed_bytes() == bytes->size());
-  RC_ASSERT(parsed->current()->signed_hash_count() == 3);
+  RC_ASSERT(parsed->v10()->signed_hash_count() == 3);
   CheckAllPresent(parsed->filter(), names);
 }
 
 // A parse of damaged bytes either fails cleanly or describes a filter inside the input.
 void CheckDamaged(const ByteVector& bytes, int which) {
   if (which == 0) {
-    auto r = FilterDb::Parse(bytes, "d");
+    auto r = V10Filter::Parse(bytes, "d");
     if (r.ok()) {
       RC_ASSERT(8 + 8 * static_cast<std::uint64_t>(r->word_count()) <= bytes.size());
       RC_ASSERT(r->word_count() > 0);
@@ -128,7 +128,7 @@ RC_GTEST_PROP(CassandraProperties, TruncationAndCorruptionNeverCrash, ()) {
   const std::int64_t n = static_cast<std::int64_t>(keys.size());
   ByteVector bytes;
   if (which == 0) {
-    bytes = *BuildFilterDb(keys, *SizeForBucketsPerElement(n, 15));
+    bytes = *BuildV10Filter(keys, *SizeForBucketsPerElement(n, 15));
   } else if (which == 1) {
     bytes = *BuildLegacyFilter(keys, *LegacySizeForBucketsPerElement(n, 15));
   } else {
@@ -139,7 +139,7 @@ RC_GTEST_PROP(CassandraProperties, TruncationAndCorruptionNeverCrash, ()) {
   CheckDamaged(cut_bytes, which);
   // Every format ends with the last word the header (or the Java stream) promises, so a strict
   // prefix of a file we wrote is always short: it must be refused, never clamped to what is there.
-  const Status cut_status = which == 0   ? FilterDb::Parse(cut_bytes, "d").status()
+  const Status cut_status = which == 0   ? V10Filter::Parse(cut_bytes, "d").status()
                             : which == 1 ? LegacyFilter::Parse(cut_bytes, "d").status()
                                          : RowFilter::Parse(cut_bytes, "d").status();
   RC_ASSERT(cut_status.code() == StatusCode::kCorrupt);
@@ -158,7 +158,7 @@ RC_GTEST_PROP(CassandraProperties, HugeHeaderInSmallFileRefused, ()) {
   f[5] = static_cast<std::uint8_t>(w >> 16);
   f[6] = static_cast<std::uint8_t>(w >> 8);
   f[7] = static_cast<std::uint8_t>(w);
-  RC_ASSERT(!FilterDb::Parse(f, "h").ok());
+  RC_ASSERT(!V10Filter::Parse(f, "h").ok());
   ByteVector row(4 + size, 0);
   row[3] = static_cast<std::uint8_t>(size);
   std::copy(f.begin(), f.end(), row.begin() + 4);

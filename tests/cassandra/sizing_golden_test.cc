@@ -4,7 +4,7 @@
 #include <bit>
 #include <cstring>
 
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
 #include "formats/cassandra/family.h"
@@ -39,7 +39,7 @@ void ExpectOutcome(const Result<Spec>& r, const std::string& outcome, const std:
   }
 }
 
-void CheckCurrentRow(const TsvTable& t, std::size_t i, const Result<FilterSpec>& ea,
+void CheckV10Row(const TsvTable& t, std::size_t i, const Result<FilterSpec>& ea,
                      const Result<FilterSpec>& da, const Result<SizeInfo>& cli,
                      const std::string& where) {
   ExpectOutcome(ea, t.At(i, "outcome"), where + " -ea");
@@ -61,7 +61,7 @@ void CheckCurrentRow(const TsvTable& t, std::size_t i, const Result<FilterSpec>&
     const std::string& constructed = t.At(i, "constructed");
     if (constructed == "ctor:NegativeArraySizeException") {
       EXPECT_LT(ea->word_count, 0) << where;
-      EXPECT_FALSE(FilterDb::Create(*ea).ok()) << where;
+      EXPECT_FALSE(V10Filter::Create(*ea).ok()) << where;
       ASSERT_FALSE(cli.ok()) << where;
       EXPECT_EQ(cli.status().code(), StatusCode::kRefused) << where;
     } else {
@@ -71,7 +71,7 @@ void CheckCurrentRow(const TsvTable& t, std::size_t i, const Result<FilterSpec>&
       EXPECT_EQ(cli->words, ea->word_count);
       EXPECT_EQ(cli->bits, ParseI64(t.At(i, "size_bits")));
       if (ea->word_count > 0 && ea->word_count <= (1 << 16)) {
-        auto f = FilterDb::Create(*ea);
+        auto f = V10Filter::Create(*ea);
         ASSERT_TRUE(f.ok()) << where;
         EXPECT_EQ(f->modulus(), ParseI64(t.At(i, "size_bits")));
         EXPECT_EQ(static_cast<std::int64_t>(f->serialized().size()),
@@ -102,7 +102,7 @@ TEST(CassandraSizingGolden, FpOverloadEveryRow) {
     FilterParams params;
     params.fp_chance = fp;
     params.expected_keys = n;
-    CheckCurrentRow(t, i, SizeForFpChance(n, fp, JavaAssertions::kEnabled),
+    CheckV10Row(t, i, SizeForFpChance(n, fp, JavaAssertions::kEnabled),
                     SizeForFpChance(n, fp, JavaAssertions::kDisabled),
                     Codec("cassandra-1.0").Size(params), where);
   }
@@ -121,7 +121,7 @@ TEST(CassandraSizingGolden, BucketsOverloadEveryRow) {
     params.buckets_per_element = target;
     params.expected_keys = n;
     auto cli = Codec("cassandra-1.0").Size(params);
-    CheckCurrentRow(t, i, ea, SizeForBucketsPerElement(n, target, JavaAssertions::kDisabled), cli,
+    CheckV10Row(t, i, ea, SizeForBucketsPerElement(n, target, JavaAssertions::kDisabled), cli,
                     where);
     const std::string& warning = t.At(i, "warning");
     if (ea.ok()) {

@@ -201,17 +201,17 @@ INSTANTIATE_TEST_SUITE_P(
 // Cassandra 1.2 - 5.0: the fp 0.01 filter of every key-set size, in each variant.
 INSTANTIATE_TEST_SUITE_P(
     Cassandra12, Truncation,
-    ::testing::ValuesIn(Fixtures("cassandra-later/v1_2_to_2_2", "fp0.01.Filter.db",
+    ::testing::ValuesIn(Fixtures("cassandra-murmur3/v1_2_to_2_2", "fp0.01.Filter.db",
                                  "cassandra-1.2", Expect::kRefuse)),
     CaseName);
 INSTANTIATE_TEST_SUITE_P(
     Cassandra30, Truncation,
-    ::testing::ValuesIn(Fixtures("cassandra-later/v3_x", "fp0.01.Filter.db", "cassandra-3.0",
+    ::testing::ValuesIn(Fixtures("cassandra-murmur3/v3_x", "fp0.01.Filter.db", "cassandra-3.0",
                                  Expect::kRefuse)),
     CaseName);
 INSTANTIATE_TEST_SUITE_P(
     Cassandra40, Truncation,
-    ::testing::ValuesIn(Fixtures("cassandra-later/v4_0_to_5_0", "fp0.01.Filter.db",
+    ::testing::ValuesIn(Fixtures("cassandra-murmur3/v4_0_to_5_0", "fp0.01.Filter.db",
                                  "cassandra-4.0", Expect::kRefuseButEmptyIsAlwaysPresent)),
     CaseName);
 INSTANTIATE_TEST_SUITE_P(

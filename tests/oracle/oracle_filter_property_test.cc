@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "bloomcodec/byte_writer.h"
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
@@ -125,7 +125,7 @@ TEST(JavaOracle, FilterDbBytesAndAnswersAgreeForRandomKeySets) {
   std::int64_t agreed = 0, probes = 0;
   CheckAndCount("Filter.db", agreed, [&] {
     auto cases = *Batch(kFilterBatch, BuildCaseGen(/*allow_empty_filter=*/true, 6000));
-    OracleRequest request(OracleOp::kBuildCurrent);
+    OracleRequest request(OracleOp::kBuildV10);
     for (const auto& c : cases) RequestBuild(request, c);
     OracleAnswers a = Ask(request);
     std::vector<ByteVector> files;
@@ -135,7 +135,7 @@ TEST(JavaOracle, FilterDbBytesAndAnswersAgreeForRandomKeySets) {
       if (!a.ok()) break;
       if (c.kind == BuildKind::kEmptyFilter) {
         ByteVector java = a.Bytes();
-        const cs::FilterDb empty = cs::FilterDb::Empty();
+        const cs::V10Filter empty = cs::V10Filter::Empty();
         ByteSpan ours = empty.serialized();
         if (!std::equal(ours.begin(), ours.end(), java.begin(), java.end())) {
           RC_FAIL("emptyFilter bytes differ: " + FirstDifference(ours, java));
@@ -152,14 +152,14 @@ TEST(JavaOracle, FilterDbBytesAndAnswersAgreeForRandomKeySets) {
       }
       ByteVector java = a.Bytes();
       if (!spec.ok()) RC_FAIL(Describe(c) + ": C++ sizing refuses: " + spec.status().ToString());
-      auto ours = cs::BuildFilterDb(ToKeyList(c.keys), *spec);
-      if (!ours.ok()) RC_FAIL(Describe(c) + ": BuildFilterDb fails: " + ours.status().ToString());
+      auto ours = cs::BuildV10Filter(ToKeyList(c.keys), *spec);
+      if (!ours.ok()) RC_FAIL(Describe(c) + ": BuildV10Filter fails: " + ours.status().ToString());
       if (*ours != java) RC_FAIL(Describe(c) + ": Filter.db bytes differ: " + FirstDifference(*ours, java));
       files.push_back(std::move(java));
       built.push_back(&c);
     }
     ExpectConsumed(a);
-    CompareProbes<cs::FilterDb>(OracleOp::kProbeCurrent, files, built, "Filter.db");
+    CompareProbes<cs::V10Filter>(OracleOp::kProbeV10, files, built, "Filter.db");
     agreed += static_cast<std::int64_t>(cases.size());
     for (const auto* c : built) probes += static_cast<std::int64_t>(c->probes.size() + c->keys.size());
   });
@@ -204,7 +204,7 @@ TEST(JavaOracle, FilterDbAnswersAgreeForArbitraryBitPatterns) {
                 gen::set(&RawFilterCase::trailing,
                          gen::weightedOneOf<ByteVector>({{3, gen::just(ByteVector{})}, {1, RandomBytes(1, 20)}})),
                 gen::set(&RawFilterCase::probes, gen::container<std::vector<ByteVector>>(300, FilterKey()))));
-    OracleRequest request(OracleOp::kProbeCurrent);
+    OracleRequest request(OracleOp::kProbeV10);
     std::vector<ByteVector> files;
     for (const auto& c : cases) {
       ByteVector file;
@@ -224,7 +224,7 @@ TEST(JavaOracle, FilterDbAnswersAgreeForArbitraryBitPatterns) {
       if (outcome != "OK") RC_FAIL("the JVM cannot read a Filter.db: " + outcome);
       a.I32();
       a.I32();
-      auto parsed = cs::FilterDb::Parse(files[i], "generated Filter.db");
+      auto parsed = cs::V10Filter::Parse(files[i], "generated Filter.db");
       if (!parsed.ok()) RC_FAIL(parsed.status().ToString());
       if (parsed->trailing_bytes() != cases[i].trailing.size()) {
         RC_FAIL("trailing bytes: " + std::to_string(parsed->trailing_bytes()) + ", appended " +
@@ -453,7 +453,7 @@ TEST(JavaOracle, RowFilterBytesAndAnswersAgreeForRandomNameSets) {
       rows.push_back(std::move(java));
     }
     ExpectConsumed(a);
-    // Read back the way IndexHelper.defreezeBloomFilter does, current and legacy payloads.
+    // Read back the way IndexHelper.defreezeBloomFilter does, 1.0 and legacy payloads.
     OracleRequest probe(OracleOp::kProbeRow);
     std::vector<ByteVector> payloads;
     for (std::size_t i = 0; i < cases.size(); ++i) {

@@ -90,7 +90,7 @@ inline rc::Gen<std::int32_t> HashSeed32() {
   });
 }
 
-// Bit counts (the bucket modulus) of a current filter, any positive long, with the int-sized
+// Bit counts (the bucket modulus) of a 1.0 filter, any positive long, with the int-sized
 // boundaries 2^31 and 2^32 and the largest real filter 64 * (2^31 - 1).
 inline rc::Gen<std::int64_t> BucketModulus64() {
   constexpr std::int64_t k31 = std::int64_t{1} << 31;

@@ -278,13 +278,13 @@ TEST(JavaOracleGolden, HoldsTheOriginalProbabilityTable) {
 }
 
 TEST(JavaOracleGolden, ReproducesEverySizingRowForFpChance) {
-  CheckSizing("sizing/sizing_fp.tsv", SizeKind::kCurrentFp, SizeKind::kCurrentBuckets, nullptr, nullptr,
+  CheckSizing("sizing/sizing_fp.tsv", SizeKind::kV10Fp, SizeKind::kV10Buckets, nullptr, nullptr,
               {"outcome", "K", "buckets_per_element", "requested_bits", "num_words", ""},
               {"outcome_noea", "K_noea", "buckets_per_element_noea", "", "num_words_noea", ""});
 }
 
 TEST(JavaOracleGolden, ReproducesEverySizingRowForBucketsPerElement) {
-  CheckSizing("sizing/sizing_buckets.tsv", SizeKind::kCurrentFp, SizeKind::kCurrentBuckets, nullptr,
+  CheckSizing("sizing/sizing_buckets.tsv", SizeKind::kV10Fp, SizeKind::kV10Buckets, nullptr,
               "target_buckets_per_element",
               {"outcome", "K", "buckets_per_element", "requested_bits", "num_words", "warning"},
               {"outcome_noea", "K_noea", "buckets_per_element_noea", "", "num_words_noea", ""});
@@ -332,7 +332,7 @@ void CheckFilters(const std::string& table_file, OracleOp build_op, OracleOp pro
     golden.push_back(ReadFixture(kDir + t.At(r, "file")));
     probes.push_back(ReadProbes(kDir + t.At(r, "probes_file")));
     ASSERT_EQ(static_cast<std::int64_t>(probes.back().keys.size()), ParseI64(t.At(r, "probes")));
-    if (row) probe.U8(0);  // 1.0 row filters are the current format
+    if (row) probe.U8(0);  // 1.0 row filters are the 1.0 format
     probe.Bytes(golden.back());
     probe.Keys(probes.back().keys);
     probe.EndCase();
@@ -373,7 +373,7 @@ void CheckFilters(const std::string& table_file, OracleOp build_op, OracleOp pro
 }
 
 TEST(JavaOracleGolden, RebuildsEveryFilterDbAndAnswersEveryProbe) {
-  CheckFilters("filters/filters.tsv", OracleOp::kBuildCurrent, OracleOp::kProbeCurrent, false);
+  CheckFilters("filters/filters.tsv", OracleOp::kBuildV10, OracleOp::kProbeV10, false);
 }
 
 TEST(JavaOracleGolden, RebuildsEveryLegacyFilterAndAnswersEveryProbe) {

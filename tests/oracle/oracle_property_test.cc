@@ -329,7 +329,7 @@ std::string Describe(const SizingCase& c) {
                                  "LegacyBloomFilter.getFilter(n, buckets)"};
   std::string s = kNames[static_cast<int>(c.kind)];
   s += " n=" + std::to_string(c.n);
-  bool fp = c.kind == SizeKind::kCurrentFp || c.kind == SizeKind::kLegacyFp;
+  bool fp = c.kind == SizeKind::kV10Fp || c.kind == SizeKind::kLegacyFp;
   s += fp ? " fp=" + cs::JavaDoubleToString(c.fp) : " target=" + std::to_string(c.target);
   s += c.assertions ? " (-ea)" : " (-da)";
   return s;
@@ -348,7 +348,7 @@ struct OurSizing {
 OurSizing SizeOurs(const SizingCase& c) {
   auto a = c.assertions ? cs::JavaAssertions::kEnabled : cs::JavaAssertions::kDisabled;
   OurSizing o;
-  auto take_current = [&](const Result<cs::FilterSpec>& r) {
+  auto take_v10 = [&](const Result<cs::FilterSpec>& r) {
     if (!r.ok()) return void(o.status = r.status());
     o.hash_count = r->hash_count;
     o.bpe = r->buckets_per_element;
@@ -365,8 +365,8 @@ OurSizing SizeOurs(const SizingCase& c) {
     o.warning = r->warning;
   };
   switch (c.kind) {
-    case SizeKind::kCurrentFp: take_current(cs::SizeForFpChance(c.n, c.fp, a)); break;
-    case SizeKind::kCurrentBuckets: take_current(cs::SizeForBucketsPerElement(c.n, c.target, a)); break;
+    case SizeKind::kV10Fp: take_v10(cs::SizeForFpChance(c.n, c.fp, a)); break;
+    case SizeKind::kV10Buckets: take_v10(cs::SizeForBucketsPerElement(c.n, c.target, a)); break;
     case SizeKind::kLegacyFp: take_legacy(cs::LegacySizeForFpChance(c.n, c.fp, a)); break;
     case SizeKind::kLegacyBuckets: take_legacy(cs::LegacySizeForBucketsPerElement(c.n, c.target, a)); break;
   }
@@ -378,7 +378,7 @@ TEST(JavaOracle, SizingAgreesForArbitraryCountsAndProbabilitiesIncludingRefusals
   CheckAndCount("sizing", agreed, [&] {
     auto cases = *Batch(kSizingBatch,
                         gen::build<SizingCase>(
-                            gen::set(&SizingCase::kind, gen::element(SizeKind::kCurrentFp, SizeKind::kCurrentBuckets,
+                            gen::set(&SizingCase::kind, gen::element(SizeKind::kV10Fp, SizeKind::kV10Buckets,
                                                                      SizeKind::kLegacyFp, SizeKind::kLegacyBuckets)),
                             gen::set(&SizingCase::assertions, gen::weightedElement<bool>({{3, true}, {1, false}})),
                             gen::set(&SizingCase::n, ElementCount()),

@@ -9,29 +9,29 @@
 //   kSize           u8 kind (SizeKind), u8 assertions, i64 n, f64 fp, i32 target
 //                   -> outcome; if OK: i32 K, i32 bpe, i64 bits, i32 words, utf warning
 //                      (legacy: bits = the int nbits; words = -1 when nbits < 0)
-//   kBuildCurrent   u8 kind (0 fp, 1 buckets, 2 emptyFilter), i64 n, f64 fp, i32 target, keys
+//   kBuildV10       u8 kind (0 fp, 1 buckets, 2 emptyFilter), i64 n, f64 fp, i32 target, keys
 //                   -> outcome; if OK: bytes Filter.db (DataOutputStream)
 //   kBuildLegacy    u8 kind (0 fp, 1 buckets), i64 n, f64 fp, i32 target, keys
 //                   -> outcome; if OK: bytes (i32 K + ObjectOutputStream of a fixed-size BitSet)
 //   kBuildRow       i64 estimated columns, keys (names)  -> outcome; if OK: bytes (i32 L + filter)
-//   kProbeCurrent   bytes Filter.db, keys               -> outcome; if OK: i32 K, i32 W, u8 per key
-//   kProbeLegacy    bytes legacy file, keys (ObjectInputStream) -> as kProbeCurrent, W = size()/64
+//   kProbeV10       bytes Filter.db, keys               -> outcome; if OK: i32 K, i32 W, u8 per key
+//   kProbeLegacy    bytes legacy file, keys (ObjectInputStream) -> as kProbeV10, W = size()/64
 //   kWriteBitSet    i32 K, u8 fixed size, i32 nbits, i32 count, count x i32 bit index
 //                   -> outcome; if OK: bytes legacy file written by the JDK
-//   kProbeRow       u8 legacy, bytes row filter (i32 L + filter), keys -> as kProbeCurrent
+//   kProbeRow       u8 legacy, bytes row filter (i32 L + filter), keys -> as kProbeV10
 //   kDoubleToString f64                                  -> utf Double.toString(d)
 //   kProbabilities  i32 buckets per element              -> i32 optimal K, i32 count, count x utf
 //                   Double.toString of the oracle's probs[bpe][k] (its BloomCalculations table)
-// Cassandra 1.2 - 5.0 (variant: LaterVariant, 0 = 1.2 old order + BE longs, 1 = 3.0 new order +
+// Cassandra 1.2 - 5.0 (variant: Murmur3Variant, 0 = 1.2 old order + BE longs, 1 = 3.0 new order +
 // BE longs, 2 = 4.0 new order + raw bytes):
 //   kMurmur3        bytes key                           -> i64 h[0], i64 h[1] (hash3_x64_128, seed 0)
-//   kIndexesLater   bytes key, u8 old order, i32 K, i64 max -> K x i64 (fresh array: any K)
-//   kSizeLater      u8 assertions, i64 n, f64 fp
+//   kIndexesMurmur3 bytes key, u8 old order, i32 K, i64 max -> K x i64 (fresh array: any K)
+//   kSizeMurmur3    u8 assertions, i64 n, f64 fp
 //                   -> outcome; if OK: u8 always present, i32 K, i32 bpe, i64 bits, i32 words
-//   kBuildLater     u8 variant, i64 n, f64 fp, keys
+//   kBuildMurmur3   u8 variant, i64 n, f64 fp, keys
 //                   -> outcome ("NoFilterComponent" where fp 1.0 writes no Filter.db);
 //                      if OK: bytes Filter.db (empty: 5.0's always-present filter)
-//   kProbeLater     u8 variant, bytes Filter.db, keys   -> as kProbeCurrent (lookups use the
+//   kProbeMurmur3   u8 variant, bytes Filter.db, keys   -> as kProbeV10 (lookups use the
 //                   reusable long[21] index array, so K > 21 throws as in Cassandra)
 #pragma once
 
@@ -51,25 +51,25 @@ enum class OracleOp : std::uint8_t {
   kBuckets64 = 3,
   kBuckets32 = 4,
   kSize = 5,
-  kBuildCurrent = 6,
+  kBuildV10 = 6,
   kBuildLegacy = 7,
   kBuildRow = 8,
-  kProbeCurrent = 9,
+  kProbeV10 = 9,
   kProbeLegacy = 10,
   kWriteBitSet = 11,
   kProbeRow = 12,
   kDoubleToString = 13,
   kProbabilities = 14,
   kMurmur3 = 15,
-  kIndexesLater = 16,
-  kSizeLater = 17,
-  kBuildLater = 18,
-  kProbeLater = 19,
+  kIndexesMurmur3 = 16,
+  kSizeMurmur3 = 17,
+  kBuildMurmur3 = 18,
+  kProbeMurmur3 = 19,
 };
 
-enum class LaterVariant : std::uint8_t { k1_2 = 0, k3_0 = 1, k4_0 = 2 };
+enum class Murmur3Variant : std::uint8_t { k1_2 = 0, k3_0 = 1, k4_0 = 2 };
 
-enum class SizeKind : std::uint8_t { kCurrentFp = 0, kCurrentBuckets = 1, kLegacyFp = 2, kLegacyBuckets = 3 };
+enum class SizeKind : std::uint8_t { kV10Fp = 0, kV10Buckets = 1, kLegacyFp = 2, kLegacyBuckets = 3 };
 enum class BuildKind : std::uint8_t { kFp = 0, kBuckets = 1, kEmptyFilter = 2 };
 
 class OracleRequest {

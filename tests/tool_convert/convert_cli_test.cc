@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "bloomcodec/byte_writer.h"
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/index_db.h"
 #include "bloomcodec/cassandra/sizing.h"
 #include "convert_support.h"
@@ -128,7 +128,7 @@ TEST(ConvertSplit, SeveralFiltersNeedADirectoryAndAManifestNamesExistingFiles) {
   EXPECT_NE(r.err.find("filter-001"), std::string::npos) << r.err;
 }
 
-TEST(ConvertRebuild, LegacyCassandraRebuiltAsCurrentEqualsBuildFilterDbOfTheSameKeys) {
+TEST(ConvertRebuild, LegacyCassandraRebuiltAsV10EqualsBuildV10FilterOfTheSameKeys) {
   CliDir dir;
   for (const char* name : {"legacy_n10_b15", "legacy_n1000_b15", "legacy_n5000_b15"}) {
     SCOPED_TRACE(name);
@@ -136,7 +136,7 @@ TEST(ConvertRebuild, LegacyCassandraRebuiltAsCurrentEqualsBuildFilterDbOfTheSame
     auto report = RunJson({"convert", Cli(base + ".Filter.db"), "--format", "cassandra-legacy",
                            "--to", "cassandra-1.0", "--buckets-per-element", "15", "--keys",
                            Cli(base + ".keys.txt"), "--key-format", "hex", "-o",
-                           dir.Path("current.db"), "--json"});
+                           dir.Path("v10.db"), "--json"});
     EXPECT_EQ(report["how"], "rebuilt");
     const std::string keys_text = ReadFixtureText(base + ".keys.txt");
     auto keys = ParseKeyFile(AsBytes(keys_text), KeyFormat::kHex, "keys");  // hex lines
@@ -144,9 +144,9 @@ TEST(ConvertRebuild, LegacyCassandraRebuiltAsCurrentEqualsBuildFilterDbOfTheSame
     EXPECT_EQ(report["keys"].get<std::size_t>(), keys->size());
     auto spec = cassandra::SizeForBucketsPerElement(static_cast<std::int64_t>(keys->size()), 15);
     ASSERT_TRUE(spec.ok());
-    auto expected = cassandra::BuildFilterDb(*keys, *spec);
+    auto expected = cassandra::BuildV10Filter(*keys, *spec);
     ASSERT_TRUE(expected.ok());
-    EXPECT_EQ(ReadAnyFile(dir.Path("current.db")), *expected);
+    EXPECT_EQ(ReadAnyFile(dir.Path("v10.db")), *expected);
 
     // The same keys read from an Index.db (the SSTable's own key list).
     auto index = cassandra::WriteIndexDb(*keys);

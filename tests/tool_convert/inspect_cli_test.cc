@@ -217,8 +217,8 @@ TEST(InspectCassandra, LegacyAndRowFiltersReportTheirFieldsAndSizing) {
 TEST(InspectCassandra, TheVersionComesFromTheFileName) {
   CliDir dir;
   const ByteVector bytes = ReadFixture("cassandra-1.0/filters/n10_b15.Filter.db");
-  const std::string current = dir.Write("Keyspace1-Standard1-hc-12-Filter.db", bytes);
-  auto f = RunJson({"inspect", current, "--json"})["files"][0];  // no --format: the name says
+  const std::string v10 = dir.Write("Keyspace1-Standard1-hc-12-Filter.db", bytes);
+  auto f = RunJson({"inspect", v10, "--json"})["files"][0];  // no --format: the name says
   EXPECT_EQ(f["format"], "cassandra-1.0");
   EXPECT_EQ(f["sstable"]["version"], "hc");
   EXPECT_EQ(f["sstable"]["generation"], 12);

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/index_db.h"
 #include "support/test_support.h"
 #include "tool_verify/verify_support.h"
@@ -95,12 +95,12 @@ TEST_F(CassandraDir, HealthyDirectoryIsClean) {
 TEST_F(CassandraDir, AClearedBitIsReportedAsExactlyTheKeysItLoses) {
   ByteVector filter = ReadFixture("cassandra-1.0/filters/n1000_b15.Filter.db");
   // Clear set bits one at a time until some Index.db keys are lost; the expected false negatives
-  // are the keys the damaged filter (FilterDb, proven on the golden data) answers 0 for.
+  // are the keys the damaged filter (V10Filter, proven on the golden data) answers 0 for.
   std::vector<std::string> expected;
   for (std::size_t byte = 8; byte < filter.size() && expected.empty(); ++byte) {
     if (filter[byte] == 0) continue;
     filter[byte] &= static_cast<std::uint8_t>(filter[byte] - 1);  // lowest set bit cleared
-    auto parsed = cassandra::FilterDb::Parse(filter, "f");
+    auto parsed = cassandra::V10Filter::Parse(filter, "f");
     ASSERT_TRUE(parsed.ok());
     for (std::size_t i = 0; i < keys1000_.size(); ++i) {
       if (!parsed->MayContain(keys1000_[i])) expected.push_back(ToHex(keys1000_[i]));
@@ -201,7 +201,7 @@ TEST_F(CassandraDir, AFilterFullerThanItsIndexAllowsIsOverfilled) {
   // Saturated: every word 0xff. The estimate is infinite; it is said so, never cast to a count
   // (which printed "estimated keys 0").
   ByteVector full = ReadFixture("cassandra-1.0/filters/n1000_b15.Filter.db");
-  std::fill(full.begin() + cassandra::FilterDb::kHeaderBytes, full.end(), 0xff);
+  std::fill(full.begin() + cassandra::V10Filter::kHeaderBytes, full.end(), 0xff);
   WriteFileAt(Filter(1), full);
   Json sat = VerifyJson({Data()}, 1);
   const Json& s = FileEndingWith(sat, "Standard1-hc-1-Filter.db");
@@ -240,7 +240,7 @@ TEST_F(CassandraDir, HashCountsOutsideWhatCassandraWritesAreWarnings) {
   // K = 0: Cassandra's empty filter, every key present (so no false negatives either).
   PutSstable(ks_, "Standard5-hc-11-", "cassandra-1.0/filters/empty_filter.Filter.db", keys10_);
   // K = 25, no Cassandra sizing chooses it; a consistent filter of the 10 keys otherwise.
-  auto many = cassandra::FilterDb::Create(25, 16);
+  auto many = cassandra::V10Filter::Create(25, 16);
   ASSERT_TRUE(many.ok());
   many->AddAll(keys10_);
   WriteFileAt(ks_ + "/Standard6-hc-12-Filter.db", std::move(*many).TakeSerialized());
@@ -248,15 +248,15 @@ TEST_F(CassandraDir, HashCountsOutsideWhatCassandraWritesAreWarnings) {
   ASSERT_TRUE(index.ok());
   WriteFileAt(ks_ + "/Standard6-hc-12-Index.db", *index);
   // A Cassandra 1.2 sstable is read as cassandra-1.2, its Index.db in the 1.2 entry layout.
-  const KeyList later10 = ReadHexKeysFixture("cassandra-later/keys/keys_n10.txt");
+  const KeyList murmur3_keys = ReadHexKeysFixture("cassandra-murmur3/keys/keys_n10.txt");
   WriteFileAt(ks_ + "/Standard7-ia-13-Filter.db",
-              ReadFixture("cassandra-later/v1_2_to_2_2/n10_fp0.01.Filter.db"));
-  std::vector<std::int64_t> later_positions(later10.size());
-  for (std::size_t i = 0; i < later10.size(); ++i) later_positions[i] = static_cast<std::int64_t>(i) * 64;
-  auto later_index = cassandra::WriteIndexDb(later10, later_positions,
-                                             cassandra::IndexEntryForm::kLongPositionAndPromoted);
-  ASSERT_TRUE(later_index.ok());
-  WriteFileAt(ks_ + "/Standard7-ia-13-Index.db", *later_index);
+              ReadFixture("cassandra-murmur3/v1_2_to_2_2/n10_fp0.01.Filter.db"));
+  std::vector<std::int64_t> murmur3_positions(murmur3_keys.size());
+  for (std::size_t i = 0; i < murmur3_keys.size(); ++i) murmur3_positions[i] = static_cast<std::int64_t>(i) * 64;
+  auto murmur3_index = cassandra::WriteIndexDb(murmur3_keys, murmur3_positions,
+                                               cassandra::IndexEntryForm::kLongPositionAndPromoted);
+  ASSERT_TRUE(murmur3_index.ok());
+  WriteFileAt(ks_ + "/Standard7-ia-13-Index.db", *murmur3_index);
   Json doc = VerifyJson({Data()}, 0);
   const Json& empty = FileEndingWith(doc, "Standard5-hc-11-Filter.db");
   EXPECT_EQ(Kinds(empty), std::vector<std::string>{"hash-count"});

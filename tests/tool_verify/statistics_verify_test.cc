@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "support/test_support.h"
 #include "tool_verify/verify_support.h"
 
@@ -34,7 +34,7 @@ TEST(VerifyStatistics, ASaturatedCassandraFilterIsOverfilledWithKeysOrWithout) {
   // Not an sstable name: no Index.db beside it is looked for.
   const std::string path = dir.Write(
       "saturated.bin", Saturated(ReadFixture("cassandra-1.0/filters/n1000_b15.Filter.db"),
-                                 cassandra::FilterDb::kHeaderBytes));
+                                 cassandra::V10Filter::kHeaderBytes));
   Json with_keys = VerifyJson({path, "--format", "cassandra-1.0", "--keys", FixturePath(kKeys1000),
                                "--key-format", "hex"},
                               1);
@@ -64,7 +64,7 @@ TEST(VerifyStatistics, ASaturatedCassandraFilterIsOverfilledWithKeysOrWithout) {
 TEST(VerifyStatistics, ACassandraFilterFullerThanItsSizeAllowsIsOverfilledWithoutKeys) {
   // The bits and K of getFilter(1000, 15), holding 5000 keys: no sizing of these bits and K
   // is for that many.
-  auto filter = cassandra::FilterDb::Create(10, 235);
+  auto filter = cassandra::V10Filter::Create(10, 235);
   ASSERT_TRUE(filter.ok());
   KeyList keys;
   for (int i = 0; i < 5000; ++i) keys.Add("key-" + std::to_string(i));
@@ -165,7 +165,7 @@ TEST(VerifyStatistics, FilterBlocksAndRowFiltersAreJudgedToo) {
   EXPECT_EQ(row_ok["files"][0]["sized_keys"], 1000);
   EXPECT_FALSE(row_ok["files"][0]["fill_ratio"].is_null());
   const std::string row_full =
-      dir.Write("row-full.bin", Saturated(ReadAnyFile(row), 4 + cassandra::FilterDb::kHeaderBytes));
+      dir.Write("row-full.bin", Saturated(ReadAnyFile(row), 4 + cassandra::V10Filter::kHeaderBytes));
   Json row_bad = VerifyJson({row_full, "--format", "cassandra-1.0-row"}, 1);
   EXPECT_EQ(Kinds(row_bad["files"][0]), std::vector<std::string>{"overfilled"});
 }

@@ -28,6 +28,7 @@ enum class StatusCode {
   kIoError,          // the operating system refused (open, read, write, rename)
   kUnsupported,      // a valid input this library does not handle
   kRefused,          // the original implementation refuses these parameters (sizing limits)
+  kInternal,         // a check of our own output failed: a bug in bloomcodec, please report
 };
 
 std::string_view StatusCodeName(StatusCode code);
@@ -39,6 +40,8 @@ class [[nodiscard]] Status {
   static Status InvalidArgument(std::string message);
   static Status Unsupported(std::string message);
   static Status Refused(std::string message);
+  // A check of our own output failed: a bug in bloomcodec, please report. Never bad input.
+  static Status Internal(std::string message);
   static Status IoError(std::string file, std::string message);
   // `expected` completes "expected ..."; `found` (optional) completes "found ...".
   static Status Corrupt(std::string file, std::uint64_t offset, std::string expected,

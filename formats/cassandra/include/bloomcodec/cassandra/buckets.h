@@ -16,7 +16,7 @@
 
 namespace bloomcodec::cassandra {
 
-// The two hashes a current filter uses: h1 = MurmurHash64(key, 0), h2 = MurmurHash64(key, h1).
+// The two hashes a 1.0 filter uses: h1 = MurmurHash64(key, 0), h2 = MurmurHash64(key, h1).
 struct KeyHashes64 {
   std::int64_t h1;
   std::int64_t h2;
@@ -42,7 +42,7 @@ void LegacyHashBuckets(ByteSpan key, std::int32_t hash_count, std::int32_t max,
                        std::span<std::int32_t> out);
 
 // Above this hash count (no original sizing comes near; 1.0 writers use K <= 20) a filter is
-// checked once for every bit set, in the current and the legacy filter alike: then every bucket
+// checked once for every bit set, in the 1.0 and the legacy filter alike: then every bucket
 // of every key is set and the answer is 1 without the K loop, which for a damaged K = 2^31 - 1
 // would take seconds per key.
 inline constexpr std::int32_t kAllBitsCheckAboveK = 64;

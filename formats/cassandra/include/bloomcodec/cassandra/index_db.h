@@ -76,8 +76,8 @@ Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm key_
 Result<ByteVector> WriteIndexDb(const KeyList& keys, std::span<const std::int64_t> positions);
 // The same with positions as if each row took `row_bytes` bytes of Data.db (tests, fixtures).
 Result<ByteVector> WriteIndexDb(const KeyList& keys, std::int64_t row_bytes = 64);
-// An Index.db of a later entry form; entry i carries a promoted index of promoted_sizes[i] bytes
-// (zeros: the reader skips them; an empty span means 0 for every entry).
+// An Index.db of a 1.2 - 5.0 entry form; entry i carries a promoted index of promoted_sizes[i]
+// bytes (zeros: the reader skips them; an empty span means 0 for every entry).
 Result<ByteVector> WriteIndexDb(const KeyList& keys, std::span<const std::int64_t> positions,
                                 IndexEntryForm form,
                                 std::span<const std::uint32_t> promoted_sizes = {});

@@ -30,25 +30,18 @@
 
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/cassandra/murmur3.h"
+#include "bloomcodec/cassandra/murmur3_layout.h"
 #include "bloomcodec/filter.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/status.h"
 
 namespace bloomcodec::cassandra {
 
-enum class Murmur3Layout {
-  kOldOrderLongs,  // cassandra-1.2: versions ia .. lb
-  kNewOrderLongs,  // cassandra-3.0: versions ma .. me
-  kRawBytes,       // cassandra-4.0: versions na, nb, nc, oa and BTI da
-};
-
 enum class IndexOrder { kOld, kNew };
 
 inline IndexOrder OrderOf(Murmur3Layout layout) {
   return layout == Murmur3Layout::kOldOrderLongs ? IndexOrder::kOld : IndexOrder::kNew;
 }
-// The format name of the command line ("cassandra-1.2", "cassandra-3.0", "cassandra-4.0").
-std::string_view LayoutFormatName(Murmur3Layout layout);
 
 // The size of the reusable index array of Cassandra's lookup path (BloomFilter.indexes).
 inline constexpr std::int32_t kIndexArrayLength = 21;

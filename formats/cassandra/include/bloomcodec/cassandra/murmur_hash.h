@@ -21,7 +21,7 @@ namespace bloomcodec::cassandra {
 std::int64_t MurmurHash64(ByteSpan key, std::int64_t seed);
 
 // MurmurHash64 in steps, for callers that interleave several keys' block loops (the batch paths
-// of FilterDb): MurmurHash64(key, seed) == MurmurHash64Resume(h, key.subspan(8 * b)) where h is
+// of V10Filter): MurmurHash64(key, seed) == MurmurHash64Resume(h, key.subspan(8 * b)) where h is
 // MurmurHash64Start(key.size(), seed) advanced over the first b whole 8-byte blocks (read
 // little-endian, unsigned) with MurmurHash64Block.
 inline constexpr std::uint64_t kMurmur64Multiplier = 0xc6a4a7935bd1e995ULL;

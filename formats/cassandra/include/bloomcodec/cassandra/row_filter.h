@@ -5,7 +5,7 @@
 //   BLOOMCODEC_ASSIGN_OR_RETURN(cassandra::RowFilter rf, cassandra::RowFilter::Parse(bytes, "Data.db"));
 //   rf.filter().MayContain(column_name);
 //
-// Layout: i32 BE length L, then L bytes holding a serialized filter: the current Filter.db format
+// Layout: i32 BE length L, then L bytes holding a serialized filter: the 1.0 Filter.db format
 // for sstable versions >= f, the legacy format for older ones.
 //
 // Compatibility contract: BuildRowFilter writes the bytes ColumnIndexer writes for these names
@@ -23,7 +23,7 @@
 #include "bloomcodec/filter.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/status.h"
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 
 namespace bloomcodec::cassandra {
@@ -42,14 +42,14 @@ class RowFilter {
   std::uint64_t consumed_bytes() const { return 4 + static_cast<std::uint64_t>(length_prefix_); }
   bool is_legacy() const { return std::holds_alternative<LegacyFilter>(filter_); }
   const Filter& filter() const;
-  const FilterDb* current() const { return std::get_if<FilterDb>(&filter_); }
+  const V10Filter* v10() const { return std::get_if<V10Filter>(&filter_); }
   const LegacyFilter* legacy() const { return std::get_if<LegacyFilter>(&filter_); }
 
  private:
-  RowFilter(std::int32_t length, std::variant<FilterDb, LegacyFilter> filter)
+  RowFilter(std::int32_t length, std::variant<V10Filter, LegacyFilter> filter)
       : length_prefix_(length), filter_(std::move(filter)) {}
   std::int32_t length_prefix_;
-  std::variant<FilterDb, LegacyFilter> filter_;
+  std::variant<V10Filter, LegacyFilter> filter_;
 };
 
 }  // namespace bloomcodec::cassandra

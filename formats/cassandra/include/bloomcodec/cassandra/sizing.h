@@ -2,7 +2,7 @@
 // and LegacyBloomFilter.getFilter, with BloomCalculations' probability table.
 //
 //   BLOOMCODEC_ASSIGN_OR_RETURN(FilterSpec spec, SizeForBucketsPerElement(key_count, 15));
-//   BLOOMCODEC_ASSIGN_OR_RETURN(FilterDb filter, FilterDb::Create(spec));
+//   BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter filter, V10Filter::Create(spec));
 //
 // Compatibility contract: for every argument, the result (hash count, buckets per element, the
 // Java long bit count and the int word count, including their wraparound and truncation for
@@ -12,7 +12,7 @@
 // bare class name when the message is empty (an `assert` without text).
 //
 // A spec may describe a filter the original cannot construct (word_count <= 0: the constructor
-// throws NegativeArraySizeException, or lookups divide by zero); FilterDb::Create refuses those.
+// throws NegativeArraySizeException, or lookups divide by zero); V10Filter::Create refuses those.
 #pragma once
 
 #include <cstdint>

@@ -8,7 +8,7 @@
 //
 // Compatibility contract: the filter is read as the release that wrote the sstable reads it for
 // its version (descriptor.h): versions < c are not read (1.0 rebuilds the filter from Index.db;
-// only the index is checked), c .. e are the legacy filter, f .. hf the current one, ia and
+// only the index is checked), c .. e are the legacy filter, f .. hf the 1.0 one, ia and
 // later the Murmur3 filters of 1.2 - 5.0 (murmur3_filter.h), their Index.db entries in the
 // version's layout (index_db.h). A BTI sstable has no Index.db: its filter is checked without
 // keys, with an info finding (kind "unsupported") saying so. A missing Filter.db is what 1.0
@@ -45,11 +45,12 @@
 
 namespace bloomcodec::cassandra {
 
-// Checks one filter's bytes (`kind` kCurrent or kLegacy) and, when `keys` is given, every key
+// Checks one filter's bytes (read as `format`: legacy, 1.0 or a Murmur3 layout; never
+// kRebuiltFromIndex) and, when `keys` is given, every key
 // against it. The fill is judged against `sized_keys` (the Index.db entry count or the keys
 // given; `sized_from` "index" or "keys") or, when unset, against the most keys the filter's size
 // and K allow; every bit set is always a finding. Appends to `report`.
-void VerifyFilterBytes(ByteSpan file, FilterKind kind, const KeyList* keys,
+void VerifyFilterBytes(ByteSpan file, const FilterFormat& format, const KeyList* keys,
                        std::optional<double> sized_keys, const std::string& sized_from,
                        FileReport& report);
 
@@ -74,9 +75,11 @@ Result<std::vector<SstableFiles>> FindSstables(const std::string& root);
 // are findings).
 FileReport VerifySstable(const SstableFiles& sstable);
 
-// Verifies a single filter file. `kind` says how to read it (from the file name's version or
-// --format); `keys` or `index_path` (an Index.db, decoded for `version`) supply the keys.
-FileReport VerifyFilterFile(const std::string& path, FilterKind kind, const std::string& version,
-                            const KeyList* keys, const std::string& index_path);
+// Verifies a single filter file. `format` says how to read it (from the file name's version or
+// --format, FilterFormatForName); `keys` or `index_path` (an Index.db, decoded for `version`)
+// supply the keys.
+FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
+                            const std::string& version, const KeyList* keys,
+                            const std::string& index_path);
 
 }  // namespace bloomcodec::cassandra

@@ -31,20 +31,20 @@ public final class Main {
   static final int OP_BUCKETS64 = 3;
   static final int OP_BUCKETS32 = 4;
   static final int OP_SIZE = 5;
-  static final int OP_BUILD_CURRENT = 6;
+  static final int OP_BUILD_V10 = 6;
   static final int OP_BUILD_LEGACY = 7;
   static final int OP_BUILD_ROW = 8;
-  static final int OP_PROBE_CURRENT = 9;
+  static final int OP_PROBE_V10 = 9;
   static final int OP_PROBE_LEGACY = 10;
   static final int OP_WRITE_BITSET = 11;
   static final int OP_PROBE_ROW = 12;
   static final int OP_DOUBLE_TO_STRING = 13;
   static final int OP_PROBABILITIES = 14;
   static final int OP_MURMUR3 = 15;
-  static final int OP_INDEXES_LATER = 16;
-  static final int OP_SIZE_LATER = 17;
-  static final int OP_BUILD_LATER = 18;
-  static final int OP_PROBE_LATER = 19;
+  static final int OP_INDEXES_MURMUR3 = 16;
+  static final int OP_SIZE_MURMUR3 = 17;
+  static final int OP_BUILD_MURMUR3 = 18;
+  static final int OP_PROBE_MURMUR3 = 19;
 
   static final int KIND_FP = 0;
   static final int KIND_BUCKETS = 1;
@@ -185,7 +185,7 @@ public final class Main {
         ByteBuffer key = bytesView(payload, in);
         int hashCount = in.getInt();
         long max = in.getLong();
-        for (long b : CurrentFilter.hashBuckets(key, hashCount, max)) out.writeLong(b);
+        for (long b : V10Filter.hashBuckets(key, hashCount, max)) out.writeLong(b);
         return;
       }
       case OP_BUCKETS32: {
@@ -204,8 +204,8 @@ public final class Main {
         SizingResult r;
         try {
           switch (kind) {
-            case 0: r = rules.currentForFp(n, fp); break;
-            case 1: r = rules.currentForBuckets(n, target); break;
+            case 0: r = rules.v10ForFp(n, fp); break;
+            case 1: r = rules.v10ForBuckets(n, target); break;
             case 2: r = rules.legacyForFp(n, fp); break;
             case 3: r = rules.legacyForBuckets(n, target); break;
             default: throw new IllegalArgumentException("sizing kind " + kind);
@@ -223,20 +223,20 @@ public final class Main {
         out.writeUTF(r.warning);
         return;
       }
-      case OP_BUILD_CURRENT: {
+      case OP_BUILD_V10: {
         int kind = in.get();
         long n = in.getLong();
         double fp = in.getDouble();
         int target = in.getInt();
         ByteBuffer[] keys = keysView(payload, in);
-        CurrentFilter filter;
+        V10Filter filter;
         try {
           if (kind == KIND_EMPTY) {
-            filter = new CurrentFilter(0, 1);  // BloomFilter.emptyFilter()
+            filter = new V10Filter(0, 1);  // BloomFilter.emptyFilter()
           } else {
-            SizingResult r = kind == KIND_FP ? withAssertions.currentForFp(n, fp)
-                                             : withAssertions.currentForBuckets(n, target);
-            filter = new CurrentFilter(r.hashCount, r.wordCount);
+            SizingResult r = kind == KIND_FP ? withAssertions.v10ForFp(n, fp)
+                                             : withAssertions.v10ForBuckets(n, target);
+            filter = new V10Filter(r.hashCount, r.wordCount);
           }
         } catch (RuntimeException | AssertionError e) {
           out.writeUTF(outcome(e));
@@ -279,10 +279,10 @@ public final class Main {
       case OP_BUILD_ROW: {
         long estimated = in.getLong();
         ByteBuffer[] names = keysView(payload, in);
-        CurrentFilter filter;
+        V10Filter filter;
         try {
-          SizingResult r = withAssertions.currentForBuckets(estimated, 4);  // ColumnIndexer
-          filter = new CurrentFilter(r.hashCount, r.wordCount);
+          SizingResult r = withAssertions.v10ForBuckets(estimated, 4);  // ColumnIndexer
+          filter = new V10Filter(r.hashCount, r.wordCount);
         } catch (RuntimeException | AssertionError e) {
           out.writeUTF(outcome(e));
           return;
@@ -301,12 +301,12 @@ public final class Main {
         writeBytes(out, row.toByteArray());
         return;
       }
-      case OP_PROBE_CURRENT: {
+      case OP_PROBE_V10: {
         byte[] file = copy(bytesView(payload, in));
         ByteBuffer[] keys = keysView(payload, in);
-        CurrentFilter filter;
+        V10Filter filter;
         try {
-          filter = CurrentFilter.deserialize(new DataInputStream(new ByteArrayInputStream(file)));
+          filter = V10Filter.deserialize(new DataInputStream(new ByteArrayInputStream(file)));
           writeProbeAnswers(out, filter.hashCount, filter.words.length, keys, filter::isPresent);
         } catch (IOException | RuntimeException e) {
           out.writeUTF(outcome(e));
@@ -361,7 +361,7 @@ public final class Main {
             LegacyFilter f = LegacyFilter.deserialize(filterIn);
             writeProbeAnswers(out, f.hashCount, f.bits.size() / 64, keys, f::isPresent);
           } else {
-            CurrentFilter f = CurrentFilter.deserialize(filterIn);
+            V10Filter f = V10Filter.deserialize(filterIn);
             writeProbeAnswers(out, f.hashCount, f.words.length, keys, f::isPresent);
           }
         } catch (IOException | ClassNotFoundException | RuntimeException e) {
@@ -395,21 +395,21 @@ public final class Main {
         out.writeLong(h[1]);
         return;
       }
-      case OP_INDEXES_LATER: {
+      case OP_INDEXES_MURMUR3: {
         ByteBuffer key = bytesView(payload, in);
         boolean oldOrder = in.get() != 0;
         int hashCount = in.getInt();
         long max = in.getLong();
-        for (long b : LaterFilter.hashBuckets(key, hashCount, max, oldOrder)) out.writeLong(b);
+        for (long b : Murmur3Filter.hashBuckets(key, hashCount, max, oldOrder)) out.writeLong(b);
         return;
       }
-      case OP_SIZE_LATER: {
+      case OP_SIZE_MURMUR3: {
         SizingRules rules = rules(in.get());
         long n = in.getLong();
         double fp = in.getDouble();
         SizingResult r;
         try {
-          r = rules.laterForFp(n, fp);
+          r = rules.murmur3ForFp(n, fp);
         } catch (RuntimeException | AssertionError e) {
           out.writeUTF(outcome(e));
           return;
@@ -422,21 +422,21 @@ public final class Main {
         out.writeInt(r.wordCount);
         return;
       }
-      case OP_BUILD_LATER: {
+      case OP_BUILD_MURMUR3: {
         int variant = in.get();
         long n = in.getLong();
         double fp = in.getDouble();
         ByteBuffer[] keys = keysView(payload, in);
         SizingResult r;
         try {
-          r = withAssertions.laterForFp(n, fp);
+          r = withAssertions.murmur3ForFp(n, fp);
         } catch (RuntimeException | AssertionError e) {
           out.writeUTF(outcome(e));
           return;
         }
         if (r.alwaysPresent) {
           // 3.x/4.x writers add no FILTER component; 5.0's always-present filter writes nothing.
-          if (variant == LaterFilter.V4_0) {
+          if (variant == Murmur3Filter.V4_0) {
             out.writeUTF("OK");
             writeBytes(out, new byte[0]);
           } else {
@@ -444,7 +444,7 @@ public final class Main {
           }
           return;
         }
-        LaterFilter filter = new LaterFilter(r.hashCount, r.wordCount, variant == LaterFilter.V1_2);
+        Murmur3Filter filter = new Murmur3Filter(r.hashCount, r.wordCount, variant == Murmur3Filter.V1_2);
         for (ByteBuffer key : keys) filter.add(key);
         ByteArrayOutputStream file = new ByteArrayOutputStream();
         DataOutputStream fileOut = new DataOutputStream(file);
@@ -454,18 +454,18 @@ public final class Main {
         writeBytes(out, file.toByteArray());
         return;
       }
-      case OP_PROBE_LATER: {
+      case OP_PROBE_MURMUR3: {
         int variant = in.get();
         byte[] file = copy(bytesView(payload, in));
         ByteBuffer[] keys = keysView(payload, in);
-        if (variant == LaterFilter.V4_0 && file.length == 0) {
+        if (variant == Murmur3Filter.V4_0 && file.length == 0) {
           // 5.0 loads a 0-byte Filter.db as the always-present filter.
           writeProbeAnswers(out, 0, 0, keys, key -> true);
           return;
         }
         try {
-          LaterFilter filter =
-              LaterFilter.deserialize(new DataInputStream(new ByteArrayInputStream(file)), variant);
+          Murmur3Filter filter =
+              Murmur3Filter.deserialize(new DataInputStream(new ByteArrayInputStream(file)), variant);
           writeProbeAnswers(out, filter.hashCount, filter.bits.length / 8, keys, filter::isPresent);
         } catch (IOException | RuntimeException e) {
           out.writeUTF(outcome(e));

@@ -106,7 +106,7 @@ public final class Sizing implements SizingRules {
     return new int[] {k, buckets};
   }
 
-  private static SizingResult current(long numElements, int[] spec, String warning) {
+  private static SizingResult v10(long numElements, int[] spec, String warning) {
     SizingResult r = new SizingResult();
     r.hashCount = spec[0];
     r.bucketsPerElement = spec[1];
@@ -124,18 +124,18 @@ public final class Sizing implements SizingRules {
   }
 
   @Override
-  public SizingResult currentForFp(long numElements, double fp) {
+  public SizingResult v10ForFp(long numElements, double fp) {
     assert fp <= 1.0 : "Invalid probability";
     int maxBuckets = maxBucketsPerElement(numElements);
-    return current(numElements, computeBloomSpec(maxBuckets, fp), "");
+    return v10(numElements, computeBloomSpec(maxBuckets, fp), "");
   }
 
   @Override
-  public SizingResult currentForBuckets(long numElements, int target) {
+  public SizingResult v10ForBuckets(long numElements, int target) {
     int maxBuckets = Math.max(1, maxBucketsPerElement(numElements));
     int buckets = Math.min(target, maxBuckets);
     String warning = buckets < target ? warning("BloomFilter", numElements, buckets, target) : "";
-    return current(numElements, computeBloomSpec(buckets), warning);
+    return v10(numElements, computeBloomSpec(buckets), warning);
   }
 
   private static SizingResult legacy(long numElements, int[] spec, String warning) {
@@ -178,7 +178,7 @@ public final class Sizing implements SizingRules {
    * set refuses more than 2^31 - 1 words instead of truncating the count.
    */
   @Override
-  public SizingResult laterForFp(long numElements, double fp) {
+  public SizingResult murmur3ForFp(long numElements, double fp) {
     assert fp <= 1.0 : "Invalid probability";
     if (fp == 1.0) {
       SizingResult r = new SizingResult();

@@ -7,8 +7,8 @@ package bloomcodec.oracle;
 public final class SizingResult {
   public int hashCount;
   public int bucketsPerElement;
-  public long requestedBits;  // current: n * bpe + 20 (wraps); legacy: the int nbits, widened
-  public int wordCount;       // current: bits2words; legacy: BitSet's long[] length (-1: nbits < 0)
+  public long requestedBits;  // 1.0: n * bpe + 20 (wraps); legacy: the int nbits, widened
+  public int wordCount;       // 1.0: bits2words; legacy: BitSet's long[] length (-1: nbits < 0)
   public String warning = "";
-  public boolean alwaysPresent;  // later: fp chance 1.0, no bit set at all
+  public boolean alwaysPresent;  // murmur3: fp chance 1.0, no bit set at all
 }

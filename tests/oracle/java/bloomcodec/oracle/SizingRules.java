@@ -8,14 +8,14 @@ package bloomcodec.oracle;
 public interface SizingRules {
   boolean assertionsEnabled();
 
-  SizingResult currentForFp(long numElements, double fp);
+  SizingResult v10ForFp(long numElements, double fp);
 
-  SizingResult currentForBuckets(long numElements, int targetBucketsPerElement);
+  SizingResult v10ForBuckets(long numElements, int targetBucketsPerElement);
 
   SizingResult legacyForFp(long numElements, double fp);
 
   SizingResult legacyForBuckets(long numElements, int targetBucketsPerElement);
 
   /** FilterFactory.getFilter(numElements, fpChance) of Cassandra 1.2 - 5.0. */
-  SizingResult laterForFp(long numElements, double fp);
+  SizingResult murmur3ForFp(long numElements, double fp);
 }

@@ -17,14 +17,14 @@
 namespace bloomcodec::testing {
 namespace {
 
-struct LaterFormat {
-  LaterVariant variant;
+struct Murmur3Format {
+  Murmur3Variant variant;
   const char* name;
 };
-constexpr LaterFormat kLaterFormats[] = {
-    {LaterVariant::k1_2, "cassandra-1.2"},
-    {LaterVariant::k3_0, "cassandra-3.0"},
-    {LaterVariant::k4_0, "cassandra-4.0"},
+constexpr Murmur3Format kMurmur3Formats[] = {
+    {Murmur3Variant::k1_2, "cassandra-1.2"},
+    {Murmur3Variant::k3_0, "cassandra-3.0"},
+    {Murmur3Variant::k4_0, "cassandra-4.0"},
 };
 
 const FormatCodec& Codec(const char* name) {
@@ -33,10 +33,10 @@ const FormatCodec& Codec(const char* name) {
   return *f;
 }
 
-rc::Gen<LaterFormat> AnyLaterFormat() {
-  return gen::elementOf(std::vector<LaterFormat>(std::begin(kLaterFormats), std::end(kLaterFormats)));
+rc::Gen<Murmur3Format> AnyMurmur3Format() {
+  return gen::elementOf(std::vector<Murmur3Format>(std::begin(kMurmur3Formats), std::end(kMurmur3Formats)));
 }
-void showValue(const LaterFormat& f, std::ostream& os) { os << f.name; }
+void showValue(const Murmur3Format& f, std::ostream& os) { os << f.name; }
 
 // ---------------------------------------------------------------------------------- hash
 
@@ -54,8 +54,8 @@ TEST(JavaOracle, Murmur3HalvesAgreeForArbitraryBytes) {
       const std::int64_t h0 = a.I64();
       const std::int64_t h1 = a.I64();
       const std::string java = std::to_string(h0) + "\t" + std::to_string(h1);
-      // Every later format prints the same two halves.
-      for (const LaterFormat& f : kLaterFormats) {
+      // Every Murmur3 format prints the same two halves.
+      for (const Murmur3Format& f : kMurmur3Formats) {
         std::string ours;
         const Status s = Codec(f.name).Hash(k, ours);
         if (!s.ok()) RC_FAIL(std::string(f.name) + " hash: " + s.ToString());
@@ -71,16 +71,16 @@ TEST(JavaOracle, Murmur3HalvesAgreeForArbitraryBytes) {
 
 // ---------------------------------------------------------------------------------- sizing
 
-struct LaterSizeCase {
+struct Murmur3SizeCase {
   std::int64_t n;
   double fp;
 };
-void showValue(const LaterSizeCase& c, std::ostream& os) {
+void showValue(const Murmur3SizeCase& c, std::ostream& os) {
   os << "n " << c.n << " fp " << ToHex(ByteSpan(reinterpret_cast<const std::uint8_t*>(&c.fp), 8));
 }
 
 // What `size` must answer for one JVM outcome; empty when it does.
-std::string CompareSize(const FormatCodec& codec, const LaterSizeCase& c, OracleAnswers& a) {
+std::string CompareSize(const FormatCodec& codec, const Murmur3SizeCase& c, OracleAnswers& a) {
   FilterParams params;
   params.fp_chance = c.fp;
   params.expected_keys = c.n;
@@ -121,13 +121,13 @@ std::string CompareSize(const FormatCodec& codec, const LaterSizeCase& c, Oracle
   return {};
 }
 
-TEST(JavaOracle, LaterSizingAgreesForArbitraryCountsAndProbabilitiesIncludingRefusals) {
+TEST(JavaOracle, Murmur3SizingAgreesForArbitraryCountsAndProbabilitiesIncludingRefusals) {
   std::int64_t agreed = 0;
-  CheckAndCount("later sizing", agreed, [&] {
-    const LaterFormat format = *AnyLaterFormat();
-    auto cases = *Batch(kSizingBatch, gen::build<LaterSizeCase>(gen::set(&LaterSizeCase::n, ElementCount()),
-                                                                gen::set(&LaterSizeCase::fp, FpChance())));
-    OracleRequest request(OracleOp::kSizeLater);
+  CheckAndCount("murmur3 sizing", agreed, [&] {
+    const Murmur3Format format = *AnyMurmur3Format();
+    auto cases = *Batch(kSizingBatch, gen::build<Murmur3SizeCase>(gen::set(&Murmur3SizeCase::n, ElementCount()),
+                                                                  gen::set(&Murmur3SizeCase::fp, FpChance())));
+    OracleRequest request(OracleOp::kSizeMurmur3);
     for (const auto& c : cases) {
       request.U8(1);  // Cassandra runs with assertions enabled
       request.I64(c.n);
@@ -146,19 +146,19 @@ TEST(JavaOracle, LaterSizingAgreesForArbitraryCountsAndProbabilitiesIncludingRef
 
 // ---------------------------------------------------------------------------------- filters
 
-struct LaterBuildCase {
+struct Murmur3BuildCase {
   std::int64_t n_sized;
   double fp;
   std::vector<ByteVector> keys;
   std::vector<ByteVector> probes;
 };
-void showValue(const LaterBuildCase& c, std::ostream& os) {
+void showValue(const Murmur3BuildCase& c, std::ostream& os) {
   os << "sized for " << c.n_sized << ", fp " << c.fp << ", keys [";
   for (std::size_t i = 0; i < c.keys.size(); ++i) os << (i ? "," : "") << Hex(c.keys[i]);
   os << "]";
 }
 
-rc::Gen<LaterBuildCase> LaterBuildCaseGen() {
+rc::Gen<Murmur3BuildCase> Murmur3BuildCaseGen() {
   return gen::mapcat(
       gen::tuple(gen::inRange<std::int64_t>(0, 400), gen::inRange(0, 100), gen::inRange(0, 1001)),
       [](const std::tuple<std::int64_t, int, int>& t) {
@@ -166,21 +166,21 @@ rc::Gen<LaterBuildCase> LaterBuildCaseGen() {
         // Mostly up to the sized count, sometimes an over-full filter.
         const std::int64_t max_keys = std::get<1>(t) < 70 ? n : 2 * n + 10;
         const auto count = static_cast<std::size_t>(max_keys * std::get<2>(t) / 1000);
-        return gen::build<LaterBuildCase>(
-            gen::set(&LaterBuildCase::n_sized, gen::just(n)),
-            gen::set(&LaterBuildCase::fp, FilterFpChance()),
-            gen::set(&LaterBuildCase::keys, gen::container<std::vector<ByteVector>>(count, FilterKey())),
-            gen::set(&LaterBuildCase::probes, gen::container<std::vector<ByteVector>>(60, FilterKey())));
+        return gen::build<Murmur3BuildCase>(
+            gen::set(&Murmur3BuildCase::n_sized, gen::just(n)),
+            gen::set(&Murmur3BuildCase::fp, FilterFpChance()),
+            gen::set(&Murmur3BuildCase::keys, gen::container<std::vector<ByteVector>>(count, FilterKey())),
+            gen::set(&Murmur3BuildCase::probes, gen::container<std::vector<ByteVector>>(60, FilterKey())));
       });
 }
 
-TEST(JavaOracle, LaterFilterBytesAndAnswersAgreeForRandomKeySets) {
+TEST(JavaOracle, Murmur3FilterBytesAndAnswersAgreeForRandomKeySets) {
   std::int64_t agreed = 0;
-  CheckAndCount("later filters", agreed, [&] {
-    const LaterFormat format = *AnyLaterFormat();
+  CheckAndCount("murmur3 filters", agreed, [&] {
+    const Murmur3Format format = *AnyMurmur3Format();
     const FormatCodec& codec = Codec(format.name);
-    auto cases = *Batch(kFilterBatch, LaterBuildCaseGen());
-    OracleRequest build(OracleOp::kBuildLater);
+    auto cases = *Batch(kFilterBatch, Murmur3BuildCaseGen());
+    OracleRequest build(OracleOp::kBuildMurmur3);
     for (const auto& c : cases) {
       build.U8(static_cast<std::uint8_t>(format.variant));
       build.I64(c.n_sized);
@@ -190,7 +190,7 @@ TEST(JavaOracle, LaterFilterBytesAndAnswersAgreeForRandomKeySets) {
     }
     OracleAnswers built = Ask(build);
     std::vector<ByteVector> files;
-    std::vector<const LaterBuildCase*> probed;
+    std::vector<const Murmur3BuildCase*> probed;
     for (const auto& c : cases) {
       const std::string outcome = built.Utf();
       FilterParams params;
@@ -213,7 +213,7 @@ TEST(JavaOracle, LaterFilterBytesAndAnswersAgreeForRandomKeySets) {
     ExpectConsumed(built);
 
     // The JVM's reader and ours must give the same answers for the keys and unrelated probes.
-    OracleRequest probe(OracleOp::kProbeLater);
+    OracleRequest probe(OracleOp::kProbeMurmur3);
     for (std::size_t i = 0; i < files.size(); ++i) {
       std::vector<ByteVector> all = probed[i]->keys;
       all.insert(all.end(), probed[i]->probes.begin(), probed[i]->probes.end());
@@ -252,38 +252,38 @@ TEST(JavaOracle, LaterFilterBytesAndAnswersAgreeForRandomKeySets) {
 // index array, and K <= 0), any small word count, any bit pattern, and files cut short or with
 // extra bytes. Where the JVM throws, we must refuse; where it answers, so must we, the same
 // (except two headers Cassandra never writes, which we refuse as corrupt: see below).
-struct LaterFileCase {
+struct Murmur3FileCase {
   std::int32_t hash_count;
   std::int32_t words;
   std::vector<std::uint8_t> bits;
   int cut;  // < 0: drop that many bytes from the end; > 0: append that many
   std::vector<ByteVector> probes;
 };
-void showValue(const LaterFileCase& c, std::ostream& os) {
+void showValue(const Murmur3FileCase& c, std::ostream& os) {
   os << "K " << c.hash_count << " words " << c.words << " cut " << c.cut << " bits " << Hex(c.bits);
 }
 
-rc::Gen<LaterFileCase> LaterFileCaseGen() {
+rc::Gen<Murmur3FileCase> Murmur3FileCaseGen() {
   return gen::mapcat(gen::inRange<std::int32_t>(0, 9), [](std::int32_t words) {
-    return gen::build<LaterFileCase>(
-        gen::set(&LaterFileCase::hash_count,
+    return gen::build<Murmur3FileCase>(
+        gen::set(&Murmur3FileCase::hash_count,
                  gen::weightedOneOf<std::int32_t>({{6, gen::inRange<std::int32_t>(0, 16)},
                                                    {2, gen::inRange<std::int32_t>(16, 30)},
                                                    {1, gen::inRange<std::int32_t>(-3, 0)}})),
-        gen::set(&LaterFileCase::words, gen::just(words)),
-        gen::set(&LaterFileCase::bits,
+        gen::set(&Murmur3FileCase::words, gen::just(words)),
+        gen::set(&Murmur3FileCase::bits,
                  gen::container<std::vector<std::uint8_t>>(
                      static_cast<std::size_t>(words) * 8,
                      gen::weightedOneOf<std::uint8_t>({{3, gen::arbitrary<std::uint8_t>()},
                                                        {2, gen::just<std::uint8_t>(0xff)},
                                                        {1, gen::just<std::uint8_t>(0)}}))),
-        gen::set(&LaterFileCase::cut, gen::weightedOneOf<int>({{8, gen::just(0)}, {1, gen::inRange(-9, 0)},
+        gen::set(&Murmur3FileCase::cut, gen::weightedOneOf<int>({{8, gen::just(0)}, {1, gen::inRange(-9, 0)},
                                                                {1, gen::inRange(1, 9)}})),
-        gen::set(&LaterFileCase::probes, gen::container<std::vector<ByteVector>>(40, FilterKey())));
+        gen::set(&Murmur3FileCase::probes, gen::container<std::vector<ByteVector>>(40, FilterKey())));
   });
 }
 
-ByteVector LaterFile(const LaterFileCase& c) {
+ByteVector Murmur3File(const Murmur3FileCase& c) {
   ByteVector file;
   ByteWriter w(file);
   w.PutBigI32(c.hash_count);
@@ -294,16 +294,16 @@ ByteVector LaterFile(const LaterFileCase& c) {
   return file;
 }
 
-TEST(JavaOracle, LaterFilterAnswersAgreeForArbitraryHeadersAndBitPatterns) {
+TEST(JavaOracle, Murmur3FilterAnswersAgreeForArbitraryHeadersAndBitPatterns) {
   std::int64_t agreed = 0;
-  CheckAndCount("later files", agreed, [&] {
-    const LaterFormat format = *AnyLaterFormat();
+  CheckAndCount("murmur3 files", agreed, [&] {
+    const Murmur3Format format = *AnyMurmur3Format();
     const FormatCodec& codec = Codec(format.name);
-    auto cases = *Batch(kFilterBatch * 5, LaterFileCaseGen());
-    OracleRequest request(OracleOp::kProbeLater);
+    auto cases = *Batch(kFilterBatch * 5, Murmur3FileCaseGen());
+    OracleRequest request(OracleOp::kProbeMurmur3);
     std::vector<ByteVector> files;
     for (const auto& c : cases) {
-      files.push_back(LaterFile(c));
+      files.push_back(Murmur3File(c));
       request.U8(static_cast<std::uint8_t>(format.variant));
       request.Bytes(files.back());
       request.Keys(ToKeyList(c.probes));

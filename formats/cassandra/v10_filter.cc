@@ -1,4 +1,4 @@
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 
 #include <algorithm>
 #include <array>
@@ -159,11 +159,11 @@ std::uint64_t PopCountWords(ByteSpan words) {
 
 }  // namespace
 
-Result<FilterDb> FilterDb::Parse(ByteSpan file, std::string_view source) {
+Result<V10Filter> V10Filter::Parse(ByteSpan file, std::string_view source) {
   return ParseAt(file, source, 0);
 }
 
-Result<FilterDb> FilterDb::ParseAt(ByteSpan bytes, std::string_view source,
+Result<V10Filter> V10Filter::ParseAt(ByteSpan bytes, std::string_view source,
                                    std::uint64_t base_offset) {
   ByteReader r(bytes, source, base_offset);
   // Trap (section 10.8): big-endian i32 header fields (DataOutputStream.writeInt).
@@ -184,7 +184,7 @@ Result<FilterDb> FilterDb::ParseAt(ByteSpan bytes, std::string_view source,
                        " bytes) as the header says",
                    "only " + std::to_string(r.remaining()) + " bytes left");
   }
-  FilterDb f;
+  V10Filter f;
   f.hash_count_ = k;
   f.word_count_ = w;
   f.owning_ = false;
@@ -197,11 +197,11 @@ Result<FilterDb> FilterDb::ParseAt(ByteSpan bytes, std::string_view source,
   return f;
 }
 
-Result<FilterDb> FilterDb::Create(const FilterSpec& spec) {
+Result<V10Filter> V10Filter::Create(const FilterSpec& spec) {
   return Create(spec.hash_count, spec.word_count);
 }
 
-Result<FilterDb> FilterDb::Create(std::int32_t hash_count, std::int32_t word_count) {
+Result<V10Filter> V10Filter::Create(std::int32_t hash_count, std::int32_t word_count) {
   if (word_count <= 0) {
     return Status::Refused(
         "word count " + std::to_string(word_count) +
@@ -211,7 +211,7 @@ Result<FilterDb> FilterDb::Create(std::int32_t hash_count, std::int32_t word_cou
   if (hash_count < 0) {
     return Status::InvalidArgument("hash count " + std::to_string(hash_count) + " < 0");
   }
-  FilterDb f;
+  V10Filter f;
   f.hash_count_ = hash_count;
   f.word_count_ = word_count;
   f.owning_ = true;
@@ -219,17 +219,17 @@ Result<FilterDb> FilterDb::Create(std::int32_t hash_count, std::int32_t word_cou
   return f;
 }
 
-FilterDb FilterDb::Empty() {
+V10Filter V10Filter::Empty() {
   // BloomFilter.emptyFilter(): new BloomFilter(0, bucketsFor(0, 0)) = K 0, 20 bits -> one word.
   return std::move(Create(0, 1)).value();
 }
 
-FilterDb::FilterDb(const FilterDb& other) = default;
-FilterDb& FilterDb::operator=(const FilterDb& other) = default;
-FilterDb::FilterDb(FilterDb&& other) noexcept = default;
-FilterDb& FilterDb::operator=(FilterDb&& other) noexcept = default;
+V10Filter::V10Filter(const V10Filter& other) = default;
+V10Filter& V10Filter::operator=(const V10Filter& other) = default;
+V10Filter::V10Filter(V10Filter&& other) noexcept = default;
+V10Filter& V10Filter::operator=(V10Filter&& other) noexcept = default;
 
-void FilterDb::Add(ByteSpan key) {
+void V10Filter::Add(ByteSpan key) {
   if (!owning_) return;
   std::uint8_t* words = owned_.data() + kHeaderBytes;
   const KeyHashes64 h = HashKey64(key);
@@ -238,7 +238,7 @@ void FilterDb::Add(ByteSpan key) {
   }
 }
 
-void FilterDb::AddAll(const KeyList& keys) {
+void V10Filter::AddAll(const KeyList& keys) {
   if (!owning_) return;
   const std::int32_t k = hash_count_;
   if (k > kMaxStagedBuckets) {
@@ -270,7 +270,7 @@ void FilterDb::AddAll(const KeyList& keys) {
   }
 }
 
-bool FilterDb::MayContain(ByteSpan key) const {
+bool V10Filter::MayContain(ByteSpan key) const {
   // Every bucket of every key is set (only ever true for K > kAllBitsCheckAboveK): the
   // original's K tests all pass, so its answer is 1.
   if (all_bits_set_) [[unlikely]] return true;
@@ -278,7 +278,7 @@ bool FilterDb::MayContain(ByteSpan key) const {
                    modulus());
 }
 
-void FilterDb::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const {
+void V10Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const {
   const std::uint8_t* words = words_bytes().data();
   const std::int32_t k = hash_count_;
   const std::size_t total = std::min(keys.size(), answers.size());
@@ -349,16 +349,16 @@ void FilterDb::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answ
   }
 }
 
-ByteVector FilterDb::TakeSerialized() && {
+ByteVector V10Filter::TakeSerialized() && {
   if (owning_) return std::move(owned_);
   const ByteSpan s = serialized();
   return ByteVector(s.begin(), s.end());
 }
 
-std::uint64_t FilterDb::bits_set() const { return PopCountWords(words_bytes()); }
+std::uint64_t V10Filter::bits_set() const { return PopCountWords(words_bytes()); }
 
-Result<ByteVector> BuildFilterDb(const KeyList& keys, const FilterSpec& spec) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(FilterDb f, FilterDb::Create(spec));
+Result<ByteVector> BuildV10Filter(const KeyList& keys, const FilterSpec& spec) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter f, V10Filter::Create(spec));
   f.AddAll(keys);
   return std::move(f).TakeSerialized();
 }

@@ -1,11 +1,11 @@
-// Filter.db of Cassandra SSTable versions f .. hf (0.7 - 1.1): the current 1.0 bloom filter.
+// Filter.db of Cassandra SSTable versions f .. hf (0.7 - 1.1): the 1.0 bloom filter.
 //
 //   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(path));
-//   BLOOMCODEC_ASSIGN_OR_RETURN(cassandra::FilterDb filter, cassandra::FilterDb::Parse(in.bytes(), path));
+//   BLOOMCODEC_ASSIGN_OR_RETURN(cassandra::V10Filter filter, cassandra::V10Filter::Parse(in.bytes(), path));
 //   bool maybe = filter.MayContain(key);      // reads the mapped bytes, nothing copied
 //
 //   BLOOMCODEC_ASSIGN_OR_RETURN(auto spec, cassandra::SizeForBucketsPerElement(keys.size(), 15));
-//   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector file, cassandra::BuildFilterDb(keys, spec));
+//   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector file, cassandra::BuildV10Filter(keys, spec));
 //
 // Layout: i32 BE hash count K, i32 BE word count W, then W big-endian 64-bit words. Bucket b is
 // bit b & 63 of word b >> 6; the modulus is 64 * W from the header.
@@ -30,26 +30,26 @@
 
 namespace bloomcodec::cassandra {
 
-class FilterDb final : public Filter {
+class V10Filter final : public Filter {
  public:
   static constexpr std::size_t kHeaderBytes = 8;
 
   // A view of `file` (which must outlive the result); nothing is copied.
-  static Result<FilterDb> Parse(ByteSpan file, std::string_view source);
+  static Result<V10Filter> Parse(ByteSpan file, std::string_view source);
   // Like Parse, with error offsets shifted by `base_offset` (a filter inside a larger file).
-  static Result<FilterDb> ParseAt(ByteSpan bytes, std::string_view source,
+  static Result<V10Filter> ParseAt(ByteSpan bytes, std::string_view source,
                                   std::uint64_t base_offset);
   // An owning filter with every bit clear; refuses word_count <= 0 and hash_count < 0.
-  static Result<FilterDb> Create(const FilterSpec& spec);
-  static Result<FilterDb> Create(std::int32_t hash_count, std::int32_t word_count);
+  static Result<V10Filter> Create(const FilterSpec& spec);
+  static Result<V10Filter> Create(std::int32_t hash_count, std::int32_t word_count);
   // BloomFilter.emptyFilter(): K = 0, W = 1; what 1.0 uses for an sstable without Filter.db.
-  static FilterDb Empty();
+  static V10Filter Empty();
 
-  FilterDb(const FilterDb& other);
-  FilterDb& operator=(const FilterDb& other);
-  FilterDb(FilterDb&& other) noexcept;
-  FilterDb& operator=(FilterDb&& other) noexcept;
-  ~FilterDb() override = default;
+  V10Filter(const V10Filter& other);
+  V10Filter& operator=(const V10Filter& other);
+  V10Filter(V10Filter&& other) noexcept;
+  V10Filter& operator=(V10Filter&& other) noexcept;
+  ~V10Filter() override = default;
 
   bool owning() const { return owning_; }
   // Owning filters only (Create / Empty); a parsed view is read-only.
@@ -79,7 +79,7 @@ class FilterDb final : public Filter {
   std::uint64_t trailing_bytes() const { return trailing_bytes_; }
 
  private:
-  FilterDb() = default;
+  V10Filter() = default;
   ByteSpan bytes() const { return owning_ ? ByteSpan(owned_) : view_; }
   BitView<BitOrder::kBigEndianWords64> bits() const {
     return BitView<BitOrder::kBigEndianWords64>(words_bytes());
@@ -98,6 +98,6 @@ class FilterDb final : public Filter {
 };
 
 // Sizes nothing: builds the filter of `spec` and adds every key, in order.
-Result<ByteVector> BuildFilterDb(const KeyList& keys, const FilterSpec& spec);
+Result<ByteVector> BuildV10Filter(const KeyList& keys, const FilterSpec& spec);
 
 }  // namespace bloomcodec::cassandra

@@ -7,16 +7,16 @@
 
 #include "bloomcodec/cassandra/filter_factory.h"
 #include "bloomcodec/cassandra/sizing.h"
-#include "later_util.h"
+#include "murmur3_util.h"
 
 namespace bloomcodec::cassandra {
 namespace {
 
 using bloomcodec::testing::ReadTsvFixture;
-using later_testing::Codec;
-using later_testing::kDir;
+using murmur3_testing::Codec;
+using murmur3_testing::kDir;
 
-TEST(CassandraLaterSizingGolden, EveryRow) {
+TEST(CassandraMurmur3SizingGolden, EveryRow) {
   const auto t = ReadTsvFixture(kDir + "sizing.tsv");
   ASSERT_EQ(t.rows.size(), 1056u);
   std::size_t ok = 0, always = 0, refused = 0;
@@ -47,7 +47,7 @@ TEST(CassandraLaterSizingGolden, EveryRow) {
             ((static_cast<std::uint64_t>(chosen->requested_bits) - 1) >> 6) + 1;
         EXPECT_EQ(std::to_string(words), t.At(i, "word_count")) << where;
       }
-      for (const auto& v : later_testing::Variants()) {
+      for (const auto& v : murmur3_testing::Variants()) {
         const Result<SizeInfo> size = Codec(v.format).Size(params);
         ASSERT_FALSE(size.ok()) << where;
         EXPECT_EQ(size.status().code(), StatusCode::kRefused) << where;
@@ -59,7 +59,7 @@ TEST(CassandraLaterSizingGolden, EveryRow) {
     if (result == "ALWAYS_PRESENT") {
       ++always;
       EXPECT_TRUE(spec->always_present) << where;
-      for (const auto& v : later_testing::Variants()) {
+      for (const auto& v : murmur3_testing::Variants()) {
         const Result<SizeInfo> size = Codec(v.format).Size(params);
         ASSERT_TRUE(size.ok()) << where;
         EXPECT_TRUE(size->always_present) << where;
@@ -78,7 +78,7 @@ TEST(CassandraLaterSizingGolden, EveryRow) {
     EXPECT_EQ(std::to_string(spec->word_count), t.At(i, "word_count")) << where;
     EXPECT_EQ(std::to_string(spec->capacity_bits()), t.At(i, "capacity_bits")) << where;
     EXPECT_EQ(std::to_string(spec->file_bytes()), t.At(i, "file_bytes")) << where;
-    for (const auto& v : later_testing::Variants()) {
+    for (const auto& v : murmur3_testing::Variants()) {
       const Result<SizeInfo> size = Codec(v.format).Size(params);
       ASSERT_TRUE(size.ok()) << where;
       EXPECT_FALSE(size->always_present);
@@ -94,11 +94,11 @@ TEST(CassandraLaterSizingGolden, EveryRow) {
   EXPECT_EQ(refused, 513u);
 }
 
-TEST(CassandraLaterSizing, CodecsTakeOnlyTheFpChance) {
+TEST(CassandraMurmur3Sizing, CodecsTakeOnlyTheFpChance) {
   FilterParams params;
   params.expected_keys = 10;
   params.buckets_per_element = 15;
-  for (const auto& v : later_testing::Variants()) {
+  for (const auto& v : murmur3_testing::Variants()) {
     EXPECT_EQ(Codec(v.format).Size(params).status().code(), StatusCode::kInvalidArgument);
   }
   params.buckets_per_element.reset();

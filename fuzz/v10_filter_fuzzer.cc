@@ -3,26 +3,26 @@
 // answers the same single and batched.
 #include <vector>
 
-#include "bloomcodec/cassandra/filter_db.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "fuzz_support.h"
 
 using namespace bloomcodec;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const ByteSpan input(data, size);
-  Result<cassandra::FilterDb> parsed = cassandra::FilterDb::Parse(input, "Filter.db");
+  Result<cassandra::V10Filter> parsed = cassandra::V10Filter::Parse(input, "Filter.db");
   if (!parsed.ok()) {
     fuzz::CheckNamesSource(parsed.status(), "Filter.db");
     return 0;
   }
-  const cassandra::FilterDb& filter = *parsed;
+  const cassandra::V10Filter& filter = *parsed;
   const ByteSpan serialized = filter.serialized();
   FUZZ_CHECK(fuzz::SameBytes(serialized, input.first(serialized.size())));
   FUZZ_CHECK(filter.trailing_bytes() == size - serialized.size());
   FUZZ_CHECK(filter.bits_set() <= filter.bit_count());
 
   // Round trip: the serialized bytes alone parse to the same header and the same answers.
-  Result<cassandra::FilterDb> again = cassandra::FilterDb::Parse(serialized, "copy");
+  Result<cassandra::V10Filter> again = cassandra::V10Filter::Parse(serialized, "copy");
   FUZZ_CHECK(again.ok());
   FUZZ_CHECK(again->signed_hash_count() == filter.signed_hash_count());
   FUZZ_CHECK(again->word_count() == filter.word_count());

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "bloomcodec/cassandra/murmur3_filter.h"
-#include "later_util.h"
+#include "murmur3_util.h"
 
 namespace bloomcodec::cassandra {
 namespace {
@@ -16,16 +16,16 @@ namespace {
 using bloomcodec::testing::ReadFixture;
 using bloomcodec::testing::ReadHexKeysFixture;
 using bloomcodec::testing::ReadTsvFixture;
-using later_testing::Codec;
-using later_testing::kDir;
-using later_testing::ReadAnswers;
-using later_testing::VariantOf;
+using murmur3_testing::Codec;
+using murmur3_testing::kDir;
+using murmur3_testing::ReadAnswers;
+using murmur3_testing::VariantOf;
 
 KeyList KeysOf(const std::string& n) {
   return ReadHexKeysFixture(kDir + "keys/keys_n" + n + ".txt");
 }
 
-TEST(CassandraLaterFilterGolden, EveryRowOfFiltersTsv) {
+TEST(CassandraMurmur3FilterGolden, EveryRowOfFiltersTsv) {
   const auto t = ReadTsvFixture(kDir + "filters.tsv");
   ASSERT_EQ(t.rows.size(), 48u);
   const KeyList probes = ReadHexKeysFixture(kDir + "keys/probes.txt");
@@ -96,7 +96,7 @@ TEST(CassandraLaterFilterGolden, EveryRowOfFiltersTsv) {
   EXPECT_EQ(bloom_rows, 45u);
 }
 
-TEST(CassandraLaterFilterGolden, SpecExampleOneKey) {
+TEST(CassandraMurmur3FilterGolden, SpecExampleOneKey) {
   const ByteVector old_order = ReadFixture(kDir + "v1_2_to_2_2/n1_fp0.01.Filter.db");
   const ByteVector new_longs = ReadFixture(kDir + "v3_x/n1_fp0.01.Filter.db");
   const ByteVector raw = ReadFixture(kDir + "v4_0_to_5_0/n1_fp0.01.Filter.db");
@@ -106,7 +106,7 @@ TEST(CassandraLaterFilterGolden, SpecExampleOneKey) {
 }
 
 // The 3.x and 4.0+ files of every case are the same bit set: each 8-byte group reversed.
-TEST(CassandraLaterFilterGolden, LongAndRawSerializationsAreOneBitSet) {
+TEST(CassandraMurmur3FilterGolden, LongAndRawSerializationsAreOneBitSet) {
   const auto t = ReadTsvFixture(kDir + "filters.tsv");
   std::size_t compared = 0;
   for (std::size_t i = 0; i < t.rows.size(); ++i) {

@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
  * mask 1 << (j & 7), as the off-heap bit set stores it), K hash functions from one Murmur3 hash in
  * the old (1.2 - 2.2) or new (3.0+) order, and the two serializations.
  */
-final class LaterFilter {
+final class Murmur3Filter {
   /** The three on-disk variants: old order + BE longs, new order + BE longs, new + raw bytes. */
   static final int V1_2 = 0;
   static final int V3_0 = 1;
@@ -24,7 +24,7 @@ final class LaterFilter {
   final byte[] bits;  // wordCount * 8 bytes in address order
   final boolean oldOrder;
 
-  LaterFilter(int hashCount, long wordCount, boolean oldOrder) {
+  Murmur3Filter(int hashCount, long wordCount, boolean oldOrder) {
     this.hashCount = hashCount;
     this.bits = new byte[Math.toIntExact(wordCount * 8)];
     this.oldOrder = oldOrder;
@@ -88,10 +88,10 @@ final class LaterFilter {
   }
 
   /** Reads K, W, then W words (W * 8 in long arithmetic); the rest of the stream is ignored. */
-  static LaterFilter deserialize(DataInputStream in, int variant) throws IOException {
+  static Murmur3Filter deserialize(DataInputStream in, int variant) throws IOException {
     int hashCount = in.readInt();
     long wordCount = in.readInt();
-    LaterFilter f = new LaterFilter(hashCount, wordCount, variant == V1_2);
+    Murmur3Filter f = new Murmur3Filter(hashCount, wordCount, variant == V1_2);
     if (variant == V4_0) {
       in.readFully(f.bits);
       return f;

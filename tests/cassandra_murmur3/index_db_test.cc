@@ -21,7 +21,7 @@ KeyList SomeKeys() {
   return keys;
 }
 
-TEST(CassandraLaterIndexDb, EntryFormByVersion) {
+TEST(CassandraMurmur3IndexDb, EntryFormByVersion) {
   EXPECT_EQ(IndexEntryFormForVersion("hf"), IndexEntryForm::kPositionOnly);
   EXPECT_EQ(IndexEntryFormForVersion("ia"), IndexEntryForm::kLongPositionAndPromoted);
   EXPECT_EQ(IndexEntryFormForVersion("lb"), IndexEntryForm::kLongPositionAndPromoted);
@@ -29,7 +29,7 @@ TEST(CassandraLaterIndexDb, EntryFormByVersion) {
   EXPECT_EQ(IndexEntryFormForVersion("oa"), IndexEntryForm::kVIntPositionAndPromoted);
 }
 
-TEST(CassandraLaterIndexDb, UnsignedVIntEncoding) {
+TEST(CassandraMurmur3IndexDb, UnsignedVIntEncoding) {
   // Sizes from VIntCoding.computeUnsignedVIntSize: 7 value bits per byte up to 9 bytes.
   const std::vector<std::pair<std::uint64_t, std::string>> cases = {
       {0, "00"},
@@ -79,14 +79,14 @@ void RoundTrip(IndexEntryForm form) {
   }
 }
 
-TEST(CassandraLaterIndexDb, RoundTripLongForm) {
+TEST(CassandraMurmur3IndexDb, RoundTripLongForm) {
   RoundTrip(IndexEntryForm::kLongPositionAndPromoted);
 }
-TEST(CassandraLaterIndexDb, RoundTripVIntForm) {
+TEST(CassandraMurmur3IndexDb, RoundTripVIntForm) {
   RoundTrip(IndexEntryForm::kVIntPositionAndPromoted);
 }
 
-TEST(CassandraLaterIndexDb, DamagedFields) {
+TEST(CassandraMurmur3IndexDb, DamagedFields) {
   KeyList keys;
   keys.Add(std::string_view("k"));
   const std::vector<std::int64_t> pos = {8};

@@ -11,12 +11,12 @@
 #include "bloomcodec/cassandra/filter_factory.h"
 #include "bloomcodec/cassandra/murmur3.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
-#include "later_util.h"
+#include "murmur3_util.h"
 
 namespace bloomcodec::cassandra {
 namespace {
 
-using later_testing::Codec;
+using murmur3_testing::Codec;
 
 KeyList ToKeyList(const std::vector<std::vector<std::uint8_t>>& keys) {
   KeyList list;
@@ -33,7 +33,7 @@ rc::Gen<double> GenFp() {
   return rc::gen::element(0.9, 0.5, 0.393, 0.3, 0.1, 0.05, 0.01, 0.001, 1e-4, 6.71e-5);
 }
 
-RC_GTEST_PROP(CassandraLaterProperties, BuildParseKeepsEveryKeyInEveryVariant, ()) {
+RC_GTEST_PROP(CassandraMurmur3Properties, BuildParseKeepsEveryKeyInEveryVariant, ()) {
   const KeyList keys = ToKeyList(*GenKeys());
   const std::int64_t n =
       static_cast<std::int64_t>(keys.size()) + *rc::gen::inRange<std::int64_t>(0, 3000);
@@ -43,7 +43,7 @@ RC_GTEST_PROP(CassandraLaterProperties, BuildParseKeepsEveryKeyInEveryVariant, (
   const Result<Murmur3FilterSpec> spec = SizeMurmur3Filter(n, *params.fp_chance);
   RC_ASSERT(spec.ok());
   std::vector<ByteVector> files;
-  for (const auto& v : later_testing::Variants()) {
+  for (const auto& v : murmur3_testing::Variants()) {
     const FormatCodec& codec = Codec(v.format);
     Result<ByteVector> built = codec.Build(keys, params);
     RC_ASSERT(built.ok());
@@ -83,7 +83,7 @@ RC_GTEST_PROP(CassandraLaterProperties, BuildParseKeepsEveryKeyInEveryVariant, (
   }
 }
 
-RC_GTEST_PROP(CassandraLaterProperties, SignExtensionIsTheOnlyDifferenceFromCanonical, ()) {
+RC_GTEST_PROP(CassandraMurmur3Properties, SignExtensionIsTheOnlyDifferenceFromCanonical, ()) {
   const auto key =
       *rc::gen::container<std::vector<std::uint8_t>>(rc::gen::arbitrary<std::uint8_t>());
   const Murmur3Hash ours = CassandraMurmur3(key);
@@ -101,11 +101,11 @@ RC_GTEST_PROP(CassandraLaterProperties, SignExtensionIsTheOnlyDifferenceFromCano
   RC_ASSERT(CassandraMurmur3(low).h1 == CanonicalMurmur3(low).h1);
 }
 
-RC_GTEST_PROP(CassandraLaterProperties, StrictPrefixesAndHeaderDamageAreRefused, ()) {
+RC_GTEST_PROP(CassandraMurmur3Properties, StrictPrefixesAndHeaderDamageAreRefused, ()) {
   const KeyList keys = ToKeyList(*GenKeys());
   FilterParams params;
   params.fp_chance = *GenFp();
-  const auto& v = *rc::gen::elementOf(later_testing::Variants());
+  const auto& v = *rc::gen::elementOf(murmur3_testing::Variants());
   const FormatCodec& codec = Codec(v.format);
   Result<ByteVector> built = codec.Build(keys, params);
   RC_ASSERT(built.ok());

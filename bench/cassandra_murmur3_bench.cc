@@ -53,7 +53,7 @@ void Query(benchmark::State& state, std::size_t n, bool hits, bool batch) {
 
 }  // namespace
 
-void RegisterCassandraLaterBenchmarks() {
+void RegisterCassandraMurmur3Benchmarks() {
   for (std::size_t n : {1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u}) {
     const std::string k = "/keys:" + std::to_string(n) + "/";
     benchmark::RegisterBenchmark(("cassandra4/build" + k + "ours").c_str(), Build, n);

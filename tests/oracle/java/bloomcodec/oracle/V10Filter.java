@@ -6,19 +6,19 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 
 /**
- * The current (version f .. hf) filter: hash count K and a flat long[] of W words. The modulus
+ * The 1.0 (version f .. hf) filter: hash count K and a flat long[] of W words. The modulus
  * is the bit set's capacity 64 * W, never the requested bit count.
  */
-final class CurrentFilter {
+final class V10Filter {
   final int hashCount;
   final long[] words;
 
-  CurrentFilter(int hashCount, int wordCount) {
+  V10Filter(int hashCount, int wordCount) {
     this.hashCount = hashCount;
     this.words = new long[wordCount];  // NegativeArraySizeException for W < 0, as the original
   }
 
-  private CurrentFilter(int hashCount, long[] words) {
+  private V10Filter(int hashCount, long[] words) {
     this.hashCount = hashCount;
     this.words = words;
   }
@@ -56,11 +56,11 @@ final class CurrentFilter {
   }
 
   /** As BloomFilterSerializer.deserialize: reads K, W, then exactly W longs; ignores the rest. */
-  static CurrentFilter deserialize(DataInputStream in) throws IOException {
+  static V10Filter deserialize(DataInputStream in) throws IOException {
     int hashCount = in.readInt();
     int wordCount = in.readInt();
     long[] words = new long[wordCount];
     for (int i = 0; i < wordCount; ++i) words[i] = in.readLong();
-    return new CurrentFilter(hashCount, words);
+    return new V10Filter(hashCount, words);
   }
 }

@@ -1,8 +1,8 @@
-// The Java oracle proves its Murmur3 half: over every golden case of fixtures/cassandra-later
+// The Java oracle proves its Murmur3 half: over every golden case of fixtures/cassandra-murmur3
 // (made by the original Cassandra 1.2 - 5.0 classes) it must reproduce every hash3_x64_128
 // vector, every bit-index vector in both orders, every FilterFactory sizing row (refusal texts
 // included), every Filter.db byte of the three variants from its keys, and every probe answer.
-// Only then do its answers judge our C++ (oracle_later_property_test.cc). No C++ codec is called.
+// Only then do its answers judge our C++ (oracle_murmur3_property_test.cc). No C++ codec is called.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -17,7 +17,7 @@
 namespace bloomcodec::testing {
 namespace {
 
-constexpr const char* kDir = "cassandra-later/";
+constexpr const char* kDir = "cassandra-murmur3/";
 
 std::int64_t ParseI64(const std::string& s) { return std::strtoll(s.c_str(), nullptr, 10); }
 
@@ -57,7 +57,7 @@ TEST(JavaOracleGolden, ReproducesEveryMurmur3Vector) {
 void CheckIndexes(const std::string& file, bool old_order) {
   TsvTable t = ReadTsvFixture(std::string(kDir) + file);
   ASSERT_EQ(t.rows.size(), 1600u);
-  OracleRequest request(OracleOp::kIndexesLater);
+  OracleRequest request(OracleOp::kIndexesMurmur3);
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     request.Bytes(HexBytes(t.At(r, "key_hex")));
     request.U8(old_order ? 1 : 0);
@@ -80,10 +80,10 @@ void CheckIndexes(const std::string& file, bool old_order) {
 TEST(JavaOracleGolden, ReproducesEveryOldOrderIndexVector) { CheckIndexes("indexes_old_order.tsv", true); }
 TEST(JavaOracleGolden, ReproducesEveryNewOrderIndexVector) { CheckIndexes("indexes_new_order.tsv", false); }
 
-TEST(JavaOracleGolden, ReproducesEveryLaterSizingRow) {
+TEST(JavaOracleGolden, ReproducesEveryMurmur3SizingRow) {
   TsvTable t = ReadTsvFixture(std::string(kDir) + "sizing.tsv");
   ASSERT_EQ(t.rows.size(), 1056u);
-  OracleRequest request(OracleOp::kSizeLater);
+  OracleRequest request(OracleOp::kSizeMurmur3);
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
     request.U8(1);  // Cassandra runs with assertions enabled
     request.I64(ParseI64(t.At(r, "num_elements")));
@@ -127,20 +127,20 @@ TEST(JavaOracleGolden, ReproducesEveryLaterSizingRow) {
 
 struct Variant {
   const char* folder;
-  LaterVariant variant;
+  Murmur3Variant variant;
 };
 constexpr Variant kVariants[] = {
-    {"v1_2_to_2_2", LaterVariant::k1_2},
-    {"v3_x", LaterVariant::k3_0},
-    {"v4_0_to_5_0", LaterVariant::k4_0},
+    {"v1_2_to_2_2", Murmur3Variant::k1_2},
+    {"v3_x", Murmur3Variant::k3_0},
+    {"v4_0_to_5_0", Murmur3Variant::k4_0},
 };
 
-LaterVariant VariantOf(const std::string& folder) {
+Murmur3Variant VariantOf(const std::string& folder) {
   for (const Variant& v : kVariants) {
     if (folder == v.folder) return v.variant;
   }
   ADD_FAILURE() << "unknown variant " << folder;
-  return LaterVariant::k1_2;
+  return Murmur3Variant::k1_2;
 }
 
 std::vector<std::uint8_t> ReadAnswers(const std::string& relative) {
@@ -151,16 +151,16 @@ std::vector<std::uint8_t> ReadAnswers(const std::string& relative) {
   return out;
 }
 
-TEST(JavaOracleGolden, RebuildsEveryLaterFilterDbAndAnswersEveryProbe) {
+TEST(JavaOracleGolden, RebuildsEveryMurmur3FilterDbAndAnswersEveryProbe) {
   TsvTable t = ReadTsvFixture(std::string(kDir) + "filters.tsv");
   ASSERT_EQ(t.rows.size(), 48u);
   const KeyList probes = ReadHexKeysFixture(std::string(kDir) + "keys/probes.txt");
   ASSERT_EQ(probes.size(), 5000u);
-  OracleRequest build(OracleOp::kBuildLater);
-  OracleRequest probe(OracleOp::kProbeLater);
+  OracleRequest build(OracleOp::kBuildMurmur3);
+  OracleRequest probe(OracleOp::kProbeMurmur3);
   std::vector<std::size_t> probed_rows;
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    const LaterVariant variant = VariantOf(t.At(r, "variant"));
+    const Murmur3Variant variant = VariantOf(t.At(r, "variant"));
     const KeyList keys =
         ReadHexKeysFixture(std::string(kDir) + "keys/keys_n" + t.At(r, "num_keys") + ".txt");
     ASSERT_EQ(static_cast<std::int64_t>(keys.size()), ParseI64(t.At(r, "num_keys")));
@@ -230,7 +230,7 @@ TEST(JavaOracleGolden, RebuildsEveryLaterFilterDbAndAnswersEveryProbe) {
   }
   EXPECT_TRUE(answered.at_end());
   EXPECT_EQ(no_file, 2u);  // fp 1.0 in 1.2 - 2.2 and 3.x: no Filter.db
-  std::cout << files << " golden later Filter.db files rebuilt byte for byte, " << answers
+  std::cout << files << " golden Murmur3 Filter.db files rebuilt byte for byte, " << answers
             << " probe answers reproduced\n";
 }
 

@@ -10,9 +10,9 @@
 #include "bloomcodec/format.h"
 #include "support/test_support.h"
 
-namespace bloomcodec::cassandra::later_testing {
+namespace bloomcodec::cassandra::murmur3_testing {
 
-inline const std::string kDir = "cassandra-later/";
+inline const std::string kDir = "cassandra-murmur3/";
 
 struct Variant {
   std::string folder;
@@ -62,4 +62,4 @@ inline std::vector<std::string> SplitComma(const std::string& s) {
   return out;
 }
 
-}  // namespace bloomcodec::cassandra::later_testing
+}  // namespace bloomcodec::cassandra::murmur3_testing

@@ -6,15 +6,15 @@
 
 #include <string>
 
-#include "later_util.h"
+#include "murmur3_util.h"
 
 namespace bloomcodec::cassandra {
 namespace {
 
 using bloomcodec::testing::ReadFixture;
 using bloomcodec::testing::ReadHexKeysFixture;
-using later_testing::Codec;
-using later_testing::kDir;
+using murmur3_testing::Codec;
+using murmur3_testing::kDir;
 
 Result<Conversion> ConvertWith(const ByteVector& in, const std::string& from, const std::string& to,
                                const KeyList* keys = nullptr,
@@ -31,7 +31,7 @@ Result<Conversion> ConvertWith(const ByteVector& in, const std::string& from, co
   return Convert(input, options);
 }
 
-TEST(CassandraLaterConvert, ThreeToFourAndBackIsLossless) {
+TEST(CassandraMurmur3Convert, ThreeToFourAndBackIsLossless) {
   for (const std::string name : {"n0_fp0.01", "n1_fp0.1", "n1000_fp0.001", "n100000_fp0.01"}) {
     const ByteVector v3 = ReadFixture(kDir + "v3_x/" + name + ".Filter.db");
     const ByteVector v4 = ReadFixture(kDir + "v4_0_to_5_0/" + name + ".Filter.db");
@@ -45,21 +45,21 @@ TEST(CassandraLaterConvert, ThreeToFourAndBackIsLossless) {
   }
 }
 
-TEST(CassandraLaterConvert, AlwaysPresentHasNoLongForm) {
+TEST(CassandraMurmur3Convert, AlwaysPresentHasNoLongForm) {
   auto r = ConvertWith(ReadFixture(kDir + "v4_0_to_5_0/n10_fp1.0.Filter.db"), "cassandra-4.0",
                        "cassandra-3.0");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kRefused);
 }
 
-TEST(CassandraLaterConvert, BetweenIndexOrdersIsARebuildFromKeys) {
+TEST(CassandraMurmur3Convert, BetweenIndexOrdersIsARebuildFromKeys) {
   const ByteVector v12 = ReadFixture(kDir + "v1_2_to_2_2/n1000_fp0.01.Filter.db");
   const KeyList keys = ReadHexKeysFixture(kDir + "keys/keys_n1000.txt");
   auto without = ConvertWith(v12, "cassandra-1.2", "cassandra-3.0");
   ASSERT_FALSE(without.ok());
   EXPECT_EQ(without.status().code(), StatusCode::kRefused);
   // Rebuilt from the keys with the fp chance: exactly the original's file of the other era.
-  for (const auto& v : later_testing::Variants()) {
+  for (const auto& v : murmur3_testing::Variants()) {
     auto r = ConvertWith(v12, "cassandra-1.2", v.format, &keys, 0.01);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(r->files.at(0).bytes, ReadFixture(kDir + v.folder + "/n1000_fp0.01.Filter.db"))
@@ -72,7 +72,7 @@ TEST(CassandraLaterConvert, BetweenIndexOrdersIsARebuildFromKeys) {
   EXPECT_EQ(back->files.at(0).bytes, v12);
 }
 
-TEST(CassandraLaterConvert, RefusesKeysTheFilterDoesNotHold) {
+TEST(CassandraMurmur3Convert, RefusesKeysTheFilterDoesNotHold) {
   const ByteVector v3 = ReadFixture(kDir + "v3_x/n1000_fp0.01.Filter.db");
   const KeyList other = ReadHexKeysFixture(kDir + "keys/keys_n10.txt");
   auto r = ConvertWith(v3, "cassandra-3.0", "cassandra-1.2", &other, 0.01);
@@ -87,7 +87,7 @@ TEST(CassandraLaterConvert, RefusesKeysTheFilterDoesNotHold) {
   EXPECT_EQ(s.status().code(), StatusCode::kRefused);
 }
 
-TEST(CassandraLaterConvert, ToAndFromOtherFamilies) {
+TEST(CassandraMurmur3Convert, ToAndFromOtherFamilies) {
   const KeyList keys = ReadHexKeysFixture(kDir + "keys/keys_n1000.txt");
   const ByteVector v4 = ReadFixture(kDir + "v4_0_to_5_0/n1000_fp0.01.Filter.db");
   ConvertInput input;
@@ -117,8 +117,8 @@ TEST(CassandraLaterConvert, ToAndFromOtherFamilies) {
   EXPECT_EQ(again->files.at(0).bytes, v4);
 }
 
-TEST(CassandraLaterConvert, DumpUndumpEveryGoldenFile) {
-  for (const auto& v : later_testing::Variants()) {
+TEST(CassandraMurmur3Convert, DumpUndumpEveryGoldenFile) {
+  for (const auto& v : murmur3_testing::Variants()) {
     for (const std::string name : {"n0_fp0.01", "n2_fp0.1", "n1000_fp0.5", "n100000_fp0.1"}) {
       const ByteVector file = ReadFixture(kDir + v.folder + "/" + name + ".Filter.db");
       const FormatCodec& codec = Codec(v.format);
@@ -160,8 +160,8 @@ TEST(CassandraLaterConvert, DumpUndumpEveryGoldenFile) {
 // Inspect of every golden filter: the header and the candidates of FilterFactory's sizing,
 // including K = 2 with 1 bucket per element (fp >= 0.393), which BloomCalculations' table has no
 // false-positive rate for (found by formats_fuzzer: the look-up must not run past row 1).
-TEST(CassandraLaterConvert, InspectEveryGoldenFilter) {
-  for (const auto& v : later_testing::Variants()) {
+TEST(CassandraMurmur3Convert, InspectEveryGoldenFilter) {
+  for (const auto& v : murmur3_testing::Variants()) {
     for (const std::string name : {"n1000_fp0.5", "n1000_fp0.01", "n1000_fp0.1", "n1000_fp0.0001",
                                    "n0_fp0.01", "n100000_fp0.01"}) {
       const ByteVector file = ReadFixture(kDir + v.folder + "/" + name + ".Filter.db");
@@ -190,12 +190,12 @@ TEST(CassandraLaterConvert, InspectEveryGoldenFilter) {
   }
 }
 
-TEST(CassandraLaterConvert, DamagedFilesAreCorruptWithOffsets) {
+TEST(CassandraMurmur3Convert, DamagedFilesAreCorruptWithOffsets) {
   const ByteVector file = ReadFixture(kDir + "v1_2_to_2_2/n10_fp0.01.Filter.db");
   KeyList probe;
   probe.Add(std::string_view("x"));
   std::vector<std::uint8_t> answers(1);
-  for (const auto& v : later_testing::Variants()) {
+  for (const auto& v : murmur3_testing::Variants()) {
     for (std::size_t cut = 0; cut < file.size(); ++cut) {
       if (cut == 0 && v.layout == Murmur3Layout::kRawBytes) continue;  // always-present
       Status s = Codec(v.format).Probe(ByteSpan(file).first(cut), "f", probe, {}, answers);

@@ -5,16 +5,16 @@
 
 #include "bloomcodec/cassandra/murmur3.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
-#include "later_util.h"
+#include "murmur3_util.h"
 
 namespace bloomcodec::cassandra {
 namespace {
 
 using bloomcodec::testing::HexBytes;
 using bloomcodec::testing::ReadTsvFixture;
-using later_testing::kDir;
+using murmur3_testing::kDir;
 
-TEST(CassandraLaterHash, EveryVectorBothHalvesAndWhereCanonicalDiffers) {
+TEST(CassandraMurmur3Hash, EveryVectorBothHalvesAndWhereCanonicalDiffers) {
   const auto t = ReadTsvFixture(kDir + "murmur3_vectors.tsv");
   ASSERT_EQ(t.rows.size(), 1363u);
   std::size_t differing = 0;
@@ -41,7 +41,7 @@ TEST(CassandraLaterHash, EveryVectorBothHalvesAndWhereCanonicalDiffers) {
   EXPECT_EQ(differing, 892u);
 }
 
-TEST(CassandraLaterHash, HelloFromTheSpec) {
+TEST(CassandraMurmur3Hash, HelloFromTheSpec) {
   const Murmur3Hash h = CassandraMurmur3(AsBytes(std::string_view("hello")));
   EXPECT_EQ(h.h0, -3758069500696749310);
   EXPECT_EQ(h.h1, 6565844092913065241);
@@ -59,7 +59,7 @@ void CheckIndexes(const std::string& file, IndexOrder order) {
     const auto k = static_cast<std::int32_t>(std::stol(t.At(i, "hash_count")));
     const std::int64_t max = std::stoll(t.At(i, "capacity_bits"));
     Murmur3BitIndexes(key, order, k, max, out);
-    const auto expected = later_testing::SplitComma(t.At(i, "indexes"));
+    const auto expected = murmur3_testing::SplitComma(t.At(i, "indexes"));
     ASSERT_EQ(expected.size(), static_cast<std::size_t>(k)) << file << " row " << i;
     for (std::int32_t j = 0; j < k; ++j) {
       ASSERT_EQ(std::to_string(out[static_cast<std::size_t>(j)]),
@@ -69,14 +69,14 @@ void CheckIndexes(const std::string& file, IndexOrder order) {
   }
 }
 
-TEST(CassandraLaterHash, EveryIndexRowOldOrder) {
+TEST(CassandraMurmur3Hash, EveryIndexRowOldOrder) {
   CheckIndexes("indexes_old_order.tsv", IndexOrder::kOld);
 }
-TEST(CassandraLaterHash, EveryIndexRowNewOrder) {
+TEST(CassandraMurmur3Hash, EveryIndexRowNewOrder) {
   CheckIndexes("indexes_new_order.tsv", IndexOrder::kNew);
 }
 
-TEST(CassandraLaterHash, HelloIndexesFromTheSpec) {
+TEST(CassandraMurmur3Hash, HelloIndexesFromTheSpec) {
   std::vector<std::int64_t> out(3);
   Murmur3BitIndexes(AsBytes(std::string_view("hello")), IndexOrder::kOld, 3, 10048, out);
   EXPECT_EQ(out, (std::vector<std::int64_t>{8446, 8027, 9740}));

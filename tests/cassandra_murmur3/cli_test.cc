@@ -18,11 +18,11 @@ namespace {
 namespace fs = std::filesystem;
 using cassandra::IndexEntryForm;
 
-const std::string kDir = "cassandra-later/";
+const std::string kDir = "cassandra-murmur3/";
 const std::vector<std::pair<std::string, std::string>> kVariants = {
     {"v1_2_to_2_2", "cassandra-1.2"}, {"v3_x", "cassandra-3.0"}, {"v4_0_to_5_0", "cassandra-4.0"}};
 
-TEST(CassandraLaterCli, BuildAndProbeEveryGoldenFilter) {
+TEST(CassandraMurmur3Cli, BuildAndProbeEveryGoldenFilter) {
   const TsvTable t = ReadTsvFixture(kDir + "filters.tsv");
   CliDir dir;
   int built = 0;
@@ -49,7 +49,7 @@ TEST(CassandraLaterCli, BuildAndProbeEveryGoldenFilter) {
   EXPECT_EQ(built, 45);
 }
 
-TEST(CassandraLaterCli, AlwaysPresentBuildAndSize) {
+TEST(CassandraMurmur3Cli, AlwaysPresentBuildAndSize) {
   CliDir dir;
   const std::string keys = FixtureForCli(kDir + "keys/keys_n10.txt");
   CliRun b4 = RunCli({"build", "--format", "cassandra-4.0", "--keys", keys, "--key-format", "hex",
@@ -76,7 +76,7 @@ TEST(CassandraLaterCli, AlwaysPresentBuildAndSize) {
   EXPECT_EQ(std::count(p.out.begin(), p.out.end(), '1'), 5000);
 }
 
-TEST(CassandraLaterCli, HashPrintsBothSignedHalvesOfEveryVector) {
+TEST(CassandraMurmur3Cli, HashPrintsBothSignedHalvesOfEveryVector) {
   const TsvTable t = ReadTsvFixture(kDir + "murmur3_vectors.tsv");
   std::string keys, expected;
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
@@ -92,7 +92,7 @@ TEST(CassandraLaterCli, HashPrintsBothSignedHalvesOfEveryVector) {
   }
 }
 
-TEST(CassandraLaterCli, SizeMatchesTheGoldenRowsAndRefusals) {
+TEST(CassandraMurmur3Cli, SizeMatchesTheGoldenRowsAndRefusals) {
   CliRun ok = RunCli({"size", "--format", "cassandra-3.0", "--expected-keys", "1000", "--fp-chance",
                       "0.01", "--json"});
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
@@ -115,7 +115,7 @@ TEST(CassandraLaterCli, SizeMatchesTheGoldenRowsAndRefusals) {
       << low.err;
 }
 
-TEST(CassandraLaterCli, InspectDumpAndConvert) {
+TEST(CassandraMurmur3Cli, InspectDumpAndConvert) {
   CliDir dir;
   const std::string v3 = FixtureForCli(kDir + "v3_x/n1000_fp0.01.Filter.db");
   CliRun i = RunCli({"inspect", v3, "--format", "cassandra-3.0", "--json"});
@@ -160,7 +160,7 @@ TEST(CassandraLaterCli, InspectDumpAndConvert) {
 }
 
 // One sstable: its golden Filter.db and an Index.db of its keys in the version's layout.
-void PutLaterSstable(const std::string& dir, const std::string& prefix, const std::string& filter,
+void PutMurmur3Sstable(const std::string& dir, const std::string& prefix, const std::string& filter,
                      const KeyList& keys, IndexEntryForm form) {
   WriteFileAt(dir + "/" + prefix + "Filter.db", ReadFixture(filter));
   std::vector<std::int64_t> positions(keys.size());
@@ -174,22 +174,22 @@ void PutLaterSstable(const std::string& dir, const std::string& prefix, const st
   WriteFileAt(dir + "/" + prefix + "Index.db", *index);
 }
 
-TEST(CassandraLaterCli, VerifyDataDirectoriesOfEveryEra) {
+TEST(CassandraMurmur3Cli, VerifyDataDirectoriesOfEveryEra) {
   CliDir dir;
   const KeyList k1000 = ReadHexKeysFixture(kDir + "keys/keys_n1000.txt");
   const KeyList k10 = ReadHexKeysFixture(kDir + "keys/keys_n10.txt");
   const std::string data = dir.Path("data");
-  PutLaterSstable(data + "/ks/cf", "ks-cf-ic-1-", kDir + "v1_2_to_2_2/n1000_fp0.01.Filter.db",
+  PutMurmur3Sstable(data + "/ks/cf", "ks-cf-ic-1-", kDir + "v1_2_to_2_2/n1000_fp0.01.Filter.db",
                   k1000, IndexEntryForm::kLongPositionAndPromoted);
-  PutLaterSstable(data + "/ks/old-0123456789abcdef0123456789abcdef", "lb-2-big-",
+  PutMurmur3Sstable(data + "/ks/old-0123456789abcdef0123456789abcdef", "lb-2-big-",
                   kDir + "v1_2_to_2_2/n10_fp0.1.Filter.db", k10,
                   IndexEntryForm::kLongPositionAndPromoted);
   const std::string tbl = data + "/ks/tbl-0123456789abcdef0123456789abcdef";
-  PutLaterSstable(tbl, "mc-3-big-", kDir + "v3_x/n1000_fp0.1.Filter.db", k1000,
+  PutMurmur3Sstable(tbl, "mc-3-big-", kDir + "v3_x/n1000_fp0.1.Filter.db", k1000,
                   IndexEntryForm::kVIntPositionAndPromoted);
-  PutLaterSstable(tbl, "nb-4-big-", kDir + "v4_0_to_5_0/n1000_fp0.01.Filter.db", k1000,
+  PutMurmur3Sstable(tbl, "nb-4-big-", kDir + "v4_0_to_5_0/n1000_fp0.01.Filter.db", k1000,
                   IndexEntryForm::kVIntPositionAndPromoted);
-  PutLaterSstable(tbl, "nb-3g7k_0ft4_2x1kg2nfkfl0htlkmc-big-",
+  PutMurmur3Sstable(tbl, "nb-3g7k_0ft4_2x1kg2nfkfl0htlkmc-big-",
                   kDir + "v4_0_to_5_0/n10_fp0.01.Filter.db", k10,
                   IndexEntryForm::kVIntPositionAndPromoted);
   // A BTI sstable: a filter, no Index.db.
@@ -218,13 +218,13 @@ TEST(CassandraLaterCli, VerifyDataDirectoriesOfEveryEra) {
   EXPECT_EQ(doc["summary"]["errors"], 0);
 
   // Index.db of the wrong keys: false negatives, exit 1.
-  PutLaterSstable(tbl, "nb-6-big-", kDir + "v4_0_to_5_0/n10_fp0.01.Filter.db", k1000,
+  PutMurmur3Sstable(tbl, "nb-6-big-", kDir + "v4_0_to_5_0/n10_fp0.01.Filter.db", k1000,
                   IndexEntryForm::kVIntPositionAndPromoted);
   const Json bad = VerifyJson({data}, 1);
   EXPECT_EQ(FileEndingWith(bad, "nb-6-big-Filter.db")["status"], "error");
 }
 
-TEST(CassandraLaterCli, VerifySingleFilesWithKeysOrIndex) {
+TEST(CassandraMurmur3Cli, VerifySingleFilesWithKeysOrIndex) {
   CliDir dir;
   const std::string f =
       dir.Write("ma-1-big-Filter.db", ReadFixture(kDir + "v3_x/n1000_fp0.01.Filter.db"));
