@@ -1,0 +1,383 @@
+#include "blocktable/block.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "bloomcodec/byte_reader.h"
+
+namespace bloomcodec::blocktable {
+
+namespace {
+
+// RocksDB's kMaxBlockSizeSupportedByHashIndex: larger blocks store a plain restart count.
+constexpr std::uint64_t kMaxRocksDbHashIndexedBlock = std::uint64_t{1} << 16;
+
+std::uint32_t LoadLittleU32(const std::uint8_t* p) {
+  return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 |
+         std::uint32_t{p[3]} << 24;
+}
+
+std::uint64_t LoadLittleU64(const std::uint8_t* p) {
+  return std::uint64_t{LoadLittleU32(p)} | std::uint64_t{LoadLittleU32(p + 4)} << 32;
+}
+
+int CompareBytes(ByteSpan a, ByteSpan b) {
+  const std::size_t n = std::min(a.size(), b.size());
+  int r = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
+  if (r != 0) return r;
+  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+}
+
+// A varint32 inside [p, limit): LevelDB's GetVarint32Ptr, bounds-checked.
+const std::uint8_t* DecodeVarint32(const std::uint8_t* p, const std::uint8_t* limit,
+                                   std::uint32_t& value) {
+  std::uint32_t result = 0;
+  for (int shift = 0; shift <= 28 && p < limit; shift += 7) {
+    std::uint32_t byte = *p++;
+    if (shift == 28 && byte > 0x0f) return nullptr;  // more than 32 bits
+    result |= (byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) {
+      value = result;
+      return p;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+BlockContents BlockContents::View(ByteSpan bytes, std::uint64_t file_offset) {
+  BlockContents c;
+  c.bytes_ = bytes;
+  c.file_offset_ = file_offset;
+  return c;
+}
+
+BlockContents BlockContents::Owned(ByteVector bytes, std::uint64_t file_offset) {
+  BlockContents c;
+  auto owned = std::make_shared<const ByteVector>(std::move(bytes));
+  c.bytes_ = ByteSpan(*owned);
+  c.owned_ = std::move(owned);
+  c.file_offset_ = file_offset;
+  return c;
+}
+
+Result<BlockContents> ReadBlock(ByteSpan file, const BlockHandle& handle, std::string_view source,
+                                const ReadBlockOptions& options, std::string_view what) {
+  BLOOMCODEC_RETURN_IF_ERROR(CheckHandleInFile(handle, file.size(), source, what));
+  if (options.verify_checksum) {
+    BLOOMCODEC_RETURN_IF_ERROR(VerifyTrailer(file, handle, source, options.trailer, what));
+  }
+  const ByteSpan data = file.subspan(handle.offset, handle.size);
+  const std::uint64_t trailer_at = handle.offset + handle.size;
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      BlockCompression compression,
+      CompressionOf(options.trailer, file[trailer_at], source, trailer_at, what));
+  if (compression == BlockCompression::kNone) return BlockContents::View(data, handle.offset);
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out,
+                              Decompress(options.trailer, compression, data, source,
+                                         handle.offset, what, options.max_uncompressed_size));
+  BlockContents c = BlockContents::Owned(std::move(out), handle.offset);
+  c.set_compression(compression);
+  return c;
+}
+
+int CompareKeys(KeyOrder order, ByteSpan a, ByteSpan b) {
+  if (order == KeyOrder::kBytewise) return CompareBytes(a, b);
+  const ByteSpan ua = a.size() >= 8 ? a.first(a.size() - 8) : a;
+  const ByteSpan ub = b.size() >= 8 ? b.first(b.size() - 8) : b;
+  int r = CompareBytes(ua, ub);
+  if (r != 0) return r;
+  const std::uint64_t ta = a.size() >= 8 ? LoadLittleU64(a.data() + a.size() - 8) : 0;
+  const std::uint64_t tb = b.size() >= 8 ? LoadLittleU64(b.data() + b.size() - 8) : 0;
+  // Tags sort descending: the newest version of a user key comes first.
+  return ta > tb ? -1 : (ta < tb ? 1 : 0);
+}
+
+Result<Block> Block::Parse(BlockContents contents, std::string_view source,
+                           std::string_view what, BlockFooterLayout layout) {
+  Block block;
+  block.source_ = std::string(source);
+  block.what_ = std::string(what);
+  const ByteSpan bytes = contents.bytes();
+  block.contents_ = std::move(contents);
+  if (bytes.size() < 4) {
+    return block.ErrorAt(0, "a " + block.what_ + " of at least 4 bytes (restart count)",
+                         std::to_string(bytes.size()) + " bytes");
+  }
+  if (bytes.size() > 0xffffffffu) {
+    return block.ErrorAt(0, "a " + block.what_ + " shorter than 4 GiB");
+  }
+  std::uint32_t count = LoadLittleU32(bytes.data() + bytes.size() - 4);
+  // Where the restart array ends: before the footer, and before a RocksDB hash index.
+  std::uint64_t restarts_end = bytes.size() - 4;
+  if (layout == BlockFooterLayout::kRocksDb && bytes.size() <= kMaxRocksDbHashIndexedBlock) {
+    block.has_hash_index_ = (count >> 31) != 0;
+    count &= 0x7fffffffu;
+    if (block.has_hash_index_) {
+      if (restarts_end < 2) {
+        return block.ErrorAt(0, "room for the data-block hash index's bucket count");
+      }
+      const std::uint32_t buckets = std::uint32_t{bytes[restarts_end - 2]} |
+                                    std::uint32_t{bytes[restarts_end - 1]} << 8;
+      if (std::uint64_t{buckets} + 2 > restarts_end) {
+        return block.ErrorAt(restarts_end - 2,
+                             "a data-block hash index of at most " +
+                                 std::to_string(restarts_end - 2) + " buckets",
+                             std::to_string(buckets));
+      }
+      block.hash_index_buckets_ = buckets;
+      restarts_end -= 2 + std::uint64_t{buckets};
+    }
+  }
+  const std::uint64_t max_restarts = restarts_end / 4;
+  if (count > max_restarts) {
+    return block.ErrorAt(bytes.size() - 4,
+                         "a restart count of at most " + std::to_string(max_restarts),
+                         std::to_string(count));
+  }
+  block.num_restarts_ = count;
+  block.restarts_offset_ = static_cast<std::uint32_t>(restarts_end - 4 * std::uint64_t{count});
+  // LevelDB treats zero restarts as an empty block; it is only consistent with no entries.
+  if (count == 0 && block.restarts_offset_ != 0) {
+    return block.ErrorAt(bytes.size() - 4, "at least one restart point in a non-empty block");
+  }
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::uint32_t r = block.restart_point(i);
+    // An empty block (LevelDB writes 00000000 01000000) still has restart point 0.
+    const bool in_entries =
+        block.restarts_offset_ == 0 ? r == 0 : r < block.restarts_offset_;
+    if (!in_entries) {
+      return block.ErrorAt(block.restarts_offset_ + 4 * std::size_t{i},
+                           "a restart offset inside the " + std::to_string(block.restarts_offset_) +
+                               " bytes of entries",
+                           std::to_string(r));
+    }
+  }
+  return block;
+}
+
+std::uint32_t Block::restart_point(std::uint32_t i) const {
+  return LoadLittleU32(contents_.bytes().data() + restarts_offset_ + 4 * std::size_t{i});
+}
+
+Status Block::ErrorAt(std::size_t position, std::string expected, std::string found) const {
+  if (contents_.compression() == BlockCompression::kNone) {
+    return Status::Corrupt(source_, contents_.file_offset() + position,
+                           std::move(expected) + " (" + what_ + ")", std::move(found));
+  }
+  return Status::Corrupt(source_, contents_.file_offset(),
+                         std::move(expected) + " (byte " + std::to_string(position) +
+                             " of the uncompressed " + what_ + ")",
+                         std::move(found));
+}
+
+Status BlockIterator::DecodeEntryAt(std::size_t at, bool restart, EntryView& entry) const {
+  const ByteSpan region = block_->entries();
+  const std::uint8_t* const limit = region.data() + region.size();
+  const std::uint8_t* p = region.data() + at;
+  std::uint32_t shared = 0, non_shared = 0, value_length = 0;
+  if (values_ != ValueEncoding::kLengthPrefixed) {
+    if ((p = DecodeVarint32(p, limit, shared)) == nullptr) {
+      return block_->ErrorAt(at, "a varint32 shared-prefix length");
+    }
+    if ((p = DecodeVarint32(p, limit, non_shared)) == nullptr) {
+      return block_->ErrorAt(at, "a varint32 unshared key length");
+    }
+    if (restart && shared != 0) {
+      return block_->ErrorAt(at, "shared length 0 at a restart point", std::to_string(shared));
+    }
+    return DecodeIndexValueAt(at, p, shared, non_shared, entry);
+  }
+  if (limit - p >= 3 && (p[0] | p[1] | p[2]) < 0x80) {
+    // The common case (index entries, short keys and values): three one-byte varints.
+    shared = p[0];
+    non_shared = p[1];
+    value_length = p[2];
+    p += 3;
+  } else {
+    if ((p = DecodeVarint32(p, limit, shared)) == nullptr) {
+      return block_->ErrorAt(at, "a varint32 shared-prefix length");
+    }
+    if ((p = DecodeVarint32(p, limit, non_shared)) == nullptr) {
+      return block_->ErrorAt(at, "a varint32 unshared key length");
+    }
+    if ((p = DecodeVarint32(p, limit, value_length)) == nullptr) {
+      return block_->ErrorAt(at, "a varint32 value length");
+    }
+  }
+  const std::size_t header = static_cast<std::size_t>(p - (region.data() + at));
+  if (restart && shared != 0) {
+    return block_->ErrorAt(at, "shared length 0 at a restart point", std::to_string(shared));
+  }
+  if (std::uint64_t{non_shared} + value_length > static_cast<std::uint64_t>(limit - p)) {
+    return block_->ErrorAt(at + header, std::to_string(non_shared) + " key bytes and " +
+                                            std::to_string(value_length) +
+                                            " value bytes inside the entries region");
+  }
+  entry.shared = shared;
+  entry.key_suffix = ByteSpan(p, non_shared);
+  entry.value = ByteSpan(p + non_shared, value_length);
+  entry.next = at + header + non_shared + value_length;
+  return Status();
+}
+
+Status BlockIterator::DecodeIndexValueAt(std::size_t at, const std::uint8_t* p,
+                                         std::uint32_t shared, std::uint32_t non_shared,
+                                         EntryView& entry) const {
+  const ByteSpan region = block_->entries();
+  const std::uint8_t* const limit = region.data() + region.size();
+  const std::size_t header = static_cast<std::size_t>(p - (region.data() + at));
+  if (std::uint64_t{non_shared} > static_cast<std::uint64_t>(limit - p)) {
+    return block_->ErrorAt(at + header,
+                           std::to_string(non_shared) + " key bytes inside the entries region");
+  }
+  const std::uint8_t* const value_start = p + non_shared;
+  const std::uint8_t* v = value_start;
+  // A whole handle is two varint64s, a delta one; each is at most 10 bytes.
+  const int varints = shared == 0 ? 2 : 1;
+  for (int i = 0; i < varints; ++i) {
+    int length = 0;
+    while (true) {
+      if (v >= limit || length == 10) {
+        return block_->ErrorAt(static_cast<std::size_t>(v - region.data()),
+                               shared == 0 ? "a varint64 block handle in the index value"
+                                           : "a varint64 size delta in the index value");
+      }
+      ++length;
+      if ((*v++ & 0x80) == 0) break;
+    }
+  }
+  if (values_ == ValueEncoding::kIndexHandleDeltaWithFirstKey) {
+    std::uint32_t first_key_length = 0;
+    const std::uint8_t* q = DecodeVarint32(v, limit, first_key_length);
+    if (q == nullptr || first_key_length > static_cast<std::uint64_t>(limit - q)) {
+      return block_->ErrorAt(static_cast<std::size_t>(v - region.data()),
+                             "a length-prefixed first key in the index value");
+    }
+    v = q + first_key_length;
+  }
+  entry.shared = shared;
+  entry.key_suffix = ByteSpan(p, non_shared);
+  entry.value = ByteSpan(value_start, static_cast<std::size_t>(v - value_start));
+  entry.next = static_cast<std::size_t>(v - region.data());
+  return Status();
+}
+
+Status BlockIterator::ShortInternalKeyError(std::size_t at, std::size_t key_size) const {
+  return block_->ErrorAt(at, "an internal key of at least 8 bytes (user key + tag)",
+                         std::to_string(key_size) + " bytes");
+}
+
+Status BlockIterator::RestartKeyAt(std::size_t at, ByteSpan& key) const {
+  EntryView entry;
+  BLOOMCODEC_RETURN_IF_ERROR(DecodeEntryAt(at, true, entry));
+  if (KeyTooShort(entry.key_suffix.size())) return ShortInternalKeyError(at, entry.key_suffix.size());
+  key = entry.key_suffix;  // shared = 0: the whole key, in place
+  return Status();
+}
+
+Status BlockIterator::ParseEntryAt(std::size_t at, bool restart) {
+  valid_ = false;
+  EntryView entry;
+  BLOOMCODEC_RETURN_IF_ERROR(DecodeEntryAt(at, restart, entry));
+  if (entry.shared > key_.size()) {
+    return block_->ErrorAt(at, "a shared length of at most the previous key's " +
+                                   std::to_string(key_.size()) + " bytes",
+                           std::to_string(entry.shared));
+  }
+  key_.resize(entry.shared);
+  key_.insert(key_.end(), entry.key_suffix.begin(), entry.key_suffix.end());
+  if (KeyTooShort(key_.size())) return ShortInternalKeyError(at, key_.size());
+  value_ = entry.value;
+  shared_ = entry.shared;
+  entry_ = at;
+  next_ = entry.next;
+  valid_ = true;
+  return Status();
+}
+
+Status BlockIterator::SeekToFirst() {
+  valid_ = false;
+  key_.clear();
+  if (block_->entries().empty()) return Status();
+  if (block_->restart_point(0) != 0) {
+    return block_->ErrorAt(block_->entries().size(), "restart point 0 at offset 0",
+                           std::to_string(block_->restart_point(0)));
+  }
+  return ParseEntryAt(0, true);
+}
+
+Status BlockIterator::Next() {
+  valid_ = false;
+  if (next_ >= block_->entries().size()) return Status();
+  return ParseEntryAt(next_, false);
+}
+
+Status BlockIterator::Seek(ByteSpan target) {
+  valid_ = false;
+  if (block_->entries().empty()) return Status();
+  // Binary search for the last restart point whose key is < target, as Block::Iter::Seek.
+  std::uint32_t left = 0;
+  std::uint32_t right = block_->num_restarts() - 1;
+  // Restart keys are compared where they lie in the block (shared = 0), not copied.
+  while (left < right) {
+    const std::uint32_t mid = left + (right - left + 1) / 2;
+    ByteSpan mid_key;
+    BLOOMCODEC_RETURN_IF_ERROR(RestartKeyAt(block_->restart_point(mid), mid_key));
+    if (CompareKeys(order_, mid_key, target) < 0) {
+      left = mid;
+    } else {
+      right = mid - 1;
+    }
+  }
+  key_.clear();
+  BLOOMCODEC_RETURN_IF_ERROR(ParseEntryAt(block_->restart_point(left), true));
+  while (valid_) {
+    if (CompareKeys(order_, key(), target) >= 0) return Status();
+    BLOOMCODEC_RETURN_IF_ERROR(Next());
+  }
+  return Status();
+}
+
+Result<std::uint64_t> VerifyBlock(const Block& block, KeyOrder order, ValueEncoding values) {
+  // An empty block's restart points are all 0 (checked by Parse): nothing to walk.
+  if (block.entries().empty()) return std::uint64_t{0};
+  BlockIterator it(block, order, values);
+  BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+  std::uint64_t entries = 0;
+  std::uint32_t next_restart = 0;
+  ByteVector previous;
+  while (it.valid()) {
+    const std::size_t at = it.entry_position();
+    if (next_restart < block.num_restarts() && block.restart_point(next_restart) < at) {
+      return block.ErrorAt(block.entries().size() + 4 * std::size_t{next_restart},
+                           "a restart offset at an entry boundary",
+                           std::to_string(block.restart_point(next_restart)));
+    }
+    if (next_restart < block.num_restarts() && block.restart_point(next_restart) == at) {
+      // An entry at a restart point must stand alone (shared length 0).
+      std::uint32_t shared = 0;
+      const ByteSpan region = block.entries();
+      if (DecodeVarint32(region.data() + at, region.data() + region.size(), shared) == nullptr ||
+          shared != 0) {
+        return block.ErrorAt(at, "shared length 0 at a restart point", std::to_string(shared));
+      }
+      ++next_restart;
+    }
+    if (entries > 0 && CompareKeys(order, previous, it.key()) >= 0) {
+      return block.ErrorAt(at, "keys in strictly increasing order");
+    }
+    previous.assign(it.key().begin(), it.key().end());
+    ++entries;
+    BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+  }
+  if (next_restart != block.num_restarts()) {
+    return block.ErrorAt(block.entries().size() + 4 * std::size_t{next_restart},
+                         "a restart offset at an entry boundary",
+                         std::to_string(block.restart_point(next_restart)));
+  }
+  return entries;
+}
+
+}  // namespace bloomcodec::blocktable

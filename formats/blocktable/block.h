@@ -1,0 +1,194 @@
+// Blocks of a block-based table (LevelDB table, RocksDB SST): reading one (bounds, trailer
+// checksum, decompression) and walking its entries.
+//
+//   using namespace bloomcodec::blocktable;
+//   BLOOMCODEC_ASSIGN_OR_RETURN(BlockContents raw, ReadBlock(file, handle, source, {}));
+//   BLOOMCODEC_ASSIGN_OR_RETURN(Block block, Block::Parse(std::move(raw), source));
+//   BlockIterator it(block, KeyOrder::kBytewise);
+//   BLOOMCODEC_RETURN_IF_ERROR(it.Seek(target));  // first entry >= target, as LevelDB's Seek
+//   if (it.valid()) Use(it.key(), it.value());
+//
+// Compatibility contract: the block format of LevelDB's table/block.cc and block_builder.cc,
+// which RocksDB's table/block_based/block.cc keeps (entries of varint32 shared, varint32
+// non_shared, varint32 value length, key suffix, value; then LE u32 restart offsets and their
+// LE u32 count), with RocksDB's additions named where they apply (BlockFooterLayout::kRocksDb,
+// ValueEncoding::kIndexHandleDelta*). Seek finds the entry LevelDB's Block::Iter::Seek finds
+// (binary search over restart points, then a linear scan). Unlike the originals, every varint,
+// length, shared prefix and restart offset is checked against the block, and a violation is a
+// Corrupt status at an absolute file offset (for a compressed block, the block's own offset,
+// with the position inside the uncompressed bytes in the message). Uncompressed blocks are views
+// of the caller's (mapped) file; decompressed ones are owned.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <boost/container/small_vector.hpp>
+
+#include "blocktable/block_handle.h"
+#include "blocktable/trailer.h"
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/status.h"
+
+namespace bloomcodec::blocktable {
+
+struct ReadBlockOptions {
+  TrailerFormat trailer;  // whose type bytes and checksum (TrailerFormatOf the footer)
+  bool verify_checksum = false;  // LevelDB checks only with paranoid_checks / verify_checksums
+  std::uint64_t max_uncompressed_size = kMaxUncompressedBlockSize;
+};
+
+// A block's bytes (trailer stripped, decompressed), either viewing the file or owned.
+class BlockContents {
+ public:
+  BlockContents() = default;
+  static BlockContents View(ByteSpan bytes, std::uint64_t file_offset);
+  static BlockContents Owned(ByteVector bytes, std::uint64_t file_offset);
+
+  ByteSpan bytes() const { return bytes_; }
+  std::uint64_t file_offset() const { return file_offset_; }
+  bool owned() const { return owned_ != nullptr; }
+  BlockCompression compression() const { return compression_; }
+  void set_compression(BlockCompression c) { compression_ = c; }
+
+ private:
+  ByteSpan bytes_;
+  std::uint64_t file_offset_ = 0;
+  std::shared_ptr<const ByteVector> owned_;  // shared: a Block copy stays cheap
+  BlockCompression compression_ = BlockCompression::kNone;
+};
+
+// Reads the block `handle` names: bounds, the trailer's checksum if asked, then its type byte and
+// the decompression it calls for (trailer.h).
+Result<BlockContents> ReadBlock(ByteSpan file, const BlockHandle& handle, std::string_view source,
+                                const ReadBlockOptions& options, std::string_view what = "block");
+
+// How keys are ordered inside a table.
+enum class KeyOrder {
+  kBytewise,  // leveldb.BytewiseComparator: memcmp, shorter first
+  kInternal,  // InternalKeyComparator over bytewise: user key ascending, then the 8-byte tag
+              // (sequence << 8 | type, LE) DEscending, so newer versions come first
+};
+// <0, 0, >0. For kInternal both keys must be >= 8 bytes (the iterator guarantees it for keys it
+// returns); a shorter key is compared as a user key with tag 0.
+int CompareKeys(KeyOrder order, ByteSpan a, ByteSpan b);
+
+// How a block's last 4 bytes are read.
+enum class BlockFooterLayout {
+  kLevelDb,  // a plain LE u32 restart count
+  // RocksDB (table/block_based/data_block_footer.cc): in blocks up to 64 KiB the top bit flags a
+  // data-block hash index (kDataBlockBinaryAndHash) and the low 31 bits count the restarts; the
+  // hash index (num_buckets u8 buckets, then LE u16 num_buckets) sits between the restart array
+  // and the footer. Larger blocks never carry the index and store the plain count.
+  kRocksDb,
+};
+
+// A parsed block: the entries region and the restart array, validated for bounds.
+class Block {
+ public:
+  static Result<Block> Parse(BlockContents contents, std::string_view source,
+                             std::string_view what = "block",
+                             BlockFooterLayout layout = BlockFooterLayout::kLevelDb);
+
+  const BlockContents& contents() const { return contents_; }
+  ByteSpan entries() const { return contents_.bytes().first(restarts_offset_); }
+  std::uint32_t num_restarts() const { return num_restarts_; }
+  std::uint32_t restart_point(std::uint32_t i) const;  // i < num_restarts()
+  // RocksDB data-block hash index: its bucket count (0 when the block has none).
+  std::uint32_t hash_index_buckets() const { return hash_index_buckets_; }
+  bool has_hash_index() const { return has_hash_index_; }
+  const std::string& source() const { return source_; }
+  const std::string& what() const { return what_; }
+
+  // A Corrupt status for a position inside the block's bytes.
+  Status ErrorAt(std::size_t position, std::string expected, std::string found = {}) const;
+
+ private:
+  BlockContents contents_;
+  std::string source_;
+  std::string what_;
+  std::uint32_t restarts_offset_ = 0;  // where the restart array starts
+  std::uint32_t num_restarts_ = 0;
+  bool has_hash_index_ = false;
+  std::uint32_t hash_index_buckets_ = 0;
+};
+
+// A reconstructed key: inline up to 128 bytes, so that an iterator made for one lookup (as
+// TableReader::MayContain makes) allocates nothing for ordinary keys; longer keys spill to the
+// heap once per iterator.
+using KeyBuffer = boost::container::small_vector<std::uint8_t, 128>;
+
+// How an entry's value is delimited.
+enum class ValueEncoding {
+  kLengthPrefixed,  // a varint32 value length in the entry header (LevelDB, RocksDB data blocks)
+  // RocksDB index blocks with format_version >= 4 ("rocksdb.index.value.is.delta.encoded"): the
+  // header has no value length. An entry with shared = 0 holds a whole block handle (varint64
+  // offset, varint64 size); any other entry only the zigzag varint64 size delta to the previous
+  // handle (its offset follows the previous block and its trailer).
+  kIndexHandleDelta,
+  // The same, each value followed by a varint32-length-prefixed first key
+  // (kBinarySearchWithFirstKey).
+  kIndexHandleDeltaWithFirstKey,
+};
+
+// Walks a block's entries. Holds the reconstructed key in a reused buffer (no allocation per
+// entry once it has grown). Errors leave the iterator invalid.
+class BlockIterator {
+ public:
+  BlockIterator(const Block& block, KeyOrder order,
+                ValueEncoding values = ValueEncoding::kLengthPrefixed)
+      : block_(&block), order_(order), values_(values) {}
+
+  Status SeekToFirst();
+  Status Next();  // requires valid()
+  // Positions at the first entry whose key is >= target under the order; invalid if none.
+  Status Seek(ByteSpan target);
+
+  bool valid() const { return valid_; }
+  ByteSpan key() const { return ByteSpan(key_.data(), key_.size()); }
+  ByteSpan value() const { return value_; }
+  std::size_t entry_position() const { return entry_; }  // inside the block's bytes
+  std::uint32_t shared() const { return shared_; }  // the entry's shared-prefix length
+
+ private:
+  // One entry's lengths, checked against the entries region; the views point into the block.
+  struct EntryView {
+    std::uint32_t shared = 0;
+    ByteSpan key_suffix;
+    ByteSpan value;
+    std::size_t next = 0;  // the following entry's position
+  };
+  Status DecodeEntryAt(std::size_t at, bool restart, EntryView& entry) const;
+  // kIndexHandleDelta*: the value's extent found by decoding it from `p`.
+  Status DecodeIndexValueAt(std::size_t at, const std::uint8_t* p, std::uint32_t shared,
+                            std::uint32_t non_shared, EntryView& entry) const;
+  // Internal keys carry an 8-byte tag; anything shorter is corrupt.
+  bool KeyTooShort(std::size_t key_size) const {
+    return order_ == KeyOrder::kInternal && key_size < 8;
+  }
+  Status ShortInternalKeyError(std::size_t at, std::size_t key_size) const;
+  // The key of the restart entry at `at`, in place (no copy into key_).
+  Status RestartKeyAt(std::size_t at, ByteSpan& key) const;
+  // Decodes the entry at position `at`; with `restart` the shared length must be 0.
+  Status ParseEntryAt(std::size_t at, bool restart);
+
+  const Block* block_;
+  KeyOrder order_;
+  ValueEncoding values_;
+  bool valid_ = false;
+  std::size_t entry_ = 0;
+  std::size_t next_ = 0;
+  std::uint32_t shared_ = 0;
+  KeyBuffer key_;
+  ByteSpan value_;
+};
+
+// Strict check of a whole block: entries tile the region exactly, restart 0 is 0, restart
+// offsets increase and each lands on an entry with shared = 0, keys strictly increase under
+// `order`. Counts the entries.
+Result<std::uint64_t> VerifyBlock(const Block& block, KeyOrder order,
+                                  ValueEncoding values = ValueEncoding::kLengthPrefixed);
+
+}  // namespace bloomcodec::blocktable
