@@ -370,7 +370,7 @@ Result<KeyList> TableKeys(const Decoded& in, const ConvertInput& input,
   KeyList keys;
   ByteVector last;
   bool any = false;
-  BLOOMCODEC_RETURN_IF_ERROR(table.ForEachEntry([&](ByteSpan key, ByteSpan, const leveldb::BlockHandle&) {
+  BLOOMCODEC_RETURN_IF_ERROR(table.ForEachEntry([&](ByteSpan key, ByteSpan, const blocktable::BlockHandle&) {
     ByteSpan k = user ? leveldb::UserKeyOf(key) : key;
     if (any && std::equal(k.begin(), k.end(), last.begin(), last.end())) return Status();
     keys.Add(k);

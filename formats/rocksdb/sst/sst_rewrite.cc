@@ -3,8 +3,8 @@
 #include <map>
 #include <string>
 
+#include "blocktable/block_builder.h"
 #include "bloomcodec/byte_writer.h"
-#include "bloomcodec/leveldb/table_writer.h"
 #include "bloomcodec/rocksdb/sst_reader.h"
 #include "bloomcodec/rocksdb/sst_writer.h"
 
@@ -118,14 +118,14 @@ Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> 
     props["rocksdb.filter.size"] = Varint(0);
     props["rocksdb.num.filter_entries"] = Varint(0);
   }
-  leveldb::BlockBuilder properties(1);
+  blocktable::BlockBuilder properties(1);
   for (const auto& [name, value] : props) {
     properties.Add(ByteSpan(reinterpret_cast<const std::uint8_t*>(name.data()), name.size()),
                    value);
   }
   meta[std::string(kPropertiesBlockName)] = WriteBlock(properties.Finish(), checksum, out);
 
-  leveldb::BlockBuilder metaindex(1);
+  blocktable::BlockBuilder metaindex(1);
   for (const auto& [name, handle] : meta) {
     ByteVector h;
     leveldb::AppendBlockHandle(handle, h);

@@ -4,15 +4,15 @@
 #include <map>
 #include <string>
 
+#include "blocktable/block_builder.h"
 #include "bloomcodec/byte_writer.h"
-#include "bloomcodec/leveldb/table_writer.h"
 #include "bloomcodec/rocksdb/sst_reader.h"
 
 namespace bloomcodec::rocksdb {
 
 namespace {
 
-using leveldb::BlockBuilder;
+using blocktable::BlockBuilder;
 
 // The tag SstFileWriter gives every key: sequence 0, kTypeValue (1).
 constexpr std::uint8_t kTypeValue = 1;
