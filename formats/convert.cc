@@ -319,7 +319,7 @@ Result<Conversion> RewriteSst(const Decoded& in, const ConvertInput& input,
   std::uint64_t keys = 0;
   ByteVector last;
   BLOOMCODEC_RETURN_IF_ERROR(check.ForEachEntry([&](ByteSpan key, ByteSpan,
-                                                    const rocksdb::BlockHandle&) -> Status {
+                                                    const blocktable::BlockHandle&) -> Status {
     const ByteSpan user = rocksdb::UserKeyOf(key);
     if (keys > 0 && std::equal(user.begin(), user.end(), last.begin(), last.end())) return Status();
     last.assign(user.begin(), user.end());
@@ -344,7 +344,7 @@ Result<KeyList> SstKeys(const Decoded& in, const ConvertInput& input) {
   ByteVector last;
   bool any = false;
   BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachEntry([&](ByteSpan key, ByteSpan,
-                                                  const rocksdb::BlockHandle&) {
+                                                  const blocktable::BlockHandle&) {
     const ByteSpan user = rocksdb::UserKeyOf(key);
     if (any && std::equal(user.begin(), user.end(), last.begin(), last.end())) return Status();
     keys.Add(user);
