@@ -11,6 +11,7 @@
 
 using namespace bloomcodec;
 using namespace bloomcodec::leveldb;
+using namespace bloomcodec::blocktable;
 
 namespace {
 

@@ -12,6 +12,7 @@
 
 using namespace bloomcodec;
 using namespace bloomcodec::rocksdb;
+using namespace bloomcodec::blocktable;
 
 namespace {
 constexpr std::size_t kMaxEntries = 20000;

@@ -166,7 +166,7 @@ Result<KeyList> TableKeys(const FormatCodec*, ByteSpan bytes, std::string_view s
   KeyList keys;
   ByteVector last;
   bool any = false;
-  BLOOMCODEC_RETURN_IF_ERROR(table.ForEachEntry([&](ByteSpan key, ByteSpan, const BlockHandle&) {
+  BLOOMCODEC_RETURN_IF_ERROR(table.ForEachEntry([&](ByteSpan key, ByteSpan, const blocktable::BlockHandle&) {
     ByteSpan k = user ? UserKeyOf(key) : key;
     if (any && std::equal(k.begin(), k.end(), last.begin(), last.end())) return Status();
     keys.Add(k);

@@ -69,7 +69,7 @@ Result<std::optional<Conversion>> RewriteSst(const ConvertCall& call) {
   std::uint64_t keys = 0;
   ByteVector last;
   BLOOMCODEC_RETURN_IF_ERROR(
-      check.ForEachEntry([&](ByteSpan key, ByteSpan, const BlockHandle&) -> Status {
+      check.ForEachEntry([&](ByteSpan key, ByteSpan, const blocktable::BlockHandle&) -> Status {
         const ByteSpan user = UserKeyOf(key);
         if (keys > 0 && std::equal(user.begin(), user.end(), last.begin(), last.end())) {
           return Status();
@@ -97,7 +97,7 @@ Result<KeyList> TableKeys(const FormatCodec*, ByteSpan bytes, std::string_view s
   KeyList keys;
   ByteVector last;
   bool any = false;
-  BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachEntry([&](ByteSpan key, ByteSpan, const BlockHandle&) {
+  BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachEntry([&](ByteSpan key, ByteSpan, const blocktable::BlockHandle&) {
     const ByteSpan user = UserKeyOf(key);
     if (any && std::equal(user.begin(), user.end(), last.begin(), last.end())) return Status();
     keys.Add(user);

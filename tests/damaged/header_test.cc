@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "bloomcodec/byte_writer.h"
-#include "bloomcodec/leveldb/crc32c.h"
-#include "bloomcodec/leveldb/footer.h"
+#include "blocktable/crc32c.h"
+#include "blocktable/footer.h"
 #include "bloomcodec/leveldb/table_reader.h"
 #include "bloomcodec/leveldb/table_writer.h"
 #include "damaged/damaged_runner.h"
@@ -361,11 +361,11 @@ ByteVector SmallTable() {
   return std::move(table).value();
 }
 
-ByteVector WithFooter(ByteVector table, const leveldb::Footer& footer) {
+ByteVector WithFooter(ByteVector table, const blocktable::Footer& footer) {
   ByteVector encoded;
-  leveldb::AppendFooter(footer, encoded);
-  EXPECT_EQ(encoded.size(), leveldb::kFooterSize);
-  std::copy(encoded.begin(), encoded.end(), table.end() - leveldb::kFooterSize);
+  blocktable::AppendFooter(footer, encoded);
+  EXPECT_EQ(encoded.size(), blocktable::kLegacyFooterSize);
+  std::copy(encoded.begin(), encoded.end(), table.end() - blocktable::kLegacyFooterSize);
   return table;
 }
 
@@ -385,25 +385,28 @@ TEST(DamagedLevelDbTable, BadMagic) {
 
 TEST(DamagedLevelDbTable, HandlesOutsideTheFileOrAtTheFooter) {
   const ByteVector t = SmallTable();
-  Result<leveldb::Footer> footer = leveldb::DecodeFooter(t, "t");
+  Result<blocktable::Footer> footer =
+      blocktable::DecodeFooter(t, "t", blocktable::TableFamily::kLevelDb);
   ASSERT_TRUE(footer.ok());
-  const std::uint64_t size = t.size(), footer_at = size - leveldb::kFooterSize;
+  const std::uint64_t size = t.size(), footer_at = size - blocktable::kLegacyFooterSize;
   struct Lie {
     const char* what;
-    leveldb::BlockHandle metaindex, index;
+    blocktable::BlockHandle metaindex, index;
   };
   const Lie lies[] = {
       {"index beyond the end", footer->metaindex_handle, {size + 1000, 10}},
       {"index size beyond the end", footer->metaindex_handle, {0, size}},
       {"index size 2^63", footer->metaindex_handle, {0, std::uint64_t{1} << 63}},
-      {"index at the footer itself", footer->metaindex_handle, {footer_at, leveldb::kFooterSize - 5}},
+      {"index at the footer itself", footer->metaindex_handle,
+       {footer_at, blocktable::kLegacyFooterSize - 5}},
       {"metaindex beyond the end", {size * 2, 100}, footer->index_handle},
       {"metaindex at the footer itself", {footer_at, 43}, footer->index_handle},
       {"index = metaindex", footer->metaindex_handle, footer->metaindex_handle},
   };
   for (const Lie& lie : lies) {
     SCOPED_TRACE(lie.what);
-    ByteVector damaged = WithFooter(t, {lie.metaindex, lie.index});
+    ByteVector damaged =
+        WithFooter(t, {.metaindex_handle = lie.metaindex, .index_handle = lie.index});
     Damaged d;
     Child r = d.Probe("leveldb-table", damaged);
     ExpectCorruptMessage(r, "probe", d.file, damaged.size());
@@ -415,17 +418,20 @@ TEST(DamagedLevelDbTable, MetaindexHandleAtTheIndexBlockReadsAsNoFilter) {
   // finds no filter and every lookup reaching a data block may match; a key past the last
   // separator is absent (the index seek ends).
   const ByteVector t = SmallTable();
-  Result<leveldb::Footer> footer = leveldb::DecodeFooter(t, "t");
+  Result<blocktable::Footer> footer =
+      blocktable::DecodeFooter(t, "t", blocktable::TableFamily::kLevelDb);
   ASSERT_TRUE(footer.ok());
   Damaged d;
-  Child r = d.Probe("leveldb-table", WithFooter(t, {footer->index_handle, footer->index_handle}));
+  Child r = d.Probe("leveldb-table", WithFooter(t, {.metaindex_handle = footer->index_handle,
+                                                    .index_handle = footer->index_handle}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "1\n1\n1\n1\n0\n");  // "", key0, key1, bloomcodec: in range; user-...: past
 }
 
 TEST(DamagedLevelDbTable, VarintsThatNeverEnd) {
   ByteVector t = SmallTable();
-  std::fill(t.end() - leveldb::kFooterSize, t.end() - 8, 0xff);  // handles: continuation bits only
+  // The handles: continuation bits only.
+  std::fill(t.end() - blocktable::kLegacyFooterSize, t.end() - 8, 0xff);
   Damaged d;
   Child r = d.Probe("leveldb-table", t);
   ExpectCorruptMessage(r, "probe", d.file, t.size());
@@ -433,7 +439,7 @@ TEST(DamagedLevelDbTable, VarintsThatNeverEnd) {
 
 // Handles inside the metaindex and index blocks whose varints never end: the block parses (its
 // restart array is intact), the handle in an entry's value does not.
-ByteVector WithBlockValuesFilled(ByteVector t, const leveldb::BlockHandle& block) {
+ByteVector WithBlockValuesFilled(ByteVector t, const blocktable::BlockHandle& block) {
   // Each entry: shared, non_shared, value_length varints, key, value; the restart array and
   // count follow. Fill every value with continuation bytes (0xff) and fix the block's CRC.
   const std::size_t begin = block.offset, end = block.offset + block.size;
@@ -461,18 +467,19 @@ ByteVector WithBlockValuesFilled(ByteVector t, const leveldb::BlockHandle& block
     at += value_length;
   }
   const std::uint8_t type = t[end];
-  const std::uint32_t crc = leveldb::Crc32cExtend(
-      leveldb::Crc32c(ByteSpan(t).subspan(begin, block.size)), ByteSpan(&type, 1));
-  const std::uint32_t masked = leveldb::MaskCrc(crc);
+  const std::uint32_t crc = blocktable::Crc32cExtend(
+      blocktable::Crc32c(ByteSpan(t).subspan(begin, block.size)), ByteSpan(&type, 1));
+  const std::uint32_t masked = blocktable::MaskCrc(crc);
   for (int i = 0; i < 4; ++i) t[end + 1 + i] = static_cast<std::uint8_t>(masked >> (8 * i));
   return t;
 }
 
 TEST(DamagedLevelDbTable, VarintsThatNeverEndInMetaindexAndIndexHandles) {
   const ByteVector t = SmallTable();
-  Result<leveldb::Footer> footer = leveldb::DecodeFooter(t, "t");
+  Result<blocktable::Footer> footer =
+      blocktable::DecodeFooter(t, "t", blocktable::TableFamily::kLevelDb);
   ASSERT_TRUE(footer.ok());
-  const std::pair<const char*, leveldb::BlockHandle> blocks[] = {
+  const std::pair<const char*, blocktable::BlockHandle> blocks[] = {
       {"metaindex (filter handle)", footer->metaindex_handle},
       {"index (data block handles)", footer->index_handle},
   };
@@ -518,8 +525,8 @@ TEST(DamagedLevelDbTable, SnappyLengthBeyondWhatTheBlockCanHoldIsRefusedBeforeAl
   const std::uint8_t claim[5] = {0x80, 0x80, 0x80, 0x80, 0x03};
   std::copy(std::begin(claim), std::end(claim), t.begin() + static_cast<std::ptrdiff_t>(offset));
   const std::uint8_t type = 1;
-  const std::uint32_t masked = leveldb::MaskCrc(leveldb::Crc32cExtend(
-      leveldb::Crc32c(ByteSpan(t).subspan(offset, size)), ByteSpan(&type, 1)));
+  const std::uint32_t masked = blocktable::MaskCrc(blocktable::Crc32cExtend(
+      blocktable::Crc32c(ByteSpan(t).subspan(offset, size)), ByteSpan(&type, 1)));
   for (int i = 0; i < 4; ++i) {
     t[offset + size + 1 + i] = static_cast<std::uint8_t>(masked >> (8 * i));
   }

@@ -7,13 +7,15 @@
 #include <string>
 
 #include "bloomcodec/byte_writer.h"
-#include "bloomcodec/leveldb/crc32c.h"
+#include "blocktable/crc32c.h"
 #include "bloomcodec/leveldb/table_reader.h"
 #include "bloomcodec/leveldb/table_writer.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::leveldb {
 namespace {
+
+using namespace bloomcodec::blocktable;  // the block-based table this format is
 
 using bloomcodec::testing::ReadFixture;
 
@@ -84,12 +86,12 @@ TEST(DamagedTableTest, HandleOutsideTheFile) {
   ASSERT_TRUE(reader.ok());
   Footer footer = reader->footer();
   footer.index_handle.offset = t.size() + 1000;
-  t.resize(t.size() - kFooterSize);
+  t.resize(t.size() - kLegacyFooterSize);
   AppendFooter(footer, t);
   ByteVector metaindex_handle;
   AppendBlockHandle(footer.metaindex_handle, metaindex_handle);
   // Named where the index handle starts: right after the metaindex handle.
-  ExpectCorrupt(OpenStatus(t, false), t.size() - kFooterSize + metaindex_handle.size(),
+  ExpectCorrupt(OpenStatus(t, false), t.size() - kLegacyFooterSize + metaindex_handle.size(),
                 "index block inside the file");
 }
 

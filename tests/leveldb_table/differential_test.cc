@@ -32,6 +32,8 @@
 namespace bloomcodec::leveldb {
 namespace {
 
+using namespace bloomcodec::blocktable;  // the block-based table this format is
+
 using leveldb_test::RecordingPolicy;
 using leveldb_test::StringSink;
 using leveldb_test::StringSource;

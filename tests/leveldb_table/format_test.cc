@@ -18,6 +18,8 @@
 namespace bloomcodec::leveldb {
 namespace {
 
+using namespace bloomcodec::blocktable;  // the block-based table this format is
+
 using bloomcodec::testing::FixturePath;
 using bloomcodec::testing::HexBytes;
 using bloomcodec::testing::ReadFixture;

@@ -6,11 +6,22 @@
 #include <cstdio>
 #include <string>
 
-#include "bloomcodec/rocksdb/sst_block.h"
 #include "bloomcodec/rocksdb/sst_reader.h"
 #include "rocksdb_sst/sst_golden_support.h"
 
 namespace bloomcodec::rocksdb {
+
+using blocktable::AppendFooter;
+using blocktable::BlockChecksum;
+using blocktable::BlockHandle;
+using blocktable::ChecksumType;
+using blocktable::DecodeFooter;
+using blocktable::HasBlockBasedTableMagic;
+using blocktable::kBlockBasedTableMagic;
+using blocktable::kVersionedFooterSize;
+using blocktable::TableFamily;
+using blocktable::VerifyTrailer;
+
 namespace {
 
 using testing::GoldenSstNames;
@@ -35,8 +46,8 @@ TEST_P(GoldenSst, FooterAndHandlesMatchRocksDb) {
   const ByteVector file = ReadFixture("rocksdb-sst/" + name + ".sst");
   const SstMeta meta = ReadSstMeta(name);
   EXPECT_EQ(std::to_string(file.size()), meta.fields.at("file_size"));
-  ASSERT_TRUE(HasSstMagic(file));
-  auto footer = DecodeSstFooter(file, name);
+  ASSERT_TRUE(HasBlockBasedTableMagic(file));
+  auto footer = DecodeFooter(file, name, TableFamily::kRocksDb);
   ASSERT_TRUE(footer.ok()) << footer.status().ToString();
   EXPECT_EQ("0x88e241b785f4cff7", meta.fields.at("footer_magic"));
   EXPECT_EQ(footer->magic, kBlockBasedTableMagic);
@@ -47,9 +58,9 @@ TEST_P(GoldenSst, FooterAndHandlesMatchRocksDb) {
   EXPECT_EQ(HandleText(footer->index_handle), meta.fields.at("footer_index_handle"));
   // Re-encoding the footer gives RocksDB's 53 bytes.
   ByteVector encoded;
-  AppendSstFooter(*footer, encoded);
+  AppendFooter(*footer, encoded);
   EXPECT_EQ(ToHex(encoded), meta.fields.at("footer_hex"));
-  EXPECT_EQ(ToHex(ByteSpan(file).last(kFooterSize)), meta.fields.at("footer_hex"));
+  EXPECT_EQ(ToHex(ByteSpan(file).last(kVersionedFooterSize)), meta.fields.at("footer_hex"));
 }
 
 TEST_P(GoldenSst, MetaindexFilterBlockAndPropertiesMatchRocksDb) {
@@ -120,13 +131,13 @@ TEST_P(GoldenSst, EveryBlockChecksumVerifies) {
   int blocks = 0;
   Status s = sst->ForEachDataBlock([&](ByteSpan, const BlockHandle& h) -> Status {
     ++blocks;
-    return VerifyBlockChecksum(file, h, name, sst->footer().checksum, "data block");
+    return VerifyTrailer(file, h, name, sst->BlockOptions().trailer, "data block");
   });
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(std::to_string(blocks),
             std::to_string(sst->properties()->Number("rocksdb.num.data.blocks").value_or(0)));
   for (const BlockHandle& h : {sst->footer().index_handle, sst->footer().metaindex_handle}) {
-    Status c = VerifyBlockChecksum(file, h, name, sst->footer().checksum, "block");
+    Status c = VerifyTrailer(file, h, name, sst->BlockOptions().trailer, "block");
     EXPECT_TRUE(c.ok()) << c.ToString();
   }
 }
@@ -186,7 +197,7 @@ TEST(LevelDbTablesReadByRocksDb, OpenedWhereRocksDbOpenedThem) {
       bool any = false;
       s = sst->ForEachEntry([&](ByteSpan key, ByteSpan, const BlockHandle& h) -> Status {
         BLOOMCODEC_RETURN_IF_ERROR(
-            VerifyBlockChecksum(file, h, name, ChecksumType::kCrc32c, "data block"));
+            VerifyTrailer(file, h, name, sst->BlockOptions().trailer, "data block"));
         const ByteSpan user = UserKeyOf(key);
         if (any && std::equal(user.begin(), user.end(), last_user.begin(), last_user.end())) {
           return Status();  // an older version, hidden

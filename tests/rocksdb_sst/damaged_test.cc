@@ -7,11 +7,29 @@
 #include <string>
 
 #include "bloomcodec/format.h"
-#include "bloomcodec/rocksdb/sst_block.h"
 #include "bloomcodec/rocksdb/sst_reader.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::rocksdb {
+
+using blocktable::AppendFooter;
+using blocktable::Block;
+using blocktable::BlockCompression;
+using blocktable::BlockHandle;
+using blocktable::BlockIterator;
+using blocktable::ChecksumType;
+using blocktable::DecodeFooter;
+using blocktable::Footer;
+using blocktable::kBlockBasedTableMagic;
+using blocktable::kCuckooTableMagic;
+using blocktable::kLegacyFooterSize;
+using blocktable::kLegacyPlainTableMagic;
+using blocktable::kLegacyTableMagic;
+using blocktable::kPlainTableMagic;
+using blocktable::ReadBlock;
+using blocktable::ReadBlockOptions;
+using blocktable::TableFamily;
+
 namespace {
 
 const char kSmall[] = "rocksdb-sst/sst_ribbon_fv5_bpk10_onekey.sst";
@@ -82,36 +100,39 @@ TEST(SstDamaged, EveryChangedByteIsCaughtWhenChecksumsAreVerified) {
 
 ByteVector WithFooter(std::uint64_t magic, std::uint32_t format_version, std::uint8_t checksum) {
   ByteVector file(200, 0);
-  SstFooter f;
+  Footer f;
   f.magic = magic;
   f.format_version = format_version;
   f.checksum = static_cast<ChecksumType>(checksum);
   f.metaindex_handle = {0, 10};
   f.index_handle = {20, 10};
-  AppendSstFooter(f, file);
+  AppendFooter(f, file);
   return file;
 }
 
 TEST(SstDamaged, NewerFormatVersionsAndOtherTableKindsAreRefusedClearly) {
-  auto fv6 = DecodeSstFooter(WithFooter(kBlockBasedTableMagic, 6, 4), "fv6.sst");
+  auto fv6 =
+      DecodeFooter(WithFooter(kBlockBasedTableMagic, 6, 4), "fv6.sst", TableFamily::kRocksDb);
   ASSERT_FALSE(fv6.ok());
   EXPECT_EQ(fv6.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(fv6.status().ToString().find("format_version 6"), std::string::npos);
-  auto fv5 = DecodeSstFooter(WithFooter(kBlockBasedTableMagic, 5, 4), "fv5.sst");
+  auto fv5 =
+      DecodeFooter(WithFooter(kBlockBasedTableMagic, 5, 4), "fv5.sst", TableFamily::kRocksDb);
   EXPECT_TRUE(fv5.ok()) << fv5.status().ToString();
-  auto bad_checksum = DecodeSstFooter(WithFooter(kBlockBasedTableMagic, 5, 5), "c.sst");
+  auto bad_checksum =
+      DecodeFooter(WithFooter(kBlockBasedTableMagic, 5, 5), "c.sst", TableFamily::kRocksDb);
   ASSERT_FALSE(bad_checksum.ok());
   EXPECT_EQ(bad_checksum.status().offset(), std::optional<std::uint64_t>(200));
   for (std::uint64_t magic : {kPlainTableMagic, kLegacyPlainTableMagic, kCuckooTableMagic}) {
     ByteVector file(200, 0);
     for (int i = 0; i < 8; ++i) file.push_back(static_cast<std::uint8_t>(magic >> (8 * i)));
-    auto r = DecodeSstFooter(file, "p.sst");
+    auto r = DecodeFooter(file, "p.sst", TableFamily::kRocksDb);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
     EXPECT_NE(r.status().ToString().find("block-based tables only"), std::string::npos);
   }
   // LevelDB's magic is format_version 0 with CRC-32C and the 48-byte footer.
-  auto legacy = DecodeSstFooter(WithFooter(kLegacyBlockBasedTableMagic, 0, 1), "l.sst");
+  auto legacy = DecodeFooter(WithFooter(kLegacyTableMagic, 0, 1), "l.sst", TableFamily::kRocksDb);
   ASSERT_TRUE(legacy.ok()) << legacy.status().ToString();
   EXPECT_EQ(legacy->format_version, 0u);
   EXPECT_EQ(legacy->checksum, ChecksumType::kCrc32c);
@@ -166,10 +187,10 @@ TEST(SstDamaged, ADataBlockHandlePastTheEndIsNamedAtItsIndexEntry) {
   ByteVector file = testing::ReadFixture(kLarge);
   auto sst = SstReader::Open(file, "x");
   ASSERT_TRUE(sst.ok()) << sst.status().ToString();
-  const leveldb::Block& index = sst->index_block();
+  const Block& index = sst->index_block();
   ASSERT_EQ(index.contents().compression(), BlockCompression::kNone);
   // The last entry that holds a whole handle: its offset is the largest.
-  leveldb::BlockIterator it(index, sst->index_key_order(), sst->index_value_encoding());
+  BlockIterator it(index, sst->index_key_order(), sst->index_value_encoding());
   ASSERT_TRUE(it.SeekToFirst().ok());
   std::uint64_t entry_at = 0;
   std::size_t value_at = 0;
@@ -199,16 +220,16 @@ TEST(SstDamaged, CompressedSizeClaimsBeyondWhatTheBytesCanHoldAreRefusedBeforeAl
   ByteVector file = {0xff, 0xff, 0xff, 0xff, 0x03, 1, 2, 3, 4, 5, 6, 7};
   file.push_back(7);  // type ZSTD
   for (int i = 0; i < 4; ++i) file.push_back(0);
-  SstBlockOptions o;
-  o.checksum = ChecksumType::kNone;
-  auto r = ReadSstBlock(file, BlockHandle{0, 12}, "z.sst", o, "data block");
+  ReadBlockOptions o;
+  o.trailer = {TableFamily::kRocksDb, ChecksumType::kNone, 5};  // format_version 5 framing
+  auto r = ReadBlock(file, BlockHandle{0, 12}, "z.sst", o, "data block");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().offset(), std::optional<std::uint64_t>(0));
   EXPECT_NE(r.status().ToString().find("can expand to"), std::string::npos)
       << r.status().ToString();
   // bzip2 is refused as unsupported, not as damage.
   file[12] = 3;
-  auto bz = ReadSstBlock(file, BlockHandle{0, 12}, "z.sst", o, "data block");
+  auto bz = ReadBlock(file, BlockHandle{0, 12}, "z.sst", o, "data block");
   ASSERT_FALSE(bz.ok());
   EXPECT_EQ(bz.status().code(), StatusCode::kUnsupported);
 }

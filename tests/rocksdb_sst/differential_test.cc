@@ -37,6 +37,10 @@
 #include "rocksdb/table_properties.h"
 
 namespace bloomcodec::rocksdb {
+
+using blocktable::BlockHandle;
+using blocktable::ChecksumType;
+
 namespace {
 
 namespace fs = std::filesystem;

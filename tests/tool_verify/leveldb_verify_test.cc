@@ -14,7 +14,7 @@
 #include <set>
 
 #include "bloomcodec/byte_writer.h"
-#include "bloomcodec/leveldb/crc32c.h"
+#include "blocktable/crc32c.h"
 #include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/leveldb/table_reader.h"
 #include "tool_verify/verify_support.h"
@@ -140,12 +140,13 @@ std::vector<std::string> ZeroFirstFilter(const std::string& path) {
     const auto& tf = *table->filter();
     auto layout = leveldb::ParseFilterBlockLayout(tf.contents.bytes(), path);
     EXPECT_TRUE(layout.ok());
-    EXPECT_EQ(tf.contents.compression(), leveldb::BlockCompression::kNone);
+    EXPECT_EQ(tf.contents.compression(), blocktable::BlockCompression::kNone);
     const leveldb::FilterRange r = layout->filters[0];
     EXPECT_GT(r.size(), 1u);
     const std::uint64_t start = tf.handle.offset + r.start;
     std::fill(bytes.begin() + start, bytes.begin() + start + r.size() - 1, 0);
-    Status s = table->ForEachEntry([&](ByteSpan key, ByteSpan, const leveldb::BlockHandle& block) {
+    Status s = table->ForEachEntry([&](ByteSpan key, ByteSpan,
+                                       const blocktable::BlockHandle& block) {
       if (layout->IndexFor(block.offset) == 0) {
         served.emplace_back(AsChars(leveldb::UserKeyOf(key)));
       }
@@ -154,7 +155,7 @@ std::vector<std::string> ZeroFirstFilter(const std::string& path) {
     EXPECT_TRUE(s.ok());
     // The trailer: type byte, then the masked CRC of contents + type.
     ByteSpan contents(bytes.data() + tf.handle.offset, tf.handle.size);
-    const std::uint32_t crc = leveldb::BlockTrailerCrc(contents, 0);
+    const std::uint32_t crc = blocktable::BlockTrailerCrc(contents, 0);
     ByteVector le;
     ByteWriter(le).PutLittleU32(crc);
     std::copy(le.begin(), le.end(), bytes.begin() + tf.handle.offset + tf.handle.size + 1);
@@ -210,7 +211,7 @@ TEST_F(LevelDbDir, SingleTablesFromTableOrWithKeys) {
     options.key_kind = KeyKind::kUser;
     auto table = leveldb::TableReader::Open(bytes, tables_[0], options);
     ASSERT_TRUE(table.ok());
-    ASSERT_TRUE(table->ForEachEntry([&](ByteSpan key, ByteSpan, const leveldb::BlockHandle&) {
+    ASSERT_TRUE(table->ForEachEntry([&](ByteSpan key, ByteSpan, const blocktable::BlockHandle&) {
                        in_table.emplace(AsChars(leveldb::UserKeyOf(key)));
                        return Status();
                      }).ok());

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 
-#include "bloomcodec/leveldb/crc32c.h"
+#include "blocktable/crc32c.h"
 #include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/leveldb/table_reader.h"
 #include "bloomcodec/byte_writer.h"
@@ -68,7 +68,7 @@ TEST(VerifyTableCases, ASaturatedFilterInATableIsOverfilledAndSaidSaturated) {
     auto table = leveldb::TableReader::Open(bytes, path, options);
     ASSERT_TRUE(table.ok()) << table.status().ToString();
     const auto& tf = *table->filter();
-    ASSERT_EQ(tf.contents.compression(), leveldb::BlockCompression::kNone);
+    ASSERT_EQ(tf.contents.compression(), blocktable::BlockCompression::kNone);
     auto layout = leveldb::ParseFilterBlockLayout(tf.contents.bytes(), path);
     ASSERT_TRUE(layout.ok());
     const leveldb::FilterRange r = layout->filters[0];
@@ -77,7 +77,7 @@ TEST(VerifyTableCases, ASaturatedFilterInATableIsOverfilledAndSaidSaturated) {
     std::fill(bytes.begin() + start, bytes.begin() + start + r.size() - 1, 0xff);
     ByteSpan contents(bytes.data() + tf.handle.offset, tf.handle.size);
     ByteVector le;
-    ByteWriter(le).PutLittleU32(leveldb::BlockTrailerCrc(contents, 0));
+    ByteWriter(le).PutLittleU32(blocktable::BlockTrailerCrc(contents, 0));
     std::copy(le.begin(), le.end(), bytes.begin() + tf.handle.offset + tf.handle.size + 1);
   }
   WriteFileAt(path, bytes);

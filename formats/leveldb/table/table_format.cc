@@ -6,15 +6,18 @@
 #include <string>
 #include <vector>
 
+#include "blocktable/footer.h"
 #include "bloomcodec/format.h"
 #include "bloomcodec/leveldb/bloom.h"
-#include "bloomcodec/leveldb/footer.h"
 #include "bloomcodec/leveldb/hash.h"
 #include "bloomcodec/leveldb/table_reader.h"
 #include "bloomcodec/leveldb/table_writer.h"
 #include "leveldb/leveldb_inspect.h"
 
 namespace bloomcodec::leveldb {
+
+using blocktable::CompareKeys;
+using blocktable::KeyOrder;
 
 namespace {
 
@@ -27,7 +30,7 @@ class TableFormat final : public FormatCodec {
   std::string_view params_help() const override { return "--bits-per-key N"; }
 
   bool Claims(std::string_view, ByteSpan contents) const override {
-    return HasTableMagic(contents);
+    return blocktable::HasLegacyTableMagic(contents);
   }
 
   // A table of the keys sorted bytewise with duplicates dropped (a TableBuilder requires

@@ -15,6 +15,9 @@
 #include "leveldb/leveldb_inspect.h"
 
 namespace bloomcodec::leveldb {
+
+using blocktable::BlockHandle;
+using blocktable::Footer;
 namespace {
 
 // Structure does not depend on the key kind; only its name does. A table whose kind cannot be

@@ -5,10 +5,28 @@
 
 #include <boost/endian/conversion.hpp>
 
+#include "blocktable/block_handle.h"
 #include "bloomcodec/byte_reader.h"
 #include "bloomcodec/leveldb/bloom.h"
 
 namespace bloomcodec::leveldb {
+
+using blocktable::Block;
+using blocktable::BlockCompression;
+using blocktable::BlockContents;
+using blocktable::BlockHandle;
+using blocktable::BlockIterator;
+using blocktable::CheckHandleInFile;
+using blocktable::CompareKeys;
+using blocktable::DecodeFooter;
+using blocktable::KeyBuffer;
+using blocktable::KeyOrder;
+using blocktable::ReadBlock;
+using blocktable::ReadBlockHandle;
+using blocktable::ReadBlockOptions;
+using blocktable::TableFamily;
+using blocktable::TrailerFormatOf;
+using blocktable::VerifyBlock;
 
 namespace {
 
@@ -60,6 +78,7 @@ std::uint64_t TagOf(ByteSpan internal_key) {
 
 ReadBlockOptions TableReader::BlockOptions() const {
   ReadBlockOptions o;
+  o.trailer = TrailerFormatOf(footer_, TableFamily::kLevelDb);
   o.verify_checksum = options_.verify_checksums;
   o.max_uncompressed_size = options_.max_uncompressed_block_size;
   return o;
@@ -78,7 +97,7 @@ Result<TableReader> TableReader::Open(ByteSpan file, std::string source,
     }
     t.sequence_ = *options.sequence;
   }
-  BLOOMCODEC_ASSIGN_OR_RETURN(t.footer_, DecodeFooter(file, t.source_));
+  BLOOMCODEC_ASSIGN_OR_RETURN(t.footer_, DecodeFooter(file, t.source_, TableFamily::kLevelDb));
   BLOOMCODEC_ASSIGN_OR_RETURN(
       BlockContents index_raw,
       ReadBlock(file, t.footer_.index_handle, t.source_, t.BlockOptions(), "index block"));

@@ -13,6 +13,8 @@
 
 namespace bloomcodec::leveldb {
 
+using blocktable::BlockHandle;
+
 namespace {
 
 namespace fs = std::filesystem;

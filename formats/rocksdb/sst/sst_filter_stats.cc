@@ -8,6 +8,12 @@
 
 namespace bloomcodec::rocksdb {
 
+using blocktable::Block;
+using blocktable::BlockContents;
+using blocktable::BlockFooterLayout;
+using blocktable::BlockHandle;
+using blocktable::ReadBlock;
+
 namespace {
 
 // splitmix64: a fixed, portable stream, so that a measured rate is reproducible.
@@ -36,26 +42,26 @@ double MeasureFp(const FullFilterReader& f) {
 Result<SstFilterStats> ComputeSstFilterStats(const SstReader& sst) {
   SstFilterStats stats;
   if (!sst.filter()) return stats;
-  std::vector<leveldb::BlockContents> blocks;
+  std::vector<BlockContents> blocks;
   if (sst.filter()->placement == FilterPlacement::kFull) {
     blocks.push_back(sst.filter()->contents);
   } else {
     BLOOMCODEC_ASSIGN_OR_RETURN(
-        leveldb::Block index,
-        leveldb::Block::Parse(sst.filter()->contents, sst.source(), "filter partition index",
-                              leveldb::BlockFooterLayout::kRocksDb));
+        Block index,
+        Block::Parse(sst.filter()->contents, sst.source(), "filter partition index",
+                     BlockFooterLayout::kRocksDb));
     BLOOMCODEC_RETURN_IF_ERROR(
         sst.ForEachIndexEntry(index, [&](ByteSpan, const BlockHandle& h) -> Status {
           BLOOMCODEC_ASSIGN_OR_RETURN(
-              leveldb::BlockContents c,
-              ReadSstBlock(sst.file(), h, sst.source(), sst.BlockOptions(), "filter partition"));
+              BlockContents c,
+              ReadBlock(sst.file(), h, sst.source(), sst.BlockOptions(), "filter partition"));
           blocks.push_back(std::move(c));
           return Status();
         }));
   }
   double weighted = 0;
   double total = 0;
-  for (const leveldb::BlockContents& c : blocks) {
+  for (const BlockContents& c : blocks) {
     BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f,
                                 FullFilterReader::Parse(c.bytes(), sst.source()));
     ++stats.filters;

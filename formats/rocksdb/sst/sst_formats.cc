@@ -5,13 +5,16 @@
 #include <numeric>
 #include <vector>
 
-#include "bloomcodec/rocksdb/sst_block.h"
 #include "bloomcodec/rocksdb/sst_reader.h"
 #include "bloomcodec/rocksdb/sst_writer.h"
 #include "formats/rocksdb/family.h"
 #include "sst_inspect.h"
 
 namespace bloomcodec::rocksdb {
+
+using blocktable::CompareKeys;
+using blocktable::HasBlockBasedTableMagic;
+using blocktable::KeyOrder;
 
 namespace {
 
@@ -28,7 +31,7 @@ class SstFormat final : public FormatCodec {
   // RocksDB also writes for format_version 0) is left to leveldb-table; --format rocksdb-sst
   // reads it as RocksDB would.
   bool Claims(std::string_view, ByteSpan contents) const override {
-    return HasSstMagic(contents);
+    return HasBlockBasedTableMagic(contents);
   }
 
   // An SST of the keys sorted bytewise with duplicates dropped (SstFileWriter requires strictly
@@ -44,7 +47,7 @@ class SstFormat final : public FormatCodec {
     std::vector<std::size_t> order(keys.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     auto less = [&](std::size_t x, std::size_t y) {
-      return leveldb::CompareKeys(leveldb::KeyOrder::kBytewise, keys[x], keys[y]) < 0;
+      return CompareKeys(KeyOrder::kBytewise, keys[x], keys[y]) < 0;
     };
     std::stable_sort(order.begin(), order.end(), less);
     KeyList sorted;

@@ -11,6 +11,17 @@
 
 namespace bloomcodec::rocksdb {
 
+using blocktable::Block;
+using blocktable::BlockCompression;
+using blocktable::BlockContents;
+using blocktable::BlockFooterLayout;
+using blocktable::BlockHandle;
+using blocktable::CheckHandleInFile;
+using blocktable::ChecksumTypeName;
+using blocktable::CompressionName;
+using blocktable::Footer;
+using blocktable::ReadBlock;
+
 namespace {
 
 Document HandleDoc(const BlockHandle& h) {
@@ -40,7 +51,7 @@ Document PropertyValue(const TableProperty& p) {
   return d;
 }
 
-Document FooterDoc(const SstFooter& f) {
+Document FooterDoc(const Footer& f) {
   Document d;
   d["magic"] = Hex64(f.magic);
   d["legacy_magic"] = f.legacy();
@@ -91,7 +102,7 @@ Document PropertiesDoc(const SstReader& sst) {
 Result<std::string> BlockCompressionName(const SstReader& sst, const BlockHandle& h,
                                          std::string_view what) {
   BLOOMCODEC_RETURN_IF_ERROR(
-      leveldb::CheckHandleInFile(h, sst.file().size(), sst.source(), what));
+      CheckHandleInFile(h, sst.file().size(), sst.source(), what));
   const auto type = static_cast<BlockCompression>(sst.file()[h.offset + h.size]);
   return std::string(CompressionName(type));
 }
@@ -116,14 +127,14 @@ Result<Document> FilterDoc(const SstReader& sst) {
   } else {
     Document parts = Document::array();
     BLOOMCODEC_ASSIGN_OR_RETURN(
-        leveldb::Block index,
-        leveldb::Block::Parse(f.contents, sst.source(), "filter partition index",
-                              leveldb::BlockFooterLayout::kRocksDb));
+        Block index,
+        Block::Parse(f.contents, sst.source(), "filter partition index",
+                     BlockFooterLayout::kRocksDb));
     BLOOMCODEC_RETURN_IF_ERROR(
         sst.ForEachIndexEntry(index, [&](ByteSpan key, const BlockHandle& h) -> Status {
           BLOOMCODEC_ASSIGN_OR_RETURN(
-              leveldb::BlockContents c,
-              ReadSstBlock(sst.file(), h, sst.source(), sst.BlockOptions(), "filter partition"));
+              BlockContents c,
+              ReadBlock(sst.file(), h, sst.source(), sst.BlockOptions(), "filter partition"));
           BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader r,
                                       FullFilterReader::Parse(c.bytes(), sst.source()));
           Document p = HandleDoc(h);

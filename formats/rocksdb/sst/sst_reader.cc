@@ -8,14 +8,24 @@
 
 namespace bloomcodec::rocksdb {
 
-namespace {
+using blocktable::Block;
+using blocktable::BlockCompression;
+using blocktable::BlockContents;
+using blocktable::BlockFooterLayout;
+using blocktable::BlockHandle;
+using blocktable::BlockIterator;
+using blocktable::CheckHandleInFile;
+using blocktable::CompareKeys;
+using blocktable::DecodeFooter;
+using blocktable::kBlockTrailerSize;
+using blocktable::KeyOrder;
+using blocktable::ReadBlockHandle;
+using blocktable::ReadBlockOptions;
+using blocktable::TableFamily;
+using blocktable::TrailerFormatOf;
+using blocktable::ValueEncoding;
 
-using leveldb::Block;
-using leveldb::BlockContents;
-using leveldb::BlockFooterLayout;
-using leveldb::BlockIterator;
-using leveldb::KeyOrder;
-using leveldb::ValueEncoding;
+namespace {
 
 // Properties RocksDB 7.8 writes as varint64 (table/meta_blocks.cc AddTableProperty and the
 // names of table_properties.cc).
@@ -134,8 +144,9 @@ Result<TableProperties> ParseProperties(const Block& block) {
   return props;
 }
 
-SstBlockOptions SstReader::BlockOptions() const {
-  SstBlockOptions o = BlockOptionsFor(footer_);
+ReadBlockOptions SstReader::BlockOptions() const {
+  ReadBlockOptions o;
+  o.trailer = TrailerFormatOf(footer_, TableFamily::kRocksDb);
   o.verify_checksum = options_.verify_checksums;
   o.max_uncompressed_size = options_.max_uncompressed_block_size;
   return o;
@@ -154,7 +165,7 @@ ValueEncoding SstReader::index_value_encoding() const {
 
 Result<Block> SstReader::ReadBlock(const BlockHandle& handle, std::string_view what) const {
   BLOOMCODEC_ASSIGN_OR_RETURN(BlockContents contents,
-                              ReadSstBlock(file_, handle, source_, BlockOptions(), what));
+                              blocktable::ReadBlock(file_, handle, source_, BlockOptions(), what));
   return Block::Parse(std::move(contents), source_, what, BlockFooterLayout::kRocksDb);
 }
 
@@ -164,7 +175,7 @@ Result<SstReader> SstReader::Open(ByteSpan file, std::string source,
   r.source_ = std::move(source);
   r.file_ = file;
   r.options_ = options;
-  BLOOMCODEC_ASSIGN_OR_RETURN(r.footer_, DecodeSstFooter(file, r.source_));
+  BLOOMCODEC_ASSIGN_OR_RETURN(r.footer_, DecodeFooter(file, r.source_, TableFamily::kRocksDb));
   BLOOMCODEC_ASSIGN_OR_RETURN(r.metaindex_, r.ReadBlock(r.footer_.metaindex_handle,
                                                         "metaindex block"));
   BLOOMCODEC_RETURN_IF_ERROR(r.ReadMetaindex());
@@ -187,7 +198,7 @@ Status SstReader::ReadMetaindex() {
       e.value_at += static_cast<std::uint64_t>(e.value.data() - metaindex_.contents().bytes().data());
     }
     ByteReader hr(e.value, source_, e.value_at);
-    Result<BlockHandle> h = leveldb::ReadBlockHandle(hr, "meta block handle");
+    Result<BlockHandle> h = ReadBlockHandle(hr, "meta block handle");
     if (h.ok() && hr.at_end()) e.handle = *h;
     metaindex_entries_.push_back(std::move(e));
     BLOOMCODEC_RETURN_IF_ERROR(it.Next());
@@ -203,8 +214,8 @@ Status SstReader::ReadPropertiesBlock() {
       return Status::Corrupt(source_, metaindex_.contents().file_offset(),
                              "a block handle as the value of " + PrintableName(e.key));
     }
-    BLOOMCODEC_RETURN_IF_ERROR(leveldb::CheckHandleInFile(*e.handle, file_.size(), source_,
-                                                          e.value_at, "properties block"));
+    BLOOMCODEC_RETURN_IF_ERROR(CheckHandleInFile(*e.handle, file_.size(), source_, e.value_at,
+                                                 "properties block"));
     BLOOMCODEC_ASSIGN_OR_RETURN(properties_block_, ReadBlock(*e.handle, "properties block"));
     BLOOMCODEC_ASSIGN_OR_RETURN(properties_, ParseProperties(properties_block_));
     properties_handle_ = *e.handle;
@@ -244,9 +255,9 @@ Status SstReader::FindFilter() {
     const std::string what =
         f.placement == FilterPlacement::kFull ? "filter block" : "filter partition index";
     BLOOMCODEC_RETURN_IF_ERROR(
-        leveldb::CheckHandleInFile(f.handle, file_.size(), source_, e.value_at, what));
-    BLOOMCODEC_ASSIGN_OR_RETURN(f.contents,
-                                ReadSstBlock(file_, f.handle, source_, BlockOptions(), what));
+        CheckHandleInFile(f.handle, file_.size(), source_, e.value_at, what));
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        f.contents, blocktable::ReadBlock(file_, f.handle, source_, BlockOptions(), what));
     if (f.placement == FilterPlacement::kPartitioned) {
       BLOOMCODEC_ASSIGN_OR_RETURN(
           Block b, Block::Parse(f.contents, source_, what, BlockFooterLayout::kRocksDb));
@@ -271,12 +282,12 @@ Result<BlockHandle> SstReader::DecodeIndexValue(const Block& block, std::size_t 
     if (!zigzag.ok()) return block.ErrorAt(entry_position, "a varint64 size delta");
     const auto delta = static_cast<std::int64_t>((*zigzag >> 1) ^ (~(*zigzag & 1) + 1));
     BlockHandle h;
-    h.offset = previous->offset + previous->size + leveldb::kBlockTrailerSize;
+    h.offset = previous->offset + previous->size + kBlockTrailerSize;
     h.size = previous->size + static_cast<std::uint64_t>(delta);
     BLOOMCODEC_RETURN_IF_ERROR(CheckIndexedBlockInFile(block, entry_position, h));
     return h;
   }
-  Result<BlockHandle> h = leveldb::ReadBlockHandle(r, "index entry's block handle");
+  Result<BlockHandle> h = ReadBlockHandle(r, "index entry's block handle");
   if (!h.ok()) return block.ErrorAt(entry_position, "a block handle as the index value");
   BLOOMCODEC_RETURN_IF_ERROR(CheckIndexedBlockInFile(block, entry_position, *h));
   return *h;
@@ -286,7 +297,7 @@ Result<BlockHandle> SstReader::DecodeIndexValue(const Block& block, std::size_t 
 // the file) rather than the offset the handle claims, which may lie past the end.
 Status SstReader::CheckIndexedBlockInFile(const Block& block, std::size_t entry_position,
                                           const BlockHandle& h) const {
-  if (leveldb::CheckHandleInFile(h, file_.size(), source_, 0, "").ok()) return Status();
+  if (CheckHandleInFile(h, file_.size(), source_, 0, "").ok()) return Status();
   return block.ErrorAt(entry_position,
                        "a block handle inside the file (" + std::to_string(file_.size()) +
                            " bytes, block + 5-byte trailer)",
@@ -361,11 +372,11 @@ Result<std::optional<BlockHandle>> SstReader::SeekIndexBlock(const Block& block,
   // A delta-encoded entry needs its predecessors' handles, or the last entry is wanted: walk.
   std::optional<BlockHandle> found;
   std::optional<BlockHandle> last;
-  const leveldb::KeyOrder order = index_key_order();
+  const KeyOrder order = index_key_order();
   BLOOMCODEC_RETURN_IF_ERROR(
       ForEachIndexEntry(block, [&](ByteSpan key, const BlockHandle& h) -> Status {
         last = h;
-        if (!found && leveldb::CompareKeys(order, key, lookup) >= 0) found = h;
+        if (!found && CompareKeys(order, key, lookup) >= 0) found = h;
         return Status();
       }));
   if (!found && last_if_past) found = last;

@@ -3,12 +3,21 @@
 #include <map>
 #include <string>
 
+#include "blocktable/block_builder.h"
 #include "bloomcodec/byte_writer.h"
-#include "bloomcodec/leveldb/table_writer.h"
 #include "bloomcodec/rocksdb/sst_reader.h"
 #include "bloomcodec/rocksdb/sst_writer.h"
 
 namespace bloomcodec::rocksdb {
+
+using blocktable::AppendBlockHandle;
+using blocktable::AppendFooter;
+using blocktable::BlockBuilder;
+using blocktable::BlockChecksum;
+using blocktable::BlockHandle;
+using blocktable::ChecksumType;
+using blocktable::Footer;
+using blocktable::kBlockTrailerSize;
 
 namespace {
 
@@ -21,7 +30,7 @@ ByteVector Varint(std::uint64_t v) {
 // A block (with its 5-byte trailer) copied from `file`; returns its new handle.
 BlockHandle CopyBlock(ByteSpan file, const BlockHandle& h, ByteVector& out) {
   BlockHandle moved{out.size(), h.size};
-  const ByteSpan whole = file.subspan(h.offset, h.size + leveldb::kBlockTrailerSize);
+  const ByteSpan whole = file.subspan(h.offset, h.size + kBlockTrailerSize);
   out.insert(out.end(), whole.begin(), whole.end());
   return moved;
 }
@@ -58,7 +67,7 @@ Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> 
   bool any = false;
   std::uint64_t data_end = 0;
   BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachEntry([&](ByteSpan key, ByteSpan, const BlockHandle& h) {
-    data_end = std::max(data_end, h.offset + h.size + leveldb::kBlockTrailerSize);
+    data_end = std::max(data_end, h.offset + h.size + kBlockTrailerSize);
     const ByteSpan user = UserKeyOf(key);
     if (any && std::equal(user.begin(), user.end(), last.begin(), last.end())) return Status();
     keys.Add(user);
@@ -67,7 +76,7 @@ Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> 
     return Status();
   }));
   BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachDataBlock([&](ByteSpan, const BlockHandle& h) {
-    data_end = std::max(data_end, h.offset + h.size + leveldb::kBlockTrailerSize);
+    data_end = std::max(data_end, h.offset + h.size + kBlockTrailerSize);
     return Status();
   }));
 
@@ -118,23 +127,23 @@ Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> 
     props["rocksdb.filter.size"] = Varint(0);
     props["rocksdb.num.filter_entries"] = Varint(0);
   }
-  leveldb::BlockBuilder properties(1);
+  BlockBuilder properties(1);
   for (const auto& [name, value] : props) {
     properties.Add(ByteSpan(reinterpret_cast<const std::uint8_t*>(name.data()), name.size()),
                    value);
   }
   meta[std::string(kPropertiesBlockName)] = WriteBlock(properties.Finish(), checksum, out);
 
-  leveldb::BlockBuilder metaindex(1);
+  BlockBuilder metaindex(1);
   for (const auto& [name, handle] : meta) {
     ByteVector h;
-    leveldb::AppendBlockHandle(handle, h);
+    AppendBlockHandle(handle, h);
     metaindex.Add(ByteSpan(reinterpret_cast<const std::uint8_t*>(name.data()), name.size()), h);
   }
-  SstFooter footer = sst.footer();
+  Footer footer = sst.footer();
   footer.metaindex_handle = WriteBlock(metaindex.Finish(), checksum, out);
   footer.index_handle = index;
-  AppendSstFooter(footer, out);
+  AppendFooter(footer, out);
   return out;
 }
 

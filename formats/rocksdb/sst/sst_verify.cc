@@ -14,12 +14,20 @@
 
 namespace bloomcodec::rocksdb {
 
+using blocktable::Block;
+using blocktable::BlockFooterLayout;
+using blocktable::BlockHandle;
+using blocktable::BlockIterator;
+using blocktable::CompareKeys;
+using blocktable::HasBlockBasedTableMagic;
+using blocktable::KeyOrder;
+using blocktable::TrailerFormat;
+using blocktable::VerifyBlock;
+using blocktable::VerifyTrailer;
+
 namespace {
 
 namespace fs = std::filesystem;
-using leveldb::Block;
-using leveldb::BlockIterator;
-using leveldb::KeyOrder;
 
 bool IsSstName(std::string_view name) {
   if (name.ends_with(".gz")) name.remove_suffix(3);
@@ -33,35 +41,35 @@ class StructureCheck {
   explicit StructureCheck(const SstReader& sst) : sst_(sst) {}
 
   Status Run() {
-    const ChecksumType checksum = sst_.footer().checksum;
+    const TrailerFormat trailer = sst_.BlockOptions().trailer;
     const std::string& src = sst_.source();
-    BLOOMCODEC_RETURN_IF_ERROR(VerifyBlockChecksum(sst_.file(), sst_.footer().metaindex_handle,
-                                                   src, checksum, "metaindex block"));
-    BLOOMCODEC_RETURN_IF_ERROR(VerifyBlockChecksum(sst_.file(), sst_.footer().index_handle, src,
-                                                   checksum, "index block"));
+    BLOOMCODEC_RETURN_IF_ERROR(VerifyTrailer(sst_.file(), sst_.footer().metaindex_handle, src,
+                                             trailer, "metaindex block"));
+    BLOOMCODEC_RETURN_IF_ERROR(VerifyTrailer(sst_.file(), sst_.footer().index_handle, src,
+                                             trailer, "index block"));
     BLOOMCODEC_RETURN_IF_ERROR(
-        leveldb::VerifyBlock(sst_.metaindex_block(), KeyOrder::kBytewise).status());
+        VerifyBlock(sst_.metaindex_block(), KeyOrder::kBytewise).status());
     for (const SstMetaindexEntry& e : sst_.metaindex()) {
       if (!e.handle) continue;
-      BLOOMCODEC_RETURN_IF_ERROR(VerifyBlockChecksum(sst_.file(), *e.handle, src, checksum,
-                                                     "meta block " + PrintableName(e.key)));
+      BLOOMCODEC_RETURN_IF_ERROR(VerifyTrailer(sst_.file(), *e.handle, src, trailer,
+                                               "meta block " + PrintableName(e.key)));
     }
-    BLOOMCODEC_RETURN_IF_ERROR(leveldb::VerifyBlock(sst_.index_block(), sst_.index_key_order(),
-                                                    sst_.index_value_encoding())
-                                   .status());
+    BLOOMCODEC_RETURN_IF_ERROR(
+        VerifyBlock(sst_.index_block(), sst_.index_key_order(), sst_.index_value_encoding())
+            .status());
     BLOOMCODEC_RETURN_IF_ERROR(sst_.ForEachIndexPartition([&](ByteSpan, const BlockHandle& h) {
       return CheckIndexBlock(h, "index partition");
     }));
     if (sst_.filter() && sst_.filter()->placement == FilterPlacement::kPartitioned) {
       BLOOMCODEC_ASSIGN_OR_RETURN(
           Block index, Block::Parse(sst_.filter()->contents, src, "filter partition index",
-                                    leveldb::BlockFooterLayout::kRocksDb));
+                                    BlockFooterLayout::kRocksDb));
       BLOOMCODEC_RETURN_IF_ERROR(
-          leveldb::VerifyBlock(index, sst_.index_key_order(), sst_.index_value_encoding())
+          VerifyBlock(index, sst_.index_key_order(), sst_.index_value_encoding())
               .status());
       BLOOMCODEC_RETURN_IF_ERROR(
           sst_.ForEachIndexEntry(index, [&](ByteSpan, const BlockHandle& h) {
-            return VerifyBlockChecksum(sst_.file(), h, src, checksum, "filter partition");
+            return VerifyTrailer(sst_.file(), h, src, trailer, "filter partition");
           }));
     }
     BLOOMCODEC_RETURN_IF_ERROR(sst_.ForEachDataBlock(
@@ -82,16 +90,16 @@ class StructureCheck {
  private:
   Status CheckIndexBlock(const BlockHandle& h, std::string_view what) {
     BLOOMCODEC_RETURN_IF_ERROR(
-        VerifyBlockChecksum(sst_.file(), h, sst_.source(), sst_.footer().checksum, what));
+        VerifyTrailer(sst_.file(), h, sst_.source(), sst_.BlockOptions().trailer, what));
     BLOOMCODEC_ASSIGN_OR_RETURN(Block b, sst_.ReadBlock(h, what));
-    return leveldb::VerifyBlock(b, sst_.index_key_order(), sst_.index_value_encoding()).status();
+    return VerifyBlock(b, sst_.index_key_order(), sst_.index_value_encoding()).status();
   }
 
   Status CheckDataBlock(ByteSpan index_key, const BlockHandle& h) {
     BLOOMCODEC_RETURN_IF_ERROR(
-        VerifyBlockChecksum(sst_.file(), h, sst_.source(), sst_.footer().checksum, "data block"));
+        VerifyTrailer(sst_.file(), h, sst_.source(), sst_.BlockOptions().trailer, "data block"));
     BLOOMCODEC_ASSIGN_OR_RETURN(Block b, sst_.ReadBlock(h, "data block"));
-    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t n, leveldb::VerifyBlock(b, KeyOrder::kInternal));
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t n, VerifyBlock(b, KeyOrder::kInternal));
     if (n == 0) return Status();
     // The index key must not sort before the block's last key.
     BlockIterator it(b, KeyOrder::kInternal);
@@ -102,7 +110,7 @@ class StructureCheck {
       BLOOMCODEC_RETURN_IF_ERROR(it.Next());
     }
     const ByteSpan compared = sst_.index_key_is_user_key() ? UserKeyOf(last) : ByteSpan(last);
-    if (leveldb::CompareKeys(sst_.index_key_order(), index_key, compared) < 0) {
+    if (CompareKeys(sst_.index_key_order(), index_key, compared) < 0) {
       return Status::Corrupt(sst_.source(), h.offset,
                              "an index key at or after the data block's last key",
                              ToHex(index_key) + " < " + ToHex(compared));
@@ -163,7 +171,7 @@ bool LooksLikeRocksDb(const std::string& dir) {
     if (has_current && name.starts_with("OPTIONS-")) return true;
     if (IsSstName(name)) {
       Result<InputFile> in = InputFile::Open(it->path().string());
-      if (in.ok() && HasSstMagic(in->bytes())) return true;
+      if (in.ok() && HasBlockBasedTableMagic(in->bytes())) return true;
     }
   }
   return false;

@@ -4,15 +4,24 @@
 #include <map>
 #include <string>
 
+#include "blocktable/block_builder.h"
 #include "bloomcodec/byte_writer.h"
-#include "bloomcodec/leveldb/table_writer.h"
 #include "bloomcodec/rocksdb/sst_reader.h"
 
 namespace bloomcodec::rocksdb {
 
-namespace {
+using blocktable::AppendBlockHandle;
+using blocktable::AppendFooter;
+using blocktable::BlockBuilder;
+using blocktable::BlockChecksum;
+using blocktable::BlockHandle;
+using blocktable::CompareKeys;
+using blocktable::Footer;
+using blocktable::kBlockBasedTableMagic;
+using blocktable::kBlockTrailerSize;
+using blocktable::KeyOrder;
 
-using leveldb::BlockBuilder;
+namespace {
 
 // The tag SstFileWriter gives every key: sequence 0, kTypeValue (1).
 constexpr std::uint8_t kTypeValue = 1;
@@ -52,7 +61,7 @@ ByteVector Fixed32(std::uint32_t v) {
 ByteVector Text(std::string_view s) { return ByteVector(s.begin(), s.end()); }
 
 int CompareBytes(ByteSpan a, ByteSpan b) {
-  return leveldb::CompareKeys(leveldb::KeyOrder::kBytewise, a, b);
+  return CompareKeys(KeyOrder::kBytewise, a, b);
 }
 
 }  // namespace
@@ -89,7 +98,7 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
     const BlockHandle h = w.WriteBlock(data.Finish());
     data.Reset();
     ByteVector handle;
-    leveldb::AppendBlockHandle(h, handle);
+    AppendBlockHandle(h, handle);
     // The block's last user key is a valid separator (RocksDB would shorten it).
     index.Add(last_user_key, handle);
     ++data_blocks;
@@ -134,7 +143,7 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
   props["rocksdb.fixed.key.length"] = Varint(0);
   props["rocksdb.format.version"] = Varint(0);
   props["rocksdb.index.key.is.user.key"] = Varint(1);
-  props["rocksdb.index.size"] = Varint(index_contents.size() + leveldb::kBlockTrailerSize);
+  props["rocksdb.index.size"] = Varint(index_contents.size() + kBlockTrailerSize);
   props["rocksdb.index.value.is.delta.encoded"] = Varint(0);
   props["rocksdb.merge.operands"] = Varint(0);
   props["rocksdb.num.data.blocks"] = Varint(data_blocks);
@@ -150,20 +159,20 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
 
   BlockBuilder metaindex(1);
   ByteVector fh, ph;
-  leveldb::AppendBlockHandle(filter_handle, fh);
-  leveldb::AppendBlockHandle(properties_handle, ph);
+  AppendBlockHandle(filter_handle, fh);
+  AppendBlockHandle(properties_handle, ph);
   const std::string filter_key = "fullfilter." + std::string(kBuiltinFilterName);
   metaindex.Add(Text(filter_key), fh);  // "fullfilter..." < "rocksdb.properties"
   metaindex.Add(Text(kPropertiesBlockName), ph);
   const BlockHandle metaindex_handle = w.WriteBlock(metaindex.Finish());
 
-  SstFooter footer;
+  Footer footer;
   footer.magic = kBlockBasedTableMagic;
   footer.format_version = options.filter == FilterEncoding::kLegacyBloom ? 4 : 5;
   footer.checksum = options.checksum;
   footer.metaindex_handle = metaindex_handle;
   footer.index_handle = index_handle;
-  AppendSstFooter(footer, w.out());
+  AppendFooter(footer, w.out());
   return std::move(w.out());
 }
 

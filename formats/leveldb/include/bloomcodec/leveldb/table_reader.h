@@ -33,12 +33,12 @@
 #include <string_view>
 #include <vector>
 
+#include "blocktable/block.h"   // internal for now: BlockHandle, Block, KeyOrder in this API
+#include "blocktable/footer.h"
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
-#include "bloomcodec/leveldb/block.h"
 #include "bloomcodec/leveldb/filter_block.h"
-#include "bloomcodec/leveldb/footer.h"
 #include "bloomcodec/leveldb/hash.h"
 #include "bloomcodec/status.h"
 
@@ -57,12 +57,12 @@ struct TableOpenOptions {
   bool verify_checksums = false;
   KeyKind key_kind = KeyKind::kAuto;
   std::optional<std::uint64_t> sequence;  // user tables: the lookup snapshot; <= kMaxSequenceNumber
-  std::uint64_t max_uncompressed_block_size = kMaxUncompressedBlockSize;
+  std::uint64_t max_uncompressed_block_size = blocktable::kMaxUncompressedBlockSize;
 };
 
 struct MetaindexEntry {
   std::string key;
-  ByteVector value;              // normally an encoded BlockHandle
+  ByteVector value;              // normally an encoded blocktable::BlockHandle
   std::uint64_t value_offset;    // absolute; the block's offset when it is Snappy-compressed
 };
 
@@ -70,15 +70,15 @@ struct TableFilter {
   std::string metaindex_key;  // "filter." + policy name
   bool legacy_v117 = false;   // leveldb.BuiltinBloomFilter: LevelDB <= 1.17's name and hash
   HashFlavor flavor = HashFlavor::kUnsignedTail;
-  BlockHandle handle;
-  BlockContents contents;
+  blocktable::BlockHandle handle;
+  blocktable::BlockContents contents;
 };
 
 // What the read path did for one probe (tests, inspect).
 struct LookupTrace {
   bool in_range = true;        // user tables: within [smallest, largest] user key
   bool block_found = false;    // the index seek found an entry
-  BlockHandle block;           // that data block
+  blocktable::BlockHandle block;  // that data block
   bool filter_asked = false;
   bool answer = false;
 };
@@ -90,15 +90,16 @@ class TableReader {
 
   const std::string& source() const { return source_; }
   ByteSpan file() const { return file_; }
-  const Footer& footer() const { return footer_; }
-  const Block& index_block() const { return index_; }
-  const Block& metaindex_block() const { return metaindex_; }
+  const blocktable::Footer& footer() const { return footer_; }
+  const blocktable::Block& index_block() const { return index_; }
+  const blocktable::Block& metaindex_block() const { return metaindex_; }
   const std::vector<MetaindexEntry>& metaindex() const { return metaindex_entries_; }
   const std::optional<TableFilter>& filter() const { return filter_; }
   // kUser or kPlain (kAuto is resolved by Open, or Open fails).
   KeyKind key_kind() const { return key_kind_; }
-  KeyOrder key_order() const {
-    return key_kind_ == KeyKind::kUser ? KeyOrder::kInternal : KeyOrder::kBytewise;
+  blocktable::KeyOrder key_order() const {
+    return key_kind_ == KeyKind::kUser ? blocktable::KeyOrder::kInternal
+                                       : blocktable::KeyOrder::kBytewise;
   }
   std::uint64_t lookup_sequence() const { return sequence_; }
 
@@ -110,11 +111,12 @@ class TableReader {
 
   // Every data block in index order with its index key (the separator LevelDB stored).
   Status ForEachDataBlock(
-      const std::function<Status(ByteSpan index_key, const BlockHandle& handle)>& fn) const;
+      const std::function<Status(ByteSpan index_key, const blocktable::BlockHandle& handle)>& fn)
+      const;
   // Every entry in file order. Keys are as stored (internal keys in user tables).
   Status ForEachEntry(const std::function<Status(ByteSpan key, ByteSpan value,
-                                                 const BlockHandle& block)>& fn) const;
-  Result<Block> ReadDataBlock(const BlockHandle& handle) const;
+                                                 const blocktable::BlockHandle& block)>& fn) const;
+  Result<blocktable::Block> ReadDataBlock(const blocktable::BlockHandle& handle) const;
 
   // Checks every block (CRC when verify_checksums, structure, key order, index separators
   // bracketing their blocks, tag types in user tables), the filter block's layout, that every
@@ -128,14 +130,14 @@ class TableReader {
   Status ReadMetaindex();
   Status ResolveKeyKind(KeyKind requested);
   Status LoadUserKeyRange();
-  ReadBlockOptions BlockOptions() const;
+  blocktable::ReadBlockOptions BlockOptions() const;
 
   std::string source_;
   ByteSpan file_;
   TableOpenOptions options_;
-  Footer footer_;
-  Block index_;
-  Block metaindex_;
+  blocktable::Footer footer_;
+  blocktable::Block index_;
+  blocktable::Block metaindex_;
   std::vector<MetaindexEntry> metaindex_entries_;
   std::optional<TableFilter> filter_;
   std::optional<FilterBlockReader> filter_reader_;

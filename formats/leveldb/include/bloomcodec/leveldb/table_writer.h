@@ -21,11 +21,13 @@
 #include <optional>
 #include <string_view>
 
+#include "blocktable/block_builder.h"  // internal for now: TableWriter holds BlockBuilders
+#include "blocktable/block_handle.h"
+#include "blocktable/trailer.h"
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/format.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
-#include "bloomcodec/leveldb/footer.h"
 #include "bloomcodec/leveldb/table_reader.h"
 #include "bloomcodec/status.h"
 
@@ -34,32 +36,12 @@ namespace bloomcodec::leveldb {
 struct TableWriteOptions {
   std::size_t block_size = 4096;   // LevelDB's default; a DB clamps to >= 1024, a builder does not
   int restart_interval = 16;       // >= 1
-  BlockCompression compression = BlockCompression::kNone;
+  blocktable::BlockCompression compression = blocktable::BlockCompression::kNone;
   std::optional<BloomPolicy> filter;  // none: no filter block, empty metaindex
   KeyKind key_kind = KeyKind::kPlain;  // kUser: keys are internal keys (database table)
   // LevelDB shortens index keys (FindShortestSeparator / FindShortSuccessor). Off: every index
   // key is its block's last key, which LevelDB reads just as well.
   bool shorten_index_keys = true;
-};
-
-// Builds one block (LevelDB's BlockBuilder): prefix-compressed entries and restart points.
-class BlockBuilder {
- public:
-  explicit BlockBuilder(int restart_interval);
-  void Add(ByteSpan key, ByteSpan value);  // keys increasing; checked by the caller
-  ByteSpan Finish();                        // appends the restart array; valid until Reset
-  void Reset();
-  // LevelDB's CurrentSizeEstimate: bytes so far + restart array + count.
-  std::size_t SizeEstimate() const { return buffer_.size() + 4 * restarts_.size() + 4; }
-  bool empty() const { return buffer_.empty(); }
-
- private:
-  int restart_interval_;
-  ByteVector buffer_;
-  std::vector<std::uint32_t> restarts_;
-  int counter_ = 0;
-  bool finished_ = false;
-  ByteVector last_key_;
 };
 
 class TableWriter {
@@ -76,19 +58,19 @@ class TableWriter {
 
  private:
   void FlushDataBlock();
-  BlockHandle WriteBlock(BlockBuilder& block);
-  BlockHandle WriteRawBlock(ByteSpan contents, BlockCompression type);
+  blocktable::BlockHandle WriteBlock(blocktable::BlockBuilder& block);
+  blocktable::BlockHandle WriteRawBlock(ByteSpan contents, blocktable::BlockCompression type);
 
   TableWriteOptions options_;
-  KeyOrder order_;
+  blocktable::KeyOrder order_;
   ByteVector out_;
-  BlockBuilder data_block_;
-  BlockBuilder index_block_;
+  blocktable::BlockBuilder data_block_;
+  blocktable::BlockBuilder index_block_;
   std::optional<FilterBlockBuilder> filter_;
   ByteVector last_key_;
   std::uint64_t num_entries_ = 0;
   bool pending_index_entry_ = false;
-  BlockHandle pending_handle_;
+  blocktable::BlockHandle pending_handle_;
   ByteVector separator_;    // scratch
   ByteVector compressed_;   // scratch
   bool finished_ = false;
@@ -97,8 +79,8 @@ class TableWriter {
 // LevelDB's BytewiseComparator::FindShortestSeparator / FindShortSuccessor, and the
 // InternalKeyComparator versions (which shorten the user key and append the tag
 // (kMaxSequenceNumber, type 1) only when the user key got shorter and larger).
-void ShortestSeparator(KeyOrder order, ByteVector& start, ByteSpan limit);
-void ShortSuccessor(KeyOrder order, ByteVector& key);
+void ShortestSeparator(blocktable::KeyOrder order, ByteVector& start, ByteSpan limit);
+void ShortSuccessor(blocktable::KeyOrder order, ByteVector& key);
 
 // A copy of `table` whose filter block is rebuilt with `policy` (or removed when nullopt).
 // Data blocks and the index block are copied byte for byte (their offsets do not change: the

@@ -32,10 +32,10 @@
 #include <string_view>
 #include <vector>
 
+#include "blocktable/block.h"   // internal for now: BlockHandle, Block, KeyOrder in this API
+#include "blocktable/footer.h"
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/key_list.h"
-#include "bloomcodec/leveldb/block.h"
-#include "bloomcodec/rocksdb/sst_block.h"
 #include "bloomcodec/status.h"
 
 namespace bloomcodec::rocksdb {
@@ -60,7 +60,7 @@ struct SstMetaindexEntry {
   std::string key;
   ByteSpan value;                       // inside the metaindex block's contents
   std::uint64_t value_at = 0;           // its file offset; the block's if that is compressed
-  std::optional<BlockHandle> handle;    // when the value decodes as exactly one handle
+  std::optional<blocktable::BlockHandle> handle;  // when the value decodes as exactly one handle
 };
 
 // One entry of the properties block. Numbers are decoded for the names RocksDB stores as varint64
@@ -80,18 +80,18 @@ struct TableProperties {
 };
 
 // Parses a properties block's entries (keys bytewise, values raw).
-Result<TableProperties> ParseProperties(const leveldb::Block& block);
+Result<TableProperties> ParseProperties(const blocktable::Block& block);
 
 struct SstFilterInfo {
   std::string metaindex_key;
   FilterPlacement placement = FilterPlacement::kFull;
-  BlockHandle handle;                 // the filter block, or the partitions' top-level index
-  leveldb::BlockContents contents;    // its bytes
+  blocktable::BlockHandle handle;      // the filter block, or the partitions' top-level index
+  blocktable::BlockContents contents;  // its bytes
 };
 
 struct SstOpenOptions {
   bool verify_checksums = false;
-  std::uint64_t max_uncompressed_block_size = leveldb::kMaxUncompressedBlockSize;
+  std::uint64_t max_uncompressed_block_size = blocktable::kMaxUncompressedBlockSize;
 };
 
 class SstReader {
@@ -101,72 +101,78 @@ class SstReader {
 
   const std::string& source() const { return source_; }
   ByteSpan file() const { return file_; }
-  const SstFooter& footer() const { return footer_; }
+  const blocktable::Footer& footer() const { return footer_; }
   const std::vector<SstMetaindexEntry>& metaindex() const { return metaindex_entries_; }
-  const leveldb::Block& metaindex_block() const { return metaindex_; }
-  const leveldb::Block& index_block() const { return index_; }
+  const blocktable::Block& metaindex_block() const { return metaindex_; }
+  const blocktable::Block& index_block() const { return index_; }
   const std::optional<TableProperties>& properties() const { return properties_; }
-  const std::optional<BlockHandle>& properties_handle() const { return properties_handle_; }
+  const std::optional<blocktable::BlockHandle>& properties_handle() const {
+    return properties_handle_;
+  }
   const std::optional<SstFilterInfo>& filter() const { return filter_; }
   IndexType index_type() const { return index_type_; }
   bool index_key_is_user_key() const { return index_key_is_user_key_; }
   bool index_value_is_delta_encoded() const { return index_value_delta_; }
   bool whole_key_filtering() const { return whole_key_filtering_; }
-  leveldb::KeyOrder index_key_order() const;
-  leveldb::ValueEncoding index_value_encoding() const;
-  SstBlockOptions BlockOptions() const;
+  blocktable::KeyOrder index_key_order() const;
+  blocktable::ValueEncoding index_value_encoding() const;
+  blocktable::ReadBlockOptions BlockOptions() const;
 
   // The filter's answer for a user key (1 without a usable filter or whole-key filtering).
   Result<bool> MayContain(ByteSpan user_key) const;
   Status MayContainBatch(const KeyList& user_keys, std::span<std::uint8_t> answers) const;
   // A partitioned filter: the partition the probe is asked in. Full filter: the filter block.
-  Result<BlockHandle> FilterBlockFor(ByteSpan user_key) const;
+  Result<blocktable::BlockHandle> FilterBlockFor(ByteSpan user_key) const;
 
   // Decodes an index entry's value (the iterator's shared length says delta or whole handle);
   // `previous` is the entry before it in the same block. A handle reaching past the file is
   // Corrupt at the entry.
-  Result<BlockHandle> DecodeIndexValue(const leveldb::Block& block, std::size_t entry_position,
-                                       std::uint32_t shared, ByteSpan value,
-                                       const BlockHandle* previous) const;
+  Result<blocktable::BlockHandle> DecodeIndexValue(const blocktable::Block& block,
+                                                   std::size_t entry_position,
+                                                   std::uint32_t shared, ByteSpan value,
+                                                   const blocktable::BlockHandle* previous) const;
   // Every entry of an index-format block with its decoded handle.
-  Status ForEachIndexEntry(const leveldb::Block& block,
-                           const std::function<Status(ByteSpan key, const BlockHandle&)>& fn) const;
+  Status ForEachIndexEntry(
+      const blocktable::Block& block,
+      const std::function<Status(ByteSpan key, const blocktable::BlockHandle&)>& fn) const;
   // The index partitions of a two-level index (empty for the other index types).
   Status ForEachIndexPartition(
-      const std::function<Status(ByteSpan key, const BlockHandle&)>& fn) const;
+      const std::function<Status(ByteSpan key, const blocktable::BlockHandle&)>& fn) const;
   // Every data block in index order with its index key.
   Status ForEachDataBlock(
-      const std::function<Status(ByteSpan index_key, const BlockHandle& handle)>& fn) const;
+      const std::function<Status(ByteSpan index_key, const blocktable::BlockHandle& handle)>& fn)
+      const;
   // Every entry in file order: internal keys as stored.
   Status ForEachEntry(const std::function<Status(ByteSpan key, ByteSpan value,
-                                                 const BlockHandle& block)>& fn) const;
-  Result<leveldb::Block> ReadBlock(const BlockHandle& handle, std::string_view what) const;
+                                                 const blocktable::BlockHandle& block)>& fn) const;
+  Result<blocktable::Block> ReadBlock(const blocktable::BlockHandle& handle,
+                                      std::string_view what) const;
   // The data block whose index entry is the first >= the lookup key (nullopt past the end).
-  Result<std::optional<BlockHandle>> DataBlockFor(ByteSpan user_key) const;
+  Result<std::optional<blocktable::BlockHandle>> DataBlockFor(ByteSpan user_key) const;
 
  private:
   SstReader() = default;
   Status ReadMetaindex();
   Status ReadPropertiesBlock();
   Status FindFilter();
-  Status CheckIndexedBlockInFile(const leveldb::Block& block, std::size_t entry_position,
-                                 const BlockHandle& h) const;
+  Status CheckIndexedBlockInFile(const blocktable::Block& block, std::size_t entry_position,
+                                 const blocktable::BlockHandle& h) const;
   void MakeLookupKey(ByteSpan user_key, ByteVector& out, bool user_key_index) const;
-  Result<std::optional<BlockHandle>> SeekIndexBlock(const leveldb::Block& block,
+  Result<std::optional<blocktable::BlockHandle>> SeekIndexBlock(const blocktable::Block& block,
                                                     ByteSpan lookup, bool last_if_past) const;
 
   std::string source_;
   ByteSpan file_;
   SstOpenOptions options_;
-  SstFooter footer_;
-  leveldb::Block metaindex_;
-  leveldb::Block index_;
+  blocktable::Footer footer_;
+  blocktable::Block metaindex_;
+  blocktable::Block index_;
   std::vector<SstMetaindexEntry> metaindex_entries_;
   std::optional<TableProperties> properties_;
-  std::optional<BlockHandle> properties_handle_;
-  leveldb::Block properties_block_;
+  std::optional<blocktable::BlockHandle> properties_handle_;
+  blocktable::Block properties_block_;
   std::optional<SstFilterInfo> filter_;
-  std::optional<leveldb::Block> filter_index_;  // partitioned filter: the top-level index
+  std::optional<blocktable::Block> filter_index_;  // partitioned filter: the top-level index
   IndexType index_type_ = IndexType::kBinarySearch;
   bool index_key_is_user_key_ = false;
   bool index_value_delta_ = false;

@@ -18,10 +18,10 @@
 #include <cstddef>
 #include <optional>
 
+#include "blocktable/trailer.h"  // internal for now: ChecksumType in this API
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/rocksdb/full_filter.h"
-#include "bloomcodec/rocksdb/sst_block.h"
 #include "bloomcodec/status.h"
 
 namespace bloomcodec::rocksdb {
@@ -31,7 +31,7 @@ struct SstWriteOptions {
   FilterEncoding filter = FilterEncoding::kFastLocalBloom;  // kRibbon: NewRibbonFilterPolicy
   std::size_t block_size = 4096;
   int restart_interval = 16;
-  ChecksumType checksum = ChecksumType::kXxh3;
+  blocktable::ChecksumType checksum = blocktable::ChecksumType::kXxh3;
 };
 
 // `user_keys` must be strictly increasing bytewise; `values` (optional) one per key.

@@ -1,6 +1,7 @@
-// CRC-32C (Castagnoli) and the masking LevelDB applies before storing a CRC in a block trailer.
+// CRC-32C (Castagnoli) and the masking LevelDB applies before storing a CRC in a block trailer;
+// RocksDB stores the same masked CRC for its checksum type 1 (kCRC32c).
 //
-//   using namespace bloomcodec::leveldb;
+//   using namespace bloomcodec::blocktable;
 //   std::uint32_t stored = MaskCrc(Crc32cExtend(Crc32c(block), type_byte));
 //   bool intact = UnmaskCrc(stored) == Crc32cExtend(Crc32c(block), type_byte);
 //
@@ -13,7 +14,7 @@
 
 #include "bloomcodec/bytes.h"
 
-namespace bloomcodec::leveldb {
+namespace bloomcodec::blocktable {
 
 std::uint32_t Crc32c(ByteSpan data);
 // The CRC of (bytes whose CRC is `crc`) followed by `data`.
@@ -33,4 +34,4 @@ inline constexpr std::uint32_t UnmaskCrc(std::uint32_t masked) {
 // The masked CRC a block trailer stores: CRC-32C over the block bytes then the type byte.
 std::uint32_t BlockTrailerCrc(ByteSpan contents, std::uint8_t type);
 
-}  // namespace bloomcodec::leveldb
+}  // namespace bloomcodec::blocktable

@@ -1,4 +1,4 @@
-#include "bloomcodec/rocksdb/sst_block.h"
+#include "blocktable/trailer.h"
 
 #include <lz4.h>
 #include <snappy.h>
@@ -9,12 +9,13 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <string>
 
+#include "blocktable/crc32c.h"
 #include "bloomcodec/byte_reader.h"
 #include "bloomcodec/byte_writer.h"
-#include "bloomcodec/leveldb/crc32c.h"
 
-namespace bloomcodec::rocksdb {
+namespace bloomcodec::blocktable {
 
 namespace {
 
@@ -30,17 +31,20 @@ std::string Hex32(std::uint32_t v) {
   return s;
 }
 
-std::string Hex64(std::uint64_t v) {
-  return Hex32(static_cast<std::uint32_t>(v >> 32)) +
-         Hex32(static_cast<std::uint32_t>(v)).substr(2);
-}
-
 // The most bytes `n` compressed bytes can expand to, per algorithm, so that an untrusted size
 // field is refused before anything is allocated. Larger claims cannot decompress exactly anyway.
 std::uint64_t MaxExpansion(BlockCompression type, std::uint64_t n) {
   switch (type) {
     case BlockCompression::kSnappy:
-      return n / 3 * 64 + 64;  // see leveldb::ReadBlock: a 3-byte copy yields at most 64
+      // Every Snappy element costs input bytes: a literal of n bytes costs at least 1 + n; a copy
+      // with a 1-byte offset costs 2 bytes and yields at most 11; with a 2-byte offset 3 bytes
+      // and at most 64; with a 4-byte offset 5 bytes and at most 64. The densest is the 3-byte
+      // copy (64 per 3 bytes), so n bytes after the length header yield at most
+      // 64 * floor(n / 3) + 11 (two spare bytes can form one 2-byte copy). Counting the header's
+      // bytes as element bytes too and adding 64 keeps the bound safe and simple. A larger claim
+      // can only fail to decompress (Snappy requires the output to be filled exactly), so
+      // refusing it early changes no answer of the originals, which fail the block as well.
+      return n / 3 * 64 + 64;
     case BlockCompression::kZlib:
       return n * 1032 + 64;  // deflate's maximum ratio is 1032:1
     case BlockCompression::kLz4:
@@ -52,33 +56,46 @@ std::uint64_t MaxExpansion(BlockCompression type, std::uint64_t n) {
   }
 }
 
-class Decompressor {
+// LevelDB's Snappy blocks, worded as the LevelDB table reader always has.
+Result<ByteVector> LevelDbSnappy(ByteSpan data, std::string_view source, std::uint64_t offset,
+                                 std::string_view what, std::uint64_t max_size) {
+  const char* in = reinterpret_cast<const char*>(data.data());
+  std::size_t length = 0;
+  if (!snappy::GetUncompressedLength(in, data.size(), &length)) {
+    return Status::Corrupt(std::string(source), offset,
+                           "a Snappy length header for the " + std::string(what));
+  }
+  // The header is untrusted: bound it before allocating, first by the configured limit, then by
+  // what these compressed bytes can possibly expand to.
+  if (length > max_size) {
+    return Status::Corrupt(std::string(source), offset,
+                           "an uncompressed " + std::string(what) + " size of at most " +
+                               std::to_string(max_size) + " bytes",
+                           std::to_string(length));
+  }
+  const std::uint64_t max_expansion = MaxExpansion(BlockCompression::kSnappy, data.size());
+  if (length > max_expansion) {
+    return Status::Corrupt(std::string(source), offset,
+                           "an uncompressed " + std::string(what) + " size of at most " +
+                               std::to_string(max_expansion) + " bytes (the most " +
+                               std::to_string(data.size()) +
+                               " Snappy-compressed bytes can expand to)",
+                           std::to_string(length));
+  }
+  ByteVector out(length);
+  if (!snappy::RawUncompress(in, data.size(), reinterpret_cast<char*>(out.data()))) {
+    return Status::Corrupt(std::string(source), offset,
+                           "valid Snappy data in the " + std::string(what));
+  }
+  return out;
+}
+
+// RocksDB's compression types, worded as the RocksDB SST reader always has.
+class RocksDbDecompressor {
  public:
-  Decompressor(std::string_view source, std::uint64_t offset, std::string_view what,
-               std::uint64_t max_size)
+  RocksDbDecompressor(std::string_view source, std::uint64_t offset, std::string_view what,
+                      std::uint64_t max_size)
       : source_(source), offset_(offset), what_(what), max_size_(max_size) {}
-
-  Status Fail(std::string expected, std::string found = {}) const {
-    return Status::Corrupt(std::string(source_), offset_,
-                           std::move(expected) + " in the " + std::string(what_),
-                           std::move(found));
-  }
-
-  // The uncompressed size a header claims, checked against both bounds.
-  Status CheckSize(BlockCompression type, std::uint64_t size, std::uint64_t compressed) const {
-    if (size > max_size_) {
-      return Fail("an uncompressed size of at most " + std::to_string(max_size_) + " bytes",
-                  std::to_string(size));
-    }
-    const std::uint64_t bound = MaxExpansion(type, compressed);
-    if (size > bound) {
-      return Fail("an uncompressed size of at most " + std::to_string(bound) +
-                      " bytes (the most " + std::to_string(compressed) + " " +
-                      std::string(CompressionName(type)) + " bytes can expand to)",
-                  std::to_string(size));
-    }
-    return Status();
-  }
 
   Result<ByteVector> Run(BlockCompression type, std::uint32_t format_version, ByteSpan data) {
     const bool sized = format_version >= 2;
@@ -102,6 +119,28 @@ class Decompressor {
   }
 
  private:
+  Status Fail(std::string expected, std::string found = {}) const {
+    return Status::Corrupt(std::string(source_), offset_,
+                           std::move(expected) + " in the " + std::string(what_),
+                           std::move(found));
+  }
+
+  // The uncompressed size a header claims, checked against both bounds.
+  Status CheckSize(BlockCompression type, std::uint64_t size, std::uint64_t compressed) const {
+    if (size > max_size_) {
+      return Fail("an uncompressed size of at most " + std::to_string(max_size_) + " bytes",
+                  std::to_string(size));
+    }
+    const std::uint64_t bound = MaxExpansion(type, compressed);
+    if (size > bound) {
+      return Fail("an uncompressed size of at most " + std::to_string(bound) +
+                      " bytes (the most " + std::to_string(compressed) + " " +
+                      std::string(CompressionName(type)) + " bytes can expand to)",
+                  std::to_string(size));
+    }
+    return Status();
+  }
+
   // RocksDB's "compress_format_version 2" prefix: the varint32 uncompressed size.
   Result<std::uint32_t> SizePrefix(ByteSpan& data) const {
     ByteReader r(data, source_, offset_);
@@ -241,106 +280,10 @@ std::string_view CompressionName(BlockCompression type) {
   return "unknown";
 }
 
-std::uint64_t TrailingMagic(ByteSpan file) {
-  if (file.size() < 8) return 0;
-  std::uint64_t magic = 0;
-  for (int i = 7; i >= 0; --i) magic = (magic << 8) | file[file.size() - 8 + i];
-  return magic;
-}
-
-bool HasSstMagic(ByteSpan file) {
-  return file.size() >= kFooterSize && TrailingMagic(file) == kBlockBasedTableMagic;
-}
-
-Result<SstFooter> DecodeSstFooter(ByteSpan file, std::string_view source) {
-  const std::string src(source);
-  if (file.size() < kLegacyFooterSize) {
-    return Status::Corrupt(src, 0, "an SST file of at least 48 bytes (the footer)",
-                           std::to_string(file.size()) + " bytes");
-  }
-  const std::uint64_t magic = TrailingMagic(file);
-  const std::uint64_t magic_at = file.size() - 8;
-  SstFooter footer;
-  footer.magic = magic;
-  std::uint64_t handles_at = 0;
-  if (magic == kLegacyBlockBasedTableMagic) {
-    footer.format_version = 0;
-    footer.checksum = ChecksumType::kCrc32c;
-    handles_at = file.size() - kLegacyFooterSize;
-  } else if (magic == kBlockBasedTableMagic) {
-    if (file.size() < kFooterSize) {
-      return Status::Corrupt(src, 0, "an SST file of at least 53 bytes (the footer)",
-                             std::to_string(file.size()) + " bytes");
-    }
-    const std::uint64_t footer_at = file.size() - kFooterSize;
-    footer.format_version = LoadLittleU32(file.data() + magic_at - 4);
-    // RocksDB reads the checksum type as a varint32; every valid type is one byte.
-    const std::uint8_t checksum = file[footer_at];
-    if (checksum > static_cast<std::uint8_t>(ChecksumType::kXxh3)) {
-      return Status::Corrupt(src, footer_at,
-                             "checksum type 0 (none), 1 (crc32c), 2 (xxhash), 3 (xxhash64) or "
-                             "4 (xxh3) in the footer",
-                             std::to_string(checksum));
-    }
-    footer.checksum = static_cast<ChecksumType>(checksum);
-    if (footer.format_version == 0 || footer.format_version > kMaxFormatVersion) {
-      if (footer.format_version > kMaxFormatVersion) {
-        return Status::Unsupported(
-            src + ": byte " + std::to_string(magic_at - 4) + ": format_version " +
-            std::to_string(footer.format_version) +
-            " is newer than RocksDB 7.8 writes or reads (0..5); bloomcodec reads 0..5");
-      }
-      return Status::Corrupt(src, magic_at - 4,
-                             "format_version 1..5 with the block-based magic", "0");
-    }
-    handles_at = footer_at + 1;
-  } else if (magic == kPlainTableMagic || magic == kLegacyPlainTableMagic ||
-             magic == kCuckooTableMagic) {
-    return Status::Unsupported(
-        src + ": byte " + std::to_string(magic_at) + ": a RocksDB " +
-        (magic == kCuckooTableMagic ? "cuckoo" : "plain") +
-        " table (magic " + Hex64(magic) +
-        "); bloomcodec reads block-based tables only (they alone carry filters)");
-  } else {
-    return Status::Corrupt(src, magic_at,
-                           "a block-based table magic (0x88e241b785f4cff7, or LevelDB's "
-                           "0xdb4775248b80fb57)",
-                           Hex64(magic));
-  }
-  ByteReader handles(file.subspan(handles_at, 2 * leveldb::kMaxEncodedHandleSize), source,
-                     handles_at);
-  BLOOMCODEC_ASSIGN_OR_RETURN(footer.metaindex_handle,
-                              leveldb::ReadBlockHandle(handles, "metaindex block handle"));
-  const std::uint64_t index_at = handles.offset();
-  BLOOMCODEC_ASSIGN_OR_RETURN(footer.index_handle,
-                              leveldb::ReadBlockHandle(handles, "index block handle"));
-  const std::uint64_t body = file.size() - footer.size();
-  BLOOMCODEC_RETURN_IF_ERROR(leveldb::CheckHandleInFile(footer.metaindex_handle, body, source,
-                                                        handles_at, "metaindex block"));
-  BLOOMCODEC_RETURN_IF_ERROR(
-      leveldb::CheckHandleInFile(footer.index_handle, body, source, index_at, "index block"));
-  return footer;
-}
-
-void AppendSstFooter(const SstFooter& footer, ByteVector& out) {
-  if (footer.legacy()) {
-    leveldb::AppendFooter({footer.metaindex_handle, footer.index_handle}, out);
-    return;
-  }
-  const std::size_t start = out.size();
-  out.push_back(static_cast<std::uint8_t>(footer.checksum));
-  leveldb::AppendBlockHandle(footer.metaindex_handle, out);
-  leveldb::AppendBlockHandle(footer.index_handle, out);
-  out.resize(start + 1 + 2 * leveldb::kMaxEncodedHandleSize, 0);
-  ByteWriter w(out);
-  w.PutLittleU32(footer.format_version);
-  w.PutLittleU64(footer.magic);
-}
-
 std::uint32_t BlockChecksum(ChecksumType checksum, ByteSpan block, std::uint8_t type) {
   switch (checksum) {
     case ChecksumType::kNone: return 0;
-    case ChecksumType::kCrc32c: return leveldb::BlockTrailerCrc(block, type);
+    case ChecksumType::kCrc32c: return BlockTrailerCrc(block, type);
     case ChecksumType::kXxHash: {
       XXH32_state_t* state = XXH32_createState();
       XXH32_reset(state, 0);
@@ -369,58 +312,61 @@ std::uint32_t BlockChecksum(ChecksumType checksum, ByteSpan block, std::uint8_t 
   return 0;
 }
 
-SstBlockOptions BlockOptionsFor(const SstFooter& footer) {
-  SstBlockOptions o;
-  o.checksum = footer.checksum;
-  o.format_version = footer.format_version;
-  return o;
-}
-
-Status VerifyBlockChecksum(ByteSpan file, const BlockHandle& handle, std::string_view source,
-                           ChecksumType checksum, std::string_view what) {
-  BLOOMCODEC_RETURN_IF_ERROR(
-      leveldb::CheckHandleInFile(handle, file.size(), source, what));
+Status VerifyTrailer(ByteSpan file, const BlockHandle& handle, std::string_view source,
+                     const TrailerFormat& format, std::string_view what) {
+  BLOOMCODEC_RETURN_IF_ERROR(CheckHandleInFile(handle, file.size(), source, what));
+  // LevelDB knows only the masked CRC-32C, whatever the format says.
+  const ChecksumType checksum =
+      format.family == TableFamily::kLevelDb ? ChecksumType::kCrc32c : format.checksum;
   if (checksum == ChecksumType::kNone) return Status();
   const ByteSpan data = file.subspan(handle.offset, handle.size);
   const std::uint64_t trailer_at = handle.offset + handle.size;
   const std::uint8_t type = file[trailer_at];
   const std::uint32_t stored = LoadLittleU32(file.data() + trailer_at + 1);
   const std::uint32_t actual = BlockChecksum(checksum, data, type);
-  if (stored != actual) {
+  if (stored == actual) return Status();
+  if (format.family == TableFamily::kLevelDb) {
     return Status::Corrupt(std::string(source), trailer_at + 1,
-                           std::string(ChecksumTypeName(checksum)) + " checksum " + Hex32(actual) +
-                               " of the " + std::string(what) + " at offset " +
-                               std::to_string(handle.offset),
-                           Hex32(stored));
+                           "masked CRC-32C of the " + std::string(what) + " at offset " +
+                               std::to_string(handle.offset) + ": " + std::to_string(actual),
+                           std::to_string(stored));
   }
-  return Status();
+  return Status::Corrupt(std::string(source), trailer_at + 1,
+                         std::string(ChecksumTypeName(checksum)) + " checksum " + Hex32(actual) +
+                             " of the " + std::string(what) + " at offset " +
+                             std::to_string(handle.offset),
+                         Hex32(stored));
 }
 
-Result<leveldb::BlockContents> ReadSstBlock(ByteSpan file, const BlockHandle& handle,
-                                            std::string_view source,
-                                            const SstBlockOptions& options,
-                                            std::string_view what) {
-  BLOOMCODEC_RETURN_IF_ERROR(
-      leveldb::CheckHandleInFile(handle, file.size(), source, what));
-  if (options.verify_checksum) {
-    BLOOMCODEC_RETURN_IF_ERROR(
-        VerifyBlockChecksum(file, handle, source, options.checksum, what));
-  }
-  const ByteSpan data = file.subspan(handle.offset, handle.size);
-  const std::uint8_t type = file[handle.offset + handle.size];
-  if (type == 0) return leveldb::BlockContents::View(data, handle.offset);
+Result<BlockCompression> CompressionOf(const TrailerFormat& format, std::uint8_t type,
+                                       std::string_view source, std::uint64_t trailer_at,
+                                       std::string_view what) {
   const auto compression = static_cast<BlockCompression>(type);
+  if (format.family == TableFamily::kLevelDb) {
+    if (type <= 1) return compression;
+    return Status::Corrupt(std::string(source), trailer_at,
+                           "block type 0 (none) or 1 (Snappy) in the " + std::string(what) +
+                               " trailer",
+                           std::to_string(type));
+  }
   if (CompressionName(compression) == "unknown") {
-    return Status::Corrupt(std::string(source), handle.offset + handle.size,
+    return Status::Corrupt(std::string(source), trailer_at,
                            "a compression type (0 none, 1 Snappy, 2 zlib, 3 bzip2, 4 LZ4, "
                            "5 LZ4HC, 6 Xpress, 7 ZSTD) in the " + std::string(what) + " trailer",
                            std::to_string(type));
   }
-  Decompressor d(source, handle.offset, what, options.max_uncompressed_size);
-  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out, d.Run(compression, options.format_version, data));
-  leveldb::BlockContents c = leveldb::BlockContents::Owned(std::move(out), handle.offset);
-  c.set_compression(compression);
-  return c;
+  return compression;
+}
+
+Result<ByteVector> Decompress(const TrailerFormat& format, BlockCompression type, ByteSpan data,
+                              std::string_view source, std::uint64_t block_offset,
+                              std::string_view what, std::uint64_t max_uncompressed_size) {
+  if (format.family == TableFamily::kLevelDb) {
+    // CompressionOf admits nothing else for LevelDB.
+    return LevelDbSnappy(data, source, block_offset, what, max_uncompressed_size);
+  }
+  RocksDbDecompressor d(source, block_offset, what, max_uncompressed_size);
+  return d.Run(type, format.format_version, data);
 }
 
 bool CompressBlock(BlockCompression type, ByteSpan raw, ByteVector& out) {
@@ -458,4 +404,4 @@ bool CompressBlock(BlockCompression type, ByteSpan raw, ByteVector& out) {
   }
 }
 
-}  // namespace bloomcodec::rocksdb
+}  // namespace bloomcodec::blocktable

@@ -1,20 +1,23 @@
-// LevelDB blocks: reading one from a table (trailer, CRC, Snappy) and walking its entries.
+// Blocks of a block-based table (LevelDB table, RocksDB SST): reading one (bounds, trailer
+// checksum, decompression) and walking its entries.
 //
-//   using namespace bloomcodec::leveldb;
+//   using namespace bloomcodec::blocktable;
 //   BLOOMCODEC_ASSIGN_OR_RETURN(BlockContents raw, ReadBlock(file, handle, source, {}));
 //   BLOOMCODEC_ASSIGN_OR_RETURN(Block block, Block::Parse(std::move(raw), source));
 //   BlockIterator it(block, KeyOrder::kBytewise);
 //   BLOOMCODEC_RETURN_IF_ERROR(it.Seek(target));  // first entry >= target, as LevelDB's Seek
 //   if (it.valid()) Use(it.key(), it.value());
 //
-// Compatibility contract: the block format of LevelDB's table/block.cc and block_builder.cc
-// (entries of varint32 shared, varint32 non_shared, varint32 value length, key suffix, value;
-// then LE u32 restart offsets and their LE u32 count). Seek finds the entry LevelDB's
-// Block::Iter::Seek finds (binary search over restart points, then a linear scan). Unlike
-// LevelDB, every varint, length, shared prefix and restart offset is checked against the block,
-// and a violation is a Corrupt status at an absolute file offset (for a Snappy-compressed block,
-// the block's own offset, with the position inside the uncompressed bytes in the message).
-// Uncompressed blocks are views of the caller's (mapped) file; decompressed ones are owned.
+// Compatibility contract: the block format of LevelDB's table/block.cc and block_builder.cc,
+// which RocksDB's table/block_based/block.cc keeps (entries of varint32 shared, varint32
+// non_shared, varint32 value length, key suffix, value; then LE u32 restart offsets and their
+// LE u32 count), with RocksDB's additions named where they apply (BlockFooterLayout::kRocksDb,
+// ValueEncoding::kIndexHandleDelta*). Seek finds the entry LevelDB's Block::Iter::Seek finds
+// (binary search over restart points, then a linear scan). Unlike the originals, every varint,
+// length, shared prefix and restart offset is checked against the block, and a violation is a
+// Corrupt status at an absolute file offset (for a compressed block, the block's own offset,
+// with the position inside the uncompressed bytes in the message). Uncompressed blocks are views
+// of the caller's (mapped) file; decompressed ones are owned.
 #pragma once
 
 #include <cstdint>
@@ -24,17 +27,15 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include "blocktable/block_handle.h"
+#include "blocktable/trailer.h"
 #include "bloomcodec/bytes.h"
-#include "bloomcodec/leveldb/footer.h"
 #include "bloomcodec/status.h"
 
-namespace bloomcodec::leveldb {
-
-// Snappy blocks larger than this are refused before allocating (LevelDB's own blocks are a few
-// KiB; a whole-table block of 1 GiB is already absurd).
-inline constexpr std::uint64_t kMaxUncompressedBlockSize = std::uint64_t{1} << 30;
+namespace bloomcodec::blocktable {
 
 struct ReadBlockOptions {
+  TrailerFormat trailer;  // whose type bytes and checksum (TrailerFormatOf the footer)
   bool verify_checksum = false;  // LevelDB checks only with paranoid_checks / verify_checksums
   std::uint64_t max_uncompressed_size = kMaxUncompressedBlockSize;
 };
@@ -59,7 +60,8 @@ class BlockContents {
   BlockCompression compression_ = BlockCompression::kNone;
 };
 
-// Reads the block `handle` names: bounds, trailer type, CRC if asked, Snappy if type 1.
+// Reads the block `handle` names: bounds, the trailer's checksum if asked, then its type byte and
+// the decompression it calls for (trailer.h).
 Result<BlockContents> ReadBlock(ByteSpan file, const BlockHandle& handle, std::string_view source,
                                 const ReadBlockOptions& options, std::string_view what = "block");
 
@@ -189,4 +191,4 @@ class BlockIterator {
 Result<std::uint64_t> VerifyBlock(const Block& block, KeyOrder order,
                                   ValueEncoding values = ValueEncoding::kLengthPrefixed);
 
-}  // namespace bloomcodec::leveldb
+}  // namespace bloomcodec::blocktable

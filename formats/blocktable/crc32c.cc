@@ -1,11 +1,11 @@
-#include "bloomcodec/leveldb/crc32c.h"
+#include "blocktable/crc32c.h"
 
 #include <isa-l/crc.h>
 
 #include <algorithm>
 #include <climits>
 
-namespace bloomcodec::leveldb {
+namespace bloomcodec::blocktable {
 
 std::uint32_t Crc32cExtend(std::uint32_t crc, ByteSpan data) {
   // ISA-L's crc32_iscsi neither inverts its input CRC nor its result (the register convention),
@@ -26,4 +26,4 @@ std::uint32_t BlockTrailerCrc(ByteSpan contents, std::uint8_t type) {
   return MaskCrc(Crc32cExtend(Crc32c(contents), ByteSpan(&type, 1)));
 }
 
-}  // namespace bloomcodec::leveldb
+}  // namespace bloomcodec::blocktable

@@ -1,14 +1,11 @@
-#include "bloomcodec/leveldb/block.h"
-
-#include <snappy.h>
+#include "blocktable/block.h"
 
 #include <algorithm>
 #include <cstring>
 
 #include "bloomcodec/byte_reader.h"
-#include "bloomcodec/leveldb/crc32c.h"
 
-namespace bloomcodec::leveldb {
+namespace bloomcodec::blocktable {
 
 namespace {
 
@@ -67,74 +64,22 @@ BlockContents BlockContents::Owned(ByteVector bytes, std::uint64_t file_offset) 
 
 Result<BlockContents> ReadBlock(ByteSpan file, const BlockHandle& handle, std::string_view source,
                                 const ReadBlockOptions& options, std::string_view what) {
-  BLOOMCODEC_RETURN_IF_ERROR(
-      CheckHandleInFile(handle, file.size(), source, what));
+  BLOOMCODEC_RETURN_IF_ERROR(CheckHandleInFile(handle, file.size(), source, what));
+  if (options.verify_checksum) {
+    BLOOMCODEC_RETURN_IF_ERROR(VerifyTrailer(file, handle, source, options.trailer, what));
+  }
   const ByteSpan data = file.subspan(handle.offset, handle.size);
   const std::uint64_t trailer_at = handle.offset + handle.size;
-  const std::uint8_t type = file[trailer_at];
-  if (options.verify_checksum) {
-    const std::uint32_t stored = LoadLittleU32(file.data() + trailer_at + 1);
-    const std::uint32_t actual = Crc32cExtend(Crc32c(data), ByteSpan(&type, 1));
-    if (UnmaskCrc(stored) != actual) {
-      return Status::Corrupt(std::string(source), trailer_at + 1,
-                             "masked CRC-32C of the " + std::string(what) + " at offset " +
-                                 std::to_string(handle.offset) + ": " +
-                                 std::to_string(MaskCrc(actual)),
-                             std::to_string(stored));
-    }
-  }
-  switch (type) {
-    case 0: {
-      BlockContents c = BlockContents::View(data, handle.offset);
-      return c;
-    }
-    case 1: {
-      const char* in = reinterpret_cast<const char*>(data.data());
-      std::size_t length = 0;
-      if (!snappy::GetUncompressedLength(in, data.size(), &length)) {
-        return Status::Corrupt(std::string(source), handle.offset,
-                               "a Snappy length header for the " + std::string(what));
-      }
-      // The header is untrusted: bound it before allocating, first by the configured limit...
-      if (length > options.max_uncompressed_size) {
-        return Status::Corrupt(std::string(source), handle.offset,
-                               "an uncompressed " + std::string(what) + " size of at most " +
-                                   std::to_string(options.max_uncompressed_size) + " bytes",
-                               std::to_string(length));
-      }
-      // ...then by what these compressed bytes can possibly expand to. Every Snappy element
-      // costs input bytes: a literal of n bytes costs at least 1 + n; a copy with a 1-byte offset
-      // costs 2 bytes and yields at most 11; with a 2-byte offset 3 bytes and at most 64; with a
-      // 4-byte offset 5 bytes and at most 64. The densest is the 3-byte copy (64 per 3 bytes), so
-      // n bytes after the length header yield at most 64 * floor(n / 3) + 11 (two spare bytes
-      // can form one 2-byte copy). Counting the header's bytes as element bytes too and adding
-      // 64 keeps the bound safe and simple. A larger claim can only fail to decompress (Snappy
-      // requires the output to be filled exactly), so refusing it early changes no answer of the
-      // original, which fails the block as well.
-      const std::uint64_t max_expansion = data.size() / 3 * 64 + 64;
-      if (length > max_expansion) {
-        return Status::Corrupt(
-            std::string(source), handle.offset,
-            "an uncompressed " + std::string(what) + " size of at most " +
-                std::to_string(max_expansion) + " bytes (the most " +
-                std::to_string(data.size()) + " Snappy-compressed bytes can expand to)",
-            std::to_string(length));
-      }
-      ByteVector out(length);
-      if (!snappy::RawUncompress(in, data.size(), reinterpret_cast<char*>(out.data()))) {
-        return Status::Corrupt(std::string(source), handle.offset,
-                               "valid Snappy data in the " + std::string(what));
-      }
-      BlockContents c = BlockContents::Owned(std::move(out), handle.offset);
-      c.set_compression(BlockCompression::kSnappy);
-      return c;
-    }
-    default:
-      return Status::Corrupt(std::string(source), trailer_at,
-                             "block type 0 (none) or 1 (Snappy) in the " + std::string(what) +
-                                 " trailer",
-                             std::to_string(type));
-  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      BlockCompression compression,
+      CompressionOf(options.trailer, file[trailer_at], source, trailer_at, what));
+  if (compression == BlockCompression::kNone) return BlockContents::View(data, handle.offset);
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out,
+                              Decompress(options.trailer, compression, data, source,
+                                         handle.offset, what, options.max_uncompressed_size));
+  BlockContents c = BlockContents::Owned(std::move(out), handle.offset);
+  c.set_compression(compression);
+  return c;
 }
 
 int CompareKeys(KeyOrder order, ByteSpan a, ByteSpan b) {
@@ -435,4 +380,4 @@ Result<std::uint64_t> VerifyBlock(const Block& block, KeyOrder order, ValueEncod
   return entries;
 }
 
-}  // namespace bloomcodec::leveldb
+}  // namespace bloomcodec::blocktable
