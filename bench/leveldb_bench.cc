@@ -19,7 +19,7 @@
 
 #include "bench_support.h"
 #include "bloomcodec/leveldb/bloom.h"
-#include "bloomcodec/leveldb/table_reader.h"
+#include "leveldb/table/table_reader.h"
 
 namespace leveldb {
 // Table::InternalGet (what TableCache::Get runs for DB::Get) is private and befriends

@@ -1,4 +1,4 @@
-#include "bloomcodec/byte_reader.h"
+#include "codec/byte_reader.h"
 
 #include <boost/endian/conversion.hpp>
 

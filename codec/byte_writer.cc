@@ -1,4 +1,4 @@
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_writer.h"
 
 #include <boost/endian/conversion.hpp>
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "bloomcodec/cassandra/descriptor.h"
+#include "cassandra/descriptor.h"
 #include "fuzz_support.h"
 
 using namespace bloomcodec;

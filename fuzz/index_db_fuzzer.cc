@@ -3,7 +3,7 @@
 // damaged one are a prefix of the file. Round trip (raw key form): the keys and positions read,
 // written again, are the input byte for byte. The 1.2 and 3.0+ entry forms (with a promoted index
 // skipped by its size) give their keys or a Corrupt status at an offset inside the file too.
-#include "bloomcodec/cassandra/index_db.h"
+#include "cassandra/index_db.h"
 #include "fuzz_support.h"
 
 using namespace bloomcodec;

@@ -5,8 +5,8 @@
 // The input length's parity decides whether CRCs are checked, so both paths are fuzzed.
 #include <vector>
 
-#include "bloomcodec/leveldb/table_reader.h"
-#include "bloomcodec/leveldb/table_writer.h"
+#include "leveldb/table/table_reader.h"
+#include "leveldb/table/table_writer.h"
 #include "fuzz_support.h"
 
 using namespace bloomcodec;

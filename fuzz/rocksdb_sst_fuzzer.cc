@@ -6,7 +6,7 @@
 // decides whether checksums are verified, so both paths are fuzzed.
 #include <vector>
 
-#include "bloomcodec/rocksdb/sst_reader.h"
+#include "rocksdb/sst/sst_reader.h"
 #include "fuzz_support.h"
 #include "bloomcodec/format.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "bloomcodec/byte_reader.h"
+#include "codec/byte_reader.h"
 
 namespace bloomcodec::blocktable {
 

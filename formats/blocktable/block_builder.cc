@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_writer.h"
 
 namespace bloomcodec::blocktable {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_writer.h"
 
 namespace bloomcodec::blocktable {
 

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "bloomcodec/byte_reader.h"
+#include "codec/byte_reader.h"
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/status.h"
 

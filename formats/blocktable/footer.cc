@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "bloomcodec/byte_reader.h"
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_reader.h"
+#include "codec/byte_writer.h"
 
 namespace bloomcodec::blocktable {
 

@@ -2,10 +2,10 @@
 // one Murmur3 bit set in its 3.x and 4.0 serializations.
 #include <string>
 
-#include "bloomcodec/byte_writer.h"
-#include "bloomcodec/cassandra/descriptor.h"
+#include "codec/byte_writer.h"
+#include "cassandra/descriptor.h"
 #include "bloomcodec/cassandra/v10_filter.h"
-#include "bloomcodec/cassandra/index_db.h"
+#include "cassandra/index_db.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/input_file.h"

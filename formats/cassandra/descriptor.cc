@@ -1,4 +1,4 @@
-#include "bloomcodec/cassandra/descriptor.h"
+#include "cassandra/descriptor.h"
 
 #include <charconv>
 #include <vector>

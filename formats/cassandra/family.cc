@@ -1,7 +1,7 @@
 // The Cassandra family's registration: its formats, conversions, verify hooks and key sources.
 #include "formats/cassandra/family.h"
 
-#include "cassandra/murmur3_inspect.h"
+#include "cassandra/murmur3/inspect.h"
 
 namespace bloomcodec::cassandra {
 

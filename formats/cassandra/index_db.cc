@@ -1,11 +1,11 @@
-#include "bloomcodec/cassandra/index_db.h"
+#include "cassandra/index_db.h"
 
 #include <bit>
 #include <climits>
 #include <string>
 
-#include "bloomcodec/byte_reader.h"
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_reader.h"
+#include "codec/byte_writer.h"
 
 namespace bloomcodec::cassandra {
 

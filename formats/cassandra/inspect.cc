@@ -9,13 +9,13 @@
 #include <vector>
 #include <string>
 
-#include "bloomcodec/byte_writer.h"
-#include "bloomcodec/cassandra/descriptor.h"
+#include "codec/byte_writer.h"
+#include "cassandra/descriptor.h"
 #include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
-#include "cassandra_inspect.h"
+#include "cassandra/inspect.h"
 #include "inspect_support.h"
 
 namespace bloomcodec::cassandra {

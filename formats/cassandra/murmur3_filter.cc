@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string>
 
-#include "bloomcodec/byte_reader.h"
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_reader.h"
+#include "codec/byte_writer.h"
 #include "word_filter_bytes.h"
 
 namespace bloomcodec::cassandra {

@@ -7,8 +7,8 @@
 
 #include <boost/endian/conversion.hpp>
 
-#include "bloomcodec/byte_reader.h"
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_reader.h"
+#include "codec/byte_writer.h"
 #include "bloomcodec/cassandra/buckets.h"
 #include "bloomcodec/cassandra/murmur_hash.h"
 #include "word_filter_bytes.h"

@@ -1,4 +1,4 @@
-#include "bloomcodec/cassandra/verify.h"
+#include "cassandra/verify.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -8,13 +8,13 @@
 #include <tuple>
 
 #include "bloomcodec/cassandra/v10_filter.h"
-#include "bloomcodec/cassandra/index_db.h"
+#include "cassandra/index_db.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
-#include "cassandra_inspect.h"
-#include "murmur3_inspect.h"
+#include "cassandra/inspect.h"
+#include "cassandra/murmur3/inspect.h"
 
 namespace bloomcodec::cassandra {
 

@@ -6,14 +6,14 @@
 #include <system_error>
 #include <vector>
 
-#include "bloomcodec/cassandra/descriptor.h"
+#include "cassandra/descriptor.h"
 #include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
-#include "bloomcodec/cassandra/verify.h"
+#include "cassandra/verify.h"
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
-#include "cassandra/cassandra_inspect.h"
+#include "cassandra/inspect.h"
 #include "formats/cassandra/family.h"
 
 namespace bloomcodec::cassandra {

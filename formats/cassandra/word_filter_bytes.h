@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_writer.h"
 #include "bloomcodec/bytes.h"
 
 namespace bloomcodec::cassandra {

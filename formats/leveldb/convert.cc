@@ -6,11 +6,11 @@
 
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
-#include "bloomcodec/leveldb/table_reader.h"
-#include "bloomcodec/leveldb/table_writer.h"
+#include "leveldb/table/table_reader.h"
+#include "leveldb/table/table_writer.h"
 #include "formats/leveldb/family.h"
 #include "inspect_support.h"
-#include "leveldb/leveldb_inspect.h"
+#include "leveldb/inspect.h"
 
 namespace bloomcodec::leveldb {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "bloomcodec/byte_reader.h"
+#include "codec/byte_reader.h"
 
 namespace bloomcodec::leveldb {
 

@@ -4,11 +4,11 @@
 #include <string>
 
 #include "bloomcodec/bit_view.h"
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_writer.h"
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "inspect_support.h"
-#include "leveldb_inspect.h"
+#include "leveldb/inspect.h"
 
 namespace bloomcodec::leveldb {
 namespace {

@@ -7,9 +7,9 @@
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
-#include "bloomcodec/leveldb/verify.h"
+#include "leveldb/table/verify.h"
 #include "formats/leveldb/family.h"
-#include "leveldb/leveldb_inspect.h"
+#include "leveldb/inspect.h"
 
 namespace bloomcodec::leveldb {
 namespace {

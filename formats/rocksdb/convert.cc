@@ -5,8 +5,8 @@
 #include <string>
 
 #include "bloomcodec/rocksdb/full_filter.h"
-#include "bloomcodec/rocksdb/sst_reader.h"
-#include "bloomcodec/rocksdb/sst_writer.h"
+#include "rocksdb/sst/sst_reader.h"
+#include "rocksdb/sst/sst_writer.h"
 #include "formats/rocksdb/family.h"
 
 namespace bloomcodec::rocksdb {

@@ -6,7 +6,7 @@
 
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/rocksdb/full_filter.h"
-#include "bloomcodec/rocksdb/sst_verify.h"
+#include "rocksdb/sst/verify.h"
 #include "formats/rocksdb/family.h"
 #include "rocksdb/filter_sizing.h"
 

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "bloomcodec/cassandra/descriptor.h"
+#include "cassandra/descriptor.h"
 
 namespace bloomcodec::cassandra {
 namespace {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "bloomcodec/cassandra/index_db.h"
+#include "cassandra/index_db.h"
 #include "cli/cli_runner.h"
 #include "support/test_support.h"
 #include "tool_verify/verify_support.h"

@@ -1,5 +1,5 @@
 // Version letters of 1.2 - 5.0 file names (old and BIG/BTI naming) and the format they select.
-#include "bloomcodec/cassandra/descriptor.h"
+#include "cassandra/descriptor.h"
 
 #include <gtest/gtest.h>
 

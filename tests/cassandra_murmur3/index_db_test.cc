@@ -1,7 +1,7 @@
 // Index.db of versions ia .. oa: our writer and reader round trip, Cassandra's unsigned vint, and
 // every truncation of a file is a Corrupt status with an offset. (No Cassandra-written Index.db of
 // these versions exists in the golden data: these layouts are tested against our writer only.)
-#include "bloomcodec/cassandra/index_db.h"
+#include "cassandra/index_db.h"
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 #include <rapidcheck/gtest.h>
 
 #include "bloomcodec/bit_view.h"
-#include "bloomcodec/byte_reader.h"
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_reader.h"
+#include "codec/byte_writer.h"
 
 namespace bloomcodec {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_writer.h"
 #include "damaged/damaged_runner.h"
 #include "support/test_support.h"
 

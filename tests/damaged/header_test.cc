@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_writer.h"
 #include "blocktable/crc32c.h"
 #include "blocktable/footer.h"
-#include "bloomcodec/leveldb/table_reader.h"
-#include "bloomcodec/leveldb/table_writer.h"
+#include "leveldb/table/table_reader.h"
+#include "leveldb/table/table_writer.h"
 #include "damaged/damaged_runner.h"
 #include "leveldb/leveldb_internal.h"
 #include "support/test_support.h"

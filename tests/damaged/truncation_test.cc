@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "bloomcodec/cassandra/descriptor.h"
-#include "bloomcodec/cassandra/index_db.h"
+#include "cassandra/descriptor.h"
+#include "cassandra/index_db.h"
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
 #include "damaged/damaged_runner.h"

@@ -6,10 +6,10 @@
 
 #include <string>
 
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_writer.h"
 #include "blocktable/crc32c.h"
-#include "bloomcodec/leveldb/table_reader.h"
-#include "bloomcodec/leveldb/table_writer.h"
+#include "leveldb/table/table_reader.h"
+#include "leveldb/table/table_writer.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::leveldb {

@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include "bloomcodec/leveldb/table_reader.h"
-#include "bloomcodec/leveldb/table_writer.h"
+#include "leveldb/table/table_reader.h"
+#include "leveldb/table/table_writer.h"
 #include "leveldb_table/leveldb_harness.h"
 #include "leveldb_table/rc_bounded.h"
 

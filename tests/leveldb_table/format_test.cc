@@ -11,8 +11,8 @@
 
 #include "bloomcodec/format.h"
 #include "bloomcodec/leveldb/hash.h"
-#include "bloomcodec/leveldb/table_reader.h"
-#include "bloomcodec/leveldb/table_writer.h"
+#include "leveldb/table/table_reader.h"
+#include "leveldb/table/table_writer.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::leveldb {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "blocktable/crc32c.h"
-#include "bloomcodec/leveldb/table_reader.h"
-#include "bloomcodec/leveldb/table_writer.h"
+#include "leveldb/table/table_reader.h"
+#include "leveldb/table/table_writer.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::leveldb {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_writer.h"
 #include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_writer.h"
 #include "bloomcodec/format.h"
 #include "oracle/oracle_property_support.h"
 

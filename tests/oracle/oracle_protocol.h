@@ -39,7 +39,7 @@
 #include <cstring>
 #include <string>
 
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_writer.h"
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/key_list.h"
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "bloomcodec/rocksdb/sst_reader.h"
+#include "rocksdb/sst/sst_reader.h"
 #include "rocksdb_sst/sst_golden_support.h"
 
 namespace bloomcodec::rocksdb {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "bloomcodec/format.h"
-#include "bloomcodec/rocksdb/sst_reader.h"
+#include "rocksdb/sst/sst_reader.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::rocksdb {

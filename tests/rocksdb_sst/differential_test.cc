@@ -20,9 +20,9 @@
 
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/rocksdb/full_filter.h"
-#include "bloomcodec/rocksdb/sst_reader.h"
-#include "bloomcodec/rocksdb/sst_verify.h"
-#include "bloomcodec/rocksdb/sst_writer.h"
+#include "rocksdb/sst/sst_reader.h"
+#include "rocksdb/sst/verify.h"
+#include "rocksdb/sst/sst_writer.h"
 #include "leveldb/random_keys.h"
 #include "leveldb/rc_check.h"
 #include "rocksdb/convenience.h"

@@ -4,9 +4,9 @@
 
 #include <filesystem>
 
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_writer.h"
 #include "bloomcodec/cassandra/v10_filter.h"
-#include "bloomcodec/cassandra/index_db.h"
+#include "cassandra/index_db.h"
 #include "bloomcodec/cassandra/sizing.h"
 #include "convert_support.h"
 #include "support/test_support.h"

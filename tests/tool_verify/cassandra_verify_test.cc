@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "bloomcodec/cassandra/v10_filter.h"
-#include "bloomcodec/cassandra/index_db.h"
+#include "cassandra/index_db.h"
 #include "support/test_support.h"
 #include "tool_verify/verify_support.h"
 

@@ -1,12 +1,12 @@
 // Index.db (Cassandra 0.6 - 1.1): the reader's decoding and its errors at offsets.
-#include "bloomcodec/cassandra/index_db.h"
+#include "cassandra/index_db.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include <string>
 
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_writer.h"
 
 namespace bloomcodec::cassandra {
 namespace {

@@ -13,10 +13,10 @@
 #include <random>
 #include <set>
 
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_writer.h"
 #include "blocktable/crc32c.h"
 #include "bloomcodec/leveldb/filter_block.h"
-#include "bloomcodec/leveldb/table_reader.h"
+#include "leveldb/table/table_reader.h"
 #include "tool_verify/verify_support.h"
 
 namespace bloomcodec::testing {

@@ -8,8 +8,8 @@
 
 #include "blocktable/crc32c.h"
 #include "bloomcodec/leveldb/filter_block.h"
-#include "bloomcodec/leveldb/table_reader.h"
-#include "bloomcodec/byte_writer.h"
+#include "leveldb/table/table_reader.h"
+#include "codec/byte_writer.h"
 #include "support/test_support.h"
 #include "tool_verify/verify_support.h"
 

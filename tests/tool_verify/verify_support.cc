@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "bloomcodec/cassandra/index_db.h"
+#include "cassandra/index_db.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::testing {

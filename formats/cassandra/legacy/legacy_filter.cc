@@ -7,8 +7,8 @@
 #include <array>
 #include <string>
 
-#include "bloomcodec/byte_reader.h"
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_reader.h"
+#include "codec/byte_writer.h"
 #include "bloomcodec/cassandra/buckets.h"
 
 namespace bloomcodec::cassandra {

@@ -1,4 +1,4 @@
-#include "bloomcodec/leveldb/table_reader.h"
+#include "leveldb/table/table_reader.h"
 
 #include <algorithm>
 #include <utility>
@@ -6,7 +6,7 @@
 #include <boost/endian/conversion.hpp>
 
 #include "blocktable/block_handle.h"
-#include "bloomcodec/byte_reader.h"
+#include "codec/byte_reader.h"
 #include "bloomcodec/leveldb/bloom.h"
 
 namespace bloomcodec::leveldb {

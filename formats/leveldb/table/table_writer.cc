@@ -1,4 +1,4 @@
-#include "bloomcodec/leveldb/table_writer.h"
+#include "leveldb/table/table_writer.h"
 
 #include <snappy.h>
 
@@ -7,7 +7,7 @@
 
 #include "blocktable/crc32c.h"
 #include "blocktable/footer.h"
-#include "bloomcodec/byte_writer.h"
+#include "codec/byte_writer.h"
 
 namespace bloomcodec::leveldb {
 

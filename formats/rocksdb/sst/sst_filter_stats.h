@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "bloomcodec/rocksdb/sst_reader.h"
+#include "rocksdb/sst/sst_reader.h"
 #include "bloomcodec/status.h"
 
 namespace bloomcodec::rocksdb {

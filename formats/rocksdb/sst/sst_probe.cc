@@ -1,6 +1,6 @@
 // The filter's answer for user keys, as BlockBasedTable::Get asks it before the index lookup.
 #include "bloomcodec/rocksdb/full_filter.h"
-#include "bloomcodec/rocksdb/sst_reader.h"
+#include "rocksdb/sst/sst_reader.h"
 
 namespace bloomcodec::rocksdb {
 

@@ -1,10 +1,10 @@
-#include "bloomcodec/rocksdb/sst_reader.h"
+#include "rocksdb/sst/sst_reader.h"
 
 #include <algorithm>
 #include <array>
 #include <cstring>
 
-#include "bloomcodec/byte_reader.h"
+#include "codec/byte_reader.h"
 
 namespace bloomcodec::rocksdb {
 

@@ -4,9 +4,9 @@
 #include <string>
 
 #include "blocktable/block_builder.h"
-#include "bloomcodec/byte_writer.h"
-#include "bloomcodec/rocksdb/sst_reader.h"
-#include "bloomcodec/rocksdb/sst_writer.h"
+#include "codec/byte_writer.h"
+#include "rocksdb/sst/sst_reader.h"
+#include "rocksdb/sst/sst_writer.h"
 
 namespace bloomcodec::rocksdb {
 

@@ -1,12 +1,12 @@
-#include "bloomcodec/rocksdb/sst_writer.h"
+#include "rocksdb/sst/sst_writer.h"
 
 #include <algorithm>
 #include <map>
 #include <string>
 
 #include "blocktable/block_builder.h"
-#include "bloomcodec/byte_writer.h"
-#include "bloomcodec/rocksdb/sst_reader.h"
+#include "codec/byte_writer.h"
+#include "rocksdb/sst/sst_reader.h"
 
 namespace bloomcodec::rocksdb {
 

@@ -2,11 +2,11 @@
 // cassandra-1.2, cassandra-3.0, cassandra-4.0.
 #include <string>
 
-#include "bloomcodec/cassandra/descriptor.h"
+#include "cassandra/descriptor.h"
 #include "bloomcodec/cassandra/filter_factory.h"
 #include "bloomcodec/cassandra/murmur3.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
-#include "murmur3_inspect.h"
+#include "cassandra/murmur3/inspect.h"
 
 namespace bloomcodec::cassandra {
 namespace {

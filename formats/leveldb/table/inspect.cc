@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "bloomcodec/leveldb/bloom.h"
-#include "bloomcodec/leveldb/table_reader.h"
+#include "leveldb/table/table_reader.h"
 #include "inspect_support.h"
-#include "leveldb/leveldb_inspect.h"
+#include "leveldb/inspect.h"
 
 namespace bloomcodec::leveldb {
 

@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "bloomcodec/cassandra/buckets.h"
-#include "bloomcodec/cassandra/descriptor.h"
+#include "cassandra/descriptor.h"
 #include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
-#include "cassandra_inspect.h"
-#include "murmur3_inspect.h"
+#include "cassandra/inspect.h"
+#include "cassandra/murmur3/inspect.h"
 
 namespace bloomcodec::cassandra {
 namespace {

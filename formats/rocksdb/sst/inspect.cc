@@ -1,11 +1,11 @@
-#include "sst_inspect.h"
+#include "rocksdb/sst/inspect.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <string>
 
 #include "bloomcodec/rocksdb/full_filter.h"
-#include "bloomcodec/rocksdb/sst_reader.h"
+#include "rocksdb/sst/sst_reader.h"
 #include "inspect_support.h"
 #include "sst_filter_stats.h"
 

@@ -1,4 +1,4 @@
-#include "bloomcodec/rocksdb/sst_verify.h"
+#include "rocksdb/sst/verify.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -7,9 +7,9 @@
 
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
-#include "bloomcodec/leveldb/verify.h"
+#include "leveldb/table/verify.h"
 #include "bloomcodec/rocksdb/full_filter.h"
-#include "bloomcodec/rocksdb/sst_reader.h"
+#include "rocksdb/sst/sst_reader.h"
 #include "sst_filter_stats.h"
 
 namespace bloomcodec::rocksdb {

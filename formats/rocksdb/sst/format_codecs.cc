@@ -5,10 +5,10 @@
 #include <numeric>
 #include <vector>
 
-#include "bloomcodec/rocksdb/sst_reader.h"
-#include "bloomcodec/rocksdb/sst_writer.h"
+#include "rocksdb/sst/sst_reader.h"
+#include "rocksdb/sst/sst_writer.h"
 #include "formats/rocksdb/family.h"
-#include "sst_inspect.h"
+#include "rocksdb/sst/inspect.h"
 
 namespace bloomcodec::rocksdb {
 

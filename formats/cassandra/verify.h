@@ -38,7 +38,7 @@
 #include <vector>
 
 #include "bloomcodec/bytes.h"
-#include "bloomcodec/cassandra/descriptor.h"
+#include "cassandra/descriptor.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/status.h"
 #include "bloomcodec/verify.h"

@@ -10,9 +10,9 @@
 #include "bloomcodec/format.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/hash.h"
-#include "bloomcodec/leveldb/table_reader.h"
-#include "bloomcodec/leveldb/table_writer.h"
-#include "leveldb/leveldb_inspect.h"
+#include "leveldb/table/table_reader.h"
+#include "leveldb/table/table_writer.h"
+#include "leveldb/inspect.h"
 
 namespace bloomcodec::leveldb {
 

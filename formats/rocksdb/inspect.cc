@@ -1,6 +1,6 @@
 // inspect / dump / undump of one RocksDB full filter, and the policy facts behind inspect and
 // verify (which bits_per_key writes a geometry, how many keys that size was meant for).
-#include "filter_inspect.h"
+#include "rocksdb/inspect.h"
 
 #include <cmath>
 #include <string>

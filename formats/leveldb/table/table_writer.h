@@ -28,7 +28,7 @@
 #include "bloomcodec/format.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
-#include "bloomcodec/leveldb/table_reader.h"
+#include "leveldb/table/table_reader.h"
 #include "bloomcodec/status.h"
 
 namespace bloomcodec::leveldb {

@@ -1,17 +1,17 @@
 // inspect / dump / undump of the Murmur3 Filter.db. Dumps carry the header and the bits exactly
 // as stored (in the layout's byte order), so Undump(Dump(file)) is the file byte for byte.
-#include "murmur3_inspect.h"
+#include "cassandra/murmur3/inspect.h"
 
 #include <climits>
 #include <cmath>
 #include <set>
 #include <string>
 
-#include "bloomcodec/byte_writer.h"
-#include "bloomcodec/cassandra/descriptor.h"
+#include "codec/byte_writer.h"
+#include "cassandra/descriptor.h"
 #include "bloomcodec/cassandra/filter_factory.h"
 #include "bloomcodec/cassandra/sizing.h"
-#include "cassandra_inspect.h"
+#include "cassandra/inspect.h"
 #include "inspect_support.h"
 
 namespace bloomcodec::cassandra {

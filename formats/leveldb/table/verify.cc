@@ -1,4 +1,4 @@
-#include "bloomcodec/leveldb/verify.h"
+#include "leveldb/table/verify.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,7 +9,7 @@
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
-#include "bloomcodec/leveldb/table_reader.h"
+#include "leveldb/table/table_reader.h"
 
 namespace bloomcodec::leveldb {
 

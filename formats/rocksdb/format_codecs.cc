@@ -8,7 +8,7 @@
 
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "bloomcodec/rocksdb/hash.h"
-#include "filter_inspect.h"
+#include "rocksdb/inspect.h"
 #include "filter_sizing.h"
 #include "formats/rocksdb/family.h"
 

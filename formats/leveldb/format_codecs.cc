@@ -8,7 +8,7 @@
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/leveldb/hash.h"
-#include "leveldb_inspect.h"
+#include "leveldb/inspect.h"
 
 namespace bloomcodec::leveldb {
 
