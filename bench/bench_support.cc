@@ -27,7 +27,9 @@ void* operator new(std::size_t size, std::align_val_t align) {
   if (void* p = std::aligned_alloc(a, (size + a - 1) / a * a)) return p;
   throw std::bad_alloc();
 }
-void* operator new[](std::size_t size, std::align_val_t align) { return ::operator new(size, align); }
+void* operator new[](std::size_t size, std::align_val_t align) {
+  return ::operator new(size, align);
+}
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
@@ -83,7 +85,8 @@ std::uint64_t AllocationCount() { return g_allocations.load(std::memory_order_re
 
 void ReportPerKey(benchmark::State& state, std::size_t keys_per_iteration,
                   std::uint64_t allocations) {
-  const double keys = static_cast<double>(state.iterations()) * static_cast<double>(keys_per_iteration);
+  const double keys =
+      static_cast<double>(state.iterations()) * static_cast<double>(keys_per_iteration);
   state.SetItemsProcessed(static_cast<std::int64_t>(keys));
   state.counters["allocs_per_key"] = static_cast<double>(allocations) / keys;
   state.counters["keys"] = static_cast<double>(keys_per_iteration);

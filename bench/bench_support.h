@@ -30,8 +30,8 @@ KeyList MakeKeys(std::size_t n, std::size_t length, int set);
 struct Dataset {
   std::size_t length = 0;
   std::size_t count = 0;
-  KeyList present;  // `count` keys
-  KeyList absent;   // ProbeCount(count) keys, none of them in `present`
+  KeyList present;         // `count` keys
+  KeyList absent;          // ProbeCount(count) keys, none of them in `present`
   KeyList present_sample;  // the first ProbeCount(count) of `present`, when that is fewer
 
   // The stored keys a query benchmark asks for (hits).

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "bench_support.h"
-#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/output_file.h"
 
@@ -114,7 +114,8 @@ void Verify(benchmark::State& state, std::size_t n) {
     InputFile in = InputFile::Open(path).value();
     V10Filter f = V10Filter::Parse(in.bytes(), path).value();
     f.MayContainBatch(d.present, answers);
-    all_present = std::all_of(answers.begin(), answers.end(), [](std::uint8_t a) { return a == 1; });
+    all_present =
+        std::all_of(answers.begin(), answers.end(), [](std::uint8_t a) { return a == 1; });
     benchmark::DoNotOptimize(all_present);
   }
   if (!all_present) state.SkipWithError("verify found a false negative");
@@ -146,7 +147,10 @@ void LoadBigOurs(benchmark::State& state) {
   const std::string& path = BigFilterPath();
   DropDataset();
   // Warm the page cache once, so both sides read memory, not the disk.
-  { InputFile in = InputFile::Open(path).value(); benchmark::DoNotOptimize(V10Filter::Parse(in.bytes(), path).value().bits_set()); }
+  {
+    InputFile in = InputFile::Open(path).value();
+    benchmark::DoNotOptimize(V10Filter::Parse(in.bytes(), path).value().bits_set());
+  }
   const std::uint64_t rss_before = CurrentRssBytes();
   ResetPeakRss();
   std::uint64_t bits = 0;
@@ -158,9 +162,11 @@ void LoadBigOurs(benchmark::State& state) {
     benchmark::DoNotOptimize(bits);
   }
   const std::uint64_t peak = PeakRssBytes();
-  state.counters["allocs_per_load"] = static_cast<double>(AllocationCount() - allocs) / state.iterations();
+  state.counters["allocs_per_load"] =
+      static_cast<double>(AllocationCount() - allocs) / state.iterations();
   state.counters["file_bytes"] = static_cast<double>(kBigBytes);
-  state.counters["peak_rss_growth_bytes"] = static_cast<double>(peak > rss_before ? peak - rss_before : 0);
+  state.counters["peak_rss_growth_bytes"] =
+      static_cast<double>(peak > rss_before ? peak - rss_before : 0);
   state.counters["peak_rss_bytes"] = static_cast<double>(peak);
   state.counters["GB_per_s"] = benchmark::Counter(static_cast<double>(kBigBytes) * 1e-9,
                                                   benchmark::Counter::kIsIterationInvariantRate);
@@ -193,7 +199,8 @@ void RegisterCassandraBenchmarks() {
     for (bool hits : {true, false}) {
       const std::string op = hits ? "cassandra/query_hit" : "cassandra/query_miss";
       benchmark::RegisterBenchmark((op + k + "ours").c_str(), Query, n, hits, Mode::kOurs);
-      benchmark::RegisterBenchmark((op + k + "ours_batch").c_str(), Query, n, hits, Mode::kOursBatch);
+      benchmark::RegisterBenchmark((op + k + "ours_batch").c_str(), Query, n, hits,
+                                   Mode::kOursBatch);
     }
     benchmark::RegisterBenchmark(("cassandra/load" + k + "ours").c_str(), Load, n);
     if (n == 10000000u) {

@@ -71,7 +71,8 @@ void BuildOurs(benchmark::State& state, BloomCase c) {
 
 void BuildOriginal(benchmark::State& state, BloomCase c) {
   const Dataset& d = GetDataset(c.count, c.length);
-  std::unique_ptr<const ::leveldb::FilterPolicy> policy(::leveldb::NewBloomFilterPolicy(c.bits_per_key));
+  std::unique_ptr<const ::leveldb::FilterPolicy> policy(
+      ::leveldb::NewBloomFilterPolicy(c.bits_per_key));
   const std::vector<::leveldb::Slice> keys = Slices(d.present, c.count);
   std::string filter;
   policy->CreateFilter(keys.data(), static_cast<int>(keys.size()), &filter);
@@ -93,7 +94,8 @@ enum class Mode { kOurs, kOursBatch, kOriginal };
 // Untimed: the single and batch answers equal the original's for every probe (the batch path's
 // large-filter rounds are only reached by filters this size).
 bool SameAnswers(const ByteVector& filter, const KeyList& probes, int bits_per_key) {
-  std::unique_ptr<const ::leveldb::FilterPolicy> policy(::leveldb::NewBloomFilterPolicy(bits_per_key));
+  std::unique_ptr<const ::leveldb::FilterPolicy> policy(
+      ::leveldb::NewBloomFilterPolicy(bits_per_key));
   const ::leveldb::Slice f(reinterpret_cast<const char*>(filter.data()), filter.size());
   std::vector<std::uint8_t> batch(probes.size());
   bloomcodec::leveldb::BloomKeyMayMatchBatch(HashFlavor::kUnsignedTail, probes, filter, batch);
@@ -101,7 +103,8 @@ bool SameAnswers(const ByteVector& filter, const KeyList& probes, int bits_per_k
     const bool theirs = policy->KeyMayMatch(
         ::leveldb::Slice(reinterpret_cast<const char*>(probes[i].data()), probes[i].size()), f);
     if (theirs != (batch[i] == 1)) return false;
-    if (theirs != bloomcodec::leveldb::BloomKeyMayMatch(HashFlavor::kUnsignedTail, probes[i], filter)) {
+    if (theirs !=
+        bloomcodec::leveldb::BloomKeyMayMatch(HashFlavor::kUnsignedTail, probes[i], filter)) {
       return false;
     }
   }
@@ -122,7 +125,8 @@ void Query(benchmark::State& state, BloomCase c, bool hits, Mode mode) {
   std::size_t found = 0;
   std::uint64_t allocs = 0;
   if (mode == Mode::kOriginal) {
-    std::unique_ptr<const ::leveldb::FilterPolicy> policy(::leveldb::NewBloomFilterPolicy(c.bits_per_key));
+    std::unique_ptr<const ::leveldb::FilterPolicy> policy(
+        ::leveldb::NewBloomFilterPolicy(c.bits_per_key));
     const std::vector<::leveldb::Slice> keys = Slices(probes, n);
     const ::leveldb::Slice f(reinterpret_cast<const char*>(filter.data()), filter.size());
     allocs = AllocationCount();
@@ -136,14 +140,17 @@ void Query(benchmark::State& state, BloomCase c, bool hits, Mode mode) {
     for (auto _ : state) {
       found = 0;
       for (std::size_t i = 0; i < n; ++i) {
-        found += bloomcodec::leveldb::BloomKeyMayMatch(HashFlavor::kUnsignedTail, probes[i], filter) ? 1 : 0;
+        found += bloomcodec::leveldb::BloomKeyMayMatch(HashFlavor::kUnsignedTail, probes[i], filter)
+                     ? 1
+                     : 0;
       }
       benchmark::DoNotOptimize(found);
     }
   } else {
     allocs = AllocationCount();
     for (auto _ : state) {
-      bloomcodec::leveldb::BloomKeyMayMatchBatch(HashFlavor::kUnsignedTail, probes, filter, answers);
+      bloomcodec::leveldb::BloomKeyMayMatchBatch(HashFlavor::kUnsignedTail, probes, filter,
+                                                 answers);
       found = static_cast<std::size_t>(std::count(answers.begin(), answers.begin() + n, 1));
       benchmark::DoNotOptimize(found);
     }
@@ -290,8 +297,10 @@ void RegisterLevelDbBenchmarks() {
         for (bool hits : {true, false}) {
           const char* op = hits ? "query_hit" : "query_miss";
           benchmark::RegisterBenchmark(Name(op, c, "ours").c_str(), Query, c, hits, Mode::kOurs);
-          benchmark::RegisterBenchmark(Name(op, c, "ours_batch").c_str(), Query, c, hits, Mode::kOursBatch);
-          benchmark::RegisterBenchmark(Name(op, c, "original").c_str(), Query, c, hits, Mode::kOriginal);
+          benchmark::RegisterBenchmark(Name(op, c, "ours_batch").c_str(), Query, c, hits,
+                                       Mode::kOursBatch);
+          benchmark::RegisterBenchmark(Name(op, c, "original").c_str(), Query, c, hits,
+                                       Mode::kOriginal);
         }
       }
     }
@@ -299,9 +308,12 @@ void RegisterLevelDbBenchmarks() {
       for (bool hits : {true, false}) {
         const std::string base = std::string("leveldb/table_") + (hits ? "hit" : "miss") +
                                  "/len:16/keys:" + std::to_string(count) + "/bpk:10/";
-        benchmark::RegisterBenchmark((base + "ours").c_str(), TableLookup, count, hits, Mode::kOurs);
-        benchmark::RegisterBenchmark((base + "ours_batch").c_str(), TableLookup, count, hits, Mode::kOursBatch);
-        benchmark::RegisterBenchmark((base + "original").c_str(), TableLookup, count, hits, Mode::kOriginal);
+        benchmark::RegisterBenchmark((base + "ours").c_str(), TableLookup, count, hits,
+                                     Mode::kOurs);
+        benchmark::RegisterBenchmark((base + "ours_batch").c_str(), TableLookup, count, hits,
+                                     Mode::kOursBatch);
+        benchmark::RegisterBenchmark((base + "original").c_str(), TableLookup, count, hits,
+                                     Mode::kOriginal);
       }
     }
   }

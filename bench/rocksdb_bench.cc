@@ -130,16 +130,16 @@ void Query(benchmark::State& state, RocksCase c, bool hits, bool original) {
 }
 
 std::string Name(const char* op, const RocksCase& c, const char* side) {
-  return std::string("rocksdb/") + op + "/" + EncodingName(c.encoding) + "/keys:" +
-         std::to_string(c.count) + "/bpk:10/" + side;
+  return std::string("rocksdb/") + op + "/" + EncodingName(c.encoding) +
+         "/keys:" + std::to_string(c.count) + "/bpk:10/" + side;
 }
 
 }  // namespace
 
 void RegisterRocksDbBenchmarks() {
   for (std::size_t count : {1000u, 100000u, 1000000u}) {
-    for (FilterEncoding e : {FilterEncoding::kLegacyBloom, FilterEncoding::kFastLocalBloom,
-                             FilterEncoding::kRibbon}) {
+    for (FilterEncoding e :
+         {FilterEncoding::kLegacyBloom, FilterEncoding::kFastLocalBloom, FilterEncoding::kRibbon}) {
       const RocksCase c{e, count, 10.0};
       benchmark::RegisterBenchmark(Name("build", c, "ours").c_str(), BuildOurs, c);
       benchmark::RegisterBenchmark(Name("build", c, "original").c_str(), BuildOriginal, c);

@@ -25,12 +25,12 @@ Result<std::uint8_t> ByteReader::ReadU8(std::string_view what) {
   return data_[pos_++];
 }
 
-#define BLOOMCODEC_FIXED_READ(Name, Type, Loader)            \
-  Result<Type> ByteReader::Name(std::string_view what) {     \
+#define BLOOMCODEC_FIXED_READ(Name, Type, Loader)                     \
+  Result<Type> ByteReader::Name(std::string_view what) {              \
     if (remaining() < sizeof(Type)) return Short(sizeof(Type), what); \
-    Type v = static_cast<Type>(Loader(data_.data() + pos_)); \
-    pos_ += sizeof(Type);                                    \
-    return v;                                                \
+    Type v = static_cast<Type>(Loader(data_.data() + pos_));          \
+    pos_ += sizeof(Type);                                             \
+    return v;                                                         \
   }
 
 BLOOMCODEC_FIXED_READ(ReadBigU16, std::uint16_t, be::load_big_u16)
@@ -49,7 +49,8 @@ Result<std::uint64_t> ByteReader::ReadVarint64(std::string_view what) {
       return Error(std::string(what) + " (varint)", "the end of the data inside the varint");
     }
     std::uint8_t b = data_[pos_ + i];
-    if (i == 9 && b > 1) return Error(std::string(what) + " (varint of at most 64 bits)", "more bits");
+    if (i == 9 && b > 1)
+      return Error(std::string(what) + " (varint of at most 64 bits)", "more bits");
     value |= std::uint64_t{b & 0x7fu} << (7 * i);
     if ((b & 0x80) == 0) {
       pos_ += i + 1;
@@ -66,7 +67,8 @@ Result<std::uint32_t> ByteReader::ReadVarint32(std::string_view what) {
       return Error(std::string(what) + " (varint)", "the end of the data inside the varint");
     }
     std::uint8_t b = data_[pos_ + i];
-    if (i == 4 && b > 0x0f) return Error(std::string(what) + " (varint of at most 32 bits)", "more bits");
+    if (i == 4 && b > 0x0f)
+      return Error(std::string(what) + " (varint of at most 32 bits)", "more bits");
     value |= std::uint32_t{b & 0x7fu} << (7 * i);
     if ((b & 0x80) == 0) {
       pos_ += i + 1;

@@ -24,7 +24,7 @@ class ByteReader {
   ByteReader(ByteSpan data, std::string_view source, std::uint64_t base_offset = 0)
       : data_(data), source_(source), base_(base_offset) {}
 
-  std::size_t position() const { return pos_; }       // relative to the span
+  std::size_t position() const { return pos_; }          // relative to the span
   std::uint64_t offset() const { return base_ + pos_; }  // absolute, for messages
   std::size_t remaining() const { return data_.size() - pos_; }
   bool at_end() const { return pos_ == data_.size(); }

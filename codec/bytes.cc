@@ -50,14 +50,16 @@ std::string ToBase64(ByteSpan bytes) {
   s.reserve((bytes.size() + 2) / 3 * 4);
   std::size_t i = 0;
   for (; i + 3 <= bytes.size(); i += 3) {
-    std::uint32_t v = std::uint32_t{bytes[i]} << 16 | std::uint32_t{bytes[i + 1]} << 8 | bytes[i + 2];
+    std::uint32_t v =
+        std::uint32_t{bytes[i]} << 16 | std::uint32_t{bytes[i + 1]} << 8 | bytes[i + 2];
     s += kBase64Alphabet[v >> 18];
     s += kBase64Alphabet[(v >> 12) & 63];
     s += kBase64Alphabet[(v >> 6) & 63];
     s += kBase64Alphabet[v & 63];
   }
   if (std::size_t left = bytes.size() - i; left > 0) {
-    std::uint32_t v = std::uint32_t{bytes[i]} << 16 | (left == 2 ? std::uint32_t{bytes[i + 1]} << 8 : 0);
+    std::uint32_t v =
+        std::uint32_t{bytes[i]} << 16 | (left == 2 ? std::uint32_t{bytes[i + 1]} << 8 : 0);
     s += kBase64Alphabet[v >> 18];
     s += kBase64Alphabet[(v >> 12) & 63];
     s += left == 2 ? kBase64Alphabet[(v >> 6) & 63] : '=';

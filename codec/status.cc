@@ -49,9 +49,7 @@ const std::string& EmptyString() {
 
 StatusCode Status::code() const { return rep_ ? rep_->code : StatusCode::kOk; }
 const std::string& Status::file() const { return rep_ ? rep_->file : EmptyString(); }
-std::optional<std::uint64_t> Status::offset() const {
-  return rep_ ? rep_->offset : std::nullopt;
-}
+std::optional<std::uint64_t> Status::offset() const { return rep_ ? rep_->offset : std::nullopt; }
 const std::string& Status::message() const { return rep_ ? rep_->message : EmptyString(); }
 
 std::string Status::ToString() const {

@@ -69,12 +69,14 @@ Result<Decoded> DecodeInput(const ConvertInput& input) {
   }
   Document doc = Document::parse(input.bytes.begin(), input.bytes.end(), nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
-    return Status::CorruptFile(input.source, "not a JSON object (a dump or a split manifest); "
-                                             "give --format for a filter file");
+    return Status::CorruptFile(input.source,
+                               "not a JSON object (a dump or a split manifest); "
+                               "give --format for a filter file");
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(std::string name, DumpString(doc, "format", input.source));
   d.format = FindFormat(name);
-  if (!d.format) return BadDumpField(input.source, "format", "a format name, found \"" + name + "\"");
+  if (!d.format)
+    return BadDumpField(input.source, "format", "a format name, found \"" + name + "\"");
   auto manifest = doc.find("split_manifest");
   if (manifest != doc.end() && !manifest->is_boolean()) {
     return BadDumpField(input.source, "split_manifest", "true or false");
@@ -183,13 +185,14 @@ Status CheckKeysAreTheInputs(const Decoded& in, const ConvertInput& input,
   BLOOMCODEC_RETURN_IF_ERROR(in.format->Probe(in.bytes, input.source, keys, probe, answers));
   const auto absent = static_cast<std::size_t>(std::count(answers.begin(), answers.end(), 0));
   if (absent > 0) {
-    const std::size_t first = static_cast<std::size_t>(
-        std::find(answers.begin(), answers.end(), 0) - answers.begin());
-    std::string what = std::to_string(absent) + " of " + std::to_string(keys.size()) +
-                       " keys of " + options.key_source +
-                       (options.keys_from_index ? " (the first is entry " : " (the first on line ") +
-                       std::to_string(first + 1) + ") are absent from " + input.source +
-                       ": they are not the keys this filter was built from";
+    const std::size_t first =
+        static_cast<std::size_t>(std::find(answers.begin(), answers.end(), 0) - answers.begin());
+    std::string what =
+        std::to_string(absent) + " of " + std::to_string(keys.size()) + " keys of " +
+        options.key_source +
+        (options.keys_from_index ? " (the first is entry " : " (the first on line ") +
+        std::to_string(first + 1) + ") are absent from " + input.source +
+        ": they are not the keys this filter was built from";
     if (!options.force) return Status::Refused(what + " (--force rebuilds anyway)");
     c.warnings.push_back(what);
   }
@@ -223,8 +226,8 @@ Result<Conversion> Rebuild(const Decoded& in, const ConvertInput& input,
   }
   if (!options.keys && !options.from_table) {
     return Status::Refused(
-        input.source + ": the bits of " + std::string(in.format->name()) + " cannot carry over to " +
-        std::string(to->name()) +
+        input.source + ": the bits of " + std::string(in.format->name()) +
+        " cannot carry over to " + std::string(to->name()) +
         (in.format == to ? " with new parameters" : " (a different hash, size or layout)") +
         "; a rebuild needs the keys: " + KeySourceHint(in.format));
   }
@@ -274,12 +277,15 @@ Status CheckRewriteFlags(const FormatCodec* from, const FormatCodec* to,
         }
       }
       const std::string table = OrList(names, " or ");
-      return Status::InvalidArgument("--no-filter and --legacy-1.17 rewrite a table's filter: "
-                                     "they need a " + table + " input and --to " + table);
+      return Status::InvalidArgument(
+          "--no-filter and --legacy-1.17 rewrite a table's filter: "
+          "they need a " +
+          table + " input and --to " + table);
     }
   }
   if (options.no_filter && options.params.bits_per_key) {
-    return Status::InvalidArgument("--no-filter removes the filter; --bits-per-key adds one: give one");
+    return Status::InvalidArgument(
+        "--no-filter removes the filter; --bits-per-key adds one: give one");
   }
   if (options.legacy_v117 && !options.params.bits_per_key) {
     return Status::InvalidArgument("--legacy-1.17 needs --bits-per-key N");
@@ -295,13 +301,15 @@ Result<Conversion> SplitInto(const Decoded& in, const ConvertInput& input,
     for (const ConversionRule* r : engine::AllConversionRules()) {
       if (r->when == When::kSplit) AddOnce(targets, r->to);
     }
-    return Status::InvalidArgument("an output directory (-o DIR/) is for splitting a filter "
-                                   "block or a table's filter into raw filters: --to " +
-                                   OrList(targets, " or "));
+    return Status::InvalidArgument(
+        "an output directory (-o DIR/) is for splitting a filter "
+        "block or a table's filter into raw filters: --to " +
+        OrList(targets, " or "));
   }
   if (keys_given || HasSizing(options.params)) {
-    return Status::InvalidArgument("a split copies the filters as they are; it takes no keys "
-                                   "and no sizing parameters");
+    return Status::InvalidArgument(
+        "a split copies the filters as they are; it takes no keys "
+        "and no sizing parameters");
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<Conversion> c, RunFirst(rules, in, input, options));
   if (!c) return Status::Refused(input.source + ": nothing to split");
@@ -321,7 +329,8 @@ std::string_view ConversionKindName(ConversionKind kind) {
 
 std::string SplitFilterFileName(std::size_t index, std::size_t count) {
   std::string digits = std::to_string(index);
-  const std::size_t width = std::max<std::size_t>(3, std::to_string(count == 0 ? 0 : count - 1).size());
+  const std::size_t width =
+      std::max<std::size_t>(3, std::to_string(count == 0 ? 0 : count - 1).size());
   if (digits.size() < width) digits.insert(0, width - digits.size(), '0');
   return "filter-" + digits;
 }

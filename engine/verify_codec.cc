@@ -14,7 +14,8 @@ namespace {
 
 // The file's FillReport and any overfilled filter. `keys` (when given) judge the filter Probe
 // asked; the others are judged against what their parameters allow.
-void AddFill(const std::vector<engine::FilterFill>& filters, const KeyList* keys, FileReport& report) {
+void AddFill(const std::vector<engine::FilterFill>& filters, const KeyList* keys,
+             FileReport& report) {
   if (filters.empty()) return;
   FillReport fill;
   double weighted_fp = 0;
@@ -34,12 +35,16 @@ void AddFill(const std::vector<engine::FilterFill>& filters, const KeyList* keys
     if (f.stats.hash_count > 0 && f.stats.bits > 0) fill.estimated_keys += f.stats.estimated_keys;
     // A block's filters are sized by one bits_per_key, so their bits weigh like their keys.
     weighted_fp += static_cast<double>(f.stats.bits) * f.stats.false_positive_rate;
-    if (expected) sized += *expected; else sized_known = false;
+    if (expected)
+      sized += *expected;
+    else
+      sized_known = false;
     const std::string reason =
         OverfillReason(f.stats, expected, given ? "given" : "allowed by its size and k");
     if (!reason.empty() && overfilled++ == 0) {
       first_reason = (filters.size() > 1 ? "filter at byte " + std::to_string(f.offset) + ": "
-                                         : std::string()) + reason;
+                                         : std::string()) +
+                     reason;
       first_offset = f.offset;
     }
   }
@@ -47,8 +52,9 @@ void AddFill(const std::vector<engine::FilterFill>& filters, const KeyList* keys
   fill.fp_rate = fill.bits > 0 ? weighted_fp / static_cast<double>(fill.bits) : 0;
   if (sized_known) {
     fill.sized_keys = sized;
-    fill.sized_keys_from = keys == nullptr ? "parameters"
-                           : filters.size() == 1 ? "keys" : "keys and parameters";
+    fill.sized_keys_from = keys == nullptr       ? "parameters"
+                           : filters.size() == 1 ? "keys"
+                                                 : "keys and parameters";
   }
   report.fill = fill;
   if (overfilled > 0) {
@@ -61,8 +67,8 @@ void AddFill(const std::vector<engine::FilterFill>& filters, const KeyList* keys
 
 }  // namespace
 
-FileReport VerifyWithCodec(const std::string& path, const FormatCodec* format,
-                           const KeyList* keys, const ProbeOptions& probe) {
+FileReport VerifyWithCodec(const std::string& path, const FormatCodec* format, const KeyList* keys,
+                           const ProbeOptions& probe) {
   FileReport report;
   report.path = path;
   report.format = std::string(format->name());

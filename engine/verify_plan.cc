@@ -40,15 +40,17 @@ Status PlanDirectory(const std::string& dir, const VerifyOptions& options,
                      std::vector<VerifyTask>& tasks) {
   if (options.key_source != KeySource::kNone) {
     return Status::InvalidArgument(
-        dir + " is a directory: its keys come from each sstable's Index.db or each table's data "
-              "blocks; --keys, --index and --from-table apply to single files");
+        dir +
+        " is a directory: its keys come from each sstable's Index.db or each table's data "
+        "blocks; --keys, --index and --from-table apply to single files");
   }
   if (options.format != nullptr || options.key_kind != KeyKind::kAuto) {
     // Said rather than ignored: a directory's files say what they are (names, table footers),
     // and a database's tables always hold internal keys.
     return Status::InvalidArgument(
-        dir + " is a directory: each file's format comes from its name and footer, and a "
-              "database's tables hold user keys; --format and --key-kind apply to single files");
+        dir +
+        " is a directory: each file's format comes from its name and footer, and a "
+        "database's tables hold user keys; --format and --key-kind apply to single files");
   }
   std::vector<std::string_view> described;
   for (const engine::Family* family : DirectoryFamilies()) {
@@ -60,7 +62,9 @@ Status PlanDirectory(const std::string& dir, const VerifyOptions& options,
   }
   std::string what;
   for (std::size_t i = 0; i < described.size(); ++i) {
-    what += (i == 0 ? "neither " : i + 1 == described.size() ? " nor " : ", ") +
+    what += (i == 0                      ? "neither "
+             : i + 1 == described.size() ? " nor "
+                                         : ", ") +
             std::string(described[i]);
   }
   return Status::InvalidArgument(dir + ": nothing to verify: " + what);
@@ -119,7 +123,8 @@ Status PlanFile(const std::string& path, const VerifyOptions& options,
   }
   ProbeOptions probe;
   probe.key_kind = options.key_kind;
-  tasks.push_back([path, format, keys, probe] { return VerifyWithCodec(path, format, keys, probe); });
+  tasks.push_back(
+      [path, format, keys, probe] { return VerifyWithCodec(path, format, keys, probe); });
   return Status();
 }
 

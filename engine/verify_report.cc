@@ -134,7 +134,12 @@ VerifySummary Summarize(std::span<const FileReport> files) {
     }
   }
   for (const auto& [key, g] : groups) {
-    GroupSummary s{key.first, key.second, g.rates.size(), g.damaged, g.ignored, g.not_counted,
+    GroupSummary s{key.first,
+                   key.second,
+                   g.rates.size(),
+                   g.damaged,
+                   g.ignored,
+                   g.not_counted,
                    g.rates.empty() ? std::nan("") : CombinedFalsePositiveRate(g.rates)};
     summary.groups.push_back(std::move(s));
   }
@@ -167,8 +172,7 @@ std::vector<FileReport> RunVerifyTasks(std::span<const VerifyTask> tasks, unsign
   return reports;
 }
 
-Result<VerifyReport> VerifyPaths(std::span<const std::string> paths,
-                                 const VerifyOptions& options) {
+Result<VerifyReport> VerifyPaths(std::span<const std::string> paths, const VerifyOptions& options) {
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<VerifyTask> tasks, PlanVerify(paths, options));
   VerifyReport report;
   report.files = RunVerifyTasks(tasks, options.threads, options.progress);
@@ -233,8 +237,8 @@ Document VerifyReportJson(const VerifyReport& report) {
       j["fill_ratio"] = Number(f.fill->fill_ratio);
       j["estimated_keys"] = Number(f.fill->estimated_keys);
       j["sized_keys"] = f.fill->sized_keys ? Number(*f.fill->sized_keys) : Document(nullptr);
-      j["sized_keys_from"] = f.fill->sized_keys_from.empty() ? Document(nullptr)
-                                                              : Document(f.fill->sized_keys_from);
+      j["sized_keys_from"] =
+          f.fill->sized_keys_from.empty() ? Document(nullptr) : Document(f.fill->sized_keys_from);
       j["fp_rate"] = Number(f.fill->fp_rate);
     } else {
       for (const char* name : {"bits", "bits_set", "hash_count", "fill_ratio", "estimated_keys",
@@ -274,7 +278,8 @@ std::string VerifyReportText(const VerifyReport& report) {
     std::string_view status = f.status_name();
     out += std::string(status) + std::string(8 - std::min<std::size_t>(status.size(), 7), ' ');
     out += f.path;
-    if (!f.format.empty()) out += "  [" + f.format + (f.version.empty() ? "" : " " + f.version) + "]";
+    if (!f.format.empty())
+      out += "  [" + f.format + (f.version.empty() ? "" : " " + f.version) + "]";
     out += "\n";
     std::string facts;
     if (f.keys_checked > 0 || f.false_negative_count > 0) {
@@ -289,8 +294,9 @@ std::string VerifyReportText(const VerifyReport& report) {
       facts += std::to_string(f.fill->bits_set) + "/" + std::to_string(f.fill->bits) +
                " bits set (" + Compact(100 * f.fill->fill_ratio) + "%), k " +
                std::to_string(f.fill->hash_count) + ", " +
-               (std::isinf(f.fill->estimated_keys)   ? EstimatedKeysText(f.fill->estimated_keys)
-                : std::isnan(f.fill->estimated_keys) ? "keys " + EstimatedKeysText(f.fill->estimated_keys)
+               (std::isinf(f.fill->estimated_keys) ? EstimatedKeysText(f.fill->estimated_keys)
+                : std::isnan(f.fill->estimated_keys)
+                    ? "keys " + EstimatedKeysText(f.fill->estimated_keys)
                     : "~" + Count(f.fill->estimated_keys) + " keys");
       if (f.fill->sized_keys) {
         facts += " (for " + Count(*f.fill->sized_keys) +
@@ -306,7 +312,8 @@ std::string VerifyReportText(const VerifyReport& report) {
     }
     if (f.false_negative_count > 0) {
       // A few keys (hex, "" for the empty key) keep the line readable; --json lists more.
-      const std::size_t shown = std::min<std::size_t>(f.false_negatives.size(), kTextFalseNegatives);
+      const std::size_t shown =
+          std::min<std::size_t>(f.false_negatives.size(), kTextFalseNegatives);
       out += "        false negatives";
       if (f.false_negative_count > shown) {
         out += " (first " + std::to_string(shown) + " of " +
@@ -325,15 +332,14 @@ std::string VerifyReportText(const VerifyReport& report) {
          std::to_string(s.warnings) + " with warnings, " + std::to_string(s.errors) +
          " with errors\n";
   for (const GroupSummary& g : s.groups) {
-    const std::string tables =
-        std::to_string(g.tables) + (g.tables == 1 ? " table" : " tables");
+    const std::string tables = std::to_string(g.tables) + (g.tables == 1 ? " table" : " tables");
     if (g.role == GroupRole::kLive) {
       out += "  " + g.name + ": " + tables + ", a read sees fp rate " +
              Compact(g.combined_fp_rate) + " (1 - prod(1 - p_i))";
     } else {
       out += "  " + g.name + ": " + std::string(GroupRoleName(g.role)) +
-             " copy, no read consults it (not in the live group's rate): " + tables +
-             ", fp rate " + Compact(g.combined_fp_rate) + " if it were live";
+             " copy, no read consults it (not in the live group's rate): " + tables + ", fp rate " +
+             Compact(g.combined_fp_rate) + " if it were live";
     }
     if (g.damaged > 0) out += "; " + std::to_string(g.damaged) + " damaged counted as p = 1";
     if (g.ignored_filters > 0) {

@@ -44,7 +44,8 @@ Status CheckDumpHead(const Document& dump, std::string_view format, std::string_
   if (!dump.is_object()) return Status::CorruptFile(std::string(source), "a dump is a JSON object");
   BLOOMCODEC_ASSIGN_OR_RETURN(std::string name, DumpString(dump, "format", source));
   if (name != format) {
-    return BadDumpField(source, "format", "\"" + std::string(format) + "\", found \"" + name + "\"");
+    return BadDumpField(source, "format",
+                        "\"" + std::string(format) + "\", found \"" + name + "\"");
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(std::int64_t version, DumpInt(dump, "dump_version", source));
   if (version != kDumpVersion) {
@@ -59,7 +60,8 @@ Result<std::int64_t> DumpInt(const Document& dump, std::string_view field,
   if (it == dump.end()) return BadDumpField(source, field, "an integer (the field is missing)");
   if (it->is_number_unsigned()) {
     const auto v = it->get<std::uint64_t>();
-    if (v > static_cast<std::uint64_t>(INT64_MAX)) return BadDumpField(source, field, "a 64-bit integer");
+    if (v > static_cast<std::uint64_t>(INT64_MAX))
+      return BadDumpField(source, field, "a 64-bit integer");
     return static_cast<std::int64_t>(v);
   }
   if (!it->is_number_integer()) return BadDumpField(source, field, "an integer");
@@ -78,7 +80,8 @@ Result<ByteVector> DumpBase64(const Document& dump, std::string_view field,
                               std::string_view source) {
   BLOOMCODEC_ASSIGN_OR_RETURN(std::string text, DumpString(dump, field, source));
   ByteVector out;
-  if (!FromBase64(text, out)) return BadDumpField(source, field, "base64 (standard alphabet, padded)");
+  if (!FromBase64(text, out))
+    return BadDumpField(source, field, "base64 (standard alphabet, padded)");
   return out;
 }
 

@@ -35,8 +35,7 @@ Document DumpHead(std::string_view format);
 // Checks that `dump` is an object of `format` and of kDumpVersion.
 Status CheckDumpHead(const Document& dump, std::string_view format, std::string_view source);
 
-Result<std::int64_t> DumpInt(const Document& dump, std::string_view field,
-                             std::string_view source);
+Result<std::int64_t> DumpInt(const Document& dump, std::string_view field, std::string_view source);
 Result<ByteVector> DumpBase64(const Document& dump, std::string_view field,
                               std::string_view source);
 // An optional base64 field: empty when absent.

@@ -28,7 +28,8 @@ std::string g_dir;
 
 void WriteFile(const std::string& path, ByteSpan bytes) {
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 ByteVector Gzip(ByteSpan plain) {

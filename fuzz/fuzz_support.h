@@ -16,8 +16,8 @@
 namespace bloomcodec::fuzz {
 
 // A violated property is a finding: stop with a crash the fuzzer records (and minimizes).
-#define FUZZ_CHECK(condition)       \
-  do {                              \
+#define FUZZ_CHECK(condition)           \
+  do {                                  \
     if (!(condition)) __builtin_trap(); \
   } while (0)
 
@@ -27,8 +27,9 @@ namespace bloomcodec::fuzz {
 inline void CheckNamesSource(const Status& status, std::string_view source) {
   if (status.ok()) return;
   const std::string text = status.ToString();
-  FUZZ_CHECK(text.size() > source.size() + 1 && text.compare(0, source.size(), source) == 0 &&
-             (text.compare(source.size(), 2, ": ") == 0 || text.compare(source.size(), 2, " (") == 0));
+  FUZZ_CHECK(
+      text.size() > source.size() + 1 && text.compare(0, source.size(), source) == 0 &&
+      (text.compare(source.size(), 2, ": ") == 0 || text.compare(source.size(), 2, " (") == 0));
 }
 
 // The same, and an offset the status names lies inside the input (at most at its end).
@@ -57,7 +58,8 @@ inline constexpr std::int64_t kMaxFuzzedHashCount = 1 << 16;
 
 inline std::int64_t BigI32At(ByteSpan bytes, std::size_t at) {
   if (bytes.size() < at + 4) return 0;
-  return static_cast<std::int32_t>(std::uint32_t{bytes[at]} << 24 | std::uint32_t{bytes[at + 1]} << 16 |
+  return static_cast<std::int32_t>(std::uint32_t{bytes[at]} << 24 |
+                                   std::uint32_t{bytes[at + 1]} << 16 |
                                    std::uint32_t{bytes[at + 2]} << 8 | bytes[at + 3]);
 }
 

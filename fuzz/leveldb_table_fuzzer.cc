@@ -5,9 +5,9 @@
 // The input length's parity decides whether CRCs are checked, so both paths are fuzzed.
 #include <vector>
 
+#include "fuzz_support.h"
 #include "leveldb/table/table_reader.h"
 #include "leveldb/table/table_writer.h"
-#include "fuzz_support.h"
 
 using namespace bloomcodec;
 using namespace bloomcodec::leveldb;
@@ -39,7 +39,8 @@ Entries Collect(const TableReader& table) {
   });
   if (!s.ok()) {
     e.complete = false;
-    if (s.code() != StatusCode::kUnsupported) fuzz::CheckNamesSourceAndOffset(s, table.source(), table.file().size());
+    if (s.code() != StatusCode::kUnsupported)
+      fuzz::CheckNamesSourceAndOffset(s, table.source(), table.file().size());
   }
   return e;
 }
@@ -71,8 +72,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t i = 0; i < entries.keys.size() && i < 8; ++i) {
     // A stored key (its user part in a database table) is never a false negative of a table
     // that verifies; here only the call's safety is checked, Verify checks the answer.
-    Result<bool> r = table.MayContain(table.key_kind() == KeyKind::kUser ? UserKeyOf(entries.keys[i])
-                                                                        : entries.keys[i]);
+    Result<bool> r = table.MayContain(
+        table.key_kind() == KeyKind::kUser ? UserKeyOf(entries.keys[i]) : entries.keys[i]);
     fuzz::CheckNamesSourceAndOffset(r.status(), "000005.ldb", size);
   }
   Result<std::uint64_t> verified = table.Verify();

@@ -25,8 +25,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const bool single = f.MayContain(keys[i]);
     FUZZ_CHECK(answers[i] == single);
-    const std::uint64_t h = f.kind() == FullFilterKind::kLegacyBloom ? LegacyBloomHash(keys[i])
-                                                                    : Hash64(keys[i]);
+    const std::uint64_t h =
+        f.kind() == FullFilterKind::kLegacyBloom ? LegacyBloomHash(keys[i]) : Hash64(keys[i]);
     FUZZ_CHECK(f.HashMayMatch(h) == single);
     if (size <= kMetadataBytes) FUZZ_CHECK(!single);
     if (f.kind() == FullFilterKind::kAlwaysMatch) FUZZ_CHECK(single);

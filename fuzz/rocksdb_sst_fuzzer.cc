@@ -6,9 +6,9 @@
 // decides whether checksums are verified, so both paths are fuzzed.
 #include <vector>
 
-#include "rocksdb/sst/sst_reader.h"
-#include "fuzz_support.h"
 #include "bloomcodec/format.h"
+#include "fuzz_support.h"
+#include "rocksdb/sst/sst_reader.h"
 
 using namespace bloomcodec;
 using namespace bloomcodec::rocksdb;

@@ -50,11 +50,21 @@ void CheckNumbers(std::string_view text) {
 }
 
 constexpr tool::FlagSpec kFlags[] = {
-    {"--format", true},   {"--keys", true},          {"--key-format", true},
-    {"--key-kind", true}, {"--fp-chance", true},     {"--buckets-per-element", true},
-    {"--bits-per-key", true}, {"--expected-keys", true}, {"--index", true},
-    {"--to", true},       {"-o", true},              {"--json", false},
-    {"--force", false},   {"--from-table", false},   {"--no-filter", false},
+    {"--format", true},
+    {"--keys", true},
+    {"--key-format", true},
+    {"--key-kind", true},
+    {"--fp-chance", true},
+    {"--buckets-per-element", true},
+    {"--bits-per-key", true},
+    {"--expected-keys", true},
+    {"--index", true},
+    {"--to", true},
+    {"-o", true},
+    {"--json", false},
+    {"--force", false},
+    {"--from-table", false},
+    {"--no-filter", false},
 };
 
 }  // namespace

@@ -39,7 +39,8 @@ Result<std::optional<double>> Args::JavaDouble(std::string_view flag) const {
   if (!text) return std::optional<double>();
   double value;
   if (!ParseJavaDouble(*text, value)) {
-    return BadNumber(flag, *text, "a number as Java's Double.parseDouble reads it (e.g. 0.01, 1e-3)");
+    return BadNumber(flag, *text,
+                     "a number as Java's Double.parseDouble reads it (e.g. 0.01, 1e-3)");
   }
   return std::optional<double>(value);
 }
@@ -88,8 +89,8 @@ Result<Args> ParseArgs(std::span<const std::string_view> argv, std::span<const F
       name = arg.substr(0, eq);
       inline_value = arg.substr(eq + 1);
     }
-    auto spec = std::find_if(specs.begin(), specs.end(),
-                             [&](const FlagSpec& s) { return s.name == name; });
+    auto spec =
+        std::find_if(specs.begin(), specs.end(), [&](const FlagSpec& s) { return s.name == name; });
     if (spec == specs.end()) return Usage("unknown flag " + std::string(name));
     if (args.Has(name)) return Usage(std::string(name) + " given twice");
     if (!spec->takes_value) {

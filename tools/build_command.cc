@@ -10,9 +10,15 @@ namespace bloomcodec::tool {
 
 namespace {
 constexpr FlagSpec kFlags[] = {
-    {"--format", true},       {"--keys", true},          {"--key-format", true},
-    {"--fp-chance", true},    {"--buckets-per-element", true}, {"--bits-per-key", true},
-    {"--expected-keys", true}, {"-o", true},              {"--output", true},
+    {"--format", true},
+    {"--keys", true},
+    {"--key-format", true},
+    {"--fp-chance", true},
+    {"--buckets-per-element", true},
+    {"--bits-per-key", true},
+    {"--expected-keys", true},
+    {"-o", true},
+    {"--output", true},
     {"--json", false},
 };
 }  // namespace

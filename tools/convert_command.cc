@@ -20,12 +20,23 @@ namespace bloomcodec::tool {
 
 namespace {
 constexpr FlagSpec kFlags[] = {
-    {"--format", true},        {"--to", true},           {"-o", true},
-    {"--output", true},        {"--keys", true},         {"--key-format", true},
-    {"--index", true},         {"--from-table", false},  {"--fp-chance", true},
-    {"--buckets-per-element", true}, {"--bits-per-key", true}, {"--expected-keys", true},
-    {"--no-filter", false},    {"--legacy-1.17", false}, {"--key-kind", true},
-    {"--force", false},        {"--json", false},
+    {"--format", true},
+    {"--to", true},
+    {"-o", true},
+    {"--output", true},
+    {"--keys", true},
+    {"--key-format", true},
+    {"--index", true},
+    {"--from-table", false},
+    {"--fp-chance", true},
+    {"--buckets-per-element", true},
+    {"--bits-per-key", true},
+    {"--expected-keys", true},
+    {"--no-filter", false},
+    {"--legacy-1.17", false},
+    {"--key-kind", true},
+    {"--force", false},
+    {"--json", false},
 };
 
 bool IsDirectory(const std::string& path) {
@@ -60,7 +71,7 @@ Result<const FormatCodec*> InputFormat(const Args& args, const InputFile& input)
   if (path.ends_with(".gz")) path.remove_suffix(3);
   if (const FormatCodec* f = DetectFormat(path, input.bytes())) return f;
   if (LooksLikeJsonDocument(input.bytes())) return nullptr;  // a dump or a split manifest
-  return ResolveFormat(args, input);  // the usage error listing the formats
+  return ResolveFormat(args, input);                         // the usage error listing the formats
 }
 
 }  // namespace
@@ -84,8 +95,9 @@ Status RunConvert(std::span<const std::string_view> argv) {
   const bool json = args.Has("--json");
   std::string out(*out_flag);
   if (out == "-" && json) {
-    return Status::InvalidArgument("-o - writes the converted file to standard output, where "
-                                   "--json writes its report: give one");
+    return Status::InvalidArgument(
+        "-o - writes the converted file to standard output, where "
+        "--json writes its report: give one");
   }
   const bool split = out.ends_with("/") || IsDirectory(out);
   if (split && out.size() > 1 && out.ends_with("/")) out.pop_back();
@@ -93,8 +105,11 @@ Status RunConvert(std::span<const std::string_view> argv) {
   const std::string in_path(args.positionals()[0]);
   const std::string keys_path(args.Value("--keys").value_or(""));
   const std::string index_path(args.Value("--index").value_or(""));
-  if ((args.Has("--keys") ? 1 : 0) + (args.Has("--index") ? 1 : 0) + (args.Has("--from-table") ? 1 : 0) > 1) {
-    return Status::InvalidArgument("give one key source: --keys K, --index INDEX_DB or --from-table");
+  if ((args.Has("--keys") ? 1 : 0) + (args.Has("--index") ? 1 : 0) +
+          (args.Has("--from-table") ? 1 : 0) >
+      1) {
+    return Status::InvalidArgument(
+        "give one key source: --keys K, --index INDEX_DB or --from-table");
   }
   if (!split) BLOOMCODEC_RETURN_IF_ERROR(CheckNotAnInput(out, {in_path, keys_path, index_path}));
 
@@ -172,8 +187,9 @@ Status RunConvert(std::span<const std::string_view> argv) {
   if (json) return WriteJson(report);
   if (out == "-") return Status();
   std::string line = out + ": " + std::string(to->name()) + ", " + std::to_string(total) +
-                     " bytes" + (split ? " in " + std::to_string(result.files.size()) + " files" : "") +
-                     ", " + std::string(ConversionKindName(result.kind));
+                     " bytes" +
+                     (split ? " in " + std::to_string(result.files.size()) + " files" : "") + ", " +
+                     std::string(ConversionKindName(result.kind));
   if (result.input_format) line += " from " + std::string(result.input_format->name());
   if (result.keys_used) line += ", " + std::to_string(*result.keys_used) + " keys";
   return WriteStdout(line + "\n");

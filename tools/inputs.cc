@@ -7,7 +7,8 @@ namespace bloomcodec::tool {
 Result<LoadedKeys> LoadKeys(const Args& args) {
   BLOOMCODEC_ASSIGN_OR_RETURN(std::string_view path, args.Required("--keys"));
   BLOOMCODEC_ASSIGN_OR_RETURN(KeyFormat format, ReadKeyFormat(args));
-  Result<InputFile> file = path == "-" ? InputFile::ReadStdin() : InputFile::Open(std::string(path));
+  Result<InputFile> file =
+      path == "-" ? InputFile::ReadStdin() : InputFile::Open(std::string(path));
   if (!file.ok()) return file.status();
   LoadedKeys loaded;
   loaded.source = file->path();

@@ -36,8 +36,9 @@ struct Subcommand {
 };
 
 constexpr Subcommand kSubcommands[] = {
-    {"build", tool::RunBuild}, {"probe", tool::RunProbe}, {"hash", tool::RunHash},
-    {"size", tool::RunSize},   {"inspect", tool::RunInspect}, {"verify", nullptr, tool::RunVerify},
+    {"build", tool::RunBuild},     {"probe", tool::RunProbe},
+    {"hash", tool::RunHash},       {"size", tool::RunSize},
+    {"inspect", tool::RunInspect}, {"verify", nullptr, tool::RunVerify},
     {"convert", tool::RunConvert}, {"dump", tool::RunDump},
 };
 
@@ -58,8 +59,8 @@ int Help(std::string_view subcommand) {
   if (subcommand.empty()) return Print(tool::OverviewHelp());
   std::string text = tool::SubcommandHelp(subcommand);
   if (text.empty()) {
-    return Fail("help", "unknown subcommand '" + std::string(subcommand) +
-                            "' (see 'bloomcodec --help')");
+    return Fail("help",
+                "unknown subcommand '" + std::string(subcommand) + "' (see 'bloomcodec --help')");
   }
   return Print(text);
 }
@@ -109,6 +110,7 @@ int main(int argc, char** argv) {
     }
     return Fail(sub.name, message);
   }
-  if (first.starts_with("-")) return Fail("", "unknown flag " + std::string(first) + " (see 'bloomcodec --help')");
+  if (first.starts_with("-"))
+    return Fail("", "unknown flag " + std::string(first) + " (see 'bloomcodec --help')");
   return Fail("", "unknown subcommand '" + std::string(first) + "' (see 'bloomcodec --help')");
 }

@@ -10,9 +10,7 @@ namespace bloomcodec::tool {
 namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsHexDigit(char c) {
-  return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
+bool IsHexDigit(char c) { return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 
 // Counts the run of digits at text[pos...] and advances pos past it.
 std::size_t SkipDigits(std::string_view text, std::size_t& pos, bool hex) {
@@ -25,8 +23,8 @@ std::size_t SkipDigits(std::string_view text, std::size_t& pos, bool hex) {
 // numeric part (without a type suffix) or 0 when `body` is not a Java floating-point literal.
 std::size_t MatchUnsignedJavaNumber(std::string_view body, bool allow_java_extras) {
   std::size_t pos = 0;
-  bool hex = allow_java_extras && body.size() >= 2 && body[0] == '0' &&
-             (body[1] == 'x' || body[1] == 'X');
+  bool hex =
+      allow_java_extras && body.size() >= 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X');
   if (hex) pos = 2;
   std::size_t digits = SkipDigits(body, pos, hex);
   if (pos < body.size() && body[pos] == '.') {
@@ -45,8 +43,8 @@ std::size_t MatchUnsignedJavaNumber(std::string_view body, bool allow_java_extra
   }
   std::size_t number_length = pos;
   // Java ignores a float/double type suffix: Double.parseDouble("0.1f") is the double 0.1.
-  if (allow_java_extras && pos < body.size() && std::string_view("fFdD").find(body[pos]) !=
-                                                    std::string_view::npos) {
+  if (allow_java_extras && pos < body.size() &&
+      std::string_view("fFdD").find(body[pos]) != std::string_view::npos) {
     ++pos;
   }
   return pos == body.size() ? number_length : 0;

@@ -11,7 +11,7 @@ namespace bloomcodec::tool {
 
 namespace {
 constexpr FlagSpec kFlags[] = {
-    {"--format", true}, {"--keys", true}, {"--key-format", true},
+    {"--format", true},   {"--keys", true},  {"--key-format", true},
     {"--key-kind", true}, {"--json", false},
 };
 }  // namespace

@@ -11,8 +11,9 @@ namespace bloomcodec::tool {
 
 namespace {
 constexpr FlagSpec kFlags[] = {
-    {"--format", true},        {"--expected-keys", true}, {"--fp-chance", true},
-    {"--buckets-per-element", true}, {"--bits-per-key", true}, {"--json", false},
+    {"--format", true},       {"--expected-keys", true},
+    {"--fp-chance", true},    {"--buckets-per-element", true},
+    {"--bits-per-key", true}, {"--json", false},
 };
 
 // Shortest plain decimal that reads back as the same double: 10, 7.5 (never 1e+01).
@@ -47,7 +48,8 @@ std::string HumanText(const FormatCodec& format, std::int64_t expected_keys, con
 Status RunSize(std::span<const std::string_view> argv) {
   BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv, kFlags));
   if (!args.positionals().empty()) {
-    return Status::InvalidArgument("unexpected argument '" + std::string(args.positionals()[0]) + "'");
+    return Status::InvalidArgument("unexpected argument '" + std::string(args.positionals()[0]) +
+                                   "'");
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(const FormatCodec* format, RequiredFormat(args));
   BLOOMCODEC_ASSIGN_OR_RETURN(FilterParams params, ReadFilterParams(args));

@@ -16,7 +16,8 @@ struct SubcommandText {
 
 constexpr SubcommandText kSubcommands[] = {
     {"build",
-     "build --format F --keys K [--key-format text|hex|base64] PARAMS [--expected-keys N] -o OUT [--json]",
+     "build --format F --keys K [--key-format text|hex|base64] PARAMS [--expected-keys N] -o OUT "
+     "[--json]",
      "Writes the filter the original writes for these keys and parameters, byte for byte.\n"
      "PARAMS: --fp-chance P | --buckets-per-element N | --bits-per-key B (see below which\n"
      "format takes which). --expected-keys N sizes the filter for N keys instead of the number\n"
@@ -24,7 +25,8 @@ constexpr SubcommandText kSubcommands[] = {
      "gzip-compressed; '-o -' writes the filter to standard output. OUT may not be the key file.\n"
      "--json reports what was written as one JSON document (not with '-o -').\n"},
     {"probe",
-     "probe FILE [--format F] --keys K [--key-format text|hex|base64] [--key-kind user|plain] [--json]",
+     "probe FILE [--format F] --keys K [--key-format text|hex|base64] [--key-kind user|plain] "
+     "[--json]",
      "Prints, for each key in input order, 1 (may contain) or 0 (definitely not): the\n"
      "original's answer, false positives included. --format may be left out when FILE says what\n"
      "it is (a Cassandra file name with its version, a LevelDB or RocksDB table footer). For a\n"
@@ -32,12 +34,12 @@ constexpr SubcommandText kSubcommands[] = {
      "--key-kind: for a LevelDB\n"
      "table, whether probes are user keys of a database (user) or keys as a TableBuilder stored\n"
      "them (plain). --json prints one JSON document instead (see the README).\n"},
-    {"hash",
-     "hash --format F --keys K [--key-format text|hex|base64] [--json]",
+    {"hash", "hash --format F --keys K [--key-format text|hex|base64] [--json]",
      "Prints the format's hash of each key, one tab-separated line per key, in input order.\n"
      "--json prints {\"hashes\": [[values of key 1], ...]} with exact integers instead.\n"},
     {"size",
-     "size --format F --expected-keys N (--fp-chance P | --buckets-per-element B | --bits-per-key B) [--json]",
+     "size --format F --expected-keys N (--fp-chance P | --buckets-per-element B | --bits-per-key "
+     "B) [--json]",
      "Prints the filter the original would allocate for N keys: hash count, buckets per element\n"
      "or bits per key, bits, words, file size, and the warnings the original logs. Refuses\n"
      "(exit 2) exactly where the original refuses.\n"},
@@ -118,7 +120,8 @@ std::string OverviewHelp() {
   std::string text =
       "bloomcodec: read, write and check the bloom filters of Cassandra, LevelDB and RocksDB,\n"
       "bit for bit as the originals do.\n\nUsage:\n";
-  for (const SubcommandText& s : kSubcommands) text += "  bloomcodec " + std::string(s.synopsis) + "\n";
+  for (const SubcommandText& s : kSubcommands)
+    text += "  bloomcodec " + std::string(s.synopsis) + "\n";
   text +=
       "  bloomcodec help SUBCOMMAND | bloomcodec SUBCOMMAND --help | bloomcodec --version\n\n"
       "Key files: one key per line ('\\n'); an empty line is the empty key; '--keys -' reads\n"
@@ -132,7 +135,8 @@ std::string OverviewHelp() {
 std::string SubcommandHelp(std::string_view subcommand) {
   for (const SubcommandText& s : kSubcommands) {
     if (s.name != subcommand) continue;
-    std::string text = "Usage: bloomcodec " + std::string(s.synopsis) + "\n\n" + std::string(s.details);
+    std::string text =
+        "Usage: bloomcodec " + std::string(s.synopsis) + "\n\n" + std::string(s.details);
     if (s.name == "convert") text += "\n" + ConversionTable();
     text += "\n" + FormatTable();
     text += "\n";

@@ -19,8 +19,8 @@ namespace bloomcodec::tool {
 
 namespace {
 constexpr FlagSpec kFlags[] = {
-    {"--keys", true},        {"--key-format", true}, {"--index", true}, {"--from-table", false},
-    {"--format", true},      {"--key-kind", true},   {"--json", false},
+    {"--keys", true},   {"--key-format", true}, {"--index", true}, {"--from-table", false},
+    {"--format", true}, {"--key-kind", true},   {"--json", false},
 };
 constexpr std::uintmax_t kLargeFileBytes = 64 << 20;
 
@@ -81,8 +81,7 @@ Result<bool> RunVerify(std::span<const std::string_view> argv) {
     progress.Show("verifying " + std::to_string(tasks.size()) +
                   (tasks.size() == 1 ? " file" : " files"));
     report.files = RunVerifyTasks(tasks, 0, [&](std::size_t done, std::size_t total) {
-      progress.Show("verified " + std::to_string(done) + " of " + std::to_string(total) +
-                    " files");
+      progress.Show("verified " + std::to_string(done) + " of " + std::to_string(total) + " files");
     });
   }
   report.summary = Summarize(report.files);

@@ -75,8 +75,8 @@ Result<BlockContents> ReadBlock(ByteSpan file, const BlockHandle& handle, std::s
       CompressionOf(options.trailer, file[trailer_at], source, trailer_at, what));
   if (compression == BlockCompression::kNone) return BlockContents::View(data, handle.offset);
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out,
-                              Decompress(options.trailer, compression, data, source,
-                                         handle.offset, what, options.max_uncompressed_size));
+                              Decompress(options.trailer, compression, data, source, handle.offset,
+                                         what, options.max_uncompressed_size));
   BlockContents c = BlockContents::Owned(std::move(out), handle.offset);
   c.set_compression(compression);
   return c;
@@ -94,8 +94,8 @@ int CompareKeys(KeyOrder order, ByteSpan a, ByteSpan b) {
   return ta > tb ? -1 : (ta < tb ? 1 : 0);
 }
 
-Result<Block> Block::Parse(BlockContents contents, std::string_view source,
-                           std::string_view what, BlockFooterLayout layout) {
+Result<Block> Block::Parse(BlockContents contents, std::string_view source, std::string_view what,
+                           BlockFooterLayout layout) {
   Block block;
   block.source_ = std::string(source);
   block.what_ = std::string(what);
@@ -118,8 +118,8 @@ Result<Block> Block::Parse(BlockContents contents, std::string_view source,
       if (restarts_end < 2) {
         return block.ErrorAt(0, "room for the data-block hash index's bucket count");
       }
-      const std::uint32_t buckets = std::uint32_t{bytes[restarts_end - 2]} |
-                                    std::uint32_t{bytes[restarts_end - 1]} << 8;
+      const std::uint32_t buckets =
+          std::uint32_t{bytes[restarts_end - 2]} | std::uint32_t{bytes[restarts_end - 1]} << 8;
       if (std::uint64_t{buckets} + 2 > restarts_end) {
         return block.ErrorAt(restarts_end - 2,
                              "a data-block hash index of at most " +
@@ -145,8 +145,7 @@ Result<Block> Block::Parse(BlockContents contents, std::string_view source,
   for (std::uint32_t i = 0; i < count; ++i) {
     const std::uint32_t r = block.restart_point(i);
     // An empty block (LevelDB writes 00000000 01000000) still has restart point 0.
-    const bool in_entries =
-        block.restarts_offset_ == 0 ? r == 0 : r < block.restarts_offset_;
+    const bool in_entries = block.restarts_offset_ == 0 ? r == 0 : r < block.restarts_offset_;
     if (!in_entries) {
       return block.ErrorAt(block.restarts_offset_ + 4 * std::size_t{i},
                            "a restart offset inside the " + std::to_string(block.restarts_offset_) +
@@ -272,7 +271,8 @@ Status BlockIterator::ShortInternalKeyError(std::size_t at, std::size_t key_size
 Status BlockIterator::RestartKeyAt(std::size_t at, ByteSpan& key) const {
   EntryView entry;
   BLOOMCODEC_RETURN_IF_ERROR(DecodeEntryAt(at, true, entry));
-  if (KeyTooShort(entry.key_suffix.size())) return ShortInternalKeyError(at, entry.key_suffix.size());
+  if (KeyTooShort(entry.key_suffix.size()))
+    return ShortInternalKeyError(at, entry.key_suffix.size());
   key = entry.key_suffix;  // shared = 0: the whole key, in place
   return Status();
 }
@@ -282,8 +282,9 @@ Status BlockIterator::ParseEntryAt(std::size_t at, bool restart) {
   EntryView entry;
   BLOOMCODEC_RETURN_IF_ERROR(DecodeEntryAt(at, restart, entry));
   if (entry.shared > key_.size()) {
-    return block_->ErrorAt(at, "a shared length of at most the previous key's " +
-                                   std::to_string(key_.size()) + " bytes",
+    return block_->ErrorAt(at,
+                           "a shared length of at most the previous key's " +
+                               std::to_string(key_.size()) + " bytes",
                            std::to_string(entry.shared));
   }
   key_.resize(entry.shared);

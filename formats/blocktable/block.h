@@ -35,7 +35,7 @@
 namespace bloomcodec::blocktable {
 
 struct ReadBlockOptions {
-  TrailerFormat trailer;  // whose type bytes and checksum (TrailerFormatOf the footer)
+  TrailerFormat trailer;         // whose type bytes and checksum (TrailerFormatOf the footer)
   bool verify_checksum = false;  // LevelDB checks only with paranoid_checks / verify_checksums
   std::uint64_t max_uncompressed_size = kMaxUncompressedBlockSize;
 };
@@ -150,7 +150,7 @@ class BlockIterator {
   ByteSpan key() const { return ByteSpan(key_.data(), key_.size()); }
   ByteSpan value() const { return value_; }
   std::size_t entry_position() const { return entry_; }  // inside the block's bytes
-  std::uint32_t shared() const { return shared_; }  // the entry's shared-prefix length
+  std::uint32_t shared() const { return shared_; }       // the entry's shared-prefix length
 
  private:
   // One entry's lengths, checked against the entries region; the views point into the block.

@@ -19,7 +19,7 @@ class BlockBuilder {
  public:
   explicit BlockBuilder(int restart_interval);
   void Add(ByteSpan key, ByteSpan value);  // keys increasing; checked by the caller
-  ByteSpan Finish();                        // appends the restart array; valid until Reset
+  ByteSpan Finish();                       // appends the restart array; valid until Reset
   void Reset();
   // LevelDB's CurrentSizeEstimate: bytes so far + restart array + count.
   std::size_t SizeEstimate() const { return buffer_.size() + 4 * restarts_.size() + 4; }

@@ -15,9 +15,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "codec/byte_reader.h"
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/status.h"
+#include "codec/byte_reader.h"
 
 namespace bloomcodec::blocktable {
 

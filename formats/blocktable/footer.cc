@@ -30,8 +30,8 @@ Status DecodeHandles(ByteSpan file, std::string_view source, std::uint64_t handl
                               ReadBlockHandle(handles, "metaindex block handle"));
   const std::uint64_t index_at = handles.offset();
   BLOOMCODEC_ASSIGN_OR_RETURN(footer.index_handle, ReadBlockHandle(handles, "index block handle"));
-  BLOOMCODEC_RETURN_IF_ERROR(CheckHandleInFile(footer.metaindex_handle, body, source, handles_at,
-                                               "metaindex block"));
+  BLOOMCODEC_RETURN_IF_ERROR(
+      CheckHandleInFile(footer.metaindex_handle, body, source, handles_at, "metaindex block"));
   return CheckHandleInFile(footer.index_handle, body, source, index_at, "index block");
 }
 
@@ -105,8 +105,7 @@ Result<Footer> DecodeRocksDbFooter(ByteSpan file, std::string_view source) {
              magic == kCuckooTableMagic) {
     return Status::Unsupported(
         src + ": byte " + std::to_string(magic_at) + ": a RocksDB " +
-        (magic == kCuckooTableMagic ? "cuckoo" : "plain") +
-        " table (magic " + Hex64(magic) +
+        (magic == kCuckooTableMagic ? "cuckoo" : "plain") + " table (magic " + Hex64(magic) +
         "); bloomcodec reads block-based tables only (they alone carry filters)");
   } else {
     return Status::Corrupt(src, magic_at,

@@ -45,8 +45,7 @@ std::uint64_t MaxExpansion(BlockCompression type, std::uint64_t n) {
       // can only fail to decompress (Snappy requires the output to be filled exactly), so
       // refusing it early changes no answer of the originals, which fail the block as well.
       return n / 3 * 64 + 64;
-    case BlockCompression::kZlib:
-      return n * 1032 + 64;  // deflate's maximum ratio is 1032:1
+    case BlockCompression::kZlib: return n * 1032 + 64;  // deflate's maximum ratio is 1032:1
     case BlockCompression::kLz4:
     case BlockCompression::kLz4hc:
       return n * 255 + 64;  // each extra length byte adds at most 255 bytes of match
@@ -113,16 +112,14 @@ class RocksDbDecompressor {
                                    std::string(CompressionName(type)) +
                                    "-compressed; bloomcodec reads none, Snappy, zlib, LZ4, LZ4HC "
                                    "and ZSTD blocks");
-      default:
-        return Fail("a known compression type");
+      default: return Fail("a known compression type");
     }
   }
 
  private:
   Status Fail(std::string expected, std::string found = {}) const {
     return Status::Corrupt(std::string(source_), offset_,
-                           std::move(expected) + " in the " + std::string(what_),
-                           std::move(found));
+                           std::move(expected) + " in the " + std::string(what_), std::move(found));
   }
 
   // The uncompressed size a header claims, checked against both bounds.
@@ -133,9 +130,9 @@ class RocksDbDecompressor {
     }
     const std::uint64_t bound = MaxExpansion(type, compressed);
     if (size > bound) {
-      return Fail("an uncompressed size of at most " + std::to_string(bound) +
-                      " bytes (the most " + std::to_string(compressed) + " " +
-                      std::string(CompressionName(type)) + " bytes can expand to)",
+      return Fail("an uncompressed size of at most " + std::to_string(bound) + " bytes (the most " +
+                      std::to_string(compressed) + " " + std::string(CompressionName(type)) +
+                      " bytes can expand to)",
                   std::to_string(size));
     }
     return Status();
@@ -352,7 +349,8 @@ Result<BlockCompression> CompressionOf(const TrailerFormat& format, std::uint8_t
   if (CompressionName(compression) == "unknown") {
     return Status::Corrupt(std::string(source), trailer_at,
                            "a compression type (0 none, 1 Snappy, 2 zlib, 3 bzip2, 4 LZ4, "
-                           "5 LZ4HC, 6 Xpress, 7 ZSTD) in the " + std::string(what) + " trailer",
+                           "5 LZ4HC, 6 Xpress, 7 ZSTD) in the " +
+                               std::string(what) + " trailer",
                            std::to_string(type));
   }
   return compression;
@@ -399,8 +397,7 @@ bool CompressBlock(BlockCompression type, ByteSpan raw, ByteVector& out) {
       out.resize(header + static_cast<std::size_t>(n));
       return true;
     }
-    default:
-      return false;
+    default: return false;
   }
 }
 

@@ -13,9 +13,9 @@ KeyHashes64 HashKey64(ByteSpan key) {
 std::int64_t BucketIndex(KeyHashes64 h, std::int32_t i, std::int64_t max) {
   // Trap (section 10.5): Java computes `hash1 + i * hash2` in long and lets it wrap. Signed
   // overflow is undefined in C++, so the sum is formed on u64 and read back as i64.
-  const std::uint64_t x = static_cast<std::uint64_t>(h.h1) +
-                          static_cast<std::uint64_t>(static_cast<std::int64_t>(i)) *
-                              static_cast<std::uint64_t>(h.h2);
+  const std::uint64_t x =
+      static_cast<std::uint64_t>(h.h1) +
+      static_cast<std::uint64_t>(static_cast<std::int64_t>(i)) * static_cast<std::uint64_t>(h.h2);
   // Java's `Math.abs(x % max)`: `%` truncates toward zero (the remainder carries x's sign) and
   // abs drops the sign, so the result is |x| mod max. |x| is taken on u64 (0 - x), which is
   // exact even for Long.MIN_VALUE; the remainder is below max so abs never meets MIN_VALUE.
@@ -27,7 +27,8 @@ std::int64_t BucketIndex(KeyHashes64 h, std::int32_t i, std::int64_t max) {
 void HashBuckets(ByteSpan key, std::int32_t hash_count, std::int64_t max,
                  std::span<std::int64_t> out) {
   const KeyHashes64 h = HashKey64(key);
-  for (std::int32_t i = 0; i < hash_count; ++i) out[static_cast<std::size_t>(i)] = BucketIndex(h, i, max);
+  for (std::int32_t i = 0; i < hash_count; ++i)
+    out[static_cast<std::size_t>(i)] = BucketIndex(h, i, max);
 }
 
 KeyHashes32 HashKey32(ByteSpan key) {

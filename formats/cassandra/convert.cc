@@ -2,13 +2,13 @@
 // one Murmur3 bit set in its 3.x and 4.0 serializations.
 #include <string>
 
-#include "codec/byte_writer.h"
-#include "cassandra/descriptor.h"
-#include "bloomcodec/cassandra/v10_filter.h"
-#include "cassandra/index_db.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/input_file.h"
+#include "cassandra/descriptor.h"
+#include "cassandra/index_db.h"
+#include "codec/byte_writer.h"
 #include "formats/cassandra/family.h"
 
 namespace bloomcodec::cassandra {
@@ -40,7 +40,8 @@ Result<std::optional<Conversion>> DropRowPrefix(const ConvertCall& call) {
   Conversion c = OneFile(ConversionKind::kLossless, ByteVector(filter.begin(), filter.end()));
   const std::uint64_t dropped = call.bytes.size() - filter.size() - 4;
   if (dropped > 0) {
-    c.warnings.push_back(std::to_string(dropped) + " bytes of the row after the filter (ignored by "
+    c.warnings.push_back(std::to_string(dropped) +
+                         " bytes of the row after the filter (ignored by "
                          "Cassandra) are not carried over");
   }
   return std::make_optional(std::move(c));
@@ -52,8 +53,8 @@ Result<std::optional<Conversion>> Reserialize(const ConvertCall& call) {
   const Murmur3Layout to = *Murmur3LayoutOf(call.options.to);
   BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3Filter f,
                               Murmur3Filter::Parse(call.bytes, call.input.source, from));
-  BLOOMCODEC_ASSIGN_OR_RETURN(
-      ByteVector out, SwapMurmur3Serialization(call.bytes, call.input.source, from, to));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out,
+                              SwapMurmur3Serialization(call.bytes, call.input.source, from, to));
   Conversion c = OneFile(ConversionKind::kLossless, std::move(out));
   if (f.trailing_bytes() > 0) {
     c.warnings.push_back(std::to_string(f.trailing_bytes()) +
@@ -73,9 +74,8 @@ Result<KeyList> IndexKeys(const std::string& path, const FormatCodec* filter_for
   std::string_view name = file.path();
   if (name.ends_with(".gz")) name.remove_suffix(3);
   Result<Descriptor> d = ParseDescriptor(name);
-  const IndexKeyForm form = d.ok() && d->sstable_format.empty()
-                                ? IndexKeyFormForVersion(d->version)
-                                : IndexKeyForm::kRaw;
+  const IndexKeyForm form =
+      d.ok() && d->sstable_format.empty() ? IndexKeyFormForVersion(d->version) : IndexKeyForm::kRaw;
   IndexEntryForm entries = IndexEntryForm::kPositionOnly;
   const std::optional<Murmur3Layout> layout = Murmur3LayoutOf(filter_format);
   if (d.ok() && d->sstable_format != "bti") {
@@ -100,8 +100,7 @@ std::span<const engine::ConversionRule> ConversionRules() {
   constexpr ConversionKind kLossless = ConversionKind::kLossless;
   static const engine::ConversionRule rules[] = {
       {v10, row, kLossless, When::kBitsCarryOver, AddRowPrefix, "the row's length prefix added"},
-      {row, v10, kLossless, When::kBitsCarryOver, DropRowPrefix,
-       "the row's length prefix removed"},
+      {row, v10, kLossless, When::kBitsCarryOver, DropRowPrefix, "the row's length prefix removed"},
       {v30, v40, kLossless, When::kBitsCarryOver, Reserialize, "each 8-byte word reversed"},
       {v40, v30, kLossless, When::kBitsCarryOver, Reserialize, "each 8-byte word reversed"},
   };

@@ -59,14 +59,14 @@ std::string_view FilterFormatName(const FilterFormat& format);
 std::optional<FilterFormat> FilterFormatForName(std::string_view name);
 
 struct Descriptor {
-  std::string keyspace;      // from the file name (1.1 naming) or empty
+  std::string keyspace;  // from the file name (1.1 naming) or empty
   std::string column_family;
   bool temporary = false;
-  std::string version;       // "a" when the name has none
+  std::string version;          // "a" when the name has none
   std::int64_t generation = 0;  // 0 for a 4.1+ time-based id
   std::string generation_id;    // the id as written (decimal or the 4.1+ base-36 id)
   std::string sstable_format;   // "big" or "bti" in new-style names, else empty
-  std::string component;     // e.g. "Filter.db"
+  std::string component;        // e.g. "Filter.db"
 
   FilterKind filter_kind() const { return FilterKindForVersion(version, sstable_format); }
   std::optional<Murmur3Layout> murmur3_layout() const {

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "bloomcodec/cassandra/buckets.h"
-#include "cassandra/descriptor.h"
-#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
+#include "bloomcodec/cassandra/v10_filter.h"
+#include "cassandra/descriptor.h"
 #include "cassandra/inspect.h"
 #include "cassandra/murmur3/inspect.h"
 
@@ -85,13 +85,15 @@ Result<SizeInfo> V10SizeInfo(std::int64_t n, const FilterSpec& spec) {
   info.file_bytes = spec.file_bytes();
   if (!spec.warning.empty()) info.warnings.push_back(spec.warning);
   if (spec.word_count == 0) {
-    info.warnings.push_back("word count 0: the original builds this filter but divides by zero "
-                            "on the first add or lookup");
+    info.warnings.push_back(
+        "word count 0: the original builds this filter but divides by zero "
+        "on the first add or lookup");
   } else if (TrueRequestedBits(n, spec.buckets_per_element) > kMaxBits ||
              TrueRequestedBits(n, spec.buckets_per_element) < 0) {
-    info.warnings.push_back("the requested bit count does not fit an int word count; Java's "
-                            "wraparound/truncation gives " + std::to_string(spec.word_count) +
-                            " words");
+    info.warnings.push_back(
+        "the requested bit count does not fit an int word count; Java's "
+        "wraparound/truncation gives " +
+        std::to_string(spec.word_count) + " words");
   }
   return info;
 }
@@ -123,8 +125,10 @@ class V10Format final : public FormatCodec {
       // Java would truncate the word count to an int and write a filter of the wrong size.
       return Status::Refused("getFilter(" + std::to_string(n) + ") needs " +
                              std::to_string(wanted) + " bits, more than a Filter.db holds (" +
-                             std::to_string(kMaxBits) + "); the original's int truncation "
-                             "would give " + std::to_string(spec.word_count) + " words");
+                             std::to_string(kMaxBits) +
+                             "); the original's int truncation "
+                             "would give " +
+                             std::to_string(spec.word_count) + " words");
     }
     return BuildV10Filter(keys, spec);
   }
@@ -183,12 +187,13 @@ class LegacyFormat final : public FormatCodec {
     info.words = spec.word_count;
     // BitSet.size() is an int: 64 * 2^25 words wraps negative in Java.
     info.bits = std::int64_t{spec.word_count} * 64;
-    info.file_bytes = static_cast<std::int64_t>(LegacyFilter::kOverheadBytes) +
-                      std::int64_t{spec.word_count} * 8;
+    info.file_bytes =
+        static_cast<std::int64_t>(LegacyFilter::kOverheadBytes) + std::int64_t{spec.word_count} * 8;
     if (!spec.warning.empty()) info.warnings.push_back(spec.warning);
     if (spec.word_count > LegacyFilter::kMaxWordCount) {
-      info.warnings.push_back("64 * words overflows Java's int BitSet.size(): the original's "
-                              "lookups on this filter fail");
+      info.warnings.push_back(
+          "64 * words overflows Java's int BitSet.size(): the original's "
+          "lookups on this filter fail");
     }
     return info;
   }

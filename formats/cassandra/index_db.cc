@@ -49,7 +49,8 @@ Result<std::uint64_t> ReadCassandraUnsignedVInt(ByteReader& reader, std::string_
   if (first < 0x80) return std::uint64_t{first};
   const int extra = std::countl_one(first);  // 1 .. 8
   std::uint64_t value = first & (0xffu >> extra);
-  BLOOMCODEC_ASSIGN_OR_RETURN(ByteSpan rest, reader.ReadBytes(static_cast<std::uint64_t>(extra), what));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteSpan rest,
+                              reader.ReadBytes(static_cast<std::uint64_t>(extra), what));
   for (std::uint8_t b : rest) value = (value << 8) | b;
   return value;
 }
@@ -64,7 +65,8 @@ Result<ByteSpan> DecodeRandomPartitionerKey(ByteSpan stored, const ByteReader& r
     return reader.ErrorAt(key_offset + i,
                           "RandomPartitioner's encoded key '<decimal token>:<key>' (versions "
                           "before e store keys encoded)",
-                          i == stored.size() ? "the end of the key" : "byte " + ToHex(stored.subspan(i, 1)));
+                          i == stored.size() ? "the end of the key"
+                                             : "byte " + ToHex(stored.subspan(i, 1)));
   }
   return stored.subspan(i + 1);
 }
@@ -96,8 +98,8 @@ Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm form
     const std::uint64_t position_offset = reader.offset();
     std::int64_t position = 0;
     if (entry_form == IndexEntryForm::kVIntPositionAndPromoted) {
-      BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t p,
-                                  ReadCassandraUnsignedVInt(reader, label + ": Data.db position (vint)"));
+      BLOOMCODEC_ASSIGN_OR_RETURN(
+          std::uint64_t p, ReadCassandraUnsignedVInt(reader, label + ": Data.db position (vint)"));
       position = static_cast<std::int64_t>(p);  // above 2^63 - 1: negative, refused below
     } else {
       BLOOMCODEC_ASSIGN_OR_RETURN(position,
@@ -112,8 +114,9 @@ Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm form
       const std::uint64_t size_offset = reader.offset();
       std::int64_t size = 0;
       if (entry_form == IndexEntryForm::kVIntPositionAndPromoted) {
-        BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t s,
-                                    ReadCassandraUnsignedVInt(reader, label + ": promoted index size (vint)"));
+        BLOOMCODEC_ASSIGN_OR_RETURN(
+            std::uint64_t s,
+            ReadCassandraUnsignedVInt(reader, label + ": promoted index size (vint)"));
         size = s > static_cast<std::uint64_t>(INT32_MAX) ? -1 : static_cast<std::int64_t>(s);
       } else {
         BLOOMCODEC_ASSIGN_OR_RETURN(std::int32_t s,
@@ -124,8 +127,8 @@ Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm form
         return reader.ErrorAt(size_offset, label + ": a promoted index size from 0 to 2^31 - 1",
                               "a larger or negative value");
       }
-      BLOOMCODEC_RETURN_IF_ERROR(reader.Skip(static_cast<std::uint64_t>(size),
-                                             label + ": promoted index bytes"));
+      BLOOMCODEC_RETURN_IF_ERROR(
+          reader.Skip(static_cast<std::uint64_t>(size), label + ": promoted index bytes"));
     }
     if (!index.positions.empty() && position <= index.positions.back()) {
       return reader.ErrorAt(position_offset,
@@ -165,7 +168,8 @@ Result<ByteVector> WriteIndexDb(const KeyList& keys, std::span<const std::int64_
 }
 
 Result<ByteVector> WriteIndexDb(const KeyList& keys, std::span<const std::int64_t> positions,
-                                IndexEntryForm form, std::span<const std::uint32_t> promoted_sizes) {
+                                IndexEntryForm form,
+                                std::span<const std::uint32_t> promoted_sizes) {
   if (form == IndexEntryForm::kPositionOnly) return WriteIndexDb(keys, positions);
   if (positions.size() != keys.size() ||
       (!promoted_sizes.empty() && promoted_sizes.size() != keys.size())) {
@@ -199,7 +203,8 @@ Result<ByteVector> WriteIndexDb(const KeyList& keys, std::span<const std::int64_
 
 Result<ByteVector> WriteIndexDb(const KeyList& keys, std::int64_t row_bytes) {
   std::vector<std::int64_t> positions(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) positions[i] = static_cast<std::int64_t>(i) * row_bytes;
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    positions[i] = static_cast<std::int64_t>(i) * row_bytes;
   return WriteIndexDb(keys, positions);
 }
 

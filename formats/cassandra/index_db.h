@@ -45,9 +45,9 @@ IndexKeyForm IndexKeyFormForVersion(std::string_view version);
 
 // What follows the key of an entry (RowIndexEntry's serializer of the version).
 enum class IndexEntryForm {
-  kPositionOnly,            // a .. hf: i64 BE position
-  kLongPositionAndPromoted, // ia .. lb: i64 BE position, i32 BE size S, S bytes
-  kVIntPositionAndPromoted, // ma .. oa: unsigned vint position, unsigned vint S (an int), S bytes
+  kPositionOnly,             // a .. hf: i64 BE position
+  kLongPositionAndPromoted,  // ia .. lb: i64 BE position, i32 BE size S, S bytes
+  kVIntPositionAndPromoted,  // ma .. oa: unsigned vint position, unsigned vint S (an int), S bytes
 };
 IndexEntryForm IndexEntryFormForVersion(std::string_view version);
 
@@ -57,7 +57,7 @@ IndexEntryForm IndexEntryFormForVersion(std::string_view version);
 void PutCassandraUnsignedVInt(ByteVector& out, std::uint64_t value);
 
 struct IndexDb {
-  KeyList keys;                       // the filter's keys (decoded), in file order
+  KeyList keys;                         // the filter's keys (decoded), in file order
   std::vector<std::int64_t> positions;  // the Data.db position of each row
 };
 

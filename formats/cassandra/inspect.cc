@@ -6,16 +6,16 @@
 #include <cmath>
 #include <map>
 #include <set>
-#include <vector>
 #include <string>
+#include <vector>
 
-#include "codec/byte_writer.h"
-#include "cassandra/descriptor.h"
-#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
+#include "bloomcodec/cassandra/v10_filter.h"
+#include "cassandra/descriptor.h"
 #include "cassandra/inspect.h"
+#include "codec/byte_writer.h"
 #include "inspect_support.h"
 
 namespace bloomcodec::cassandra {
@@ -86,8 +86,9 @@ Document SizingFacts(std::int32_t hash_count, std::int64_t modulus, std::int32_t
     candidates.push_back(Candidate(overloads, bpe, hash_count, modulus));
   }
   sizing["rule"] = fixed_bpe != 0 ? "getFilter(columns, " + std::to_string(fixed_bpe) + ")"
-                                  : std::string("getFilter(n, buckets) or getFilter(n, fp): "
-                                                "bits = n * bpe + 20 rounded up to 64");
+                                  : std::string(
+                                        "getFilter(n, buckets) or getFilter(n, fp): "
+                                        "bits = n * bpe + 20 rounded up to 64");
   // Without the sizing call at hand, one candidate is chosen only where that is what Cassandra
   // does by default: its SSTable writer calls getFilter(keys, 15) unless the column family sets
   // an fp chance. The fill estimate cannot choose: Cassandra sizes from an estimated key count,
@@ -176,8 +177,8 @@ std::optional<double> KeysAllowedBySizing(std::int32_t hash_count, std::int64_t 
 }
 
 void CopyCandidateUp(Document& sizing, const Document& candidate) {
-  for (const char* field : {"buckets_per_element", "sized_for_keys",
-                            "promised_false_positive_rate"}) {
+  for (const char* field :
+       {"buckets_per_element", "sized_for_keys", "promised_false_positive_rate"}) {
     sizing[field] = candidate[field];
   }
 }
@@ -260,7 +261,8 @@ Result<ByteVector> UndumpV10Filter(const Document& dump, std::string_view source
   BLOOMCODEC_RETURN_IF_ERROR(CheckDumpHead(dump, "cassandra-1.0", source));
   std::int64_t k = 0, w = 0;
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector words, WordsField(dump, source, k, w));
-  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector trailing, DumpOptionalBase64(dump, "trailing_base64", source));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector trailing,
+                              DumpOptionalBase64(dump, "trailing_base64", source));
   ByteVector out =
       V10FilterBytes(static_cast<std::int32_t>(k), static_cast<std::int32_t>(w), words);
   out.insert(out.end(), trailing.begin(), trailing.end());
@@ -271,7 +273,8 @@ Result<ByteVector> UndumpLegacyFilter(const Document& dump, std::string_view sou
   BLOOMCODEC_RETURN_IF_ERROR(CheckDumpHead(dump, "cassandra-legacy", source));
   std::int64_t k = 0, w = 0;
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector words, WordsField(dump, source, k, w));
-  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector trailing, DumpOptionalBase64(dump, "trailing_base64", source));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector trailing,
+                              DumpOptionalBase64(dump, "trailing_base64", source));
   if (w > LegacyFilter::kMaxWordCount) {
     return BadDumpField(source, "word_count",
                         "at most " + std::to_string(LegacyFilter::kMaxWordCount) +
@@ -279,8 +282,9 @@ Result<ByteVector> UndumpLegacyFilter(const Document& dump, std::string_view sou
   }
   // The serialization stream around the words is fixed for a given W: let the writer produce it,
   // then put the dumped words in place.
-  BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilter empty, LegacyFilter::Create(static_cast<std::int32_t>(k),
-                                                                       static_cast<std::int32_t>(w)));
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      LegacyFilter empty,
+      LegacyFilter::Create(static_cast<std::int32_t>(k), static_cast<std::int32_t>(w)));
   ByteVector out = empty.Serialize();
   std::copy(words.begin(), words.end(), out.begin() + LegacyFilter::kWordsOffset);
   out.insert(out.end(), trailing.begin(), trailing.end());
@@ -292,8 +296,10 @@ Result<ByteVector> UndumpRowFilter(const Document& dump, std::string_view source
   std::int64_t k = 0, w = 0;
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector words, WordsField(dump, source, k, w));
   BLOOMCODEC_ASSIGN_OR_RETURN(std::int64_t length, DumpInt(dump, "length_prefix", source));
-  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector padding, DumpOptionalBase64(dump, "padding_base64", source));
-  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector trailing, DumpOptionalBase64(dump, "trailing_base64", source));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector padding,
+                              DumpOptionalBase64(dump, "padding_base64", source));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector trailing,
+                              DumpOptionalBase64(dump, "trailing_base64", source));
   const std::int64_t inner = 8 + 8 * w + static_cast<std::int64_t>(padding.size());
   if (length != inner) {
     return BadDumpField(source, "length_prefix",

@@ -76,9 +76,9 @@ Result<Murmur3Filter> Murmur3Filter::Parse(ByteSpan file, std::string_view sourc
   // Checked against the input before anything depends on W.
   const std::uint64_t bits_bytes = static_cast<std::uint64_t>(w) * 8;
   if (r.remaining() < bits_bytes) {
-    return r.Error(
-        std::to_string(w) + " words (" + std::to_string(bits_bytes) + " bytes) as the header says",
-        "only " + std::to_string(r.remaining()) + " bytes left");
+    return r.Error(std::to_string(w) + " words (" + std::to_string(bits_bytes) +
+                       " bytes) as the header says",
+                   "only " + std::to_string(r.remaining()) + " bytes left");
   }
   Murmur3Filter f;
   f.layout_ = layout;

@@ -31,15 +31,17 @@ Result<RowFilter> RowFilter::Parse(ByteSpan bytes, std::string_view source, bool
     return r.ErrorAt(base_offset, "a row filter length > 0", std::to_string(length));
   }
   if (static_cast<std::uint64_t>(length) > r.remaining()) {
-    return r.ErrorAt(base_offset, "a row filter length within the " +
-                                      std::to_string(r.remaining()) + " bytes that follow",
+    return r.ErrorAt(base_offset,
+                     "a row filter length within the " + std::to_string(r.remaining()) +
+                         " bytes that follow",
                      std::to_string(length));
   }
   const ByteSpan body = bytes.subspan(4, static_cast<std::size_t>(length));
   // The filter is deserialized from exactly these L bytes; the reader then continues after
   // them whatever the filter consumed.
   if (legacy) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilter f, LegacyFilter::ParseAt(body, source, base_offset + 4));
+    BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilter f,
+                                LegacyFilter::ParseAt(body, source, base_offset + 4));
     return RowFilter(length, std::move(f));
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter f, V10Filter::ParseAt(body, source, base_offset + 4));

@@ -69,9 +69,9 @@ Result<BloomSpec> SpecForFpChance(int max_bpe, double fp) {
 void FillWords(std::int64_t n, int bpe, FilterSpec& spec) {
   // Trap (section 10.7): `numElements * bucketsPer + EXCESS` in Java long arithmetic wraps for
   // huge n; formed on u64 to keep C++ free of signed overflow.
-  const std::uint64_t bits = static_cast<std::uint64_t>(n) *
-                                 static_cast<std::uint64_t>(static_cast<std::int64_t>(bpe)) +
-                             static_cast<std::uint64_t>(kExcessBits);
+  const std::uint64_t bits =
+      static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(static_cast<std::int64_t>(bpe)) +
+      static_cast<std::uint64_t>(kExcessBits);
   spec.requested_bits = static_cast<std::int64_t>(bits);
   // `(int) (((numBits - 1) >>> 6) + 1)`: logical shift of the long, then the int cast keeps the
   // low 32 bits - negative or small garbage word counts for absurd n, 0 for bits == 0.
@@ -118,13 +118,16 @@ void FillLegacyWords(std::int64_t n, int bpe, LegacyFilterSpec& spec) {
       static_cast<std::uint64_t>(kExcessBits));
   // `(int) Math.min(Integer.MAX_VALUE, numBits)`: saturates above, but a wrapped negative long
   // passes min() unchanged and the cast keeps its low 32 bits.
-  const std::int64_t clamped = std::min<std::int64_t>(std::numeric_limits<std::int32_t>::max(), bits);
-  spec.nbits = static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(clamped)));
+  const std::int64_t clamped =
+      std::min<std::int64_t>(std::numeric_limits<std::int32_t>::max(), bits);
+  spec.nbits =
+      static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(clamped)));
   // BitSet: words = wordIndex(nbits - 1) + 1 = ((nbits - 1) >> 6) + 1 (the constructor throws
   // NegativeArraySizeException for nbits < 0; the value is then meaningless but <= 0).
   // Formed in 64 bits so that nbits = Integer.MIN_VALUE does not overflow.
   const std::int64_t words = ((std::int64_t{spec.nbits} - 1) >> 6) + 1;
-  spec.word_count = static_cast<std::int32_t>(std::min<std::int64_t>(words, spec.nbits < 0 ? 0 : words));
+  spec.word_count =
+      static_cast<std::int32_t>(std::min<std::int64_t>(words, spec.nbits < 0 ? 0 : words));
 }
 
 }  // namespace

@@ -7,10 +7,10 @@
 
 #include <boost/endian/conversion.hpp>
 
-#include "codec/byte_reader.h"
-#include "codec/byte_writer.h"
 #include "bloomcodec/cassandra/buckets.h"
 #include "bloomcodec/cassandra/murmur_hash.h"
+#include "codec/byte_reader.h"
+#include "codec/byte_writer.h"
 #include "word_filter_bytes.h"
 
 namespace bloomcodec::cassandra {
@@ -145,8 +145,8 @@ void HashChunk(const KeyList& keys, std::size_t start, std::size_t n, KeyHashes6
 // Set bits of whole 64-bit words (the byte order does not matter for a count). A Filter.db can
 // be gigabytes and the portable build has no popcnt instruction (std::popcount becomes a libgcc
 // call per word), so the CPU picks a clone: AVX-512 VPOPCNTQ, POPCNT, or the portable loop.
-__attribute__((target_clones("arch=icelake-server", "popcnt", "default")))
-std::uint64_t PopCountWords(ByteSpan words) {
+__attribute__((target_clones("arch=icelake-server", "popcnt", "default"))) std::uint64_t
+PopCountWords(ByteSpan words) {
   std::uint64_t count = 0;
   const std::size_t n = words.size() / 8;
   for (std::size_t i = 0; i < n; ++i) {
@@ -164,7 +164,7 @@ Result<V10Filter> V10Filter::Parse(ByteSpan file, std::string_view source) {
 }
 
 Result<V10Filter> V10Filter::ParseAt(ByteSpan bytes, std::string_view source,
-                                   std::uint64_t base_offset) {
+                                     std::uint64_t base_offset) {
   ByteReader r(bytes, source, base_offset);
   // Trap (section 10.8): big-endian i32 header fields (DataOutputStream.writeInt).
   BLOOMCODEC_ASSIGN_OR_RETURN(std::int32_t k, r.ReadBigI32("hash count (i32 BE)"));
@@ -203,10 +203,10 @@ Result<V10Filter> V10Filter::Create(const FilterSpec& spec) {
 
 Result<V10Filter> V10Filter::Create(std::int32_t hash_count, std::int32_t word_count) {
   if (word_count <= 0) {
-    return Status::Refused(
-        "word count " + std::to_string(word_count) +
-        (word_count < 0 ? ": the original constructor throws NegativeArraySizeException"
-                        : ": the original divides by zero on every lookup"));
+    return Status::Refused("word count " + std::to_string(word_count) +
+                           (word_count < 0
+                                ? ": the original constructor throws NegativeArraySizeException"
+                                : ": the original divides by zero on every lookup"));
   }
   if (hash_count < 0) {
     return Status::InvalidArgument("hash count " + std::to_string(hash_count) + " < 0");
@@ -273,7 +273,8 @@ void V10Filter::AddAll(const KeyList& keys) {
 bool V10Filter::MayContain(ByteSpan key) const {
   // Every bucket of every key is set (only ever true for K > kAllBitsCheckAboveK): the
   // original's K tests all pass, so its answer is 1.
-  if (all_bits_set_) [[unlikely]] return true;
+  if (all_bits_set_) [[unlikely]]
+    return true;
   return ProbeBits(words_bytes().data(), words_bytes().size(), HashKey64(key), hash_count_,
                    modulus());
 }

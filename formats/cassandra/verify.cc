@@ -7,12 +7,12 @@
 #include <system_error>
 #include <tuple>
 
-#include "bloomcodec/cassandra/v10_filter.h"
-#include "cassandra/index_db.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
+#include "cassandra/index_db.h"
 #include "cassandra/inspect.h"
 #include "cassandra/murmur3/inspect.h"
 
@@ -209,7 +209,8 @@ void VerifyFilterBytes(ByteSpan file, const FilterFormat& format, const KeyList*
     Result<Murmur3Filter> f = Murmur3Filter::Parse(file, report.path, layout);
     Status lookups = f.ok() ? f->CheckLookups(report.path) : f.status();
     if (!lookups.ok()) {
-      report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kStructure, lookups));
+      report.findings.push_back(
+          FindingFromStatus(Severity::kError, finding_kind::kStructure, lookups));
       return;
     }
     if (f->always_present()) {
@@ -271,8 +272,8 @@ Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
     std::string component = d->component;
     if (component.ends_with(".gz")) component.resize(component.size() - 3);
     const std::string dir = p.parent_path().string();
-    Key key{dir, d->keyspace, d->column_family, d->temporary, d->version, d->generation_id,
-            d->sstable_format};
+    Key key{dir,        d->keyspace,      d->column_family, d->temporary,
+            d->version, d->generation_id, d->sstable_format};
     auto [slot, inserted] = found.try_emplace(key);
     SstableFiles& s = slot->second;
     if (inserted) {

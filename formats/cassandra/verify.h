@@ -38,10 +38,10 @@
 #include <vector>
 
 #include "bloomcodec/bytes.h"
-#include "cassandra/descriptor.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/status.h"
 #include "bloomcodec/verify.h"
+#include "cassandra/descriptor.h"
 
 namespace bloomcodec::cassandra {
 

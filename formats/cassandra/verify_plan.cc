@@ -6,14 +6,14 @@
 #include <system_error>
 #include <vector>
 
-#include "cassandra/descriptor.h"
-#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
-#include "cassandra/verify.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
+#include "cassandra/descriptor.h"
 #include "cassandra/inspect.h"
+#include "cassandra/verify.h"
 #include "formats/cassandra/family.h"
 
 namespace bloomcodec::cassandra {
@@ -85,8 +85,8 @@ std::vector<engine::FilterFill> FiltersOf(const FormatCodec* format, ByteSpan fi
   const V10Filter& f = *row->v10();
   engine::FilterFill one;
   one.stats = ComputeFillStatistics(f.bit_count(), f.bits_set(), f.hash_count());
-  one.allowed = KeysAllowedBySizing(f.signed_hash_count(), f.modulus(),
-                                    kRowFilterBucketsPerElement);
+  one.allowed =
+      KeysAllowedBySizing(f.signed_hash_count(), f.modulus(), kRowFilterBucketsPerElement);
   one.offset = 4 + V10Filter::kHeaderBytes;  // the length prefix, then the header
   filters.push_back(one);
   return filters;

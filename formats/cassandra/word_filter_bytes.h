@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "codec/byte_writer.h"
 #include "bloomcodec/bytes.h"
+#include "codec/byte_writer.h"
 
 namespace bloomcodec::cassandra {
 

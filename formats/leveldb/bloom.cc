@@ -127,7 +127,8 @@ void HashChunk(HashFlavor flavor, KeyAt key_at, std::size_t n, std::uint32_t* ou
     }
     for (std::size_t j = 0; j < kLanes; ++j) {
       // A key that ends exactly here (no block, no tail left) needs no further mixing.
-      out[i + j] = len[j] == off ? h[j] : HashResume(h[j], ByteSpan(p[j] + off, len[j] - off), flavor);
+      out[i + j] =
+          len[j] == off ? h[j] : HashResume(h[j], ByteSpan(p[j] + off, len[j] - off), flavor);
     }
   }
   for (; i < n; ++i) out[i] = BloomHash(key_at(i), flavor);
@@ -147,7 +148,8 @@ void AppendWithKeys(const BloomPolicy& policy, std::size_t n, KeyAt key_at, Byte
   const auto build = [&](const auto& mod) {
     for (std::size_t base = 0; base < n; base += kChunk) {
       const std::size_t m = std::min(kChunk, n - base);
-      HashChunk(policy.flavor, [&](std::size_t i) { return key_at(base + i); }, m, hashes.data());
+      HashChunk(
+          policy.flavor, [&](std::size_t i) { return key_at(base + i); }, m, hashes.data());
       std::size_t count = 0;
       for (std::size_t i = 0; i < m; ++i) {
         std::uint32_t h = hashes[i];
@@ -220,33 +222,34 @@ BloomGeometry GeometryFor(const BloomPolicy& policy, std::uint64_t num_keys) {
 }
 
 void AppendBloomFilter(const BloomPolicy& policy, const KeyList& keys, ByteVector& dst) {
-  AppendWithKeys(policy, keys.size(), [&](std::size_t i) { return keys[i]; }, dst);
+  AppendWithKeys(
+      policy, keys.size(), [&](std::size_t i) { return keys[i]; }, dst);
 }
 
 void AppendBloomFilter(const BloomPolicy& policy, std::span<const ByteSpan> keys, ByteVector& dst) {
-  AppendWithKeys(policy, keys.size(), [&](std::size_t i) { return keys[i]; }, dst);
+  AppendWithKeys(
+      policy, keys.size(), [&](std::size_t i) { return keys[i]; }, dst);
 }
 
 void AppendBloomFilterFromHashes(const BloomPolicy& policy, std::span<const std::uint32_t> hashes,
                                  ByteVector& dst) {
-  AppendWithHashes(policy, hashes.size(), [&](std::size_t i) { return hashes[i]; }, dst);
+  AppendWithHashes(
+      policy, hashes.size(), [&](std::size_t i) { return hashes[i]; }, dst);
 }
 
 bool BloomHashMayMatch(std::uint32_t hash, ByteSpan filter) {
   switch (ShapeOf(filter)) {
-    case FilterShape::kAlwaysFalse:
-      return false;
-    case FilterShape::kAlwaysTrue:
-      return true;
-    case FilterShape::kProbe:
-      break;
+    case FilterShape::kAlwaysFalse: return false;
+    case FilterShape::kAlwaysTrue: return true;
+    case FilterShape::kProbe: break;
   }
   // Any length >= 2 is accepted on read: the modulus is whatever the stored array holds.
   const std::uint64_t bits = std::uint64_t{filter.size() - 1} * 8;
   // Even for one key, one division (FastMod32's constant) beats one per probe once k >= 2.
   const std::uint32_t delta = Delta(hash);
   // Even for one key, one division (FastMod32's constant) beats one per probe once k >= 2.
-  if (FitsFastMod(bits)) return ProbeAll(hash, delta, filter.data(), FastMod32(bits), filter.back());
+  if (FitsFastMod(bits))
+    return ProbeAll(hash, delta, filter.data(), FastMod32(bits), filter.back());
   return ProbeAll(hash, delta, filter.data(), PlainMod(bits), filter.back());
 }
 
@@ -284,7 +287,8 @@ void BloomKeyMayMatchBatch(HashFlavor flavor, const KeyList& keys, ByteSpan filt
   const auto probe = [&](const auto& mod) {
     for (std::size_t base = 0; base < n; base += kChunk) {
       const std::size_t m = std::min(kChunk, n - base);
-      HashChunk(flavor, [&](std::size_t i) { return keys[base + i]; }, m, hashes.data());
+      HashChunk(
+          flavor, [&](std::size_t i) { return keys[base + i]; }, m, hashes.data());
       for (std::size_t i = 0; i < m; ++i) {
         first[i] = mod(hashes[i]);
         second[i] = mod(hashes[i] + Delta(hashes[i]));

@@ -6,11 +6,11 @@
 
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
-#include "leveldb/table/table_reader.h"
-#include "leveldb/table/table_writer.h"
 #include "formats/leveldb/family.h"
 #include "inspect_support.h"
 #include "leveldb/inspect.h"
+#include "leveldb/table/table_reader.h"
+#include "leveldb/table/table_writer.h"
 
 namespace bloomcodec::leveldb {
 namespace {
@@ -33,8 +33,7 @@ Result<SplitSource> FilterBlockOf(const ConvertCall& call) {
     return s;
   }
   TableOpenOptions open;
-  open.key_kind =
-      call.options.key_kind == KeyKind::kAuto ? KeyKind::kPlain : call.options.key_kind;
+  open.key_kind = call.options.key_kind == KeyKind::kAuto ? KeyKind::kPlain : call.options.key_kind;
   BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table,
                               TableReader::Open(call.bytes, call.input.source, open));
   if (!table.filter()) {
@@ -96,7 +95,8 @@ Result<std::optional<Conversion>> ExtractFilterBlock(const ConvertCall& call) {
                            "into leveldb-bloom-legacy filters (--to leveldb-bloom-legacy -o DIR/), "
                            "or rebuild with --from-table");
   }
-  return std::make_optional(OneFile(ConversionKind::kLossless, ByteVector(s.block.begin(), s.block.end())));
+  return std::make_optional(
+      OneFile(ConversionKind::kLossless, ByteVector(s.block.begin(), s.block.end())));
 }
 
 // One filter carries over as a file of its own; several need a directory.
@@ -107,7 +107,8 @@ Result<std::optional<Conversion>> SingleFilterOfBlock(const ConvertCall& call) {
     return Status::Refused(
         call.input.source + ": a filter block of " + std::to_string(layout.filters.size()) +
         " filters (1.18 hash) splits into leveldb-bloom files: use --to leveldb-bloom -o DIR/ "
-        "(one file per filter plus " + std::string(kSplitManifestName) + ")");
+        "(one file per filter plus " +
+        std::string(kSplitManifestName) + ")");
   }
   const FilterRange r = layout.filters[0];
   ByteSpan f = call.bytes.subspan(r.start, r.size());
@@ -120,8 +121,9 @@ Result<int> TableBitsPerKey(const FilterParams& params) {
   }
   const double b = *params.bits_per_key;
   if (!(b >= 0) || b != std::floor(b) || b > 1'000'000) {
-    return Status::InvalidArgument("--bits-per-key must be an integer from 0 to 1000000 "
-                                   "(NewBloomFilterPolicy takes an int)");
+    return Status::InvalidArgument(
+        "--bits-per-key must be an integer from 0 to 1000000 "
+        "(NewBloomFilterPolicy takes an int)");
   }
   return static_cast<int>(b);
 }
@@ -131,8 +133,9 @@ Result<int> TableBitsPerKey(const FilterParams& params) {
 Result<std::optional<Conversion>> RewriteTable(const ConvertCall& call) {
   const ConvertOptions& options = call.options;
   if (options.keys) {
-    return Status::InvalidArgument("a table's filter is rebuilt from the table's own keys; "
-                                   "--keys / --index do not apply");
+    return Status::InvalidArgument(
+        "a table's filter is rebuilt from the table's own keys; "
+        "--keys / --index do not apply");
   }
   std::optional<BloomPolicy> policy;
   if (!options.no_filter) {
@@ -161,19 +164,21 @@ Result<KeyList> TableKeys(const FormatCodec*, ByteSpan bytes, std::string_view s
                           KeyKind key_kind) {
   TableOpenOptions open;
   open.key_kind = key_kind;
-  BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table, TableReader::Open(bytes, std::string(source), open));
+  BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table,
+                              TableReader::Open(bytes, std::string(source), open));
   const bool user = table.key_kind() == KeyKind::kUser;
   KeyList keys;
   ByteVector last;
   bool any = false;
-  BLOOMCODEC_RETURN_IF_ERROR(table.ForEachEntry([&](ByteSpan key, ByteSpan, const blocktable::BlockHandle&) {
-    ByteSpan k = user ? UserKeyOf(key) : key;
-    if (any && std::equal(k.begin(), k.end(), last.begin(), last.end())) return Status();
-    keys.Add(k);
-    last.assign(k.begin(), k.end());
-    any = true;
-    return Status();
-  }));
+  BLOOMCODEC_RETURN_IF_ERROR(
+      table.ForEachEntry([&](ByteSpan key, ByteSpan, const blocktable::BlockHandle&) {
+        ByteSpan k = user ? UserKeyOf(key) : key;
+        if (any && std::equal(k.begin(), k.end(), last.begin(), last.end())) return Status();
+        keys.Add(k);
+        last.assign(k.begin(), k.end());
+        any = true;
+        return Status();
+      }));
   return keys;
 }
 
@@ -186,18 +191,25 @@ std::span<const engine::ConversionRule> ConversionRules() {
   constexpr ConversionKind kLossless = ConversionKind::kLossless;
   constexpr ConversionKind kRewritten = ConversionKind::kRewritten;
   static const engine::ConversionRule rules[] = {
-      {block, bloom, kLossless, When::kSplit, Split, "-o DIR/: one file per filter + manifest.json"},
-      {block, legacy, kLossless, When::kSplit, Split, "-o DIR/: one file per filter + manifest.json"},
+      {block, bloom, kLossless, When::kSplit, Split,
+       "-o DIR/: one file per filter + manifest.json"},
+      {block, legacy, kLossless, When::kSplit, Split,
+       "-o DIR/: one file per filter + manifest.json"},
       {table, bloom, kLossless, When::kSplit, Split, "-o DIR/: the table's filters, one file each"},
-      {table, legacy, kLossless, When::kSplit, Split, "-o DIR/: the table's filters, one file each"},
+      {table, legacy, kLossless, When::kSplit, Split,
+       "-o DIR/: the table's filters, one file each"},
       {table, table, kRewritten, When::kTableRewrite, RewriteTable,
-       "--bits-per-key N [--legacy-1.17] or --no-filter: the filter block rebuilt or removed",
-       true, true},
+       "--bits-per-key N [--legacy-1.17] or --no-filter: the filter block rebuilt or removed", true,
+       true},
       {table, block, kLossless, When::kBitsCarryOver, ExtractFilterBlock,
        "the table's filter block as it stands (1.18 hash)"},
       {block, bloom, kLossless, When::kBitsCarryOver, SingleFilterOfBlock,
        "a block of one filter: that filter"},
-      {block, legacy, kLossless, When::kBitsCarryOver, SingleFilterOfBlock,
+      {block,
+       legacy,
+       kLossless,
+       When::kBitsCarryOver,
+       SingleFilterOfBlock,
        {}},  // refused with advice: a filter block holds 1.18 filters
   };
   return rules;

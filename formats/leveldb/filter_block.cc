@@ -100,12 +100,9 @@ FilterBlockReader::Choice FilterBlockReader::FilterFor(std::uint64_t block_offse
 bool FilterBlockReader::KeyMayMatch(std::uint64_t block_offset, ByteSpan key) const {
   const Choice c = FilterFor(block_offset);
   switch (c.kind) {
-    case Choice::Kind::kFilter:
-      return BloomKeyMayMatch(flavor_, key, c.filter);
-    case Choice::Kind::kAlwaysMatch:
-      return true;
-    case Choice::Kind::kNeverMatch:
-      return false;
+    case Choice::Kind::kFilter: return BloomKeyMayMatch(flavor_, key, c.filter);
+    case Choice::Kind::kAlwaysMatch: return true;
+    case Choice::Kind::kNeverMatch: return false;
   }
   return true;
 }
@@ -122,8 +119,8 @@ void FilterBlockReader::KeyMayMatchBatch(std::uint64_t block_offset, const KeyLi
 }
 
 std::size_t FilterBlockLayout::num_empty() const {
-  return static_cast<std::size_t>(
-      std::count_if(filters.begin(), filters.end(), [](const FilterRange& r) { return r.empty(); }));
+  return static_cast<std::size_t>(std::count_if(filters.begin(), filters.end(),
+                                                [](const FilterRange& r) { return r.empty(); }));
 }
 
 std::uint64_t FilterBlockLayout::IndexFor(std::uint64_t block_offset) const {

@@ -39,9 +39,9 @@ Result<int> BitsPerKey(const FilterParams& params) {
 Status CheckProductFitsInt(std::uint64_t num_keys, int bits_per_key) {
   if (num_keys > INT_MAX ||
       (bits_per_key > 0 && num_keys > static_cast<std::uint64_t>(INT_MAX / bits_per_key))) {
-    return Status::Refused("LevelDB computes keys * bits_per_key in a 32-bit int: " +
-                           std::to_string(num_keys) + " * " + std::to_string(bits_per_key) +
-                           " overflows it");
+    return Status::Refused(
+        "LevelDB computes keys * bits_per_key in a 32-bit int: " + std::to_string(num_keys) +
+        " * " + std::to_string(bits_per_key) + " overflows it");
   }
   return {};
 }
@@ -115,8 +115,7 @@ class BloomFormat final : public FormatCodec {
 
  private:
   BloomPolicy Policy(int b) const {
-    return flavor_ == HashFlavor::kSignedTail ? BloomPolicy::Legacy117(b)
-                                              : BloomPolicy::Current(b);
+    return flavor_ == HashFlavor::kSignedTail ? BloomPolicy::Legacy117(b) : BloomPolicy::Current(b);
   }
 
   HashFlavor flavor_;

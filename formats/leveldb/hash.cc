@@ -35,19 +35,14 @@ std::uint32_t ResumeImpl(std::uint32_t h, const std::uint8_t* p, std::size_t n) 
   // Unsigned shifts: a sign-extended byte shifted left keeps its 1s in the high bits, exactly as
   // the original's `int << 16` did on two's-complement x86.
   switch (end - p) {
-    case 3:
-      h += TailByte<kFlavor>(p[2]) << 16;
-      [[fallthrough]];
-    case 2:
-      h += TailByte<kFlavor>(p[1]) << 8;
-      [[fallthrough]];
+    case 3: h += TailByte<kFlavor>(p[2]) << 16; [[fallthrough]];
+    case 2: h += TailByte<kFlavor>(p[1]) << 8; [[fallthrough]];
     case 1:
       h += TailByte<kFlavor>(p[0]);
       h *= kMultiplier;
       h ^= h >> 24;
       break;
-    default:
-      break;
+    default: break;
   }
   return h;
 }

@@ -4,9 +4,9 @@
 #include <string>
 
 #include "bloomcodec/bit_view.h"
-#include "codec/byte_writer.h"
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/leveldb/bloom.h"
+#include "codec/byte_writer.h"
 #include "inspect_support.h"
 #include "leveldb/inspect.h"
 
@@ -109,8 +109,8 @@ std::string_view BloomFormatName(HashFlavor flavor) {
 Result<Document> InspectBloom(ByteSpan file, std::string_view, HashFlavor flavor) {
   Document doc;
   doc["format"] = std::string(BloomFormatName(flavor));
-  doc["policy_name"] = std::string(flavor == HashFlavor::kSignedTail ? kLegacyPolicyName
-                                                                     : kCurrentPolicyName);
+  doc["policy_name"] =
+      std::string(flavor == HashFlavor::kSignedTail ? kLegacyPolicyName : kCurrentPolicyName);
   AddBloomFields(doc, file, flavor);
   return doc;
 }
@@ -231,10 +231,12 @@ Result<ByteVector> FilterBlockFromFields(const Document& fields, std::string_vie
     BLOOMCODEC_ASSIGN_OR_RETURN(std::int64_t offset, DumpInt(f, "offset", source));
     if (offset != static_cast<std::int64_t>(out.size())) {
       return BadDumpField(source, name + ".offset",
-                          std::to_string(out.size()) + " (the sum of the sizes of the filters before it)");
+                          std::to_string(out.size()) +
+                              " (the sum of the sizes of the filters before it)");
     }
     if (f.contains("file") && !f.contains("base64")) {
-      return BadDumpField(source, name, "its bytes as base64 (a split manifest's files are read by convert)");
+      return BadDumpField(source, name,
+                          "its bytes as base64 (a split manifest's files are read by convert)");
     }
     BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector bytes, DumpBase64(f, "base64", source));
     offsets.push_back(static_cast<std::uint32_t>(out.size()));

@@ -7,9 +7,9 @@
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
-#include "leveldb/table/verify.h"
 #include "formats/leveldb/family.h"
 #include "leveldb/inspect.h"
+#include "leveldb/table/verify.h"
 
 namespace bloomcodec::leveldb {
 namespace {

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "bloomcodec/rocksdb/full_filter.h"
+#include "formats/rocksdb/family.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/sst_writer.h"
-#include "formats/rocksdb/family.h"
 
 namespace bloomcodec::rocksdb {
 namespace {
@@ -29,17 +29,18 @@ Result<std::optional<Conversion>> KindAlreadyMatches(const ConvertCall& call) {
   const std::optional<FullFilterKind> wanted = KindOf(call.options.to);
   Result<FullFilterReader> f = FullFilterReader::Parse(call.bytes, call.input.source);
   if (!wanted || !f.ok() || f->kind() != *wanted) return std::optional<Conversion>();
-  return std::make_optional(OneFile(ConversionKind::kLossless, ByteVector(call.bytes.begin(), call.bytes.end())));
+  return std::make_optional(
+      OneFile(ConversionKind::kLossless, ByteVector(call.bytes.begin(), call.bytes.end())));
 }
 
 // The full filter block is a raw filter as it stands (its trailer says its kind).
 Result<std::optional<Conversion>> FullFilterOfSst(const ConvertCall& call) {
   BLOOMCODEC_ASSIGN_OR_RETURN(SstReader sst, SstReader::Open(call.bytes, call.input.source));
   if (!sst.filter() || sst.filter()->placement != FilterPlacement::kFull) {
-    return Status::Refused(call.input.source + ": " +
-                           (sst.filter() ? "a partitioned filter (one filter per partition)"
-                                         : "no filter") +
-                           " to carry over; rebuild one with --from-table and --bits-per-key");
+    return Status::Refused(
+        call.input.source + ": " +
+        (sst.filter() ? "a partitioned filter (one filter per partition)" : "no filter") +
+        " to carry over; rebuild one with --from-table and --bits-per-key");
   }
   const ByteSpan f = sst.filter()->contents.bytes();
   return std::make_optional(OneFile(ConversionKind::kLossless, ByteVector(f.begin(), f.end())));
@@ -51,8 +52,9 @@ Result<std::optional<Conversion>> RewriteSst(const ConvertCall& call) {
   const ConvertOptions& options = call.options;
   const std::string& source = call.input.source;
   if (options.keys) {
-    return Status::InvalidArgument("an SST's filter is rebuilt from the SST's own keys; "
-                                   "--keys / --index do not apply");
+    return Status::InvalidArgument(
+        "an SST's filter is rebuilt from the SST's own keys; "
+        "--keys / --index do not apply");
   }
   if (options.params.fp_chance || options.params.buckets_per_element ||
       options.params.expected_keys) {
@@ -78,8 +80,9 @@ Result<std::optional<Conversion>> RewriteSst(const ConvertCall& call) {
         ++keys;
         BLOOMCODEC_ASSIGN_OR_RETURN(bool maybe, check.MayContain(user));
         if (!maybe) {
-          return Status::Internal("the rewritten filter misses a stored key (a bug: please "
-                                  "report)")
+          return Status::Internal(
+                     "the rewritten filter misses a stored key (a bug: please "
+                     "report)")
               .WithFile(source + " (rewritten)");
         }
         return Status();
@@ -97,14 +100,15 @@ Result<KeyList> TableKeys(const FormatCodec*, ByteSpan bytes, std::string_view s
   KeyList keys;
   ByteVector last;
   bool any = false;
-  BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachEntry([&](ByteSpan key, ByteSpan, const blocktable::BlockHandle&) {
-    const ByteSpan user = UserKeyOf(key);
-    if (any && std::equal(user.begin(), user.end(), last.begin(), last.end())) return Status();
-    keys.Add(user);
-    last.assign(user.begin(), user.end());
-    any = true;
-    return Status();
-  }));
+  BLOOMCODEC_RETURN_IF_ERROR(
+      sst.ForEachEntry([&](ByteSpan key, ByteSpan, const blocktable::BlockHandle&) {
+        const ByteSpan user = UserKeyOf(key);
+        if (any && std::equal(user.begin(), user.end(), last.begin(), last.end())) return Status();
+        keys.Add(user);
+        last.assign(user.begin(), user.end());
+        any = true;
+        return Status();
+      }));
   return keys;
 }
 

@@ -8,9 +8,9 @@ const FormatCodec* Codec(FormatId id) {
 }
 
 std::span<const FormatCodec* const> Formats() {
-  static const FormatCodec* const formats[] = {
-      Codec(FormatId::kBloomLegacy), Codec(FormatId::kBloom), Codec(FormatId::kRibbon),
-      Codec(FormatId::kSst)};
+  static const FormatCodec* const formats[] = {Codec(FormatId::kBloomLegacy),
+                                               Codec(FormatId::kBloom), Codec(FormatId::kRibbon),
+                                               Codec(FormatId::kSst)};
   return formats;
 }
 

@@ -8,9 +8,9 @@
 
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "bloomcodec/rocksdb/hash.h"
-#include "rocksdb/inspect.h"
 #include "filter_sizing.h"
 #include "formats/rocksdb/family.h"
+#include "rocksdb/inspect.h"
 
 namespace bloomcodec::rocksdb {
 
@@ -38,8 +38,7 @@ class FullFilterFormat final : public FormatCodec {
         return "one RocksDB full filter, legacy cache-local Bloom (format_version < 5)";
       case FilterEncoding::kFastLocalBloom:
         return "one RocksDB full filter, FastLocalBloom (format_version 5)";
-      case FilterEncoding::kRibbon:
-        break;
+      case FilterEncoding::kRibbon: break;
     }
     return "one RocksDB full filter, Standard128 Ribbon (NewRibbonFilterPolicy)";
   }
@@ -68,7 +67,8 @@ class FullFilterFormat final : public FormatCodec {
     SizeInfo info;
     info.bits_per_key = b;
     info.file_bytes = static_cast<std::int64_t>(s.filter_bytes);
-    const std::uint64_t payload = s.filter_bytes > kMetadataBytes ? s.filter_bytes - kMetadataBytes : 0;
+    const std::uint64_t payload =
+        s.filter_bytes > kMetadataBytes ? s.filter_bytes - kMetadataBytes : 0;
     info.bits = static_cast<std::int64_t>(payload * 8);
     info.hash_count = s.num_probes;
     if (policy.bits_per_key != b) {
@@ -79,7 +79,8 @@ class FullFilterFormat final : public FormatCodec {
       if (s.kind == FullFilterKind::kEmpty) {
         info.warnings.push_back("0 keys: RocksDB writes an empty (0-byte) Ribbon filter");
       } else if (s.kind == FullFilterKind::kFastLocalBloom) {
-        info.warnings.push_back("for " + std::to_string(n) + " keys RocksDB writes a "
+        info.warnings.push_back("for " + std::to_string(n) +
+                                " keys RocksDB writes a "
                                 "FastLocalBloom filter instead (smaller than Ribbon here)");
       } else {
         // Ribbon has no probes: hash_count is its number of result bits (solution columns).
@@ -89,9 +90,9 @@ class FullFilterFormat final : public FormatCodec {
                                 std::to_string(s.num_blocks) + " blocks; hash_count is the " +
                                 "number of result bits per key (solution columns)");
         if (s_hi.filter_bytes != s.filter_bytes) {
-          info.warnings.push_back("RocksDB rounds by the first key's hash: " +
-                                  std::to_string(s.filter_bytes) + " or " +
-                                  std::to_string(s_hi.filter_bytes) + " bytes");
+          info.warnings.push_back(
+              "RocksDB rounds by the first key's hash: " + std::to_string(s.filter_bytes) + " or " +
+              std::to_string(s_hi.filter_bytes) + " bytes");
         }
       }
     } else if (encoding_ == FilterEncoding::kLegacyBloom && policy.whole_bits_per_key >= 14) {

@@ -40,7 +40,8 @@ Result<FullFilterReader> FullFilterReader::Parse(ByteSpan bytes, std::string_vie
   if (bytes.size() > std::numeric_limits<std::uint32_t>::max()) {
     return Status::CorruptFile(std::string(source),
                                "a RocksDB filter is at most 4 GiB (its length is 32-bit), this "
-                               "one is " + std::to_string(bytes.size()) + " bytes");
+                               "one is " +
+                                   std::to_string(bytes.size()) + " bytes");
   }
   FullFilterReader r;
   r.bytes_ = bytes;
@@ -93,8 +94,8 @@ Result<FullFilterReader> FullFilterReader::Parse(ByteSpan bytes, std::string_vie
   }
   if (meta[0] == kRibbonMarker) {
     r.ribbon_seed_ = meta[1];
-    r.num_blocks_ = std::uint32_t{meta[2]} | (std::uint32_t{meta[3]} << 8) |
-                    (std::uint32_t{meta[4]} << 16);
+    r.num_blocks_ =
+        std::uint32_t{meta[2]} | (std::uint32_t{meta[3]} << 8) | (std::uint32_t{meta[4]} << 16);
     if (r.num_blocks_ < 2) return always("Ribbon with fewer than 2 blocks");
     r.raw_seed_ = ribbon::RawSeed(r.ribbon_seed_);
     r.num_starts_ = r.num_blocks_ * ribbon::kCoeffBits - ribbon::kCoeffBits + 1;
@@ -136,8 +137,8 @@ bool FullFilterReader::FastLocalMayMatch(std::uint64_t hash) const {
   const auto h1 = static_cast<std::uint32_t>(hash);
   std::uint32_t h2 = static_cast<std::uint32_t>(hash >> 32);
   const std::uint32_t lines = payload_len_ >> 6;
-  const std::uint32_t line_offset =
-      static_cast<std::uint32_t>((std::uint64_t{h1} * lines) >> 32) << 6;
+  const std::uint32_t line_offset = static_cast<std::uint32_t>((std::uint64_t{h1} * lines) >> 32)
+                                    << 6;
   for (std::uint32_t i = 0; i < num_probes_; ++i, h2 *= 0x9e3779b9U) {
     const std::uint32_t bit = h2 >> 23;
     if (!BitIsSet(std::uint64_t{line_offset} + (bit >> 3), bit & 7)) return false;
@@ -168,9 +169,9 @@ bool FullFilterReader::RibbonMayMatch(std::uint64_t hash) const {
   const CoeffRow left = cr << start_bit;
   const CoeffRow right = cr >> (ribbon::kCoeffBits - start_bit);
   for (std::uint32_t i = 0; i < num_columns; ++i) {
-    const CoeffRow s = (ribbon::LoadSegment(data + 16 * std::uint64_t{segment + i}) & left) ^
-                       (ribbon::LoadSegment(data + 16 * std::uint64_t{segment + num_columns + i}) &
-                        right);
+    const CoeffRow s =
+        (ribbon::LoadSegment(data + 16 * std::uint64_t{segment + i}) & left) ^
+        (ribbon::LoadSegment(data + 16 * std::uint64_t{segment + num_columns + i}) & right);
     if (ribbon::Parity(s) != static_cast<int>((expected >> i) & 1U)) return false;
   }
   return true;
@@ -212,13 +213,11 @@ std::uint64_t FullFilterReader::FirstByteProbed(std::uint64_t hash) const {
       return 16 * std::uint64_t{start_block * upper_num_columns_ -
                                 std::min(start_block, upper_start_block_)};
     }
-    default:
-      return 0;
+    default: return 0;
   }
 }
 
-void FullFilterReader::MayContainBatch(const KeyList& keys,
-                                       std::span<std::uint8_t> answers) const {
+void FullFilterReader::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const {
   const std::size_t n = keys.size();
   if (kind_ == FullFilterKind::kEmpty || kind_ == FullFilterKind::kAlwaysMatch) {
     const std::uint8_t a = kind_ == FullFilterKind::kAlwaysMatch ? 1 : 0;
@@ -305,11 +304,8 @@ Document FullFilterReader::Describe() const {
       d["upper_num_columns"] = upper_num_columns_;
       d["upper_start_block"] = upper_start_block_;
       break;
-    case FullFilterKind::kAlwaysMatch:
-      d["always_match_reason"] = always_match_reason_;
-      break;
-    case FullFilterKind::kEmpty:
-      break;
+    case FullFilterKind::kAlwaysMatch: d["always_match_reason"] = always_match_reason_; break;
+    case FullFilterKind::kEmpty: break;
   }
   return d;
 }

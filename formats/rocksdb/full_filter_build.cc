@@ -39,9 +39,7 @@ int FastLocalProbes(int millibits) {
   return (millibits - 1) / 2000 - 1;
 }
 
-int LegacyProbes(int whole_bits) {
-  return std::clamp(static_cast<int>(whole_bits * 0.69), 1, 30);
-}
+int LegacyProbes(int whole_bits) { return std::clamp(static_cast<int>(whole_bits * 0.69), 1, 30); }
 
 double StandardFpRate(double bits_per_key, int num_probes) {
   return std::pow(1.0 - std::exp(-num_probes / bits_per_key), num_probes);
@@ -96,7 +94,8 @@ ByteVector BuildLegacy(int whole_bits, std::span<const std::uint64_t> hashes) {
     }
   }
   out[payload] = static_cast<std::uint8_t>(probes);
-  for (int i = 0; i < 4; ++i) out[payload + 1 + i] = static_cast<std::uint8_t>(g.num_lines >> (8 * i));
+  for (int i = 0; i < 4; ++i)
+    out[payload + 1 + i] = static_cast<std::uint8_t>(g.num_lines >> (8 * i));
   return out;
 }
 
@@ -138,9 +137,9 @@ constexpr std::uint32_t kMaxRibbonEntries = 950000000;
 
 // Entries addable to 2^i slots with a 1-in-20 chance of failure per seed (128-bit rows, no
 // smash), measured by RocksDB; 0 = too few slots.
-constexpr double kKnownToAddByPow2[18] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 248.851, 499.532, 1001.26, 2003.97, 4005.59, 8000.39,
-    15966.6, 31828.1, 63447.3, 126506};
+constexpr double kKnownToAddByPow2[18] = {0,       0,       0,       0,       0,       0,
+                                          0,       0,       248.851, 499.532, 1001.26, 2003.97,
+                                          4005.59, 8000.39, 15966.6, 31828.1, 63447.3, 126506};
 constexpr double kFactorPerPow2 = 0.0038;
 
 double NumToAddForPow2(std::uint32_t log2_slots) {
@@ -172,8 +171,8 @@ std::uint32_t ConfigNumSlots(std::uint32_t num_to_add) {
 }
 
 std::uint32_t RoundUpNumSlots(std::uint32_t num_slots) {
-  std::uint32_t corrected = (num_slots + ribbon::kCoeffBits - 1) / ribbon::kCoeffBits *
-                            ribbon::kCoeffBits;
+  std::uint32_t corrected =
+      (num_slots + ribbon::kCoeffBits - 1) / ribbon::kCoeffBits * ribbon::kCoeffBits;
   if (corrected == ribbon::kCoeffBits) corrected += ribbon::kCoeffBits;  // never 1 start
   return corrected;
 }
@@ -264,7 +263,8 @@ class Banding {
  private:
   static int CountTrailingZeros(ribbon::CoeffRow v) {
     const auto lo = static_cast<std::uint64_t>(v);
-    return lo != 0 ? std::countr_zero(lo) : 64 + std::countr_zero(static_cast<std::uint64_t>(v >> 64));
+    return lo != 0 ? std::countr_zero(lo)
+                   : 64 + std::countr_zero(static_cast<std::uint64_t>(v >> 64));
   }
   std::vector<ribbon::CoeffRow> coeffs_;
   std::vector<std::uint32_t> results_;
@@ -433,9 +433,7 @@ Result<FullFilterSize> SizeFullFilter(FilterEncoding encoding, double bits_per_k
       s.num_lines = g.num_lines;
       break;
     }
-    case FilterEncoding::kFastLocalBloom:
-      fast_local();
-      break;
+    case FilterEncoding::kFastLocalBloom: fast_local(); break;
     case FilterEncoding::kRibbon: {
       if (num_keys == 0) {
         s.kind = FullFilterKind::kEmpty;

@@ -46,7 +46,8 @@ std::optional<Document> PolicyFacts(const FullFilterReader& f) {
   if (f.kind() == FullFilterKind::kFastLocalBloom) {
     const auto r = FastLocalMillibitsFor(f.num_probes());
     if (!r) {
-      facts["note"] = "no bits_per_key from 1 to 100 gives num_probes " + std::to_string(f.num_probes());
+      facts["note"] =
+          "no bits_per_key from 1 to 100 gives num_probes " + std::to_string(f.num_probes());
       return facts;
     }
     // Size = ceil(n * millibits / 8000) rounded up to 64 bytes: n * m / 8000 in (P - 64, P].
@@ -59,8 +60,8 @@ std::optional<Document> PolicyFacts(const FullFilterReader& f) {
   if (f.kind() == FullFilterKind::kLegacyBloom) {
     const auto r = LegacyBitsFor(f.num_probes());
     if (!r) {
-      facts["note"] = "no whole bits_per_key from 1 to 100 gives num_probes " +
-                      std::to_string(f.num_probes());
+      facts["note"] =
+          "no whole bits_per_key from 1 to 100 gives num_probes " + std::to_string(f.num_probes());
       return facts;
     }
     // num_lines = ceil(n * b / 512), made odd: n * b in ((L - 2) * 512, L * 512].
@@ -92,7 +93,8 @@ double RibbonExpectedFpRate(const FullFilterReader& f) {
   if (columns == 0) return 1.0;
   const double num_starts = f.ribbon_num_blocks() * 128.0 - 127.0;
   const double lower_portion = f.ribbon_upper_start_block() * 128.0 / num_starts;
-  return lower_portion * std::pow(0.5, columns - 1) + (1.0 - lower_portion) * std::pow(0.5, columns);
+  return lower_portion * std::pow(0.5, columns - 1) +
+         (1.0 - lower_portion) * std::pow(0.5, columns);
 }
 
 std::string_view FormatNameOf(FilterEncoding encoding) {
@@ -121,8 +123,8 @@ Result<Document> InspectFullFilter(ByteSpan file, std::string_view source, Filte
   for (auto it = described.begin(); it != described.end(); ++it) doc[it.key()] = it.value();
   if (f.kind() != KindOf(named)) {
     // RocksDB's reader goes by the trailer, whatever the policy: so do probe and verify.
-    std::string note = "the trailer says " + std::string(FullFilterKindName(f.kind())) +
-                       ", not " + std::string(FullFilterKindName(KindOf(named))) +
+    std::string note = "the trailer says " + std::string(FullFilterKindName(f.kind())) + ", not " +
+                       std::string(FullFilterKindName(KindOf(named))) +
                        "; RocksDB (and probe) read it as the trailer says";
     if (named == FilterEncoding::kRibbon && f.kind() == FullFilterKind::kFastLocalBloom) {
       note += " (a Ribbon policy writes FastLocalBloom for small key counts)";
@@ -178,15 +180,12 @@ Result<Document> DumpFullFilter(ByteSpan file, std::string_view source, FilterEn
       doc["num_probes"] = f.num_probes();
       doc["num_lines"] = f.num_lines();
       break;
-    case FullFilterKind::kFastLocalBloom:
-      doc["num_probes"] = f.num_probes();
-      break;
+    case FullFilterKind::kFastLocalBloom: doc["num_probes"] = f.num_probes(); break;
     case FullFilterKind::kRibbon:
       doc["seed"] = f.ribbon_seed();
       doc["num_blocks"] = f.ribbon_num_blocks();
       break;
-    default:
-      break;
+    default: break;
   }
   return doc;
 }

@@ -76,8 +76,8 @@ struct Layout {
 inline Layout LayoutFor(std::uint32_t num_segments, std::uint32_t num_blocks) {
   Layout l;
   if (num_blocks == 0) return l;
-  l.upper_num_columns = static_cast<std::uint32_t>(
-      (std::uint64_t{num_segments} + num_blocks - 1) / num_blocks);
+  l.upper_num_columns =
+      static_cast<std::uint32_t>((std::uint64_t{num_segments} + num_blocks - 1) / num_blocks);
   l.upper_start_block = l.upper_num_columns * num_blocks - num_segments;
   l.used_segments = num_segments;
   if (l.upper_num_columns > kMaxColumns) {

@@ -6,9 +6,9 @@
 
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/rocksdb/full_filter.h"
-#include "rocksdb/sst/verify.h"
 #include "formats/rocksdb/family.h"
 #include "rocksdb/filter_sizing.h"
+#include "rocksdb/sst/verify.h"
 
 namespace bloomcodec::rocksdb {
 namespace {
@@ -65,8 +65,8 @@ std::vector<engine::FilterFill> FiltersOf(const FormatCodec*, ByteSpan file,
                "the trailer's geometry makes RocksDB read outside the filter (undefined answers)",
                trailer_at);
   }
-  if (!f.ok() || (f->kind() != FullFilterKind::kLegacyBloom &&
-                  f->kind() != FullFilterKind::kFastLocalBloom)) {
+  if (!f.ok() ||
+      (f->kind() != FullFilterKind::kLegacyBloom && f->kind() != FullFilterKind::kFastLocalBloom)) {
     return filters;
   }
   engine::FilterFill one;

@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "bloomcodec/cassandra/buckets.h"
-#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "formats/cassandra/family.h"
 
 namespace bloomcodec::cassandra {
@@ -91,7 +91,10 @@ TEST(CassandraFilterDb, StrictReader) {
   // W = 2^31 - 1 in a 100-byte file: refused from the header, before any allocation.
   ByteVector f(100, 0);
   f[3] = 10;
-  f[4] = 0x7f; f[5] = 0xff; f[6] = 0xff; f[7] = 0xff;
+  f[4] = 0x7f;
+  f[5] = 0xff;
+  f[6] = 0xff;
+  f[7] = 0xff;
   auto r = V10Filter::Parse(f, "Filter.db");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kCorrupt);

@@ -4,10 +4,10 @@
 
 #include <vector>
 
-#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "formats/cassandra/family.h"
 #include "golden_util.h"
 
@@ -82,7 +82,8 @@ TEST(CassandraFilterGolden, EveryFilterDb) {
       Result<FilterSpec> spec = Status::InvalidArgument("?");
       if (overload == "buckets") {
         params.buckets_per_element = ParseI64(t.At(i, "param"));
-        spec = SizeForBucketsPerElement(n_sized, static_cast<std::int32_t>(*params.buckets_per_element));
+        spec = SizeForBucketsPerElement(n_sized,
+                                        static_cast<std::int32_t>(*params.buckets_per_element));
       } else {
         ASSERT_EQ(overload, "fp");
         params.fp_chance = std::strtod(t.At(i, "param").c_str(), nullptr);
@@ -129,7 +130,8 @@ TEST(CassandraFilterGolden, EveryLegacyFilter) {
     Result<LegacyFilterSpec> spec = Status::InvalidArgument("?");
     if (t.At(i, "overload") == "buckets") {
       params.buckets_per_element = ParseI64(t.At(i, "param"));
-      spec = LegacySizeForBucketsPerElement(n, static_cast<std::int32_t>(*params.buckets_per_element));
+      spec =
+          LegacySizeForBucketsPerElement(n, static_cast<std::int32_t>(*params.buckets_per_element));
     } else {
       params.fp_chance = std::strtod(t.At(i, "param").c_str(), nullptr);
       spec = LegacySizeForFpChance(n, *params.fp_chance);
@@ -197,11 +199,20 @@ TEST(CassandraFilterGolden, LegacyRejectsEachAlteredField) {
   struct Case {
     std::size_t offset;
     const char* what;
-  } cases[] = {{4, "magic"},        {7, "version"},         {8, "TC_OBJECT"},
-               {20, "class name"},   {30, "serialVersionUID"}, {36, "flags"},
-               {39, "field type"},   {42, "field name"},      {47, "TC_STRING"},
-               {53, "TC_ARRAY"},     {57, "array class"},     {60, "array uid"},
-               {67, "array flags"},  {good.size() - 1, "end block data"}};
+  } cases[] = {{4, "magic"},
+               {7, "version"},
+               {8, "TC_OBJECT"},
+               {20, "class name"},
+               {30, "serialVersionUID"},
+               {36, "flags"},
+               {39, "field type"},
+               {42, "field name"},
+               {47, "TC_STRING"},
+               {53, "TC_ARRAY"},
+               {57, "array class"},
+               {60, "array uid"},
+               {67, "array flags"},
+               {good.size() - 1, "end block data"}};
   for (const Case& c : cases) {
     ByteVector bad = good;
     bad[c.offset] ^= 0x01;

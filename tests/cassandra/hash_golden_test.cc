@@ -91,7 +91,8 @@ TEST(CassandraHashGolden, LegacyBucketVectors) {
 }
 
 TEST(CassandraHashGolden, BloomCalculationsTable) {
-  const std::string text = bloomcodec::testing::ReadFixtureText(kDir + "bloom_calculations_table.tsv");
+  const std::string text =
+      bloomcodec::testing::ReadFixtureText(kDir + "bloom_calculations_table.tsv");
   auto t = ReadTsvFixture(kDir + "bloom_calculations_table.tsv");
   ASSERT_EQ(t.rows.size(), 21u);
   for (std::size_t i = 0; i < t.rows.size(); ++i) {

@@ -6,10 +6,10 @@
 
 #include <vector>
 
-#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 
 namespace bloomcodec::cassandra {
 namespace {
@@ -41,8 +41,9 @@ RC_GTEST_PROP(CassandraProperties, FilterDbRoundTrip, ()) {
   const std::int64_t n = static_cast<std::int64_t>(keys.size()) + extra;
   const bool by_fp = *rc::gen::arbitrary<bool>();
   Result<FilterSpec> spec =
-      by_fp ? SizeForFpChance(n, *rc::gen::element(0.5, 0.393, 0.1, 0.05, 0.01, 0.001, 1e-4, 6.71e-5))
-            : SizeForBucketsPerElement(n, *rc::gen::inRange(1, 26));
+      by_fp
+          ? SizeForFpChance(n, *rc::gen::element(0.5, 0.393, 0.1, 0.05, 0.01, 0.001, 1e-4, 6.71e-5))
+          : SizeForBucketsPerElement(n, *rc::gen::inRange(1, 26));
   RC_ASSERT(spec.ok());
   auto bytes = BuildV10Filter(keys, *spec);
   RC_ASSERT(bytes.ok());
@@ -66,12 +67,14 @@ RC_GTEST_PROP(CassandraProperties, FilterDbRoundTrip, ()) {
 
 RC_GTEST_PROP(CassandraProperties, LegacyRoundTrip, ()) {
   const KeyList keys = ToKeyList(*GenKeys());
-  const std::int64_t n = static_cast<std::int64_t>(keys.size()) + *rc::gen::inRange<std::int64_t>(0, 500);
+  const std::int64_t n =
+      static_cast<std::int64_t>(keys.size()) + *rc::gen::inRange<std::int64_t>(0, 500);
   auto spec = LegacySizeForBucketsPerElement(n, *rc::gen::inRange(1, 21));
   RC_ASSERT(spec.ok());
   auto bytes = BuildLegacyFilter(keys, *spec);
   RC_ASSERT(bytes.ok());
-  RC_ASSERT(bytes->size() == LegacyFilter::kOverheadBytes + 8 * static_cast<std::size_t>(spec->word_count));
+  RC_ASSERT(bytes->size() ==
+            LegacyFilter::kOverheadBytes + 8 * static_cast<std::size_t>(spec->word_count));
   auto parsed = LegacyFilter::Parse(*bytes, "p");
   RC_ASSERT(parsed.ok());
   RC_ASSERT(parsed->Serialize() == *bytes);
@@ -81,7 +84,8 @@ RC_GTEST_PROP(CassandraProperties, LegacyRoundTrip, ()) {
 
 RC_GTEST_PROP(CassandraProperties, RowFilterRoundTrip, ()) {
   const KeyList names = ToKeyList(*GenKeys());
-  const std::int64_t est = static_cast<std::int64_t>(names.size()) + *rc::gen::inRange<std::int64_t>(0, 100);
+  const std::int64_t est =
+      static_cast<std::int64_t>(names.size()) + *rc::gen::inRange<std::int64_t>(0, 100);
   auto bytes = BuildRowFilter(names, est);
   RC_ASSERT(bytes.ok());
   auto spec = SizeForBucketsPerElement(est, kRowFilterBucketsPerElement);
@@ -108,7 +112,8 @@ void CheckDamaged(const ByteVector& bytes, int which) {
   } else if (which == 1) {
     auto r = LegacyFilter::Parse(bytes, "d");
     if (r.ok()) {
-      RC_ASSERT(LegacyFilter::kOverheadBytes + 8 * static_cast<std::uint64_t>(r->word_count()) <= bytes.size());
+      RC_ASSERT(LegacyFilter::kOverheadBytes + 8 * static_cast<std::uint64_t>(r->word_count()) <=
+                bytes.size());
       (void)r->MayContain(AsBytes("probe"));
     } else {
       RC_ASSERT(r.status().code() == StatusCode::kCorrupt);
@@ -152,8 +157,8 @@ RC_GTEST_PROP(CassandraProperties, TruncationAndCorruptionNeverCrash, ()) {
 RC_GTEST_PROP(CassandraProperties, HugeHeaderInSmallFileRefused, ()) {
   const auto size = *rc::gen::inRange<std::size_t>(8, 200);
   ByteVector f(size, 0);
-  const auto w = *rc::gen::inRange<std::int32_t>(static_cast<std::int32_t>((size - 8) / 8) + 1,
-                                                  INT32_MAX);
+  const auto w =
+      *rc::gen::inRange<std::int32_t>(static_cast<std::int32_t>((size - 8) / 8) + 1, INT32_MAX);
   f[4] = static_cast<std::uint8_t>(w >> 24);
   f[5] = static_cast<std::uint8_t>(w >> 16);
   f[6] = static_cast<std::uint8_t>(w >> 8);

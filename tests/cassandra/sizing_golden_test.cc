@@ -4,9 +4,9 @@
 #include <bit>
 #include <cstring>
 
-#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "formats/cassandra/family.h"
 #include "golden_util.h"
 
@@ -26,7 +26,6 @@ const FormatCodec& Codec(std::string_view name) {
   throw std::logic_error("no format");
 }
 
-
 // Checks one sizing result against the row's -ea or -da columns.
 template <typename Spec>
 void ExpectOutcome(const Result<Spec>& r, const std::string& outcome, const std::string& where) {
@@ -40,8 +39,8 @@ void ExpectOutcome(const Result<Spec>& r, const std::string& outcome, const std:
 }
 
 void CheckV10Row(const TsvTable& t, std::size_t i, const Result<FilterSpec>& ea,
-                     const Result<FilterSpec>& da, const Result<SizeInfo>& cli,
-                     const std::string& where) {
+                 const Result<FilterSpec>& da, const Result<SizeInfo>& cli,
+                 const std::string& where) {
   ExpectOutcome(ea, t.At(i, "outcome"), where + " -ea");
   ExpectOutcome(da, t.At(i, "outcome_noea"), where + " -da");
   if (t.At(i, "max_buckets_per_element") != "NA") {
@@ -103,8 +102,8 @@ TEST(CassandraSizingGolden, FpOverloadEveryRow) {
     params.fp_chance = fp;
     params.expected_keys = n;
     CheckV10Row(t, i, SizeForFpChance(n, fp, JavaAssertions::kEnabled),
-                    SizeForFpChance(n, fp, JavaAssertions::kDisabled),
-                    Codec("cassandra-1.0").Size(params), where);
+                SizeForFpChance(n, fp, JavaAssertions::kDisabled),
+                Codec("cassandra-1.0").Size(params), where);
   }
 }
 
@@ -122,13 +121,12 @@ TEST(CassandraSizingGolden, BucketsOverloadEveryRow) {
     params.expected_keys = n;
     auto cli = Codec("cassandra-1.0").Size(params);
     CheckV10Row(t, i, ea, SizeForBucketsPerElement(n, target, JavaAssertions::kDisabled), cli,
-                    where);
+                where);
     const std::string& warning = t.At(i, "warning");
     if (ea.ok()) {
       EXPECT_EQ(ea->warning, warning) << where;
       if (cli.ok()) {
-        EXPECT_EQ(!cli->warnings.empty() && cli->warnings[0] == warning, !warning.empty())
-            << where;
+        EXPECT_EQ(!cli->warnings.empty() && cli->warnings[0] == warning, !warning.empty()) << where;
       }
     }
     warnings += !warning.empty();
@@ -154,7 +152,8 @@ TEST(CassandraSizingGolden, LegacyEveryRow) {
     const std::int64_t n = ParseI64(t.At(i, "num_elements"));
     const std::string& param = t.At(i, "param");
     const bool fp = t.At(i, "overload") == "fp";
-    const std::string where = "n=" + t.At(i, "num_elements") + " " + t.At(i, "overload") + "=" + param;
+    const std::string where =
+        "n=" + t.At(i, "num_elements") + " " + t.At(i, "overload") + "=" + param;
     auto run = [&](JavaAssertions a) {
       return fp ? LegacySizeForFpChance(n, std::strtod(param.c_str(), nullptr), a)
                 : LegacySizeForBucketsPerElement(n, static_cast<std::int32_t>(ParseI64(param)), a);
@@ -165,8 +164,10 @@ TEST(CassandraSizingGolden, LegacyEveryRow) {
     ExpectOutcome(da, t.At(i, "outcome_noea"), where);
     FilterParams params;
     params.expected_keys = n;
-    if (fp) params.fp_chance = std::strtod(param.c_str(), nullptr);
-    else params.buckets_per_element = ParseI64(param);
+    if (fp)
+      params.fp_chance = std::strtod(param.c_str(), nullptr);
+    else
+      params.buckets_per_element = ParseI64(param);
     auto cli = Codec("cassandra-legacy").Size(params);
     if (!ea.ok()) {
       ASSERT_FALSE(cli.ok());

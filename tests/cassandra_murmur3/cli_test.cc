@@ -161,7 +161,7 @@ TEST(CassandraMurmur3Cli, InspectDumpAndConvert) {
 
 // One sstable: its golden Filter.db and an Index.db of its keys in the version's layout.
 void PutMurmur3Sstable(const std::string& dir, const std::string& prefix, const std::string& filter,
-                     const KeyList& keys, IndexEntryForm form) {
+                       const KeyList& keys, IndexEntryForm form) {
   WriteFileAt(dir + "/" + prefix + "Filter.db", ReadFixture(filter));
   std::vector<std::int64_t> positions(keys.size());
   std::vector<std::uint32_t> promoted(keys.size());
@@ -180,18 +180,18 @@ TEST(CassandraMurmur3Cli, VerifyDataDirectoriesOfEveryEra) {
   const KeyList k10 = ReadHexKeysFixture(kDir + "keys/keys_n10.txt");
   const std::string data = dir.Path("data");
   PutMurmur3Sstable(data + "/ks/cf", "ks-cf-ic-1-", kDir + "v1_2_to_2_2/n1000_fp0.01.Filter.db",
-                  k1000, IndexEntryForm::kLongPositionAndPromoted);
+                    k1000, IndexEntryForm::kLongPositionAndPromoted);
   PutMurmur3Sstable(data + "/ks/old-0123456789abcdef0123456789abcdef", "lb-2-big-",
-                  kDir + "v1_2_to_2_2/n10_fp0.1.Filter.db", k10,
-                  IndexEntryForm::kLongPositionAndPromoted);
+                    kDir + "v1_2_to_2_2/n10_fp0.1.Filter.db", k10,
+                    IndexEntryForm::kLongPositionAndPromoted);
   const std::string tbl = data + "/ks/tbl-0123456789abcdef0123456789abcdef";
   PutMurmur3Sstable(tbl, "mc-3-big-", kDir + "v3_x/n1000_fp0.1.Filter.db", k1000,
-                  IndexEntryForm::kVIntPositionAndPromoted);
+                    IndexEntryForm::kVIntPositionAndPromoted);
   PutMurmur3Sstable(tbl, "nb-4-big-", kDir + "v4_0_to_5_0/n1000_fp0.01.Filter.db", k1000,
-                  IndexEntryForm::kVIntPositionAndPromoted);
+                    IndexEntryForm::kVIntPositionAndPromoted);
   PutMurmur3Sstable(tbl, "nb-3g7k_0ft4_2x1kg2nfkfl0htlkmc-big-",
-                  kDir + "v4_0_to_5_0/n10_fp0.01.Filter.db", k10,
-                  IndexEntryForm::kVIntPositionAndPromoted);
+                    kDir + "v4_0_to_5_0/n10_fp0.01.Filter.db", k10,
+                    IndexEntryForm::kVIntPositionAndPromoted);
   // A BTI sstable: a filter, no Index.db.
   WriteFileAt(tbl + "/da-5-bti-Filter.db",
               ReadFixture(kDir + "v4_0_to_5_0/n1000_fp0.001.Filter.db"));
@@ -219,7 +219,7 @@ TEST(CassandraMurmur3Cli, VerifyDataDirectoriesOfEveryEra) {
 
   // Index.db of the wrong keys: false negatives, exit 1.
   PutMurmur3Sstable(tbl, "nb-6-big-", kDir + "v4_0_to_5_0/n10_fp0.01.Filter.db", k1000,
-                  IndexEntryForm::kVIntPositionAndPromoted);
+                    IndexEntryForm::kVIntPositionAndPromoted);
   const Json bad = VerifyJson({data}, 1);
   EXPECT_EQ(FileEndingWith(bad, "nb-6-big-Filter.db")["status"], "error");
 }
@@ -258,7 +258,8 @@ TEST(CassandraMurmur3Cli, VerifySingleFilesWithKeysOrIndex) {
   EXPECT_EQ(Kinds(k22_doc["files"][0]), std::vector<std::string>{"structure"});
   CliRun k22_probe = RunCli({"probe", k22_path, "--keys", dir.Write("one", "x\n")});
   EXPECT_EQ(k22_probe.exit_code, 2);
-  EXPECT_NE(k22_probe.err.find("ArrayIndexOutOfBoundsException"), std::string::npos) << k22_probe.err;
+  EXPECT_NE(k22_probe.err.find("ArrayIndexOutOfBoundsException"), std::string::npos)
+      << k22_probe.err;
   // A truncated Filter.db is a structure error at its offset.
   ByteVector cut = ReadFixture(kDir + "v3_x/n1000_fp0.01.Filter.db");
   cut.resize(100);

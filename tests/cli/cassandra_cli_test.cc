@@ -2,8 +2,8 @@
 // Filter.db bytes, probe its answers, hash its hash vectors, size its getFilter results.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "cli/cli_runner.h"
@@ -47,9 +47,15 @@ TEST(CassandraCli, BuildReproducesEveryGoldenFilterDb) {
   for (std::size_t i = 0; i < filters.rows.size(); ++i) {
     std::string overload = filters.At(i, "overload");
     if (overload == "emptyFilter") continue;  // not built from keys: BloomFilter.emptyFilter()
-    std::vector<std::string> args = {"build", "--format", "cassandra-1.0", "--keys",
+    std::vector<std::string> args = {"build",
+                                     "--format",
+                                     "cassandra-1.0",
+                                     "--keys",
                                      FixtureForCli(kGolden + filters.At(i, "keys_file")),
-                                     "--key-format", "hex", "-o", dir.Path("out.db")};
+                                     "--key-format",
+                                     "hex",
+                                     "-o",
+                                     dir.Path("out.db")};
     for (const std::string& a : ParamsFor(overload, filters.At(i, "param"))) args.push_back(a);
     if (filters.At(i, "n_sized") != filters.At(i, "n_inserted")) {
       args.insert(args.end(), {"--expected-keys", filters.At(i, "n_sized")});
@@ -140,9 +146,15 @@ TEST(CassandraCli, LegacyFiltersBuildAndProbeAsTheOriginal) {
   CliDir dir;
   for (std::size_t i = 0; i < filters.rows.size(); ++i) {
     std::string name = filters.At(i, "name");
-    std::vector<std::string> args = {"build", "--format", "cassandra-legacy", "--keys",
+    std::vector<std::string> args = {"build",
+                                     "--format",
+                                     "cassandra-legacy",
+                                     "--keys",
                                      FixtureForCli(kGolden + filters.At(i, "keys_file")),
-                                     "--key-format", "hex", "-o", dir.Path("legacy.db")};
+                                     "--key-format",
+                                     "hex",
+                                     "-o",
+                                     dir.Path("legacy.db")};
     for (const std::string& a : ParamsFor(filters.At(i, "overload"), filters.At(i, "param"))) {
       args.push_back(a);
     }
@@ -166,10 +178,10 @@ TEST(CassandraCli, RowFiltersBuildAndProbeAsTheOriginal) {
   CliDir dir;
   for (std::size_t i = 0; i < rows.rows.size(); ++i) {
     std::string name = rows.At(i, "name");
-    CliRun built = RunCli({"build", "--format", "cassandra-1.0-row", "--keys",
-                           FixtureForCli(kGolden + rows.At(i, "names_file")), "--key-format",
-                           "hex", "--expected-keys", rows.At(i, "estimated_columns"), "-o",
-                           dir.Path("row.bin")});
+    CliRun built =
+        RunCli({"build", "--format", "cassandra-1.0-row", "--keys",
+                FixtureForCli(kGolden + rows.At(i, "names_file")), "--key-format", "hex",
+                "--expected-keys", rows.At(i, "estimated_columns"), "-o", dir.Path("row.bin")});
     ASSERT_EQ(built.exit_code, 0) << name << ": " << built.err;
     EXPECT_EQ(ReadAnyFile(dir.Path("row.bin")), ReadFixture(kGolden + rows.At(i, "file"))) << name;
 
@@ -192,13 +204,13 @@ void ExpectHashColumns(const std::string& format, const std::string& relative) {
     expected += vectors.At(i, "h1_dec") + "\t" + vectors.At(i, "h2_dec") + "\n";
   }
   CliDir dir;
-  CliRun r = RunCli({"hash", "--format", format, "--keys", dir.Write("k.hex", keys),
-                     "--key-format", "hex"});
+  CliRun r = RunCli(
+      {"hash", "--format", format, "--keys", dir.Write("k.hex", keys), "--key-format", "hex"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, expected);
   // --json: the same values as exact JSON integers, [h1, h2] per key in key order.
-  CliRun j = RunCli({"hash", "--format", format, "--keys", dir.Path("k.hex"), "--key-format",
-                     "hex", "--json"});
+  CliRun j = RunCli(
+      {"hash", "--format", format, "--keys", dir.Path("k.hex"), "--key-format", "hex", "--json"});
   ASSERT_EQ(j.exit_code, 0) << j.err;
   nlohmann::json doc = nlohmann::json::parse(j.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << j.out;
@@ -208,7 +220,8 @@ void ExpectHashColumns(const std::string& format, const std::string& relative) {
   for (std::size_t i = 0; i < vectors.rows.size(); ++i) {
     const auto& h = doc["hashes"][i];
     ASSERT_EQ(h.size(), 2u) << i;
-    EXPECT_EQ(h[0].dump() + "\t" + h[1].dump(), vectors.At(i, "h1_dec") + "\t" + vectors.At(i, "h2_dec"))
+    EXPECT_EQ(h[0].dump() + "\t" + h[1].dump(),
+              vectors.At(i, "h1_dec") + "\t" + vectors.At(i, "h2_dec"))
         << "key " << vectors.At(i, "key_hex");
   }
 }
@@ -225,8 +238,8 @@ TEST(CassandraCli, HashReproducesLegacyMurmurHash32Vectors) {
 // filter, exit 2 with the original's exception text where it refused.
 void ExpectSizeRow(const std::string& format, const std::vector<std::string>& param,
                    const TsvTable& t, std::size_t i) {
-  std::vector<std::string> args = {"size", "--format", format, "--expected-keys",
-                                   t.At(i, "num_elements"), "--json"};
+  std::vector<std::string> args = {
+      "size", "--format", format, "--expected-keys", t.At(i, "num_elements"), "--json"};
   args.insert(args.end(), param.begin(), param.end());
   std::string what = t.At(i, "num_elements") + " " + param[1];
   CliRun r = RunCli(args);
@@ -245,8 +258,8 @@ void ExpectSizeRow(const std::string& format, const std::vector<std::string>& pa
   EXPECT_EQ(doc["words"].dump(), t.At(i, "num_words")) << what;
   EXPECT_EQ(doc["bits"].dump(), t.At(i, "size_bits")) << what;
   EXPECT_EQ(doc["file_bytes"].dump(), t.At(i, "serialized_bytes")) << what;
-  std::set<std::string> allowed = {"hash_count", "buckets_per_element", "bits", "words",
-                                   "file_bytes", "warnings"};
+  std::set<std::string> allowed = {"hash_count", "buckets_per_element", "bits",
+                                   "words",      "file_bytes",          "warnings"};
   for (const auto& [key, value] : doc.items()) EXPECT_TRUE(allowed.count(key)) << key;
   if (t.Column("warning") >= 0) {
     // The original's WARN text is among the warnings exactly when it logged one; the library
@@ -313,9 +326,9 @@ TEST(CassandraCli, SizeOfLegacyFiltersMatchesLegacyGetFilter) {
     if (t.At(i, "constructed") == "ctor:NegativeArraySizeException") continue;
     const bool fp = t.At(i, "overload") == "fp";
     std::string what = t.At(i, "num_elements") + " " + t.At(i, "overload") + "=" + t.At(i, "param");
-    CliRun r = RunCli({"size", "--format", "cassandra-legacy", "--expected-keys",
-                       t.At(i, "num_elements"), fp ? "--fp-chance" : "--buckets-per-element",
-                       t.At(i, "param"), "--json"});
+    CliRun r =
+        RunCli({"size", "--format", "cassandra-legacy", "--expected-keys", t.At(i, "num_elements"),
+                fp ? "--fp-chance" : "--buckets-per-element", t.At(i, "param"), "--json"});
     if (t.At(i, "outcome") != "OK") {
       EXPECT_EQ(r.exit_code, 2) << what << ": " << r.out;
       EXPECT_NE(r.err.find(t.At(i, "outcome")), std::string::npos) << what << ": " << r.err;
@@ -361,8 +374,8 @@ TEST(CassandraCli, SizeOfRowFiltersMatchesEveryGoldenRow) {
 
 TEST(CassandraCli, SizeRefusalIsExitTwoWithTheOriginalsMessage) {
   // BloomCalculations.computeBloomSpec cannot reach 1e-5 with the 20 buckets its table holds.
-  CliRun r = RunCli({"size", "--format", "cassandra-1.0", "--expected-keys", "1000",
-                     "--fp-chance", "1.0E-9"});
+  CliRun r = RunCli(
+      {"size", "--format", "cassandra-1.0", "--expected-keys", "1000", "--fp-chance", "1.0E-9"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_NE(r.err.find("Unable to satisfy 1.0E-9 with 20 buckets per element"), std::string::npos)

@@ -47,10 +47,10 @@ void ExpectFiltersReproduced(const std::string& format, const std::string& folde
   std::string probes = FixtureForCli(kRaw + "probes.hex");
   for (std::size_t i = 0; i < filters.rows.size(); ++i) {
     std::string name = filters.At(i, "file");
-    CliRun built = RunCli({"build", "--format", format, "--keys",
-                           prefixes.For(filters.At(i, "num_keys")), "--key-format", "hex",
-                           "--bits-per-key", filters.At(i, "bits_per_key"), "-o",
-                           dir.Path("filter.bin")});
+    CliRun built =
+        RunCli({"build", "--format", format, "--keys", prefixes.For(filters.At(i, "num_keys")),
+                "--key-format", "hex", "--bits-per-key", filters.At(i, "bits_per_key"), "-o",
+                dir.Path("filter.bin")});
     ASSERT_EQ(built.exit_code, 0) << name << ": " << built.err;
     EXPECT_EQ(ReadAnyFile(dir.Path("filter.bin")), ReadFixture(folder + name)) << name;
 
@@ -91,15 +91,15 @@ TEST(LevelDbCli, FilterBlocksFrameTheGoldenFiltersAndAnswerAsThey) {
     if (!empty) put32(0);
     put32(empty ? 0 : static_cast<std::uint32_t>(filter.size()));
     expected.push_back(11);
-    CliRun built = RunCli({"build", "--format", "leveldb-filter-block", "--keys",
-                           prefixes.For(filters.At(i, "num_keys")), "--key-format", "hex",
-                           "--bits-per-key", filters.At(i, "bits_per_key"), "-o",
-                           dir.Path("block.bin")});
+    CliRun built =
+        RunCli({"build", "--format", "leveldb-filter-block", "--keys",
+                prefixes.For(filters.At(i, "num_keys")), "--key-format", "hex", "--bits-per-key",
+                filters.At(i, "bits_per_key"), "-o", dir.Path("block.bin")});
     ASSERT_EQ(built.exit_code, 0) << name << ": " << built.err;
     EXPECT_EQ(ReadAnyFile(dir.Path("block.bin")), expected) << name;
     if (empty) continue;
-    CliRun r = RunCli({"probe", dir.Path("block.bin"), "--format", "leveldb-filter-block",
-                       "--keys", probes, "--key-format", "hex"});
+    CliRun r = RunCli({"probe", dir.Path("block.bin"), "--format", "leveldb-filter-block", "--keys",
+                       probes, "--key-format", "hex"});
     ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
     EXPECT_EQ(r.out, AnswerLines(filters.At(i, "probe_answers"))) << name;
     ++checked;
@@ -133,22 +133,25 @@ TEST(LevelDbCli, HashReproducesBothTailFlavours) {
     if (vectors.At(i, "seed") != "bc9f1d34") continue;  // the bloom seed: what the filter hashes
     keys += vectors.At(i, "data_hex") + "\n";
     current += std::to_string(std::stoul(vectors.At(i, "hash_leveldb_1_23"), nullptr, 16)) + "\n";
-    legacy += std::to_string(std::stoul(vectors.At(i, "hash_legacy_signed_tail"), nullptr, 16)) + "\n";
+    legacy +=
+        std::to_string(std::stoul(vectors.At(i, "hash_legacy_signed_tail"), nullptr, 16)) + "\n";
     ++rows;
   }
   ASSERT_GE(rows, 300);
   ASSERT_NE(current, legacy);  // the signed tail really changes some hashes
   CliDir dir;
   std::string key_file = dir.Write("k.hex", keys);
-  CliRun r = RunCli({"hash", "--format", "leveldb-bloom", "--keys", key_file, "--key-format", "hex"});
+  CliRun r =
+      RunCli({"hash", "--format", "leveldb-bloom", "--keys", key_file, "--key-format", "hex"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, current);
-  r = RunCli({"hash", "--format", "leveldb-bloom-legacy", "--keys", key_file, "--key-format", "hex"});
+  r = RunCli(
+      {"hash", "--format", "leveldb-bloom-legacy", "--keys", key_file, "--key-format", "hex"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, legacy);
   // --json: one unsigned integer per key, in key order.
-  r = RunCli({"hash", "--format", "leveldb-bloom", "--keys", key_file, "--key-format", "hex",
-              "--json"});
+  r = RunCli(
+      {"hash", "--format", "leveldb-bloom", "--keys", key_file, "--key-format", "hex", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << r.out;
@@ -164,8 +167,8 @@ TEST(LevelDbCli, HashReproducesBothTailFlavours) {
 
 TEST(LevelDbCli, SizeHumanOutputPrintsBitsPerKeyAsAPlainNumber) {
   for (const char* bpk : {"10", "100", "7"}) {
-    CliRun r = RunCli({"size", "--format", "leveldb-bloom", "--expected-keys", "1000",
-                       "--bits-per-key", bpk});
+    CliRun r = RunCli(
+        {"size", "--format", "leveldb-bloom", "--expected-keys", "1000", "--bits-per-key", bpk});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("bits per key          " + std::string(bpk) + "\n"), std::string::npos)
         << r.out;
@@ -197,8 +200,8 @@ TEST(LevelDbCli, SizeMatchesTheKTable) {
 }
 
 TEST(LevelDbCli, ParametersTheFormatDoesNotTakeAreRefused) {
-  CliRun r = RunCli({"size", "--format", "leveldb-bloom", "--expected-keys", "100", "--fp-chance",
-                     "0.01"});
+  CliRun r = RunCli(
+      {"size", "--format", "leveldb-bloom", "--expected-keys", "100", "--fp-chance", "0.01"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--fp-chance"), std::string::npos) << r.err;
   EXPECT_EQ(LineCount(r.err), 1u) << r.err;
@@ -208,9 +211,9 @@ TEST(LevelDbCli, BuildWritesGzipWhenAskedAndStdoutForDash) {
   CliDir dir;
   KeyPrefixes prefixes(dir);
   ByteVector golden = ReadFixture(kRaw + "filters/bpk10_n1000.bin");
-  std::vector<std::string> common = {"build", "--format", "leveldb-bloom", "--keys",
-                                     prefixes.For("1000"), "--key-format", "hex",
-                                     "--bits-per-key", "10", "-o"};
+  std::vector<std::string> common = {
+      "build",        "--format", "leveldb-bloom",  "--keys", prefixes.For("1000"),
+      "--key-format", "hex",      "--bits-per-key", "10",     "-o"};
   std::vector<std::string> gz = common;
   gz.push_back(dir.Path("filter.bin.gz"));
   CliRun r = RunCli(gz);
@@ -237,9 +240,9 @@ TEST(LevelDbCli, BuildWritesGzipWhenAskedAndStdoutForDash) {
 TEST(LevelDbCli, BuildJsonReportsWhatWasWritten) {
   CliDir dir;
   KeyPrefixes prefixes(dir);
-  CliRun r = RunCli({"build", "--format", "leveldb-bloom", "--keys", prefixes.For("1000"),
-                     "--key-format", "hex", "--bits-per-key", "10", "-o", dir.Path("f.bin"),
-                     "--json"});
+  CliRun r =
+      RunCli({"build", "--format", "leveldb-bloom", "--keys", prefixes.For("1000"), "--key-format",
+              "hex", "--bits-per-key", "10", "-o", dir.Path("f.bin"), "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << r.out;
@@ -260,8 +263,8 @@ TEST(LevelDbCli, ProbeOfATableFollowsTheOriginalReadPath) {
   for (std::size_t i = 0; i < probes.rows.size(); ++i) {
     keys += probes.At(i, "key_hex") + "\n";
     // Past the last index entry there is no block to ask: the original answers "not found".
-    expected += probes.At(i, "data_block_offset") == "-1" ? "0\n"
-                                                          : probes.At(i, "key_may_match") + "\n";
+    expected +=
+        probes.At(i, "data_block_offset") == "-1" ? "0\n" : probes.At(i, "key_may_match") + "\n";
   }
   CliDir dir;
   CliRun r = RunCli({"probe", FixtureForCli(base + ".ldb"), "--keys", dir.Write("p.hex", keys),
@@ -286,9 +289,9 @@ TEST(LevelDbCli, ProbeOfADatabaseTableAnswersAsDbGet) {
   }
   CliDir dir;
   std::string table = FixtureForCli(db + "__000005.ldb");
-  CliRun r = RunCli({"probe", table, "--format", "leveldb-table", "--keys",
-                     dir.Write("p.hex", keys), "--key-format", "hex", "--key-kind", "user",
-                     "--json"});
+  CliRun r =
+      RunCli({"probe", table, "--format", "leveldb-table", "--keys", dir.Write("p.hex", keys),
+              "--key-format", "hex", "--key-kind", "user", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << r.out;

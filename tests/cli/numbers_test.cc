@@ -41,8 +41,8 @@ TEST(JavaDouble, AcceptsWhatDoubleParseDoubleAccepts) {
 }
 
 TEST(JavaDouble, RejectsWhatJavaRejects) {
-  for (const char* bad : {"", " ", "0.1x", "x", ".", "e5", "1e", "1e+", "--1", "+-1", "nan",
-                          "inf", "infinity", "0x1.8", "1,5", "1 5", "0.1ff", "NaNd"}) {
+  for (const char* bad : {"", " ", "0.1x", "x", ".", "e5", "1e", "1e+", "--1", "+-1", "nan", "inf",
+                          "infinity", "0x1.8", "1,5", "1 5", "0.1ff", "NaNd"}) {
     double value;
     EXPECT_FALSE(ParseJavaDouble(bad, value)) << "'" << bad << "'";
   }
@@ -65,7 +65,8 @@ TEST(Integers, AsLongParseLongAndIntegerParseInt) {
   EXPECT_EQ(v64, std::numeric_limits<std::int64_t>::min());
   EXPECT_TRUE(ParseInt64("+42", v64));
   EXPECT_EQ(v64, 42);
-  for (const char* bad : {"", "-", "+", "9223372036854775808", "1.0", "1e3", " 1", "0x10", "+-1", "--1"}) {
+  for (const char* bad :
+       {"", "-", "+", "9223372036854775808", "1.0", "1e3", " 1", "0x10", "+-1", "--1"}) {
     EXPECT_FALSE(ParseInt64(bad, v64)) << bad;
   }
   std::int32_t v32;

@@ -30,9 +30,9 @@ class LargeFilter : public ::testing::Test {
  protected:
   void SetUp() override {
     // 10^7 expected keys at 15 buckets each: an 18.75 MB Filter.db, "long work" for inspect.
-    CliRun r = RunCli({"build", "--format", "cassandra-1.0", "--keys", dir_.Write("k.txt", "a\nb\n"),
-                       "--expected-keys", "10000000", "--buckets-per-element", "15", "-o",
-                       dir_.Path("big.Filter.db")});
+    CliRun r = RunCli({"build", "--format", "cassandra-1.0", "--keys",
+                       dir_.Write("k.txt", "a\nb\n"), "--expected-keys", "10000000",
+                       "--buckets-per-element", "15", "-o", dir_.Path("big.Filter.db")});
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   CliDir dir_;
@@ -43,8 +43,9 @@ TEST_F(LargeFilter, InspectAndConvertShowProgressOnATerminalOnly) {
   const std::string big = dir_.Path("big.Filter.db");
   std::string seen = OnTerminal(cli_ + " inspect " + big + " --format cassandra-1.0 >/dev/null");
   EXPECT_NE(seen.find("inspecting " + big), std::string::npos) << seen;
-  seen = OnTerminal(cli_ + " convert " + big + " --format cassandra-1.0 --to cassandra-1.0-row -o " +
-                    dir_.Path("big.row") + " >/dev/null");
+  seen =
+      OnTerminal(cli_ + " convert " + big + " --format cassandra-1.0 --to cassandra-1.0-row -o " +
+                 dir_.Path("big.row") + " >/dev/null");
   EXPECT_NE(seen.find("converting " + big), std::string::npos) << seen;
   // With --json the terminal stays silent; so does a pipe (RunCli's standard error is a file).
   seen = OnTerminal(cli_ + " inspect " + big + " --format cassandra-1.0 --json >/dev/null");
@@ -56,11 +57,11 @@ TEST_F(LargeFilter, InspectAndConvertShowProgressOnATerminalOnly) {
 
 TEST_F(LargeFilter, SmallInputsShowNoProgressEvenOnATerminal) {
   const std::string small = dir_.Write("k3.txt", "x\n");
-  CliRun r = RunCli({"build", "--format", "cassandra-1.0", "--keys", small,
-                     "--buckets-per-element", "15", "-o", dir_.Path("small.Filter.db")});
+  CliRun r = RunCli({"build", "--format", "cassandra-1.0", "--keys", small, "--buckets-per-element",
+                     "15", "-o", dir_.Path("small.Filter.db")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string seen =
-      OnTerminal(cli_ + " inspect " + dir_.Path("small.Filter.db") + " --format cassandra-1.0 >/dev/null");
+  const std::string seen = OnTerminal(cli_ + " inspect " + dir_.Path("small.Filter.db") +
+                                      " --format cassandra-1.0 >/dev/null");
   EXPECT_EQ(seen.find("inspecting"), std::string::npos) << seen;
 }
 

@@ -13,7 +13,8 @@ void ExpectUsageError(const CliRun& r, const std::vector<std::string>& mentions)
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(LineCount(r.err), 1u) << r.err;
-  for (const std::string& m : mentions) EXPECT_NE(r.err.find(m), std::string::npos) << m << " in " << r.err;
+  for (const std::string& m : mentions)
+    EXPECT_NE(r.err.find(m), std::string::npos) << m << " in " << r.err;
 }
 
 TEST(CliUsage, MissingFormatListsEveryFormatName) {
@@ -21,9 +22,9 @@ TEST(CliUsage, MissingFormatListsEveryFormatName) {
   std::string keys = dir.Write("k.txt", "a\n");
   CliRun r = RunCli({"hash", "--keys", keys});
   // The contract's names, and whatever else the registry holds.
-  std::vector<std::string> names = {"--format", "cassandra-1.0", "cassandra-legacy",
-                                    "cassandra-1.0-row", "leveldb-bloom", "leveldb-bloom-legacy",
-                                    "leveldb-filter-block", "leveldb-table"};
+  std::vector<std::string> names = {
+      "--format",      "cassandra-1.0",        "cassandra-legacy",     "cassandra-1.0-row",
+      "leveldb-bloom", "leveldb-bloom-legacy", "leveldb-filter-block", "leveldb-table"};
   for (const FormatCodec* f : AllFormats()) names.emplace_back(f->name());
   ExpectUsageError(r, names);
 }
@@ -36,7 +37,8 @@ TEST(CliUsage, ProbeOfAnUnrecognisableFileNeedsFormat) {
 }
 
 TEST(CliUsage, UnknownFormatName) {
-  CliRun r = RunCli({"size", "--format", "bigtable", "--expected-keys", "1", "--bits-per-key", "10"});
+  CliRun r =
+      RunCli({"size", "--format", "bigtable", "--expected-keys", "1", "--bits-per-key", "10"});
   ExpectUsageError(r, {"bigtable", "leveldb-bloom"});
 }
 
@@ -54,16 +56,24 @@ TEST(CliUsage, MissingValueIsNamed) {
 
 TEST(CliUsage, NumbersMustParseCompletely) {
   std::vector<std::pair<std::string, std::string>> bad = {
-      {"--fp-chance", "0.1x"},        {"--fp-chance", ""},         {"--fp-chance", "1e"},
-      {"--fp-chance", "0x1.8"},       {"--fp-chance", "nan"},      {"--expected-keys", "-"},
-      {"--expected-keys", "1.5"},     {"--expected-keys", "9223372036854775808"},
-      {"--expected-keys", "12abc"},   {"--buckets-per-element", "2147483648"},
-      {"--buckets-per-element", "ten"}, {"--bits-per-key", "10x"},
+      {"--fp-chance", "0.1x"},
+      {"--fp-chance", ""},
+      {"--fp-chance", "1e"},
+      {"--fp-chance", "0x1.8"},
+      {"--fp-chance", "nan"},
+      {"--expected-keys", "-"},
+      {"--expected-keys", "1.5"},
+      {"--expected-keys", "9223372036854775808"},
+      {"--expected-keys", "12abc"},
+      {"--buckets-per-element", "2147483648"},
+      {"--buckets-per-element", "ten"},
+      {"--bits-per-key", "10x"},
       {"--bits-per-key", "Infinity"},
   };
   for (const auto& [flag, value] : bad) {
     std::vector<std::string> args = {"size", "--format", "cassandra-1.0", "--expected-keys", "10"};
-    if (flag == "--expected-keys") args = {"size", "--format", "cassandra-1.0", "--fp-chance", "0.1"};
+    if (flag == "--expected-keys")
+      args = {"size", "--format", "cassandra-1.0", "--fp-chance", "0.1"};
     args.insert(args.end(), {flag, value});
     SCOPED_TRACE(flag + " " + value);
     ExpectUsageError(RunCli(args), {flag, "'" + value + "'"});
@@ -82,10 +92,12 @@ TEST(CliUsage, MissingKeyFileIsNamed) {
 TEST(CliUsage, MalformedKeyLineNamesFileAndLine) {
   CliDir dir;
   std::string keys = dir.Write("keys.hex", "00ff\nabcd\nzz\n01\n");
-  ExpectUsageError(RunCli({"hash", "--format", "leveldb-bloom", "--keys", keys, "--key-format", "hex"}),
-                   {keys, "line 3"});
-  ExpectUsageError(RunCli({"hash", "--format", "leveldb-bloom", "--keys", keys, "--key-format", "hex9"}),
-                   {"--key-format", "hex9"});
+  ExpectUsageError(
+      RunCli({"hash", "--format", "leveldb-bloom", "--keys", keys, "--key-format", "hex"}),
+      {keys, "line 3"});
+  ExpectUsageError(
+      RunCli({"hash", "--format", "leveldb-bloom", "--keys", keys, "--key-format", "hex9"}),
+      {"--key-format", "hex9"});
 }
 
 TEST(CliUsage, BuildRefusesToOverwriteTheKeyFile) {
@@ -93,8 +105,8 @@ TEST(CliUsage, BuildRefusesToOverwriteTheKeyFile) {
   std::string original = "alpha\nbeta\n";
   std::string keys = dir.Write("keys.txt", original);
   for (const std::string& out : {keys, dir.path() + "/./keys.txt"}) {
-    CliRun r = RunCli({"build", "--format", "leveldb-bloom", "--keys", keys, "--bits-per-key",
-                       "10", "-o", out});
+    CliRun r = RunCli(
+        {"build", "--format", "leveldb-bloom", "--keys", keys, "--bits-per-key", "10", "-o", out});
     ExpectUsageError(r, {"key file"});
     EXPECT_EQ(ReadAnyText(keys), original);
   }
@@ -103,7 +115,8 @@ TEST(CliUsage, BuildRefusesToOverwriteTheKeyFile) {
 TEST(CliUsage, HelpAndVersion) {
   CliRun r = RunCli({"--help"});
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* sub : {"build", "probe", "hash", "size", "inspect", "verify", "convert", "dump"}) {
+  for (const char* sub :
+       {"build", "probe", "hash", "size", "inspect", "verify", "convert", "dump"}) {
     EXPECT_NE(r.out.find(std::string("bloomcodec ") + sub), std::string::npos) << sub;
   }
   for (const FormatCodec* f : AllFormats()) EXPECT_NE(r.out.find(f->name()), std::string::npos);

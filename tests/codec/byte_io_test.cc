@@ -25,8 +25,9 @@ TEST(ByteReader, ShortReadNamesSourceOffsetAndExpectation) {
   ASSERT_FALSE(w.ok());
   EXPECT_EQ(w.status().code(), StatusCode::kCorrupt);
   EXPECT_EQ(w.status().offset(), 104u);
-  EXPECT_EQ(w.status().ToString(),
-            "Filter.db: byte 104: expected word count (4 bytes), found only 2 bytes before the end");
+  EXPECT_EQ(
+      w.status().ToString(),
+      "Filter.db: byte 104: expected word count (4 bytes), found only 2 bytes before the end");
   EXPECT_EQ(r.position(), 4u) << "a failed read must not move the reader";
 }
 
@@ -60,7 +61,8 @@ TEST(ByteReader, ExpectReportsFirstDifferingByte) {
 }
 
 RC_GTEST_PROP(ByteWriter, IntegersAndVarintsRoundTrip,
-              (std::uint32_t a, std::uint64_t b, std::uint32_t c, std::uint64_t d, std::int32_t e)) {
+              (std::uint32_t a, std::uint64_t b, std::uint32_t c, std::uint64_t d,
+               std::int32_t e)) {
   ByteVector out;
   ByteWriter w(out);
   w.PutBigU32(a);

@@ -13,7 +13,8 @@ namespace bloomcodec {
 namespace {
 
 // Simulates the model the estimators assume: n keys, k uniformly random bits each.
-std::uint64_t SimulateBitsSet(std::uint64_t m, std::uint32_t k, std::uint64_t n, std::uint64_t seed) {
+std::uint64_t SimulateBitsSet(std::uint64_t m, std::uint32_t k, std::uint64_t n,
+                              std::uint64_t seed) {
   ByteVector bytes((m + 7) / 8);
   MutableBitView<BitOrder::kLsbFirstBytes> view(bytes);
   std::mt19937_64 rng(seed);
@@ -74,7 +75,8 @@ RC_GTEST_PROP(FillStatistics, EstimateInvertsTheExpectedFill, ()) {
   const auto set = static_cast<std::uint64_t>(std::llround(expected_set));
   const FillStatistics s = ComputeFillStatistics(m, set, k);
   // Rounding the set-bit count to an integer moves the estimate by at most ~1/k keys per bit.
-  RC_ASSERT(std::abs(s.estimated_keys - static_cast<double>(n)) <= 2.0 + 1e-6 * static_cast<double>(n));
+  RC_ASSERT(std::abs(s.estimated_keys - static_cast<double>(n)) <=
+            2.0 + 1e-6 * static_cast<double>(n));
 }
 
 }  // namespace

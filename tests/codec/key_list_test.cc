@@ -32,7 +32,8 @@ TEST(KeyFile, HexAndBase64) {
 TEST(KeyFile, MalformedLineIsNamed) {
   auto r = ParseKeyFile(AsBytes("00\nabc\n"), KeyFormat::kHex, "keys.hex");
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().ToString().find("keys.hex: byte 3: expected line 2 to be hex"), std::string::npos)
+  EXPECT_NE(r.status().ToString().find("keys.hex: byte 3: expected line 2 to be hex"),
+            std::string::npos)
       << r.status().ToString();
   EXPECT_FALSE(ParseKeyFile(AsBytes("zz\n"), KeyFormat::kHex, "k").ok());
   EXPECT_FALSE(ParseKeyFile(AsBytes("abc\n"), KeyFormat::kBase64, "k").ok());

@@ -10,8 +10,8 @@
 
 #include <map>
 #include <set>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "bloomcodec/cassandra/buckets.h"
 #include "bloomcodec/format.h"
@@ -47,7 +47,8 @@ TEST(BigFiles, CassandraFilterOfTheLargestWordCount) {
   std::set<std::int64_t> buckets;
   const cassandra::KeyHashes64 h = cassandra::HashKey64(AsBytes("needle"));
   for (std::int32_t i = 0; i < kHashes; ++i) buckets.insert(cassandra::BucketIndex(h, i, modulus));
-  std::map<std::uint64_t, std::uint8_t> bytes = {{3, kHashes}, {4, 0x7f}, {5, 0xff}, {6, 0xff}, {7, 0xff}};
+  std::map<std::uint64_t, std::uint8_t> bytes = {
+      {3, kHashes}, {4, 0x7f}, {5, 0xff}, {6, 0xff}, {7, 0xff}};
   for (std::int64_t b : buckets) {
     const std::uint64_t byte = 8 + ((static_cast<std::uint64_t>(b) >> 3) ^ 7);
     bytes[byte] |= static_cast<std::uint8_t>(1u << (b & 7));
@@ -65,7 +66,8 @@ TEST(BigFiles, CassandraFilterOfTheLargestWordCount) {
   for (std::string_view key : {"needle", "hay0", "hay1", "hay2", "hay3"}) {
     const cassandra::KeyHashes64 kh = cassandra::HashKey64(AsBytes(key));
     bool all = true;
-    for (std::int32_t i = 0; i < kHashes; ++i) all = all && buckets.count(cassandra::BucketIndex(kh, i, modulus));
+    for (std::int32_t i = 0; i < kHashes; ++i)
+      all = all && buckets.count(cassandra::BucketIndex(kh, i, modulus));
     expected += all ? "1\n" : "0\n";
   }
   EXPECT_EQ(expected.substr(0, 2), "1\n");
@@ -96,7 +98,8 @@ TEST(BigFiles, LevelDbFilterBeyondTwoToThe32Bits) {
     }
     return out;
   };
-  for (std::uint64_t pos : positions("needle")) bytes[pos / 8] |= static_cast<std::uint8_t>(1u << (pos % 8));
+  for (std::uint64_t pos : positions("needle"))
+    bytes[pos / 8] |= static_cast<std::uint8_t>(1u << (pos % 8));
 
   DamagedDir dir;
   const std::string file = dir.Path("big.bloom");
@@ -118,7 +121,6 @@ TEST(BigFiles, LevelDbFilterBeyondTwoToThe32Bits) {
   EXPECT_LE(r.peak_rss_kib, BaselineRssKib() + kSparseSlackKib);
 }
 
-
 TEST(BigFiles, LevelDbInspectCountsOnlyTheReachableBits) {
   // 2^29 + 4096 bytes of bits: 2^32 reachable, 32768 beyond. A byte of set bits on each side.
   const std::uint64_t data_bytes = (std::uint64_t{1} << 29) + 4096;
@@ -126,15 +128,19 @@ TEST(BigFiles, LevelDbInspectCountsOnlyTheReachableBits) {
   DamagedDir dir;
   const std::string file = dir.Path("big.bloom");
   ASSERT_TRUE(MakeSparse(file, data_bytes + 1,
-                         {{0, 0x0f}, {reachable_bytes - 1, 0x01}, {reachable_bytes, 0xff},
-                          {data_bytes - 1, 0xff}, {data_bytes, 6}}));
+                         {{0, 0x0f},
+                          {reachable_bytes - 1, 0x01},
+                          {reachable_bytes, 0xff},
+                          {data_bytes - 1, 0xff},
+                          {data_bytes, 6}}));
   Child r = RunChild({"inspect", "--format", "leveldb-bloom", "--json", file});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const Document doc = Document::parse(r.out, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << r.out;
   const Document& f = doc["files"][0];
   EXPECT_EQ(f["bits"].get<std::uint64_t>(), std::uint64_t{1} << 32) << f.dump();
-  EXPECT_EQ(f["bits_set"].get<std::uint64_t>(), 5u) << f.dump();  // 0x0f and 0x01: the reachable ones
+  EXPECT_EQ(f["bits_set"].get<std::uint64_t>(), 5u)
+      << f.dump();  // 0x0f and 0x01: the reachable ones
   EXPECT_EQ(f["bits_total"].get<std::uint64_t>(), data_bytes * 8) << f.dump();
   EXPECT_EQ(f["bits_unreachable"].get<std::uint64_t>(), 32768u) << f.dump();
   ASSERT_TRUE(f.contains("note")) << f.dump();

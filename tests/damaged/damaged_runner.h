@@ -18,8 +18,8 @@
 namespace bloomcodec::testing {
 
 struct Child {
-  int exit_code = -1;          // 128 + signal when killed by one
-  int term_signal = 0;         // the signal that ended it, 0 when it exited
+  int exit_code = -1;   // 128 + signal when killed by one
+  int term_signal = 0;  // the signal that ended it, 0 when it exited
   std::int64_t peak_rss_kib = 0;
   std::string out;
   std::string err;

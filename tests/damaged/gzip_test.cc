@@ -120,8 +120,8 @@ TEST(DamagedGzip, TruncatedGzipIsRefused) {
   const std::vector<std::pair<ByteVector, std::size_t>> streams = {
       {Gzip(plain), plain.size()}, {Gzip(LyingFilterDb(big_inflated - 8)), big_inflated}};
   for (const auto& [gz, inflated] : streams) {
-    std::vector<std::size_t> cuts = {0, 1, 2, 9, 10, 11, gz.size() / 2, gz.size() - 8,
-                                     gz.size() - 5, gz.size() - 1};
+    std::vector<std::size_t> cuts = {
+        0, 1, 2, 9, 10, 11, gz.size() / 2, gz.size() - 8, gz.size() - 5, gz.size() - 1};
     for (std::size_t cut : cuts) {
       SCOPED_TRACE("cut at " + std::to_string(cut) + " of " + std::to_string(gz.size()));
       DamagedDir dir;

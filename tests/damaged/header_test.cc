@@ -7,19 +7,19 @@
 
 #include <cstdio>
 #include <cstring>
-#include <sstream>
 #include <limits>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
-#include "codec/byte_writer.h"
 #include "blocktable/crc32c.h"
 #include "blocktable/footer.h"
-#include "leveldb/table/table_reader.h"
-#include "leveldb/table/table_writer.h"
+#include "codec/byte_writer.h"
 #include "damaged/damaged_runner.h"
 #include "leveldb/leveldb_internal.h"
+#include "leveldb/table/table_reader.h"
+#include "leveldb/table/table_writer.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::testing {
@@ -304,9 +304,10 @@ std::string LevelDbBlockAnswers(ByteSpan block) {
   std::string out;
   for (std::size_t i = 0; i < keys->size(); ++i) {
     ByteSpan k = (*keys)[i];
-    out += reader.KeyMayMatch(0, ::leveldb::Slice(reinterpret_cast<const char*>(k.data()), k.size()))
-               ? "1\n"
-               : "0\n";
+    out +=
+        reader.KeyMayMatch(0, ::leveldb::Slice(reinterpret_cast<const char*>(k.data()), k.size()))
+            ? "1\n"
+            : "0\n";
   }
   return out;
 }
@@ -397,7 +398,8 @@ TEST(DamagedLevelDbTable, HandlesOutsideTheFileOrAtTheFooter) {
       {"index beyond the end", footer->metaindex_handle, {size + 1000, 10}},
       {"index size beyond the end", footer->metaindex_handle, {0, size}},
       {"index size 2^63", footer->metaindex_handle, {0, std::uint64_t{1} << 63}},
-      {"index at the footer itself", footer->metaindex_handle,
+      {"index at the footer itself",
+       footer->metaindex_handle,
        {footer_at, blocktable::kLegacyFooterSize - 5}},
       {"metaindex beyond the end", {size * 2, 100}, footer->index_handle},
       {"metaindex at the footer itself", {footer_at, 43}, footer->index_handle},

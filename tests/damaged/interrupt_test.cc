@@ -32,8 +32,8 @@ bool HasTemporary(const DamagedDir& dir) {
 // A 75 MB Filter.db (40 million expected keys at 15 buckets each) from one key: long enough to
 // write and sync that the temporary file is seen on disk.
 std::vector<std::string> BigBuild(const std::string& keys, const std::string& out) {
-  return {"build", "--format", "cassandra-1.0", "--keys", keys, "--buckets-per-element", "15",
-          "--expected-keys", "40000000", "-o", out};
+  return {"build", "--format",        "cassandra-1.0", "--keys", keys, "--buckets-per-element",
+          "15",    "--expected-keys", "40000000",      "-o",     out};
 }
 
 TEST(Interrupt, CompletedBuildLeavesOnlyTheOutput) {
@@ -90,22 +90,22 @@ void KillMidWrite(int signal_number) {
 TEST(Outputs, NeverOverwriteAnInput) {
   DamagedDir dir;
   const std::string keys = dir.Write("keys.txt", std::string("a\nb\n"));
-  Child r = RunChild({"build", "--format", "cassandra-1.0", "--keys", keys,
-                      "--buckets-per-element", "15", "-o", keys});
+  Child r = RunChild({"build", "--format", "cassandra-1.0", "--keys", keys, "--buckets-per-element",
+                      "15", "-o", keys});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("refusing to overwrite"), std::string::npos) << r.err;
   EXPECT_EQ(ReadAnyFile(keys), ByteVector({'a', '\n', 'b', '\n'}));
 
   const std::string filter = dir.Path("Filter.db");
-  r = RunChild({"build", "--format", "cassandra-1.0", "--keys", keys, "--buckets-per-element",
-                "15", "-o", filter});
+  r = RunChild({"build", "--format", "cassandra-1.0", "--keys", keys, "--buckets-per-element", "15",
+                "-o", filter});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const ByteVector original = ReadAnyFile(filter);
   const std::string link = dir.Path("link.db");
   ASSERT_EQ(::symlink(filter.c_str(), link.c_str()), 0);
   for (const std::string& out : {filter, link}) {
-    r = RunChild({"convert", filter, "--format", "cassandra-1.0", "--to", "cassandra-legacy",
-                  "-o", out});
+    r = RunChild(
+        {"convert", filter, "--format", "cassandra-1.0", "--to", "cassandra-legacy", "-o", out});
     EXPECT_EQ(r.exit_code, 2) << out;
     EXPECT_NE(r.err.find("refusing to overwrite the input"), std::string::npos) << r.err;
     EXPECT_EQ(ReadAnyFile(filter), original);

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "cassandra/descriptor.h"
-#include "cassandra/index_db.h"
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
+#include "cassandra/descriptor.h"
+#include "cassandra/index_db.h"
 #include "damaged/damaged_runner.h"
 #include "leveldb/leveldb_internal.h"
 #include "support/test_support.h"
@@ -59,8 +59,8 @@ std::vector<std::size_t> CliCuts(std::size_t size) {
 }
 
 enum class Expect {
-  kRefuse,          // the original cannot read a cut file: exit 2 with a Corrupt message
-  kLevelDbBloom,    // any bytes are a filter: LevelDB's BloomFilterPolicy answers
+  kRefuse,              // the original cannot read a cut file: exit 2 with a Corrupt message
+  kLevelDbBloom,        // any bytes are a filter: LevelDB's BloomFilterPolicy answers
   kLevelDbFilterBlock,  // any bytes are a filter block: LevelDB's FilterBlockReader answers
   // Cassandra 5.0: the empty cut is the always-present filter (every answer 1), any other cut
   // is refused.
@@ -183,57 +183,52 @@ std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
   return name;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    CassandraFilterDb, Truncation,
-    ::testing::ValuesIn(Fixtures("cassandra-1.0/filters", ".Filter.db", "cassandra-1.0",
-                                 Expect::kRefuse)),
-    CaseName);
-INSTANTIATE_TEST_SUITE_P(
-    CassandraLegacy, Truncation,
-    ::testing::ValuesIn(Fixtures("cassandra-1.0/legacy", ".Filter.db", "cassandra-legacy",
-                                 Expect::kRefuse)),
-    CaseName);
-INSTANTIATE_TEST_SUITE_P(
-    CassandraRowFilter, Truncation,
-    ::testing::ValuesIn(Fixtures("cassandra-1.0/rowfilter", ".bin", "cassandra-1.0-row",
-                                 Expect::kRefuse)),
-    CaseName);
+INSTANTIATE_TEST_SUITE_P(CassandraFilterDb, Truncation,
+                         ::testing::ValuesIn(Fixtures("cassandra-1.0/filters", ".Filter.db",
+                                                      "cassandra-1.0", Expect::kRefuse)),
+                         CaseName);
+INSTANTIATE_TEST_SUITE_P(CassandraLegacy, Truncation,
+                         ::testing::ValuesIn(Fixtures("cassandra-1.0/legacy", ".Filter.db",
+                                                      "cassandra-legacy", Expect::kRefuse)),
+                         CaseName);
+INSTANTIATE_TEST_SUITE_P(CassandraRowFilter, Truncation,
+                         ::testing::ValuesIn(Fixtures("cassandra-1.0/rowfilter", ".bin",
+                                                      "cassandra-1.0-row", Expect::kRefuse)),
+                         CaseName);
 // Cassandra 1.2 - 5.0: the fp 0.01 filter of every key-set size, in each variant.
-INSTANTIATE_TEST_SUITE_P(
-    Cassandra12, Truncation,
-    ::testing::ValuesIn(Fixtures("cassandra-murmur3/v1_2_to_2_2", "fp0.01.Filter.db",
-                                 "cassandra-1.2", Expect::kRefuse)),
-    CaseName);
-INSTANTIATE_TEST_SUITE_P(
-    Cassandra30, Truncation,
-    ::testing::ValuesIn(Fixtures("cassandra-murmur3/v3_x", "fp0.01.Filter.db", "cassandra-3.0",
-                                 Expect::kRefuse)),
-    CaseName);
-INSTANTIATE_TEST_SUITE_P(
-    Cassandra40, Truncation,
-    ::testing::ValuesIn(Fixtures("cassandra-murmur3/v4_0_to_5_0", "fp0.01.Filter.db",
-                                 "cassandra-4.0", Expect::kRefuseButEmptyIsAlwaysPresent)),
-    CaseName);
-INSTANTIATE_TEST_SUITE_P(
-    LevelDbTable, Truncation,
-    ::testing::ValuesIn(Fixtures("leveldb/tables", ".ldb", "leveldb-table", Expect::kRefuse)),
-    CaseName);
-INSTANTIATE_TEST_SUITE_P(
-    LevelDbFilterBlock, Truncation,
-    ::testing::ValuesIn(Fixtures("leveldb/tables", ".filterblock.bin", "leveldb-filter-block",
-                                 Expect::kLevelDbFilterBlock)),
-    CaseName);
+INSTANTIATE_TEST_SUITE_P(Cassandra12, Truncation,
+                         ::testing::ValuesIn(Fixtures("cassandra-murmur3/v1_2_to_2_2",
+                                                      "fp0.01.Filter.db", "cassandra-1.2",
+                                                      Expect::kRefuse)),
+                         CaseName);
+INSTANTIATE_TEST_SUITE_P(Cassandra30, Truncation,
+                         ::testing::ValuesIn(Fixtures("cassandra-murmur3/v3_x", "fp0.01.Filter.db",
+                                                      "cassandra-3.0", Expect::kRefuse)),
+                         CaseName);
+INSTANTIATE_TEST_SUITE_P(Cassandra40, Truncation,
+                         ::testing::ValuesIn(Fixtures("cassandra-murmur3/v4_0_to_5_0",
+                                                      "fp0.01.Filter.db", "cassandra-4.0",
+                                                      Expect::kRefuseButEmptyIsAlwaysPresent)),
+                         CaseName);
+INSTANTIATE_TEST_SUITE_P(LevelDbTable, Truncation,
+                         ::testing::ValuesIn(Fixtures("leveldb/tables", ".ldb", "leveldb-table",
+                                                      Expect::kRefuse)),
+                         CaseName);
+INSTANTIATE_TEST_SUITE_P(LevelDbFilterBlock, Truncation,
+                         ::testing::ValuesIn(Fixtures("leveldb/tables", ".filterblock.bin",
+                                                      "leveldb-filter-block",
+                                                      Expect::kLevelDbFilterBlock)),
+                         CaseName);
 // Raw filters: one per bits-per-key (the n1000 ones), every cut of which LevelDB still reads.
 std::vector<Case> RawFilters() {
   std::vector<Case> cases;
-  for (Case c : Fixtures("leveldb/raw/filters", "_n1000.bin", "leveldb-bloom",
-                         Expect::kLevelDbBloom)) {
+  for (Case c :
+       Fixtures("leveldb/raw/filters", "_n1000.bin", "leveldb-bloom", Expect::kLevelDbBloom)) {
     cases.push_back(c);
   }
   return cases;
 }
-INSTANTIATE_TEST_SUITE_P(LevelDbRawFilter, Truncation, ::testing::ValuesIn(RawFilters()),
-                         CaseName);
+INSTANTIATE_TEST_SUITE_P(LevelDbRawFilter, Truncation, ::testing::ValuesIn(RawFilters()), CaseName);
 // LevelDB 1.17 filters (signed-char hash tail): its KeyMayMatch is 1.23's (length < 2 absent,
 // k > 30 present, the same probes) and every probe key above is ASCII, where the signed and the
 // unsigned tail hash alike, so LevelDB 1.23's answers are 1.17's on these cut bytes too.
@@ -247,10 +242,11 @@ INSTANTIATE_TEST_SUITE_P(LevelDbLegacyRawFilter, Truncation,
 // The demo data directory's Filter.db files (1.0 and legacy), as `verify DIR` meets them.
 INSTANTIATE_TEST_SUITE_P(
     DemoFilterDb, Truncation,
-    ::testing::Values(Case{"cassandra-legacy", kDemoDir + "/Standard1-e-3-Filter.db", Expect::kRefuse},
-                      Case{"cassandra-1.0", kDemoDir + "/Standard1-hc-1-Filter.db", Expect::kRefuse},
-                      Case{"cassandra-1.0", kDemoDir + "/Standard1-hc-2-Filter.db", Expect::kRefuse},
-                      Case{"cassandra-1.0", kDemoDir + "/Standard2-hc-5-Filter.db", Expect::kRefuse}),
+    ::testing::Values(
+        Case{"cassandra-legacy", kDemoDir + "/Standard1-e-3-Filter.db", Expect::kRefuse},
+        Case{"cassandra-1.0", kDemoDir + "/Standard1-hc-1-Filter.db", Expect::kRefuse},
+        Case{"cassandra-1.0", kDemoDir + "/Standard1-hc-2-Filter.db", Expect::kRefuse},
+        Case{"cassandra-1.0", kDemoDir + "/Standard2-hc-5-Filter.db", Expect::kRefuse}),
     CaseName);
 
 // ---- The demo Index.db files: entries until the end of the file, so a cut at an entry
@@ -278,7 +274,8 @@ TEST_P(IndexTruncation, EveryCutIsAPrefixOrAnIndexFindingWithAnOffset) {
   ASSERT_TRUE(full.ok()) << full.status().ToString();
   for (std::size_t cut : AllCuts(whole.size())) {
     const std::string source = c.name + "@" + std::to_string(cut);
-    Result<cassandra::IndexDb> index = cassandra::ReadIndexDb(ByteSpan(whole).first(cut), source, form);
+    Result<cassandra::IndexDb> index =
+        cassandra::ReadIndexDb(ByteSpan(whole).first(cut), source, form);
     if (index.ok()) {
       ASSERT_LE(index->keys.size(), full->keys.size()) << source;
       for (std::size_t i = 0; i < index->keys.size(); ++i) {
@@ -318,7 +315,8 @@ TEST_P(IndexTruncation, EveryCutIsAPrefixOrAnIndexFindingWithAnOffset) {
     EXPECT_EQ((*index_finding)["severity"], "error") << r.out;
     ASSERT_TRUE((*index_finding)["offset"].is_number_unsigned()) << r.out;
     EXPECT_LE((*index_finding)["offset"].get<std::uint64_t>(), cut) << r.out;
-    EXPECT_NE((*index_finding)["message"].get<std::string>().find(file), std::string::npos) << r.out;
+    EXPECT_NE((*index_finding)["message"].get<std::string>().find(file), std::string::npos)
+        << r.out;
   }
 }
 

@@ -70,9 +70,8 @@ void CompareWithOriginal(const std::vector<std::string>& keys, int bits_per_key,
   std::vector<std::uint8_t> batch(probes.size());
   BloomKeyMayMatchBatch(HashFlavor::kUnsignedTail, probes, our_filter, batch);
   for (std::size_t i = 0; i < probes.size(); ++i) {
-    const bool expected = original->KeyMayMatch(::leveldb::Slice(AsChars(probes[i]).data(),
-                                                                 probes[i].size()),
-                                                filter);
+    const bool expected = original->KeyMayMatch(
+        ::leveldb::Slice(AsChars(probes[i]).data(), probes[i].size()), filter);
     RC_ASSERT(BloomKeyMayMatch(HashFlavor::kUnsignedTail, probes[i], our_filter) == expected);
     RC_ASSERT((batch[i] == 1) == expected);
   }
@@ -110,12 +109,13 @@ TEST(BloomDifferential, ArbitraryFilterBytesAnswerAsKeyMayMatch) {
     auto bytes = *rc::gen::container<std::string>(length, rc::gen::arbitrary<char>());
     if (!bytes.empty()) {
       // Mostly readable k values, sometimes anything (0, > 30, >= 0x80).
-      bytes.back() = static_cast<char>(*rc::gen::oneOf(rc::gen::inRange(0, 33),
-                                                       rc::gen::inRange(0, 256)));
+      bytes.back() =
+          static_cast<char>(*rc::gen::oneOf(rc::gen::inRange(0, 33), rc::gen::inRange(0, 256)));
     }
     // Dense bit arrays too, or almost every probe stops at the first clear bit.
     if (*rc::gen::arbitrary<bool>()) {
-      for (std::size_t i = 0; i + 1 < bytes.size(); ++i) bytes[i] = static_cast<char>(bytes[i] | 0xf7);
+      for (std::size_t i = 0; i + 1 < bytes.size(); ++i)
+        bytes[i] = static_cast<char>(bytes[i] | 0xf7);
     }
     const auto seed = *rc::gen::arbitrary<std::uint64_t>();
     KeyList probes;
@@ -123,9 +123,8 @@ TEST(BloomDifferential, ArbitraryFilterBytesAnswerAsKeyMayMatch) {
     std::vector<std::uint8_t> batch(probes.size());
     BloomKeyMayMatchBatch(HashFlavor::kUnsignedTail, probes, AsBytes(bytes), batch);
     for (std::size_t i = 0; i < probes.size(); ++i) {
-      const bool expected =
-          original->KeyMayMatch(::leveldb::Slice(AsChars(probes[i]).data(), probes[i].size()),
-                                ::leveldb::Slice(bytes));
+      const bool expected = original->KeyMayMatch(
+          ::leveldb::Slice(AsChars(probes[i]).data(), probes[i].size()), ::leveldb::Slice(bytes));
       RC_ASSERT(BloomKeyMayMatch(HashFlavor::kUnsignedTail, probes[i], AsBytes(bytes)) == expected);
       RC_ASSERT((batch[i] == 1) == expected);
     }

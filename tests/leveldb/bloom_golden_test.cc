@@ -68,8 +68,8 @@ std::size_t CheckFilterTable(const std::string& folder, HashFlavor flavor) {
 
     ByteVector ours;
     AppendBloomFilter(policy, std::span<const ByteSpan>(key_spans).first(n), ours);
-    EXPECT_TRUE(ours == golden) << "filter bytes differ (" << ours.size() << " vs "
-                                << golden.size() << " bytes)";
+    EXPECT_TRUE(ours == golden) << "filter bytes differ (" << ours.size() << " vs " << golden.size()
+                                << " bytes)";
     EXPECT_EQ(std::to_string(ours.back()), table.At(row, "k"));
     EXPECT_EQ(std::to_string(ours.size()), table.At(row, "filter_len"));
     EXPECT_EQ(std::to_string((ours.size() - 1) * 8), table.At(row, "bit_array_bits"));
@@ -96,8 +96,7 @@ TEST(BloomGolden, EveryLevelDB123FilterRebuiltAndProbed) {
 }
 
 TEST(BloomGolden, EveryLevelDB117SignedCharFilterRebuiltAndProbed) {
-  EXPECT_EQ(CheckFilterTable("leveldb/raw/legacy_v1.17_signed_char", HashFlavor::kSignedTail),
-            27u);
+  EXPECT_EQ(CheckFilterTable("leveldb/raw/legacy_v1.17_signed_char", HashFlavor::kSignedTail), 27u);
 }
 
 TEST(BloomGolden, LegacyFiltersDifferFromCurrentExactlyWhereRecorded) {
@@ -118,8 +117,10 @@ TEST(BloomGolden, LegacyFiltersDifferFromCurrentExactlyWhereRecorded) {
 TEST(BloomGolden, CurrentHashOnLegacyFilterGivesFalseNegatives) {
   // Why the two flavours must never be mixed: asked with the 1.18+ hash, a 1.17 filter rejects
   // keys that were inserted.
-  const ByteVector legacy = ReadFixture("leveldb/raw/legacy_v1.17_signed_char/filters/bpk10_n1000.bin");
-  const std::string answers = Answers(HashFlavor::kUnsignedTail, Prefix(GoldenKeys(), 1000), legacy);
+  const ByteVector legacy =
+      ReadFixture("leveldb/raw/legacy_v1.17_signed_char/filters/bpk10_n1000.bin");
+  const std::string answers =
+      Answers(HashFlavor::kUnsignedTail, Prefix(GoldenKeys(), 1000), legacy);
   EXPECT_GT(std::count(answers.begin(), answers.end(), '0'), 100);
 }
 
@@ -157,7 +158,8 @@ TEST(BloomGolden, KTableAndMinimumSizes) {
     const struct {
       std::size_t n;
       const char* column;
-    } cases[] = {{0, "filter_len_for_0_keys"}, {1, "filter_len_for_1_key"},
+    } cases[] = {{0, "filter_len_for_0_keys"},
+                 {1, "filter_len_for_1_key"},
                  {100, "filter_len_for_100_keys"}};
     for (const auto& c : cases) {
       ByteVector filter;

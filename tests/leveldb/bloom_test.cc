@@ -25,12 +25,12 @@ TEST(BloomPolicy, NamesAndFlavours) {
 }
 
 TEST(BloomPolicy, ProbesTruncateInDoubleAndClamp) {
-  EXPECT_EQ(BloomPolicy::Current(0).probes(), 1);   // 0 -> clamped up
-  EXPECT_EQ(BloomPolicy::Current(1).probes(), 1);   // 0.69 -> 0 -> 1
-  EXPECT_EQ(BloomPolicy::Current(2).probes(), 1);   // 1.38
-  EXPECT_EQ(BloomPolicy::Current(10).probes(), 6);  // 6.9
-  EXPECT_EQ(BloomPolicy::Current(43).probes(), 29); // 29.67
-  EXPECT_EQ(BloomPolicy::Current(44).probes(), 30); // 30.36 -> clamped
+  EXPECT_EQ(BloomPolicy::Current(0).probes(), 1);    // 0 -> clamped up
+  EXPECT_EQ(BloomPolicy::Current(1).probes(), 1);    // 0.69 -> 0 -> 1
+  EXPECT_EQ(BloomPolicy::Current(2).probes(), 1);    // 1.38
+  EXPECT_EQ(BloomPolicy::Current(10).probes(), 6);   // 6.9
+  EXPECT_EQ(BloomPolicy::Current(43).probes(), 29);  // 29.67
+  EXPECT_EQ(BloomPolicy::Current(44).probes(), 30);  // 30.36 -> clamped
   EXPECT_EQ(BloomPolicy::Current(1000).probes(), 30);
   EXPECT_EQ(BloomPolicy::Current(-5).probes(), 1);  // documented: negative acts as 0
 }
@@ -39,8 +39,8 @@ TEST(BloomPolicy, GeometryRoundsUpToBytesWithA64BitFloor) {
   const BloomPolicy p = BloomPolicy::Current(10);
   EXPECT_EQ(GeometryFor(p, 0).bits, 64u);
   EXPECT_EQ(GeometryFor(p, 0).filter_bytes, 9u);
-  EXPECT_EQ(GeometryFor(p, 6).bits, 64u);   // 60 -> 64
-  EXPECT_EQ(GeometryFor(p, 7).bits, 72u);   // 70 -> 72 (rounded up to whole bytes)
+  EXPECT_EQ(GeometryFor(p, 6).bits, 64u);  // 60 -> 64
+  EXPECT_EQ(GeometryFor(p, 7).bits, 72u);  // 70 -> 72 (rounded up to whole bytes)
   EXPECT_EQ(GeometryFor(p, 7).filter_bytes, 10u);
   EXPECT_EQ(GeometryFor(BloomPolicy::Current(3), 23).bits, 72u);  // 69 -> 72
   EXPECT_EQ(GeometryFor(p, 1000).bits, 10000u);
@@ -100,13 +100,13 @@ TEST(BloomKeyMayMatch, ReaderEdgeCases) {
     EXPECT_TRUE(FromHex(hex, f));
     return BloomKeyMayMatch(HashFlavor::kUnsignedTail, key, f);
   };
-  EXPECT_FALSE(answer(""));                    // length 0
-  EXPECT_FALSE(answer("ff"));                  // length 1, whatever the byte
-  EXPECT_FALSE(answer("0001"));                // length 2, k 1, no bits: absent
-  EXPECT_TRUE(answer("ff01"));                 // length 2 (8 bits, no 64-bit floor on read)
-  EXPECT_TRUE(answer("000000000000000000"));   // k = 0: no probes, may match
-  EXPECT_TRUE(answer("00000000000000001f"));   // k = 31: reserved, may match
-  EXPECT_TRUE(answer("000000000000000080"));   // 0x80 (negative char in the original)
+  EXPECT_FALSE(answer(""));                   // length 0
+  EXPECT_FALSE(answer("ff"));                 // length 1, whatever the byte
+  EXPECT_FALSE(answer("0001"));               // length 2, k 1, no bits: absent
+  EXPECT_TRUE(answer("ff01"));                // length 2 (8 bits, no 64-bit floor on read)
+  EXPECT_TRUE(answer("000000000000000000"));  // k = 0: no probes, may match
+  EXPECT_TRUE(answer("00000000000000001f"));  // k = 31: reserved, may match
+  EXPECT_TRUE(answer("000000000000000080"));  // 0x80 (negative char in the original)
   EXPECT_TRUE(answer("0000000000000000ff"));
   EXPECT_FALSE(answer("00000000000000001e"));  // k = 30 is still probed
   EXPECT_TRUE(answer("ffffffffffffffff1e"));
@@ -131,8 +131,7 @@ TEST(BloomFilter, BatchEqualsSingleAndFindsEveryInsertedKey) {
     const auto seed = *rc::gen::arbitrary<std::uint64_t>();
     const auto count = *rc::gen::inRange<std::size_t>(0, 2000);
     const int bits_per_key = *rc::gen::inRange(0, 30);
-    const HashFlavor flavor =
-        *rc::gen::element(HashFlavor::kUnsignedTail, HashFlavor::kSignedTail);
+    const HashFlavor flavor = *rc::gen::element(HashFlavor::kUnsignedTail, HashFlavor::kSignedTail);
     KeyList keys;
     for (const auto& k : RandomKeys(seed, count)) keys.Add(k);
     ByteVector f;

@@ -25,7 +25,7 @@ using ::bloomcodec::testing::SplitMix64;
 ::leveldb::Slice ToSlice(ByteSpan b) { return {AsChars(b).data(), b.size()}; }
 
 struct BlockPlan {
-  std::uint64_t size;          // bytes from this block's start to the next one's
+  std::uint64_t size;  // bytes from this block's start to the next one's
   std::vector<std::string> keys;
 };
 
@@ -147,14 +147,16 @@ TEST(FilterBlockDifferential, ReaderAnswersAsTheOriginalOnDamagedBlocks) {
       const std::size_t writes = 1 + rng.Below(4);
       for (std::size_t i = 0; i < writes && !block.empty(); ++i) {
         const std::size_t tail = std::min<std::size_t>(block.size(), 24);
-        const std::size_t at = damage == 1 ? block.size() - 1 - rng.Below(tail) : rng.Below(block.size());
+        const std::size_t at =
+            damage == 1 ? block.size() - 1 - rng.Below(tail) : rng.Below(block.size());
         block[at] = static_cast<std::uint8_t>(rng.Below(3) == 0 ? rng.Below(8) : rng.Next());
       }
     } else if (damage == 3) {
       block.resize(rng.Below(block.size() + 1));
     } else if (damage == 4) {
       const std::size_t extra = rng.Below(7);
-      for (std::size_t i = 0; i < extra; ++i) block.push_back(static_cast<std::uint8_t>(rng.Next()));
+      for (std::size_t i = 0; i < extra; ++i)
+        block.push_back(static_cast<std::uint8_t>(rng.Next()));
     } else if (damage == 5) {
       block.resize(rng.Below(64));
       for (auto& b : block) b = static_cast<std::uint8_t>(rng.Next());
@@ -167,11 +169,13 @@ TEST(FilterBlockDifferential, ReaderAnswersAsTheOriginalOnDamagedBlocks) {
     } else if (damage == 7) {
       // An array offset anywhere inside the block, so filter bytes are read as offsets.
       const auto array_offset = static_cast<std::uint32_t>(rng.Below(block.size() - 4));
-      for (int i = 0; i < 4; ++i) block[block.size() - 5 + i] = static_cast<std::uint8_t>(array_offset >> (8 * i));
+      for (int i = 0; i < 4; ++i)
+        block[block.size() - 5 + i] = static_cast<std::uint8_t>(array_offset >> (8 * i));
     } else if (damage == 8) {
       // One offset entry moved a little or anywhere (start > limit, limit past the array, ...).
       std::uint32_t array_offset = 0;
-      for (int i = 0; i < 4; ++i) array_offset |= std::uint32_t{block[block.size() - 5 + i]} << (8 * i);
+      for (int i = 0; i < 4; ++i)
+        array_offset |= std::uint32_t{block[block.size() - 5 + i]} << (8 * i);
       const std::size_t entries = (block.size() - 5 - array_offset) / 4;
       if (entries > 0) {
         std::uint8_t* entry = block.data() + array_offset + 4 * rng.Below(entries);

@@ -137,16 +137,16 @@ TEST(FilterBlockReader, CorruptOffsetsAsLevelDB123) {
   const auto ask = [](const ByteVector& block, std::uint64_t offset) {
     return FilterBlockReader(block, HashFlavor::kUnsignedTail).KeyMayMatch(offset, AsBytes("k"));
   };
-  EXPECT_TRUE(ask(make({0}), 0));                   // well formed
-  EXPECT_FALSE(ask(make({9}), 0));                  // start == limit == array: empty filter
+  EXPECT_TRUE(ask(make({0}), 0));   // well formed
+  EXPECT_FALSE(ask(make({9}), 0));  // start == limit == array: empty filter
   EXPECT_EQ(kind(make({9}), 0), Kind::kFilter);
-  EXPECT_FALSE(ask(make({8}), 0));                  // a 1-byte filter answers "absent"
-  EXPECT_TRUE(ask(make({5, 3}), 0));                // start > limit: corruption, may match
+  EXPECT_FALSE(ask(make({8}), 0));    // a 1-byte filter answers "absent"
+  EXPECT_TRUE(ask(make({5, 3}), 0));  // start > limit: corruption, may match
   EXPECT_EQ(kind(make({5, 3}), 0), Kind::kAlwaysMatch);
-  EXPECT_TRUE(ask(make({0, 30}), 0));               // limit past the array: may match
-  EXPECT_FALSE(ask(make({30, 30, 0}), 0));          // start == limit past the array: "absent"
+  EXPECT_TRUE(ask(make({0, 30}), 0));       // limit past the array: may match
+  EXPECT_FALSE(ask(make({30, 30, 0}), 0));  // start == limit past the array: "absent"
   EXPECT_EQ(kind(make({30, 30, 0}), 0), Kind::kNeverMatch);
-  EXPECT_TRUE(ask(make({0}), 2048));                // index 1 >= N = 1: no filter
+  EXPECT_TRUE(ask(make({0}), 2048));  // index 1 >= N = 1: no filter
 }
 
 TEST(FilterBlockReader, BaseLgShiftsModulo64) {

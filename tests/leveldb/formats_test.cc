@@ -44,8 +44,9 @@ TEST(LevelDBFormats, OrderOfTheContract) {
 
 TEST(LevelDBFormats, BloomBuildEqualsTheLibraryForBothFlavours) {
   const KeyList keys = SomeKeys();
-  for (const auto& [name, policy] : {std::pair{"leveldb-bloom", BloomPolicy::Current(7)},
-                                     std::pair{"leveldb-bloom-legacy", BloomPolicy::Legacy117(7)}}) {
+  for (const auto& [name, policy] :
+       {std::pair{"leveldb-bloom", BloomPolicy::Current(7)},
+        std::pair{"leveldb-bloom-legacy", BloomPolicy::Legacy117(7)}}) {
     SCOPED_TRACE(name);
     const auto built = Format(name).Build(keys, Bpk(7));
     ASSERT_TRUE(built.ok()) << built.status().ToString();

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "codec/byte_writer.h"
 #include "blocktable/crc32c.h"
+#include "codec/byte_writer.h"
 #include "leveldb/table/table_reader.h"
 #include "leveldb/table/table_writer.h"
 #include "support/test_support.h"
@@ -115,7 +115,8 @@ TEST(DamagedTableTest, FilterHandleOutsideTheFile) {
   // Fix the metaindex CRC so only the handle is wrong.
   const BlockHandle m = reader->footer().metaindex_handle;
   const std::uint32_t crc = BlockTrailerCrc(ByteSpan(t).subspan(m.offset, m.size), 0);
-  for (int i = 0; i < 4; ++i) t[m.offset + m.size + 1 + i] = static_cast<std::uint8_t>(crc >> (8 * i));
+  for (int i = 0; i < 4; ++i)
+    t[m.offset + m.size + 1 + i] = static_cast<std::uint8_t>(crc >> (8 * i));
   ExpectCorrupt(OpenStatus(t, true), e.value_offset, "filter block inside the file");
 }
 

@@ -15,12 +15,12 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <unistd.h>
 #include <algorithm>
 #include <filesystem>
-#include <random>
 #include <fstream>
+#include <random>
 #include <set>
-#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -75,8 +75,12 @@ std::vector<std::string> Probes(const std::vector<std::string>& keys, std::mt199
     std::string k = keys[rng() % keys.size()];
     switch (rng() % 3) {
       case 0: k.push_back(static_cast<char>(rng() & 0xff)); break;
-      case 1: if (!k.empty()) k.pop_back(); break;
-      default: if (!k.empty()) k[rng() % k.size()] ^= 1; break;
+      case 1:
+        if (!k.empty()) k.pop_back();
+        break;
+      default:
+        if (!k.empty()) k[rng() % k.size()] ^= 1;
+        break;
     }
     probes.push_back(k);
   }
@@ -180,9 +184,8 @@ TEST(TableBuilderDifferential, SameBytesSameFilterSameAnswers) {
     for (const std::string& probe : Probes(keys, rng)) {
       policy.calls.clear();
       std::pair<std::string, InternalGetResult> result{probe, {}};
-      RC_ASSERT(::leveldb::TableCache::BloomcodecInternalGet(table.table.get(),
-                                                             ::leveldb::ReadOptions(), probe,
-                                                             &result, SaveValue)
+      RC_ASSERT(::leveldb::TableCache::BloomcodecInternalGet(
+                    table.table.get(), ::leveldb::ReadOptions(), probe, &result, SaveValue)
                     .ok());
       auto trace = reader->Trace(Bytes(probe));
       RC_ASSERT(trace.ok());
@@ -224,8 +227,8 @@ TEST(OurTablesInLevelDb, OpenedReadAndFilteredByTheOriginal) {
     TableWriteOptions ours;
     ours.block_size = *rc::gen::element<std::size_t>(1, 100, 512, 4096);
     ours.restart_interval = *rc::gen::inRange(1, 20);
-    ours.compression = *rc::gen::arbitrary<bool>() ? BlockCompression::kSnappy
-                                                   : BlockCompression::kNone;
+    ours.compression =
+        *rc::gen::arbitrary<bool>() ? BlockCompression::kSnappy : BlockCompression::kNone;
     const int bits_per_key = *rc::gen::inRange(1, 25);
     ours.filter = BloomPolicy::Current(bits_per_key);
     ours.shorten_index_keys = *rc::gen::arbitrary<bool>();
@@ -311,12 +314,12 @@ TEST(DatabaseDifferential, GetConsultsTheFiltersWeConsult) {
     options.filter_policy = &policy;
     options.block_size = *rc::gen::element<std::size_t>(256, 1024, 2100, 4096, 6100);
     options.block_restart_interval = *rc::gen::inRange(1, 24);
-    options.compression = *rc::gen::arbitrary<bool>() ? ::leveldb::kSnappyCompression
-                                                      : ::leveldb::kNoCompression;
+    options.compression =
+        *rc::gen::arbitrary<bool>() ? ::leveldb::kSnappyCompression : ::leveldb::kNoCompression;
     options.write_buffer_size = 64 << 10;  // LevelDB's minimum: bigger DBs get several tables
-    const auto dir = std::filesystem::temp_directory_path() /
-                     ("bloomcodec_ldbt_" + std::to_string(::getpid()) + "_" +
-                      std::to_string(rng()));
+    const auto dir =
+        std::filesystem::temp_directory_path() /
+        ("bloomcodec_ldbt_" + std::to_string(::getpid()) + "_" + std::to_string(rng()));
     std::filesystem::remove_all(dir);
     std::vector<std::string> keys;
     std::set<std::string> written;

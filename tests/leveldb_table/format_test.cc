@@ -112,7 +112,8 @@ TEST(TableFormatTest, HashIsTheCurrentBloomHash) {
 
 TEST(TableFormatTest, BuildSortsDeduplicatesAndFilters) {
   KeyList keys;
-  for (const char* k : {"pear", "apple", "fig", "apple", "", "zucchini"}) keys.Add(std::string_view(k));
+  for (const char* k : {"pear", "apple", "fig", "apple", "", "zucchini"})
+    keys.Add(std::string_view(k));
   FilterParams params;
   params.bits_per_key = 10;
   auto built = Codec().Build(keys, params);
@@ -125,11 +126,13 @@ TEST(TableFormatTest, BuildSortsDeduplicatesAndFilters) {
   ASSERT_TRUE(table->filter().has_value());
   EXPECT_EQ(table->filter()->metaindex_key, "filter.leveldb.BuiltinBloomFilter2");
   std::vector<std::string> stored;
-  ASSERT_TRUE(table->ForEachEntry([&](ByteSpan k, ByteSpan v, const BlockHandle&) {
-                      EXPECT_TRUE(v.empty());
-                      stored.emplace_back(AsChars(k));
-                      return Status();
-                    }).ok());
+  ASSERT_TRUE(table
+                  ->ForEachEntry([&](ByteSpan k, ByteSpan v, const BlockHandle&) {
+                    EXPECT_TRUE(v.empty());
+                    stored.emplace_back(AsChars(k));
+                    return Status();
+                  })
+                  .ok());
   EXPECT_EQ(stored, (std::vector<std::string>{"", "apple", "fig", "pear", "zucchini"}));
   std::vector<std::uint8_t> answers(keys.size());
   ASSERT_TRUE(Codec().Probe(*built, "built.ldb", keys, {}, answers).ok());
@@ -162,8 +165,7 @@ TEST(TableFormatTest, CommandLineProbe) {
     for (std::size_t i = 0; i < keys.size(); ++i) out << ToHex(keys[i]) << "\n";
   }
   const std::string command = std::string(BLOOMCODEC_CLI) + " probe " + FixturePath(kDbTable) +
-                              " --keys " + key_file.string() +
-                              " --key-format hex --key-kind user";
+                              " --keys " + key_file.string() + " --key-format hex --key-kind user";
   FILE* pipe = ::popen(command.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
   std::string output;

@@ -136,7 +136,8 @@ TEST_P(GoldenTableTest, FooterMetaindexAndFilterBlockAsInMeta) {
     EXPECT_EQ(std::to_string(trailer[0]), meta["filter_block_trailer_type"]);
     const std::uint32_t stored = LoadLe32(trailer.subspan(1));
     EXPECT_EQ(stored, std::stoul(meta["filter_block_trailer_masked_crc32c"], nullptr, 16));
-    EXPECT_EQ(UnmaskCrc(stored), std::stoul(meta["filter_block_trailer_unmasked_crc32c"], nullptr, 16));
+    EXPECT_EQ(UnmaskCrc(stored),
+              std::stoul(meta["filter_block_trailer_unmasked_crc32c"], nullptr, 16));
     EXPECT_EQ(stored, BlockTrailerCrc(f.contents.bytes(), 0));
     auto layout = ParseFilterBlockLayout(f.contents.bytes(), t.source(), f.handle.offset);
     ASSERT_TRUE(layout.ok()) << layout.status().ToString();
@@ -286,10 +287,12 @@ TEST_P(GoldenDbTableTest, MaximalSequenceDiffersOnlyAtShortenedSeparators) {
   ASSERT_TRUE(at_max.ok());
   TsvTable probes = ReadTsvFixture(kDir + g_.db + ".probes.tsv");
   std::vector<ByteVector> separators;
-  ASSERT_TRUE(table_->ForEachDataBlock([&](ByteSpan key, const BlockHandle&) {
-                      separators.emplace_back(key.begin(), key.end());
-                      return Status();
-                    }).ok());
+  ASSERT_TRUE(table_
+                  ->ForEachDataBlock([&](ByteSpan key, const BlockHandle&) {
+                    separators.emplace_back(key.begin(), key.end());
+                    return Status();
+                  })
+                  .ok());
   for (std::size_t r = 0; r < probes.rows.size(); ++r) {
     const ByteVector key = HexBytes(probes.At(r, "user_key_hex"));
     auto a = table_->Trace(key);
@@ -299,9 +302,9 @@ TEST_P(GoldenDbTableTest, MaximalSequenceDiffersOnlyAtShortenedSeparators) {
     // Only a probe equal to a shortened separator's user key may differ.
     bool equals_separator = false;
     for (const ByteVector& s : separators) {
-      equals_separator |= TagOf(s) == (kMaxSequenceNumber << 8 | 1) &&
-                          std::equal(key.begin(), key.end(), UserKeyOf(s).begin(),
-                                     UserKeyOf(s).end());
+      equals_separator |=
+          TagOf(s) == (kMaxSequenceNumber << 8 | 1) &&
+          std::equal(key.begin(), key.end(), UserKeyOf(s).begin(), UserKeyOf(s).end());
     }
     EXPECT_TRUE(equals_separator) << probes.At(r, "user_key_hex");
     ++differing_;
@@ -330,15 +333,18 @@ TEST_P(GoldenTableTest, WriterReproducesTheTable) {
     options.filter = BloomPolicy::Current(g_.bits_per_key);
   }
   TableWriter writer(options);
-  ASSERT_TRUE(table_->ForEachEntry([&](ByteSpan key, ByteSpan value, const BlockHandle&) {
-                       return writer.Add(key, value);
-                     }).ok());
+  ASSERT_TRUE(table_
+                  ->ForEachEntry([&](ByteSpan key, ByteSpan value, const BlockHandle&) {
+                    return writer.Add(key, value);
+                  })
+                  .ok());
   auto out = writer.Finish();
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(out->size(), bytes_.size());
-  EXPECT_TRUE(*out == bytes_) << "first difference at byte "
-                              << (std::mismatch(out->begin(), out->end(), bytes_.begin(),
-                                                bytes_.end()).first - out->begin());
+  EXPECT_TRUE(*out == bytes_)
+      << "first difference at byte "
+      << (std::mismatch(out->begin(), out->end(), bytes_.begin(), bytes_.end()).first -
+          out->begin());
 }
 
 // Rewriting the filter with the policy the table already has gives the table back; removing it

@@ -48,7 +48,7 @@ class StringSource final : public ::leveldb::RandomAccessFile {
  public:
   explicit StringSource(std::string contents) : contents_(std::move(contents)) {}
   ::leveldb::Status Read(std::uint64_t offset, std::size_t n, ::leveldb::Slice* result,
-                       char*) const override {
+                         char*) const override {
     if (offset > contents_.size()) return ::leveldb::Status::InvalidArgument("read past end");
     n = std::min(n, contents_.size() - static_cast<std::size_t>(offset));
     *result = ::leveldb::Slice(contents_.data() + offset, n);

@@ -52,8 +52,9 @@ Status JvmOracle::Start(const std::string& java, const std::string& jar) {
   // -XX:-OmitStackTraceInFastThrow: after many identical implicit exceptions HotSpot's compiled
   // code throws a preallocated one without a message ("ArrayIndexOutOfBoundsException" instead
   // of "...: Index -3 out of bounds for length 21"); the refusal texts need the message.
-  std::vector<std::string> args = {java,    "-XX:-OmitStackTraceInFastThrow", "-XX:+UseSerialGC",
-                                   "-Xmx1g", "-Xshare:auto", "-cp", jar, "bloomcodec.oracle.Main"};
+  std::vector<std::string> args = {
+      java, "-XX:-OmitStackTraceInFastThrow", "-XX:+UseSerialGC", "-Xmx1g", "-Xshare:auto", "-cp",
+      jar,  "bloomcodec.oracle.Main"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -108,8 +109,10 @@ Status JvmOracle::Died(const std::string& what) {
     }
     if (done == pid_) {
       pid_ = -1;
-      if (WIFEXITED(status)) message += "; the JVM exited with status " + std::to_string(WEXITSTATUS(status));
-      if (WIFSIGNALED(status)) message += "; the JVM was killed by signal " + std::to_string(WTERMSIG(status));
+      if (WIFEXITED(status))
+        message += "; the JVM exited with status " + std::to_string(WEXITSTATUS(status));
+      if (WIFSIGNALED(status))
+        message += "; the JVM was killed by signal " + std::to_string(WTERMSIG(status));
     } else {
       ::kill(pid_, SIGKILL);  // stuck: it will not answer any more
       ::waitpid(pid_, &status, 0);

@@ -57,8 +57,8 @@ class JvmOracle {
   void Stop();
 
   pid_t pid_ = -1;
-  int to_jvm_ = -1;    // the JVM's stdin
-  int from_jvm_ = -1;  // the JVM's stdout
+  int to_jvm_ = -1;      // the JVM's stdin
+  int from_jvm_ = -1;    // the JVM's stdout
   std::string failure_;  // sticky: once the JVM is gone every call fails with this
 };
 

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "codec/byte_writer.h"
-#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
+#include "bloomcodec/cassandra/v10_filter.h"
+#include "codec/byte_writer.h"
 #include "oracle/oracle_property_support.h"
 
 namespace bloomcodec::testing {
@@ -34,9 +34,9 @@ struct BuildCase {
 };
 
 std::string Describe(const BuildCase& c) {
-  std::string s = c.kind == BuildKind::kFp ? "fp " + cs::JavaDoubleToString(c.fp)
-                : c.kind == BuildKind::kBuckets ? "buckets " + std::to_string(c.target)
-                                                : std::string("emptyFilter");
+  std::string s = c.kind == BuildKind::kFp        ? "fp " + cs::JavaDoubleToString(c.fp)
+                  : c.kind == BuildKind::kBuckets ? "buckets " + std::to_string(c.target)
+                                                  : std::string("emptyFilter");
   s += ", sized for " + std::to_string(c.n_sized) + ", keys [";
   for (std::size_t i = 0; i < c.keys.size(); ++i) s += (i ? "," : "") + Hex(c.keys[i]);
   return s + "]";
@@ -50,20 +50,25 @@ rc::Gen<BuildCase> BuildCaseGen(bool allow_empty_filter, std::int64_t max_sized)
       [=](const std::tuple<std::int64_t, int>& t) {
         std::int64_t n = std::get<0>(t);
         int mode = std::get<1>(t);
-        std::size_t max_keys = mode < 70 ? static_cast<std::size_t>(std::min<std::int64_t>(n, 400))
-                                         : static_cast<std::size_t>(std::min<std::int64_t>(2 * n + 10, 800));
+        std::size_t max_keys =
+            mode < 70 ? static_cast<std::size_t>(std::min<std::int64_t>(n, 400))
+                      : static_cast<std::size_t>(std::min<std::int64_t>(2 * n + 10, 800));
         BuildKind kind = allow_empty_filter && mode >= 97 ? BuildKind::kEmptyFilter
-                         : mode % 3 == 0                 ? BuildKind::kFp
-                                                         : BuildKind::kBuckets;
+                         : mode % 3 == 0                  ? BuildKind::kFp
+                                                          : BuildKind::kBuckets;
         return gen::build<BuildCase>(
-            gen::set(&BuildCase::kind, gen::just(kind)), gen::set(&BuildCase::n_sized, gen::just(n)),
-            gen::set(&BuildCase::fp, FilterFpChance()),
-            gen::set(&BuildCase::target, gen::weightedOneOf<std::int32_t>(
-                                             {{8, gen::inRange(1, 21)}, {1, gen::just(15)}, {1, TargetBuckets()}})),
-            gen::set(&BuildCase::keys,
-                     gen::mapcat(gen::inRange<std::size_t>(0, max_keys + 1),
-                                 [](std::size_t k) { return gen::container<std::vector<ByteVector>>(k, FilterKey()); })),
-            gen::set(&BuildCase::probes, gen::container<std::vector<ByteVector>>(200, FilterKey())));
+            gen::set(&BuildCase::kind, gen::just(kind)),
+            gen::set(&BuildCase::n_sized, gen::just(n)), gen::set(&BuildCase::fp, FilterFpChance()),
+            gen::set(&BuildCase::target,
+                     gen::weightedOneOf<std::int32_t>(
+                         {{8, gen::inRange(1, 21)}, {1, gen::just(15)}, {1, TargetBuckets()}})),
+            gen::set(&BuildCase::keys, gen::mapcat(gen::inRange<std::size_t>(0, max_keys + 1),
+                                                   [](std::size_t k) {
+                                                     return gen::container<std::vector<ByteVector>>(
+                                                         k, FilterKey());
+                                                   })),
+            gen::set(&BuildCase::probes,
+                     gen::container<std::vector<ByteVector>>(200, FilterKey())));
       });
 }
 
@@ -84,8 +89,8 @@ void RequestBuild(OracleRequest& request, const BuildCase& c) {
 // Probes `file` in the JVM (deserialized by the Java reader) and in C++; all answers must agree
 // and every inserted key must be present.
 template <typename Parsed>
-void CompareProbes(OracleOp op, const std::vector<ByteVector>& files, const std::vector<const BuildCase*>& cases,
-                   const char* what) {
+void CompareProbes(OracleOp op, const std::vector<ByteVector>& files,
+                   const std::vector<const BuildCase*>& cases, const char* what) {
   OracleRequest request(op);
   std::vector<KeyList> probes;
   for (std::size_t i = 0; i < files.size(); ++i) {
@@ -99,13 +104,17 @@ void CompareProbes(OracleOp op, const std::vector<ByteVector>& files, const std:
   OracleAnswers a = Ask(request);
   for (std::size_t i = 0; i < files.size(); ++i) {
     std::string outcome = a.Utf();
-    if (outcome != "OK") RC_FAIL(std::string(what) + ": the JVM cannot read it: " + outcome + "; " + Describe(*cases[i]));
+    if (outcome != "OK")
+      RC_FAIL(std::string(what) + ": the JVM cannot read it: " + outcome + "; " +
+              Describe(*cases[i]));
     std::int32_t k = a.I32(), w = a.I32();
     auto parsed = Parsed::Parse(files[i], what);
-    if (!parsed.ok()) RC_FAIL(std::string(what) + ": C++ cannot read it: " + parsed.status().ToString());
+    if (!parsed.ok())
+      RC_FAIL(std::string(what) + ": C++ cannot read it: " + parsed.status().ToString());
     if (parsed->signed_hash_count() != k || parsed->word_count() != w) {
-      RC_FAIL(std::string(what) + ": header K/W: JVM " + std::to_string(k) + "/" + std::to_string(w) +
-              ", C++ " + std::to_string(parsed->signed_hash_count()) + "/" + std::to_string(parsed->word_count()));
+      RC_FAIL(std::string(what) + ": header K/W: JVM " + std::to_string(k) + "/" +
+              std::to_string(w) + ", C++ " + std::to_string(parsed->signed_hash_count()) + "/" +
+              std::to_string(parsed->word_count()));
     }
     std::vector<std::uint8_t> ours(probes[i].size());
     parsed->MayContainBatch(probes[i], ours);
@@ -113,8 +122,9 @@ void CompareProbes(OracleOp op, const std::vector<ByteVector>& files, const std:
       std::uint8_t java = a.U8();
       if (!a.ok()) break;
       if (java != ours[p] || (p >= cases[i]->probes.size() && java != 1)) {
-        RC_FAIL(std::string(what) + ": isPresent(" + Hex(probes[i][p]) + "): JVM " + std::to_string(java) +
-                ", C++ " + std::to_string(ours[p]) + "; " + Describe(*cases[i]));
+        RC_FAIL(std::string(what) + ": isPresent(" + Hex(probes[i][p]) + "): JVM " +
+                std::to_string(java) + ", C++ " + std::to_string(ours[p]) + "; " +
+                Describe(*cases[i]));
       }
     }
   }
@@ -154,14 +164,16 @@ TEST(JavaOracle, FilterDbBytesAndAnswersAgreeForRandomKeySets) {
       if (!spec.ok()) RC_FAIL(Describe(c) + ": C++ sizing refuses: " + spec.status().ToString());
       auto ours = cs::BuildV10Filter(ToKeyList(c.keys), *spec);
       if (!ours.ok()) RC_FAIL(Describe(c) + ": BuildV10Filter fails: " + ours.status().ToString());
-      if (*ours != java) RC_FAIL(Describe(c) + ": Filter.db bytes differ: " + FirstDifference(*ours, java));
+      if (*ours != java)
+        RC_FAIL(Describe(c) + ": Filter.db bytes differ: " + FirstDifference(*ours, java));
       files.push_back(std::move(java));
       built.push_back(&c);
     }
     ExpectConsumed(a);
     CompareProbes<cs::V10Filter>(OracleOp::kProbeV10, files, built, "Filter.db");
     agreed += static_cast<std::int64_t>(cases.size());
-    for (const auto* c : built) probes += static_cast<std::int64_t>(c->probes.size() + c->keys.size());
+    for (const auto* c : built)
+      probes += static_cast<std::int64_t>(c->probes.size() + c->keys.size());
   });
   std::cout << "Filter.db: " << probes << " probe answers agreed\n";
 }
@@ -186,24 +198,28 @@ TEST(JavaOracle, FilterDbAnswersAgreeForArbitraryBitPatterns) {
         20, gen::build<RawFilterCase>(
                 gen::set(&RawFilterCase::hash_count, gen::inRange(0, 21)),
                 gen::set(&RawFilterCase::words,
-                         gen::mapcat(gen::tuple(gen::inRange<std::size_t>(1, 300), gen::inRange(0, 4)),
-                                     [](const std::tuple<std::size_t, int>& t) {
-                                       // Density: sparse (AND of 3), half, dense (OR of 3), full.
-                                       int density = std::get<1>(t);
-                                       return gen::container<std::vector<std::uint64_t>>(
-                                           std::get<0>(t),
-                                           gen::map(gen::tuple(UniformU64(), UniformU64(), UniformU64()),
-                                                    [density](const std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>& w) {
-                                                      auto [x, y, z] = w;
-                                                      return density == 0   ? x & y & z
-                                                             : density == 1 ? x
-                                                             : density == 2 ? x | y | z
-                                                                            : ~std::uint64_t{0};
-                                                    }));
-                                     })),
+                         gen::mapcat(
+                             gen::tuple(gen::inRange<std::size_t>(1, 300), gen::inRange(0, 4)),
+                             [](const std::tuple<std::size_t, int>& t) {
+                               // Density: sparse (AND of 3), half, dense (OR of 3), full.
+                               int density = std::get<1>(t);
+                               return gen::container<std::vector<std::uint64_t>>(
+                                   std::get<0>(t),
+                                   gen::map(gen::tuple(UniformU64(), UniformU64(), UniformU64()),
+                                            [density](const std::tuple<std::uint64_t, std::uint64_t,
+                                                                       std::uint64_t>& w) {
+                                              auto [x, y, z] = w;
+                                              return density == 0   ? x & y & z
+                                                     : density == 1 ? x
+                                                     : density == 2 ? x | y | z
+                                                                    : ~std::uint64_t{0};
+                                            }));
+                             })),
                 gen::set(&RawFilterCase::trailing,
-                         gen::weightedOneOf<ByteVector>({{3, gen::just(ByteVector{})}, {1, RandomBytes(1, 20)}})),
-                gen::set(&RawFilterCase::probes, gen::container<std::vector<ByteVector>>(300, FilterKey()))));
+                         gen::weightedOneOf<ByteVector>(
+                             {{3, gen::just(ByteVector{})}, {1, RandomBytes(1, 20)}})),
+                gen::set(&RawFilterCase::probes,
+                         gen::container<std::vector<ByteVector>>(300, FilterKey()))));
     OracleRequest request(OracleOp::kProbeV10);
     std::vector<ByteVector> files;
     for (const auto& c : cases) {
@@ -233,8 +249,9 @@ TEST(JavaOracle, FilterDbAnswersAgreeForArbitraryBitPatterns) {
       for (const auto& p : cases[i].probes) {
         std::uint8_t java = a.U8();
         if (a.ok() && java != (parsed->MayContain(p) ? 1 : 0)) {
-          RC_FAIL("K " + std::to_string(cases[i].hash_count) + ", W " + std::to_string(cases[i].words.size()) +
-                  ": isPresent(" + Hex(p) + ") JVM " + std::to_string(java));
+          RC_FAIL("K " + std::to_string(cases[i].hash_count) + ", W " +
+                  std::to_string(cases[i].words.size()) + ": isPresent(" + Hex(p) + ") JVM " +
+                  std::to_string(java));
         }
       }
     }
@@ -271,10 +288,13 @@ TEST(JavaOracle, LegacyFilterBytesAgreeAndTheJdkReadsWhatWeWrite) {
         continue;
       }
       ByteVector java = a.Bytes();
-      if (!spec.ok()) RC_FAIL(Describe(c) + ": C++ legacy sizing refuses: " + spec.status().ToString());
+      if (!spec.ok())
+        RC_FAIL(Describe(c) + ": C++ legacy sizing refuses: " + spec.status().ToString());
       auto ours = cs::BuildLegacyFilter(ToKeyList(c.keys), *spec);
-      if (!ours.ok()) RC_FAIL(Describe(c) + ": BuildLegacyFilter fails: " + ours.status().ToString());
-      if (*ours != java) RC_FAIL(Describe(c) + ": legacy bytes differ: " + FirstDifference(*ours, java));
+      if (!ours.ok())
+        RC_FAIL(Describe(c) + ": BuildLegacyFilter fails: " + ours.status().ToString());
+      if (*ours != java)
+        RC_FAIL(Describe(c) + ": legacy bytes differ: " + FirstDifference(*ours, java));
       files.push_back(std::move(*ours));  // what WE wrote goes to the JDK's ObjectInputStream
       built.push_back(&c);
     }
@@ -296,7 +316,8 @@ struct BitSetCase {
   std::vector<ByteVector> probes;
 };
 void showValue(const BitSetCase& c, std::ostream& os) {
-  os << (c.fixed_size ? "new BitSet(" + std::to_string(c.nbits) + ")" : std::string("new BitSet()")) << " bits {";
+  os << (c.fixed_size ? "new BitSet(" + std::to_string(c.nbits) + ")" : std::string("new BitSet()"))
+     << " bits {";
   for (std::size_t i = 0; i < c.set_bits.size(); ++i) os << (i ? "," : "") << c.set_bits[i];
   os << "} K " << c.hash_count;
 }
@@ -313,7 +334,8 @@ rc::Gen<BitSetCase> BitSetCaseGen() {
         int count_max = mode % 7 == 0 ? 3 : 600;
         int count_min = fixed && mode % 10 == 1 ? 0 : 1;
         return gen::build<BitSetCase>(
-            gen::set(&BitSetCase::hash_count, gen::just(k)), gen::set(&BitSetCase::fixed_size, gen::just(fixed)),
+            gen::set(&BitSetCase::hash_count, gen::just(k)),
+            gen::set(&BitSetCase::fixed_size, gen::just(fixed)),
             gen::set(&BitSetCase::nbits, gen::just(nbits)),
             gen::set(&BitSetCase::set_bits,
                      gen::mapcat(gen::inRange(count_min, count_max + 1),
@@ -322,8 +344,10 @@ rc::Gen<BitSetCase> BitSetCaseGen() {
                                        static_cast<std::size_t>(count), gen::inRange(0, limit));
                                  })),
             gen::set(&BitSetCase::trailing,
-                     gen::weightedOneOf<ByteVector>({{3, gen::just(ByteVector{})}, {1, RandomBytes(1, 20)}})),
-            gen::set(&BitSetCase::probes, gen::container<std::vector<ByteVector>>(100, FilterKey())));
+                     gen::weightedOneOf<ByteVector>(
+                         {{3, gen::just(ByteVector{})}, {1, RandomBytes(1, 20)}})),
+            gen::set(&BitSetCase::probes,
+                     gen::container<std::vector<ByteVector>>(100, FilterKey())));
       });
 }
 
@@ -361,26 +385,32 @@ TEST(JavaOracle, OurLegacyReaderReadsEveryStreamTheJdkWrites) {
     std::int64_t batch_trailing = 0;
     for (std::size_t i = 0; i < cases.size(); ++i) {
       const auto& c = cases[i];
-      std::string what = std::string(c.fixed_size ? "new BitSet(" + std::to_string(c.nbits) + ")" : "new BitSet()") +
-                         " with " + std::to_string(c.set_bits.size()) + " bits set, K " + std::to_string(c.hash_count);
+      std::string what = std::string(c.fixed_size ? "new BitSet(" + std::to_string(c.nbits) + ")"
+                                                  : "new BitSet()") +
+                         " with " + std::to_string(c.set_bits.size()) + " bits set, K " +
+                         std::to_string(c.hash_count);
       std::string outcome = p.Utf();
       if (outcome != "OK") RC_FAIL(what + ": the JDK cannot read its own stream: " + outcome);
       std::int32_t k = p.I32(), w = p.I32();
       ByteVector file = streams[i];
       file.insert(file.end(), c.trailing.begin(), c.trailing.end());
       auto ours = cs::LegacyFilter::Parse(file, "JDK stream");
-      if (!ours.ok()) RC_FAIL(what + ": our reader refuses the JDK's stream: " + ours.status().ToString());
+      if (!ours.ok())
+        RC_FAIL(what + ": our reader refuses the JDK's stream: " + ours.status().ToString());
       if (ours->signed_hash_count() != k || ours->word_count() != w) {
         RC_FAIL(what + ": K/W JDK " + std::to_string(k) + "/" + std::to_string(w) + ", ours " +
-                std::to_string(ours->signed_hash_count()) + "/" + std::to_string(ours->word_count()));
+                std::to_string(ours->signed_hash_count()) + "/" +
+                std::to_string(ours->word_count()));
       }
-      if (ours->Serialize() != streams[i]) RC_FAIL(what + ": re-serialized bytes differ from the JDK's");
+      if (ours->Serialize() != streams[i])
+        RC_FAIL(what + ": re-serialized bytes differ from the JDK's");
       if (ours->trailing_bytes() != c.trailing.size()) {
-        RC_FAIL(what + ": trailing bytes " + std::to_string(ours->trailing_bytes()) + ", appended " +
-                std::to_string(c.trailing.size()));
+        RC_FAIL(what + ": trailing bytes " + std::to_string(ours->trailing_bytes()) +
+                ", appended " + std::to_string(c.trailing.size()));
       }
       ByteSpan words = ours->words_bytes();
-      if (words.size() >= 8 && std::all_of(words.end() - 8, words.end(), [](std::uint8_t b) { return b == 0; })) {
+      if (words.size() >= 8 &&
+          std::all_of(words.end() - 8, words.end(), [](std::uint8_t b) { return b == 0; })) {
         ++batch_trailing;
       }
       for (const auto& key : c.probes) {
@@ -394,7 +424,8 @@ TEST(JavaOracle, OurLegacyReaderReadsEveryStreamTheJdkWrites) {
     agreed += static_cast<std::int64_t>(cases.size());
     trailing_zero_words += batch_trailing;
   });
-  std::cout << "JDK-written legacy streams: " << trailing_zero_words << " of them end in a zero word\n";
+  std::cout << "JDK-written legacy streams: " << trailing_zero_words
+            << " of them end in a zero word\n";
 }
 
 // Filters we create with any word count and fill with any keys: the JDK's ObjectInputStream
@@ -403,20 +434,26 @@ TEST(JavaOracle, TheJdkReadsEveryLegacyStreamWeWrite) {
   std::int64_t agreed = 0;
   CheckAndCount("legacy streams we write", agreed, [&] {
     auto cases = *Batch(
-        20, gen::build<BuildCase>(
-                gen::set(&BuildCase::n_sized, gen::inRange<std::int64_t>(1, 3000)),  // the word count here
-                gen::set(&BuildCase::target, gen::inRange(0, 21)),                    // the hash count here
-                gen::set(&BuildCase::keys, gen::mapcat(gen::inRange<std::size_t>(0, 200), [](std::size_t n) {
-                           return gen::container<std::vector<ByteVector>>(n, FilterKey());
-                         })),
-                gen::set(&BuildCase::probes, gen::container<std::vector<ByteVector>>(100, FilterKey()))));
+        20,
+        gen::build<BuildCase>(
+            gen::set(&BuildCase::n_sized,
+                     gen::inRange<std::int64_t>(1, 3000)),      // the word count here
+            gen::set(&BuildCase::target, gen::inRange(0, 21)),  // the hash count here
+            gen::set(&BuildCase::keys, gen::mapcat(gen::inRange<std::size_t>(0, 200),
+                                                   [](std::size_t n) {
+                                                     return gen::container<std::vector<ByteVector>>(
+                                                         n, FilterKey());
+                                                   })),
+            gen::set(&BuildCase::probes,
+                     gen::container<std::vector<ByteVector>>(100, FilterKey()))));
     std::vector<ByteVector> files;
     std::vector<const BuildCase*> built;
     for (auto& c : cases) {
       c.kind = BuildKind::kBuckets;
       auto filter = cs::LegacyFilter::Create(c.target, static_cast<std::int32_t>(c.n_sized));
-      if (!filter.ok()) RC_FAIL("LegacyFilter::Create(" + std::to_string(c.target) + ", " +
-                                std::to_string(c.n_sized) + "): " + filter.status().ToString());
+      if (!filter.ok())
+        RC_FAIL("LegacyFilter::Create(" + std::to_string(c.target) + ", " +
+                std::to_string(c.n_sized) + "): " + filter.status().ToString());
       for (const auto& k : c.keys) filter->Add(k);
       files.push_back(filter->Serialize());
       built.push_back(&c);
@@ -445,10 +482,11 @@ TEST(JavaOracle, RowFilterBytesAndAnswersAgreeForRandomNameSets) {
       if (outcome != "OK") RC_FAIL("the JVM cannot build a row filter: " + outcome);
       ByteVector java = a.Bytes();
       auto ours = cs::BuildRowFilter(ToKeyList(c.keys), c.n_sized);
-      if (!ours.ok()) RC_FAIL("BuildRowFilter(" + std::to_string(c.n_sized) + "): " + ours.status().ToString());
+      if (!ours.ok())
+        RC_FAIL("BuildRowFilter(" + std::to_string(c.n_sized) + "): " + ours.status().ToString());
       if (*ours != java) {
-        RC_FAIL("row filter, estimated " + std::to_string(c.n_sized) + ", " + std::to_string(c.keys.size()) +
-                " names: " + FirstDifference(*ours, java));
+        RC_FAIL("row filter, estimated " + std::to_string(c.n_sized) + ", " +
+                std::to_string(c.keys.size()) + " names: " + FirstDifference(*ours, java));
       }
       rows.push_back(std::move(java));
     }
@@ -460,7 +498,8 @@ TEST(JavaOracle, RowFilterBytesAndAnswersAgreeForRandomNameSets) {
       bool legacy = i % 2 == 1;
       ByteVector row = rows[i];
       if (legacy) {
-        auto spec = cs::LegacySizeForBucketsPerElement(cases[i].n_sized, cs::kRowFilterBucketsPerElement);
+        auto spec =
+            cs::LegacySizeForBucketsPerElement(cases[i].n_sized, cs::kRowFilterBucketsPerElement);
         if (!spec.ok()) RC_FAIL(spec.status().ToString());
         auto filter = cs::BuildLegacyFilter(ToKeyList(cases[i].keys), *spec);
         if (!filter.ok()) RC_FAIL(filter.status().ToString());
@@ -487,15 +526,16 @@ TEST(JavaOracle, RowFilterBytesAndAnswersAgreeForRandomNameSets) {
       if (!ours.ok()) RC_FAIL(ours.status().ToString());
       if (static_cast<std::int32_t>(ours->filter().hash_count()) != k ||
           ours->filter().bit_count() != static_cast<std::uint64_t>(w) * 64) {
-        RC_FAIL("row filter K/W differ from the JVM's " + std::to_string(k) + "/" + std::to_string(w));
+        RC_FAIL("row filter K/W differ from the JVM's " + std::to_string(k) + "/" +
+                std::to_string(w));
       }
       KeyList keys = ToKeyList(cases[i].probes);
       for (const auto& key : cases[i].keys) keys.Add(ByteSpan(key));
       for (std::size_t j = 0; j < keys.size(); ++j) {
         std::uint8_t java = p.U8();
         if (p.ok() && java != (ours->filter().MayContain(keys[j]) ? 1 : 0)) {
-          RC_FAIL(std::string(legacy ? "legacy " : "") + "row filter: isPresent(" + Hex(keys[j]) + "): JVM " +
-                  std::to_string(java));
+          RC_FAIL(std::string(legacy ? "legacy " : "") + "row filter: isPresent(" + Hex(keys[j]) +
+                  "): JVM " + std::to_string(java));
         }
       }
     }
@@ -503,7 +543,6 @@ TEST(JavaOracle, RowFilterBytesAndAnswersAgreeForRandomNameSets) {
     agreed += static_cast<std::int64_t>(cases.size());
   });
 }
-
 
 }  // namespace
 }  // namespace bloomcodec::testing

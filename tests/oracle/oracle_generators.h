@@ -48,7 +48,8 @@ inline rc::Gen<ByteVector> HashKey() {
       // The sign-extension trap: tail bytes forced to >= 0x80 (for both tail sizes 8 and 4).
       {3, gen::map(RandomBytes(0, 70),
                    [](ByteVector k) {
-                     for (std::size_t i = k.size() & ~std::size_t{3}; i < k.size(); ++i) k[i] |= 0x80;
+                     for (std::size_t i = k.size() & ~std::size_t{3}; i < k.size(); ++i)
+                       k[i] |= 0x80;
                      return k;
                    })},
       {1, gen::map(RandomBytes(0, 70),
@@ -133,15 +134,17 @@ inline rc::Gen<std::int64_t> ElementCount() {
                      // Long.MAX_VALUE / k: where maxBucketsPerElement steps. The offset is
                      // added as Java adds longs: for k = 1 it wraps to Long.MIN_VALUE + d - 1
                      // (a count the sizing must also take), where a C++ signed add is undefined.
-                     return static_cast<std::int64_t>(static_cast<std::uint64_t>(kMax / std::get<0>(t)) +
-                                                      static_cast<std::uint64_t>(std::get<1>(t)));
+                     return static_cast<std::int64_t>(
+                         static_cast<std::uint64_t>(kMax / std::get<0>(t)) +
+                         static_cast<std::uint64_t>(std::get<1>(t)));
                    })},
-      {2, gen::map(gen::tuple(gen::inRange<std::int64_t>(1, 21), gen::inRange<std::int64_t>(-40, 41)),
-                   [](const std::tuple<std::int64_t, std::int64_t>& t) {
-                     // Where 64 * (2^31 - 1) bits are reached for k buckets per element.
-                     return (std::int64_t{64} * ((std::int64_t{1} << 31) - 1) - 20) / std::get<0>(t) +
-                            std::get<1>(t);
-                   })},
+      {2,
+       gen::map(gen::tuple(gen::inRange<std::int64_t>(1, 21), gen::inRange<std::int64_t>(-40, 41)),
+                [](const std::tuple<std::int64_t, std::int64_t>& t) {
+                  // Where 64 * (2^31 - 1) bits are reached for k buckets per element.
+                  return (std::int64_t{64} * ((std::int64_t{1} << 31) - 1) - 20) / std::get<0>(t) +
+                         std::get<1>(t);
+                })},
       {1, gen::inRange<std::int64_t>(0, std::int64_t{1} << 42)},
       {1, gen::elementOf(std::vector<std::int64_t>{
               0, 1, -1, -2, kMax, kMax - 20, std::numeric_limits<std::int64_t>::min(),
@@ -175,19 +178,39 @@ inline rc::Gen<double> FpChance() {
       {3, gen::map(gen::inRange<std::uint64_t>(0, std::uint64_t{1} << 53),
                    [](std::uint64_t u) { return static_cast<double>(u) / 9007199254740992.0; })},
       {3, gen::map(gen::inRange<std::uint64_t>(0, 1u << 30),
-                   [](std::uint64_t u) { return std::pow(10.0, -12.0 * static_cast<double>(u) / (1u << 30)); })},
+                   [](std::uint64_t u) {
+                     return std::pow(10.0, -12.0 * static_cast<double>(u) / (1u << 30));
+                   })},
       {1, gen::map(UniformU64(), DoubleFromBits)},
       // Large magnitudes, where JDK <= 18 Double.toString (Cassandra's JVMs, and the golden
       // data's JDK 17) prints more digits than the shortest form, e.g. -9.999999999999999E22.
       {1, gen::map(gen::inRange(0, 1 << 20),
                    [](int u) { return -std::pow(10.0, 15.0 + 290.0 * u / (1 << 20)); })},
-      {1, gen::elementOf(std::vector<double>{
-              0.0, -0.0, 1.0, std::nextafter(1.0, 2.0), 2.0, -0.5, 0.393, 6.71e-5, 6.7e-5,
-              std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
-              -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::denorm_min(),
-              std::numeric_limits<double>::min(), std::numeric_limits<double>::max(), 1e-300,
-              1e21, 1e-3, 1e7, 1.0e-7, 123456789.0, 0.001, -1.0e23, -2.82879384806159e17,
-              DoubleFromBits(0xc350000100000000)})},
+      {1, gen::elementOf(std::vector<double>{0.0,
+                                             -0.0,
+                                             1.0,
+                                             std::nextafter(1.0, 2.0),
+                                             2.0,
+                                             -0.5,
+                                             0.393,
+                                             6.71e-5,
+                                             6.7e-5,
+                                             std::numeric_limits<double>::quiet_NaN(),
+                                             std::numeric_limits<double>::infinity(),
+                                             -std::numeric_limits<double>::infinity(),
+                                             std::numeric_limits<double>::denorm_min(),
+                                             std::numeric_limits<double>::min(),
+                                             std::numeric_limits<double>::max(),
+                                             1e-300,
+                                             1e21,
+                                             1e-3,
+                                             1e7,
+                                             1.0e-7,
+                                             123456789.0,
+                                             0.001,
+                                             -1.0e23,
+                                             -2.82879384806159e17,
+                                             DoubleFromBits(0xc350000100000000)})},
   });
 }
 
@@ -208,8 +231,8 @@ inline rc::Gen<std::int32_t> TargetBuckets() {
       {4, gen::inRange<std::int32_t>(-3, 26)},
       {1, UniformI32()},
       {1, gen::elementOf(std::vector<std::int32_t>{std::numeric_limits<std::int32_t>::min(),
-                                                   std::numeric_limits<std::int32_t>::max(), 0,
-                                                   4, 15, 20, 21, 100})},
+                                                   std::numeric_limits<std::int32_t>::max(), 0, 4,
+                                                   15, 20, 21, 100})},
   });
 }
 

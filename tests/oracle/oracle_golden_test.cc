@@ -88,8 +88,10 @@ void CheckHashVectors(const std::string& file, OracleOp op, bool wide) {
     std::int64_t h1 = ParseI64(t.At(r, "h1_dec"));
     for (std::int64_t seed : {std::int64_t{0}, h1}) {  // h2 = hash(key, h1)
       request.Bytes(key);
-      if (wide) request.I64(seed);
-      else request.I32(static_cast<std::int32_t>(seed));
+      if (wide)
+        request.I64(seed);
+      else
+        request.I32(static_cast<std::int32_t>(seed));
       request.EndCase();
     }
   }
@@ -125,8 +127,10 @@ void CheckBucketVectors(const std::string& file, OracleOp op, bool wide) {
     request.Bytes(HexBytes(t.At(r, "key_hex")));
     request.I32(static_cast<std::int32_t>(ParseI64(t.At(r, "hash_count"))));
     std::int64_t max = ParseI64(t.At(r, "max"));
-    if (wide) request.I64(max);
-    else request.I32(static_cast<std::int32_t>(max));
+    if (wide)
+      request.I64(max);
+    else
+      request.I32(static_cast<std::int32_t>(max));
     request.EndCase();
   }
   ByteVector bytes;
@@ -189,8 +193,10 @@ void CheckSizing(const std::string& file, SizeKind fp_kind, SizeKind buckets_kin
     if (overload_column != nullptr) {
       fp = t.At(r, overload_column) == "fp";
       const std::string& param = t.At(r, param_column);
-      if (fp) fp_value = std::strtod(param.c_str(), nullptr);
-      else target = static_cast<std::int32_t>(ParseI64(param));
+      if (fp)
+        fp_value = std::strtod(param.c_str(), nullptr);
+      else
+        target = static_cast<std::int32_t>(ParseI64(param));
     } else if (t.Column("fp_bits_hex") >= 0) {
       fp = true;
       fp_value = DoubleFromHexBits(t.At(r, "fp_bits_hex"));
@@ -215,7 +221,8 @@ void CheckSizing(const std::string& file, SizeKind fp_kind, SizeKind buckets_kin
   std::size_t refusals = 0;
   for (const auto& q : asked) {
     const SizingColumns& c = q.assertions ? ea : noea;
-    std::string where = file + " row " + std::to_string(q.row) + (q.assertions ? " (-ea)" : " (-da)");
+    std::string where =
+        file + " row " + std::to_string(q.row) + (q.assertions ? " (-ea)" : " (-da)");
     std::string outcome = a.Utf();
     ASSERT_TRUE(a.ok()) << a.error();
     EXPECT_EQ(outcome, t.At(q.row, c.outcome)) << where;
@@ -266,7 +273,8 @@ TEST(JavaOracleGolden, HoldsTheOriginalProbabilityTable) {
     const std::int32_t count = a.I32();
     ASSERT_TRUE(a.ok()) << a.error();
     EXPECT_EQ(opt_k, ParseI64(t.At(r, "opt_k"))) << "row " << r;
-    const std::vector<std::string> expected = SplitCommas(t.At(r, "probs_k0..kmax (Java double, Double.toString)"));
+    const std::vector<std::string> expected =
+        SplitCommas(t.At(r, "probs_k0..kmax (Java double, Double.toString)"));
     ASSERT_EQ(static_cast<std::size_t>(count), expected.size()) << "row " << r;
     for (const std::string& e : expected) {
       EXPECT_EQ(a.Utf(), e) << "row " << r;
@@ -291,8 +299,8 @@ TEST(JavaOracleGolden, ReproducesEverySizingRowForBucketsPerElement) {
 }
 
 TEST(JavaOracleGolden, ReproducesEveryLegacySizingRow) {
-  CheckSizing("sizing/sizing_legacy.tsv", SizeKind::kLegacyFp, SizeKind::kLegacyBuckets, "overload", "param",
-              {"outcome", "K", "", "bitset_nbits_requested", "bitset_words", ""},
+  CheckSizing("sizing/sizing_legacy.tsv", SizeKind::kLegacyFp, SizeKind::kLegacyBuckets, "overload",
+              "param", {"outcome", "K", "", "bitset_nbits_requested", "bitset_words", ""},
               {"outcome_noea", "K_noea", "", "", "bitset_words_noea", ""});
 }
 
@@ -316,11 +324,12 @@ void CheckFilters(const std::string& table_file, OracleOp build_op, OracleOp pro
       EXPECT_EQ(static_cast<std::int64_t>(keys.size()), ParseI64(t.At(r, "names_added")));
     } else {
       const std::string& overload = t.At(r, "overload");
-      BuildKind kind = overload == "fp"       ? BuildKind::kFp
+      BuildKind kind = overload == "fp"        ? BuildKind::kFp
                        : overload == "buckets" ? BuildKind::kBuckets
                                                : BuildKind::kEmptyFilter;
       const std::string& param = t.At(r, "param");
-      std::int64_t n = t.Column("n_sized") >= 0 ? ParseI64(t.At(r, "n_sized")) : ParseI64(t.At(r, "n_inserted"));
+      std::int64_t n =
+          t.Column("n_sized") >= 0 ? ParseI64(t.At(r, "n_sized")) : ParseI64(t.At(r, "n_inserted"));
       build.U8(static_cast<std::uint8_t>(kind));
       build.I64(n);
       build.F64(kind == BuildKind::kFp ? std::strtod(param.c_str(), nullptr) : 0.0);
@@ -354,7 +363,10 @@ void CheckFilters(const std::string& table_file, OracleOp build_op, OracleOp pro
     EXPECT_EQ(answered.Utf(), "OK") << name;
     std::int32_t k = answered.I32(), w = answered.I32();
     EXPECT_EQ(std::to_string(k), t.At(r, "hash_count")) << name;
-    EXPECT_EQ(std::int64_t{w} * 64, ParseI64(t.At(r, row ? "size_bits" : (t.Column("size_bits") >= 0 ? "size_bits" : "bitset_size_bits"))))
+    EXPECT_EQ(
+        std::int64_t{w} * 64,
+        ParseI64(t.At(r, row ? "size_bits"
+                             : (t.Column("size_bits") >= 0 ? "size_bits" : "bitset_size_bits"))))
         << name;
     std::size_t mismatches = 0;
     for (std::size_t p = 0; p < probes[r].answers.size(); ++p) {

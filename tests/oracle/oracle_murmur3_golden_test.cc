@@ -77,8 +77,12 @@ void CheckIndexes(const std::string& file, bool old_order) {
   std::cout << file << ": " << t.rows.size() << " index vectors reproduced\n";
 }
 
-TEST(JavaOracleGolden, ReproducesEveryOldOrderIndexVector) { CheckIndexes("indexes_old_order.tsv", true); }
-TEST(JavaOracleGolden, ReproducesEveryNewOrderIndexVector) { CheckIndexes("indexes_new_order.tsv", false); }
+TEST(JavaOracleGolden, ReproducesEveryOldOrderIndexVector) {
+  CheckIndexes("indexes_old_order.tsv", true);
+}
+TEST(JavaOracleGolden, ReproducesEveryNewOrderIndexVector) {
+  CheckIndexes("indexes_new_order.tsv", false);
+}
 
 TEST(JavaOracleGolden, ReproducesEveryMurmur3SizingRow) {
   TsvTable t = ReadTsvFixture(std::string(kDir) + "sizing.tsv");
@@ -170,7 +174,8 @@ TEST(JavaOracleGolden, RebuildsEveryMurmur3FilterDbAndAnswersEveryProbe) {
     build.Keys(keys);
     build.EndCase();
     if (t.At(r, "file").empty()) continue;
-    const ByteVector golden = ReadFixture(std::string(kDir) + t.At(r, "variant") + "/" + t.At(r, "file"));
+    const ByteVector golden =
+        ReadFixture(std::string(kDir) + t.At(r, "variant") + "/" + t.At(r, "file"));
     probe.U8(static_cast<std::uint8_t>(variant));
     probe.Bytes(golden);
     probe.Keys(probes);
@@ -181,7 +186,8 @@ TEST(JavaOracleGolden, RebuildsEveryMurmur3FilterDbAndAnswersEveryProbe) {
   OracleAnswers answered = AskOrFail(probe);
   std::size_t files = 0, no_file = 0;
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    const std::string name = t.At(r, "variant") + "/n" + t.At(r, "num_keys") + "_fp" + t.At(r, "fp_chance");
+    const std::string name =
+        t.At(r, "variant") + "/n" + t.At(r, "num_keys") + "_fp" + t.At(r, "fp_chance");
     const std::string outcome = built.Utf();
     if (t.At(r, "file").empty()) {
       EXPECT_EQ(outcome, "NoFilterComponent") << name;
@@ -191,7 +197,8 @@ TEST(JavaOracleGolden, RebuildsEveryMurmur3FilterDbAndAnswersEveryProbe) {
     ASSERT_EQ(outcome, "OK") << name;
     const ByteVector java = built.Bytes();
     ASSERT_TRUE(built.ok()) << built.error();
-    const ByteVector golden = ReadFixture(std::string(kDir) + t.At(r, "variant") + "/" + t.At(r, "file"));
+    const ByteVector golden =
+        ReadFixture(std::string(kDir) + t.At(r, "variant") + "/" + t.At(r, "file"));
     EXPECT_EQ(static_cast<std::int64_t>(java.size()), ParseI64(t.At(r, "file_bytes"))) << name;
     EXPECT_TRUE(java == golden) << name << ": the JVM's bytes differ from the original's";
     ++files;
@@ -215,7 +222,8 @@ TEST(JavaOracleGolden, RebuildsEveryMurmur3FilterDbAndAnswersEveryProbe) {
     stem = stem.substr(0, stem.size() - std::string(".Filter.db").size());
     const std::vector<std::uint8_t> golden =
         always_present ? std::vector<std::uint8_t>(probes.size(), 1)
-                       : ReadAnswers(std::string(kDir) + t.At(r, "variant") + "/" + stem + ".probe_results.txt");
+                       : ReadAnswers(std::string(kDir) + t.At(r, "variant") + "/" + stem +
+                                     ".probe_results.txt");
     ASSERT_EQ(golden.size(), probes.size()) << name;
     std::int64_t hits = 0, mismatches = 0;
     for (std::size_t p = 0; p < probes.size(); ++p) {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "codec/byte_writer.h"
 #include "bloomcodec/format.h"
+#include "codec/byte_writer.h"
 #include "oracle/oracle_property_support.h"
 
 namespace bloomcodec::testing {
@@ -34,7 +34,8 @@ const FormatCodec& Codec(const char* name) {
 }
 
 rc::Gen<Murmur3Format> AnyMurmur3Format() {
-  return gen::elementOf(std::vector<Murmur3Format>(std::begin(kMurmur3Formats), std::end(kMurmur3Formats)));
+  return gen::elementOf(
+      std::vector<Murmur3Format>(std::begin(kMurmur3Formats), std::end(kMurmur3Formats)));
 }
 void showValue(const Murmur3Format& f, std::ostream& os) { os << f.name; }
 
@@ -92,7 +93,8 @@ std::string CompareSize(const FormatCodec& codec, const Murmur3SizeCase& c, Orac
     if (ours.ok()) return where + "the JVM refuses (" + outcome + "), C++ sizes it";
     if (ours.status().code() != StatusCode::kRefused ||
         ours.status().message().find(outcome) == std::string::npos) {
-      return where + "the JVM refuses with \"" + outcome + "\", C++ says " + ours.status().ToString();
+      return where + "the JVM refuses with \"" + outcome + "\", C++ says " +
+             ours.status().ToString();
     }
     return {};
   }
@@ -106,7 +108,8 @@ std::string CompareSize(const FormatCodec& codec, const Murmur3SizeCase& c, Orac
     // The always-present filter has no bit set: no hash functions, no words.
     if (ours->hash_count != 0 || ours->bits != 0) {
       return where + "the JVM gives the always-present filter, C++ " +
-             std::to_string(ours->hash_count) + " hashes over " + std::to_string(ours->bits) + " bits";
+             std::to_string(ours->hash_count) + " hashes over " + std::to_string(ours->bits) +
+             " bits";
     }
     return {};
   }
@@ -125,8 +128,9 @@ TEST(JavaOracle, Murmur3SizingAgreesForArbitraryCountsAndProbabilitiesIncludingR
   std::int64_t agreed = 0;
   CheckAndCount("murmur3 sizing", agreed, [&] {
     const Murmur3Format format = *AnyMurmur3Format();
-    auto cases = *Batch(kSizingBatch, gen::build<Murmur3SizeCase>(gen::set(&Murmur3SizeCase::n, ElementCount()),
-                                                                  gen::set(&Murmur3SizeCase::fp, FpChance())));
+    auto cases = *Batch(kSizingBatch,
+                        gen::build<Murmur3SizeCase>(gen::set(&Murmur3SizeCase::n, ElementCount()),
+                                                    gen::set(&Murmur3SizeCase::fp, FpChance())));
     OracleRequest request(OracleOp::kSizeMurmur3);
     for (const auto& c : cases) {
       request.U8(1);  // Cassandra runs with assertions enabled
@@ -169,8 +173,10 @@ rc::Gen<Murmur3BuildCase> Murmur3BuildCaseGen() {
         return gen::build<Murmur3BuildCase>(
             gen::set(&Murmur3BuildCase::n_sized, gen::just(n)),
             gen::set(&Murmur3BuildCase::fp, FilterFpChance()),
-            gen::set(&Murmur3BuildCase::keys, gen::container<std::vector<ByteVector>>(count, FilterKey())),
-            gen::set(&Murmur3BuildCase::probes, gen::container<std::vector<ByteVector>>(60, FilterKey())));
+            gen::set(&Murmur3BuildCase::keys,
+                     gen::container<std::vector<ByteVector>>(count, FilterKey())),
+            gen::set(&Murmur3BuildCase::probes,
+                     gen::container<std::vector<ByteVector>>(60, FilterKey())));
       });
 }
 
@@ -201,12 +207,17 @@ TEST(JavaOracle, Murmur3FilterBytesAndAnswersAgreeForRandomKeySets) {
       if (!built.ok()) break;
       if (outcome != "OK") {
         // Refused sizing, or fp 1.0 where no Filter.db is written: C++ must not invent a file.
-        if (ours.ok()) RC_FAIL(std::string(format.name) + ": the JVM writes no file (" + outcome + "), C++ does");
+        if (ours.ok())
+          RC_FAIL(std::string(format.name) + ": the JVM writes no file (" + outcome +
+                  "), C++ does");
         continue;
       }
       ByteVector java = built.Bytes();
-      if (!ours.ok()) RC_FAIL(std::string(format.name) + ": the JVM builds, C++ says " + ours.status().ToString());
-      if (*ours != java) RC_FAIL(std::string(format.name) + " bytes differ: " + FirstDifference(*ours, java));
+      if (!ours.ok())
+        RC_FAIL(std::string(format.name) + ": the JVM builds, C++ says " +
+                ours.status().ToString());
+      if (*ours != java)
+        RC_FAIL(std::string(format.name) + " bytes differ: " + FirstDifference(*ours, java));
       files.push_back(std::move(java));
       probed.push_back(&c);
     }
@@ -277,9 +288,11 @@ rc::Gen<Murmur3FileCase> Murmur3FileCaseGen() {
                      gen::weightedOneOf<std::uint8_t>({{3, gen::arbitrary<std::uint8_t>()},
                                                        {2, gen::just<std::uint8_t>(0xff)},
                                                        {1, gen::just<std::uint8_t>(0)}}))),
-        gen::set(&Murmur3FileCase::cut, gen::weightedOneOf<int>({{8, gen::just(0)}, {1, gen::inRange(-9, 0)},
-                                                               {1, gen::inRange(1, 9)}})),
-        gen::set(&Murmur3FileCase::probes, gen::container<std::vector<ByteVector>>(40, FilterKey())));
+        gen::set(&Murmur3FileCase::cut,
+                 gen::weightedOneOf<int>(
+                     {{8, gen::just(0)}, {1, gen::inRange(-9, 0)}, {1, gen::inRange(1, 9)}})),
+        gen::set(&Murmur3FileCase::probes,
+                 gen::container<std::vector<ByteVector>>(40, FilterKey())));
   });
 }
 
@@ -289,7 +302,8 @@ ByteVector Murmur3File(const Murmur3FileCase& c) {
   w.PutBigI32(c.hash_count);
   w.PutBigI32(c.words);
   w.PutBytes(c.bits);
-  if (c.cut < 0) file.resize(file.size() - std::min<std::size_t>(file.size(), static_cast<std::size_t>(-c.cut)));
+  if (c.cut < 0)
+    file.resize(file.size() - std::min<std::size_t>(file.size(), static_cast<std::size_t>(-c.cut)));
   for (int i = 0; i < c.cut; ++i) file.push_back(static_cast<std::uint8_t>(0xa5 ^ i));
   return file;
 }
@@ -333,8 +347,8 @@ TEST(JavaOracle, Murmur3FilterAnswersAgreeForArbitraryHeadersAndBitPatterns) {
       // (A 4.0 file cut to 0 bytes is 5.0's always-present filter, answered by both.)
       const char* stricter = files[i].empty()          ? nullptr
                              : cases[i].hash_count < 0 ? "hash count"
-                             : cases[i].words == 0   ? "word count"
-                                                     : nullptr;
+                             : cases[i].words == 0     ? "word count"
+                                                       : nullptr;
       if (stricter != nullptr) {
         if (s.ok() || s.message().find(stricter) == std::string::npos) {
           RC_FAIL(std::string(format.name) + ": a header with a bad " + stricter +
@@ -343,8 +357,8 @@ TEST(JavaOracle, Murmur3FilterAnswersAgreeForArbitraryHeadersAndBitPatterns) {
         continue;
       }
       if (!s.ok()) {
-        RC_FAIL(std::string(format.name) + ": the JVM answers for " + Hex(files[i]) + ", C++ says " +
-                s.ToString());
+        RC_FAIL(std::string(format.name) + ": the JVM answers for " + Hex(files[i]) +
+                ", C++ says " + s.ToString());
       }
       if (a.ok() && ours != java) {
         RC_FAIL(std::string(format.name) + ": answers differ for " + Hex(files[i]));

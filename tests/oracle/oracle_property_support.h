@@ -38,7 +38,8 @@ inline OracleAnswers Ask(const OracleRequest& request) {
   JvmOracle& oracle = JvmOracle::Shared();
   if (oracle.failed()) {
     std::cout << std::flush;
-    std::fprintf(stderr, "[  FAILED  ] %s\n(the test process stops here: the java oracle is gone)\n",
+    std::fprintf(stderr,
+                 "[  FAILED  ] %s\n(the test process stops here: the java oracle is gone)\n",
                  oracle.failure().c_str());
     std::_Exit(1);
   }
@@ -79,6 +80,5 @@ void CheckAndCount(const char* name, std::int64_t& agreed, Property property) {
   }
   EXPECT_GT(agreed, 0);
 }
-
 
 }  // namespace bloomcodec::testing

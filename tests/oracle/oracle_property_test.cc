@@ -32,13 +32,16 @@ struct Hash64Case {
   ByteVector key;
   std::int64_t seed;
 };
-void showValue(const Hash64Case& c, std::ostream& os) { os << "key " << Hex(c.key) << " seed " << c.seed; }
+void showValue(const Hash64Case& c, std::ostream& os) {
+  os << "key " << Hex(c.key) << " seed " << c.seed;
+}
 
 TEST(JavaOracle, Hash64AgreesForArbitraryBytesAndSeeds) {
   std::int64_t agreed = 0;
   CheckAndCount("hash64", agreed, [&] {
-    auto cases = *Batch(kHashBatch, gen::build<Hash64Case>(gen::set(&Hash64Case::key, HashKey()),
-                                                           gen::set(&Hash64Case::seed, HashSeed64())));
+    auto cases =
+        *Batch(kHashBatch, gen::build<Hash64Case>(gen::set(&Hash64Case::key, HashKey()),
+                                                  gen::set(&Hash64Case::seed, HashSeed64())));
     OracleRequest request(OracleOp::kHash64);
     for (const auto& c : cases) {
       request.Bytes(c.key);
@@ -63,13 +66,16 @@ struct Hash32Case {
   ByteVector key;
   std::int32_t seed;
 };
-void showValue(const Hash32Case& c, std::ostream& os) { os << "key " << Hex(c.key) << " seed " << c.seed; }
+void showValue(const Hash32Case& c, std::ostream& os) {
+  os << "key " << Hex(c.key) << " seed " << c.seed;
+}
 
 TEST(JavaOracle, Hash32AgreesForArbitraryBytesAndSeeds) {
   std::int64_t agreed = 0;
   CheckAndCount("hash32", agreed, [&] {
-    auto cases = *Batch(kHashBatch, gen::build<Hash32Case>(gen::set(&Hash32Case::key, HashKey()),
-                                                           gen::set(&Hash32Case::seed, HashSeed32())));
+    auto cases =
+        *Batch(kHashBatch, gen::build<Hash32Case>(gen::set(&Hash32Case::key, HashKey()),
+                                                  gen::set(&Hash32Case::seed, HashSeed32())));
     OracleRequest request(OracleOp::kHash32);
     for (const auto& c : cases) {
       request.Bytes(c.key);
@@ -104,10 +110,11 @@ void showValue(const Bucket64Case& c, std::ostream& os) {
 TEST(JavaOracle, BucketIndicesAgreeForArbitraryHashAndBitCounts) {
   std::int64_t agreed = 0;
   CheckAndCount("buckets64", agreed, [&] {
-    auto cases = *Batch(kBucketBatch,
-                        gen::build<Bucket64Case>(gen::set(&Bucket64Case::key, FilterKey()),
-                                                 gen::set(&Bucket64Case::hash_count, gen::inRange(0, 65)),
-                                                 gen::set(&Bucket64Case::max, BucketModulus64())));
+    auto cases =
+        *Batch(kBucketBatch,
+               gen::build<Bucket64Case>(gen::set(&Bucket64Case::key, FilterKey()),
+                                        gen::set(&Bucket64Case::hash_count, gen::inRange(0, 65)),
+                                        gen::set(&Bucket64Case::max, BucketModulus64())));
     OracleRequest request(OracleOp::kBuckets64);
     for (const auto& c : cases) {
       request.Bytes(c.key);
@@ -124,7 +131,8 @@ TEST(JavaOracle, BucketIndicesAgreeForArbitraryHashAndBitCounts) {
         if (a.ok() && java != ours[static_cast<std::size_t>(i)]) {
           RC_FAIL("HashBuckets(key " + Hex(c.key) + ", K " + std::to_string(c.hash_count) +
                   ", max " + std::to_string(c.max) + ")[" + std::to_string(i) + "]: C++ " +
-                  std::to_string(ours[static_cast<std::size_t>(i)]) + ", JVM " + std::to_string(java));
+                  std::to_string(ours[static_cast<std::size_t>(i)]) + ", JVM " +
+                  std::to_string(java));
         }
       }
     }
@@ -145,10 +153,11 @@ void showValue(const Bucket32Case& c, std::ostream& os) {
 TEST(JavaOracle, LegacyBucketIndicesAgreeForArbitraryHashAndBitCounts) {
   std::int64_t agreed = 0;
   CheckAndCount("legacy buckets", agreed, [&] {
-    auto cases = *Batch(kBucketBatch,
-                        gen::build<Bucket32Case>(gen::set(&Bucket32Case::key, FilterKey()),
-                                                 gen::set(&Bucket32Case::hash_count, gen::inRange(0, 65)),
-                                                 gen::set(&Bucket32Case::max, BucketModulus32())));
+    auto cases =
+        *Batch(kBucketBatch,
+               gen::build<Bucket32Case>(gen::set(&Bucket32Case::key, FilterKey()),
+                                        gen::set(&Bucket32Case::hash_count, gen::inRange(0, 65)),
+                                        gen::set(&Bucket32Case::max, BucketModulus32())));
     OracleRequest request(OracleOp::kBuckets32);
     for (const auto& c : cases) {
       request.Bytes(c.key);
@@ -165,7 +174,8 @@ TEST(JavaOracle, LegacyBucketIndicesAgreeForArbitraryHashAndBitCounts) {
         if (a.ok() && java != ours[static_cast<std::size_t>(i)]) {
           RC_FAIL("LegacyHashBuckets(key " + Hex(c.key) + ", K " + std::to_string(c.hash_count) +
                   ", max " + std::to_string(c.max) + ")[" + std::to_string(i) + "]: C++ " +
-                  std::to_string(ours[static_cast<std::size_t>(i)]) + ", JVM " + std::to_string(java));
+                  std::to_string(ours[static_cast<std::size_t>(i)]) + ", JVM " +
+                  std::to_string(java));
         }
       }
     }
@@ -215,15 +225,18 @@ rc::Gen<double> ToStringDouble() {
   };
   // Integers: mostly up to 2^70 (the exact, rounded-off and big-integer regimes meet at
   // 2^53, 2^54 and 2^63), then every binary exponent up to the largest double.
-  auto integers = gen::map(gen::pair(gen::weightedOneOf<int>({{3, gen::inRange(0, 71)}, {1, gen::inRange(0, 1024)}}),
-                                     UniformU64()),
-                           [](const std::pair<int, std::uint64_t>& p) { return IntegerDouble(p.first, p.second); });
-  auto powers_of_two = gen::map(gen::inRange(-1074, 1024), [](int e) { return std::ldexp(1.0, e); });
+  auto integers = gen::map(
+      gen::pair(gen::weightedOneOf<int>({{3, gen::inRange(0, 71)}, {1, gen::inRange(0, 1024)}}),
+                UniformU64()),
+      [](const std::pair<int, std::uint64_t>& p) { return IntegerDouble(p.first, p.second); });
+  auto powers_of_two =
+      gen::map(gen::inRange(-1074, 1024), [](int e) { return std::ldexp(1.0, e); });
   // strtod gives the double nearest to 10^e, as Java's literal 1e<e> does.
   auto powers_of_ten = gen::map(gen::inRange(-323, 309), [](int e) {
     return std::strtod(("1e" + std::to_string(e)).c_str(), nullptr);
   });
-  auto subnormals = gen::map(gen::inRange<std::uint64_t>(1, std::uint64_t{1} << 52), DoubleFromBits);
+  auto subnormals =
+      gen::map(gen::inRange<std::uint64_t>(1, std::uint64_t{1} << 52), DoubleFromBits);
   // Below 1e-3 (binary exponent -10) down to the smallest normal, uniform in the exponent.
   auto tiny = gen::map(gen::pair(gen::inRange<std::uint64_t>(1, 1013), UniformU64()),
                        [](const std::pair<std::uint64_t, std::uint64_t>& p) {
@@ -235,14 +248,15 @@ rc::Gen<double> ToStringDouble() {
       {1, gen::map(gen::inRange(0, 1 << 20), [](int u) { return 9.99e6 + 2e4 * u / (1 << 20); })},
   });
   // d digits times a power of ten, rounded to the nearest double by strtod.
-  auto short_decimals = gen::map(
-      gen::tuple(gen::inRange(1, 18), UniformU64(), gen::inRange(-340, 309)),
-      [](const std::tuple<int, std::uint64_t, int>& t) {
-        std::uint64_t limit = 1;
-        for (int i = 0; i < std::get<0>(t); ++i) limit *= 10;
-        std::string text = std::to_string(std::get<1>(t) % limit) + "e" + std::to_string(std::get<2>(t));
-        return std::strtod(text.c_str(), nullptr);
-      });
+  auto short_decimals =
+      gen::map(gen::tuple(gen::inRange(1, 18), UniformU64(), gen::inRange(-340, 309)),
+               [](const std::tuple<int, std::uint64_t, int>& t) {
+                 std::uint64_t limit = 1;
+                 for (int i = 0; i < std::get<0>(t); ++i) limit *= 10;
+                 std::string text =
+                     std::to_string(std::get<1>(t) % limit) + "e" + std::to_string(std::get<2>(t));
+                 return std::strtod(text.c_str(), nullptr);
+               });
   return gen::weightedOneOf<double>({
       {3, FpChance()},
       {3, with_sign(integers)},
@@ -301,7 +315,8 @@ TEST(JavaOracle, JavaDoubleToStringAgreesWithTheJdk) {
         RC_FAIL("JavaDoubleToString(double with bits 0x" + std::string(hex) + "): C++ \"" + ours +
                 "\", JDK \"" + java + "\"");
       }
-      if (std::isfinite(d) && d != 0 && JavaSignificantDigits(java) > ShortestSignificantDigits(d)) {
+      if (std::isfinite(d) && d != 0 &&
+          JavaSignificantDigits(java) > ShortestSignificantDigits(d)) {
         ++batch_longer;
       }
     }
@@ -368,7 +383,9 @@ OurSizing SizeOurs(const SizingCase& c) {
     case SizeKind::kV10Fp: take_v10(cs::SizeForFpChance(c.n, c.fp, a)); break;
     case SizeKind::kV10Buckets: take_v10(cs::SizeForBucketsPerElement(c.n, c.target, a)); break;
     case SizeKind::kLegacyFp: take_legacy(cs::LegacySizeForFpChance(c.n, c.fp, a)); break;
-    case SizeKind::kLegacyBuckets: take_legacy(cs::LegacySizeForBucketsPerElement(c.n, c.target, a)); break;
+    case SizeKind::kLegacyBuckets:
+      take_legacy(cs::LegacySizeForBucketsPerElement(c.n, c.target, a));
+      break;
   }
   return o;
 }
@@ -376,14 +393,15 @@ OurSizing SizeOurs(const SizingCase& c) {
 TEST(JavaOracle, SizingAgreesForArbitraryCountsAndProbabilitiesIncludingRefusals) {
   std::int64_t agreed = 0, refusals = 0, warnings = 0;
   CheckAndCount("sizing", agreed, [&] {
-    auto cases = *Batch(kSizingBatch,
-                        gen::build<SizingCase>(
-                            gen::set(&SizingCase::kind, gen::element(SizeKind::kV10Fp, SizeKind::kV10Buckets,
-                                                                     SizeKind::kLegacyFp, SizeKind::kLegacyBuckets)),
-                            gen::set(&SizingCase::assertions, gen::weightedElement<bool>({{3, true}, {1, false}})),
-                            gen::set(&SizingCase::n, ElementCount()),
-                            gen::set(&SizingCase::fp, FpChance()),
-                            gen::set(&SizingCase::target, TargetBuckets())));
+    auto cases = *Batch(
+        kSizingBatch,
+        gen::build<SizingCase>(
+            gen::set(&SizingCase::kind,
+                     gen::element(SizeKind::kV10Fp, SizeKind::kV10Buckets, SizeKind::kLegacyFp,
+                                  SizeKind::kLegacyBuckets)),
+            gen::set(&SizingCase::assertions, gen::weightedElement<bool>({{3, true}, {1, false}})),
+            gen::set(&SizingCase::n, ElementCount()), gen::set(&SizingCase::fp, FpChance()),
+            gen::set(&SizingCase::target, TargetBuckets())));
     OracleRequest request(OracleOp::kSize);
     for (const auto& c : cases) {
       request.U8(static_cast<std::uint8_t>(c.kind));
@@ -401,10 +419,12 @@ TEST(JavaOracle, SizingAgreesForArbitraryCountsAndProbabilitiesIncludingRefusals
       if (!a.ok()) break;
       if (outcome != "OK") {
         ++batch_refusals;
-        if (ours.status.ok()) RC_FAIL(Describe(c) + ": JVM refuses with \"" + outcome + "\", C++ accepts");
+        if (ours.status.ok())
+          RC_FAIL(Describe(c) + ": JVM refuses with \"" + outcome + "\", C++ accepts");
         if (ours.status.message() != outcome || ours.status.code() != StatusCode::kRefused) {
           RC_FAIL(Describe(c) + ": JVM refuses with \"" + outcome + "\", C++ with " +
-                  std::string(StatusCodeName(ours.status.code())) + " \"" + ours.status.message() + "\"");
+                  std::string(StatusCodeName(ours.status.code())) + " \"" + ours.status.message() +
+                  "\"");
         }
         continue;
       }
@@ -413,17 +433,18 @@ TEST(JavaOracle, SizingAgreesForArbitraryCountsAndProbabilitiesIncludingRefusals
       std::int32_t words = a.I32();
       std::string warning = a.Utf();
       if (!a.ok()) break;
-      if (!ours.status.ok()) RC_FAIL(Describe(c) + ": JVM accepts, C++ refuses: " + ours.status.ToString());
+      if (!ours.status.ok())
+        RC_FAIL(Describe(c) + ": JVM accepts, C++ refuses: " + ours.status.ToString());
       bool legacy = c.kind == SizeKind::kLegacyFp || c.kind == SizeKind::kLegacyBuckets;
       // Legacy: the JVM reports -1 words when nbits < 0 (new BitSet throws there).
       bool words_agree = legacy && words < 0 ? ours.words <= 0 : ours.words == words;
       if (ours.hash_count != k || ours.bpe != bpe || ours.bits != bits || !words_agree ||
           ours.warning != warning) {
         RC_FAIL(Describe(c) + ": JVM K=" + std::to_string(k) + " bpe=" + std::to_string(bpe) +
-                " bits=" + std::to_string(bits) + " words=" + std::to_string(words) + " warning=\"" +
-                warning + "\"; C++ K=" + std::to_string(ours.hash_count) + " bpe=" +
-                std::to_string(ours.bpe) + " bits=" + std::to_string(ours.bits) + " words=" +
-                std::to_string(ours.words) + " warning=\"" + ours.warning + "\"");
+                " bits=" + std::to_string(bits) + " words=" + std::to_string(words) +
+                " warning=\"" + warning + "\"; C++ K=" + std::to_string(ours.hash_count) +
+                " bpe=" + std::to_string(ours.bpe) + " bits=" + std::to_string(ours.bits) +
+                " words=" + std::to_string(ours.words) + " warning=\"" + ours.warning + "\"");
       }
       if (!warning.empty()) ++batch_warnings;
     }
@@ -434,7 +455,6 @@ TEST(JavaOracle, SizingAgreesForArbitraryCountsAndProbabilitiesIncludingRefusals
   });
   std::cout << "sizing: " << refusals << " of them refusals, " << warnings << " with a warning\n";
 }
-
 
 }  // namespace
 }  // namespace bloomcodec::testing

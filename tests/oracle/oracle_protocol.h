@@ -39,9 +39,9 @@
 #include <cstring>
 #include <string>
 
-#include "codec/byte_writer.h"
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/key_list.h"
+#include "codec/byte_writer.h"
 
 namespace bloomcodec::testing {
 
@@ -69,7 +69,12 @@ enum class OracleOp : std::uint8_t {
 
 enum class Murmur3Variant : std::uint8_t { k1_2 = 0, k3_0 = 1, k4_0 = 2 };
 
-enum class SizeKind : std::uint8_t { kV10Fp = 0, kV10Buckets = 1, kLegacyFp = 2, kLegacyBuckets = 3 };
+enum class SizeKind : std::uint8_t {
+  kV10Fp = 0,
+  kV10Buckets = 1,
+  kLegacyFp = 2,
+  kLegacyBuckets = 3
+};
 enum class BuildKind : std::uint8_t { kFp = 0, kBuckets = 1, kEmptyFilter = 2 };
 
 class OracleRequest {

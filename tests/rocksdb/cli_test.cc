@@ -13,7 +13,8 @@
 namespace bloomcodec::testing {
 namespace {
 
-const std::vector<std::string> kFormats = {"rocksdb-bloom-legacy", "rocksdb-bloom", "rocksdb-ribbon"};
+const std::vector<std::string> kFormats = {"rocksdb-bloom-legacy", "rocksdb-bloom",
+                                           "rocksdb-ribbon"};
 
 std::string FormatOf(const TsvTable& t, std::size_t row) {
   if (t.At(row, "kind") == "ribbon") return "rocksdb-ribbon";
@@ -28,7 +29,8 @@ std::string AnswerLines(const std::string& answers) {
 
 class KeyPrefixes {
  public:
-  explicit KeyPrefixes(const CliDir& dir) : dir_(dir), all_(ReadFixtureText("leveldb/raw/keys.hex")) {}
+  explicit KeyPrefixes(const CliDir& dir)
+      : dir_(dir), all_(ReadFixtureText("leveldb/raw/keys.hex")) {}
   const std::string& For(const std::string& n) {
     auto it = files_.find(n);
     if (it != files_.end()) return it->second;
@@ -76,7 +78,8 @@ TEST(RocksdbCli, EdgeFiltersAnswerAsRocksdb) {
   const std::string probes = FixtureForCli("leveldb/raw/probes.hex");
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
     const std::string f = dir.Write(t.At(i, "name") + ".bin", HexBytes(t.At(i, "filter_hex")));
-    CliRun r = RunCli({"probe", f, "--format", "rocksdb-bloom", "--keys", probes, "--key-format", "hex"});
+    CliRun r =
+        RunCli({"probe", f, "--format", "rocksdb-bloom", "--keys", probes, "--key-format", "hex"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, AnswerLines(t.At(i, "probe_answers"))) << t.At(i, "name");
   }
@@ -92,7 +95,8 @@ TEST(RocksdbCli, HashPrintsBothHashesAsUnsignedDecimals) {
   }
   CliDir dir;
   const std::string k = dir.Write("k.hex", keys);
-  CliRun a = RunCli({"hash", "--format", "rocksdb-bloom-legacy", "--keys", k, "--key-format", "hex"});
+  CliRun a =
+      RunCli({"hash", "--format", "rocksdb-bloom-legacy", "--keys", k, "--key-format", "hex"});
   ASSERT_EQ(a.exit_code, 0) << a.err;
   EXPECT_EQ(a.out, legacy);
   for (const char* f : {"rocksdb-bloom", "rocksdb-ribbon"}) {
@@ -101,30 +105,33 @@ TEST(RocksdbCli, HashPrintsBothHashesAsUnsignedDecimals) {
     EXPECT_EQ(b.out, wide) << f;
   }
   // JSON keeps the 64-bit values exact.
-  const nlohmann::json j = Json(RunCli({"hash", "--format", "rocksdb-bloom", "--keys", k,
-                                        "--key-format", "hex", "--json"}));
-  EXPECT_EQ(j["hashes"][1][0].get<std::uint64_t>(), std::stoull(t.At(1, "hash64_xxph3"), nullptr, 16));
+  const nlohmann::json j = Json(
+      RunCli({"hash", "--format", "rocksdb-bloom", "--keys", k, "--key-format", "hex", "--json"}));
+  EXPECT_EQ(j["hashes"][1][0].get<std::uint64_t>(),
+            std::stoull(t.At(1, "hash64_xxph3"), nullptr, 16));
 }
 
 TEST(RocksdbCli, SizeGivesTheLengthRocksdbWrites) {
   const TsvTable t = ReadTsvFixture("rocksdb/raw_filters.tsv");
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
-    const nlohmann::json j = Json(RunCli({"size", "--format", FormatOf(t, i), "--expected-keys",
-                                          t.At(i, "num_keys"), "--bits-per-key",
-                                          t.At(i, "bits_per_key"), "--json"}));
+    const nlohmann::json j =
+        Json(RunCli({"size", "--format", FormatOf(t, i), "--expected-keys", t.At(i, "num_keys"),
+                     "--bits-per-key", t.At(i, "bits_per_key"), "--json"}));
     EXPECT_EQ(j["file_bytes"].get<std::uint64_t>(), std::stoull(t.At(i, "filter_len")))
         << t.At(i, "file");
     if (FormatOf(t, i) != "rocksdb-ribbon") {
       // The trailer's probe count (legacy: first byte; FastLocalBloom: third).
       const ByteVector trailer = HexBytes(t.At(i, "trailer_hex"));
-      EXPECT_EQ(j["hash_count"].get<int>(), FormatOf(t, i) == "rocksdb-bloom" ? trailer[2] : trailer[0]);
+      EXPECT_EQ(j["hash_count"].get<int>(),
+                FormatOf(t, i) == "rocksdb-bloom" ? trailer[2] : trailer[0]);
     }
   }
 }
 
 TEST(RocksdbCli, InspectReportsTheTrailer) {
-  const nlohmann::json ribbon = Json(RunCli({"inspect", FixtureForCli("rocksdb/raw_filters/ribbon_fv5_bpk10_n10000.bin"),
-                                             "--format", "rocksdb-ribbon", "--json"}))["files"][0];
+  const nlohmann::json ribbon =
+      Json(RunCli({"inspect", FixtureForCli("rocksdb/raw_filters/ribbon_fv5_bpk10_n10000.bin"),
+                   "--format", "rocksdb-ribbon", "--json"}))["files"][0];
   EXPECT_EQ(ribbon["kind"], "ribbon");
   EXPECT_EQ(ribbon["seed"], 184);
   EXPECT_EQ(ribbon["num_blocks"], 81);
@@ -133,14 +140,16 @@ TEST(RocksdbCli, InspectReportsTheTrailer) {
   EXPECT_LE(ribbon["policy"]["sized_for_keys_min"].get<double>(), 10000);
 
   // A Ribbon policy's small filter is FastLocalBloom: inspect says so, probe reads it as such.
-  const nlohmann::json small = Json(RunCli({"inspect", FixtureForCli("rocksdb/raw_filters/ribbon_fv5_bpk10_n100.bin"),
-                                            "--format", "rocksdb-ribbon", "--json"}))["files"][0];
+  const nlohmann::json small =
+      Json(RunCli({"inspect", FixtureForCli("rocksdb/raw_filters/ribbon_fv5_bpk10_n100.bin"),
+                   "--format", "rocksdb-ribbon", "--json"}))["files"][0];
   EXPECT_EQ(small["kind"], "fast_local_bloom");
   EXPECT_NE(small["kind_note"].get<std::string>().find("small key counts"), std::string::npos);
   EXPECT_EQ(small["num_probes"], 6);
 
-  const nlohmann::json legacy = Json(RunCli({"inspect", FixtureForCli("rocksdb/raw_filters/legacy_bloom_fv4_bpk10_n10000.bin"),
-                                             "--format", "rocksdb-bloom-legacy", "--json"}))["files"][0];
+  const nlohmann::json legacy = Json(
+      RunCli({"inspect", FixtureForCli("rocksdb/raw_filters/legacy_bloom_fv4_bpk10_n10000.bin"),
+              "--format", "rocksdb-bloom-legacy", "--json"}))["files"][0];
   EXPECT_EQ(legacy["kind"], "legacy_bloom");
   EXPECT_EQ(legacy["num_lines"], 197);
   EXPECT_EQ(legacy["num_probes"], 6);
@@ -148,8 +157,9 @@ TEST(RocksdbCli, InspectReportsTheTrailer) {
   EXPECT_LE(legacy["policy"]["bits_per_key_min"].get<int>(), 10);
   EXPECT_GE(legacy["policy"]["bits_per_key_max"].get<int>(), 10);
 
-  const nlohmann::json fast = Json(RunCli({"inspect", FixtureForCli("rocksdb/raw_filters/fastlocal_bloom_fv5_bpk16_n10000.bin"),
-                                           "--format", "rocksdb-bloom", "--json"}))["files"][0];
+  const nlohmann::json fast = Json(
+      RunCli({"inspect", FixtureForCli("rocksdb/raw_filters/fastlocal_bloom_fv5_bpk16_n10000.bin"),
+              "--format", "rocksdb-bloom", "--json"}))["files"][0];
   EXPECT_EQ(fast["kind"], "fast_local_bloom");
   EXPECT_EQ(fast["num_probes"], 9);
   EXPECT_NEAR(fast["estimated_keys"].get<double>(), 10000, 500);
@@ -172,12 +182,14 @@ TEST(RocksdbCli, DumpConvertsBackByteForByte) {
   // Hand-edited: the trailer composed from its decoded fields.
   nlohmann::json doc = nlohmann::json::parse(
       RunCli({"dump", FixtureForCli("rocksdb/raw_filters/ribbon_fv5_bpk10_n1000.bin"), "--format",
-              "rocksdb-ribbon", "--json"}).out);
+              "rocksdb-ribbon", "--json"})
+          .out);
   doc.erase("trailer_hex");
   CliRun c = RunCli({"convert", dir.Write("e.json", doc.dump()), "--to", "rocksdb-ribbon", "-o",
                      dir.Path("e.bin")});
   ASSERT_EQ(c.exit_code, 0) << c.err;
-  EXPECT_EQ(ReadAnyFile(dir.Path("e.bin")), ReadFixture("rocksdb/raw_filters/ribbon_fv5_bpk10_n1000.bin"));
+  EXPECT_EQ(ReadAnyFile(dir.Path("e.bin")),
+            ReadFixture("rocksdb/raw_filters/ribbon_fv5_bpk10_n1000.bin"));
   doc["filter_bytes"] = 1;
   CliRun bad = RunCli({"convert", dir.Write("bad.json", doc.dump()), "--to", "rocksdb-ribbon", "-o",
                        dir.Path("bad.bin")});
@@ -189,17 +201,17 @@ TEST(RocksdbCli, VerifyFindsFalseNegativesAndReservedTrailers) {
   CliDir dir;
   KeyPrefixes prefixes(dir);
   const std::string filter = FixtureForCli("rocksdb/raw_filters/ribbon_fv5_bpk10_n1000.bin");
-  CliRun ok = RunCli({"verify", filter, "--format", "rocksdb-ribbon", "--keys", prefixes.For("1000"),
-                      "--key-format", "hex"});
+  CliRun ok = RunCli({"verify", filter, "--format", "rocksdb-ribbon", "--keys",
+                      prefixes.For("1000"), "--key-format", "hex"});
   EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
   // The first 2000 keys: the last 1000 were never added, and Ribbon rejects nearly all of them.
-  CliRun bad = RunCli({"verify", filter, "--format", "rocksdb-ribbon", "--keys", prefixes.For("2000"),
-                       "--key-format", "hex", "--json"});
+  CliRun bad = RunCli({"verify", filter, "--format", "rocksdb-ribbon", "--keys",
+                       prefixes.For("2000"), "--key-format", "hex", "--json"});
   EXPECT_EQ(bad.exit_code, 1) << bad.out << bad.err;
   EXPECT_NE(bad.out.find("false-negative"), std::string::npos) << bad.out;
   // Reserved marker: RocksDB matches everything, a warning.
-  CliRun reserved = RunCli({"verify", dir.Write("r.bin", HexBytes("0000000000fd00000000")), "--format",
-                            "rocksdb-bloom"});
+  CliRun reserved = RunCli({"verify", dir.Write("r.bin", HexBytes("0000000000fd00000000")),
+                            "--format", "rocksdb-bloom"});
   EXPECT_EQ(reserved.exit_code, 0) << reserved.out;
   EXPECT_NE(reserved.out.find("missing-filter"), std::string::npos) << reserved.out;
 }
@@ -208,30 +220,38 @@ TEST(RocksdbCli, ConvertCarriesOverOrRebuilds) {
   CliDir dir;
   KeyPrefixes prefixes(dir);
   // A Ribbon policy's small FastLocalBloom filter already is an rocksdb-bloom filter.
-  CliRun same = RunCli({"convert", FixtureForCli("rocksdb/raw_filters/ribbon_fv5_bpk10_n100.bin"),
-                        "--format", "rocksdb-ribbon", "--to", "rocksdb-bloom", "-o", dir.Path("s.bin"), "--json"});
+  CliRun same =
+      RunCli({"convert", FixtureForCli("rocksdb/raw_filters/ribbon_fv5_bpk10_n100.bin"), "--format",
+              "rocksdb-ribbon", "--to", "rocksdb-bloom", "-o", dir.Path("s.bin"), "--json"});
   ASSERT_EQ(same.exit_code, 0) << same.err;
   EXPECT_EQ(nlohmann::json::parse(same.out)["how"], "lossless");
-  EXPECT_EQ(ReadAnyFile(dir.Path("s.bin")), ReadFixture("rocksdb/raw_filters/fastlocal_bloom_fv5_bpk10_n100.bin"));
+  EXPECT_EQ(ReadAnyFile(dir.Path("s.bin")),
+            ReadFixture("rocksdb/raw_filters/fastlocal_bloom_fv5_bpk10_n100.bin"));
   // Ribbon -> FastLocalBloom needs the keys, and gives RocksDB's filter for them.
-  CliRun refused = RunCli({"convert", FixtureForCli("rocksdb/raw_filters/ribbon_fv5_bpk10_n1000.bin"),
-                           "--format", "rocksdb-ribbon", "--to", "rocksdb-bloom", "-o", dir.Path("x.bin")});
+  CliRun refused =
+      RunCli({"convert", FixtureForCli("rocksdb/raw_filters/ribbon_fv5_bpk10_n1000.bin"),
+              "--format", "rocksdb-ribbon", "--to", "rocksdb-bloom", "-o", dir.Path("x.bin")});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find("--keys"), std::string::npos) << refused.err;
-  CliRun rebuilt = RunCli({"convert", FixtureForCli("rocksdb/raw_filters/ribbon_fv5_bpk10_n1000.bin"),
-                           "--format", "rocksdb-ribbon", "--to", "rocksdb-bloom", "--bits-per-key", "10",
-                           "--keys", prefixes.For("1000"), "--key-format", "hex", "-o", dir.Path("b.bin")});
+  CliRun rebuilt =
+      RunCli({"convert", FixtureForCli("rocksdb/raw_filters/ribbon_fv5_bpk10_n1000.bin"),
+              "--format", "rocksdb-ribbon", "--to", "rocksdb-bloom", "--bits-per-key", "10",
+              "--keys", prefixes.For("1000"), "--key-format", "hex", "-o", dir.Path("b.bin")});
   ASSERT_EQ(rebuilt.exit_code, 0) << rebuilt.err;
-  EXPECT_EQ(ReadAnyFile(dir.Path("b.bin")), ReadFixture("rocksdb/raw_filters/fastlocal_bloom_fv5_bpk10_n1000.bin"));
+  EXPECT_EQ(ReadAnyFile(dir.Path("b.bin")),
+            ReadFixture("rocksdb/raw_filters/fastlocal_bloom_fv5_bpk10_n1000.bin"));
   // From a LevelDB filter to RocksDB's legacy encoding and back.
-  CliRun from_leveldb = RunCli({"convert", FixtureForCli("leveldb/raw/filters/bpk10_n1000.bin"),
-                                "--format", "leveldb-bloom", "--to", "rocksdb-bloom-legacy", "--bits-per-key", "10",
-                                "--keys", prefixes.For("1000"), "--key-format", "hex", "-o", dir.Path("l.bin")});
+  CliRun from_leveldb =
+      RunCli({"convert", FixtureForCli("leveldb/raw/filters/bpk10_n1000.bin"), "--format",
+              "leveldb-bloom", "--to", "rocksdb-bloom-legacy", "--bits-per-key", "10", "--keys",
+              prefixes.For("1000"), "--key-format", "hex", "-o", dir.Path("l.bin")});
   ASSERT_EQ(from_leveldb.exit_code, 0) << from_leveldb.err;
-  EXPECT_EQ(ReadAnyFile(dir.Path("l.bin")), ReadFixture("rocksdb/raw_filters/legacy_bloom_fv4_bpk10_n1000.bin"));
-  CliRun to_leveldb = RunCli({"convert", dir.Path("l.bin"), "--format", "rocksdb-bloom-legacy", "--to",
-                              "leveldb-bloom", "--bits-per-key", "10", "--keys", prefixes.For("1000"),
-                              "--key-format", "hex", "-o", dir.Path("back.bin")});
+  EXPECT_EQ(ReadAnyFile(dir.Path("l.bin")),
+            ReadFixture("rocksdb/raw_filters/legacy_bloom_fv4_bpk10_n1000.bin"));
+  CliRun to_leveldb =
+      RunCli({"convert", dir.Path("l.bin"), "--format", "rocksdb-bloom-legacy", "--to",
+              "leveldb-bloom", "--bits-per-key", "10", "--keys", prefixes.For("1000"),
+              "--key-format", "hex", "-o", dir.Path("back.bin")});
   ASSERT_EQ(to_leveldb.exit_code, 0) << to_leveldb.err;
   EXPECT_EQ(ReadAnyFile(dir.Path("back.bin")), ReadFixture("leveldb/raw/filters/bpk10_n1000.bin"));
 }
@@ -240,8 +260,10 @@ TEST(RocksdbCli, BadParametersAreUsageErrors) {
   CliDir dir;
   const std::string keys = dir.Write("k.txt", "a\nb\n");
   for (const auto& args : std::vector<std::vector<std::string>>{
-           {"build", "--format", "rocksdb-bloom", "--keys", keys, "--bits-per-key", "0.4", "-o", dir.Path("o")},
-           {"build", "--format", "rocksdb-ribbon", "--keys", keys, "--fp-chance", "0.01", "-o", dir.Path("o")},
+           {"build", "--format", "rocksdb-bloom", "--keys", keys, "--bits-per-key", "0.4", "-o",
+            dir.Path("o")},
+           {"build", "--format", "rocksdb-ribbon", "--keys", keys, "--fp-chance", "0.01", "-o",
+            dir.Path("o")},
            {"build", "--format", "rocksdb-bloom-legacy", "--keys", keys, "-o", dir.Path("o")},
            {"size", "--format", "rocksdb-bloom", "--bits-per-key", "10"},
            {"probe", dir.Write("f.bin", "\xff\x00\x06\x00\x00\x00"), "--keys", keys}}) {

@@ -39,15 +39,17 @@ Original OriginalFor(FilterEncoding encoding, double bits_per_key) {
   switch (encoding) {
     case FilterEncoding::kLegacyBloom:
       return {std::unique_ptr<const ::rocksdb::FilterPolicy>(
-                  ::rocksdb::NewBloomFilterPolicy(bits_per_key)), 4};
+                  ::rocksdb::NewBloomFilterPolicy(bits_per_key)),
+              4};
     case FilterEncoding::kFastLocalBloom:
       return {std::unique_ptr<const ::rocksdb::FilterPolicy>(
-                  ::rocksdb::NewBloomFilterPolicy(bits_per_key)), 5};
-    case FilterEncoding::kRibbon:
-      break;
+                  ::rocksdb::NewBloomFilterPolicy(bits_per_key)),
+              5};
+    case FilterEncoding::kRibbon: break;
   }
   return {std::unique_ptr<const ::rocksdb::FilterPolicy>(
-              ::rocksdb::NewRibbonFilterPolicy(bits_per_key)), 5};
+              ::rocksdb::NewRibbonFilterPolicy(bits_per_key)),
+          5};
 }
 
 std::string OriginalBuild(const Original& o, const std::vector<std::string>& keys) {
@@ -112,8 +114,12 @@ void CompareBuild(FilterEncoding encoding, int max_keys) {
   });
 }
 
-TEST(RocksdbDifferential, LegacyBloomBytesAndAnswers) { CompareBuild(FilterEncoding::kLegacyBloom, 3000); }
-TEST(RocksdbDifferential, FastLocalBloomBytesAndAnswers) { CompareBuild(FilterEncoding::kFastLocalBloom, 3000); }
+TEST(RocksdbDifferential, LegacyBloomBytesAndAnswers) {
+  CompareBuild(FilterEncoding::kLegacyBloom, 3000);
+}
+TEST(RocksdbDifferential, FastLocalBloomBytesAndAnswers) {
+  CompareBuild(FilterEncoding::kFastLocalBloom, 3000);
+}
 TEST(RocksdbDifferential, RibbonBytesAndAnswers) { CompareBuild(FilterEncoding::kRibbon, 6000); }
 
 // Ribbon near its Bloom fallback and seed boundaries: many small key sets.
@@ -124,8 +130,8 @@ TEST(RocksdbDifferential, RibbonSmallSets) { CompareBuild(FilterEncoding::kRibbo
 TEST(RocksdbDifferential, LargeFilters) {
   const auto keys = RandomKeys(2024, 300000);
   const auto probes = RandomKeys(2025, 20000);
-  for (FilterEncoding e : {FilterEncoding::kLegacyBloom, FilterEncoding::kFastLocalBloom,
-                           FilterEncoding::kRibbon}) {
+  for (FilterEncoding e :
+       {FilterEncoding::kLegacyBloom, FilterEncoding::kFastLocalBloom, FilterEncoding::kRibbon}) {
     const Original original = OriginalFor(e, 9.5);
     const std::string theirs = OriginalBuild(original, keys);
     const ByteVector ours = BuildFullFilter(e, 9.5, ToKeyList(keys)).value();
@@ -151,8 +157,8 @@ TEST(RocksdbDifferential, DuplicateRuns) {
       for (std::size_t i = 0; i < run; ++i) keys.push_back(k);
     }
     const double bpk = *BitsPerKey();
-    for (FilterEncoding e : {FilterEncoding::kLegacyBloom, FilterEncoding::kFastLocalBloom,
-                             FilterEncoding::kRibbon}) {
+    for (FilterEncoding e :
+         {FilterEncoding::kLegacyBloom, FilterEncoding::kFastLocalBloom, FilterEncoding::kRibbon}) {
       auto ours = BuildFullFilter(e, bpk, ToKeyList(keys));
       RC_ASSERT(ours.ok());
       RC_ASSERT(ToHex(ours.value()) == ToHex(AsBytes(OriginalBuild(OriginalFor(e, bpk), keys))));
@@ -182,7 +188,8 @@ TEST(RocksdbDifferential, ReaderOnArbitraryBytes) {
         const std::uint32_t lines = 1 + static_cast<std::uint32_t>(rng.Below(40));
         const std::uint32_t line_bytes = std::uint32_t{1} << rng.Below(9);
         payload(lines * line_bytes + (rng.Below(4) == 0 ? rng.Below(7) : 0), density);
-        const std::uint32_t stored_lines = rng.Below(5) == 0 ? static_cast<std::uint32_t>(rng.Below(50)) : lines;
+        const std::uint32_t stored_lines =
+            rng.Below(5) == 0 ? static_cast<std::uint32_t>(rng.Below(50)) : lines;
         f.push_back(static_cast<char>(1 + rng.Below(127)));
         for (int i = 0; i < 4; ++i) f.push_back(static_cast<char>(stored_lines >> (8 * i)));
         break;
@@ -225,7 +232,8 @@ TEST(RocksdbDifferential, Hashes) {
   CheckProperty(500, 300, [] {
     const auto data = *rc::gen::container<std::string>(rc::gen::arbitrary<char>());
     RC_ASSERT(Hash64(AsBytes(data)) == ::rocksdb::Hash64(data.data(), data.size()));
-    RC_ASSERT(LegacyBloomHash(AsBytes(data)) == ::rocksdb::Hash(data.data(), data.size(), 0xbc9f1d34));
+    RC_ASSERT(LegacyBloomHash(AsBytes(data)) ==
+              ::rocksdb::Hash(data.data(), data.size(), 0xbc9f1d34));
   });
   // Every length through the long-input path's block boundary (1024 bytes per block).
   ::bloomcodec::testing::SplitMix64 rng(7);

@@ -51,19 +51,19 @@ TEST(RocksdbFilter, TrailerDispatch) {
     FullFilterKind kind;
   };
   const std::vector<Case> cases = {
-      {"00000000000000", FullFilterKind::kAlwaysMatch},         // marker 0
-      {"00fd00000000", FullFilterKind::kAlwaysMatch},           // reserved marker
-      {"0080ffffffff", FullFilterKind::kAlwaysMatch},           // -128: reserved
-      {"00ff00000000", FullFilterKind::kAlwaysMatch},           // new Bloom, 0 probes
-      {"00ff001f0000", FullFilterKind::kAlwaysMatch},           // 31 probes: reserved
-      {"00ff00060100", FullFilterKind::kAlwaysMatch},           // reserved bytes not zero
-      {"00ff01060000", FullFilterKind::kAlwaysMatch},           // sub-implementation 1
-      {"00ff00260000", FullFilterKind::kAlwaysMatch},           // 128-byte blocks
+      {"00000000000000", FullFilterKind::kAlwaysMatch},  // marker 0
+      {"00fd00000000", FullFilterKind::kAlwaysMatch},    // reserved marker
+      {"0080ffffffff", FullFilterKind::kAlwaysMatch},    // -128: reserved
+      {"00ff00000000", FullFilterKind::kAlwaysMatch},    // new Bloom, 0 probes
+      {"00ff001f0000", FullFilterKind::kAlwaysMatch},    // 31 probes: reserved
+      {"00ff00060100", FullFilterKind::kAlwaysMatch},    // reserved bytes not zero
+      {"00ff01060000", FullFilterKind::kAlwaysMatch},    // sub-implementation 1
+      {"00ff00260000", FullFilterKind::kAlwaysMatch},    // 128-byte blocks
       {"00ff00060000", FullFilterKind::kFastLocalBloom},
-      {"00fe07010000", FullFilterKind::kAlwaysMatch},           // Ribbon, 1 block
+      {"00fe07010000", FullFilterKind::kAlwaysMatch},  // Ribbon, 1 block
       {"00fe07020000", FullFilterKind::kRibbon},
-      {"00060000000000", FullFilterKind::kAlwaysMatch},         // legacy, 0 lines
-      {"0000060200000000", FullFilterKind::kAlwaysMatch},       // 3 bytes in 2 lines
+      {"00060000000000", FullFilterKind::kAlwaysMatch},    // legacy, 0 lines
+      {"0000060200000000", FullFilterKind::kAlwaysMatch},  // 3 bytes in 2 lines
   };
   ByteVector one_line(64, 0);  // legacy, 1 line of 64 bytes: the common case
   for (std::uint8_t b : HexBytes("0601000000")) one_line.push_back(b);
@@ -114,8 +114,8 @@ TEST(RocksdbFilter, EveryBuiltFilterHoldsItsKeys) {
     const auto seed = *rc::gen::arbitrary<std::uint64_t>();
     const auto keys = RandomKeys(seed, static_cast<std::size_t>(*rc::gen::inRange(0, 3000)));
     const double bpk = *rc::gen::inRange(500, 40000) / 1000.0;
-    for (FilterEncoding e : {FilterEncoding::kLegacyBloom, FilterEncoding::kFastLocalBloom,
-                             FilterEncoding::kRibbon}) {
+    for (FilterEncoding e :
+         {FilterEncoding::kLegacyBloom, FilterEncoding::kFastLocalBloom, FilterEncoding::kRibbon}) {
       auto built = BuildFullFilter(e, bpk, ToKeyList(keys));
       RC_ASSERT(built.ok());
       auto f = FullFilterReader::Parse(built.value(), "built");
@@ -136,8 +136,8 @@ TEST(RocksdbFilter, BatchAnswersEqualSingleAnswers) {
     const auto seed = *rc::gen::arbitrary<std::uint64_t>();
     const auto keys = RandomKeys(seed, 500);
     const auto probes = ToKeyList(RandomKeys(seed + 1, 500));
-    for (FilterEncoding e : {FilterEncoding::kLegacyBloom, FilterEncoding::kFastLocalBloom,
-                             FilterEncoding::kRibbon}) {
+    for (FilterEncoding e :
+         {FilterEncoding::kLegacyBloom, FilterEncoding::kFastLocalBloom, FilterEncoding::kRibbon}) {
       auto built = BuildFullFilter(e, 7.5, ToKeyList(keys));
       RC_ASSERT(built.ok());
       const FullFilterReader f = FullFilterReader::Parse(built.value(), "b").value();
@@ -145,8 +145,8 @@ TEST(RocksdbFilter, BatchAnswersEqualSingleAnswers) {
       f.MayContainBatch(probes, batch);
       for (std::size_t i = 0; i < probes.size(); ++i) {
         RC_ASSERT(batch[i] == (f.MayContain(probes[i]) ? 1 : 0));
-        const std::uint64_t h = e == FilterEncoding::kLegacyBloom ? LegacyBloomHash(probes[i])
-                                                                  : Hash64(probes[i]);
+        const std::uint64_t h =
+            e == FilterEncoding::kLegacyBloom ? LegacyBloomHash(probes[i]) : Hash64(probes[i]);
         RC_ASSERT(f.HashMayMatch(h) == f.MayContain(probes[i]));
       }
     }
@@ -157,8 +157,8 @@ TEST(RocksdbFilter, BatchAnswersEqualSingleAnswers) {
 TEST(RocksdbFilter, LargeFiltersBatchAsSingle) {
   const KeyList keys = ToKeyList(RandomKeys(11, 300000));
   const KeyList probes = ToKeyList(RandomKeys(12, 20000));
-  for (FilterEncoding e : {FilterEncoding::kLegacyBloom, FilterEncoding::kFastLocalBloom,
-                           FilterEncoding::kRibbon}) {
+  for (FilterEncoding e :
+       {FilterEncoding::kLegacyBloom, FilterEncoding::kFastLocalBloom, FilterEncoding::kRibbon}) {
     const ByteVector built = BuildFullFilter(e, 10, keys).value();
     ASSERT_GT(built.size(), 256u * 1024);
     const FullFilterReader f = Read(built);
@@ -190,7 +190,8 @@ TEST(RocksdbFilter, PolicyParameters) {
 
 TEST(RocksdbFilter, DumpUndumpRoundTripsAnyBytes) {
   CheckProperty(200, 100, [] {
-    const auto bytes = *rc::gen::container<std::vector<std::uint8_t>>(rc::gen::arbitrary<std::uint8_t>());
+    const auto bytes =
+        *rc::gen::container<std::vector<std::uint8_t>>(rc::gen::arbitrary<std::uint8_t>());
     for (const FormatCodec* f : AllFormats()) {
       if (!f->name().starts_with("rocksdb-") || f->name() == "rocksdb-sst") continue;
       auto dump = f->Dump(bytes, "x");

@@ -38,7 +38,8 @@ std::string Answers(const FullFilterReader& filter, const KeyList& probes) {
 
 std::string SingleAnswers(const FullFilterReader& filter, const KeyList& probes) {
   std::string s;
-  for (std::size_t i = 0; i < probes.size(); ++i) s.push_back(filter.MayContain(probes[i]) ? '1' : '0');
+  for (std::size_t i = 0; i < probes.size(); ++i)
+    s.push_back(filter.MayContain(probes[i]) ? '1' : '0');
   return s;
 }
 
@@ -95,15 +96,16 @@ TEST(RocksdbFilterGolden, EveryRawFilterAnswersEveryProbe) {
     auto r = FullFilterReader::Parse(g.bytes, g.policy);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     EXPECT_EQ(Answers(r.value(), GoldenProbes()), g.answers) << g.policy << " n=" << g.num_keys;
-    EXPECT_EQ(SingleAnswers(r.value(), GoldenProbes()), g.answers) << g.policy << " n=" << g.num_keys;
+    EXPECT_EQ(SingleAnswers(r.value(), GoldenProbes()), g.answers)
+        << g.policy << " n=" << g.num_keys;
   }
 }
 
 TEST(RocksdbFilterGolden, EveryRawFilterRebuiltByteForByte) {
   for (const GoldenFilter& g : GoldenFilters()) {
-    const FilterEncoding encoding = g.kind == "ribbon"         ? FilterEncoding::kRibbon
-                                    : g.format_version < 5     ? FilterEncoding::kLegacyBloom
-                                                               : FilterEncoding::kFastLocalBloom;
+    const FilterEncoding encoding = g.kind == "ribbon"     ? FilterEncoding::kRibbon
+                                    : g.format_version < 5 ? FilterEncoding::kLegacyBloom
+                                                           : FilterEncoding::kFastLocalBloom;
     auto built = BuildFullFilter(encoding, g.bits_per_key, FirstKeys(g.num_keys));
     ASSERT_TRUE(built.ok()) << built.status().ToString();
     EXPECT_EQ(ToHex(built.value()), ToHex(g.bytes)) << g.policy << " n=" << g.num_keys;

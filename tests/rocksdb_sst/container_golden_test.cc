@@ -81,8 +81,7 @@ TEST_P(GoldenSst, MetaindexFilterBlockAndPropertiesMatchRocksDb) {
   EXPECT_EQ(f.metaindex_key, meta.fields.at("filter_metaindex_key"));
   EXPECT_EQ(f.placement, FilterPlacement::kFull);
   EXPECT_EQ(HandleText(f.handle), meta.fields.at("filter_block_handle"));
-  EXPECT_EQ(ToHex(f.contents.bytes()),
-            ToHex(ReadFixture("rocksdb-sst/" + name + ".filter.bin")));
+  EXPECT_EQ(ToHex(f.contents.bytes()), ToHex(ReadFixture("rocksdb-sst/" + name + ".filter.bin")));
   const std::uint64_t trailer = f.handle.offset + f.handle.size;
   EXPECT_EQ(std::to_string(file[trailer]), meta.fields.at("filter_block_trailer_type"));
   const std::uint32_t stored = file[trailer + 1] | file[trailer + 2] << 8 |

@@ -20,19 +20,19 @@
 
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/rocksdb/full_filter.h"
-#include "rocksdb/sst/sst_reader.h"
-#include "rocksdb/sst/verify.h"
-#include "rocksdb/sst/sst_writer.h"
 #include "leveldb/random_keys.h"
 #include "leveldb/rc_check.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
-#include "rocksdb/statistics.h"
 #include "rocksdb/filter_policy.h"
 #include "rocksdb/options.h"
 #include "rocksdb/rocksdb_internal.h"
+#include "rocksdb/sst/sst_reader.h"
+#include "rocksdb/sst/sst_writer.h"
+#include "rocksdb/sst/verify.h"
 #include "rocksdb/sst_file_reader.h"
 #include "rocksdb/sst_file_writer.h"
+#include "rocksdb/statistics.h"
 #include "rocksdb/table.h"
 #include "rocksdb/table_properties.h"
 
@@ -61,7 +61,7 @@ struct SstCase {
   double bits_per_key = 10;
   bool whole_key_filtering = true;
   bool hash_index = false;
-  std::vector<std::string> keys;    // sorted, distinct
+  std::vector<std::string> keys;  // sorted, distinct
   std::vector<std::string> values;
 };
 
@@ -100,9 +100,8 @@ rc::Gen<SstCase> GenCase() {
     c.index_type = *rc::gen::element(::rocksdb::BlockBasedTableOptions::kBinarySearch,
                                      ::rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch,
                                      ::rocksdb::BlockBasedTableOptions::kBinarySearchWithFirstKey);
-    c.partition_filters =
-        c.index_type == ::rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch &&
-        *rc::gen::arbitrary<bool>();
+    c.partition_filters = c.index_type == ::rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch &&
+                          *rc::gen::arbitrary<bool>();
     c.metadata_block_size = *rc::gen::inRange(64, 2048);
     c.ribbon = *rc::gen::arbitrary<bool>();
     c.bits_per_key = *rc::gen::inRange(10, 200) / 10.0;
@@ -367,8 +366,7 @@ TEST(SstDifferential, AFlippedByteInAnyBlockIsReportedAtThatBlock) {
     const std::vector<BlockHandle> blocks = AllBlocks(*sst);
     const BlockHandle block = *rc::gen::elementOf(blocks);
     // Any byte of the block or its trailer.
-    const std::uint64_t at =
-        block.offset + *rc::gen::inRange<std::uint64_t>(0, block.size + 5);
+    const std::uint64_t at = block.offset + *rc::gen::inRange<std::uint64_t>(0, block.size + 5);
     const std::uint8_t mask = *rc::gen::inRange<int>(1, 256);
     file[at] ^= mask;
     const std::string damaged = dir.path() + "/000002.sst";
@@ -381,8 +379,8 @@ TEST(SstDifferential, AFlippedByteInAnyBlockIsReportedAtThatBlock) {
     RC_ASSERT(report.worst() == Severity::kError);
     RC_ASSERT(!report.findings.empty());
     const Finding& f = report.findings.front();
-    RC_LOG() << "flipped byte " << at << " in block " << block.offset << "+" << block.size
-             << ": " << f.kind << " " << f.message << "\n";
+    RC_LOG() << "flipped byte " << at << " in block " << block.offset << "+" << block.size << ": "
+             << f.kind << " " << f.message << "\n";
     RC_ASSERT(f.kind == std::string(finding_kind::kStructure));
     RC_ASSERT(f.offset.has_value());
     RC_ASSERT(*f.offset >= block.offset);
@@ -477,8 +475,8 @@ TEST(SstDifferential, RewrittenFiltersAreTheOnesRocksDbWritesAndItReadsTheFile) 
     const bool remove = *rc::gen::inRange(0, 5) == 0;
     SstCase target = c;
     target.bits_per_key = *rc::gen::inRange(10, 200) / 10.0;
-    auto rewritten = RewriteSstFilter(*sst, remove ? std::nullopt
-                                                   : std::optional<double>(target.bits_per_key));
+    auto rewritten =
+        RewriteSstFilter(*sst, remove ? std::nullopt : std::optional<double>(target.bits_per_key));
     RC_ASSERT(rewritten.ok());
     TempDir out_dir;
     const std::string path = out_dir.path() + "/000009.sst";

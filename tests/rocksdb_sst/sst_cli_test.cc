@@ -166,7 +166,8 @@ TEST(RocksDbSstCli, PlainKeyLevelDbTableFailsVerifyAsRocksDbSst) {
   EXPECT_EQ(finding["kind"], "structure");
   EXPECT_TRUE(finding["offset"].is_number());
   EXPECT_NE(finding["message"].get<std::string>().find("internal key of at least 8 bytes"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
 }
 
 // build: the golden keys with --bits-per-key 10 give an SST whose filter block is the one
@@ -176,9 +177,9 @@ TEST(RocksDbSstCli, BuildCarriesTheOriginalsFilterBlock) {
   CliDir dir;
   const std::string name = "rocksdb-sst/sst_fastlocal_bloom_fv5_bpk10";
   const std::string out = dir.Path("built.sst");
-  CliRun b = RunCli({"build", "--format", "rocksdb-sst", "--keys",
-                     FixtureForCli(name + ".keys.hex"), "--key-format", "hex", "--bits-per-key",
-                     "10", "-o", out});
+  CliRun b =
+      RunCli({"build", "--format", "rocksdb-sst", "--keys", FixtureForCli(name + ".keys.hex"),
+              "--key-format", "hex", "--bits-per-key", "10", "-o", out});
   ASSERT_EQ(b.exit_code, 0) << b.err;
   CliRun i = RunCli({"inspect", out, "--json"});
   ASSERT_EQ(i.exit_code, 0) << i.err;
@@ -191,8 +192,8 @@ TEST(RocksDbSstCli, BuildCarriesTheOriginalsFilterBlock) {
   ASSERT_LE(at + size, built.size());
   const ByteVector golden = ReadFixture(name + ".filter.bin");
   EXPECT_EQ(ByteVector(built.begin() + at, built.begin() + at + size), golden);
-  CliRun v = RunCli({"verify", out, "--keys", FixtureForCli(name + ".keys.hex"), "--key-format",
-                     "hex"});
+  CliRun v =
+      RunCli({"verify", out, "--keys", FixtureForCli(name + ".keys.hex"), "--key-format", "hex"});
   EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
 }
 
@@ -234,8 +235,8 @@ TEST(RocksDbSstCli, FilterBlockToRawFilterLosslessAndRebuilt) {
   const std::string name = "rocksdb-sst/sst_fastlocal_bloom_fv5_bpk10";
   const ByteVector golden = ReadFixture(name + ".filter.bin");
   const std::string lossless = dir.Path("lossless.bin");
-  CliRun a = RunCli({"convert", FixtureForCli(name + ".sst"), "--to", "rocksdb-bloom", "-o",
-                     lossless});
+  CliRun a =
+      RunCli({"convert", FixtureForCli(name + ".sst"), "--to", "rocksdb-bloom", "-o", lossless});
   ASSERT_EQ(a.exit_code, 0) << a.err;
   EXPECT_EQ(ReadAnyFile(lossless), golden);
   const std::string rebuilt = dir.Path("rebuilt.bin");

@@ -63,8 +63,10 @@ TsvTable ReadTsvFixture(const std::string& relative) {
       fields.push_back(text.substr(fb, tab - fb));
       fb = tab + 1;
     }
-    if (first) t.header = std::move(fields);
-    else t.rows.push_back(std::move(fields));
+    if (first)
+      t.header = std::move(fields);
+    else
+      t.rows.push_back(std::move(fields));
     first = false;
     begin = end + 1;
   }

@@ -4,10 +4,10 @@
 
 #include <filesystem>
 
-#include "codec/byte_writer.h"
+#include "bloomcodec/cassandra/sizing.h"
 #include "bloomcodec/cassandra/v10_filter.h"
 #include "cassandra/index_db.h"
-#include "bloomcodec/cassandra/sizing.h"
+#include "codec/byte_writer.h"
 #include "convert_support.h"
 #include "support/test_support.h"
 
@@ -57,12 +57,12 @@ TEST(ConvertSplit, FilterBlocksSplitIntoTheirFiltersAndJoinBackIdentically) {
     SCOPED_TRACE(n);
     const std::string stem = n.substr(0, n.size() - std::string(".filterblock.bin").size());
     if (stem.find("legacy_v117") != std::string::npos) continue;  // its own test below
-    if (ReadFixture("leveldb/tables/" + n).empty()) continue;       // a table without a filter
+    if (ReadFixture("leveldb/tables/" + n).empty()) continue;     // a table without a filter
     TsvTable filters = ReadTsvFixture("leveldb/tables/" + stem + ".filters.tsv");
     CliDir dir;
     const std::string out = dir.Path("split") + "/";
-    auto report = RunJson({"convert", Cli("leveldb/tables/" + n), "--format", "leveldb-filter-block",
-                           "--to", "leveldb-bloom", "-o", out, "--json"});
+    auto report = RunJson({"convert", Cli("leveldb/tables/" + n), "--format",
+                           "leveldb-filter-block", "--to", "leveldb-bloom", "-o", out, "--json"});
     EXPECT_EQ(report["how"], "lossless");
     ASSERT_EQ(report["files"].size(), filters.rows.size() + 1);  // + manifest.json
     const ByteVector block = ReadFixture("leveldb/tables/" + n);
@@ -113,8 +113,9 @@ TEST(ConvertSplit, ATablesFilterExtractsAndSplitsWithItsOwnHash) {
 
 TEST(ConvertSplit, SeveralFiltersNeedADirectoryAndAManifestNamesExistingFiles) {
   CliDir dir;
-  CliRun r = RunCli({"convert", Cli("leveldb/tables/tb_bpk10_none_bs64.filterblock.bin"), "--format",
-                     "leveldb-filter-block", "--to", "leveldb-bloom", "-o", dir.Path("one.bin")});
+  CliRun r =
+      RunCli({"convert", Cli("leveldb/tables/tb_bpk10_none_bs64.filterblock.bin"), "--format",
+              "leveldb-filter-block", "--to", "leveldb-bloom", "-o", dir.Path("one.bin")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("-o DIR/"), std::string::npos) << r.err;
 
@@ -133,10 +134,10 @@ TEST(ConvertRebuild, LegacyCassandraRebuiltAsV10EqualsBuildV10FilterOfTheSameKey
   for (const char* name : {"legacy_n10_b15", "legacy_n1000_b15", "legacy_n5000_b15"}) {
     SCOPED_TRACE(name);
     const std::string base = std::string("cassandra-1.0/legacy/") + name;
-    auto report = RunJson({"convert", Cli(base + ".Filter.db"), "--format", "cassandra-legacy",
-                           "--to", "cassandra-1.0", "--buckets-per-element", "15", "--keys",
-                           Cli(base + ".keys.txt"), "--key-format", "hex", "-o",
-                           dir.Path("v10.db"), "--json"});
+    auto report =
+        RunJson({"convert", Cli(base + ".Filter.db"), "--format", "cassandra-legacy", "--to",
+                 "cassandra-1.0", "--buckets-per-element", "15", "--keys", Cli(base + ".keys.txt"),
+                 "--key-format", "hex", "-o", dir.Path("v10.db"), "--json"});
     EXPECT_EQ(report["how"], "rebuilt");
     const std::string keys_text = ReadFixtureText(base + ".keys.txt");
     auto keys = ParseKeyFile(AsBytes(keys_text), KeyFormat::kHex, "keys");  // hex lines
@@ -165,12 +166,13 @@ TEST(ConvertRebuild, LevelDb117FilterRebuiltWithThe118HashEqualsTheGolden123Filt
   const std::string keys_hex = ReadFixtureText("leveldb/raw/keys.hex");
   for (int n : {1, 10, 100, 1000, 10000}) {
     SCOPED_TRACE(n);
-    const std::string keys = dir.Write("keys.hex", FirstLines(keys_hex, static_cast<std::size_t>(n)));
+    const std::string keys =
+        dir.Write("keys.hex", FirstLines(keys_hex, static_cast<std::size_t>(n)));
     const std::string name = "bpk10_n" + std::to_string(n) + ".bin";
-    CliRun r = RunCli({"convert", Cli("leveldb/raw/legacy_v1.17_signed_char/filters/" + name),
-                       "--format", "leveldb-bloom-legacy", "--to", "leveldb-bloom",
-                       "--bits-per-key", "10", "--keys", keys, "--key-format", "hex", "-o",
-                       dir.Path("new.bin")});
+    CliRun r =
+        RunCli({"convert", Cli("leveldb/raw/legacy_v1.17_signed_char/filters/" + name), "--format",
+                "leveldb-bloom-legacy", "--to", "leveldb-bloom", "--bits-per-key", "10", "--keys",
+                keys, "--key-format", "hex", "-o", dir.Path("new.bin")});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("rebuilt"), std::string::npos);
     EXPECT_EQ(ReadAnyFile(dir.Path("new.bin")), ReadFixture("leveldb/raw/filters/" + name));
@@ -205,17 +207,17 @@ TEST(ConvertRefusal, KeysThatAreNotTheInputFiltersKeysAreRefusedUnlessForced) {
   const std::string keys_hex = ReadFixtureText("leveldb/raw/probes.hex");
   const std::string keys = dir.Write("probes.hex", FirstLines(keys_hex, 50));
   const std::string in = Cli("leveldb/raw/legacy_v1.17_signed_char/filters/bpk10_n1000.bin");
-  CliRun r = RunCli({"convert", in, "--format", "leveldb-bloom-legacy", "--to", "leveldb-bloom",
-                     "--bits-per-key", "10", "--keys", keys, "--key-format", "hex", "-o",
-                     dir.Path("x")});
+  CliRun r =
+      RunCli({"convert", in, "--format", "leveldb-bloom-legacy", "--to", "leveldb-bloom",
+              "--bits-per-key", "10", "--keys", keys, "--key-format", "hex", "-o", dir.Path("x")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("are absent from"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("--force"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir.Path("x")));
 
-  auto report = RunJson({"convert", in, "--format", "leveldb-bloom-legacy", "--to",
-                         "leveldb-bloom", "--bits-per-key", "10", "--keys", keys, "--key-format",
-                         "hex", "-o", dir.Path("x"), "--force", "--json"});
+  auto report = RunJson({"convert", in, "--format", "leveldb-bloom-legacy", "--to", "leveldb-bloom",
+                         "--bits-per-key", "10", "--keys", keys, "--key-format", "hex", "-o",
+                         dir.Path("x"), "--force", "--json"});
   EXPECT_EQ(report["how"], "rebuilt");
   ASSERT_FALSE(report["warnings"].empty());
   EXPECT_NE(report["warnings"][0].get<std::string>().find("absent"), std::string::npos);
@@ -238,17 +240,19 @@ TEST(ConvertRefusal, NeverOverwritesAnInputOrTheKeyFile) {
   CliDir dir;
   const ByteVector original = ReadFixture("cassandra-1.0/filters/n10_b15.Filter.db");
   const std::string in = dir.Write("f.db", original);
-  CliRun r = RunCli({"convert", in, "--format", "cassandra-1.0", "--to", "cassandra-1.0", "-o", in});
+  CliRun r =
+      RunCli({"convert", in, "--format", "cassandra-1.0", "--to", "cassandra-1.0", "-o", in});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("refusing to overwrite"), std::string::npos) << r.err;
   std::filesystem::create_hard_link(in, dir.Path("link.db"));
   r = RunCli({"convert", in, "--format", "cassandra-1.0", "--to", "cassandra-1.0", "-o",
               dir.Path("link.db")});
   EXPECT_EQ(r.exit_code, 2);
-  const std::string keys = dir.Write("keys.txt", ReadFixtureText("cassandra-1.0/filters/keys_n10.txt"));
+  const std::string keys =
+      dir.Write("keys.txt", ReadFixtureText("cassandra-1.0/filters/keys_n10.txt"));
   r = RunCli({"convert", Cli("cassandra-1.0/legacy/legacy_n10_b15.Filter.db"), "--format",
-              "cassandra-legacy", "--to", "cassandra-1.0", "--buckets-per-element", "15",
-              "--keys", keys, "-o", keys});
+              "cassandra-legacy", "--to", "cassandra-1.0", "--buckets-per-element", "15", "--keys",
+              keys, "-o", keys});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("refusing to overwrite"), std::string::npos) << r.err;
   EXPECT_EQ(ReadAnyFile(in), original);
@@ -289,19 +293,21 @@ TEST(ConvertGzip, GzippedInputsAreReadAndDotGzOutputsWritten) {
   EXPECT_EQ(magic[0], 0x1f);
   EXPECT_EQ(magic[1], 0x8b);
   // And read back (a gzipped dump too).
-  CliRun dump = RunCli({"dump", dir.Path("fb.bin.gz"), "--format", "leveldb-filter-block", "--json"});
+  CliRun dump =
+      RunCli({"dump", dir.Path("fb.bin.gz"), "--format", "leveldb-filter-block", "--json"});
   ASSERT_EQ(dump.exit_code, 0) << dump.err;
   dir.Write("d.json", dump.out);
-  r = RunCli({"convert", dir.Path("d.json"), "--to", "leveldb-filter-block", "-o", dir.Path("x.gz")});
+  r = RunCli(
+      {"convert", dir.Path("d.json"), "--to", "leveldb-filter-block", "-o", dir.Path("x.gz")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(ReadAnyFile(dir.Path("x.gz")), raw);
 }
 
 TEST(ConvertReport, JsonSaysWhatWasWrittenAndHow) {
   CliDir dir;
-  auto report = RunJson({"convert", Cli("cassandra-1.0/filters/n10_b15.Filter.db"), "--format",
-                         "cassandra-1.0", "--to", "cassandra-1.0-row", "-o", dir.Path("r.bin"),
-                         "--json"});
+  auto report =
+      RunJson({"convert", Cli("cassandra-1.0/filters/n10_b15.Filter.db"), "--format",
+               "cassandra-1.0", "--to", "cassandra-1.0-row", "-o", dir.Path("r.bin"), "--json"});
   EXPECT_EQ(report["input_format"], "cassandra-1.0");
   EXPECT_EQ(report["format"], "cassandra-1.0-row");
   EXPECT_EQ(report["output"], dir.Path("r.bin"));
@@ -329,8 +335,8 @@ TEST(ConvertRebuild, FromTableUsesTheTablesStoredKeys) {
   EXPECT_EQ(report["how"], "rebuilt");
   EXPECT_EQ(report["key_source"], "table");
   EXPECT_EQ(report["keys"].get<std::size_t>(), t.rows.size());
-  CliRun built = RunCli({"build", "--format", "leveldb-bloom", "--keys", keys, "--key-format", "hex",
-                         "--bits-per-key", "10", "-o", dir.Path("built.bin")});
+  CliRun built = RunCli({"build", "--format", "leveldb-bloom", "--keys", keys, "--key-format",
+                         "hex", "--bits-per-key", "10", "-o", dir.Path("built.bin")});
   ASSERT_EQ(built.exit_code, 0) << built.err;
   EXPECT_EQ(ReadAnyFile(dir.Path("all.bin")), ReadAnyFile(dir.Path("built.bin")));
 
@@ -345,10 +351,20 @@ TEST(ConvertRebuild, TooFewKeysForTheFillAreRefusedUnlessForced) {
   CliDir dir;
   const std::string keys =
       dir.Write("ten.hex", FirstLines(ReadFixtureText("cassandra-1.0/filters/keys_n1000.txt"), 10));
-  std::vector<std::string> args = {"convert", FixtureForCli("cassandra-1.0/filters/n1000_b15.Filter.db"),
-                                   "--format", "cassandra-1.0", "--to", "cassandra-legacy",
-                                   "--buckets-per-element", "15", "--keys", keys, "--key-format",
-                                   "hex", "-o", dir.Path("legacy.db")};
+  std::vector<std::string> args = {"convert",
+                                   FixtureForCli("cassandra-1.0/filters/n1000_b15.Filter.db"),
+                                   "--format",
+                                   "cassandra-1.0",
+                                   "--to",
+                                   "cassandra-legacy",
+                                   "--buckets-per-element",
+                                   "15",
+                                   "--keys",
+                                   keys,
+                                   "--key-format",
+                                   "hex",
+                                   "-o",
+                                   dir.Path("legacy.db")};
   // 10 of the 1000 keys: the other 990 would be lost.
   CliRun refused = RunCli(args);
   EXPECT_EQ(refused.exit_code, 2);
@@ -362,11 +378,12 @@ TEST(ConvertRebuild, TooFewKeysForTheFillAreRefusedUnlessForced) {
   ASSERT_EQ(report["warnings"].size(), 1u);
   EXPECT_NE(report["warnings"][0].get<std::string>().find("suggests about"), std::string::npos);
   // With all of them: no warning, and the result is the golden legacy filter's layout.
-  const std::string all = dir.Write("all.hex", ReadFixtureText("cassandra-1.0/filters/keys_n1000.txt"));
-  report = RunJson({"convert", FixtureForCli("cassandra-1.0/filters/n1000_b15.Filter.db"),
-                    "--format", "cassandra-1.0", "--to", "cassandra-legacy",
-                    "--buckets-per-element", "15", "--keys", all, "--key-format", "hex", "-o",
-                    dir.Path("legacy.db"), "--json"});
+  const std::string all =
+      dir.Write("all.hex", ReadFixtureText("cassandra-1.0/filters/keys_n1000.txt"));
+  report =
+      RunJson({"convert", FixtureForCli("cassandra-1.0/filters/n1000_b15.Filter.db"), "--format",
+               "cassandra-1.0", "--to", "cassandra-legacy", "--buckets-per-element", "15", "--keys",
+               all, "--key-format", "hex", "-o", dir.Path("legacy.db"), "--json"});
   EXPECT_TRUE(report["warnings"].empty());
   EXPECT_EQ(report["keys"], 1000);
 }

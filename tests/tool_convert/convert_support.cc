@@ -33,7 +33,8 @@ std::vector<FixtureFile> AllFixtureFilters() {
   for (const std::string& n : FixtureNames("leveldb/raw/filters", ".bin")) {
     files.push_back({"leveldb/raw/filters/" + n, "leveldb-bloom"});
   }
-  for (const std::string& n : FixtureNames("leveldb/raw/legacy_v1.17_signed_char/filters", ".bin")) {
+  for (const std::string& n :
+       FixtureNames("leveldb/raw/legacy_v1.17_signed_char/filters", ".bin")) {
     files.push_back({"leveldb/raw/legacy_v1.17_signed_char/filters/" + n, "leveldb-bloom-legacy"});
   }
   for (const std::string& n : FixtureNames("leveldb/tables", ".filterblock.bin")) {

@@ -26,8 +26,8 @@ TEST(DumpRoundTrip, EveryFixtureFilterOfEveryFormatComesBackByteForByte) {
     EXPECT_EQ(ReadAnyFile(dir.Path("back.bin")), original);
     EXPECT_NE(back.out.find("lossless"), std::string::npos) << back.out;
 
-    CliRun same = RunCli({"convert", in, "--format", f.format, "--to", f.format, "-o",
-                          dir.Path("same.bin")});
+    CliRun same =
+        RunCli({"convert", in, "--format", f.format, "--to", f.format, "-o", dir.Path("same.bin")});
     ASSERT_EQ(same.exit_code, 0) << same.err;
     EXPECT_EQ(ReadAnyFile(dir.Path("same.bin")), original);
     if (f.format != last_format) ++formats_seen;

@@ -63,7 +63,8 @@ TEST(InspectTables, EveryFieldMatchesTheGoldenTableMetadata) {
       EXPECT_EQ(t["metaindex"][e]["key"], it->second[0]);
       EXPECT_EQ(t["metaindex"][e]["value_hex"], it->second[1]);
     }
-    EXPECT_EQ(std::to_string(t["num_data_blocks"].get<std::size_t>()), One(meta, "num_data_blocks"));
+    EXPECT_EQ(std::to_string(t["num_data_blocks"].get<std::size_t>()),
+              One(meta, "num_data_blocks"));
     const bool has_filter = One(meta, "has_filter_block") == "1";
     ASSERT_EQ(!t["filter"].is_null(), has_filter);
 
@@ -192,8 +193,8 @@ TEST(InspectCassandra, LegacyAndRowFiltersReportTheirFieldsAndSizing) {
   TsvTable legacy = ReadTsvFixture("cassandra-1.0/legacy/legacy_filters.tsv");
   for (std::size_t i = 0; i < legacy.rows.size(); ++i) {
     SCOPED_TRACE(legacy.At(i, "name"));
-    auto f = RunJson({"inspect", FixtureForCli("cassandra-1.0/" + legacy.At(i, "file")),
-                      "--format", "cassandra-legacy", "--json"})["files"][0];
+    auto f = RunJson({"inspect", FixtureForCli("cassandra-1.0/" + legacy.At(i, "file")), "--format",
+                      "cassandra-legacy", "--json"})["files"][0];
     EXPECT_EQ(std::to_string(f["hash_count"].get<int>()), legacy.At(i, "hash_count"));
     EXPECT_EQ(std::to_string(f["word_count"].get<int>()), legacy.At(i, "bitset_words"));
     EXPECT_EQ(std::to_string(f["file_bytes"].get<std::uint64_t>()), legacy.At(i, "file_bytes"));
@@ -223,8 +224,8 @@ TEST(InspectCassandra, TheVersionComesFromTheFileName) {
   EXPECT_EQ(f["sstable"]["version"], "hc");
   EXPECT_EQ(f["sstable"]["generation"], 12);
   EXPECT_EQ(f["sstable"]["keyspace"], "Keyspace1");
-  const std::string legacy = dir.Write("Standard1-d-3-Filter.db",
-                                       ReadFixture("cassandra-1.0/legacy/legacy_n10_b15.Filter.db"));
+  const std::string legacy = dir.Write(
+      "Standard1-d-3-Filter.db", ReadFixture("cassandra-1.0/legacy/legacy_n10_b15.Filter.db"));
   f = RunJson({"inspect", legacy, "--json"})["files"][0];
   EXPECT_EQ(f["format"], "cassandra-legacy");
   EXPECT_EQ(f["sstable"]["version"], "d");

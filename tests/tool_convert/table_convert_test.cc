@@ -74,8 +74,7 @@ OriginalRead ReadWithLevelDb(const ByteVector& table, const std::vector<std::str
   for (const std::string& k : keys) {
     Lookup l{k};
     EXPECT_TRUE(::leveldb::TableCache::BloomcodecInternalGet(t.get(), ::leveldb::ReadOptions(),
-                                                              ::leveldb::Slice(k), &l,
-                                                              SaveIfSameKey)
+                                                             ::leveldb::Slice(k), &l, SaveIfSameKey)
                     .ok());
     read.found += l.found;
   }
@@ -105,7 +104,8 @@ TEST(TableConvert, AFilterAddedToATableWithoutOneIsUsedByLevelDb) {
   CliDir dir;
   const std::vector<std::string> keys = TableKeys("leveldb/tables/tb_nofilter_bs1024.keys.tsv");
   const std::string in = FixtureForCli("leveldb/tables/tb_nofilter_bs1024.ldb");
-  OriginalRead before = ReadWithLevelDb(ReadFixture("leveldb/tables/tb_nofilter_bs1024.ldb"), keys, 10);
+  OriginalRead before =
+      ReadWithLevelDb(ReadFixture("leveldb/tables/tb_nofilter_bs1024.ldb"), keys, 10);
   EXPECT_EQ(before.filter_calls, 0u);
 
   auto report = RunJson({"convert", in, "--to", "leveldb-table", "--bits-per-key", "10", "-o",
@@ -168,9 +168,9 @@ TEST(TableConvert, ARemovedFilterLeavesATableLevelDbReadsWithoutFilterCalls) {
 TEST(TableConvert, ALegacyFilterIsWrittenUnderThe117NameThatLevelDb118Ignores) {
   CliDir dir;
   const std::vector<std::string> keys = TableKeys("leveldb/tables/tb_bpk10_none_bs64.keys.tsv");
-  CliRun r = RunCli({"convert", FixtureForCli("leveldb/tables/tb_bpk10_none_bs64.ldb"), "--to",
-                     "leveldb-table", "--bits-per-key", "10", "--legacy-1.17", "-o",
-                     dir.Path("old.ldb")});
+  CliRun r =
+      RunCli({"convert", FixtureForCli("leveldb/tables/tb_bpk10_none_bs64.ldb"), "--to",
+              "leveldb-table", "--bits-per-key", "10", "--legacy-1.17", "-o", dir.Path("old.ldb")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   OriginalRead read = ReadWithLevelDb(ReadAnyFile(dir.Path("old.ldb")), keys, 10);
   EXPECT_EQ(read.found, keys.size());
@@ -235,7 +235,8 @@ TEST(TableConvert, ADatabaseWithRewrittenFiltersIsReadByLevelDbThroughThem) {
   std::vector<std::string> keys;
   for (int i = 0; i < 3000; ++i) keys.push_back("user-key-" + std::to_string(i * 7919 % 100003));
   {
-    const std::unique_ptr<const ::leveldb::FilterPolicy> bloom10(::leveldb::NewBloomFilterPolicy(10));
+    const std::unique_ptr<const ::leveldb::FilterPolicy> bloom10(
+        ::leveldb::NewBloomFilterPolicy(10));
     ::leveldb::Options options;
     options.create_if_missing = true;
     options.filter_policy = bloom10.get();
@@ -283,7 +284,7 @@ TEST(TableConvert, ADatabaseWithRewrittenFiltersIsReadByLevelDbThroughThem) {
   for (const auto& c : bloom5.calls) {
     ASSERT_FALSE(c.filter.empty());
     EXPECT_EQ(static_cast<unsigned char>(c.filter.back()), 3u);  // k of 5 bits per key: ours
-    EXPECT_TRUE(c.result) << c.key;  // stored keys are never rejected
+    EXPECT_TRUE(c.result) << c.key;                              // stored keys are never rejected
   }
   // Keys never written but inside the tables' key ranges (else Version::Get asks no table): our
   // filters turn most of them away before any block read.
@@ -304,7 +305,8 @@ TEST(TableConvert, ADatabaseWithRewrittenFiltersIsReadByLevelDbThroughThem) {
 TEST(TableConvert, WithoutParametersATableIsCopiedAndKeysDoNotApply) {
   CliDir dir;
   const std::string in = FixtureForCli("leveldb/tables/tb_bpk10_none_bs64.ldb");
-  auto report = RunJson({"convert", in, "--to", "leveldb-table", "-o", dir.Path("c.ldb"), "--json"});
+  auto report =
+      RunJson({"convert", in, "--to", "leveldb-table", "-o", dir.Path("c.ldb"), "--json"});
   EXPECT_EQ(report["how"], "lossless");
   EXPECT_EQ(ReadAnyFile(dir.Path("c.ldb")), ReadFixture("leveldb/tables/tb_bpk10_none_bs64.ldb"));
   CliRun r = RunCli({"convert", in, "--to", "leveldb-table", "--bits-per-key", "10", "--keys",

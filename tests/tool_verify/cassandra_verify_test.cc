@@ -214,11 +214,16 @@ TEST_F(CassandraDir, AFilterFullerThanItsIndexAllowsIsOverfilled) {
 
 TEST_F(CassandraDir, LegacyTemporaryAndMissingComponents) {
   // Version b: no filter on disk by design (1.0 rebuilds it from Index.db).
-  ByteVector b_index = HexBytes("0005" "31323a6b31" "0000000000000000");  // "12:k1"
+  ByteVector b_index = HexBytes(
+      "0005"
+      "31323a6b31"
+      "0000000000000000");  // "12:k1"
   WriteFileAt(ks_ + "/Standard3-b-8-Index.db", b_index);
   // A temporary sstable is not checked; a Filter.db without an Index.db is an error.
-  WriteFileAt(ks_ + "/Standard1-tmp-hc-9-Filter.db", ReadFixture("cassandra-1.0/filters/n10_b15.Filter.db"));
-  WriteFileAt(ks_ + "/Standard4-hc-10-Filter.db", ReadFixture("cassandra-1.0/filters/n10_b15.Filter.db"));
+  WriteFileAt(ks_ + "/Standard1-tmp-hc-9-Filter.db",
+              ReadFixture("cassandra-1.0/filters/n10_b15.Filter.db"));
+  WriteFileAt(ks_ + "/Standard4-hc-10-Filter.db",
+              ReadFixture("cassandra-1.0/filters/n10_b15.Filter.db"));
   Json doc = VerifyJson({Data()}, 1);
   EXPECT_EQ(Kinds(FileEndingWith(doc, "Standard3-b-8-Index.db")),
             std::vector<std::string>{"rebuilt-filter"});
@@ -230,7 +235,9 @@ TEST_F(CassandraDir, LegacyTemporaryAndMissingComponents) {
   EXPECT_EQ(no_index["status"], "error");
   EXPECT_EQ(doc["summary"]["errors"], 1);
   // A version-b Index.db that is not in RandomPartitioner's encoded form is damaged.
-  WriteFileAt(ks_ + "/Standard3-b-8-Index.db", HexBytes("0002" "6b31" "0000000000000000"));
+  WriteFileAt(ks_ + "/Standard3-b-8-Index.db", HexBytes("0002"
+                                                        "6b31"
+                                                        "0000000000000000"));
   Json bad = VerifyJson({Data()}, 1);
   EXPECT_EQ(Kinds(FileEndingWith(bad, "Standard3-b-8-Index.db")),
             (std::vector<std::string>{"rebuilt-filter", "index"}));
@@ -252,7 +259,8 @@ TEST_F(CassandraDir, HashCountsOutsideWhatCassandraWritesAreWarnings) {
   WriteFileAt(ks_ + "/Standard7-ia-13-Filter.db",
               ReadFixture("cassandra-murmur3/v1_2_to_2_2/n10_fp0.01.Filter.db"));
   std::vector<std::int64_t> murmur3_positions(murmur3_keys.size());
-  for (std::size_t i = 0; i < murmur3_keys.size(); ++i) murmur3_positions[i] = static_cast<std::int64_t>(i) * 64;
+  for (std::size_t i = 0; i < murmur3_keys.size(); ++i)
+    murmur3_positions[i] = static_cast<std::int64_t>(i) * 64;
   auto murmur3_index = cassandra::WriteIndexDb(murmur3_keys, murmur3_positions,
                                                cassandra::IndexEntryForm::kLongPositionAndPromoted);
   ASSERT_TRUE(murmur3_index.ok());
@@ -303,14 +311,14 @@ TEST_F(CassandraDir, SingleFilesWithIndexOrKeys) {
   std::vector<std::string> absent;
   for (const std::string& line :
        SplitLines(ReadFixtureText("cassandra-1.0/filters/n1000_b15.probes.tsv"))) {
-    if (absent.size() < 5 && line.ends_with("\t0")) absent.push_back(line.substr(0, line.size() - 2));
+    if (absent.size() < 5 && line.ends_with("\t0"))
+      absent.push_back(line.substr(0, line.size() - 2));
   }
   ASSERT_EQ(absent.size(), 5u);
   for (const std::string& k : absent) claimed += k + "\n";
   claimed += ToHex(keys1000_[0]) + "\n";
-  Json doc = VerifyJson({Filter(1), "--keys", dir_.Write("claimed.hex", claimed), "--key-format",
-                         "hex"},
-                        1);
+  Json doc = VerifyJson(
+      {Filter(1), "--keys", dir_.Write("claimed.hex", claimed), "--key-format", "hex"}, 1);
   EXPECT_EQ(doc["files"][0]["keys_checked"], 6);
   EXPECT_EQ(doc["files"][0]["false_negatives"].get<std::vector<std::string>>(), absent);
 

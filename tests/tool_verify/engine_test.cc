@@ -41,12 +41,13 @@ TEST(VerifyEngine, RunnerKeepsTaskOrderWhateverTheScheduling) {
   }
   std::size_t progress_calls = 0;
   std::size_t last_done = 0;
-  std::vector<FileReport> reports = RunVerifyTasks(tasks, 4, [&](std::size_t done, std::size_t total) {
-    ++progress_calls;
-    EXPECT_EQ(done, last_done + 1);
-    EXPECT_EQ(total, 40u);
-    last_done = done;
-  });
+  std::vector<FileReport> reports =
+      RunVerifyTasks(tasks, 4, [&](std::size_t done, std::size_t total) {
+        ++progress_calls;
+        EXPECT_EQ(done, last_done + 1);
+        EXPECT_EQ(total, 40u);
+        last_done = done;
+      });
   ASSERT_EQ(reports.size(), 40u);
   for (int i = 0; i < 40; ++i) EXPECT_EQ(reports[i].path, "file" + std::to_string(i));
   EXPECT_EQ(progress_calls, 40u);
@@ -54,9 +55,7 @@ TEST(VerifyEngine, RunnerKeepsTaskOrderWhateverTheScheduling) {
   EXPECT_LE(max_running.load(), 4);
 }
 
-TEST(VerifyEngine, RunnerWithNoTasks) {
-  EXPECT_TRUE(RunVerifyTasks({}, 0).empty());
-}
+TEST(VerifyEngine, RunnerWithNoTasks) { EXPECT_TRUE(RunVerifyTasks({}, 0).empty()); }
 
 TEST(VerifyEngine, StatusIsTheWorstSeverity) {
   FileReport r;
@@ -72,7 +71,8 @@ TEST(VerifyEngine, StatusIsTheWorstSeverity) {
 TEST(VerifyEngine, FalseNegativesAreCountedAllAndListedUpToTheCap) {
   FileReport r;
   r.keys_checked = 100;
-  for (int i = 0; i < 30; ++i) r.AddFalseNegative(AsBytes(std::string(1, static_cast<char>('a' + i % 26))));
+  for (int i = 0; i < 30; ++i)
+    r.AddFalseNegative(AsBytes(std::string(1, static_cast<char>('a' + i % 26))));
   r.FinishFalseNegatives("the filter");
   EXPECT_EQ(r.false_negative_count, 30u);
   EXPECT_EQ(r.false_negatives.size(), kMaxListedFalseNegatives);
@@ -144,7 +144,7 @@ TEST(VerifyEngine, OverfillReasonAlwaysFlagsASaturatedFilter) {
   EXPECT_EQ(EstimatedKeysText(full.estimated_keys), "saturated (every bit set)");
   FillStatistics half = ComputeFillStatistics(6400, 3200, 7);
   EXPECT_TRUE(OverfillReason(half, std::nullopt, "given").empty());  // nothing to judge by
-  EXPECT_TRUE(OverfillReason(half, 700.0, "given").empty());        // about what 700 keys set
+  EXPECT_TRUE(OverfillReason(half, 700.0, "given").empty());         // about what 700 keys set
   EXPECT_NE(OverfillReason(half, 100.0, "given").find("100 keys given"), std::string::npos);
 }
 

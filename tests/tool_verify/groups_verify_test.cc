@@ -98,8 +98,12 @@ TEST_F(GroupsDir, DamagedFilesCountAsRateOneInTheirGroup) {
 }
 
 TEST_F(GroupsDir, AVersionBSstableKeepsItsColumnFamilyGroupButIsNotCounted) {
-  WriteFileAt(ks_ + "/Standard3-b-8-Index.db", HexBytes("0005" "31323a6b31" "0000000000000000"));
-  WriteFileAt(ks_ + "/Standard1-b-9-Index.db", HexBytes("0005" "31323a6b32" "0000000000000000"));
+  WriteFileAt(ks_ + "/Standard3-b-8-Index.db", HexBytes("0005"
+                                                        "31323a6b31"
+                                                        "0000000000000000"));
+  WriteFileAt(ks_ + "/Standard1-b-9-Index.db", HexBytes("0005"
+                                                        "31323a6b32"
+                                                        "0000000000000000"));
   const Json doc = VerifyJson({Data()}, 0);
   EXPECT_EQ(FileEndingWith(doc, "Standard3-b-8-Index.db")["group"], "Keyspace1/Standard3");
   EXPECT_EQ(FileEndingWith(doc, "Standard1-b-9-Index.db")["group"], "Keyspace1/Standard1");

@@ -37,9 +37,14 @@ TEST(IndexDb, LayoutIsLengthKeyPosition) {
   auto bytes = WriteIndexDb(keys, std::vector<std::int64_t>{0, 17, 1u << 20});
   ASSERT_TRUE(bytes.ok());
   EXPECT_EQ(ToHex(*bytes),
-            "0000" "0000000000000000"
-            "0002" "6162" "0000000000000011"
-            "0003" "78797a" "0000000000100000");
+            "0000"
+            "0000000000000000"
+            "0002"
+            "6162"
+            "0000000000000011"
+            "0003"
+            "78797a"
+            "0000000000100000");
   auto index = ReadIndexDb(*bytes, "i");
   ASSERT_TRUE(index.ok()) << index.status().ToString();
   ASSERT_EQ(index->keys.size(), 3u);

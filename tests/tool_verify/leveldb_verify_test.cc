@@ -13,9 +13,9 @@
 #include <random>
 #include <set>
 
-#include "codec/byte_writer.h"
 #include "blocktable/crc32c.h"
 #include "bloomcodec/leveldb/filter_block.h"
+#include "codec/byte_writer.h"
 #include "leveldb/table/table_reader.h"
 #include "tool_verify/verify_support.h"
 
@@ -145,13 +145,13 @@ std::vector<std::string> ZeroFirstFilter(const std::string& path) {
     EXPECT_GT(r.size(), 1u);
     const std::uint64_t start = tf.handle.offset + r.start;
     std::fill(bytes.begin() + start, bytes.begin() + start + r.size() - 1, 0);
-    Status s = table->ForEachEntry([&](ByteSpan key, ByteSpan,
-                                       const blocktable::BlockHandle& block) {
-      if (layout->IndexFor(block.offset) == 0) {
-        served.emplace_back(AsChars(leveldb::UserKeyOf(key)));
-      }
-      return Status();
-    });
+    Status s =
+        table->ForEachEntry([&](ByteSpan key, ByteSpan, const blocktable::BlockHandle& block) {
+          if (layout->IndexFor(block.offset) == 0) {
+            served.emplace_back(AsChars(leveldb::UserKeyOf(key)));
+          }
+          return Status();
+        });
     EXPECT_TRUE(s.ok());
     // The trailer: type byte, then the masked CRC of contents + type.
     ByteSpan contents(bytes.data() + tf.handle.offset, tf.handle.size);
@@ -211,17 +211,21 @@ TEST_F(LevelDbDir, SingleTablesFromTableOrWithKeys) {
     options.key_kind = KeyKind::kUser;
     auto table = leveldb::TableReader::Open(bytes, tables_[0], options);
     ASSERT_TRUE(table.ok());
-    ASSERT_TRUE(table->ForEachEntry([&](ByteSpan key, ByteSpan, const blocktable::BlockHandle&) {
-                       in_table.emplace(AsChars(leveldb::UserKeyOf(key)));
-                       return Status();
-                     }).ok());
+    ASSERT_TRUE(table
+                    ->ForEachEntry([&](ByteSpan key, ByteSpan, const blocktable::BlockHandle&) {
+                      in_table.emplace(AsChars(leveldb::UserKeyOf(key)));
+                      return Status();
+                    })
+                    .ok());
   }
   std::string text;
   for (const std::string& k : in_table) text += k + "\n";
-  Json given = VerifyJson({tables_[0], "--keys", dir_.Write("in.txt", text), "--key-kind", "user"}, 0);
+  Json given =
+      VerifyJson({tables_[0], "--keys", dir_.Write("in.txt", text), "--key-kind", "user"}, 0);
   EXPECT_EQ(given["files"][0]["keys_checked"], entries + in_table.size());
   // ...and a key past the table's last key is answered "absent": claimed present, it is listed.
-  Json past = VerifyJson({tables_[0], "--keys", dir_.Write("past.txt", "zzzz\n"), "--key-kind", "user"}, 1);
+  Json past =
+      VerifyJson({tables_[0], "--keys", dir_.Write("past.txt", "zzzz\n"), "--key-kind", "user"}, 1);
   EXPECT_EQ(past["files"][0]["false_negatives"].get<std::vector<std::string>>(),
             std::vector<std::string>{"7a7a7a7a"});
 

@@ -32,12 +32,12 @@ std::string FirstKeys(const std::string& fixture, std::size_t n) {
 TEST(VerifyStatistics, ASaturatedCassandraFilterIsOverfilledWithKeysOrWithout) {
   CliDir dir;
   // Not an sstable name: no Index.db beside it is looked for.
-  const std::string path = dir.Write(
-      "saturated.bin", Saturated(ReadFixture("cassandra-1.0/filters/n1000_b15.Filter.db"),
-                                 cassandra::V10Filter::kHeaderBytes));
-  Json with_keys = VerifyJson({path, "--format", "cassandra-1.0", "--keys", FixturePath(kKeys1000),
-                               "--key-format", "hex"},
-                              1);
+  const std::string path =
+      dir.Write("saturated.bin", Saturated(ReadFixture("cassandra-1.0/filters/n1000_b15.Filter.db"),
+                                           cassandra::V10Filter::kHeaderBytes));
+  Json with_keys = VerifyJson(
+      {path, "--format", "cassandra-1.0", "--keys", FixturePath(kKeys1000), "--key-format", "hex"},
+      1);
   const Json& f = with_keys["files"][0];
   EXPECT_EQ(f["status"], "error");
   EXPECT_EQ(Kinds(f), std::vector<std::string>{"overfilled"});
@@ -118,9 +118,8 @@ TEST(VerifyStatistics, KeysGivenToARawFilterAreTheCountItIsJudgedAgainst) {
   CliRun built = RunCli({"build", "--format", "leveldb-bloom", "--keys", keys, "--key-format",
                          "hex", "--bits-per-key", "10", "-o", filter});
   ASSERT_EQ(built.exit_code, 0) << built.err;
-  Json all = VerifyJson({filter, "--format", "leveldb-bloom", "--keys", keys, "--key-format",
-                         "hex"},
-                        0);
+  Json all =
+      VerifyJson({filter, "--format", "leveldb-bloom", "--keys", keys, "--key-format", "hex"}, 0);
   EXPECT_EQ(all["files"][0]["sized_keys"], 1000);
   EXPECT_EQ(all["files"][0]["sized_keys_from"], "keys");
   // Claimed to hold 100 keys, it holds the bits of 1000.
@@ -151,21 +150,21 @@ TEST(VerifyStatistics, FilterBlocksAndRowFiltersAreJudgedToo) {
   // A layout the strict parser refuses is a structure finding, not a silent "may match".
   ByteVector bad = ReadAnyFile(block);
   bad[bad.size() - 5] = 0xff;  // the array offset now points past the block
-  Json broken = VerifyJson({dir.Write("bad-block.bin", bad), "--format", "leveldb-filter-block"}, 1);
+  Json broken =
+      VerifyJson({dir.Write("bad-block.bin", bad), "--format", "leveldb-filter-block"}, 1);
   EXPECT_EQ(Kinds(broken["files"][0]), std::vector<std::string>{"structure"});
 
   const std::string row = dir.Path("row.bin");
-  ASSERT_EQ(RunCli({"build", "--format", "cassandra-1.0-row", "--keys", keys, "--key-format",
-                    "hex", "-o", row})
+  ASSERT_EQ(RunCli({"build", "--format", "cassandra-1.0-row", "--keys", keys, "--key-format", "hex",
+                    "-o", row})
                 .exit_code,
             0);
-  Json row_ok = VerifyJson({row, "--format", "cassandra-1.0-row", "--keys", keys, "--key-format",
-                            "hex"},
-                           0);
+  Json row_ok =
+      VerifyJson({row, "--format", "cassandra-1.0-row", "--keys", keys, "--key-format", "hex"}, 0);
   EXPECT_EQ(row_ok["files"][0]["sized_keys"], 1000);
   EXPECT_FALSE(row_ok["files"][0]["fill_ratio"].is_null());
-  const std::string row_full =
-      dir.Write("row-full.bin", Saturated(ReadAnyFile(row), 4 + cassandra::V10Filter::kHeaderBytes));
+  const std::string row_full = dir.Write(
+      "row-full.bin", Saturated(ReadAnyFile(row), 4 + cassandra::V10Filter::kHeaderBytes));
   Json row_bad = VerifyJson({row_full, "--format", "cassandra-1.0-row"}, 1);
   EXPECT_EQ(Kinds(row_bad["files"][0]), std::vector<std::string>{"overfilled"});
 }

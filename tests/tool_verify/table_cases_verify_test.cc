@@ -8,8 +8,8 @@
 
 #include "blocktable/crc32c.h"
 #include "bloomcodec/leveldb/filter_block.h"
-#include "leveldb/table/table_reader.h"
 #include "codec/byte_writer.h"
+#include "leveldb/table/table_reader.h"
 #include "support/test_support.h"
 #include "tool_verify/verify_support.h"
 
@@ -21,8 +21,8 @@ constexpr const char* kDemoTable = "demo/leveldb-db/000050.ldb";
 TEST(VerifyTableCases, ATableWithoutAFilterNeedsNoKeyKind) {
   CliDir dir;
   const std::string table = dir.Path("nof.ldb");
-  CliRun converted = RunCli({"convert", FixturePath(kDemoTable), "--to", "leveldb-table",
-                             "--no-filter", "-o", table});
+  CliRun converted = RunCli(
+      {"convert", FixturePath(kDemoTable), "--to", "leveldb-table", "--no-filter", "-o", table});
   ASSERT_EQ(converted.exit_code, 0) << converted.err;
   const Json doc = VerifyJson({table}, 0);
   const Json& f = doc["files"][0];
@@ -36,8 +36,8 @@ TEST(VerifyTableCases, ATableWithoutAFilterNeedsNoKeyKind) {
   EXPECT_NE(probes.err.find("--key-kind"), std::string::npos) << probes.err;
   EXPECT_TRUE(probes.out.empty());
   // Given, it works.
-  CliRun given = RunCli({"verify", table, "--keys", dir.Write("k2.txt", "a\n"), "--key-kind",
-                         "user"});
+  CliRun given =
+      RunCli({"verify", table, "--keys", dir.Write("k2.txt", "a\n"), "--key-kind", "user"});
   EXPECT_NE(given.exit_code, 2) << given.err;
 }
 

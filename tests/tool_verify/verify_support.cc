@@ -13,12 +13,13 @@ namespace bloomcodec::testing {
 void WriteFileAt(const std::string& path, ByteSpan bytes) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   ASSERT_TRUE(out.good()) << path;
 }
 
-void PutSstable(const std::string& dir, const std::string& prefix, const std::string& filter_fixture,
-                const KeyList& keys) {
+void PutSstable(const std::string& dir, const std::string& prefix,
+                const std::string& filter_fixture, const KeyList& keys) {
   WriteFileAt(dir + "/" + prefix + "Filter.db", ReadFixture(filter_fixture));
   auto index = cassandra::WriteIndexDb(keys);
   ASSERT_TRUE(index.ok()) << index.status().ToString();

@@ -20,8 +20,8 @@ void WriteFileAt(const std::string& path, ByteSpan bytes);
 
 // One SSTable of a test data directory: `dir`/`prefix`Filter.db from a golden filter and
 // `dir`/`prefix`Index.db holding `keys` in the 1.0 layout.
-void PutSstable(const std::string& dir, const std::string& prefix, const std::string& filter_fixture,
-                const KeyList& keys);
+void PutSstable(const std::string& dir, const std::string& prefix,
+                const std::string& filter_fixture, const KeyList& keys);
 
 // Runs `bloomcodec verify ARGS --json`, checks the exit status and parses standard output.
 Json VerifyJson(std::vector<std::string> args, int expected_exit);

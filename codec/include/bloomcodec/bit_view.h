@@ -34,9 +34,7 @@ class BasicBitView {
   std::span<Byte> bytes() const { return bytes_; }
 
   bool Test(std::uint64_t bit) const { return (bytes_[ByteIndex(bit)] >> (bit & 7)) & 1u; }
-  void Set(std::uint64_t bit) const
-    requires(!std::is_const_v<Byte>)
-  {
+  void Set(std::uint64_t bit) const requires(!std::is_const_v<Byte>) {
     bytes_[ByteIndex(bit)] |= static_cast<std::uint8_t>(1u << (bit & 7));
   }
 

@@ -15,8 +15,8 @@
 namespace bloomcodec {
 
 struct FillStatistics {
-  std::uint64_t bits = 0;      // m: the bucket modulus
-  std::uint64_t bits_set = 0;  // X
+  std::uint64_t bits = 0;        // m: the bucket modulus
+  std::uint64_t bits_set = 0;    // X
   std::uint32_t hash_count = 0;  // k
   double fill_ratio = 0;         // X / m
   // Swamidass & Baldi (2007): n* = -(m / k) ln(1 - X / m). Infinite when every bit is set,

@@ -78,7 +78,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
     if (status_.ok()) status_ = Status::InvalidArgument("Result built from an OK status");
   }
@@ -105,9 +105,9 @@ class [[nodiscard]] Result {
 #define BLOOMCODEC_CONCAT_(a, b) BLOOMCODEC_CONCAT_INNER_(a, b)
 
 // Returns the Status from the enclosing function when `expr` is not OK.
-#define BLOOMCODEC_RETURN_IF_ERROR(expr)                 \
-  do {                                                   \
-    ::bloomcodec::Status bloomcodec_status_ = (expr);    \
+#define BLOOMCODEC_RETURN_IF_ERROR(expr)                     \
+  do {                                                       \
+    ::bloomcodec::Status bloomcodec_status_ = (expr);        \
     if (!bloomcodec_status_.ok()) return bloomcodec_status_; \
   } while (0)
 

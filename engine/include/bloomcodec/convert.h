@@ -60,8 +60,8 @@ struct ConvertOptions {
   bool no_filter = false;         // leveldb-table: remove the filter block
   bool legacy_v117 = false;       // leveldb-table: write a LevelDB 1.17 filter instead of 1.18's
   KeyKind key_kind = KeyKind::kAuto;  // leveldb-table input
-  bool split = false;             // the output is a directory: one file per filter + manifest
-  bool force = false;             // rebuild even though some keys are absent from the input
+  bool split = false;                 // the output is a directory: one file per filter + manifest
+  bool force = false;                 // rebuild even though some keys are absent from the input
 };
 
 // The name of the manifest a split writes, and of each filter's file.
@@ -77,7 +77,7 @@ struct Conversion {
   ConversionKind kind = ConversionKind::kLossless;
   const FormatCodec* input_format = nullptr;  // the dump's format for a JSON input
   std::vector<ConvertedFile> files;
-  std::optional<std::uint64_t> keys_used;     // rebuilt / rewritten: keys in the new filter
+  std::optional<std::uint64_t> keys_used;  // rebuilt / rewritten: keys in the new filter
   std::vector<std::string> warnings;
 };
 

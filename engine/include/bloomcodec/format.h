@@ -29,10 +29,10 @@ using Document = nlohmann::ordered_json;
 // The sizing parameters of `build` and `size`; each format reads the ones it takes and refuses
 // the others with an InvalidArgument status.
 struct FilterParams {
-  std::optional<double> fp_chance;                     // --fp-chance
-  std::optional<std::int64_t> buckets_per_element;     // --buckets-per-element
-  std::optional<double> bits_per_key;                  // --bits-per-key
-  std::optional<std::int64_t> expected_keys;           // --expected-keys
+  std::optional<double> fp_chance;                  // --fp-chance
+  std::optional<std::int64_t> buckets_per_element;  // --buckets-per-element
+  std::optional<double> bits_per_key;               // --bits-per-key
+  std::optional<std::int64_t> expected_keys;        // --expected-keys
 };
 
 // The filter the original would allocate (the `size` subcommand).
@@ -43,7 +43,7 @@ struct SizeInfo {
   std::int64_t bits = 0;                            // the bucket modulus the filter uses
   std::optional<std::int64_t> words;                // Cassandra: 64-bit words in the header
   std::int64_t file_bytes = 0;
-  std::vector<std::string> warnings;                // what the original logs (e.g. Cassandra's WARN)
+  std::vector<std::string> warnings;  // what the original logs (e.g. Cassandra's WARN)
   // Cassandra 1.2+ at fp chance 1.0: no bits, every key present (sizes above are 0).
   bool always_present = false;
   // Whether the original writes a filter file for these parameters (unset: always).

@@ -46,20 +46,20 @@ std::string_view SeverityName(Severity severity);
 
 // Stable names of finding kinds (scripts match on them).
 namespace finding_kind {
-inline constexpr std::string_view kStructure = "structure";          // bytes the format forbids
-inline constexpr std::string_view kUnreadable = "unreadable";        // the OS refused the file
+inline constexpr std::string_view kStructure = "structure";           // bytes the format forbids
+inline constexpr std::string_view kUnreadable = "unreadable";         // the OS refused the file
 inline constexpr std::string_view kTrailingBytes = "trailing-bytes";  // ignored by the original
-inline constexpr std::string_view kHashCount = "hash-count";         // K = 0 or K > 20
+inline constexpr std::string_view kHashCount = "hash-count";          // K = 0 or K > 20
 inline constexpr std::string_view kFalseNegative = "false-negative";
-inline constexpr std::string_view kOverfilled = "overfilled";        // fill beyond the sizing
+inline constexpr std::string_view kOverfilled = "overfilled";         // fill beyond the sizing
 inline constexpr std::string_view kMissingFilter = "missing-filter";  // every key reported present
-inline constexpr std::string_view kMissingIndex = "missing-index";   // no keys to check against
-inline constexpr std::string_view kIndex = "index";                  // Index.db is damaged
-inline constexpr std::string_view kNoKeys = "no-keys";               // nothing to check keys with
+inline constexpr std::string_view kMissingIndex = "missing-index";    // no keys to check against
+inline constexpr std::string_view kIndex = "index";                   // Index.db is damaged
+inline constexpr std::string_view kNoKeys = "no-keys";                // nothing to check keys with
 inline constexpr std::string_view kRebuiltFilter = "rebuilt-filter";  // version < c
-inline constexpr std::string_view kTemporary = "temporary";          // tmp- sstable, not checked
-inline constexpr std::string_view kUnsupported = "unsupported";      // a format not read here
-inline constexpr std::string_view kNoFilter = "no-filter";           // a table without a filter
+inline constexpr std::string_view kTemporary = "temporary";           // tmp- sstable, not checked
+inline constexpr std::string_view kUnsupported = "unsupported";       // a format not read here
+inline constexpr std::string_view kNoFilter = "no-filter";            // a table without a filter
 }  // namespace finding_kind
 
 struct Finding {
@@ -135,7 +135,7 @@ struct FileReport {
 struct GroupSummary {
   std::string name;
   GroupRole role = GroupRole::kLive;  // snapshot / backup groups are copies no read consults
-  std::uint64_t tables = 0;      // files counted in combined_fp_rate
+  std::uint64_t tables = 0;           // files counted in combined_fp_rate
   // Of `tables`, counted as p = 1: damaged files (an error and no readable filter; a damaged
   // filter protects nothing) and filters the assumed reader ignores (LevelDB 1.18+ reading a
   // 1.17 table).
@@ -144,7 +144,7 @@ struct GroupSummary {
   // Files of the group not in the figure: nothing on disk tells their rate (Cassandra < c
   // rebuilds the filter from Index.db at load).
   std::uint64_t not_counted = 0;
-  double combined_fp_rate = 0;   // 1 - prod(1 - p_i)
+  double combined_fp_rate = 0;  // 1 - prod(1 - p_i)
 };
 
 struct VerifySummary {
@@ -187,12 +187,12 @@ enum class KeySource {
 
 struct VerifyOptions {
   KeySource key_source = KeySource::kNone;
-  const KeyList* keys = nullptr;           // kKeyList
-  std::string keys_source_name;            // for messages
-  std::string index_path;                  // kIndexDb
-  const FormatCodec* format = nullptr;     // --format for single files; null: detect
-  KeyKind key_kind = KeyKind::kAuto;       // LevelDB single tables
-  unsigned threads = 0;                    // 0: hardware_concurrency
+  const KeyList* keys = nullptr;        // kKeyList
+  std::string keys_source_name;         // for messages
+  std::string index_path;               // kIndexDb
+  const FormatCodec* format = nullptr;  // --format for single files; null: detect
+  KeyKind key_kind = KeyKind::kAuto;    // LevelDB single tables
+  unsigned threads = 0;                 // 0: hardware_concurrency
   VerifyProgress progress;
 };
 
@@ -202,8 +202,7 @@ struct VerifyOptions {
 Result<std::vector<VerifyTask>> PlanVerify(std::span<const std::string> paths,
                                            const VerifyOptions& options);
 // PlanVerify, RunVerifyTasks and Summarize.
-Result<VerifyReport> VerifyPaths(std::span<const std::string> paths,
-                                 const VerifyOptions& options);
+Result<VerifyReport> VerifyPaths(std::span<const std::string> paths, const VerifyOptions& options);
 
 // The --json document (documented in docs/cli.md, "verify", "--json").
 Document VerifyReportJson(const VerifyReport& report);

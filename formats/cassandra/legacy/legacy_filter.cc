@@ -7,9 +7,9 @@
 #include <array>
 #include <string>
 
+#include "bloomcodec/cassandra/buckets.h"
 #include "codec/byte_reader.h"
 #include "codec/byte_writer.h"
-#include "bloomcodec/cassandra/buckets.h"
 
 namespace bloomcodec::cassandra {
 namespace {
@@ -18,20 +18,20 @@ namespace {
 // serialVersionUID 7997698588986878753, flags SC_SERIALIZABLE|SC_WRITE_METHOD, field `long[]
 // bits`), no superclass, then the array's class descriptor `[J`. Java 6+ writes them verbatim.
 constexpr std::array<std::uint8_t, 68> kPreamble = {
-    0xac, 0xed, 0x00, 0x05,                                // magic, version 5
-    0x73, 0x72, 0x00, 0x10,                                // TC_OBJECT, TC_CLASSDESC, name length
-    'j', 'a', 'v', 'a', '.', 'u', 't', 'i', 'l', '.', 'B', 'i', 't', 'S', 'e', 't',
-    0x6e, 0xfd, 0x88, 0x7e, 0x39, 0x34, 0xab, 0x21,        // serialVersionUID of BitSet
-    0x03,                                                  // SC_SERIALIZABLE | SC_WRITE_METHOD
-    0x00, 0x01,                                            // one field
-    0x5b, 0x00, 0x04, 'b', 'i', 't', 's',                  // '[' "bits"
-    0x74, 0x00, 0x02, 0x5b, 0x4a,                          // TC_STRING "[J"
-    0x78, 0x70,                                            // TC_ENDBLOCKDATA, TC_NULL superclass
-    0x75, 0x72, 0x00, 0x02, 0x5b, 0x4a,                    // TC_ARRAY, TC_CLASSDESC "[J"
-    0x78, 0x20, 0x04, 0xb5, 0x12, 0xb1, 0x75, 0x93,        // serialVersionUID of long[]
-    0x02, 0x00, 0x00,                                      // SC_SERIALIZABLE, no fields
-    0x78, 0x70};                                           // TC_ENDBLOCKDATA, TC_NULL
-constexpr std::uint8_t kEndBlockData = 0x78;  // closes BitSet's custom writeObject data
+    0xac, 0xed, 0x00, 0x05,  // magic, version 5
+    0x73, 0x72, 0x00, 0x10,  // TC_OBJECT, TC_CLASSDESC, name length
+    'j',  'a',  'v',  'a',  '.',  'u',  't',  'i',  'l',  '.',  'B',  'i', 't',
+    'S',  'e',  't',  0x6e, 0xfd, 0x88, 0x7e, 0x39, 0x34, 0xab, 0x21,  // serialVersionUID of BitSet
+    0x03,                                            // SC_SERIALIZABLE | SC_WRITE_METHOD
+    0x00, 0x01,                                      // one field
+    0x5b, 0x00, 0x04, 'b',  'i',  't',  's',         // '[' "bits"
+    0x74, 0x00, 0x02, 0x5b, 0x4a,                    // TC_STRING "[J"
+    0x78, 0x70,                                      // TC_ENDBLOCKDATA, TC_NULL superclass
+    0x75, 0x72, 0x00, 0x02, 0x5b, 0x4a,              // TC_ARRAY, TC_CLASSDESC "[J"
+    0x78, 0x20, 0x04, 0xb5, 0x12, 0xb1, 0x75, 0x93,  // serialVersionUID of long[]
+    0x02, 0x00, 0x00,                                // SC_SERIALIZABLE, no fields
+    0x78, 0x70};                                     // TC_ENDBLOCKDATA, TC_NULL
+constexpr std::uint8_t kEndBlockData = 0x78;         // closes BitSet's custom writeObject data
 constexpr std::size_t kPreambleOffset = 4;
 constexpr std::size_t kArrayLengthOffset = 72;
 
@@ -110,8 +110,7 @@ Result<LegacyFilter> LegacyFilter::ParseAt(ByteSpan bytes, std::string_view sour
     // A BitSet built with nbits >= 0 always has >= 1 word; 2^25 words and more would make the
     // int modulus 64 * W overflow (BitSet.size() wraps negative in Java).
     return r.ErrorAt(base_offset + kArrayLengthOffset,
-                     "a long[] length in 1 .. " + std::to_string(kMaxWordCount),
-                     std::to_string(w));
+                     "a long[] length in 1 .. " + std::to_string(kMaxWordCount), std::to_string(w));
   }
   // Checked against the input before the words are touched.
   const std::uint64_t word_bytes = static_cast<std::uint64_t>(w) * 8;
@@ -193,7 +192,8 @@ void LegacyFilter::AddAll(const KeyList& keys) {
 bool LegacyFilter::MayContain(ByteSpan key) const {
   // Every bucket of every key is set (only ever true for K > kAllBitsCheckAboveK): the
   // original's K tests all pass, so its answer is 1.
-  if (all_bits_set_) [[unlikely]] return true;
+  if (all_bits_set_) [[unlikely]]
+    return true;
   return ProbeBits(bits(), HashKey32(key), hash_count_, modulus());
 }
 

@@ -2,10 +2,10 @@
 // cassandra-1.2, cassandra-3.0, cassandra-4.0.
 #include <string>
 
-#include "cassandra/descriptor.h"
 #include "bloomcodec/cassandra/filter_factory.h"
 #include "bloomcodec/cassandra/murmur3.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
+#include "cassandra/descriptor.h"
 #include "cassandra/murmur3/inspect.h"
 
 namespace bloomcodec::cassandra {
@@ -116,9 +116,8 @@ const FormatCodec* Murmur3Codec(Murmur3Layout layout) {
   static const Murmur3Format v12(Murmur3Layout::kOldOrderLongs,
                                  "Cassandra Filter.db of versions ia .. lb (1.2 - 2.2): Murmur3, "
                                  "old index order, BE i64 words");
-  static const Murmur3Format v30(
-      Murmur3Layout::kNewOrderLongs,
-      "versions ma .. me (3.x): Murmur3, new index order, BE i64 words");
+  static const Murmur3Format v30(Murmur3Layout::kNewOrderLongs,
+                                 "versions ma .. me (3.x): Murmur3, new index order, BE i64 words");
   static const Murmur3Format v40(Murmur3Layout::kRawBytes,
                                  "versions na .. oa and BTI da (4.0 - 5.0): Murmur3, new index "
                                  "order, the bit set's raw bytes");

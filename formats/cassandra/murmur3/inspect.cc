@@ -7,11 +7,11 @@
 #include <set>
 #include <string>
 
-#include "codec/byte_writer.h"
-#include "cassandra/descriptor.h"
 #include "bloomcodec/cassandra/filter_factory.h"
 #include "bloomcodec/cassandra/sizing.h"
+#include "cassandra/descriptor.h"
 #include "cassandra/inspect.h"
+#include "codec/byte_writer.h"
 #include "inspect_support.h"
 
 namespace bloomcodec::cassandra {
@@ -66,10 +66,9 @@ Document SizingFacts(std::int32_t hash_count, std::int64_t capacity) {
     // fp >= 0.393 gives K = 2 with 1 bucket per element, a pair the table has no entry for
     // (row 1 ends at K = 1): nothing was promised.
     const std::span<const double> row = BloomProbabilities(bpe);
-    c["promised_false_positive_rate"] =
-        static_cast<std::size_t>(hash_count) < row.size()
-            ? JsonNumber(row[static_cast<std::size_t>(hash_count)])
-            : Document(nullptr);
+    c["promised_false_positive_rate"] = static_cast<std::size_t>(hash_count) < row.size()
+                                            ? JsonNumber(row[static_cast<std::size_t>(hash_count)])
+                                            : Document(nullptr);
     candidates.push_back(std::move(c));
   }
   if (candidates.size() == 1) {
@@ -179,9 +178,9 @@ Result<ByteVector> UndumpMurmur3Filter(const Document& dump, std::string_view so
     return BadDumpField(source, "word_count", "an integer from 1 to 2^31 - 1");
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector bits, DumpBase64(dump, "bits_base64", source));
   if (bits.size() != static_cast<std::uint64_t>(w) * 8) {
-    return BadDumpField(
-        source, "bits_base64",
-        std::to_string(w * 8) + " bytes (8 per word), found " + std::to_string(bits.size()));
+    return BadDumpField(source, "bits_base64",
+                        std::to_string(w * 8) + " bytes (8 per word), found " +
+                            std::to_string(bits.size()));
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector trailing,
                               DumpOptionalBase64(dump, "trailing_base64", source));

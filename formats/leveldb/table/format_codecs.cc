@@ -10,9 +10,9 @@
 #include "bloomcodec/format.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/hash.h"
+#include "leveldb/inspect.h"
 #include "leveldb/table/table_reader.h"
 #include "leveldb/table/table_writer.h"
-#include "leveldb/inspect.h"
 
 namespace bloomcodec::leveldb {
 
@@ -49,8 +49,9 @@ class TableFormat final : public FormatCodec {
     const double b = *params.bits_per_key;
     // NewBloomFilterPolicy takes an int.
     if (!(b >= 0) || b != std::floor(b) || b > 1'000'000) {
-      return Status::InvalidArgument("--bits-per-key must be an integer from 0 to 1000000 for "
-                                     "leveldb-table (NewBloomFilterPolicy takes an int)");
+      return Status::InvalidArgument(
+          "--bits-per-key must be an integer from 0 to 1000000 for "
+          "leveldb-table (NewBloomFilterPolicy takes an int)");
     }
     std::vector<std::size_t> order(keys.size());
     std::iota(order.begin(), order.end(), std::size_t{0});

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "bloomcodec/leveldb/bloom.h"
-#include "leveldb/table/table_reader.h"
 #include "inspect_support.h"
 #include "leveldb/inspect.h"
+#include "leveldb/table/table_reader.h"
 
 namespace bloomcodec::leveldb {
 
@@ -68,9 +68,10 @@ Document FilterHead(const TableFilter& filter) {
   if (filter.legacy_v117) {
     // 1.18 renamed the policy when it fixed the hash's sign extension, so a newer LevelDB looks
     // only for ...Filter2 and reads every data block of this table.
-    d["note"] = "written by LevelDB <= 1.17 (leveldb.BuiltinBloomFilter, x86 signed-tail hash): "
-                "LevelDB 1.18 and later ignore this filter and read every data block; probe "
-                "answers as LevelDB 1.17 did";
+    d["note"] =
+        "written by LevelDB <= 1.17 (leveldb.BuiltinBloomFilter, x86 signed-tail hash): "
+        "LevelDB 1.18 and later ignore this filter and read every data block; probe "
+        "answers as LevelDB 1.17 did";
   }
   d["handle"] = HandleDoc(filter.handle);
   return d;
@@ -97,8 +98,8 @@ Result<Document> InspectTable(ByteSpan file, std::string_view source) {
   FilterBlockLayout layout;
   Document filter_doc = nullptr;
   if (filter) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(layout, ParseFilterBlockLayout(filter->contents.bytes(), source,
-                                                               filter->handle.offset));
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        layout, ParseFilterBlockLayout(filter->contents.bytes(), source, filter->handle.offset));
     filter_doc = FilterHead(*filter);
     BLOOMCODEC_ASSIGN_OR_RETURN(Document fields,
                                 InspectFilterBlockAt(filter->contents.bytes(), source,
@@ -144,8 +145,9 @@ Result<Document> DumpTable(ByteSpan file, std::string_view source) {
   if (const std::optional<TableFilter>& filter = table.filter()) {
     Document f = FilterHead(*filter);
     f.erase("note");
-    BLOOMCODEC_ASSIGN_OR_RETURN(Document block, FilterBlockDumpFields(filter->contents.bytes(), source,
-                                                                      filter->handle.offset));
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        Document block,
+        FilterBlockDumpFields(filter->contents.bytes(), source, filter->handle.offset));
     f["block"] = std::move(block);
     doc["filter"] = std::move(f);
   } else {

@@ -6,8 +6,8 @@
 #include <boost/endian/conversion.hpp>
 
 #include "blocktable/block_handle.h"
-#include "codec/byte_reader.h"
 #include "bloomcodec/leveldb/bloom.h"
+#include "codec/byte_reader.h"
 
 namespace bloomcodec::leveldb {
 
@@ -111,9 +111,8 @@ Result<TableReader> TableReader::Open(ByteSpan file, std::string source,
 }
 
 Status TableReader::ReadMetaindex() {
-  BLOOMCODEC_ASSIGN_OR_RETURN(BlockContents raw,
-                              ReadBlock(file_, footer_.metaindex_handle, source_, BlockOptions(),
-                                        "metaindex block"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(BlockContents raw, ReadBlock(file_, footer_.metaindex_handle, source_,
+                                                           BlockOptions(), "metaindex block"));
   BLOOMCODEC_ASSIGN_OR_RETURN(metaindex_, Block::Parse(std::move(raw), source_, "metaindex block"));
   BlockIterator it(metaindex_, KeyOrder::kBytewise);
   BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
@@ -152,10 +151,10 @@ Status TableReader::ReadMetaindex() {
   f.flavor = legacy ? HashFlavor::kSignedTail : HashFlavor::kUnsignedTail;
   ByteReader reader(chosen->value, source_, chosen->value_offset);
   BLOOMCODEC_ASSIGN_OR_RETURN(f.handle, ReadBlockHandle(reader, "filter block handle"));
-  BLOOMCODEC_RETURN_IF_ERROR(CheckHandleInFile(f.handle, file_.size(), source_,
-                                               chosen->value_offset, "filter block"));
-  BLOOMCODEC_ASSIGN_OR_RETURN(
-      f.contents, ReadBlock(file_, f.handle, source_, BlockOptions(), "filter block"));
+  BLOOMCODEC_RETURN_IF_ERROR(
+      CheckHandleInFile(f.handle, file_.size(), source_, chosen->value_offset, "filter block"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(f.contents,
+                              ReadBlock(file_, f.handle, source_, BlockOptions(), "filter block"));
   filter_reader_.emplace(f.contents.bytes(), f.flavor);
   filter_ = std::move(f);
   return Status();
@@ -167,7 +166,8 @@ Status TableReader::ResolveKeyKind(KeyKind requested) {
     return Status();
   }
   const auto undecidable = [this](std::string why) {
-    return Status::InvalidArgument(source_ + ": cannot tell whether this table was written by a "
+    return Status::InvalidArgument(source_ +
+                                   ": cannot tell whether this table was written by a "
                                    "LevelDB database (internal keys) or by a TableBuilder (" +
                                    why + "); pass --key-kind user or --key-kind plain");
   };
@@ -346,8 +346,8 @@ Status TableReader::ForEachDataBlock(
   return Status();
 }
 
-Status TableReader::ForEachEntry(const std::function<Status(ByteSpan key, ByteSpan value,
-                                                            const BlockHandle& block)>& fn) const {
+Status TableReader::ForEachEntry(
+    const std::function<Status(ByteSpan key, ByteSpan value, const BlockHandle& block)>& fn) const {
   return ForEachDataBlock([&](ByteSpan, const BlockHandle& handle) -> Status {
     BLOOMCODEC_ASSIGN_OR_RETURN(Block block, ReadDataBlock(handle));
     BlockIterator it(block, key_order());

@@ -33,7 +33,7 @@
 #include <string_view>
 #include <vector>
 
-#include "blocktable/block.h"   // internal for now: BlockHandle, Block, KeyOrder in this API
+#include "blocktable/block.h"  // internal for now: BlockHandle, Block, KeyOrder in this API
 #include "blocktable/footer.h"
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/format.h"
@@ -62,8 +62,8 @@ struct TableOpenOptions {
 
 struct MetaindexEntry {
   std::string key;
-  ByteVector value;              // normally an encoded blocktable::BlockHandle
-  std::uint64_t value_offset;    // absolute; the block's offset when it is Snappy-compressed
+  ByteVector value;            // normally an encoded blocktable::BlockHandle
+  std::uint64_t value_offset;  // absolute; the block's offset when it is Snappy-compressed
 };
 
 struct TableFilter {
@@ -76,8 +76,8 @@ struct TableFilter {
 
 // What the read path did for one probe (tests, inspect).
 struct LookupTrace {
-  bool in_range = true;        // user tables: within [smallest, largest] user key
-  bool block_found = false;    // the index seek found an entry
+  bool in_range = true;           // user tables: within [smallest, largest] user key
+  bool block_found = false;       // the index seek found an entry
   blocktable::BlockHandle block;  // that data block
   bool filter_asked = false;
   bool answer = false;

@@ -54,8 +54,7 @@ void BytewiseSuccessor(ByteVector& key) {
 // The tail of the internal-key versions: keep the shortened user key only if it got shorter AND
 // larger than the original user key, then give it the tag that sorts first for that user key.
 void AdoptIfShorter(ByteVector& key, ByteSpan user, ByteVector& shortened) {
-  if (shortened.size() < user.size() &&
-      CompareKeys(KeyOrder::kBytewise, user, shortened) < 0) {
+  if (shortened.size() < user.size() && CompareKeys(KeyOrder::kBytewise, user, shortened) < 0) {
     ByteWriter(shortened).PutLittleU64(kSeekTag);
     key.swap(shortened);
   }
@@ -198,27 +197,28 @@ Result<ByteVector> RewriteTableFilter(const TableReader& reader,
     filter->StartBlock(0);
   }
   const bool user = reader.key_kind() == KeyKind::kUser;
-  BLOOMCODEC_RETURN_IF_ERROR(reader.ForEachDataBlock([&](ByteSpan, const BlockHandle& handle) -> Status {
-    if (handle.offset != data_end) {
-      return Status::Corrupt(reader.source(), handle.offset,
-                             "data blocks back to back from offset 0 (next at " +
-                                 std::to_string(data_end) + ")");
-    }
-    BLOOMCODEC_ASSIGN_OR_RETURN(Block block, reader.ReadDataBlock(handle));
-    if (block.contents().compression() == BlockCompression::kSnappy) snappy = true;
-    if (filter) {
-      BlockIterator it(block, reader.key_order());
-      BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
-      while (it.valid()) {
-        filter->AddKey(user ? UserKeyOf(it.key()) : it.key());
-        BLOOMCODEC_RETURN_IF_ERROR(it.Next());
-      }
-    }
-    data_end = handle.offset + handle.size + kBlockTrailerSize;
-    // TableBuilder announces the next block's offset after each block is written.
-    if (filter) filter->StartBlock(data_end);
-    return Status();
-  }));
+  BLOOMCODEC_RETURN_IF_ERROR(
+      reader.ForEachDataBlock([&](ByteSpan, const BlockHandle& handle) -> Status {
+        if (handle.offset != data_end) {
+          return Status::Corrupt(reader.source(), handle.offset,
+                                 "data blocks back to back from offset 0 (next at " +
+                                     std::to_string(data_end) + ")");
+        }
+        BLOOMCODEC_ASSIGN_OR_RETURN(Block block, reader.ReadDataBlock(handle));
+        if (block.contents().compression() == BlockCompression::kSnappy) snappy = true;
+        if (filter) {
+          BlockIterator it(block, reader.key_order());
+          BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+          while (it.valid()) {
+            filter->AddKey(user ? UserKeyOf(it.key()) : it.key());
+            BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+          }
+        }
+        data_end = handle.offset + handle.size + kBlockTrailerSize;
+        // TableBuilder announces the next block's offset after each block is written.
+        if (filter) filter->StartBlock(data_end);
+        return Status();
+      }));
   TableWriteOptions options;
   options.compression = snappy ? BlockCompression::kSnappy : BlockCompression::kNone;
   ByteVector out(file.begin(), file.begin() + data_end);

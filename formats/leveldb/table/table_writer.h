@@ -28,16 +28,16 @@
 #include "bloomcodec/format.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
-#include "leveldb/table/table_reader.h"
 #include "bloomcodec/status.h"
+#include "leveldb/table/table_reader.h"
 
 namespace bloomcodec::leveldb {
 
 struct TableWriteOptions {
-  std::size_t block_size = 4096;   // LevelDB's default; a DB clamps to >= 1024, a builder does not
-  int restart_interval = 16;       // >= 1
+  std::size_t block_size = 4096;  // LevelDB's default; a DB clamps to >= 1024, a builder does not
+  int restart_interval = 16;      // >= 1
   blocktable::BlockCompression compression = blocktable::BlockCompression::kNone;
-  std::optional<BloomPolicy> filter;  // none: no filter block, empty metaindex
+  std::optional<BloomPolicy> filter;   // none: no filter block, empty metaindex
   KeyKind key_kind = KeyKind::kPlain;  // kUser: keys are internal keys (database table)
   // LevelDB shortens index keys (FindShortestSeparator / FindShortSuccessor). Off: every index
   // key is its block's last key, which LevelDB reads just as well.
@@ -71,8 +71,8 @@ class TableWriter {
   std::uint64_t num_entries_ = 0;
   bool pending_index_entry_ = false;
   blocktable::BlockHandle pending_handle_;
-  ByteVector separator_;    // scratch
-  ByteVector compressed_;   // scratch
+  ByteVector separator_;   // scratch
+  ByteVector compressed_;  // scratch
   bool finished_ = false;
 };
 

@@ -230,8 +230,8 @@ FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyList*
       std::uint64_t i = layout->IndexFor(block.offset);
       if (i < per_filter.size()) {
         FilterKeys& fk = per_filter[i];
-        if (!fk.any || !std::equal(fk.last.begin(), fk.last.end(), filter_key.begin(),
-                                   filter_key.end())) {
+        if (!fk.any ||
+            !std::equal(fk.last.begin(), fk.last.end(), filter_key.begin(), filter_key.end())) {
           ++fk.distinct;
           fk.last.assign(filter_key.begin(), filter_key.end());
           fk.any = true;

@@ -5,10 +5,10 @@
 #include <numeric>
 #include <vector>
 
-#include "rocksdb/sst/sst_reader.h"
-#include "rocksdb/sst/sst_writer.h"
 #include "formats/rocksdb/family.h"
 #include "rocksdb/sst/inspect.h"
+#include "rocksdb/sst/sst_reader.h"
+#include "rocksdb/sst/sst_writer.h"
 
 namespace bloomcodec::rocksdb {
 

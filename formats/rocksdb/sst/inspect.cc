@@ -5,8 +5,8 @@
 #include <string>
 
 #include "bloomcodec/rocksdb/full_filter.h"
-#include "rocksdb/sst/sst_reader.h"
 #include "inspect_support.h"
+#include "rocksdb/sst/sst_reader.h"
 #include "sst_filter_stats.h"
 
 namespace bloomcodec::rocksdb {
@@ -101,8 +101,7 @@ Document PropertiesDoc(const SstReader& sst) {
 // against the file first.
 Result<std::string> BlockCompressionName(const SstReader& sst, const BlockHandle& h,
                                          std::string_view what) {
-  BLOOMCODEC_RETURN_IF_ERROR(
-      CheckHandleInFile(h, sst.file().size(), sst.source(), what));
+  BLOOMCODEC_RETURN_IF_ERROR(CheckHandleInFile(h, sst.file().size(), sst.source(), what));
   const auto type = static_cast<BlockCompression>(sst.file()[h.offset + h.size]);
   return std::string(CompressionName(type));
 }
@@ -121,15 +120,14 @@ Result<Document> FilterDoc(const SstReader& sst) {
   d["whole_key_filtering"] = sst.whole_key_filtering();
   d["handle"] = HandleDoc(f.handle);
   if (f.placement == FilterPlacement::kFull) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader r, FullFilterReader::Parse(f.contents.bytes(),
-                                                                            sst.source()));
+    BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader r,
+                                FullFilterReader::Parse(f.contents.bytes(), sst.source()));
     d["filter"] = r.Describe();
   } else {
     Document parts = Document::array();
-    BLOOMCODEC_ASSIGN_OR_RETURN(
-        Block index,
-        Block::Parse(f.contents, sst.source(), "filter partition index",
-                     BlockFooterLayout::kRocksDb));
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block index,
+                                Block::Parse(f.contents, sst.source(), "filter partition index",
+                                             BlockFooterLayout::kRocksDb));
     BLOOMCODEC_RETURN_IF_ERROR(
         sst.ForEachIndexEntry(index, [&](ByteSpan key, const BlockHandle& h) -> Status {
           BLOOMCODEC_ASSIGN_OR_RETURN(
@@ -150,13 +148,13 @@ Result<Document> FilterDoc(const SstReader& sst) {
   s["filters"] = stats.filters;
   s["bits"] = stats.bits;
   s["bits_set"] = stats.bits_set;
-  s["fill_ratio"] = JsonNumber(stats.bits > 0 ? static_cast<double>(stats.bits_set) / stats.bits
-                                              : 0.0);
+  s["fill_ratio"] =
+      JsonNumber(stats.bits > 0 ? static_cast<double>(stats.bits_set) / stats.bits : 0.0);
   s["estimated_false_positive_rate"] = JsonNumber(stats.fp_rate);
-  s["fp_rate_from"] = stats.measured_with > 0
-                          ? "measured with " + std::to_string(stats.measured_with) +
-                                " synthetic absent keys"
-                          : std::string("fill ^ num_probes");
+  s["fp_rate_from"] =
+      stats.measured_with > 0
+          ? "measured with " + std::to_string(stats.measured_with) + " synthetic absent keys"
+          : std::string("fill ^ num_probes");
   d["statistics"] = std::move(s);
   return d;
 }

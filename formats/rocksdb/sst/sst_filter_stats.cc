@@ -46,10 +46,9 @@ Result<SstFilterStats> ComputeSstFilterStats(const SstReader& sst) {
   if (sst.filter()->placement == FilterPlacement::kFull) {
     blocks.push_back(sst.filter()->contents);
   } else {
-    BLOOMCODEC_ASSIGN_OR_RETURN(
-        Block index,
-        Block::Parse(sst.filter()->contents, sst.source(), "filter partition index",
-                     BlockFooterLayout::kRocksDb));
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block index, Block::Parse(sst.filter()->contents, sst.source(),
+                                                          "filter partition index",
+                                                          BlockFooterLayout::kRocksDb));
     BLOOMCODEC_RETURN_IF_ERROR(
         sst.ForEachIndexEntry(index, [&](ByteSpan, const BlockHandle& h) -> Status {
           BLOOMCODEC_ASSIGN_OR_RETURN(

@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "rocksdb/sst/sst_reader.h"
 #include "bloomcodec/status.h"
+#include "rocksdb/sst/sst_reader.h"
 
 namespace bloomcodec::rocksdb {
 
@@ -14,9 +14,9 @@ struct SstFilterStats {
   std::uint64_t bits = 0;
   std::uint64_t bits_set = 0;
   std::uint32_t hash_count = 0;
-  bool ribbon = false;       // any Ribbon filter (its fill says nothing of its fp rate)
-  bool always_match = false;  // any filter that answers 1 for everything
-  double fp_rate = 0;        // fill^k for Bloom, measured for Ribbon, 1 for always-match
+  bool ribbon = false;              // any Ribbon filter (its fill says nothing of its fp rate)
+  bool always_match = false;        // any filter that answers 1 for everything
+  double fp_rate = 0;               // fill^k for Bloom, measured for Ribbon, 1 for always-match
   std::uint64_t measured_with = 0;  // synthetic absent keys used (0: from the fill)
 };
 

@@ -17,9 +17,9 @@ Result<bool> SstReader::MayContain(ByteSpan user_key) const {
     return f.MayContain(user_key);
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle partition, FilterBlockFor(user_key));
-  BLOOMCODEC_ASSIGN_OR_RETURN(BlockContents contents,
-                              blocktable::ReadBlock(file_, partition, source_, BlockOptions(),
-                                                    "filter partition"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      BlockContents contents,
+      blocktable::ReadBlock(file_, partition, source_, BlockOptions(), "filter partition"));
   BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f,
                               FullFilterReader::Parse(contents.bytes(), source_));
   return f.MayContain(user_key);

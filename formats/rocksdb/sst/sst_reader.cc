@@ -176,8 +176,8 @@ Result<SstReader> SstReader::Open(ByteSpan file, std::string source,
   r.file_ = file;
   r.options_ = options;
   BLOOMCODEC_ASSIGN_OR_RETURN(r.footer_, DecodeFooter(file, r.source_, TableFamily::kRocksDb));
-  BLOOMCODEC_ASSIGN_OR_RETURN(r.metaindex_, r.ReadBlock(r.footer_.metaindex_handle,
-                                                        "metaindex block"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(r.metaindex_,
+                              r.ReadBlock(r.footer_.metaindex_handle, "metaindex block"));
   BLOOMCODEC_RETURN_IF_ERROR(r.ReadMetaindex());
   BLOOMCODEC_RETURN_IF_ERROR(r.ReadPropertiesBlock());
   BLOOMCODEC_ASSIGN_OR_RETURN(r.index_, r.ReadBlock(r.footer_.index_handle, "index block"));
@@ -195,7 +195,8 @@ Status SstReader::ReadMetaindex() {
     e.value = it.value();
     e.value_at = metaindex_.contents().file_offset();
     if (metaindex_.contents().compression() == BlockCompression::kNone) {
-      e.value_at += static_cast<std::uint64_t>(e.value.data() - metaindex_.contents().bytes().data());
+      e.value_at +=
+          static_cast<std::uint64_t>(e.value.data() - metaindex_.contents().bytes().data());
     }
     ByteReader hr(e.value, source_, e.value_at);
     Result<BlockHandle> h = ReadBlockHandle(hr, "meta block handle");
@@ -214,8 +215,8 @@ Status SstReader::ReadPropertiesBlock() {
       return Status::Corrupt(source_, metaindex_.contents().file_offset(),
                              "a block handle as the value of " + PrintableName(e.key));
     }
-    BLOOMCODEC_RETURN_IF_ERROR(CheckHandleInFile(*e.handle, file_.size(), source_, e.value_at,
-                                                 "properties block"));
+    BLOOMCODEC_RETURN_IF_ERROR(
+        CheckHandleInFile(*e.handle, file_.size(), source_, e.value_at, "properties block"));
     BLOOMCODEC_ASSIGN_OR_RETURN(properties_block_, ReadBlock(*e.handle, "properties block"));
     BLOOMCODEC_ASSIGN_OR_RETURN(properties_, ParseProperties(properties_block_));
     properties_handle_ = *e.handle;
@@ -313,9 +314,9 @@ Status SstReader::ForEachIndexEntry(
   BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
   std::optional<BlockHandle> previous;
   while (it.valid()) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(
-        BlockHandle h, DecodeIndexValue(block, it.entry_position(), it.shared(), it.value(),
-                                        previous ? &*previous : nullptr));
+    BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle h,
+                                DecodeIndexValue(block, it.entry_position(), it.shared(),
+                                                 it.value(), previous ? &*previous : nullptr));
     BLOOMCODEC_RETURN_IF_ERROR(fn(it.key(), h));
     previous = h;
     BLOOMCODEC_RETURN_IF_ERROR(it.Next());
@@ -363,9 +364,8 @@ Result<std::optional<BlockHandle>> SstReader::SeekIndexBlock(const Block& block,
   BlockIterator it(block, index_key_order(), index_value_encoding());
   BLOOMCODEC_RETURN_IF_ERROR(it.Seek(lookup));
   if (it.valid() && (!index_value_delta_ || it.shared() == 0)) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(
-        BlockHandle h, DecodeIndexValue(block, it.entry_position(), it.shared(), it.value(),
-                                        nullptr));
+    BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle h, DecodeIndexValue(block, it.entry_position(),
+                                                                it.shared(), it.value(), nullptr));
     return std::optional<BlockHandle>(h);
   }
   if (!it.valid() && !last_if_past) return std::optional<BlockHandle>();
@@ -386,8 +386,7 @@ Result<std::optional<BlockHandle>> SstReader::SeekIndexBlock(const Block& block,
 Result<std::optional<BlockHandle>> SstReader::DataBlockFor(ByteSpan user_key) const {
   ByteVector lookup;
   MakeLookupKey(user_key, lookup, index_key_is_user_key_);
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<BlockHandle> h,
-                              SeekIndexBlock(index_, lookup, false));
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<BlockHandle> h, SeekIndexBlock(index_, lookup, false));
   if (!h || index_type_ != IndexType::kTwoLevelIndexSearch) return h;
   BLOOMCODEC_ASSIGN_OR_RETURN(Block partition, ReadBlock(*h, "index partition"));
   return SeekIndexBlock(partition, lookup, false);

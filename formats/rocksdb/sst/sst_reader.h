@@ -32,7 +32,7 @@
 #include <string_view>
 #include <vector>
 
-#include "blocktable/block.h"   // internal for now: BlockHandle, Block, KeyOrder in this API
+#include "blocktable/block.h"  // internal for now: BlockHandle, Block, KeyOrder in this API
 #include "blocktable/footer.h"
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/key_list.h"
@@ -58,8 +58,8 @@ enum class FilterPlacement { kFull, kPartitioned };
 
 struct SstMetaindexEntry {
   std::string key;
-  ByteSpan value;                       // inside the metaindex block's contents
-  std::uint64_t value_at = 0;           // its file offset; the block's if that is compressed
+  ByteSpan value;              // inside the metaindex block's contents
+  std::uint64_t value_at = 0;  // its file offset; the block's if that is compressed
   std::optional<blocktable::BlockHandle> handle;  // when the value decodes as exactly one handle
 };
 
@@ -128,8 +128,8 @@ class SstReader {
   // `previous` is the entry before it in the same block. A handle reaching past the file is
   // Corrupt at the entry.
   Result<blocktable::BlockHandle> DecodeIndexValue(const blocktable::Block& block,
-                                                   std::size_t entry_position,
-                                                   std::uint32_t shared, ByteSpan value,
+                                                   std::size_t entry_position, std::uint32_t shared,
+                                                   ByteSpan value,
                                                    const blocktable::BlockHandle* previous) const;
   // Every entry of an index-format block with its decoded handle.
   Status ForEachIndexEntry(
@@ -159,7 +159,8 @@ class SstReader {
                                  const blocktable::BlockHandle& h) const;
   void MakeLookupKey(ByteSpan user_key, ByteVector& out, bool user_key_index) const;
   Result<std::optional<blocktable::BlockHandle>> SeekIndexBlock(const blocktable::Block& block,
-                                                    ByteSpan lookup, bool last_if_past) const;
+                                                                ByteSpan lookup,
+                                                                bool last_if_past) const;
 
   std::string source_;
   ByteSpan file_;

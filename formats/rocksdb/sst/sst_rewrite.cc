@@ -49,17 +49,20 @@ Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> 
   const std::string& src = sst.source();
   if (sst.index_type() == IndexType::kTwoLevelIndexSearch ||
       (sst.filter() && sst.filter()->placement == FilterPlacement::kPartitioned)) {
-    return Status::Unsupported(src + ": a two-level index or partitioned filter: its partitions "
-                                     "would move; rewriting the filter is done for full filters "
-                                     "with a one-level index only");
+    return Status::Unsupported(src +
+                               ": a two-level index or partitioned filter: its partitions "
+                               "would move; rewriting the filter is done for full filters "
+                               "with a one-level index only");
   }
   if (!sst.whole_key_filtering()) {
-    return Status::Unsupported(src + ": whole-key filtering is off (the filter would hold "
-                                     "prefixes); rewriting needs a whole-key filter");
+    return Status::Unsupported(src +
+                               ": whole-key filtering is off (the filter would hold "
+                               "prefixes); rewriting needs a whole-key filter");
   }
   if (!sst.properties()) {
-    return Status::Unsupported(src + ": no properties block (a LevelDB-written table): RocksDB "
-                                     "would not know the filter's policy; not rewritten");
+    return Status::Unsupported(src +
+                               ": no properties block (a LevelDB-written table): RocksDB "
+                               "would not know the filter's policy; not rewritten");
   }
   // The keys, each once, in file order; the data region is everything up to the last data block.
   KeyList keys;

@@ -60,9 +60,7 @@ ByteVector Fixed32(std::uint32_t v) {
 
 ByteVector Text(std::string_view s) { return ByteVector(s.begin(), s.end()); }
 
-int CompareBytes(ByteSpan a, ByteSpan b) {
-  return CompareKeys(KeyOrder::kBytewise, a, b);
-}
+int CompareBytes(ByteSpan a, ByteSpan b) { return CompareKeys(KeyOrder::kBytewise, a, b); }
 
 }  // namespace
 
@@ -73,8 +71,9 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
   }
   if (user_keys.empty()) {
     // SstFileWriter::Finish refuses an empty file too.
-    return Status::InvalidArgument("an SST needs at least one key (RocksDB's SstFileWriter "
-                                   "refuses to finish an empty file)");
+    return Status::InvalidArgument(
+        "an SST needs at least one key (RocksDB's SstFileWriter "
+        "refuses to finish an empty file)");
   }
   if (options.block_size == 0 || options.restart_interval < 1) {
     return Status::InvalidArgument("WriteSst: block_size and restart_interval must be positive");

@@ -7,8 +7,8 @@
 
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
-#include "leveldb/table/verify.h"
 #include "bloomcodec/rocksdb/full_filter.h"
+#include "leveldb/table/verify.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "sst_filter_stats.h"
 
@@ -45,10 +45,9 @@ class StructureCheck {
     const std::string& src = sst_.source();
     BLOOMCODEC_RETURN_IF_ERROR(VerifyTrailer(sst_.file(), sst_.footer().metaindex_handle, src,
                                              trailer, "metaindex block"));
-    BLOOMCODEC_RETURN_IF_ERROR(VerifyTrailer(sst_.file(), sst_.footer().index_handle, src,
-                                             trailer, "index block"));
     BLOOMCODEC_RETURN_IF_ERROR(
-        VerifyBlock(sst_.metaindex_block(), KeyOrder::kBytewise).status());
+        VerifyTrailer(sst_.file(), sst_.footer().index_handle, src, trailer, "index block"));
+    BLOOMCODEC_RETURN_IF_ERROR(VerifyBlock(sst_.metaindex_block(), KeyOrder::kBytewise).status());
     for (const SstMetaindexEntry& e : sst_.metaindex()) {
       if (!e.handle) continue;
       BLOOMCODEC_RETURN_IF_ERROR(VerifyTrailer(sst_.file(), *e.handle, src, trailer,
@@ -57,20 +56,17 @@ class StructureCheck {
     BLOOMCODEC_RETURN_IF_ERROR(
         VerifyBlock(sst_.index_block(), sst_.index_key_order(), sst_.index_value_encoding())
             .status());
-    BLOOMCODEC_RETURN_IF_ERROR(sst_.ForEachIndexPartition([&](ByteSpan, const BlockHandle& h) {
-      return CheckIndexBlock(h, "index partition");
-    }));
+    BLOOMCODEC_RETURN_IF_ERROR(sst_.ForEachIndexPartition(
+        [&](ByteSpan, const BlockHandle& h) { return CheckIndexBlock(h, "index partition"); }));
     if (sst_.filter() && sst_.filter()->placement == FilterPlacement::kPartitioned) {
-      BLOOMCODEC_ASSIGN_OR_RETURN(
-          Block index, Block::Parse(sst_.filter()->contents, src, "filter partition index",
-                                    BlockFooterLayout::kRocksDb));
+      BLOOMCODEC_ASSIGN_OR_RETURN(Block index, Block::Parse(sst_.filter()->contents, src,
+                                                            "filter partition index",
+                                                            BlockFooterLayout::kRocksDb));
       BLOOMCODEC_RETURN_IF_ERROR(
-          VerifyBlock(index, sst_.index_key_order(), sst_.index_value_encoding())
-              .status());
-      BLOOMCODEC_RETURN_IF_ERROR(
-          sst_.ForEachIndexEntry(index, [&](ByteSpan, const BlockHandle& h) {
-            return VerifyTrailer(sst_.file(), h, src, trailer, "filter partition");
-          }));
+          VerifyBlock(index, sst_.index_key_order(), sst_.index_value_encoding()).status());
+      BLOOMCODEC_RETURN_IF_ERROR(sst_.ForEachIndexEntry(index, [&](ByteSpan, const BlockHandle& h) {
+        return VerifyTrailer(sst_.file(), h, src, trailer, "filter partition");
+      }));
     }
     BLOOMCODEC_RETURN_IF_ERROR(sst_.ForEachDataBlock(
         [&](ByteSpan index_key, const BlockHandle& h) { return CheckDataBlock(index_key, h); }));
@@ -213,8 +209,7 @@ FileReport VerifySst(const std::string& path, const KeyList* probes, const std::
   const SstReader& sst = *opened;
   if (sst.properties()) {
     // The policy name comes from the file (JSON needs UTF-8).
-    report.version =
-        PrintableName(sst.properties()->String("rocksdb.filter.policy").value_or(""));
+    report.version = PrintableName(sst.properties()->String("rocksdb.filter.policy").value_or(""));
   }
   StructureCheck structure(sst);
   Status s = structure.Run();

@@ -22,10 +22,10 @@
 
 #include "bloomcodec/bit_view.h"
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/cassandra/sizing.h"
 #include "bloomcodec/filter.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/status.h"
-#include "bloomcodec/cassandra/sizing.h"
 
 namespace bloomcodec::cassandra {
 

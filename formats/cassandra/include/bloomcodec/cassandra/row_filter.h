@@ -20,11 +20,11 @@
 #include <variant>
 
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/cassandra/legacy_filter.h"
+#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/filter.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/status.h"
-#include "bloomcodec/cassandra/v10_filter.h"
-#include "bloomcodec/cassandra/legacy_filter.h"
 
 namespace bloomcodec::cassandra {
 

@@ -41,8 +41,7 @@ struct FilterSpec {
 
 Result<FilterSpec> SizeForFpChance(std::int64_t num_elements, double fp_chance,
                                    JavaAssertions assertions = JavaAssertions::kEnabled);
-Result<FilterSpec> SizeForBucketsPerElement(std::int64_t num_elements,
-                                            std::int32_t target_buckets,
+Result<FilterSpec> SizeForBucketsPerElement(std::int64_t num_elements, std::int32_t target_buckets,
                                             JavaAssertions assertions = JavaAssertions::kEnabled);
 
 // The row (column-name) filter: getFilter(estimated_columns, 4).
@@ -53,9 +52,10 @@ inline constexpr std::int32_t kDefaultBucketsPerElement = 15;
 struct LegacyFilterSpec {
   std::int32_t hash_count = 0;
   std::int32_t buckets_per_element = 0;
-  std::int32_t nbits = 0;       // (int) min(Integer.MAX_VALUE, n * bpe + 20)
-  std::int32_t word_count = 0;  // ceil(nbits / 64) as java.util.BitSet computes it (<= 0 if nbits < 0)
-  std::string warning;          // Cassandra's WARN text, empty if none
+  std::int32_t nbits = 0;  // (int) min(Integer.MAX_VALUE, n * bpe + 20)
+  std::int32_t word_count =
+      0;                // ceil(nbits / 64) as java.util.BitSet computes it (<= 0 if nbits < 0)
+  std::string warning;  // Cassandra's WARN text, empty if none
 };
 Result<LegacyFilterSpec> LegacySizeForFpChance(std::int64_t n, double fp,
                                                JavaAssertions = JavaAssertions::kEnabled);

@@ -23,10 +23,10 @@
 
 #include "bloomcodec/bit_view.h"
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/cassandra/sizing.h"
 #include "bloomcodec/filter.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/status.h"
-#include "bloomcodec/cassandra/sizing.h"
 
 namespace bloomcodec::cassandra {
 
@@ -38,7 +38,7 @@ class V10Filter final : public Filter {
   static Result<V10Filter> Parse(ByteSpan file, std::string_view source);
   // Like Parse, with error offsets shifted by `base_offset` (a filter inside a larger file).
   static Result<V10Filter> ParseAt(ByteSpan bytes, std::string_view source,
-                                  std::uint64_t base_offset);
+                                   std::uint64_t base_offset);
   // An owning filter with every bit clear; refuses word_count <= 0 and hash_count < 0.
   static Result<V10Filter> Create(const FilterSpec& spec);
   static Result<V10Filter> Create(std::int32_t hash_count, std::int32_t word_count);

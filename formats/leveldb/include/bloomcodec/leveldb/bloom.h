@@ -34,7 +34,7 @@ struct BloomPolicy {
   static BloomPolicy Current(int bits_per_key);    // "leveldb.BuiltinBloomFilter2"
   static BloomPolicy Legacy117(int bits_per_key);  // "leveldb.BuiltinBloomFilter", signed tail
   std::string_view name() const;
-  int probes() const;                               // k = floor(bpk * 0.69) clamped to [1, 30]
+  int probes() const;  // k = floor(bpk * 0.69) clamped to [1, 30]
 };
 
 // Policy names as they appear after "filter." in a table's metaindex.
@@ -46,7 +46,7 @@ inline constexpr int kMaxProbes = 30;
 
 // What CreateFilter allocates for `num_keys` keys: bits = 8 * ceil(max(64, n * bpk) / 8).
 struct BloomGeometry {
-  std::uint64_t bits = 0;        // the modulus of the bit positions
+  std::uint64_t bits = 0;          // the modulus of the bit positions
   std::uint64_t filter_bytes = 0;  // bits / 8 + 1 (the trailing k byte)
   int probes = 0;
 };

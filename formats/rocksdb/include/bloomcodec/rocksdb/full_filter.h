@@ -128,9 +128,9 @@ enum class FilterEncoding { kLegacyBloom, kFastLocalBloom, kRibbon };
 // BloomLikeFilterPolicy's reading of bits_per_key (a double): below 0.5 there is no filter at all
 // (RocksDB's builder is null); below 1 it counts as 1; 100 and above (and NaN) as 100.
 struct FilterPolicyParams {
-  double bits_per_key = 0;        // after sanitising
-  int millibits_per_key = 0;      // (int)(bits_per_key * 1000 + 0.500001)
-  int whole_bits_per_key = 0;     // (millibits + 500) / 1000: the legacy Bloom's bits per key
+  double bits_per_key = 0;            // after sanitising
+  int millibits_per_key = 0;          // (int)(bits_per_key * 1000 + 0.500001)
+  int whole_bits_per_key = 0;         // (millibits + 500) / 1000: the legacy Bloom's bits per key
   double desired_one_in_fp_rate = 0;  // Ribbon's target: 1 / the FastLocalBloom FP estimate
 };
 // InvalidArgument when bits_per_key < 0.5 (RocksDB would write no filter).
@@ -146,10 +146,10 @@ Result<ByteVector> BuildFullFilter(FilterEncoding encoding, double bits_per_key,
 struct FullFilterSize {
   FullFilterKind kind = FullFilterKind::kEmpty;  // how a reader sees what Finish writes
   std::uint64_t filter_bytes = 0;
-  std::uint32_t num_probes = 0;     // Bloom kinds
-  std::uint32_t num_lines = 0;      // legacy Bloom
-  std::uint32_t num_slots = 0;      // Ribbon
-  std::uint32_t num_blocks = 0;     // Ribbon
+  std::uint32_t num_probes = 0;  // Bloom kinds
+  std::uint32_t num_lines = 0;   // legacy Bloom
+  std::uint32_t num_slots = 0;   // Ribbon
+  std::uint32_t num_blocks = 0;  // Ribbon
 };
 Result<FullFilterSize> SizeFullFilter(FilterEncoding encoding, double bits_per_key,
                                       std::uint64_t num_keys, std::uint64_t first_hash = 0);
