@@ -1,5 +1,5 @@
 // inspect, dump and undump of the Cassandra 0.7 - 1.1 formats (private to the library; the
-// FormatCodec classes of cassandra_formats.cc forward to these), and inspect helpers the 1.2 -
+// FormatCodec classes of format_codecs.cc forward to these), and inspect helpers the 1.2 -
 // 5.0 formats share.
 #pragma once
 

@@ -12,7 +12,7 @@
 
 namespace bloomcodec::leveldb {
 
-const FormatCodec* TableFormatCodec();  // table/table_format.cc
+const FormatCodec* TableFormatCodec();  // table/format_codecs.cc
 
 namespace {
 

@@ -1,5 +1,5 @@
 // inspect, dump and undump of the LevelDB formats (private to the library; the FormatCodec
-// classes of leveldb_formats.cc and table/table_format.cc forward to these).
+// classes of format_codecs.cc and table/format_codecs.cc forward to these).
 #pragma once
 
 #include <cstdint>

@@ -29,8 +29,8 @@ engine::FamilyVerify VerifyHooks();
 Result<KeyList> TableKeys(const FormatCodec* format, ByteSpan bytes, std::string_view source,
                           KeyKind key_kind);
 
-// The codecs of the full-filter formats (rocksdb_filter_formats.cc) and of rocksdb-sst
-// (sst/sst_formats.cc).
+// The codecs of the full-filter formats (format_codecs.cc) and of rocksdb-sst
+// (sst/format_codecs.cc).
 const FormatCodec* FullFilterCodec(FormatId id);
 const FormatCodec* SstCodec();
 

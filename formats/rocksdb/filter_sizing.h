@@ -1,5 +1,5 @@
 // RocksDB 7.8's sizing rules, shared by the builders (full_filter_build.cc) and inspect / verify
-// (rocksdb_filter_formats.cc, ../verify_codec.cc). Private to the library.
+// (format_codecs.cc, verify_plan.cc). Private to the library.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // inspect, dump and undump of the Cassandra 1.2 - 5.0 filters (private to the library; the
-// FormatCodec classes of murmur3_formats.cc forward to these).
+// FormatCodec classes of murmur3/format_codecs.cc forward to these).
 #pragma once
 
 #include <cstdint>
