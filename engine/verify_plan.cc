@@ -113,8 +113,9 @@ Status PlanFile(const std::string& path, const VerifyOptions& options,
                                    "); " + path + " is " + std::string(format->name()));
   }
   if (family && family->verify.plan_file) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(bool planned,
-                                family->verify.plan_file({path, format, options, keys}, tasks));
+    const std::string group = TrimSlashes(fs::path(path).parent_path().string());
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        bool planned, family->verify.plan_file({path, format, options, keys, group}, tasks));
     if (planned) return Status();
   }
   if (options.key_source == KeySource::kIndexDb) {

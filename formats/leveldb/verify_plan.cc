@@ -1,6 +1,5 @@
 // How verify finds and checks the LevelDB family's files: database directories, single tables,
 // and raw filters and filter blocks through the generic verifier.
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -13,13 +12,6 @@
 
 namespace bloomcodec::leveldb {
 namespace {
-
-namespace fs = std::filesystem;
-
-std::string TrimSlashes(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  return path;
-}
 
 Result<bool> PlanDirectory(const std::string& dir, std::vector<VerifyTask>& tasks) {
   if (!LooksLikeDatabase(dir)) return false;
@@ -39,7 +31,7 @@ Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tas
     return Status::InvalidArgument("--index is a Cassandra Index.db; " + path +
                                    " is a LevelDB table (its keys: --from-table)");
   }
-  std::string group = TrimSlashes(fs::path(path).parent_path().string());
+  const std::string group = plan.group;
   KeyKind kind = plan.options.key_kind;
   const KeyList* keys = plan.keys;
   // An unknown key kind the check needs is the caller's to give (--key-kind), not damage.

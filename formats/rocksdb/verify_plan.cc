@@ -1,6 +1,5 @@
 // How verify finds and checks the RocksDB family's files: database directories, single SSTs, and
 // raw full filters through the generic verifier.
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -12,13 +11,6 @@
 
 namespace bloomcodec::rocksdb {
 namespace {
-
-namespace fs = std::filesystem;
-
-std::string TrimSlashes(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  return path;
-}
 
 Result<bool> PlanDirectory(const std::string& dir, std::vector<VerifyTask>& tasks) {
   if (!LooksLikeRocksDb(dir)) return false;
@@ -41,7 +33,7 @@ Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tas
                                    " holds internal keys");
   }
   // The table's own keys are always checked; --from-table only says so explicitly.
-  std::string group = TrimSlashes(fs::path(path).parent_path().string());
+  const std::string group = plan.group;
   const KeyList* keys = plan.keys;
   tasks.push_back([path, keys, group] { return VerifySst(path, keys, group); });
   return true;
