@@ -37,10 +37,12 @@ Result<std::optional<Conversion>> KindAlreadyMatches(const ConvertCall& call) {
 Result<std::optional<Conversion>> FullFilterOfSst(const ConvertCall& call) {
   BLOOMCODEC_ASSIGN_OR_RETURN(SstReader sst, SstReader::Open(call.bytes, call.input.source));
   if (!sst.filter() || sst.filter()->placement != FilterPlacement::kFull) {
-    return Status::Refused(
-        call.input.source + ": " +
-        (sst.filter() ? "a partitioned filter (one filter per partition)" : "no filter") +
-        " to carry over; rebuild one with --from-table and --bits-per-key");
+    return Status::Refused(call.input.source + ": " +
+                           (!sst.filter() ? "no filter"
+                            : sst.filter()->placement == FilterPlacement::kPartitioned
+                                ? "a partitioned filter (one filter per partition)"
+                                : "a block-based filter (one filter per 2 KiB of data blocks)") +
+                           " to carry over; rebuild one with --from-table and --bits-per-key");
   }
   const ByteSpan f = sst.filter()->contents.bytes();
   return std::make_optional(OneFile(ConversionKind::kLossless, ByteVector(f.begin(), f.end())));

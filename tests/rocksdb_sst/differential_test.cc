@@ -25,8 +25,10 @@
 #include "rocksdb/convenience.h"
 #include "rocksdb/db.h"
 #include "rocksdb/filter_policy.h"
+#include "rocksdb/merge_operator.h"
 #include "rocksdb/options.h"
 #include "rocksdb/rocksdb_internal.h"
+#include "rocksdb/sst/inspect.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/sst_writer.h"
 #include "rocksdb/sst/verify.h"
@@ -509,6 +511,302 @@ TEST(SstDifferential, RewrittenFiltersAreTheOnesRocksDbWritesAndItReadsTheFile) 
     const ByteSpan b = mine->filter()->contents.bytes();
     RC_ASSERT(std::equal(a.begin(), a.end(), b.begin(), b.end()));
   });
+}
+
+// Concatenation: SstFileWriter::Merge only stores the operand, but the options of a table with
+// merges name an operator, as a database's would.
+class AppendOperator : public ::rocksdb::AssociativeMergeOperator {
+ public:
+  bool Merge(const ::rocksdb::Slice&, const ::rocksdb::Slice* existing,
+             const ::rocksdb::Slice& value, std::string* out, ::rocksdb::Logger*) const override {
+    *out = (existing ? existing->ToString() : std::string()) + value.ToString();
+    return true;
+  }
+  const char* Name() const override { return "bloomcodec.Append"; }
+};
+
+struct MixedTable {
+  std::string path;
+  std::size_t puts = 0, deletes = 0, merges = 0, range_deletions = 0;
+};
+
+// Puts, point deletions, merges and range deletions in one SST, as a flush of a database that
+// saw all four writes: RocksDB counts every one in rocksdb.num.entries, the range deletions in
+// their own meta block.
+MixedTable WriteMixedTable(const SstCase& c, const std::string& dir, std::uint64_t seed) {
+  MixedTable t;
+  t.path = dir + "/000003.sst";
+  ::rocksdb::Options options = OptionsFor(c);
+  options.merge_operator = std::make_shared<AppendOperator>();
+  ::rocksdb::SstFileWriter writer(::rocksdb::EnvOptions(), options);
+  RC_ASSERT(writer.Open(t.path).ok());
+  ::bloomcodec::testing::SplitMix64 rng(seed);
+  for (std::size_t i = 0; i < c.keys.size(); ++i) {
+    switch (rng.Below(4)) {
+      case 0:
+        RC_ASSERT(writer.Delete(c.keys[i]).ok());
+        ++t.deletes;
+        break;
+      case 1:
+        RC_ASSERT(writer.Merge(c.keys[i], c.values[i]).ok());
+        ++t.merges;
+        break;
+      default: RC_ASSERT(writer.Put(c.keys[i], c.values[i]).ok()); ++t.puts;
+    }
+  }
+  const std::size_t ranges = rng.Below(30);
+  for (std::size_t i = 0; i < ranges && c.keys.size() >= 2; ++i) {
+    std::size_t a = rng.Below(c.keys.size()), b = rng.Below(c.keys.size());
+    if (a == b) continue;
+    if (a > b) std::swap(a, b);
+    RC_ASSERT(writer.DeleteRange(c.keys[a], c.keys[b]).ok());
+    ++t.range_deletions;
+  }
+  RC_ASSERT(writer.Finish().ok());
+  return t;
+}
+
+// The file offset of a property's value (the properties block is stored uncompressed).
+std::uint64_t PropertyValueAt(const SstReader& sst, std::string_view name) {
+  auto block = sst.ReadBlock(*sst.properties_handle(), "properties block");
+  RC_ASSERT(block.ok());
+  RC_ASSERT(block->contents().compression() == blocktable::BlockCompression::kNone);
+  auto props = ParseProperties(*block);
+  RC_ASSERT(props.ok());
+  const TableProperty* p = props->Find(name);
+  RC_ASSERT(p != nullptr);
+  return block->contents().file_offset() +
+         static_cast<std::uint64_t>(p->raw.data() - block->contents().bytes().data());
+}
+
+TEST(SstDifferential, DeletionsMergesAndRangeDeletionsAreCountedAsRocksDbCountsThem) {
+  CheckProperty(30, 60, [] {
+    SstCase c = *GenCase();
+    c.checksum = ::rocksdb::kNoChecksum;  // so that a changed count is not a checksum error
+    RC_LOG() << Describe(c) << "\n";
+    TempDir dir;
+    RC_ASSERT(!dir.path().empty());
+    const MixedTable t = WriteMixedTable(c, dir.path(), *rc::gen::arbitrary<std::uint64_t>());
+    ::rocksdb::Options options = OptionsFor(c);
+    options.merge_operator = std::make_shared<AppendOperator>();
+    ::rocksdb::SstFileReader original(options);
+    RC_ASSERT(original.Open(t.path).ok());
+    const auto props = original.GetTableProperties();
+    RC_ASSERT(props->num_entries == c.keys.size() + t.range_deletions);
+    RC_ASSERT(props->num_range_deletions == t.range_deletions);
+
+    const FileReport report = VerifySst(t.path, nullptr, dir.path());
+    for (const Finding& f : report.findings) {
+      RC_LOG() << f.kind << " " << f.message << "\n";
+      RC_ASSERT(f.severity != Severity::kError);
+    }
+    RC_ASSERT(report.false_negative_count == 0u);
+
+    ByteVector file = ReadFile(t.path);
+    auto doc = InspectSst(file, t.path);
+    RC_ASSERT(doc.ok());
+    RC_ASSERT((*doc)["range_deletions"]["count"].get<std::uint64_t>() == t.range_deletions);
+    RC_ASSERT((*doc)["range_deletions"]["listed"].size() == t.range_deletions);
+
+    // A count one off, in any of the four properties, is a structure finding at the properties.
+    auto sst = SstReader::Open(file, t.path);
+    RC_ASSERT(sst.ok());
+    const std::string name =
+        *rc::gen::element<std::string>("rocksdb.num.entries", "rocksdb.num.range-deletions",
+                                       "rocksdb.merge.operands", "rocksdb.deleted.keys");
+    const std::uint64_t at = PropertyValueAt(*sst, name);
+    // One more in the low 7 bits of the first varint byte: still a varint, one above. Every one
+    // of the four is then wrong (deleted.keys may lie between the point deletions and those plus
+    // the range deletions, and 7.8 writes the upper end).
+    RC_PRE((file[at] & 0x7f) != 0x7f);
+    ++file[at];
+    const std::string damaged = dir.path() + "/000004.sst";
+    {
+      std::ofstream out(damaged, std::ios::binary);
+      out.write(reinterpret_cast<const char*>(file.data()),
+                static_cast<std::streamsize>(file.size()));
+    }
+    const FileReport bad = VerifySst(damaged, nullptr, dir.path());
+    RC_ASSERT(!bad.findings.empty());
+    const Finding& f = bad.findings.front();
+    RC_LOG() << name << ": " << f.kind << " " << f.message << "\n";
+    RC_ASSERT(f.kind == std::string(finding_kind::kStructure));
+    RC_ASSERT(f.message.find(name) != std::string::npos);
+    RC_ASSERT(f.offset == std::optional<std::uint64_t>(sst->properties_handle()->offset));
+  });
+}
+
+// Block-based filters, what RocksDB <= 6.x wrote by default, written by our writer from the
+// specification (7.x cannot write them: NewBloomFilterPolicy ignores use_block_based_builder).
+// RocksDB 7.8 opens the tables, iterates our keys and verifies every checksum (it ignores the
+// filter, as 7.x does); we find the filter, answer every stored key "may contain" through the
+// filter of its data block, and verify the table healthy. The hash is RocksDB's BloomHash, which
+// 7.8 still uses in its legacy full filter (format_version < 5): the differential tests of
+// rocksdb-bloom-legacy hold our LegacyBloomHash against it.
+TEST(SstDifferential, BlockBasedFiltersOfRocksDb6AreProbedThroughTheirDataBlocks) {
+  CheckProperty(30, 60, [] {
+    SstCase c = *GenCase();
+    const std::uint32_t fv = *rc::gen::inRange<std::uint32_t>(0, 6);
+    SstWriteOptions ours;
+    ours.block_based_filter = true;
+    ours.format_version = fv;
+    ours.bits_per_key = *rc::gen::inRange(1, 25);
+    ours.block_size = static_cast<std::size_t>(c.block_size);
+    ours.restart_interval = c.restart_interval;
+    ours.checksum = fv == 0 ? ChecksumType::kCrc32c
+                            : *rc::gen::element(ChecksumType::kCrc32c, ChecksumType::kXxHash,
+                                                ChecksumType::kXxHash64, ChecksumType::kXxh3);
+    RC_LOG() << "fv=" << fv << " bpk=" << ours.bits_per_key << " keys=" << c.keys.size() << "\n";
+    KeyList keys, values;
+    for (std::size_t i = 0; i < c.keys.size(); ++i) {
+      keys.Add(c.keys[i]);
+      values.Add(c.values[i]);
+    }
+    auto written = WriteSst(keys, &values, ours);
+    RC_ASSERT(written.ok());
+    TempDir dir;
+    RC_ASSERT(!dir.path().empty());
+    const std::string path = dir.path() + "/h.block-bloom.sst";
+    {
+      std::ofstream out(path, std::ios::binary);
+      out.write(reinterpret_cast<const char*>(written->data()),
+                static_cast<std::streamsize>(written->size()));
+    }
+    ::rocksdb::Options options = OptionsFor(c);
+    ::rocksdb::SstFileReader reader(options);
+    RC_ASSERT(reader.Open(path).ok());
+    RC_ASSERT(reader.VerifyChecksum().ok());
+    std::vector<std::string> read_keys;
+    {
+      std::unique_ptr<::rocksdb::Iterator> it(reader.NewIterator(::rocksdb::ReadOptions()));
+      for (it->SeekToFirst(); it->Valid(); it->Next()) read_keys.push_back(it->key().ToString());
+      RC_ASSERT(it->status().ok());
+    }
+    RC_ASSERT(read_keys == c.keys);
+
+    auto sst = SstReader::Open(*written, path);
+    RC_ASSERT(sst.ok());
+    RC_ASSERT(sst->footer().legacy() == (fv == 0));
+    RC_ASSERT(sst->filter().has_value());
+    RC_ASSERT(sst->filter()->placement == FilterPlacement::kBlockBased);
+    for (const std::string& k : c.keys) {
+      auto maybe = sst->MayContain(AsBytes(k));
+      RC_ASSERT(maybe.ok() && *maybe);
+    }
+    // Absent keys: most are excluded (a filter that answers 1 for all would pass the above).
+    const std::vector<std::string> absent =
+        ::bloomcodec::testing::RandomKeys(c.keys.size() + 3, 400);
+    std::size_t excluded = 0, asked = 0;
+    for (const std::string& k : absent) {
+      if (std::binary_search(c.keys.begin(), c.keys.end(), k)) continue;
+      auto block = sst->DataBlockFor(AsBytes(k));
+      RC_ASSERT(block.ok());
+      if (!*block) continue;  // past the last key: the filter is not asked
+      ++asked;
+      auto maybe = sst->MayContain(AsBytes(k));
+      RC_ASSERT(maybe.ok());
+      if (!*maybe) ++excluded;
+    }
+    if (asked >= 100 && ours.bits_per_key >= 8) RC_ASSERT(excluded * 2 > asked);
+
+    const FileReport report = VerifySst(path, nullptr, dir.path());
+    for (const Finding& f : report.findings) {
+      RC_LOG() << f.kind << " " << f.message << "\n";
+      RC_ASSERT(f.severity != Severity::kError);
+      RC_ASSERT(f.kind != std::string(finding_kind::kUnsupported));
+      RC_ASSERT(f.kind != std::string(finding_kind::kNoFilter));
+    }
+    RC_ASSERT(report.keys_checked == c.keys.size());
+    RC_ASSERT(report.fill.has_value() && report.fill->fp_rate < 1.0);
+    auto doc = InspectSst(*written, path);
+    RC_ASSERT(doc.ok());
+    RC_ASSERT((*doc)["filter"]["placement"] == "block-based");
+    RC_ASSERT((*doc)["filter"]["block_based"]["base_lg"] == 11);
+  });
+}
+
+// A block-based filter block whose offset array points past its end is a structure finding at
+// the filter block (checksums off, so that the layout itself is what is judged).
+TEST(SstDifferential, ADamagedBlockBasedFilterLayoutIsAStructureFinding) {
+  KeyList keys;
+  for (int i = 0; i < 500; ++i) keys.Add("key" + std::to_string(100000 + i));
+  SstWriteOptions ours;
+  ours.block_based_filter = true;
+  ours.checksum = ChecksumType::kNone;
+  auto written = WriteSst(keys, nullptr, ours);
+  ASSERT_TRUE(written.ok());
+  auto sst = SstReader::Open(*written, "t.sst");
+  ASSERT_TRUE(sst.ok());
+  const BlockHandle h = sst->filter()->handle;
+  ByteVector file = *written;
+  // The array offset: the 4 bytes before base_lg.
+  for (int i = 0; i < 4; ++i) file[h.offset + h.size - 5 + i] = 0xff;
+  TempDir dir;
+  const std::string path = dir.path() + "/t.sst";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(file.data()),
+              static_cast<std::streamsize>(file.size()));
+  }
+  const FileReport report = VerifySst(path, nullptr, dir.path());
+  ASSERT_FALSE(report.findings.empty());
+  const Finding& f = report.findings.front();
+  EXPECT_EQ(f.kind, std::string(finding_kind::kStructure)) << f.message;
+  ASSERT_TRUE(f.offset.has_value());
+  EXPECT_GE(*f.offset, h.offset);
+  EXPECT_LT(*f.offset, h.offset + h.size);
+}
+
+// A folder of SSTs under any names and without CURRENT (tables written by SstFileWriter, or
+// copied out of databases) is verified as one set: every table, grouped by the folder; other
+// files in it are left alone.
+TEST(SstDifferential, AFolderOfSstsUnderAnyNamesIsVerifiedAsASet) {
+  CheckProperty(10, 20, [] {
+    TempDir dir;
+    RC_ASSERT(!dir.path().empty());
+    const std::vector<std::string> names = {"v5_crc32c_lz4.sst", "table with spaces",
+                                            "export.sst.bak"};
+    std::vector<std::string> expected;
+    for (const std::string& name : names) {
+      const SstCase c = *GenCase();
+      const std::string written = WriteWithRocksDb(c, dir.path());
+      fs::rename(written, dir.path() + "/" + name);
+      expected.push_back(dir.path() + "/" + name);
+    }
+    std::ofstream(dir.path() + "/notes.txt") << "not a table\n";
+    std::sort(expected.begin(), expected.end());
+    RC_ASSERT(LooksLikeRocksDb(dir.path()));
+    auto found = FindSstFiles(dir.path());
+    RC_ASSERT(found.ok());
+    RC_ASSERT(*found == expected);
+
+    VerifyOptions options;
+    options.threads = 1;
+    const std::vector<std::string> paths = {dir.path()};
+    auto report = VerifyPaths(paths, options);
+    RC_ASSERT(report.ok());
+    RC_ASSERT(report->files.size() == expected.size());
+    for (const FileReport& f : report->files) {
+      RC_ASSERT(f.format == std::string("rocksdb-sst"));
+      RC_ASSERT(f.group == dir.path());
+      for (const Finding& x : f.findings) RC_ASSERT(x.severity != Severity::kError);
+    }
+  });
+}
+
+// With CURRENT, a folder is a database: only its NNNNNN.sst are tables (an odd name is not).
+TEST(SstDifferential, InADatabaseOnlyTableNamesCount) {
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  SstCase c;
+  c.keys = {"a", "b"};
+  c.values = {"1", "2"};
+  const std::string written = WriteWithRocksDb(c, dir.path());
+  fs::copy_file(written, dir.path() + "/odd.sst");
+  std::ofstream(dir.path() + "/CURRENT") << "MANIFEST-000001\n";
+  auto found = FindSstFiles(dir.path());
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(*found, std::vector<std::string>{written});
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "inspect_support.h"
 #include "rocksdb/sst/sst_reader.h"
@@ -67,7 +68,7 @@ Document FooterDoc(const Footer& f) {
 std::string MetaRole(const SstReader& sst, const SstMetaindexEntry& e) {
   if (sst.filter() && e.key == sst.filter()->metaindex_key) return "filter";
   if (e.key == kPropertiesBlockName) return "properties";
-  if (e.key.starts_with("filter.")) return "obsolete block-based filter (RocksDB 7.8 ignores it)";
+  if (e.key.starts_with("filter.")) return "block-based filter of another policy (unused)";
   if (e.key.starts_with("fullfilter.") || e.key.starts_with("partitionedfilter.")) {
     return "filter of another policy (unused by RocksDB's built-in policies)";
   }
@@ -111,7 +112,9 @@ Result<Document> FilterDoc(const SstReader& sst) {
   const SstFilterInfo& f = *sst.filter();
   Document d;
   d["metaindex_key"] = f.metaindex_key;
-  d["placement"] = f.placement == FilterPlacement::kFull ? "full" : "partitioned";
+  d["placement"] = f.placement == FilterPlacement::kFull          ? "full"
+                   : f.placement == FilterPlacement::kPartitioned ? "partitioned"
+                                                                  : "block-based";
   if (sst.properties()) {
     if (auto policy = sst.properties()->String("rocksdb.filter.policy")) {
       d["policy"] = NameText(*policy);
@@ -119,7 +122,18 @@ Result<Document> FilterDoc(const SstReader& sst) {
   }
   d["whole_key_filtering"] = sst.whole_key_filtering();
   d["handle"] = HandleDoc(f.handle);
-  if (f.placement == FilterPlacement::kFull) {
+  if (f.placement == FilterPlacement::kBlockBased) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        leveldb::FilterBlockLayout layout,
+        leveldb::ParseFilterBlockLayout(f.contents.bytes(), sst.source(), f.handle.offset));
+    Document b;
+    b["array_offset"] = layout.array_offset;
+    b["base_lg"] = layout.base_lg;
+    b["num_filters"] = layout.filters.size();
+    b["num_empty"] = layout.num_empty();
+    b["hash"] = "RocksDB BloomHash (LevelDB's hash, sign-extended tail bytes)";
+    d["block_based"] = std::move(b);
+  } else if (f.placement == FilterPlacement::kFull) {
     BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader r,
                                 FullFilterReader::Parse(f.contents.bytes(), sst.source()));
     d["filter"] = r.Describe();
@@ -194,6 +208,31 @@ Result<Document> DataBlocksDoc(const SstReader& sst, std::size_t& count) {
   return data;
 }
 
+// The range deletions: their count, and the first kMaxListed of them (a table may hold
+// millions; the count says how many were left out).
+constexpr std::size_t kMaxListed = 100;
+
+Result<Document> RangeDeletionsDoc(const SstReader& sst) {
+  Document list = Document::array();
+  std::uint64_t count = 0;
+  BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachRangeDeletion([&](ByteSpan start, ByteSpan end) {
+    if (count++ >= kMaxListed) return Status();
+    std::uint64_t tag = 0;
+    for (int i = 7; i >= 0; --i) tag = (tag << 8) | start[start.size() - 8 + i];
+    Document d;
+    d["start_hex"] = ToHex(UserKeyOf(start));
+    d["end_hex"] = ToHex(end);
+    d["sequence"] = tag >> 8;
+    d["type"] = tag & 0xff;
+    list.push_back(std::move(d));
+    return Status();
+  }));
+  Document d;
+  d["count"] = count;
+  d["listed"] = std::move(list);
+  return d;
+}
+
 }  // namespace
 
 Result<Document> InspectSst(ByteSpan file, std::string_view source) {
@@ -213,6 +252,7 @@ Result<Document> InspectSst(ByteSpan file, std::string_view source) {
   BLOOMCODEC_ASSIGN_OR_RETURN(Document data, DataBlocksDoc(sst, blocks));
   doc["num_data_blocks"] = blocks;
   doc["data_blocks"] = std::move(data);
+  BLOOMCODEC_ASSIGN_OR_RETURN(doc["range_deletions"], RangeDeletionsDoc(sst));
   return doc;
 }
 

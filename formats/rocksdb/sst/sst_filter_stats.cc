@@ -1,9 +1,11 @@
 #include "sst_filter_stats.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <vector>
 
+#include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 
 namespace bloomcodec::rocksdb {
@@ -37,11 +39,45 @@ double MeasureFp(const FullFilterReader& f) {
   return static_cast<double>(positives) / static_cast<double>(kFpMeasureKeys);
 }
 
+// A block-based filter: LevelDB's Bloom layout per filter (bits, then k in the last byte), the
+// rate of each fill^k weighed by its bits, as for partitions.
+Result<SstFilterStats> BlockBasedStats(const SstReader& sst) {
+  SstFilterStats stats;
+  const ByteSpan block = sst.filter()->contents.bytes();
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      leveldb::FilterBlockLayout layout,
+      leveldb::ParseFilterBlockLayout(block, sst.source(), sst.filter()->handle.offset));
+  double weighted = 0;
+  double total = 0;
+  for (const leveldb::FilterRange& r : layout.filters) {
+    if (r.size() < 2) continue;  // empty: answers "absent" for every key, holds nothing
+    const ByteSpan f = block.subspan(r.start, r.size());
+    const std::uint64_t bits = (f.size() - 1) * 8;
+    std::uint64_t set = 0;
+    for (std::size_t i = 0; i + 1 < f.size(); ++i) set += std::popcount(f[i]);
+    const std::uint32_t k = f.back();
+    ++stats.filters;
+    stats.bits += bits;
+    stats.bits_set += set;
+    stats.hash_count = std::max(stats.hash_count, k);
+    double p = std::pow(static_cast<double>(set) / static_cast<double>(bits), k);
+    if (k == 0 || k > 30) {  // the reader answers "may match" for every key
+      stats.always_match = true;
+      p = 1;
+    }
+    weighted += p * static_cast<double>(bits);
+    total += static_cast<double>(bits);
+  }
+  stats.fp_rate = total > 0 ? weighted / total : 0;
+  return stats;
+}
+
 }  // namespace
 
 Result<SstFilterStats> ComputeSstFilterStats(const SstReader& sst) {
   SstFilterStats stats;
   if (!sst.filter()) return stats;
+  if (sst.filter()->placement == FilterPlacement::kBlockBased) return BlockBasedStats(sst);
   std::vector<BlockContents> blocks;
   if (sst.filter()->placement == FilterPlacement::kFull) {
     blocks.push_back(sst.filter()->contents);

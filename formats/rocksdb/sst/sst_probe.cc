@@ -1,4 +1,5 @@
 // The filter's answer for user keys, as BlockBasedTable::Get asks it before the index lookup.
+#include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "rocksdb/sst/sst_reader.h"
 
@@ -15,6 +16,16 @@ Result<bool> SstReader::MayContain(ByteSpan user_key) const {
     BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f,
                                 FullFilterReader::Parse(filter_->contents.bytes(), source_));
     return f.MayContain(user_key);
+  }
+  if (filter_->placement == FilterPlacement::kBlockBased) {
+    // BlockBasedTable::Get of 6.x asks the filter of each data block the index seek lands on,
+    // with that block's offset. Past the last index key no block is read and the filter is not
+    // asked: "may contain" (nothing excludes the key).
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<BlockHandle> block, DataBlockFor(user_key));
+    if (!block) return true;
+    const leveldb::FilterBlockReader reader(filter_->contents.bytes(),
+                                            leveldb::HashFlavor::kSignedTail);
+    return reader.KeyMayMatch(block->offset, user_key);
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle partition, FilterBlockFor(user_key));
   BLOOMCODEC_ASSIGN_OR_RETURN(

@@ -243,18 +243,30 @@ Status SstReader::ReadPropertiesBlock() {
 Status SstReader::FindFilter() {
   const std::string full = "fullfilter." + std::string(kBuiltinFilterName);
   const std::string partitioned = "partitionedfilter." + std::string(kBuiltinFilterName);
+  const std::string block_based = "filter." + std::string(kBuiltinFilterName);
+  // A full or partitioned filter first, as 6.x prefers them; the block-based one otherwise.
+  const SstMetaindexEntry* chosen = nullptr;
   for (const SstMetaindexEntry& e : metaindex_entries_) {
-    if (e.key != full && e.key != partitioned) continue;
+    if (e.key == full || e.key == partitioned) {
+      chosen = &e;
+      break;
+    }
+    if (e.key == block_based && chosen == nullptr) chosen = &e;
+  }
+  for (const SstMetaindexEntry& e : metaindex_entries_) {
+    if (&e != chosen) continue;
     if (!e.handle) {
       return Status::Corrupt(source_, metaindex_.contents().file_offset(),
                              "a block handle as the value of " + PrintableName(e.key));
     }
     SstFilterInfo f;
     f.metaindex_key = e.key;
-    f.placement = e.key == full ? FilterPlacement::kFull : FilterPlacement::kPartitioned;
+    f.placement = e.key == full          ? FilterPlacement::kFull
+                  : e.key == partitioned ? FilterPlacement::kPartitioned
+                                         : FilterPlacement::kBlockBased;
     f.handle = *e.handle;
     const std::string what =
-        f.placement == FilterPlacement::kFull ? "filter block" : "filter partition index";
+        f.placement == FilterPlacement::kPartitioned ? "filter partition index" : "filter block";
     BLOOMCODEC_RETURN_IF_ERROR(
         CheckHandleInFile(f.handle, file_.size(), source_, e.value_at, what));
     BLOOMCODEC_ASSIGN_OR_RETURN(
@@ -353,6 +365,32 @@ Status SstReader::ForEachEntry(
   });
 }
 
+Status SstReader::ForEachRangeDeletion(const std::function<Status(ByteSpan, ByteSpan)>& fn) const {
+  for (const SstMetaindexEntry& e : metaindex_entries_) {
+    if (e.key != kRangeDelBlockName) continue;
+    if (!e.handle) {
+      return Status::Corrupt(source_, e.value_at,
+                             "a block handle as the value of " + std::string(kRangeDelBlockName));
+    }
+    BLOOMCODEC_RETURN_IF_ERROR(
+        CheckHandleInFile(*e.handle, file_.size(), source_, e.value_at, "range deletion block"));
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block block, ReadBlock(*e.handle, "range deletion block"));
+    BlockIterator it(block, KeyOrder::kBytewise);
+    BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+    while (it.valid()) {
+      if (it.key().size() < 8) {
+        return block.ErrorAt(it.entry_position(),
+                             "an internal key (user key + 8-byte tag) as a range deletion's start",
+                             std::to_string(it.key().size()) + " bytes");
+      }
+      BLOOMCODEC_RETURN_IF_ERROR(fn(it.key(), it.value()));
+      BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+    }
+    break;
+  }
+  return Status();
+}
+
 void SstReader::MakeLookupKey(ByteSpan user_key, ByteVector& out, bool user_key_index) const {
   out.assign(user_key.begin(), user_key.end());
   if (user_key_index) return;
@@ -394,7 +432,7 @@ Result<std::optional<BlockHandle>> SstReader::DataBlockFor(ByteSpan user_key) co
 
 Result<BlockHandle> SstReader::FilterBlockFor(ByteSpan user_key) const {
   if (!filter_) return Status::InvalidArgument(source_ + " has no filter");
-  if (filter_->placement == FilterPlacement::kFull) return filter_->handle;
+  if (filter_->placement != FilterPlacement::kPartitioned) return filter_->handle;
   ByteVector lookup;
   MakeLookupKey(user_key, lookup, index_key_is_user_key_);
   BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<BlockHandle> h,

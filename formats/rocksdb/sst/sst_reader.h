@@ -11,8 +11,9 @@
 // Compatibility contract (RocksDB 7.8, table/block_based/*):
 // * The filter is the metaindex entry "fullfilter." or "partitionedfilter." followed by
 //   rocksdb.BuiltinBloomFilter (the compatibility name of every built-in Bloom and Ribbon policy).
-//   Entries of other policies, and obsolete "filter." (block-based) entries, are listed but not
-//   used: RocksDB 7.8 with a built-in policy does not use them either.
+//   Entries of other policies are listed but not used. Without either, "filter." followed by
+//   rocksdb.BuiltinBloomFilter is the block-based filter of RocksDB <= 6.x (7.x ignores it;
+//   answered here as 6.x answers, see FilterPlacement).
 // * A probe is a user key. With whole-key filtering (the property
 //   rocksdb.block.based.table.whole.key.filtering, "1" when absent) the full filter answers for
 //   the user key itself, before any index lookup. A partitioned filter's top-level index is
@@ -42,6 +43,9 @@ namespace bloomcodec::rocksdb {
 
 inline constexpr std::string_view kBuiltinFilterName = "rocksdb.BuiltinBloomFilter";
 inline constexpr std::string_view kPropertiesBlockName = "rocksdb.properties";
+// The range-deletion meta block: internal keys (start key + tag of type kTypeRangeDeletion) whose
+// values are the exclusive end user keys.
+inline constexpr std::string_view kRangeDelBlockName = "rocksdb.range_del";
 // The tag of a lookup key: the newest sequence a DB can hold, kValueTypeForSeek (0x16 in 7.8).
 inline constexpr std::uint64_t kLookupTag = (((std::uint64_t{1} << 56) - 2) << 8) | 0x16;
 
@@ -54,7 +58,12 @@ enum class IndexType : std::uint32_t {
 };
 std::string_view IndexTypeName(IndexType type);
 
-enum class FilterPlacement { kFull, kPartitioned };
+// kBlockBased: "filter." + rocksdb.BuiltinBloomFilter, what RocksDB <= 6.x wrote by default
+// (use_block_based_builder): LevelDB's filter-block layout (one filter per 2^base_lg bytes of
+// data-block offsets), each filter LevelDB's Bloom layout hashed with RocksDB's BloomHash
+// (LevelDB's hash with sign-extended tail bytes). RocksDB 7.0 stopped reading it; it is probed
+// here as 5.x and 6.x probe it, through the data block the index names for the key.
+enum class FilterPlacement { kFull, kPartitioned, kBlockBased };
 
 struct SstMetaindexEntry {
   std::string key;
@@ -142,6 +151,11 @@ class SstReader {
   Status ForEachDataBlock(
       const std::function<Status(ByteSpan index_key, const blocktable::BlockHandle& handle)>& fn)
       const;
+  // Every range deletion (the "rocksdb.range_del" meta block) in stored order: its start as an
+  // internal key and its end user key. No such block: none. Keys are not compared (releases
+  // before fragmented tombstones wrote them in insertion order).
+  Status ForEachRangeDeletion(
+      const std::function<Status(ByteSpan start_internal_key, ByteSpan end_user_key)>& fn) const;
   // Every entry in file order: internal keys as stored.
   Status ForEachEntry(const std::function<Status(ByteSpan key, ByteSpan value,
                                                  const blocktable::BlockHandle& block)>& fn) const;

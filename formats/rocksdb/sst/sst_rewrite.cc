@@ -48,10 +48,11 @@ BlockHandle WriteBlock(ByteSpan contents, ChecksumType checksum, ByteVector& out
 Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> bits_per_key) {
   const std::string& src = sst.source();
   if (sst.index_type() == IndexType::kTwoLevelIndexSearch ||
-      (sst.filter() && sst.filter()->placement == FilterPlacement::kPartitioned)) {
+      (sst.filter() && sst.filter()->placement != FilterPlacement::kFull)) {
     return Status::Unsupported(src +
-                               ": a two-level index or partitioned filter: its partitions "
-                               "would move; rewriting the filter is done for full filters "
+                               ": a two-level index, a partitioned or a block-based filter: "
+                               "its partitions would move, or its filters follow the data "
+                               "blocks; rewriting the filter is done for full filters "
                                "with a one-level index only");
   }
   if (!sst.whole_key_filtering()) {

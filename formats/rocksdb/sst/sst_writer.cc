@@ -1,10 +1,12 @@
 #include "rocksdb/sst/sst_writer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 
 #include "blocktable/block_builder.h"
+#include "bloomcodec/leveldb/filter_block.h"
 #include "codec/byte_writer.h"
 #include "rocksdb/sst/sst_reader.h"
 
@@ -15,6 +17,7 @@ using blocktable::AppendFooter;
 using blocktable::BlockBuilder;
 using blocktable::BlockChecksum;
 using blocktable::BlockHandle;
+using blocktable::ChecksumType;
 using blocktable::CompareKeys;
 using blocktable::Footer;
 using blocktable::kBlockBasedTableMagic;
@@ -84,8 +87,26 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
                                      std::to_string(i) + ")");
     }
   }
-  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector filter,
-                              BuildFullFilter(options.filter, options.bits_per_key, user_keys));
+  const std::uint32_t format_version = options.format_version.value_or(
+      options.block_based_filter || options.filter == FilterEncoding::kLegacyBloom ? 4 : 5);
+  if (format_version > 5 || (format_version == 0 && options.checksum != ChecksumType::kCrc32c)) {
+    return Status::InvalidArgument(
+        "WriteSst: format_version 0..5, and 0 (LevelDB's footer) only with CRC32c");
+  }
+  if (options.block_based_filter && !(options.bits_per_key >= 0 && options.bits_per_key < 1e6)) {
+    return Status::InvalidArgument("WriteSst: bits_per_key out of range for a block-based filter");
+  }
+  ByteVector filter;
+  std::optional<leveldb::FilterBlockBuilder> block_filter;
+  if (options.block_based_filter) {
+    // 6.x rounds bits_per_key to whole bits for this filter (millibits + 500) / 1000.
+    const int whole = static_cast<int>(std::lround(options.bits_per_key));
+    block_filter.emplace(leveldb::BloomPolicy::Legacy117(whole));
+    block_filter->StartBlock(0);
+  } else {
+    BLOOMCODEC_ASSIGN_OR_RETURN(filter,
+                                BuildFullFilter(options.filter, options.bits_per_key, user_keys));
+  }
 
   Writer w(options);
   BlockBuilder data(options.restart_interval);
@@ -101,6 +122,9 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
     // The block's last user key is a valid separator (RocksDB would shorten it).
     index.Add(last_user_key, handle);
     ++data_blocks;
+    // As WriteBlock of the table builder: the next keys belong to the filter of the offset
+    // where the next data block starts.
+    if (block_filter) block_filter->StartBlock(w.out().size());
   };
   for (std::size_t i = 0; i < user_keys.size(); ++i) {
     const ByteSpan key = user_keys[i];
@@ -109,6 +133,7 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
     internal_key.push_back(kTypeValue);
     internal_key.insert(internal_key.end(), 7, 0);  // sequence 0
     data.Add(internal_key, value);
+    if (block_filter) block_filter->AddKey(key);
     raw_key_size += internal_key.size();
     raw_value_size += value.size();
     last_user_key.assign(key.begin(), key.end());
@@ -117,6 +142,7 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
   if (!data.empty()) flush();
   const std::uint64_t data_size = w.out().size();
 
+  if (block_filter) filter = block_filter->Finish();
   const BlockHandle filter_handle = w.WriteBlock(filter);
   const ByteSpan finished_index = index.Finish();
   const ByteVector index_contents(finished_index.begin(), finished_index.end());
@@ -137,7 +163,9 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
   props["rocksdb.external_sst_file.global_seqno"] = ByteVector(8, 0);
   props["rocksdb.external_sst_file.version"] = Fixed32(2);
   props["rocksdb.filter.policy"] =
-      Text(options.filter == FilterEncoding::kRibbon ? "ribbonfilter" : "bloomfilter");
+      Text(options.block_based_filter                  ? std::string(kBuiltinFilterName)
+           : options.filter == FilterEncoding::kRibbon ? "ribbonfilter"
+                                                       : "bloomfilter");
   props["rocksdb.filter.size"] = Varint(filter.size());
   props["rocksdb.fixed.key.length"] = Varint(0);
   props["rocksdb.format.version"] = Varint(0);
@@ -160,14 +188,15 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
   ByteVector fh, ph;
   AppendBlockHandle(filter_handle, fh);
   AppendBlockHandle(properties_handle, ph);
-  const std::string filter_key = "fullfilter." + std::string(kBuiltinFilterName);
-  metaindex.Add(Text(filter_key), fh);  // "fullfilter..." < "rocksdb.properties"
+  const std::string filter_key =
+      (options.block_based_filter ? "filter." : "fullfilter.") + std::string(kBuiltinFilterName);
+  metaindex.Add(Text(filter_key), fh);  // "filter...", "fullfilter..." < "rocksdb.properties"
   metaindex.Add(Text(kPropertiesBlockName), ph);
   const BlockHandle metaindex_handle = w.WriteBlock(metaindex.Finish());
 
   Footer footer;
-  footer.magic = kBlockBasedTableMagic;
-  footer.format_version = options.filter == FilterEncoding::kLegacyBloom ? 4 : 5;
+  footer.magic = format_version == 0 ? blocktable::kLegacyTableMagic : kBlockBasedTableMagic;
+  footer.format_version = format_version;
   footer.checksum = options.checksum;
   footer.metaindex_handle = metaindex_handle;
   footer.index_handle = index_handle;

@@ -1,4 +1,5 @@
-// Writing a RocksDB SST file (block-based table) holding given user keys, with a full filter.
+// Writing a RocksDB SST file (block-based table) holding given user keys, with a full filter
+// (or, for tests of what RocksDB <= 6.x wrote, a block-based one).
 //
 //   using namespace bloomcodec::rocksdb;
 //   SstWriteOptions options;
@@ -32,6 +33,14 @@ struct SstWriteOptions {
   std::size_t block_size = 4096;
   int restart_interval = 16;
   blocktable::ChecksumType checksum = blocktable::ChecksumType::kXxh3;
+  // RocksDB <= 6.x's block-based filter (use_block_based_builder) instead of a full filter:
+  // "filter.rocksdb.BuiltinBloomFilter" in LevelDB's filter-block layout, one legacy Bloom
+  // filter per 2 KiB of data-block offsets, round(bits_per_key) bits per key, RocksDB's BloomHash
+  // (BlockBasedFilterBlockBuilder with the deprecated BloomFilterPolicy of 6.x).
+  bool block_based_filter = false;
+  // The footer's format_version; 0 writes LevelDB's magic (RocksDB's format_version 0, which
+  // needs CRC32c). nullopt: 5 for full filters, 4 for the legacy Bloom, 4 for block-based ones.
+  std::optional<std::uint32_t> format_version;
 };
 
 // `user_keys` must be strictly increasing bytewise; `values` (optional) one per key.

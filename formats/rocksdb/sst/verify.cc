@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <system_error>
 
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
+#include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "leveldb/table/verify.h"
 #include "rocksdb/sst/sst_reader.h"
@@ -68,22 +70,69 @@ class StructureCheck {
         return VerifyTrailer(sst_.file(), h, src, trailer, "filter partition");
       }));
     }
+    if (sst_.filter() && sst_.filter()->placement == FilterPlacement::kBlockBased) {
+      // The layout RocksDB's BlockBasedFilterBlockBuilder writes (LevelDB's).
+      BLOOMCODEC_RETURN_IF_ERROR(leveldb::ParseFilterBlockLayout(sst_.filter()->contents.bytes(),
+                                                                 src, sst_.filter()->handle.offset)
+                                     .status());
+    }
     BLOOMCODEC_RETURN_IF_ERROR(sst_.ForEachDataBlock(
         [&](ByteSpan index_key, const BlockHandle& h) { return CheckDataBlock(index_key, h); }));
-    if (sst_.properties()) {
-      if (auto n = sst_.properties()->Number("rocksdb.num.entries"); n && *n != entries_) {
-        return Status::Corrupt(src, sst_.properties_handle()->offset,
-                               "rocksdb.num.entries equal to the " + std::to_string(entries_) +
-                                   " entries of the data blocks",
-                               std::to_string(*n));
-      }
-    }
+    BLOOMCODEC_RETURN_IF_ERROR(sst_.ForEachRangeDeletion([&](ByteSpan, ByteSpan) {
+      ++range_deletions_;
+      return Status();
+    }));
+    if (sst_.properties()) BLOOMCODEC_RETURN_IF_ERROR(CheckCounts());
     return Status();
   }
 
   std::uint64_t entries() const { return entries_; }
+  std::uint64_t range_deletions() const { return range_deletions_; }
 
  private:
+  // The counts RocksDB's table builder keeps as it adds entries (BlockBasedTableBuilder::Add):
+  // num.entries counts every entry, range deletions included (they go to their own block);
+  // num.range-deletions those; merge.operands the merges; deleted.keys the point deletions, to
+  // which releases since 6.x add the range deletions (5.x counted them in a collector that saw
+  // kTypeDeletion only), so it must lie between the two readings.
+  Status CheckCounts() const {
+    const TableProperties& props = *sst_.properties();
+    const std::uint64_t at = sst_.properties_handle()->offset;
+    const std::string& src = sst_.source();
+    const std::uint64_t all = entries_ + range_deletions_;
+    if (auto n = props.Number("rocksdb.num.entries"); n && *n != all) {
+      return Status::Corrupt(src, at,
+                             "rocksdb.num.entries equal to the " + std::to_string(entries_) +
+                                 " entries of the data blocks + " +
+                                 std::to_string(range_deletions_) + " range deletions (" +
+                                 std::to_string(all) + ")",
+                             std::to_string(*n));
+    }
+    if (auto n = props.Number("rocksdb.num.range-deletions"); n && *n != range_deletions_) {
+      return Status::Corrupt(src, at,
+                             "rocksdb.num.range-deletions equal to the " +
+                                 std::to_string(range_deletions_) +
+                                 " entries of the range deletion block",
+                             std::to_string(*n));
+    }
+    if (auto n = props.Number("rocksdb.merge.operands"); n && *n != merges_) {
+      return Status::Corrupt(src, at,
+                             "rocksdb.merge.operands equal to the " + std::to_string(merges_) +
+                                 " merge entries of the data blocks",
+                             std::to_string(*n));
+    }
+    const std::uint64_t most = point_deletions_ + range_deletions_;
+    if (auto n = props.Number("rocksdb.deleted.keys"); n && (*n < plain_deletions_ || *n > most)) {
+      return Status::Corrupt(src, at,
+                             "rocksdb.deleted.keys between the " +
+                                 std::to_string(plain_deletions_) +
+                                 " deletions of the data blocks and " + std::to_string(most) +
+                                 " (all point deletions + range deletions)",
+                             std::to_string(*n));
+    }
+    return Status();
+  }
+
   Status CheckIndexBlock(const BlockHandle& h, std::string_view what) {
     BLOOMCODEC_RETURN_IF_ERROR(
         VerifyTrailer(sst_.file(), h, sst_.source(), sst_.BlockOptions().trailer, what));
@@ -103,6 +152,7 @@ class StructureCheck {
     ByteVector last;
     while (it.valid()) {
       last.assign(it.key().begin(), it.key().end());
+      CountType(it.key());
       BLOOMCODEC_RETURN_IF_ERROR(it.Next());
     }
     const ByteSpan compared = sst_.index_key_is_user_key() ? UserKeyOf(last) : ByteSpan(last);
@@ -115,8 +165,22 @@ class StructureCheck {
     return Status();
   }
 
+  // The value type is the tag's low byte (db/dbformat.h): kTypeDeletion 0x0, kTypeMerge 0x2,
+  // kTypeSingleDeletion 0x7, kTypeDeletionWithTimestamp 0x14.
+  void CountType(ByteSpan internal_key) {
+    if (internal_key.size() < 8) return;  // VerifyBlock already refused it
+    const std::uint8_t type = internal_key[internal_key.size() - 8];
+    if (type == 0x0) ++plain_deletions_;
+    if (type == 0x0 || type == 0x7 || type == 0x14) ++point_deletions_;
+    if (type == 0x2) ++merges_;
+  }
+
   const SstReader& sst_;
   std::uint64_t entries_ = 0;
+  std::uint64_t range_deletions_ = 0;
+  std::uint64_t plain_deletions_ = 0;
+  std::uint64_t point_deletions_ = 0;
+  std::uint64_t merges_ = 0;
 };
 
 void AddFill(const SstReader& sst, std::uint64_t distinct_keys, FileReport& report) {
@@ -135,7 +199,10 @@ void AddFill(const SstReader& sst, std::uint64_t distinct_keys, FileReport& repo
   fill.sized_keys = static_cast<double>(distinct_keys);
   fill.sized_keys_from = "table";
   // A Ribbon solution is about half ones whatever it holds: its fill says nothing of its keys.
-  if (stats->ribbon) fill.estimated_keys = std::numeric_limits<double>::quiet_NaN();
+  // A block-based filter is many small filters: one fill over all of them estimates no count.
+  if (stats->ribbon || sst.filter()->placement == FilterPlacement::kBlockBased) {
+    fill.estimated_keys = std::numeric_limits<double>::quiet_NaN();
+  }
   if (!stats->ribbon && stats->filters == 1 && fill.bits > 0) {
     FillStatistics s = ComputeFillStatistics(fill.bits, fill.bits_set, fill.hash_count);
     fill.estimated_keys = s.estimated_keys;
@@ -156,6 +223,31 @@ void AddFill(const SstReader& sst, std::uint64_t distinct_keys, FileReport& repo
   report.fill = fill;
 }
 
+// The last 8 bytes of a plain file are RocksDB's block-based table magic (format_version >= 1):
+// read from the tail alone, since a folder may hold large files of other kinds.
+bool EndsInBlockBasedMagic(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < static_cast<std::streamoff>(blocktable::kVersionedFooterSize)) return false;
+  in.seekg(size - 8);
+  std::uint8_t tail[8];
+  if (!in.read(reinterpret_cast<char*>(tail), 8)) return false;
+  return blocktable::TrailingMagic(ByteSpan(tail, 8)) == blocktable::kBlockBasedTableMagic;
+}
+
+bool IsRocksDbSst(const fs::directory_entry& entry) {
+  std::error_code ec;
+  if (!entry.is_regular_file(ec)) return false;
+  if (IsSstName(entry.path().filename().string())) {
+    // NNNNNN.sst(.gz): opened as verify opens it (a .gz is read decompressed).
+    Result<InputFile> in = InputFile::Open(entry.path().string());
+    return in.ok() && HasBlockBasedTableMagic(in->bytes());
+  }
+  return EndsInBlockBasedMagic(entry.path());
+}
+
 }  // namespace
 
 bool LooksLikeRocksDb(const std::string& dir) {
@@ -165,10 +257,9 @@ bool LooksLikeRocksDb(const std::string& dir) {
     const std::string name = it->path().filename().string();
     // LevelDB writes CURRENT and MANIFEST-* too; RocksDB alone writes OPTIONS-*.
     if (has_current && name.starts_with("OPTIONS-")) return true;
-    if (IsSstName(name)) {
-      Result<InputFile> in = InputFile::Open(it->path().string());
-      if (in.ok() && HasBlockBasedTableMagic(in->bytes())) return true;
-    }
+    // A database names its tables NNNNNN.sst; a folder without CURRENT is a set of SSTs
+    // copied or written by hand (SstFileWriter), under any names.
+    if ((has_current ? IsSstName(name) : true) && IsRocksDbSst(*it)) return true;
   }
   return false;
 }
@@ -176,11 +267,16 @@ bool LooksLikeRocksDb(const std::string& dir) {
 Result<std::vector<std::string>> FindSstFiles(const std::string& dir) {
   std::vector<std::string> out;
   std::error_code ec;
+  const bool has_current = fs::is_regular_file(fs::path(dir) / "CURRENT", ec);
   fs::directory_iterator it(dir, ec);
   if (ec) return Status::IoError(dir, "cannot list the directory: " + ec.message());
   for (; it != fs::directory_iterator(); it.increment(ec)) {
     if (ec) return Status::IoError(dir, "cannot list the directory: " + ec.message());
-    if (IsSstName(it->path().filename().string())) out.push_back(it->path().string());
+    // Every NNNNNN.sst counts, damaged ones too (their damage is the finding); without CURRENT,
+    // also every other file that ends in RocksDB's magic.
+    if (IsSstName(it->path().filename().string()) || (!has_current && IsRocksDbSst(*it))) {
+      out.push_back(it->path().string());
+    }
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -225,8 +321,8 @@ FileReport VerifySst(const std::string& path, const KeyList* probes, const std::
         other = true;
         report.Add(Severity::kWarning, finding_kind::kUnsupported,
                    "metaindex entry " + PrintableName(e.key) +
-                       ": not a filter RocksDB 7.8 uses with its built-in policies (obsolete "
-                       "block-based filter or another policy); every lookup reads a data block");
+                       ": not a filter of RocksDB's built-in policies (another policy); every "
+                       "lookup reads a data block");
       }
     }
     if (!other) {

@@ -27,10 +27,13 @@
 
 namespace bloomcodec::rocksdb {
 
-// A RocksDB database directory: an OPTIONS-* file next to CURRENT, or an NNNNNN.sst
-// whose footer carries the block-based magic of format_version >= 1 (LevelDB never writes it).
+// A RocksDB database directory: an OPTIONS-* file next to CURRENT, or an NNNNNN.sst whose
+// footer carries the block-based magic of format_version >= 1 (LevelDB never writes it). A
+// folder without CURRENT is also a set of SSTs when any file in it, whatever its name, ends in
+// that magic.
 bool LooksLikeRocksDb(const std::string& dir);
-// The table files of the directory (NNNNNN.sst, also .gz), sorted by name.
+// The table files of the directory (NNNNNN.sst, also .gz; without CURRENT also every other file
+// ending in the block-based magic), sorted by name.
 Result<std::vector<std::string>> FindSstFiles(const std::string& dir);
 
 FileReport VerifySst(const std::string& path, const KeyList* probes, const std::string& group);
