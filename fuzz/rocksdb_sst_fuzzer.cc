@@ -1,6 +1,7 @@
 // Whole RocksDB SST files: footer of every format_version, checksums of every type, every
 // compression, metaindex, properties, index (delta-encoded, two-level), data blocks with hash
-// indexes, full and partitioned filters. Open either fails with a status naming the file (and an
+// indexes, full, partitioned and block-based (RocksDB <= 6.x) filters, range-deletion blocks
+// (read by inspect). Open either fails with a status naming the file (and an
 // offset inside it) or gives a reader on which walking every entry, probing, inspect and verify
 // never fail unsafely, and on which batch and single probes agree. The input length's parity
 // decides whether checksums are verified, so both paths are fuzzed.

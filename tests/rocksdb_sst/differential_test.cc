@@ -794,6 +794,60 @@ TEST(SstDifferential, AFolderOfSstsUnderAnyNamesIsVerifiedAsASet) {
   });
 }
 
+// RocksDB's format_version 0 ends in LevelDB's magic: in a folder without CURRENT it is still
+// RocksDB's (its metaindex names rocksdb.properties) and is read with its block-based filter; a
+// LevelDB table beside nothing else leaves the folder to LevelDB.
+TEST(SstDifferential, AFolderWithAFormatVersion0SstIsReadAsRocksDb) {
+  KeyList keys;
+  for (int i = 0; i < 300; ++i) keys.Add("k" + std::to_string(1000 + i));
+  SstWriteOptions ours;
+  ours.block_based_filter = true;
+  ours.format_version = 0;
+  ours.checksum = ChecksumType::kCrc32c;
+  auto written = WriteSst(keys, nullptr, ours);
+  ASSERT_TRUE(written.ok());
+  TempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const std::string path = dir.path() + "/h.bloom.no-compression.sst";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(written->data()),
+              static_cast<std::streamsize>(written->size()));
+  }
+  ASSERT_TRUE(LooksLikeRocksDb(dir.path()));
+  VerifyOptions options;
+  options.threads = 1;
+  const std::vector<std::string> paths = {dir.path()};
+  auto report = VerifyPaths(paths, options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  ASSERT_EQ(report->files.size(), 1u);
+  const FileReport& f = report->files[0];
+  EXPECT_EQ(f.format, "rocksdb-sst");
+  EXPECT_EQ(f.keys_checked, 300u);
+  EXPECT_EQ(f.false_negative_count, 0u);
+  for (const Finding& x : f.findings) EXPECT_EQ(x.severity, Severity::kInfo) << x.message;
+
+  // Without RocksDB's properties (a LevelDB table's metaindex) the folder is not RocksDB's.
+  TempDir other;
+  ByteVector leveldb_like = *written;
+  auto sst = SstReader::Open(leveldb_like, path);
+  ASSERT_TRUE(sst.ok());
+  for (const SstMetaindexEntry& e : sst->metaindex()) {
+    if (e.key != kPropertiesBlockName) continue;
+    // Rename the entry in place (same length, still sorted after "filter."): "rocksdb.propertiez".
+    const auto at =
+        std::search(leveldb_like.begin(), leveldb_like.end(), e.key.begin(), e.key.end());
+    ASSERT_NE(at, leveldb_like.end());
+    *(at + static_cast<std::ptrdiff_t>(e.key.size()) - 1) = 'z';
+  }
+  {
+    std::ofstream out(other.path() + "/000005.ldb", std::ios::binary);
+    out.write(reinterpret_cast<const char*>(leveldb_like.data()),
+              static_cast<std::streamsize>(leveldb_like.size()));
+  }
+  EXPECT_FALSE(LooksLikeRocksDb(other.path()));
+}
+
 // With CURRENT, a folder is a database: only its NNNNNN.sst are tables (an odd name is not).
 TEST(SstDifferential, InADatabaseOnlyTableNamesCount) {
   TempDir dir;

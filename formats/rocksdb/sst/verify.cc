@@ -223,29 +223,51 @@ void AddFill(const SstReader& sst, std::uint64_t distinct_keys, FileReport& repo
   report.fill = fill;
 }
 
-// The last 8 bytes of a plain file are RocksDB's block-based table magic (format_version >= 1):
-// read from the tail alone, since a folder may hold large files of other kinds.
-bool EndsInBlockBasedMagic(const fs::path& path) {
+// The last 8 bytes of a plain file (0 when shorter than a footer): read from the tail alone,
+// since a folder may hold large files of other kinds.
+std::uint64_t TailMagic(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
+  if (!in) return 0;
   in.seekg(0, std::ios::end);
   const std::streamoff size = in.tellg();
-  if (size < static_cast<std::streamoff>(blocktable::kVersionedFooterSize)) return false;
+  if (size < static_cast<std::streamoff>(blocktable::kLegacyFooterSize)) return 0;
   in.seekg(size - 8);
   std::uint8_t tail[8];
-  if (!in.read(reinterpret_cast<char*>(tail), 8)) return false;
-  return blocktable::TrailingMagic(ByteSpan(tail, 8)) == blocktable::kBlockBasedTableMagic;
+  if (!in.read(reinterpret_cast<char*>(tail), 8)) return 0;
+  const std::uint64_t magic = blocktable::TrailingMagic(ByteSpan(tail, 8));
+  if (magic == blocktable::kBlockBasedTableMagic &&
+      size < static_cast<std::streamoff>(blocktable::kVersionedFooterSize)) {
+    return 0;
+  }
+  return magic;
 }
 
-bool IsRocksDbSst(const fs::directory_entry& entry) {
+// A table ending in LevelDB's magic that RocksDB wrote (format_version 0): its metaindex names
+// RocksDB's properties block, which LevelDB never writes.
+bool IsRocksDbLegacyFooterTable(ByteSpan bytes, const std::string& path) {
+  if (!blocktable::HasLegacyTableMagic(bytes)) return false;
+  Result<SstReader> sst = SstReader::Open(bytes, path);
+  return sst.ok() && sst->properties().has_value();
+}
+
+// `set`: a folder without CURRENT, whose tables may carry any name and format_version 0.
+bool IsRocksDbSst(const fs::directory_entry& entry, bool set) {
   std::error_code ec;
   if (!entry.is_regular_file(ec)) return false;
+  const std::string path = entry.path().string();
   if (IsSstName(entry.path().filename().string())) {
     // NNNNNN.sst(.gz): opened as verify opens it (a .gz is read decompressed).
-    Result<InputFile> in = InputFile::Open(entry.path().string());
-    return in.ok() && HasBlockBasedTableMagic(in->bytes());
+    Result<InputFile> in = InputFile::Open(path);
+    if (!in.ok()) return false;
+    return HasBlockBasedTableMagic(in->bytes()) ||
+           (set && IsRocksDbLegacyFooterTable(in->bytes(), path));
   }
-  return EndsInBlockBasedMagic(entry.path());
+  if (!set) return false;
+  const std::uint64_t magic = TailMagic(entry.path());
+  if (magic == blocktable::kBlockBasedTableMagic) return true;
+  if (magic != blocktable::kLegacyTableMagic) return false;
+  Result<InputFile> in = InputFile::Open(path);
+  return in.ok() && IsRocksDbLegacyFooterTable(in->bytes(), path);
 }
 
 }  // namespace
@@ -258,8 +280,10 @@ bool LooksLikeRocksDb(const std::string& dir) {
     // LevelDB writes CURRENT and MANIFEST-* too; RocksDB alone writes OPTIONS-*.
     if (has_current && name.starts_with("OPTIONS-")) return true;
     // A database names its tables NNNNNN.sst; a folder without CURRENT is a set of SSTs
-    // copied or written by hand (SstFileWriter), under any names.
-    if ((has_current ? IsSstName(name) : true) && IsRocksDbSst(*it)) return true;
+    // copied or written by hand (SstFileWriter), under any names, also RocksDB's
+    // format_version 0 tables that end in LevelDB's magic (their metaindex names RocksDB's
+    // properties).
+    if (IsRocksDbSst(*it, !has_current)) return true;
   }
   return false;
 }
@@ -274,7 +298,7 @@ Result<std::vector<std::string>> FindSstFiles(const std::string& dir) {
     if (ec) return Status::IoError(dir, "cannot list the directory: " + ec.message());
     // Every NNNNNN.sst counts, damaged ones too (their damage is the finding); without CURRENT,
     // also every other file that ends in RocksDB's magic.
-    if (IsSstName(it->path().filename().string()) || (!has_current && IsRocksDbSst(*it))) {
+    if (IsSstName(it->path().filename().string()) || (!has_current && IsRocksDbSst(*it, true))) {
       out.push_back(it->path().string());
     }
   }
