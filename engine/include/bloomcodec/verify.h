@@ -27,6 +27,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bloomcodec/bytes.h"
@@ -67,6 +68,9 @@ struct Finding {
   std::string kind;
   std::string message;
   std::optional<std::uint64_t> offset;  // absolute byte offset in the file, when there is one
+  // Extra string fields of the finding's JSON object (name, value), e.g. a false-negative
+  // finding's "answers_every_key_as"; empty for most findings.
+  std::vector<std::pair<std::string, std::string>> fields;
 };
 
 // A finding from a failed Status (offset and message carried over; the file name dropped, as
