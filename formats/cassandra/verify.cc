@@ -144,8 +144,19 @@ std::optional<IndexDb> LoadIndex(const std::string& path, std::string_view versi
   IndexDb index;
   // Keys are stored encoded only before version e; a 1.2+ kind (BTI's "da" sorts before "e")
   // always has raw keys.
-  const IndexKeyForm key_form =
-      format.kind == FilterKind::kMurmur3 ? IndexKeyForm::kRaw : IndexKeyFormForVersion(version);
+  const IndexKeyForm key_form = format.kind == FilterKind::kMurmur3
+                                    ? IndexKeyForm::kRaw
+                                    : IndexKeyFormFor(version, in->bytes());
+  if (format.kind != FilterKind::kMurmur3 &&
+      IndexKeyFormForVersion(version) != IndexKeyForm::kRaw) {
+    // Before e the partitioner decides what Index.db holds; say which one the data shows.
+    report.Add(Severity::kInfo, finding_kind::kPartitioner,
+               key_form == IndexKeyForm::kRaw
+                   ? "Index.db keys as an order-preserving partitioner wrote them (the key itself: "
+                     "no entry is RandomPartitioner's '<MD5 token>:<key>')"
+                   : "Index.db keys as RandomPartitioner wrote them ('<token>:<key>', the token "
+                     "the key's MD5); the key is what follows the ':'");
+  }
   Status s = ReadIndexDbInto(in->bytes(), path, key_form, EntryFormFor(format, version), index);
   if (!s.ok()) {
     Finding f = FindingFromStatus(Severity::kError, finding_kind::kIndex, s);

@@ -32,6 +32,7 @@
 //   trailing-bytes (warning) bytes after the filter, which the original ignores
 //   hash-count (warning)    K = 0 (every key present) or K > 20
 //   rebuilt-filter, temporary, unsupported (info: a BTI sstable, keys not read)
+//   partitioner (info)      before e: the partitioner Index.db's keys show (index_db.h)
 #pragma once
 
 #include <cstdint>

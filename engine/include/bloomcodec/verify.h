@@ -58,9 +58,10 @@ inline constexpr std::string_view kMissingIndex = "missing-index";    // no keys
 inline constexpr std::string_view kIndex = "index";                   // Index.db is damaged
 inline constexpr std::string_view kNoKeys = "no-keys";                // nothing to check keys with
 inline constexpr std::string_view kRebuiltFilter = "rebuilt-filter";  // version < c
-inline constexpr std::string_view kTemporary = "temporary";           // tmp- sstable, not checked
-inline constexpr std::string_view kUnsupported = "unsupported";       // a format not read here
-inline constexpr std::string_view kNoFilter = "no-filter";            // a table without a filter
+inline constexpr std::string_view kPartitioner = "partitioner";  // Cassandra < e: Index.db keys
+inline constexpr std::string_view kTemporary = "temporary";      // tmp- sstable, not checked
+inline constexpr std::string_view kUnsupported = "unsupported";  // a format not read here
+inline constexpr std::string_view kNoFilter = "no-filter";       // a table without a filter
 }  // namespace finding_kind
 
 struct Finding {
