@@ -222,6 +222,7 @@ Document VerifyReportJson(const VerifyReport& report) {
       fj["kind"] = finding.kind;
       fj["message"] = finding.message;
       if (finding.offset) fj["offset"] = *finding.offset;
+      for (const auto& [name, value] : finding.fields) fj[name] = value;
       findings.push_back(std::move(fj));
     }
     j["findings"] = std::move(findings);

@@ -3,6 +3,7 @@
 // damaged one are a prefix of the file. Round trip (raw key form): the keys and positions read,
 // written again, are the input byte for byte. The 1.2 and 3.0+ entry forms (with a promoted index
 // skipped by its size) give their keys or a Corrupt status at an offset inside the file too.
+// Before e, the partitioner told from the data (DetectIndexKeyFormBeforeE) is one of the forms.
 #include "cassandra/index_db.h"
 #include "fuzz_support.h"
 
@@ -11,6 +12,12 @@ using namespace bloomcodec::cassandra;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const ByteSpan file(data, size);
+  // Telling the partitioner from the data reads only inside the file and gives one of the two
+  // forms; the version decides alone from e on.
+  const IndexKeyForm detected = DetectIndexKeyFormBeforeE(file);
+  FUZZ_CHECK(detected == IndexKeyForm::kRaw || detected == IndexKeyForm::kRandomPartitionerEncoded);
+  FUZZ_CHECK(IndexKeyFormFor("b", file) == detected);
+  FUZZ_CHECK(IndexKeyFormFor("hc", file) == IndexKeyForm::kRaw);
   for (IndexKeyForm form : {IndexKeyForm::kRaw, IndexKeyForm::kRandomPartitionerEncoded}) {
     IndexDb partial;
     const Status s = ReadIndexDbInto(file, "Index.db", form, partial);

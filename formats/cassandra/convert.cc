@@ -74,8 +74,9 @@ Result<KeyList> IndexKeys(const std::string& path, const FormatCodec* filter_for
   std::string_view name = file.path();
   if (name.ends_with(".gz")) name.remove_suffix(3);
   Result<Descriptor> d = ParseDescriptor(name);
-  const IndexKeyForm form =
-      d.ok() && d->sstable_format.empty() ? IndexKeyFormForVersion(d->version) : IndexKeyForm::kRaw;
+  const IndexKeyForm form = d.ok() && d->sstable_format.empty()
+                                ? IndexKeyFormFor(d->version, file.bytes())
+                                : IndexKeyForm::kRaw;
   IndexEntryForm entries = IndexEntryForm::kPositionOnly;
   const std::optional<Murmur3Layout> layout = Murmur3LayoutOf(filter_format);
   if (d.ok() && d->sstable_format != "bti") {

@@ -1,7 +1,9 @@
 #include "cassandra/index_db.h"
 
+#include <array>
 #include <bit>
 #include <climits>
+#include <cmath>
 #include <string>
 
 #include "codec/byte_reader.h"
@@ -13,6 +15,119 @@ IndexKeyForm IndexKeyFormForVersion(std::string_view version) {
   // Descriptor.hasEncodedKeys: versions compare as strings, "a" .. "d" are before "e".
   return version < std::string_view("e") ? IndexKeyForm::kRandomPartitionerEncoded
                                          : IndexKeyForm::kRaw;
+}
+
+namespace {
+
+// MD5 (RFC 1321) of `data`: RandomPartitioner's token is made from it.
+std::array<std::uint8_t, 16> Md5(ByteSpan data) {
+  static constexpr std::uint32_t kShift[64] = {
+      7,  12, 17, 22, 7,  12, 17, 22, 7,  12, 17, 22, 7,  12, 17, 22, 5,  9,  14, 20, 5,  9,
+      14, 20, 5,  9,  14, 20, 5,  9,  14, 20, 4,  11, 16, 23, 4,  11, 16, 23, 4,  11, 16, 23,
+      4,  11, 16, 23, 6,  10, 15, 21, 6,  10, 15, 21, 6,  10, 15, 21, 6,  10, 15, 21};
+  // floor(2^32 * |sin(i + 1)|), as the RFC tabulates.
+  static const std::array<std::uint32_t, 64> kSine = [] {
+    std::array<std::uint32_t, 64> t{};
+    for (int i = 0; i < 64; ++i) {
+      t[i] = static_cast<std::uint32_t>(std::floor(std::fabs(std::sin(i + 1.0)) * 4294967296.0));
+    }
+    return t;
+  }();
+  std::uint32_t a0 = 0x67452301, b0 = 0xefcdab89, c0 = 0x98badcfe, d0 = 0x10325476;
+  ByteVector m(data.begin(), data.end());
+  const std::uint64_t bit_length = static_cast<std::uint64_t>(data.size()) * 8;
+  m.push_back(0x80);
+  while (m.size() % 64 != 56) m.push_back(0);
+  for (int i = 0; i < 8; ++i) m.push_back(static_cast<std::uint8_t>(bit_length >> (8 * i)));
+  for (std::size_t block = 0; block < m.size(); block += 64) {
+    std::uint32_t w[16];
+    for (int i = 0; i < 16; ++i) {
+      const std::uint8_t* p = &m[block + 4 * i];
+      w[i] = std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 |
+             std::uint32_t{p[3]} << 24;
+    }
+    std::uint32_t a = a0, b = b0, c = c0, d = d0;
+    for (int i = 0; i < 64; ++i) {
+      std::uint32_t f;
+      int g;
+      if (i < 16) {
+        f = (b & c) | (~b & d);
+        g = i;
+      } else if (i < 32) {
+        f = (d & b) | (~d & c);
+        g = (5 * i + 1) % 16;
+      } else if (i < 48) {
+        f = b ^ c ^ d;
+        g = (3 * i + 5) % 16;
+      } else {
+        f = c ^ (b | ~d);
+        g = (7 * i) % 16;
+      }
+      f += a + kSine[i] + w[g];
+      a = d;
+      d = c;
+      c = b;
+      b += std::rotl(f, static_cast<int>(kShift[i]));
+    }
+    a0 += a;
+    b0 += b;
+    c0 += c;
+    d0 += d;
+  }
+  std::array<std::uint8_t, 16> out{};
+  const std::uint32_t words[4] = {a0, b0, c0, d0};
+  for (int i = 0; i < 16; ++i) out[i] = static_cast<std::uint8_t>(words[i / 4] >> (8 * (i % 4)));
+  return out;
+}
+
+}  // namespace
+
+std::string RandomPartitionerToken(ByteSpan key) {
+  const std::array<std::uint8_t, 16> digest = Md5(key);
+  unsigned __int128 v = 0;
+  for (std::uint8_t b : digest) v = v << 8 | b;
+  // new BigInteger(digest) is two's complement; abs() of the most negative value (2^127) fits
+  // the unsigned 128 bits.
+  if (digest[0] & 0x80) v = ~v + 1;
+  std::string decimal;
+  do {
+    decimal.insert(decimal.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+    v /= 10;
+  } while (v != 0);
+  return decimal;
+}
+
+IndexKeyForm DetectIndexKeyFormBeforeE(ByteSpan file) {
+  // A few entries suffice: a match of a 128-bit MD5 is no accident, and one RandomPartitioner
+  // entry decides the file (every entry of one sstable has the same partitioner).
+  constexpr int kEntriesLooked = 16;
+  std::size_t at = 0;
+  for (int entry = 0; entry < kEntriesLooked; ++entry) {
+    if (file.size() - at < 2)
+      return entry == 0 ? IndexKeyForm::kRandomPartitionerEncoded : IndexKeyForm::kRaw;
+    const std::size_t length = std::size_t{file[at]} << 8 | file[at + 1];
+    if (file.size() - at - 2 < length) {
+      return entry == 0 ? IndexKeyForm::kRandomPartitionerEncoded : IndexKeyForm::kRaw;
+    }
+    const ByteSpan stored = file.subspan(at + 2, length);
+    std::size_t digits = 0;
+    while (digits < stored.size() && stored[digits] >= '0' && stored[digits] <= '9') ++digits;
+    if (digits > 0 && digits < stored.size() && stored[digits] == ':') {
+      const std::string token(stored.begin(), stored.begin() + digits);
+      if (token == RandomPartitionerToken(stored.subspan(digits + 1))) {
+        return IndexKeyForm::kRandomPartitionerEncoded;
+      }
+    }
+    // Every entry of versions before e is the key and an i64 position.
+    if (file.size() - at - 2 - length < 8) return IndexKeyForm::kRaw;
+    at += 2 + length + 8;
+  }
+  return IndexKeyForm::kRaw;
+}
+
+IndexKeyForm IndexKeyFormFor(std::string_view version, ByteSpan file) {
+  const IndexKeyForm by_version = IndexKeyFormForVersion(version);
+  return by_version == IndexKeyForm::kRaw ? by_version : DetectIndexKeyFormBeforeE(file);
 }
 
 IndexEntryForm IndexEntryFormForVersion(std::string_view version) {

@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -35,13 +36,26 @@ namespace bloomcodec::cassandra {
 enum class IndexKeyForm {
   kRaw,  // e and later: the key bytes themselves
   // a .. d with RandomPartitioner, 0.7's default: "<token in decimal>:<key>"; the filter key is
-  // what follows the first ':'. Order-preserving partitioners stored the raw key; a file of
-  // theirs is refused (a key without the "<digits>:" prefix), not guessed at.
+  // what follows the first ':'. Order-preserving partitioners stored the raw key (kRaw), which
+  // DetectIndexKeyFormBeforeE tells apart by the MD5 token.
   kRandomPartitionerEncoded,
 };
 
 // kRandomPartitionerEncoded for versions before "e", else kRaw.
 IndexKeyForm IndexKeyFormForVersion(std::string_view version);
+
+// RandomPartitioner's token of `key` as its disk form prints it (0.6 / 0.7
+// FBUtilities.hash): the MD5 of the key read as a signed big-endian BigInteger, made
+// non-negative, in decimal.
+std::string RandomPartitionerToken(ByteSpan key);
+// Which partitioner wrote an Index.db of a version before "e", told from the data: when one of
+// its first entries is "<token>:<key>" with the token RandomPartitioner's of that key,
+// kRandomPartitionerEncoded; otherwise kRaw (an order-preserving partitioner stored the key
+// itself). A file whose first entry cannot be read keeps kRandomPartitionerEncoded, the
+// default of those releases, so its damage is reported as before.
+IndexKeyForm DetectIndexKeyFormBeforeE(ByteSpan file);
+// IndexKeyFormForVersion, with the partitioner told from `file` before "e".
+IndexKeyForm IndexKeyFormFor(std::string_view version, ByteSpan file);
 
 // What follows the key of an entry (RowIndexEntry's serializer of the version).
 enum class IndexEntryForm {

@@ -1,6 +1,7 @@
 #include "cassandra/verify.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -143,8 +144,19 @@ std::optional<IndexDb> LoadIndex(const std::string& path, std::string_view versi
   IndexDb index;
   // Keys are stored encoded only before version e; a 1.2+ kind (BTI's "da" sorts before "e")
   // always has raw keys.
-  const IndexKeyForm key_form =
-      format.kind == FilterKind::kMurmur3 ? IndexKeyForm::kRaw : IndexKeyFormForVersion(version);
+  const IndexKeyForm key_form = format.kind == FilterKind::kMurmur3
+                                    ? IndexKeyForm::kRaw
+                                    : IndexKeyFormFor(version, in->bytes());
+  if (format.kind != FilterKind::kMurmur3 &&
+      IndexKeyFormForVersion(version) != IndexKeyForm::kRaw) {
+    // Before e the partitioner decides what Index.db holds; say which one the data shows.
+    report.Add(Severity::kInfo, finding_kind::kPartitioner,
+               key_form == IndexKeyForm::kRaw
+                   ? "Index.db keys as an order-preserving partitioner wrote them (the key itself: "
+                     "no entry is RandomPartitioner's '<MD5 token>:<key>')"
+                   : "Index.db keys as RandomPartitioner wrote them ('<token>:<key>', the token "
+                     "the key's MD5); the key is what follows the ':'");
+  }
   Status s = ReadIndexDbInto(in->bytes(), path, key_form, EntryFormFor(format, version), index);
   if (!s.ok()) {
     Finding f = FindingFromStatus(Severity::kError, finding_kind::kIndex, s);
@@ -199,11 +211,90 @@ SnapshotPlace PlaceOf(const fs::path& dir) {
   return place;
 }
 
+// The filter formats of the family a writer may have used instead of the version's: the Murmur3
+// layouts and the older eras' filters (each parses only when the bytes fit its layout).
+constexpr FilterFormat kKnownFormats[] = {
+    {FilterKind::kMurmur3, Murmur3Layout::kRawBytes},
+    {FilterKind::kMurmur3, Murmur3Layout::kNewOrderLongs},
+    {FilterKind::kMurmur3, Murmur3Layout::kOldOrderLongs},
+    {FilterKind::kV10, std::nullopt},
+    {FilterKind::kLegacy, std::nullopt},
+};
+
+// A filter that answers every one of `keys` by chance has probability fp^n; an alternative is
+// named only when that is below this, so a damaged filter that a loose reading happens to
+// satisfy (few keys, a full filter) names nothing.
+constexpr double kChanceAllByAccident = 1e-6;
+
+// Whether `filter` answers every key "may contain" as a real reading would, not by accident: a
+// positive K, not saturated, and fp^n below kChanceAllByAccident.
+bool AnswersEveryKey(const Filter& filter, const KeyList& keys) {
+  if (filter.hash_count() == 0 || keys.empty()) return false;
+  const FillStatistics s =
+      ComputeFillStatistics(filter.bit_count(), filter.bits_set(), filter.hash_count());
+  if (s.bits_set >= s.bits) return false;
+  if (std::pow(s.false_positive_rate, static_cast<double>(keys.size())) >= kChanceAllByAccident) {
+    return false;
+  }
+  std::vector<std::uint8_t> answers(keys.size());
+  filter.MayContainBatch(keys, answers);
+  return std::all_of(answers.begin(), answers.end(), [](std::uint8_t a) { return a != 0; });
+}
+
+// The first known format other than `used` under which `file` parses and answers every key, as
+// its --format name; "" when none does.
+std::string FormatAnsweringEveryKey(ByteSpan file, const FilterFormat& used, const KeyList& keys) {
+  for (const FilterFormat& other : kKnownFormats) {
+    if (other == used) continue;
+    bool answers = false;
+    if (other.kind == FilterKind::kMurmur3) {
+      Result<Murmur3Filter> f = Murmur3Filter::Parse(file, "", *other.murmur3_layout);
+      answers =
+          f.ok() && f->CheckLookups("").ok() && !f->always_present() && AnswersEveryKey(*f, keys);
+    } else if (other.kind == FilterKind::kLegacy) {
+      Result<LegacyFilter> f = LegacyFilter::Parse(file, "");
+      answers = f.ok() && AnswersEveryKey(*f, keys);
+    } else {
+      Result<V10Filter> f = V10Filter::Parse(file, "");
+      answers = f.ok() && AnswersEveryKey(*f, keys);
+    }
+    if (answers) return std::string(FilterFormatName(other));
+  }
+  return "";
+}
+
+void CheckFilterBytes(ByteSpan file, const FilterFormat& format, const KeyList* keys,
+                      std::optional<double> sized_keys, const std::string& sized_from,
+                      FileReport& report);
+
 }  // namespace
 
 void VerifyFilterBytes(ByteSpan file, const FilterFormat& format, const KeyList* keys,
                        std::optional<double> sized_keys, const std::string& sized_from,
                        FileReport& report) {
+  const std::uint64_t false_negatives_before = report.false_negative_count;
+  CheckFilterBytes(file, format, keys, sized_keys, sized_from, report);
+  if (keys == nullptr || report.false_negative_count == false_negatives_before) return;
+  // A writer that serialized the filter in another era's layout (the na tables Cassandra 4.0
+  // wrote with 3.x's big-endian longs): the version's reader still answers wrongly, so it stays
+  // an error, but the finding says which reading answers every key.
+  const std::string other = FormatAnsweringEveryKey(file, format, *keys);
+  if (other.empty()) return;
+  for (auto it = report.findings.rbegin(); it != report.findings.rend(); ++it) {
+    if (it->kind != finding_kind::kFalseNegative) continue;
+    it->message += "; read as " + other +
+                   " every key is present: the filter was written in that layout, not the one "
+                   "its version's reader expects";
+    it->fields.emplace_back("answers_every_key_as", other);
+    break;
+  }
+}
+
+namespace {
+
+void CheckFilterBytes(ByteSpan file, const FilterFormat& format, const KeyList* keys,
+                      std::optional<double> sized_keys, const std::string& sized_from,
+                      FileReport& report) {
   if (format.kind == FilterKind::kMurmur3) {
     const Murmur3Layout layout = format.murmur3_layout.value_or(Murmur3Layout::kRawBytes);
     Result<Murmur3Filter> f = Murmur3Filter::Parse(file, report.path, layout);
@@ -255,6 +346,8 @@ void VerifyFilterBytes(ByteSpan file, const FilterFormat& format, const KeyList*
   }
   CheckParsed(*f, file, keys, sized_keys, sized_from, V10Filter::kHeaderBytes, report);
 }
+
+}  // namespace
 
 Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
   using Key = std::tuple<std::string, std::string, std::string, bool, std::string, std::string,

@@ -21,7 +21,9 @@
 //   structure (error)       the Filter.db bytes violate the layout (offset of the first one);
 //                           a 1.2+ filter with K > 21, which Cassandra cannot look up
 //   index (error)           Index.db is damaged (offset); the keys before it are still checked
-//   false-negative (error)  Index.db keys the filter answers "definitely absent"
+//   false-negative (error)  Index.db keys the filter answers "definitely absent"; when another
+//                           known layout of the family answers every key (not by chance), the
+//                           finding names it (message, field "answers_every_key_as")
 //   overfilled (error)      more bits set than the Index.db key count (or the keys given, or
 //                           without either the filter's own size and K) can explain (6 sigma);
 //                           every bit set, always
@@ -30,6 +32,7 @@
 //   trailing-bytes (warning) bytes after the filter, which the original ignores
 //   hash-count (warning)    K = 0 (every key present) or K > 20
 //   rebuilt-filter, temporary, unsupported (info: a BTI sstable, keys not read)
+//   partitioner (info)      before e: the partitioner Index.db's keys show (index_db.h)
 #pragma once
 
 #include <cstdint>

@@ -224,6 +224,53 @@ TEST(CassandraMurmur3Cli, VerifyDataDirectoriesOfEveryEra) {
   EXPECT_EQ(FileEndingWith(bad, "nb-6-big-Filter.db")["status"], "error");
 }
 
+// Cassandra 4.0 wrote some na sstables with 3.x's serializer (big-endian longs): the na reader
+// answers their keys "absent", and verify says which layout answers every key.
+TEST(CassandraMurmur3Cli, AFilterInAnotherEraLayoutNamesTheLayoutThatAnswersEveryKey) {
+  CliDir dir;
+  const std::string keys_path = FixtureForCli(kDir + "keys/keys_n1000.txt");
+  const KeyList keys = ReadHexKeysFixture(kDir + "keys/keys_n1000.txt");
+  const std::string built = dir.Path("v30.db");
+  CliRun b = RunCli({"build", "--format", "cassandra-3.0", "--keys", keys_path, "--key-format",
+                     "hex", "--fp-chance", "0.01", "-o", built});
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const std::string data = dir.Path("data");
+  const std::string tbl = data + "/ks/t-0123456789abcdef0123456789abcdef";
+  PutMurmur3Sstable(tbl, "na-1-big-", kDir + "v4_0_to_5_0/n1000_fp0.01.Filter.db", keys,
+                    IndexEntryForm::kVIntPositionAndPromoted);
+  WriteFileAt(tbl + "/na-1-big-Filter.db", ReadAnyFile(built));
+  const Json doc = VerifyJson({data}, 1);
+  const Json& na = FileEndingWith(doc, "na-1-big-Filter.db");
+  EXPECT_EQ(na["format"], "cassandra-4.0");
+  EXPECT_EQ(na["keys_checked"], 1000);
+  EXPECT_GT(na["false_negative_count"].get<int>(), 900);
+  ASSERT_EQ(Kinds(na), std::vector<std::string>{"false-negative"});
+  const Json& finding = na["findings"][0];
+  EXPECT_EQ(finding["severity"], "error");
+  EXPECT_EQ(finding["answers_every_key_as"], "cassandra-3.0");
+  EXPECT_NE(finding["message"].get<std::string>().find("cassandra-3.0"), std::string::npos);
+  CliRun text = RunCli({"verify", data});
+  EXPECT_EQ(text.exit_code, 1);
+  EXPECT_NE(text.out.find("read as cassandra-3.0 every key is present"), std::string::npos)
+      << text.out;
+
+  // A genuinely damaged filter (its bits cleared) answers under no layout: nothing is named.
+  ByteVector damaged = ReadAnyFile(built);
+  std::fill(damaged.begin() + 8, damaged.begin() + 8 + (damaged.size() - 8) / 2, 0);
+  WriteFileAt(tbl + "/na-1-big-Filter.db", damaged);
+  const Json bad = VerifyJson({data}, 1);
+  const Json& bad_na = FileEndingWith(bad, "na-1-big-Filter.db");
+  EXPECT_GT(bad_na["false_negative_count"].get<int>(), 0);
+  for (const Json& f : bad_na["findings"]) {
+    EXPECT_FALSE(f.contains("answers_every_key_as")) << f.dump();
+    EXPECT_EQ(f["message"].get<std::string>().find("read as"), std::string::npos) << f.dump();
+  }
+  // The sstable's own version's filter answers every key: no false negative to explain.
+  PutMurmur3Sstable(tbl, "na-1-big-", kDir + "v4_0_to_5_0/n1000_fp0.01.Filter.db", keys,
+                    IndexEntryForm::kVIntPositionAndPromoted);
+  EXPECT_EQ(FileEndingWith(VerifyJson({data}, 0), "na-1-big-Filter.db")["status"], "ok");
+}
+
 TEST(CassandraMurmur3Cli, VerifySingleFilesWithKeysOrIndex) {
   CliDir dir;
   const std::string f =

@@ -225,22 +225,36 @@ TEST_F(CassandraDir, LegacyTemporaryAndMissingComponents) {
   WriteFileAt(ks_ + "/Standard4-hc-10-Filter.db",
               ReadFixture("cassandra-1.0/filters/n10_b15.Filter.db"));
   Json doc = VerifyJson({Data()}, 1);
-  EXPECT_EQ(Kinds(FileEndingWith(doc, "Standard3-b-8-Index.db")),
-            std::vector<std::string>{"rebuilt-filter"});
-  EXPECT_EQ(FileEndingWith(doc, "Standard3-b-8-Index.db")["status"], "ok");
+  // "12" is not the MD5 token of "k1": an order-preserving partitioner's key "12:k1".
+  const Json& b8 = FileEndingWith(doc, "Standard3-b-8-Index.db");
+  EXPECT_EQ(Kinds(b8), (std::vector<std::string>{"rebuilt-filter", "partitioner"}));
+  EXPECT_NE(b8["findings"][1]["message"].get<std::string>().find("order-preserving"),
+            std::string::npos);
+  EXPECT_EQ(b8["status"], "ok");
   EXPECT_EQ(Kinds(FileEndingWith(doc, "Standard1-tmp-hc-9-Filter.db")),
             std::vector<std::string>{"temporary"});
   const Json& no_index = FileEndingWith(doc, "Standard4-hc-10-Filter.db");
   EXPECT_EQ(Kinds(no_index), std::vector<std::string>{"missing-index"});
   EXPECT_EQ(no_index["status"], "error");
   EXPECT_EQ(doc["summary"]["errors"], 1);
-  // A version-b Index.db that is not in RandomPartitioner's encoded form is damaged.
-  WriteFileAt(ks_ + "/Standard3-b-8-Index.db", HexBytes("0002"
-                                                        "6b31"
-                                                        "0000000000000000"));
+  // RandomPartitioner's "<MD5 of the key as a non-negative BigInteger>:<key>" is told apart.
+  const std::string random_key = "98073695634084475067589428723892808230:k1";
+  ByteVector random_index = {0, static_cast<std::uint8_t>(random_key.size())};
+  random_index.insert(random_index.end(), random_key.begin(), random_key.end());
+  random_index.resize(random_index.size() + 8, 0);
+  WriteFileAt(ks_ + "/Standard3-b-8-Index.db", random_index);
+  Json random = VerifyJson({Data()}, 1);
+  const Json& rb8 = FileEndingWith(random, "Standard3-b-8-Index.db");
+  EXPECT_EQ(Kinds(rb8), (std::vector<std::string>{"rebuilt-filter", "partitioner"}));
+  EXPECT_NE(rb8["findings"][1]["message"].get<std::string>().find("RandomPartitioner"),
+            std::string::npos);
+  // A version-b Index.db whose first entry is cut short is damaged (read as RandomPartitioner's,
+  // the default of those releases).
+  WriteFileAt(ks_ + "/Standard3-b-8-Index.db", HexBytes("0005"
+                                                        "6b31"));
   Json bad = VerifyJson({Data()}, 1);
   EXPECT_EQ(Kinds(FileEndingWith(bad, "Standard3-b-8-Index.db")),
-            (std::vector<std::string>{"rebuilt-filter", "index"}));
+            (std::vector<std::string>{"rebuilt-filter", "partitioner", "index"}));
 }
 
 TEST_F(CassandraDir, HashCountsOutsideWhatCassandraWritesAreWarnings) {

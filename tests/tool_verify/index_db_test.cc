@@ -108,6 +108,29 @@ TEST(IndexDb, VersionsBeforeEStoreRandomPartitionerEncodedKeys) {
   EXPECT_EQ(bad.status().offset(), 2u + 2u);
 }
 
+TEST(IndexDb, RandomPartitionerTokensAndThePartitionerToldFromTheData) {
+  // new BigInteger(md5).abs() in decimal; MD5("") starts d4 (negative), MD5("abc") 90 (negative),
+  // MD5("key0") 21 (positive).
+  EXPECT_EQ(RandomPartitionerToken({}), "58332598431525814501020785164969033090");
+  EXPECT_EQ(RandomPartitionerToken(AsBytes("abc")), "148866708576779697295343134153845407886");
+  EXPECT_EQ(RandomPartitionerToken(AsBytes("key0")), "45131504060613900271599024054269708792");
+  const ByteVector random = Concat({Entry("45131504060613900271599024054269708792:key0", 0)});
+  EXPECT_EQ(DetectIndexKeyFormBeforeE(random), IndexKeyForm::kRandomPartitionerEncoded);
+  EXPECT_EQ(IndexKeyFormFor("b", random), IndexKeyForm::kRandomPartitionerEncoded);
+  EXPECT_EQ(IndexKeyFormFor("e", random), IndexKeyForm::kRaw);
+  // A token that is not the key's MD5 (or no token at all): the key itself, order-preserving.
+  EXPECT_EQ(DetectIndexKeyFormBeforeE(Concat({Entry("12:key0", 0), Entry("zz", 9)})),
+            IndexKeyForm::kRaw);
+  // One matching entry among the first decides.
+  EXPECT_EQ(DetectIndexKeyFormBeforeE(
+                Concat({Entry("0:a", 0), Entry("45131504060613900271599024054269708792:key0", 9)})),
+            IndexKeyForm::kRandomPartitionerEncoded);
+  // Nothing readable: the releases' default, so damage is reported as before.
+  EXPECT_EQ(DetectIndexKeyFormBeforeE({}), IndexKeyForm::kRandomPartitionerEncoded);
+  EXPECT_EQ(DetectIndexKeyFormBeforeE(ByteVector{0x00, 0xff, 0x61}),
+            IndexKeyForm::kRandomPartitionerEncoded);
+}
+
 TEST(IndexDb, WriterRefusesKeysLongerThanAShort) {
   KeyList keys;
   keys.Add(ByteVector(65536, 'k'));

@@ -27,6 +27,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bloomcodec/bytes.h"
@@ -57,9 +58,10 @@ inline constexpr std::string_view kMissingIndex = "missing-index";    // no keys
 inline constexpr std::string_view kIndex = "index";                   // Index.db is damaged
 inline constexpr std::string_view kNoKeys = "no-keys";                // nothing to check keys with
 inline constexpr std::string_view kRebuiltFilter = "rebuilt-filter";  // version < c
-inline constexpr std::string_view kTemporary = "temporary";           // tmp- sstable, not checked
-inline constexpr std::string_view kUnsupported = "unsupported";       // a format not read here
-inline constexpr std::string_view kNoFilter = "no-filter";            // a table without a filter
+inline constexpr std::string_view kPartitioner = "partitioner";  // Cassandra < e: Index.db keys
+inline constexpr std::string_view kTemporary = "temporary";      // tmp- sstable, not checked
+inline constexpr std::string_view kUnsupported = "unsupported";  // a format not read here
+inline constexpr std::string_view kNoFilter = "no-filter";       // a table without a filter
 }  // namespace finding_kind
 
 struct Finding {
@@ -67,6 +69,9 @@ struct Finding {
   std::string kind;
   std::string message;
   std::optional<std::uint64_t> offset;  // absolute byte offset in the file, when there is one
+  // Extra string fields of the finding's JSON object (name, value), e.g. a false-negative
+  // finding's "answers_every_key_as"; empty for most findings.
+  std::vector<std::pair<std::string, std::string>> fields;
 };
 
 // A finding from a failed Status (offset and message carried over; the file name dropped, as
