@@ -827,6 +827,17 @@ TEST(SstDifferential, AFolderWithAFormatVersion0SstIsReadAsRocksDb) {
   EXPECT_EQ(f.false_negative_count, 0u);
   for (const Finding& x : f.findings) EXPECT_EQ(x.severity, Severity::kInfo) << x.message;
 
+  // Given alone, the file is RocksDB's too: LevelDB's table format declines a metaindex that
+  // names rocksdb.properties, so detection is not ambiguous and the filter is the block-based one.
+  EXPECT_EQ(DetectFormat(path, *written), FindFormat("rocksdb-sst"));
+  const std::vector<std::string> file = {path};
+  auto single = VerifyPaths(file, options);
+  ASSERT_TRUE(single.ok()) << single.status().ToString();
+  ASSERT_EQ(single->files.size(), 1u);
+  EXPECT_EQ(single->files[0].format, "rocksdb-sst");
+  EXPECT_EQ(single->files[0].keys_checked, 300u);
+  EXPECT_EQ(single->files[0].false_negative_count, 0u);
+
   // Without RocksDB's properties (a LevelDB table's metaindex) the folder is not RocksDB's.
   TempDir other;
   ByteVector leveldb_like = *written;

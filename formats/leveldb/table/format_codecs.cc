@@ -29,8 +29,19 @@ class TableFormat final : public FormatCodec {
   }
   std::string_view params_help() const override { return "--bits-per-key N"; }
 
+  // LevelDB's magic, unless the metaindex names a block LevelDB never writes (RocksDB's
+  // "rocksdb.*" blocks: a RocksDB format_version 0 table, which rocksdb-sst claims). A table
+  // too damaged to list its metaindex stays claimed, so its damage is reported as a table's.
   bool Claims(std::string_view, ByteSpan contents) const override {
-    return blocktable::HasLegacyTableMagic(contents);
+    if (!blocktable::HasLegacyTableMagic(contents)) return false;
+    TableOpenOptions open;
+    open.key_kind = KeyKind::kPlain;
+    Result<TableReader> table = TableReader::Open(contents, "", open);
+    if (!table.ok()) return true;
+    for (const MetaindexEntry& e : table->metaindex()) {
+      if (e.key.starts_with("rocksdb.")) return false;
+    }
+    return true;
   }
 
   // A table of the keys sorted bytewise with duplicates dropped (a TableBuilder requires

@@ -9,6 +9,7 @@
 #include "rocksdb/sst/inspect.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/sst_writer.h"
+#include "rocksdb/sst/verify.h"
 
 namespace bloomcodec::rocksdb {
 
@@ -27,11 +28,11 @@ class SstFormat final : public FormatCodec {
   }
   std::string_view params_help() const override { return "--bits-per-key B"; }
 
-  // The block-based magic of format_version >= 1 only: a file ending in LevelDB's magic (which
-  // RocksDB also writes for format_version 0) is left to leveldb-table; --format rocksdb-sst
-  // reads it as RocksDB would.
+  // The block-based magic of format_version >= 1, and a format_version 0 table (LevelDB's magic)
+  // whose metaindex names RocksDB's properties block: LevelDB never writes one, and leaves such
+  // a table to this format.
   bool Claims(std::string_view, ByteSpan contents) const override {
-    return HasBlockBasedTableMagic(contents);
+    return HasBlockBasedTableMagic(contents) || IsRocksDbLegacyFooterTable(contents, "");
   }
 
   // An SST of the keys sorted bytewise with duplicates dropped (SstFileWriter requires strictly

@@ -242,14 +242,6 @@ std::uint64_t TailMagic(const fs::path& path) {
   return magic;
 }
 
-// A table ending in LevelDB's magic that RocksDB wrote (format_version 0): its metaindex names
-// RocksDB's properties block, which LevelDB never writes.
-bool IsRocksDbLegacyFooterTable(ByteSpan bytes, const std::string& path) {
-  if (!blocktable::HasLegacyTableMagic(bytes)) return false;
-  Result<SstReader> sst = SstReader::Open(bytes, path);
-  return sst.ok() && sst->properties().has_value();
-}
-
 // `set`: a folder without CURRENT, whose tables may carry any name and format_version 0.
 bool IsRocksDbSst(const fs::directory_entry& entry, bool set) {
   std::error_code ec;
@@ -271,6 +263,12 @@ bool IsRocksDbSst(const fs::directory_entry& entry, bool set) {
 }
 
 }  // namespace
+
+bool IsRocksDbLegacyFooterTable(ByteSpan bytes, const std::string& path) {
+  if (!blocktable::HasLegacyTableMagic(bytes)) return false;
+  Result<SstReader> sst = SstReader::Open(bytes, path);
+  return sst.ok() && sst->properties().has_value();
+}
 
 bool LooksLikeRocksDb(const std::string& dir) {
   std::error_code ec;

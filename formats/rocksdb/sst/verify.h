@@ -36,6 +36,10 @@ bool LooksLikeRocksDb(const std::string& dir);
 // ending in the block-based magic), sorted by name.
 Result<std::vector<std::string>> FindSstFiles(const std::string& dir);
 
+// A table ending in LevelDB's magic that RocksDB wrote (format_version 0): its metaindex names
+// RocksDB's properties block, which LevelDB never writes.
+bool IsRocksDbLegacyFooterTable(ByteSpan bytes, const std::string& path);
+
 FileReport VerifySst(const std::string& path, const KeyList* probes, const std::string& group);
 
 }  // namespace bloomcodec::rocksdb
