@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include <nettle/md5.h>
+
 #include "codec/byte_reader.h"
 #include "codec/byte_writer.h"
 
@@ -19,64 +21,14 @@ IndexKeyForm IndexKeyFormForVersion(std::string_view version) {
 
 namespace {
 
-// MD5 (RFC 1321) of `data`: RandomPartitioner's token is made from it.
+// MD5 of `data` (Nettle's, a well-kept implementation): RandomPartitioner's token is made from
+// it.
 std::array<std::uint8_t, 16> Md5(ByteSpan data) {
-  static constexpr std::uint32_t kShift[64] = {
-      7,  12, 17, 22, 7,  12, 17, 22, 7,  12, 17, 22, 7,  12, 17, 22, 5,  9,  14, 20, 5,  9,
-      14, 20, 5,  9,  14, 20, 5,  9,  14, 20, 4,  11, 16, 23, 4,  11, 16, 23, 4,  11, 16, 23,
-      4,  11, 16, 23, 6,  10, 15, 21, 6,  10, 15, 21, 6,  10, 15, 21, 6,  10, 15, 21};
-  // floor(2^32 * |sin(i + 1)|), as the RFC tabulates.
-  static const std::array<std::uint32_t, 64> kSine = [] {
-    std::array<std::uint32_t, 64> t{};
-    for (int i = 0; i < 64; ++i) {
-      t[i] = static_cast<std::uint32_t>(std::floor(std::fabs(std::sin(i + 1.0)) * 4294967296.0));
-    }
-    return t;
-  }();
-  std::uint32_t a0 = 0x67452301, b0 = 0xefcdab89, c0 = 0x98badcfe, d0 = 0x10325476;
-  ByteVector m(data.begin(), data.end());
-  const std::uint64_t bit_length = static_cast<std::uint64_t>(data.size()) * 8;
-  m.push_back(0x80);
-  while (m.size() % 64 != 56) m.push_back(0);
-  for (int i = 0; i < 8; ++i) m.push_back(static_cast<std::uint8_t>(bit_length >> (8 * i)));
-  for (std::size_t block = 0; block < m.size(); block += 64) {
-    std::uint32_t w[16];
-    for (int i = 0; i < 16; ++i) {
-      const std::uint8_t* p = &m[block + 4 * i];
-      w[i] = std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 |
-             std::uint32_t{p[3]} << 24;
-    }
-    std::uint32_t a = a0, b = b0, c = c0, d = d0;
-    for (int i = 0; i < 64; ++i) {
-      std::uint32_t f;
-      int g;
-      if (i < 16) {
-        f = (b & c) | (~b & d);
-        g = i;
-      } else if (i < 32) {
-        f = (d & b) | (~d & c);
-        g = (5 * i + 1) % 16;
-      } else if (i < 48) {
-        f = b ^ c ^ d;
-        g = (3 * i + 5) % 16;
-      } else {
-        f = c ^ (b | ~d);
-        g = (7 * i) % 16;
-      }
-      f += a + kSine[i] + w[g];
-      a = d;
-      d = c;
-      c = b;
-      b += std::rotl(f, static_cast<int>(kShift[i]));
-    }
-    a0 += a;
-    b0 += b;
-    c0 += c;
-    d0 += d;
-  }
+  md5_ctx ctx;
+  md5_init(&ctx);
+  md5_update(&ctx, data.size(), data.data());
   std::array<std::uint8_t, 16> out{};
-  const std::uint32_t words[4] = {a0, b0, c0, d0};
-  for (int i = 0; i < 16; ++i) out[i] = static_cast<std::uint8_t>(words[i / 4] >> (8 * (i % 4)));
+  md5_digest(&ctx, out.size(), out.data());
   return out;
 }
 
