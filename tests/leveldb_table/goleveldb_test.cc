@@ -1,13 +1,17 @@
 // goleveldb's tables: a filter named leveldb.BuiltinBloomFilter (LevelDB <= 1.17's name) built
 // with 1.18+'s hash (unsigned tail bytes). The writer is decided from the table's own keys.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "codec/byte_writer.h"
 #include "leveldb/table/table_reader.h"
 #include "leveldb/table/table_writer.h"
+#include "leveldb/table/verify.h"
 
 namespace bloomcodec::leveldb {
 namespace {
@@ -78,6 +82,21 @@ TEST(GoLevelDbWriterTest, GoLevelDbPolicyNamesTheLegacyFilterWithTheCurrentHash)
   ASSERT_TRUE(t->filter().has_value());
   EXPECT_FALSE(t->filter()->legacy_v117);
   EXPECT_TRUE(t->filter()->goleveldb);
+
+  // verify reports it healthy, names the writer, and counts its filter (not ignored).
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("goleveldb_" + std::to_string(::getpid()) + "_000005.ldb"))
+                               .string();
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+  const FileReport report = VerifyTable(path, KeyKind::kAuto, nullptr, "db");
+  std::filesystem::remove(path);
+  EXPECT_EQ(report.writer, "goleveldb");
+  EXPECT_EQ(report.false_negative_count, 0u);
+  EXPECT_EQ(report.status_name(), "ok");
+  EXPECT_FALSE(report.filter_ignored_by_reader);
+  EXPECT_EQ(report.keys_checked, users.size());
 }
 
 }  // namespace
