@@ -212,6 +212,7 @@ Document VerifyReportJson(const VerifyReport& report) {
     j["path"] = f.path;
     j["format"] = f.format;
     j["version"] = f.version;
+    if (!f.writer.empty()) j["writer"] = f.writer;
     j["group"] = f.group;
     j["group_role"] = std::string(GroupRoleName(f.group_role));
     j["status"] = std::string(f.status_name());
@@ -280,7 +281,8 @@ std::string VerifyReportText(const VerifyReport& report) {
     out += std::string(status) + std::string(8 - std::min<std::size_t>(status.size(), 7), ' ');
     out += f.path;
     if (!f.format.empty())
-      out += "  [" + f.format + (f.version.empty() ? "" : " " + f.version) + "]";
+      out += "  [" + f.format + (f.version.empty() ? "" : " " + f.version) +
+             (f.writer.empty() ? "" : ", written by " + f.writer) + "]";
     out += "\n";
     std::string facts;
     if (f.keys_checked > 0 || f.false_negative_count > 0) {

@@ -87,6 +87,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   TableWriteOptions write;
   write.key_kind = table.key_kind();
   write.filter = BloomPolicy::Current(10);
+  // Mojang's zlib types on some inputs (chosen by size, deterministically), so that the rewrite
+  // below reads zlib and raw deflate blocks back too.
+  const blocktable::BlockCompression kinds[] = {blocktable::BlockCompression::kNone,
+                                                blocktable::BlockCompression::kMojangZlib,
+                                                blocktable::BlockCompression::kMojangRawDeflate};
+  write.compression = kinds[size % 3];
   TableWriter writer(write);
   for (std::size_t i = 0; i < entries.keys.size(); ++i) {
     FUZZ_CHECK(writer.Add(entries.keys[i], entries.values[i]).ok());

@@ -89,6 +89,74 @@ Result<ByteVector> LevelDbSnappy(ByteSpan data, std::string_view source, std::ui
   return out;
 }
 
+// A zlib stream (window_bits 15: with header; -15: raw deflate) inflated into at most `cap`
+// bytes. Nothing announces the uncompressed size, so the buffer starts small and doubles only
+// as the stream fills it, never past cap + 1 (the extra byte tells "more than cap" from "exactly
+// cap"). Bytes after the end of the stream are ignored, as Mojang's reader ignores them.
+Result<ByteVector> InflateBounded(ByteSpan data, int window_bits, std::uint64_t cap,
+                                  std::string_view kind, std::string_view source,
+                                  std::uint64_t offset, std::string_view what) {
+  const auto fail = [&](std::string expected, std::string found) {
+    return Status::Corrupt(std::string(source), offset,
+                           std::move(expected) + " in the " + std::string(what), std::move(found));
+  };
+  if (data.size() > std::numeric_limits<uInt>::max()) return fail("a block under 4 GiB", "");
+  const std::uint64_t limit = cap + 1;
+  z_stream stream;
+  std::memset(&stream, 0, sizeof(stream));
+  if (inflateInit2(&stream, window_bits) != Z_OK) {
+    return fail("a " + std::string(kind), "inflateInit2 failed");
+  }
+  ByteVector out(std::min<std::uint64_t>(limit, std::max<std::uint64_t>(4096, data.size() * 4)));
+  stream.next_in = const_cast<Bytef*>(data.data());
+  stream.avail_in = static_cast<uInt>(data.size());
+  stream.next_out = out.data();
+  stream.avail_out = static_cast<uInt>(out.size());
+  int rc = Z_OK;
+  while (true) {
+    rc = inflate(&stream, Z_NO_FLUSH);
+    if (rc == Z_STREAM_END) break;
+    if ((rc == Z_OK || rc == Z_BUF_ERROR) && stream.avail_out == 0 && out.size() < limit) {
+      const std::size_t used = out.size();
+      out.resize(std::min<std::uint64_t>(limit, std::uint64_t{used} * 2));
+      stream.next_out = out.data() + used;
+      stream.avail_out = static_cast<uInt>(out.size() - used);
+      continue;
+    }
+    break;
+  }
+  const std::size_t produced = out.size() - stream.avail_out;
+  const std::string message = stream.msg != nullptr ? stream.msg : "";
+  inflateEnd(&stream);
+  if (produced > cap) {
+    return fail("a " + std::string(kind) + " that inflates to at most " + std::to_string(cap) +
+                    " bytes",
+                "more");
+  }
+  if (rc != Z_STREAM_END) {
+    if (rc == Z_BUF_ERROR || (rc == Z_OK && stream.avail_in == 0)) {
+      return fail("a complete " + std::string(kind),
+                  "the stream ends early after " + std::to_string(data.size()) + " bytes");
+    }
+    return fail("a valid " + std::string(kind), message.empty() ? "zlib error" : message);
+  }
+  out.resize(produced);
+  return out;
+}
+
+// Mojang's LevelDB's zlib blocks (type 2 with header, type 4 raw deflate).
+Result<ByteVector> MojangInflate(BlockCompression type, ByteSpan data, std::string_view source,
+                                 std::uint64_t offset, std::string_view what,
+                                 std::uint64_t max_size) {
+  const std::uint64_t cap = std::min(MaxExpansion(BlockCompression::kZlib, data.size()), max_size);
+  if (type == BlockCompression::kMojangZlib) {
+    return InflateBounded(data, 15, cap, "zlib stream with header (block type 2, Mojang's LevelDB)",
+                          source, offset, what);
+  }
+  return InflateBounded(data, -15, cap, "raw deflate stream (block type 4, Mojang's LevelDB)",
+                        source, offset, what);
+}
+
 // RocksDB's compression types, worded as the RocksDB SST reader always has.
 class RocksDbDecompressor {
  public:
@@ -273,8 +341,16 @@ std::string_view CompressionName(BlockCompression type) {
     case BlockCompression::kXpress: return "Xpress";
     case BlockCompression::kZstd: return "ZSTD";
     case BlockCompression::kZstdNotFinal: return "ZSTDNotFinal";
+    case BlockCompression::kMojangZlib: return "zlib (Mojang)";
+    case BlockCompression::kMojangRawDeflate: return "raw deflate (Mojang)";
   }
   return "unknown";
+}
+
+std::uint8_t TypeByte(BlockCompression type) {
+  if (type == BlockCompression::kMojangZlib) return 2;
+  if (type == BlockCompression::kMojangRawDeflate) return 4;
+  return static_cast<std::uint8_t>(type);
 }
 
 std::uint32_t BlockChecksum(ChecksumType checksum, ByteSpan block, std::uint8_t type) {
@@ -341,12 +417,16 @@ Result<BlockCompression> CompressionOf(const TrailerFormat& format, std::uint8_t
   const auto compression = static_cast<BlockCompression>(type);
   if (format.family == TableFamily::kLevelDb) {
     if (type <= 1) return compression;
+    if (type == 2) return BlockCompression::kMojangZlib;
+    if (type == 4) return BlockCompression::kMojangRawDeflate;
     return Status::Corrupt(std::string(source), trailer_at,
-                           "block type 0 (none) or 1 (Snappy) in the " + std::string(what) +
-                               " trailer",
+                           "block type 0 (none), 1 (Snappy), 2 (zlib, Mojang's LevelDB) or 4 "
+                           "(raw deflate, Mojang's LevelDB) in the " +
+                               std::string(what) + " trailer",
                            std::to_string(type));
   }
-  if (CompressionName(compression) == "unknown") {
+  if (CompressionName(compression) == "unknown" || compression == BlockCompression::kMojangZlib ||
+      compression == BlockCompression::kMojangRawDeflate) {
     return Status::Corrupt(std::string(source), trailer_at,
                            "a compression type (0 none, 1 Snappy, 2 zlib, 3 bzip2, 4 LZ4, "
                            "5 LZ4HC, 6 Xpress, 7 ZSTD) in the " +
@@ -360,6 +440,9 @@ Result<ByteVector> Decompress(const TrailerFormat& format, BlockCompression type
                               std::string_view source, std::uint64_t block_offset,
                               std::string_view what, std::uint64_t max_uncompressed_size) {
   if (format.family == TableFamily::kLevelDb) {
+    if (type == BlockCompression::kMojangZlib || type == BlockCompression::kMojangRawDeflate) {
+      return MojangInflate(type, data, source, block_offset, what, max_uncompressed_size);
+    }
     // CompressionOf admits nothing else for LevelDB.
     return LevelDbSnappy(data, source, block_offset, what, max_uncompressed_size);
   }
@@ -376,6 +459,24 @@ bool CompressBlock(BlockCompression type, ByteSpan raw, ByteVector& out) {
     return true;
   }
   if (raw.size() > std::numeric_limits<std::uint32_t>::max()) return false;
+  if (type == BlockCompression::kMojangZlib || type == BlockCompression::kMojangRawDeflate) {
+    z_stream stream;
+    std::memset(&stream, 0, sizeof(stream));
+    const int window_bits = type == BlockCompression::kMojangZlib ? 15 : -15;
+    if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, window_bits, 8,
+                     Z_DEFAULT_STRATEGY) != Z_OK) {
+      return false;
+    }
+    out.resize(deflateBound(&stream, static_cast<uLong>(raw.size())));
+    stream.next_in = const_cast<Bytef*>(raw.data());
+    stream.avail_in = static_cast<uInt>(raw.size());
+    stream.next_out = out.data();
+    stream.avail_out = static_cast<uInt>(out.size());
+    const int rc = deflate(&stream, Z_FINISH);
+    out.resize(out.size() - stream.avail_out);
+    deflateEnd(&stream);
+    return rc == Z_STREAM_END;
+  }
   ByteWriter(out).PutVarint32(static_cast<std::uint32_t>(raw.size()));
   const std::size_t header = out.size();
   switch (type) {

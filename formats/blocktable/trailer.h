@@ -12,7 +12,10 @@
 // * Checksums (RocksDB 7.8's table/format.cc, util/hash.h): 1 masked CRC-32C (LevelDB's only
 //   kind), 2 XXH32 (seed 0), 3 low 32 bits of XXH64 (seed 0), 4 low 32 bits of the released
 //   XXH3_64bits of the block bytes alone, XOR type * 0x6b9083d9; 0 none.
-// * Compression, LevelDB family: 0 none, 1 Snappy; any other byte is Corrupt.
+// * Compression, LevelDB family: 0 none, 1 Snappy, and Mojang's LevelDB fork's (Minecraft
+//   Bedrock; its zlib_compressor.h): 2 a zlib stream with its header (ZlibCompressor) and 4 raw
+//   deflate (ZlibCompressorRaw), neither with a size prefix; any other byte is Corrupt. Google's
+//   LevelDB fails types 2 and 4 as corruption, so a table that uses them is Mojang's.
 // * Compression, RocksDB family (util/compression.h): 0 none, 1 Snappy, 2 zlib (raw deflate,
 //   window bits -14), 4 LZ4, 5 LZ4HC, 7 and 0x40 Zstandard; with format_version >= 2 every one
 //   but Snappy starts with a varint32 uncompressed size; with format_version 0 and 1, zlib has no
@@ -23,9 +26,7 @@
 // line's messages are a contract); every error names the file and an absolute offset (for a
 // compressed block, the block's offset).
 //
-// This is the one place for trailer rules: the next ones belong here too (Mojang's LevelDB,
-// whose type bytes 2 and 4 mean zlib with a header and raw deflate, as a family of its own;
-// RocksDB format_version 6's context checksums, which mix the block's offset into the
+// This is the one place for trailer rules: the next ones belong here too (RocksDB format_version 6's context checksums, which mix the block's offset into the
 // checksum; compression dictionaries, which Decompress would take from the table's meta block).
 #pragma once
 
@@ -73,10 +74,17 @@ enum class BlockCompression : std::uint8_t {
   kXpress = 6,
   kZstd = 7,
   kZstdNotFinal = 0x40,
+  // Mojang's LevelDB: type byte 2 (zlib with header) and 4 (raw deflate). Values of their own so
+  // that they never mix with RocksDB's 2 (raw deflate, size-prefixed) and 4 (LZ4).
+  kMojangZlib = 0x82,
+  kMojangRawDeflate = 0x84,
 };
 // RocksDB's names (CompressionTypeToString): "NoCompression", "Snappy", "Zlib", "LZ4", ...;
 // "unknown" for any other value.
 std::string_view CompressionName(BlockCompression type);
+
+// The byte a trailer stores for `type` (kMojangZlib 2, kMojangRawDeflate 4, else the value).
+std::uint8_t TypeByte(BlockCompression type);
 
 // How one table's trailers are read.
 struct TrailerFormat {
@@ -103,7 +111,8 @@ Result<ByteVector> Decompress(const TrailerFormat& format, BlockCompression type
                               std::string_view source, std::uint64_t block_offset,
                               std::string_view what, std::uint64_t max_uncompressed_size);
 
-// `raw` compressed as RocksDB's CompressBlock does for `type` (format_version >= 2 framing).
+// `raw` compressed as RocksDB's CompressBlock does for `type` (format_version >= 2 framing), or
+// for kMojangZlib / kMojangRawDeflate as Mojang's LevelDB does (a bare stream, default level).
 // Returns false when the library declines (the caller then stores the block uncompressed).
 bool CompressBlock(BlockCompression type, ByteSpan raw, ByteVector& out);
 

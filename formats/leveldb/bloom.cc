@@ -198,7 +198,12 @@ BloomPolicy BloomPolicy::Legacy117(int bits_per_key) {
   return {bits_per_key, HashFlavor::kSignedTail};
 }
 
+BloomPolicy BloomPolicy::GoLevelDb(int bits_per_key) {
+  return {bits_per_key, HashFlavor::kUnsignedTail, true};
+}
+
 std::string_view BloomPolicy::name() const {
+  if (goleveldb_name) return kLegacyPolicyName;
   return flavor == HashFlavor::kSignedTail ? kLegacyPolicyName : kCurrentPolicyName;
 }
 

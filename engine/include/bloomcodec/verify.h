@@ -113,7 +113,10 @@ struct FileReport {
   std::string path;
   std::string format;   // a format name of the CLI contract, or "" when not decided
   std::string version;  // Cassandra: the sstable version; LevelDB: the filter policy
-  std::string group;    // what a read consults together: "<ks>/<cf>" or a database directory
+  // LevelDB: who wrote the filter, decided from the table's keys ("leveldb-1.18+",
+  // "leveldb-1.17", "goleveldb", "leveldb-1.17-or-goleveldb"); "" when not told.
+  std::string writer;
+  std::string group;  // what a read consults together: "<ks>/<cf>" or a database directory
   std::vector<Finding> findings;
   std::uint64_t keys_checked = 0;
   std::uint64_t false_negative_count = 0;

@@ -107,7 +107,45 @@ Result<TableReader> TableReader::Open(ByteSpan file, std::string source,
   BLOOMCODEC_RETURN_IF_ERROR(t.ReadMetaindex());
   BLOOMCODEC_RETURN_IF_ERROR(t.ResolveKeyKind(options.key_kind));
   if (t.key_kind_ == KeyKind::kUser) BLOOMCODEC_RETURN_IF_ERROR(t.LoadUserKeyRange());
+  if (t.filter_ && t.filter_->legacy_v117) BLOOMCODEC_RETURN_IF_ERROR(t.DecideLegacyWriter());
   return t;
+}
+
+std::string_view TableReader::writer() const {
+  if (!filter_) return "";
+  if (filter_->goleveldb) return "goleveldb";
+  if (filter_->writer_ambiguous) return "leveldb-1.17-or-goleveldb";
+  return filter_->legacy_v117 ? "leveldb-1.17" : "leveldb-1.18+";
+}
+
+Status TableReader::DecideLegacyWriter() {
+  // Every stored key must answer "may contain" under its writer's hash. A key whose hash differs
+  // between the two (a tail byte >= 0x80) tells them apart; with none, both fit every key.
+  FilterBlockReader as_signed(filter_->contents.bytes(), HashFlavor::kSignedTail);
+  FilterBlockReader as_unsigned(filter_->contents.bytes(), HashFlavor::kUnsignedTail);
+  std::uint64_t signed_misses = 0, unsigned_misses = 0;
+  bool differs = false;
+  const bool user = key_kind_ == KeyKind::kUser;
+  Status s = ForEachEntry([&](ByteSpan key, ByteSpan, const BlockHandle& block) {
+    const ByteSpan k = user ? UserKeyOf(key) : key;
+    if (BloomHash(k, HashFlavor::kSignedTail) != BloomHash(k, HashFlavor::kUnsignedTail)) {
+      differs = true;
+    }
+    if (!as_signed.KeyMayMatch(block.offset, k)) ++signed_misses;
+    if (!as_unsigned.KeyMayMatch(block.offset, k)) ++unsigned_misses;
+    return Status();
+  });
+  // Damage is for Verify to report; the name's writer stays.
+  if (!s.ok()) return Status();
+  if (unsigned_misses < signed_misses) {
+    filter_->legacy_v117 = false;
+    filter_->goleveldb = true;
+    filter_->flavor = HashFlavor::kUnsignedTail;
+    filter_reader_.emplace(filter_->contents.bytes(), filter_->flavor);
+  } else if (!differs) {
+    filter_->writer_ambiguous = true;
+  }
+  return Status();
 }
 
 Status TableReader::ReadMetaindex() {
@@ -217,8 +255,14 @@ Status TableReader::ResolveKeyKind(KeyKind requested) {
   if (choice.kind != FilterBlockReader::Choice::Kind::kFilter) {
     return undecidable("its first filter cannot be read");
   }
-  const bool as_user = FilterIsExactlyFrom(choice.filter, keys, true, filter_->flavor);
-  const bool as_plain = FilterIsExactlyFrom(choice.filter, keys, false, filter_->flavor);
+  // A leveldb.BuiltinBloomFilter may be LevelDB 1.17's (signed tails) or goleveldb's (unsigned).
+  const auto fits = [&](bool strip_tag) {
+    return FilterIsExactlyFrom(choice.filter, keys, strip_tag, filter_->flavor) ||
+           (filter_->legacy_v117 &&
+            FilterIsExactlyFrom(choice.filter, keys, strip_tag, HashFlavor::kUnsignedTail));
+  };
+  const bool as_user = fits(true);
+  const bool as_plain = fits(false);
   if (as_user == as_plain) {
     return undecidable(as_user ? "its first filter fits both" : "its first filter fits neither");
   }

@@ -69,6 +69,11 @@ struct MetaindexEntry {
 struct TableFilter {
   std::string metaindex_key;  // "filter." + policy name
   bool legacy_v117 = false;   // leveldb.BuiltinBloomFilter: LevelDB <= 1.17's name and hash
+  // goleveldb names its filter leveldb.BuiltinBloomFilter too but hashes tail bytes unsigned
+  // (1.18+'s hash), and reads its own filter. Decided from the table's keys (legacy_v117 is then
+  // false); `ambiguous` when no key hashes differently under the two (no tail byte >= 0x80).
+  bool goleveldb = false;
+  bool writer_ambiguous = false;
   HashFlavor flavor = HashFlavor::kUnsignedTail;
   blocktable::BlockHandle handle;
   blocktable::BlockContents contents;
@@ -117,6 +122,8 @@ class TableReader {
   Status ForEachEntry(const std::function<Status(ByteSpan key, ByteSpan value,
                                                  const blocktable::BlockHandle& block)>& fn) const;
   Result<blocktable::Block> ReadDataBlock(const blocktable::BlockHandle& handle) const;
+  // "leveldb-1.18+", "leveldb-1.17", "goleveldb", "leveldb-1.17-or-goleveldb", or "" (no filter).
+  std::string_view writer() const;
 
   // Checks every block (CRC when verify_checksums, structure, key order, index separators
   // bracketing their blocks, tag types in user tables), the filter block's layout, that every
@@ -129,6 +136,8 @@ class TableReader {
   TableReader() = default;
   Status ReadMetaindex();
   Status ResolveKeyKind(KeyKind requested);
+  // For a leveldb.BuiltinBloomFilter table: LevelDB <= 1.17 or goleveldb, from the keys.
+  Status DecideLegacyWriter();
   Status LoadUserKeyRange();
   blocktable::ReadBlockOptions BlockOptions() const;
 

@@ -23,6 +23,7 @@ using blocktable::CompareKeys;
 using blocktable::Footer;
 using blocktable::kBlockTrailerSize;
 using blocktable::KeyOrder;
+using blocktable::TypeByte;
 
 namespace {
 
@@ -130,15 +131,14 @@ void TableWriter::FlushDataBlock() {
 BlockHandle TableWriter::WriteBlock(BlockBuilder& block) {
   const ByteSpan raw = block.Finish();
   BlockHandle handle;
-  if (options_.compression == BlockCompression::kSnappy) {
-    std::string compressed;
-    snappy::Compress(reinterpret_cast<const char*>(raw.data()), raw.size(), &compressed);
-    // LevelDB keeps the Snappy form only when it saves at least 1/8 of the raw size.
-    if (compressed.size() < raw.size() - raw.size() / 8) {
-      handle = WriteRawBlock(AsBytes(compressed), BlockCompression::kSnappy);
-      block.Reset();
-      return handle;
-    }
+  // LevelDB (and Mojang's fork, for its zlib types) keeps the compressed form only when it
+  // saves at least 1/8 of the raw size.
+  if (options_.compression != BlockCompression::kNone &&
+      blocktable::CompressBlock(options_.compression, raw, compressed_) &&
+      compressed_.size() < raw.size() - raw.size() / 8) {
+    handle = WriteRawBlock(compressed_, options_.compression);
+    block.Reset();
+    return handle;
   }
   handle = WriteRawBlock(raw, BlockCompression::kNone);
   block.Reset();
@@ -149,7 +149,7 @@ BlockHandle TableWriter::WriteRawBlock(ByteSpan contents, BlockCompression type)
   BlockHandle handle{out_.size(), contents.size()};
   ByteWriter w(out_);
   w.PutBytes(contents);
-  const auto type_byte = static_cast<std::uint8_t>(type);
+  const auto type_byte = TypeByte(type);
   w.PutU8(type_byte);
   w.PutLittleU32(BlockTrailerCrc(contents, type_byte));
   return handle;
@@ -189,8 +189,12 @@ Result<ByteVector> RewriteTableFilter(const TableReader& reader,
   const ByteSpan file = reader.file();
   // Where the data blocks end (the old filter block, if any, started there).
   std::uint64_t data_end = 0;
-  bool snappy = reader.index_block().contents().compression() == BlockCompression::kSnappy ||
-                reader.metaindex_block().contents().compression() == BlockCompression::kSnappy;
+  // The table's compression (the first one any of its blocks uses): the new metaindex block
+  // gets the same choice.
+  BlockCompression compression = reader.index_block().contents().compression();
+  if (compression == BlockCompression::kNone) {
+    compression = reader.metaindex_block().contents().compression();
+  }
   std::optional<FilterBlockBuilder> filter;
   if (policy) {
     filter.emplace(*policy);
@@ -205,7 +209,7 @@ Result<ByteVector> RewriteTableFilter(const TableReader& reader,
                                      std::to_string(data_end) + ")");
         }
         BLOOMCODEC_ASSIGN_OR_RETURN(Block block, reader.ReadDataBlock(handle));
-        if (block.contents().compression() == BlockCompression::kSnappy) snappy = true;
+        if (compression == BlockCompression::kNone) compression = block.contents().compression();
         if (filter) {
           BlockIterator it(block, reader.key_order());
           BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
@@ -219,8 +223,6 @@ Result<ByteVector> RewriteTableFilter(const TableReader& reader,
         if (filter) filter->StartBlock(data_end);
         return Status();
       }));
-  TableWriteOptions options;
-  options.compression = snappy ? BlockCompression::kSnappy : BlockCompression::kNone;
   ByteVector out(file.begin(), file.begin() + data_end);
   ByteWriter w(out);
   BlockHandle filter_handle;
@@ -234,20 +236,19 @@ Result<ByteVector> RewriteTableFilter(const TableReader& reader,
   // The metaindex and index blocks go through the compression choice like TableBuilder's.
   const auto write_block = [&](BlockBuilder& b) {
     const ByteSpan raw = b.Finish();
-    std::string compressed;
+    ByteVector compressed;
     BlockCompression type = BlockCompression::kNone;
     ByteSpan contents = raw;
-    if (options.compression == BlockCompression::kSnappy) {
-      snappy::Compress(reinterpret_cast<const char*>(raw.data()), raw.size(), &compressed);
-      if (compressed.size() < raw.size() - raw.size() / 8) {
-        contents = AsBytes(compressed);
-        type = BlockCompression::kSnappy;
-      }
+    if (compression != BlockCompression::kNone &&
+        blocktable::CompressBlock(compression, raw, compressed) &&
+        compressed.size() < raw.size() - raw.size() / 8) {
+      contents = compressed;
+      type = compression;
     }
     BlockHandle h{out.size(), contents.size()};
     w.PutBytes(contents);
-    w.PutU8(static_cast<std::uint8_t>(type));
-    w.PutLittleU32(BlockTrailerCrc(contents, static_cast<std::uint8_t>(type)));
+    w.PutU8(TypeByte(type));
+    w.PutLittleU32(BlockTrailerCrc(contents, TypeByte(type)));
     return h;
   };
   BlockBuilder metaindex(16);

@@ -184,10 +184,15 @@ FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyList*
   const std::optional<TableFilter>& tf = table.filter();
   if (tf) {
     report.version = tf->metaindex_key.substr(std::string_view("filter.").size());
+    report.writer = std::string(table.writer());
     if (tf->legacy_v117) {
       report.Add(Severity::kWarning, finding_kind::kUnsupported,
                  "the filter was written by LevelDB <= 1.17 (" + tf->metaindex_key +
-                     "); LevelDB 1.18 and later ignore it and read every data block");
+                     "); LevelDB 1.18 and later ignore it and read every data block" +
+                     (tf->writer_ambiguous
+                          ? std::string(" (or by goleveldb, which uses it: no key of the table "
+                                        "has a tail byte >= 0x80 to tell the two hashes apart)")
+                          : std::string()));
       // The group's figure assumes a current reader: for it this table has no filter.
       report.filter_ignored_by_reader = true;
     }

@@ -30,9 +30,12 @@ namespace bloomcodec::leveldb {
 struct BloomPolicy {
   int bits_per_key;  // >= 0; a negative value is not meaningful in LevelDB and is treated as 0
   HashFlavor flavor;
+  // goleveldb's filter: 1.18+'s hash (unsigned tails) under 1.17's name (its filter/bloom.go).
+  bool goleveldb_name = false;
 
   static BloomPolicy Current(int bits_per_key);    // "leveldb.BuiltinBloomFilter2"
   static BloomPolicy Legacy117(int bits_per_key);  // "leveldb.BuiltinBloomFilter", signed tail
+  static BloomPolicy GoLevelDb(int bits_per_key);  // "leveldb.BuiltinBloomFilter", unsigned tail
   std::string_view name() const;
   int probes() const;  // k = floor(bpk * 0.69) clamped to [1, 30]
 };
