@@ -13,6 +13,7 @@
 #include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
+#include "cassandra/bti/verify_keys.h"
 #include "cassandra/index_db.h"
 #include "cassandra/inspect.h"
 #include "cassandra/murmur3/inspect.h"
@@ -415,13 +416,9 @@ FileReport VerifySstable(const SstableFiles& sstable) {
   }
   report.group = sstable.group;
   report.group_role = sstable.role;
-  const bool bti = d.sstable_format == "bti";
-  if (bti) {
-    report.Add(Severity::kInfo, finding_kind::kUnsupported,
-               "a BTI sstable: its partition keys are in Partitions.db (a trie), which is not read "
-               "here, so its keys are not available; only the filter's structure and fill are "
-               "checked");
-  } else if (!sstable.has_index) {
+  // BTI and ScyllaDB's ms / mt index their partitions in Partitions.db (a trie), not Index.db.
+  const bool trie_index = bti::UsesTrieIndex(d.version, d.sstable_format);
+  if (!sstable.has_index && !trie_index) {
     report.Add(Severity::kError, finding_kind::kMissingIndex,
                "no Index.db (" + sstable.index_path +
                    "): Cassandra cannot open this sstable, and its keys cannot be checked");
@@ -439,7 +436,13 @@ FileReport VerifySstable(const SstableFiles& sstable) {
     return report;
   }
   std::optional<IndexDb> index;
-  if (sstable.has_index && !bti) index = LoadIndex(sstable.index_path, d.version, format, report);
+  if (trie_index) {
+    std::string prefix = sstable.index_path;
+    prefix.resize(prefix.rfind("Index.db"));
+    index = bti::LoadTrieIndexKeys(prefix, d.version, d.sstable_format, report);
+  } else if (sstable.has_index) {
+    index = LoadIndex(sstable.index_path, d.version, format, report);
+  }
   if (!sstable.has_filter) {
     report.Add(Severity::kWarning, finding_kind::kMissingFilter,
                format.kind == FilterKind::kMurmur3

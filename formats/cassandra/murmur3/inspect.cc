@@ -9,6 +9,7 @@
 
 #include "bloomcodec/cassandra/filter_factory.h"
 #include "bloomcodec/cassandra/sizing.h"
+#include "cassandra/bti/verify_keys.h"
 #include "cassandra/descriptor.h"
 #include "cassandra/inspect.h"
 #include "codec/byte_writer.h"
@@ -34,6 +35,11 @@ void AddDescriptor(Document& doc, std::string_view source) {
   sstable["generation"] = d->generation_id;
   sstable["component"] = d->component;
   sstable["filter_kind"] = std::string(FilterFormatName(d->filter_format()));
+  // A trie-indexed sstable (BTI, ScyllaDB ms / mt): where its keys are and how many.
+  if (bti::UsesTrieIndex(d->version, d->sstable_format) && source.ends_with(d->component)) {
+    const std::string prefix(source.substr(0, source.size() - d->component.size()));
+    sstable["key_source"] = bti::DescribeTrieIndex(prefix, d->version, d->sstable_format);
+  }
   doc["sstable"] = std::move(sstable);
 }
 
