@@ -117,7 +117,8 @@ TEST(PartitionsDb, LongDistancesNeedWiderPointers) {
 // and read.
 TEST(PartitionsDb, WritesEveryNodeType) {
   std::vector<PartitionEntry> entries;
-  for (int b : {10, 12, 13, 20}) entries.push_back({ByteVector{static_cast<std::uint8_t>(b)}, {}, ~b});
+  for (int b : {10, 12, 13, 20})
+    entries.push_back({ByteVector{static_cast<std::uint8_t>(b)}, {}, ~b});
   const std::vector<PartitionEntry> single = {{Bytes("abc"), std::uint8_t{5}, -3}};
   using Shape = TrieWriteOptions::Shape;
   struct Case {
@@ -127,13 +128,13 @@ TEST(PartitionsDb, WritesEveryNodeType) {
     int root_type;
   };
   const std::vector<Case> cases = {
-      {Shape::kSparse, 8, &entries, 5},    {Shape::kSparse, 12, &entries, 6},
-      {Shape::kSparse, 16, &entries, 7},   {Shape::kSparse, 24, &entries, 8},
-      {Shape::kSparse, 40, &entries, 9},   {Shape::kDense, 12, &entries, 10},
-      {Shape::kDense, 16, &entries, 11},   {Shape::kDense, 24, &entries, 12},
-      {Shape::kDense, 32, &entries, 13},   {Shape::kDense, 40, &entries, 14},
-      {Shape::kDense, 64, &entries, 15},   {Shape::kSmallest, 0, &single, 1},
-      {Shape::kSmallest, 8, &single, 2},   {Shape::kSmallest, 12, &single, 3},
+      {Shape::kSparse, 8, &entries, 5},   {Shape::kSparse, 12, &entries, 6},
+      {Shape::kSparse, 16, &entries, 7},  {Shape::kSparse, 24, &entries, 8},
+      {Shape::kSparse, 40, &entries, 9},  {Shape::kDense, 12, &entries, 10},
+      {Shape::kDense, 16, &entries, 11},  {Shape::kDense, 24, &entries, 12},
+      {Shape::kDense, 32, &entries, 13},  {Shape::kDense, 40, &entries, 14},
+      {Shape::kDense, 64, &entries, 15},  {Shape::kSmallest, 0, &single, 1},
+      {Shape::kSmallest, 8, &single, 2},  {Shape::kSmallest, 12, &single, 3},
       {Shape::kSmallest, 16, &single, 4},
   };
   std::vector<bool> seen(16, false);
@@ -349,8 +350,8 @@ void WriteFile(const fs::path& p, ByteSpan b) {
   out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
 }
 
-Sstable MakeSstable(const std::string& name, const std::string& component_prefix,
-                    ChunkCompressor c, bool with_max, std::size_t n, bool filter_has_all = true) {
+Sstable MakeSstable(const std::string& name, const std::string& component_prefix, ChunkCompressor c,
+                    bool with_max, std::size_t n, bool filter_has_all = true) {
   std::mt19937 rng(static_cast<unsigned>(n));
   Sstable s;
   s.dir = fs::temp_directory_path() / ("bloomcodec-bti-" + name + "-" + std::to_string(::getpid()));
@@ -363,8 +364,8 @@ Sstable MakeSstable(const std::string& name, const std::string& component_prefix
   ByteVector data, rows;
   for (std::size_t i = 0; i < k.keys.size(); ++i) {
     ByteVector& out = i % 3 == 1 ? rows : data;
-    k.entries[i].position = i % 3 == 1 ? static_cast<std::int64_t>(out.size())
-                                       : ~static_cast<std::int64_t>(out.size());
+    k.entries[i].position =
+        i % 3 == 1 ? static_cast<std::int64_t>(out.size()) : ~static_cast<std::int64_t>(out.size());
     out.push_back(static_cast<std::uint8_t>(k.keys[i].size() >> 8));
     out.push_back(static_cast<std::uint8_t>(k.keys[i].size()));
     out.insert(out.end(), k.keys[i].begin(), k.keys[i].end());
@@ -382,10 +383,11 @@ Sstable MakeSstable(const std::string& name, const std::string& component_prefix
   for (std::size_t i = 0; i < k.keys.size(); ++i) {
     if (filter_has_all || i != 3) list.Add(k.keys[i]);
   }
-  const Murmur3Layout layout =
-      component_prefix.find("bti") != std::string::npos ? Murmur3Layout::kRawBytes
-                                                         : Murmur3Layout::kNewOrderLongs;
-  Result<ByteVector> filter = BuildMurmur3Filter(list, 5, static_cast<std::int32_t>(n / 4 + 1), layout);
+  const Murmur3Layout layout = component_prefix.find("bti") != std::string::npos
+                                   ? Murmur3Layout::kRawBytes
+                                   : Murmur3Layout::kNewOrderLongs;
+  Result<ByteVector> filter =
+      BuildMurmur3Filter(list, 5, static_cast<std::int32_t>(n / 4 + 1), layout);
   EXPECT_TRUE(filter.ok());
   WriteFile(s.prefix + "Filter.db", *filter);
   return s;
@@ -418,9 +420,8 @@ TEST(TrieIndexedSstable, VerifyChecksEveryKey) {
     EXPECT_FALSE(HasKind(r, finding_kind::kIndex)) << c.prefix;
     EXPECT_FALSE(HasKind(r, finding_kind::kMissingIndex));
     EXPECT_TRUE(HasKind(r, kKeySource));
-    const Document doc =
-        DescribeTrieIndex(s.prefix, c.prefix.substr(0, 2),
-                          c.prefix.find("bti") != std::string::npos ? "bti" : "big");
+    const Document doc = DescribeTrieIndex(
+        s.prefix, c.prefix.substr(0, 2), c.prefix.find("bti") != std::string::npos ? "bti" : "big");
     EXPECT_EQ(doc["keys"], 50);
     EXPECT_EQ(doc["keys_read"], 50);
     EXPECT_EQ(doc["through_rows_db"], 17);  // keys 1, 4, ..., 49

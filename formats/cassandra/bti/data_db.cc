@@ -54,8 +54,7 @@ Result<CompressionInfo> ReadLayout(ByteSpan file, const std::string& source, boo
   const std::uint64_t options_at = r.offset();
   BLOOMCODEC_ASSIGN_OR_RETURN(const std::int32_t options, r.ReadBigI32("option count"));
   if (options < 0 || static_cast<std::uint64_t>(options) * 4 > r.remaining()) {
-    return r.ErrorAt(options_at, "an option count the file can hold",
-                     std::to_string(options));
+    return r.ErrorAt(options_at, "an option count the file can hold", std::to_string(options));
   }
   for (std::int32_t i = 0; i < 2 * options; ++i) {
     BLOOMCODEC_ASSIGN_OR_RETURN(const std::uint16_t n, r.ReadBigU16("option string length"));
@@ -177,13 +176,13 @@ Status DataReader::LoadChunk(std::size_t index) {
                            "chunk " + std::to_string(index) + "'s checksum: " + buf, found);
   }
   const std::uint64_t chunk_begin = static_cast<std::uint64_t>(index) * info_->chunk_length;
-  const std::size_t expected =
-      static_cast<std::size_t>(std::min<std::uint64_t>(info_->chunk_length,
-                                                       info_->data_length - chunk_begin));
+  const std::size_t expected = static_cast<std::size_t>(
+      std::min<std::uint64_t>(info_->chunk_length, info_->data_length - chunk_begin));
   auto bad = [&](const std::string& why) {
     return Status::Corrupt(source_, begin,
-                           "chunk " + std::to_string(index) + " to " + CompressorName(info_->compressor).data() +
-                               "-decompress to " + std::to_string(expected) + " bytes",
+                           "chunk " + std::to_string(index) + " to " +
+                               CompressorName(info_->compressor).data() + "-decompress to " +
+                               std::to_string(expected) + " bytes",
                            why);
   };
   if (info_->max_compressed_length && compressed.size() > *info_->max_compressed_length) {
@@ -261,7 +260,8 @@ Result<ByteVector> DataReader::Read(std::uint64_t position, std::uint64_t n) {
   while (n > 0) {
     const std::size_t index = static_cast<std::size_t>(position / info_->chunk_length);
     BLOOMCODEC_RETURN_IF_ERROR(LoadChunk(index));
-    const std::uint64_t in_chunk = position - static_cast<std::uint64_t>(index) * info_->chunk_length;
+    const std::uint64_t in_chunk =
+        position - static_cast<std::uint64_t>(index) * info_->chunk_length;
     const std::uint64_t take = std::min<std::uint64_t>(n, chunk_.size() - in_chunk);
     out.insert(out.end(), chunk_.begin() + in_chunk, chunk_.begin() + in_chunk + take);
     position += take;
@@ -294,10 +294,9 @@ Result<CompressedData> WriteCompressedData(ByteSpan data, ChunkCompressor compre
       case ChunkCompressor::kLz4: {
         c.resize(4 + LZ4_compressBound(static_cast<int>(piece.size())));
         for (int i = 0; i < 4; ++i) c[i] = static_cast<std::uint8_t>(piece.size() >> (8 * i));
-        const int n = LZ4_compress_default(reinterpret_cast<const char*>(piece.data()),
-                                           reinterpret_cast<char*>(c.data() + 4),
-                                           static_cast<int>(piece.size()),
-                                           static_cast<int>(c.size() - 4));
+        const int n = LZ4_compress_default(
+            reinterpret_cast<const char*>(piece.data()), reinterpret_cast<char*>(c.data() + 4),
+            static_cast<int>(piece.size()), static_cast<int>(c.size() - 4));
         if (n <= 0) return Status::Internal("LZ4 compression failed");
         c.resize(4 + n);
         break;

@@ -40,7 +40,8 @@ namespace bloomcodec::cassandra::bti {
 enum class ChunkCompressor { kLz4, kSnappy, kDeflate, kZstd };
 
 struct CompressionInfo {
-  std::string compressor_class;  // as written, e.g. "org.apache.cassandra.io.compress.LZ4Compressor"
+  std::string
+      compressor_class;  // as written, e.g. "org.apache.cassandra.io.compress.LZ4Compressor"
   ChunkCompressor compressor = ChunkCompressor::kLz4;
   std::uint32_t chunk_length = 0;
   std::optional<std::uint32_t> max_compressed_length;  // 4.0+ layout

@@ -42,7 +42,7 @@ bool IsDense(TrieNodeType t) { return t >= TrieNodeType::kDense12; }
 
 const char* TypeName(TrieNodeType t) {
   static constexpr std::array<const char*, 16> kNames = {
-      "PAYLOAD_ONLY", "SINGLE_NOPAYLOAD_4", "SINGLE_8", "SINGLE_NOPAYLOAD_12",
+      "PAYLOAD_ONLY", "SINGLE_NOPAYLOAD_4", "SINGLE_8",  "SINGLE_NOPAYLOAD_12",
       "SINGLE_16",    "SPARSE_8",           "SPARSE_12", "SPARSE_16",
       "SPARSE_24",    "SPARSE_40",          "DENSE_12",  "DENSE_16",
       "DENSE_24",     "DENSE_32",           "DENSE_40",  "DENSE_LONG"};
@@ -87,8 +87,7 @@ Result<Node> ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source
   n.payload_bits = head & 0x0F;
   // A child is always written before its parent: a delta is > 0 and reaches no further back
   // than the file's start.
-  auto child = [&](std::uint8_t transition, std::uint64_t delta,
-                   std::uint64_t field_at) -> Status {
+  auto child = [&](std::uint8_t transition, std::uint64_t delta, std::uint64_t field_at) -> Status {
     if (delta == 0 || delta > at) {
       return Status::Corrupt(source, field_at,
                              std::string("a child pointer of the ") + TypeName(n.type) +
@@ -102,9 +101,7 @@ Result<Node> ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source
   };
   const std::size_t p = static_cast<std::size_t>(at);
   switch (n.type) {
-    case TrieNodeType::kPayloadOnly:
-      n.payload_offset = at + 1;
-      return n;
+    case TrieNodeType::kPayloadOnly: n.payload_offset = at + 1; return n;
     case TrieNodeType::kSingleNoPayload4:
       BLOOMCODEC_RETURN_IF_ERROR(need(2, "a SINGLE_NOPAYLOAD_4 node"));
       n.payload_bits = 0;
@@ -132,9 +129,8 @@ Result<Node> ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source
     BLOOMCODEC_RETURN_IF_ERROR(need(2, "a sparse node's header"));
     const std::size_t count = trie[p + 1];
     if (count == 0) {
-      return Status::Corrupt(source, at + 1, std::string("a child count of 1..255 (") +
-                                                 TypeName(n.type) + ")",
-                             "0");
+      return Status::Corrupt(
+          source, at + 1, std::string("a child count of 1..255 (") + TypeName(n.type) + ")", "0");
     }
     const int w = PointerBytes(n.type);
     const std::uint64_t size = n.type == TrieNodeType::kSparse12
@@ -145,8 +141,7 @@ Result<Node> ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source
     for (std::size_t i = 0; i < count; ++i) {
       const std::uint8_t t = trie[bytes_at + i];
       if (i > 0 && t <= trie[bytes_at + i - 1]) {
-        return Status::Corrupt(source, bytes_at + i,
-                               "transition bytes in ascending order",
+        return Status::Corrupt(source, bytes_at + i, "transition bytes in ascending order",
                                std::to_string(t) + " after " +
                                    std::to_string(trie[bytes_at + i - 1]));
       }
@@ -163,8 +158,7 @@ Result<Node> ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source
   const std::size_t first = trie[p + 1], count = std::size_t{trie[p + 2]} + 1;
   if (first + count > 256) {
     return Status::Corrupt(source, at + 2,
-                           "a transition range inside 0..255 (first " + std::to_string(first) +
-                               ")",
+                           "a transition range inside 0..255 (first " + std::to_string(first) + ")",
                            std::to_string(count) + " transitions");
   }
   const int w = PointerBytes(n.type);
@@ -177,13 +171,12 @@ Result<Node> ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source
                                     ? Read12(trie, p + 3, i)
                                     : ReadBigUnsigned(trie, p + 3 + w * i, w);
     if (delta == 0) continue;
-    BLOOMCODEC_RETURN_IF_ERROR(child(static_cast<std::uint8_t>(first + i), delta,
-                                     at + 3 + (w == 0 ? 3 * i / 2 : w * i)));
+    BLOOMCODEC_RETURN_IF_ERROR(
+        child(static_cast<std::uint8_t>(first + i), delta, at + 3 + (w == 0 ? 3 * i / 2 : w * i)));
   }
   if (n.children.empty()) {
-    return Status::Corrupt(source, at, std::string("at least one child of the ") +
-                                           TypeName(n.type) + " node",
-                           "none");
+    return Status::Corrupt(
+        source, at, std::string("at least one child of the ") + TypeName(n.type) + " node", "none");
   }
   n.payload_offset = at + size;
   return n;
@@ -207,7 +200,8 @@ Result<PartitionsDb> ReadPartitionsDb(ByteSpan file, std::string_view source_vie
   if (first_at < 0 || static_cast<std::uint64_t>(first_at) + 4 > size - kFooterLongs) {
     return Status::Corrupt(source, size - kFooterLongs,
                            "the first key's offset inside the file, before the footer's longs "
-                           "(0.." + std::to_string(size - kFooterLongs - 4) + ")",
+                           "(0.." +
+                               std::to_string(size - kFooterLongs - 4) + ")",
                            std::to_string(first_at));
   }
   db.trie_end = static_cast<std::uint64_t>(first_at);
@@ -253,8 +247,7 @@ Result<PartitionsDb> ReadPartitionsDb(ByteSpan file, std::string_view source_vie
     const Frame f = stack.back();
     stack.pop_back();
     if (seen[f.offset]) {
-      return Status::Corrupt(source, f.offset,
-                             "each node reached by one path only (a tree)",
+      return Status::Corrupt(source, f.offset, "each node reached by one path only (a tree)",
                              "a node reached twice");
     }
     seen[f.offset] = true;
@@ -297,8 +290,8 @@ Result<PartitionsDb> ReadPartitionsDb(ByteSpan file, std::string_view source_vie
   }
   if (db.payloads.size() != db.key_count) {
     return Status::Corrupt(source, size - 16,
-                           "the key count the trie holds (" +
-                               std::to_string(db.payloads.size()) + " payloads)",
+                           "the key count the trie holds (" + std::to_string(db.payloads.size()) +
+                               " payloads)",
                            std::to_string(db.key_count));
   }
   return db;
@@ -321,10 +314,10 @@ constexpr std::array<TrieNodeType, 8> kSparses = {
     TrieNodeType::kSparse8,  TrieNodeType::kSparse8,  TrieNodeType::kSparse12,
     TrieNodeType::kSparse16, TrieNodeType::kSparse24, TrieNodeType::kSparse40,
     TrieNodeType::kSparse40, TrieNodeType::kDenseLong};
-constexpr std::array<TrieNodeType, 8> kDenses = {
-    TrieNodeType::kDense12, TrieNodeType::kDense12, TrieNodeType::kDense12,
-    TrieNodeType::kDense16, TrieNodeType::kDense24, TrieNodeType::kDense32,
-    TrieNodeType::kDense40, TrieNodeType::kDenseLong};
+constexpr std::array<TrieNodeType, 8> kDenses = {TrieNodeType::kDense12, TrieNodeType::kDense12,
+                                                 TrieNodeType::kDense12, TrieNodeType::kDense16,
+                                                 TrieNodeType::kDense24, TrieNodeType::kDense32,
+                                                 TrieNodeType::kDense40, TrieNodeType::kDenseLong};
 
 bool Fits(std::size_t width_index, std::uint64_t delta) {
   const int bits = kWidthBits[width_index];
@@ -503,9 +496,8 @@ class TrieBuilder {
 
 }  // namespace
 
-Result<ByteVector> WritePartitionsDb(const std::vector<PartitionEntry>& entries,
-                                     ByteSpan first_key, ByteSpan last_key,
-                                     const TrieWriteOptions& options) {
+Result<ByteVector> WritePartitionsDb(const std::vector<PartitionEntry>& entries, ByteSpan first_key,
+                                     ByteSpan last_key, const TrieWriteOptions& options) {
   if (entries.empty()) return Status::InvalidArgument("a partition index needs a key");
   for (std::size_t i = 1; i < entries.size(); ++i) {
     const ByteVector& a = entries[i - 1].prefix;

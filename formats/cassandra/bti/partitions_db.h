@@ -45,10 +45,10 @@
 namespace bloomcodec::cassandra::bti {
 
 struct PartitionPayload {
-  std::uint64_t node_offset = 0;      // the node that carries it
-  std::optional<std::uint8_t> hash;   // pb >= 8
-  std::int64_t position = 0;          // >= 0 Rows.db, < 0 ~Data.db
-  ByteVector prefix;                  // the transitions from the root (the key's unique prefix)
+  std::uint64_t node_offset = 0;     // the node that carries it
+  std::optional<std::uint8_t> hash;  // pb >= 8
+  std::int64_t position = 0;         // >= 0 Rows.db, < 0 ~Data.db
+  ByteVector prefix;                 // the transitions from the root (the key's unique prefix)
 };
 
 struct PartitionsDb {
@@ -99,8 +99,7 @@ struct TrieWriteOptions {
   // Filler bytes before each node with children (distances beyond 12 and 16 bits).
   std::uint32_t gap_bytes = 0;
 };
-Result<ByteVector> WritePartitionsDb(const std::vector<PartitionEntry>& entries,
-                                     ByteSpan first_key, ByteSpan last_key,
-                                     const TrieWriteOptions& options = {});
+Result<ByteVector> WritePartitionsDb(const std::vector<PartitionEntry>& entries, ByteSpan first_key,
+                                     ByteSpan last_key, const TrieWriteOptions& options = {});
 
 }  // namespace bloomcodec::cassandra::bti

@@ -68,7 +68,8 @@ TrieKeys Load(const std::string& prefix, std::string_view version,
   std::optional<Status> data_error, rows_error;
   std::string data_text = "Data.db uncompressed";
   bool needs_data = false, needs_rows = false;
-  for (const PartitionPayload& p : trie->payloads) (p.position < 0 ? needs_data : needs_rows) = true;
+  for (const PartitionPayload& p : trie->payloads)
+    (p.position < 0 ? needs_data : needs_rows) = true;
   bool info_damaged = false;
   if (Exists(info_path)) {
     Result<InputFile> ci = InputFile::Open(info_path);
@@ -119,8 +120,8 @@ TrieKeys Load(const std::string& prefix, std::string_view version,
   for (const PartitionPayload& p : trie->payloads) {
     const bool in_rows = p.position >= 0;
     DataReader* reader = in_rows ? rows_reader.get() : data_reader.get();
-    const std::uint64_t at = in_rows ? static_cast<std::uint64_t>(p.position)
-                                     : ~static_cast<std::uint64_t>(p.position);
+    const std::uint64_t at =
+        in_rows ? static_cast<std::uint64_t>(p.position) : ~static_cast<std::uint64_t>(p.position);
     Result<ByteVector> key = reader != nullptr
                                  ? reader->ReadPartitionKey(at)
                                  : Result<ByteVector>(in_rows ? *rows_error : *data_error);
@@ -139,11 +140,10 @@ TrieKeys Load(const std::string& prefix, std::string_view version,
     index.positions.push_back(p.position);
   }
   if (first_damage) {
-    first_damage->message += "; " + std::to_string(unreadable) + " of " +
-                             std::to_string(trie->payloads.size()) +
-                             (unreadable == trie->payloads.size()
-                                  ? " keys cannot be read"
-                                  : " keys cannot be read, the others are checked");
+    first_damage->message +=
+        "; " + std::to_string(unreadable) + " of " + std::to_string(trie->payloads.size()) +
+        (unreadable == trie->payloads.size() ? " keys cannot be read"
+                                             : " keys cannot be read, the others are checked");
     out.findings.push_back(std::move(*first_damage));
   }
   // The footer names the first and last key: they must be the first and last read.

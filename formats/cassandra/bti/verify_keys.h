@@ -36,6 +36,6 @@ std::optional<IndexDb> LoadTrieIndexKeys(const std::string& prefix, std::string_
 // data_compression ({compressor, chunk_length, chunks, data_length} or "none"), summary (the
 // key-source line of verify) and, when something is damaged or missing, problem.
 Document DescribeTrieIndex(const std::string& prefix, std::string_view version,
-                              std::string_view sstable_format);
+                           std::string_view sstable_format);
 
 }  // namespace bloomcodec::cassandra::bti
