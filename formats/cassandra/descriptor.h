@@ -13,8 +13,8 @@
 //
 // Compatibility contract: the version and the filter kind are those the Cassandra release that
 // wrote the file decides: < c rebuilt in memory from Index.db, c .. e legacy Filter.db, f .. hf
-// the 1.0 Filter.db; ia .. lb Murmur3 with the old index order, ma .. me the new order (both
-// big-endian longs), BIG na and later and BTI da the raw-bytes serialization (BTI versions
+// the 1.0 Filter.db; ia .. lb Murmur3 with the old index order, ma .. me (and ScyllaDB's ms, mt,
+// which sort before na) the new order (both big-endian longs), BIG na and later and BTI da the raw-bytes serialization (BTI versions
 // below "b", which Apache Cassandra never wrote, the longs). A missing Filter.db before ia means
 // BloomFilter.emptyFilter() (V10Filter::Empty()); from 3.0 on it means fp chance 1.0.
 #pragma once

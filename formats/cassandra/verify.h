@@ -10,8 +10,8 @@
 // its version (descriptor.h): versions < c are not read (1.0 rebuilds the filter from Index.db;
 // only the index is checked), c .. e are the legacy filter, f .. hf the 1.0 one, ia and
 // later the Murmur3 filters of 1.2 - 5.0 (murmur3_filter.h), their Index.db entries in the
-// version's layout (index_db.h). A BTI sstable has no Index.db: its filter is checked without
-// keys, with an info finding (kind "unsupported") saying so. A missing Filter.db is what 1.0
+// version's layout (index_db.h). A BTI sstable and ScyllaDB's ms / mt have no Index.db: their
+// keys come through Partitions.db (bti/verify_keys.h; info finding "key-source"). A missing Filter.db is what 1.0
 // turns into BloomFilter.emptyFilter(), and what 1.2+ means by fp chance 1.0 (the
 // always-present filter; 5.0 also writes it as a 0-byte file): every key is reported present
 // and every read of the sstable goes to disk. We report it as a WARNING (kind "missing-filter"): no answer is wrong (an empty
@@ -31,7 +31,7 @@
 //   missing-filter (warning, see above)
 //   trailing-bytes (warning) bytes after the filter, which the original ignores
 //   hash-count (warning)    K = 0 (every key present) or K > 20
-//   rebuilt-filter, temporary, unsupported (info: a BTI sstable, keys not read)
+//   rebuilt-filter, temporary, key-source (info: where a trie-indexed sstable's keys came from)
 //   partitioner (info)      before e: the partitioner Index.db's keys show (index_db.h)
 #pragma once
 
