@@ -348,6 +348,19 @@ void CheckFilterBytes(ByteSpan file, const FilterFormat& format, const KeyList* 
   CheckParsed(*f, file, keys, sized_keys, sized_from, V10Filter::kHeaderBytes, report);
 }
 
+// The component prefix of a trie-indexed sstable's Filter.db with a Partitions.db beside it
+// ("<dir>/da-1-bti-"), else "".
+std::string TrieIndexPrefix(const std::string& path) {
+  Result<Descriptor> d = ParseDescriptor(path);
+  if (!d.ok() || !bti::UsesTrieIndex(d->version, d->sstable_format) ||
+      d->component != "Filter.db" || !path.ends_with(d->component)) {
+    return "";
+  }
+  std::string prefix = path.substr(0, path.size() - d->component.size());
+  std::error_code ec;
+  return fs::is_regular_file(prefix + "Partitions.db", ec) ? prefix : "";
+}
+
 }  // namespace
 
 Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
@@ -509,6 +522,18 @@ FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
     // Keys the user says the filter holds: the fill must be explainable by that many.
     sized = static_cast<double>(keys->size());
     sized_from = "keys";
+  } else if (std::string prefix = TrieIndexPrefix(path); !prefix.empty()) {
+    // A trie-indexed sstable's Filter.db given alone: its keys through the Partitions.db beside it.
+    const Descriptor d = *ParseDescriptor(path);
+    index = bti::LoadTrieIndexKeys(prefix, d.version, d.sstable_format, report);
+    if (index) {
+      keys = &index->keys;
+      if (std::none_of(report.findings.begin(), report.findings.end(),
+                       [](const Finding& f) { return f.severity == Severity::kError; })) {
+        sized = static_cast<double>(index->keys.size());
+        sized_from = "index";
+      }
+    }
   }
   std::unique_ptr<InputFile> in = OpenOrReport(path, "filter", report);
   if (!in) return report;

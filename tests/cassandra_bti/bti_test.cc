@@ -335,6 +335,13 @@ TEST(CompressedData, DamageIsFoundWithItsOffset) {
   lying.chunk_offsets.push_back(chunk2);
   DataReader liar(w->data_db, "Data.db", &lying);
   EXPECT_FALSE(liar.Read(650, 4).ok());
+  // A chunk offset near 2^64 (found by the fuzzer: begin + 4 wrapped around): outside the file.
+  CompressionInfo huge = *info;
+  huge.chunk_offsets = {0, ~std::uint64_t{0} - 1, ~std::uint64_t{0}};
+  DataReader wrapped(w->data_db, "Data.db", &huge);
+  Result<ByteVector> far = wrapped.Read(300, 4);
+  ASSERT_FALSE(far.ok());
+  EXPECT_EQ(far.status().offset(), w->data_db.size());
 }
 
 // A whole trie-indexed sstable: keys in Data.db (compressed) and Rows.db, the filter built from
@@ -430,6 +437,22 @@ TEST(TrieIndexedSstable, VerifyChecksEveryKey) {
     EXPECT_FALSE(doc.contains("problem"));
     fs::remove_all(s.dir);
   }
+}
+
+TEST(TrieIndexedSstable, AFilterGivenAloneFindsItsPartitionsDb) {
+  Sstable s = MakeSstable("alone", "ms-3-big-", ChunkCompressor::kSnappy, false, 20);
+  const FilterFormat format{FilterKind::kMurmur3, Murmur3Layout::kNewOrderLongs};
+  FileReport r = VerifyFilterFile(s.prefix + "Filter.db", format, "ms", nullptr, "");
+  EXPECT_EQ(r.keys_checked, 20u);
+  EXPECT_TRUE(HasKind(r, kKeySource));
+  ASSERT_TRUE(r.fill.has_value());
+  EXPECT_EQ(r.fill->sized_keys_from, "index");
+  // Without Partitions.db the filter is checked alone (no keys, no error).
+  fs::remove(s.prefix + "Partitions.db");
+  FileReport alone = VerifyFilterFile(s.prefix + "Filter.db", format, "ms", nullptr, "");
+  EXPECT_EQ(alone.keys_checked, 0u);
+  EXPECT_FALSE(HasKind(alone, kKeySource));
+  fs::remove_all(s.dir);
 }
 
 TEST(TrieIndexedSstable, AMissingKeyIsAFalseNegative) {

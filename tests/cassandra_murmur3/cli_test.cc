@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "cassandra/bti/partitions_db.h"
 #include "cassandra/index_db.h"
 #include "cli/cli_runner.h"
 #include "support/test_support.h"
@@ -192,9 +193,33 @@ TEST(CassandraMurmur3Cli, VerifyDataDirectoriesOfEveryEra) {
   PutMurmur3Sstable(tbl, "nb-3g7k_0ft4_2x1kg2nfkfl0htlkmc-big-",
                     kDir + "v4_0_to_5_0/n10_fp0.01.Filter.db", k10,
                     IndexEntryForm::kVIntPositionAndPromoted);
-  // A BTI sstable: a filter, no Index.db.
+  // A BTI sstable: a filter, no Index.db; its keys through Partitions.db (each key whole as its
+  // trie prefix) into an uncompressed Data.db.
   WriteFileAt(tbl + "/da-5-bti-Filter.db",
               ReadFixture(kDir + "v4_0_to_5_0/n1000_fp0.001.Filter.db"));
+  {
+    std::vector<ByteVector> sorted;
+    for (std::size_t i = 0; i < k1000.size(); ++i) {
+      sorted.emplace_back(k1000[i].begin(), k1000[i].end());
+    }
+    std::sort(sorted.begin(), sorted.end());
+    ByteVector data_db;
+    std::vector<cassandra::bti::PartitionEntry> entries;
+    for (const ByteVector& key : sorted) {
+      // A terminator byte keeps every prefix from being a prefix of another.
+      ByteVector prefix = key;
+      prefix.push_back(0);
+      entries.push_back({prefix, std::nullopt, ~static_cast<std::int64_t>(data_db.size())});
+      data_db.push_back(static_cast<std::uint8_t>(key.size() >> 8));
+      data_db.push_back(static_cast<std::uint8_t>(key.size()));
+      data_db.insert(data_db.end(), key.begin(), key.end());
+    }
+    Result<ByteVector> trie =
+        cassandra::bti::WritePartitionsDb(entries, sorted.front(), sorted.back());
+    ASSERT_TRUE(trie.ok());
+    WriteFileAt(tbl + "/da-5-bti-Partitions.db", *trie);
+    WriteFileAt(tbl + "/da-5-bti-Data.db", data_db);
+  }
   const Json doc = VerifyJson({data}, 0);
   const Json& ic = FileEndingWith(doc, "ks-cf-ic-1-Filter.db");
   EXPECT_EQ(ic["format"], "cassandra-1.2");
@@ -213,8 +238,8 @@ TEST(CassandraMurmur3Cli, VerifyDataDirectoriesOfEveryEra) {
   EXPECT_EQ(FileEndingWith(doc, "kfl0htlkmc-big-Filter.db")["keys_checked"], 10);
   const Json& da = FileEndingWith(doc, "da-5-bti-Filter.db");
   EXPECT_EQ(da["format"], "cassandra-4.0");
-  EXPECT_EQ(da["keys_checked"], 0);
-  EXPECT_EQ(Kinds(da), std::vector<std::string>{"unsupported"});
+  EXPECT_EQ(da["keys_checked"], 1000);
+  EXPECT_EQ(Kinds(da), std::vector<std::string>{"key-source"});
   EXPECT_EQ(doc["summary"]["errors"], 0);
 
   // Index.db of the wrong keys: false negatives, exit 1.
