@@ -99,7 +99,9 @@ Result<CompressionInfo> ReadLayout(ByteSpan file, const std::string& source, boo
     const std::uint64_t at = r.offset();
     BLOOMCODEC_ASSIGN_OR_RETURN(const std::uint64_t off, r.ReadBigU64("chunk offset"));
     // Each chunk holds at least its 4-byte checksum.
-    if (i > 0 ? off < info.chunk_offsets.back() + 4 : off != 0) {
+    const bool increasing =
+        i == 0 || (off >= info.chunk_offsets.back() && off - info.chunk_offsets.back() >= 4);
+    if (i == 0 ? off != 0 : !increasing) {
       return r.ErrorAt(at,
                        i == 0 ? std::string("the first chunk at offset 0")
                               : "chunk offsets increasing by 4 bytes at least (after " +
@@ -155,7 +157,7 @@ Status DataReader::LoadChunk(std::size_t index) {
   const std::vector<std::uint64_t>& offs = info_->chunk_offsets;
   const std::uint64_t begin = offs[index];
   const std::uint64_t end = index + 1 < offs.size() ? offs[index + 1] : file_.size();
-  if (end > file_.size() || begin + 4 > end) {
+  if (end > file_.size() || begin > end || end - begin < 4) {
     return Status::Corrupt(source_, std::min<std::uint64_t>(begin, file_.size()),
                            "chunk " + std::to_string(index) + " (bytes " + std::to_string(begin) +
                                ".." + std::to_string(end) + " with its checksum) inside the file",

@@ -1,0 +1,79 @@
+// CompressionInfo.db and the chunks of a compressed Data.db (LZ4, Snappy, Deflate, Zstd, each
+// with its CRC32). Byte 0 picks the mode.
+// * Bit 7 clear: then a u16 BE length L, L bytes of CompressionInfo.db, then Data.db. Any bytes
+//   give a parsed CompressionInfo or a Corrupt status inside it; reading keys and bytes at any
+//   uncompressed position gives exactly the bytes asked or a Corrupt status naming Data.db.
+// * Bit 7 set: the rest is data, written in chunks by our writer (bits 0-1 the compressor, bit 2
+//   the 4.0 layout, bits 3-5 the chunk length 16 << n) and read back whole: the same bytes. Then
+//   one byte of the Data.db flipped: reading gives the data or a Corrupt status, never a crash.
+#include "cassandra/bti/data_db.h"
+#include "fuzz_support.h"
+
+using namespace bloomcodec;
+using namespace bloomcodec::cassandra::bti;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 1) return 0;
+  const std::uint8_t mode = data[0];
+  ++data;
+  --size;
+  if (mode & 0x80) {
+    const ChunkCompressor compressor = static_cast<ChunkCompressor>(mode & 3);
+    const bool with_max = (mode & 4) != 0;
+    const std::uint32_t chunk_length = 16u << ((mode >> 3) & 7);
+    const ByteSpan plain(data, size);
+    Result<CompressedData> written = WriteCompressedData(plain, compressor, chunk_length, with_max);
+    FUZZ_CHECK(written.ok());
+    Result<CompressionInfo> info =
+        ReadCompressionInfo(written->compression_info, "CompressionInfo.db", with_max);
+    FUZZ_CHECK(info.ok());
+    FUZZ_CHECK(info->compressor == compressor && info->data_length == size);
+    DataReader reader(written->data_db, "Data.db", &*info);
+    Result<ByteVector> back = reader.Read(0, size);
+    FUZZ_CHECK(back.ok());
+    FUZZ_CHECK(fuzz::SameBytes(*back, plain));
+    if (!written->data_db.empty()) {
+      ByteVector damaged = written->data_db;
+      damaged[size % damaged.size()] ^= static_cast<std::uint8_t>(1 + mode);
+      DataReader bad(damaged, "Data.db", &*info);
+      Result<ByteVector> r = bad.Read(0, size);
+      if (r.ok()) {
+        FUZZ_CHECK(r->size() == size);
+      } else {
+        fuzz::CheckNamesSource(r.status(), "Data.db");
+      }
+    }
+    return 0;
+  }
+  if (size < 2) return 0;
+  const std::size_t info_length = std::min<std::size_t>((data[0] << 8) | data[1], size - 2);
+  const ByteSpan info_bytes(data + 2, info_length);
+  const ByteSpan data_db(data + 2 + info_length, size - 2 - info_length);
+  for (bool with_max : {false, true}) {
+    Result<CompressionInfo> info = ReadCompressionInfo(info_bytes, "CompressionInfo.db", with_max);
+    if (!info.ok()) {
+      fuzz::CheckNamesSource(info.status(), "CompressionInfo.db");
+      const std::optional<std::uint64_t> at = info.status().offset();
+      FUZZ_CHECK(at.has_value() && *at <= info_length);
+      continue;
+    }
+    FUZZ_CHECK(info->chunk_offsets.size() * 8 <= info_length);
+    DataReader reader(data_db, "Data.db", &*info);
+    const std::uint64_t length = reader.length();
+    for (std::uint64_t at : {std::uint64_t{0}, length / 2, length > 3 ? length - 3 : 0}) {
+      Result<ByteVector> key = reader.ReadPartitionKey(at);
+      if (key.ok()) {
+        FUZZ_CHECK(key->size() <= 0xFFFF && key->size() <= length);
+      } else {
+        fuzz::CheckNamesSource(key.status(), "Data.db");
+      }
+      Result<ByteVector> bytes = reader.Read(at, 3);
+      FUZZ_CHECK(!bytes.ok() || bytes->size() == 3);
+    }
+  }
+  // Plain Data.db (no CompressionInfo.db): only the file's own bytes.
+  DataReader plain(data_db, "Data.db", nullptr);
+  Result<ByteVector> key = plain.ReadPartitionKey(0);
+  FUZZ_CHECK(!key.ok() || key->size() + 2 <= data_db.size());
+  return 0;
+}
