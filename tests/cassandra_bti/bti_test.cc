@@ -81,7 +81,7 @@ TEST(PartitionsDb, RoundTripsEveryShapeAndWidth) {
         o.min_pointer_bits = bits;
         Result<ByteVector> file = WritePartitionsDb(k.entries, k.keys.front(), k.keys.back(), o);
         ASSERT_TRUE(file.ok()) << file.status().ToString();
-        Result<PartitionsDb> db = ReadPartitionsDb(*file, "Partitions.db");
+        Result<PartitionsDb> db = ReadPartitionsDb(*file, "Partitions.db", true);
         ASSERT_TRUE(db.ok()) << db.status().ToString();
         ExpectSame(*db, k.entries);
         EXPECT_EQ(db->first_key, k.keys.front());
@@ -99,7 +99,7 @@ TEST(PartitionsDb, LongDistancesNeedWiderPointers) {
     o.gap_bytes = gap;
     Result<ByteVector> file = WritePartitionsDb(k.entries, k.keys.front(), k.keys.back(), o);
     ASSERT_TRUE(file.ok());
-    Result<PartitionsDb> db = ReadPartitionsDb(*file, "Partitions.db");
+    Result<PartitionsDb> db = ReadPartitionsDb(*file, "Partitions.db", true);
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     ExpectSame(*db, k.entries);
     // The root's type grows with the distance to its first child.
@@ -144,7 +144,7 @@ TEST(PartitionsDb, WritesEveryNodeType) {
     o.min_pointer_bits = c.bits;
     Result<ByteVector> file = WritePartitionsDb(*c.entries, Bytes("a"), Bytes("z"), o);
     ASSERT_TRUE(file.ok());
-    Result<PartitionsDb> db = ReadPartitionsDb(*file, "Partitions.db");
+    Result<PartitionsDb> db = ReadPartitionsDb(*file, "Partitions.db", true);
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     ExpectSame(*db, *c.entries);
     EXPECT_EQ((*file)[db->root] >> 4, c.root_type) << c.bits;
@@ -176,7 +176,7 @@ ByteVector HandMade() {
 }
 
 TEST(PartitionsDb, ReadsAHandMadeTrie) {
-  Result<PartitionsDb> db = ReadPartitionsDb(HandMade(), "Partitions.db");
+  Result<PartitionsDb> db = ReadPartitionsDb(HandMade(), "Partitions.db", true);
   ASSERT_TRUE(db.ok()) << db.status().ToString();
   ASSERT_EQ(db->payloads.size(), 2u);
   EXPECT_EQ(db->payloads[0].prefix, Bytes("a"));
@@ -186,6 +186,12 @@ TEST(PartitionsDb, ReadsAHandMadeTrie) {
   EXPECT_EQ(db->payloads[1].position, -2);
   EXPECT_EQ(db->payloads[1].hash, std::uint8_t{0x77});
   EXPECT_EQ(db->root, 5u);
+  // verify's reading keeps no paths, the same payloads.
+  Result<PartitionsDb> bare = ReadPartitionsDb(HandMade(), "Partitions.db");
+  ASSERT_TRUE(bare.ok());
+  ASSERT_EQ(bare->payloads.size(), 2u);
+  EXPECT_TRUE(bare->payloads[1].prefix.empty());
+  EXPECT_EQ(bare->payloads[1].position, -2);
 }
 
 void ExpectCorruptAt(const ByteVector& file, std::uint64_t offset, std::string_view words) {

@@ -184,7 +184,8 @@ Result<Node> ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source
 
 }  // namespace
 
-Result<PartitionsDb> ReadPartitionsDb(ByteSpan file, std::string_view source_view) {
+Result<PartitionsDb> ReadPartitionsDb(ByteSpan file, std::string_view source_view,
+                                      bool keep_prefixes) {
   const std::string source(source_view);
   PartitionsDb db;
   const std::uint64_t size = file.size();
@@ -278,7 +279,7 @@ Result<PartitionsDb> ReadPartitionsDb(ByteSpan file, std::string_view source_vie
       std::uint64_t v = ReadBigUnsigned(trie, at, pos_bytes);
       if (pos_bytes < 8 && (v >> (8 * pos_bytes - 1)) != 0) v |= ~0ULL << (8 * pos_bytes);
       payload.position = static_cast<std::int64_t>(v);
-      payload.prefix = path;
+      if (keep_prefixes) payload.prefix = path;
       db.payloads.push_back(std::move(payload));
     } else if (n.children.empty()) {
       return Status::Corrupt(source, f.offset, "a payload on a leaf node (payload bits 1..15)",

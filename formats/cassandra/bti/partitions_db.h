@@ -48,7 +48,7 @@ struct PartitionPayload {
   std::uint64_t node_offset = 0;     // the node that carries it
   std::optional<std::uint8_t> hash;  // pb >= 8
   std::int64_t position = 0;         // >= 0 Rows.db, < 0 ~Data.db
-  ByteVector prefix;                 // the transitions from the root (the key's unique prefix)
+  ByteVector prefix;  // the transitions from the root (the key's unique prefix), if asked for
 };
 
 struct PartitionsDb {
@@ -61,7 +61,10 @@ struct PartitionsDb {
 };
 
 // The footer and every payload of the trie; errors name `source` and the offset.
-Result<PartitionsDb> ReadPartitionsDb(ByteSpan file, std::string_view source);
+// With `keep_prefixes` each payload also gets its path from the root (tests; the paths of a
+// crafted trie can add up to the square of its size, so verify does without).
+Result<PartitionsDb> ReadPartitionsDb(ByteSpan file, std::string_view source,
+                                      bool keep_prefixes = false);
 
 // The node types' 4-bit codes (TrieNode.Types).
 enum class TrieNodeType : std::uint8_t {
