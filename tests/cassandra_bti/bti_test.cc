@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bloomcodec/cassandra/murmur3.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
 #include "cassandra/bti/data_db.h"
 #include "cassandra/bti/partitions_db.h"
@@ -364,7 +365,8 @@ void WriteFile(const fs::path& p, ByteSpan b) {
 }
 
 Sstable MakeSstable(const std::string& name, const std::string& component_prefix, ChunkCompressor c,
-                    bool with_max, std::size_t n, bool filter_has_all = true) {
+                    bool with_max, std::size_t n, bool filter_has_all = true,
+                    bool bad_hash = false) {
   std::mt19937 rng(static_cast<unsigned>(n));
   Sstable s;
   s.dir = fs::temp_directory_path() / ("bloomcodec-bti-" + name + "-" + std::to_string(::getpid()));
@@ -376,6 +378,12 @@ Sstable MakeSstable(const std::string& name, const std::string& component_prefix
   s.keys = k.keys;
   ByteVector data, rows;
   for (std::size_t i = 0; i < k.keys.size(); ++i) {
+    // The hash byte as Cassandra writes it: the low byte of the key's Murmur3 h1; a bad one on
+    // request.
+    if (k.entries[i].hash) {
+      k.entries[i].hash =
+          static_cast<std::uint8_t>(CassandraMurmur3(k.keys[i]).h1 + (bad_hash ? 1 : 0));
+    }
     ByteVector& out = i % 3 == 1 ? rows : data;
     k.entries[i].position =
         i % 3 == 1 ? static_cast<std::int64_t>(out.size()) : ~static_cast<std::int64_t>(out.size());
@@ -503,6 +511,22 @@ TEST(TrieIndexedSstable, DamagedFilesAreFindingsWithFileAndOffset) {
   ASSERT_TRUE(HasKind(cut, finding_kind::kIndex));
   EXPECT_NE(cut.findings[0].message.find("Partitions.db"), std::string::npos)
       << cut.findings[0].message;
+  fs::remove_all(s.dir);
+}
+
+TEST(TrieIndexedSstable, AHashByteThatIsNotTheKeysIsAFinding) {
+  Sstable s = MakeSstable("hash", "da-1-bti-", ChunkCompressor::kZstd, true, 30, true, true);
+  Result<std::vector<SstableFiles>> found = FindSstables(s.dir.string());
+  ASSERT_TRUE(found.ok() && found->size() == 1);
+  FileReport r = VerifySstable((*found)[0]);
+  EXPECT_EQ(r.keys_checked, 30u);  // the keys are still checked
+  bool named = false;
+  for (const Finding& f : r.findings) {
+    if (f.kind == finding_kind::kIndex && f.message.find("hash byte") != std::string::npos) {
+      named = f.message.find("Partitions.db") != std::string::npos && f.offset.has_value();
+    }
+  }
+  EXPECT_TRUE(named);
   fs::remove_all(s.dir);
 }
 

@@ -31,7 +31,7 @@
 // reads only the nodes a lookup touches: any node or payload outside the trie, a child not
 // before its parent, transitions not ascending, a leaf without payload, a node reached twice,
 // more payloads than the footer's key count or a footer that does not add up is Corrupt at its
-// offset. The hash byte is kept but not checked (it needs the partitioner's hash).
+// offset. The hash byte is returned, not checked here (it needs the key: verify_keys.h checks it).
 #pragma once
 
 #include <cstdint>

@@ -1,9 +1,11 @@
 #include "cassandra/bti/verify_keys.h"
 
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <system_error>
 
+#include "bloomcodec/cassandra/murmur3.h"
 #include "bloomcodec/input_file.h"
 #include "cassandra/bti/data_db.h"
 #include "cassandra/bti/partitions_db.h"
@@ -14,6 +16,13 @@ namespace {
 bool Exists(const std::string& path) {
   std::error_code ec;
   return std::filesystem::is_regular_file(path, ec);
+}
+
+// Cassandra's Murmur3 (the filter's, with its sign-extension of tail bytes) or the canonical one,
+// in case a writer hashed tail bytes >= 0x80 the canonical way.
+bool HashByteMatches(std::uint8_t hash, ByteSpan key) {
+  if (static_cast<std::uint8_t>(CassandraMurmur3(key).h1) == hash) return true;
+  return static_cast<std::uint8_t>(CanonicalMurmur3(key).h1) == hash;
 }
 
 // What reading the keys found, for verify's findings and inspect's line.
@@ -116,7 +125,8 @@ TrieKeys Load(const std::string& prefix, std::string_view version,
   IndexDb index;
   index.keys.Reserve(trie->payloads.size(), 0);
   std::size_t via_rows = 0, unreadable = 0;
-  std::optional<Finding> first_damage;
+  std::optional<Finding> first_damage, hash_mismatch;
+  std::size_t mismatched = 0;
   for (const PartitionPayload& p : trie->payloads) {
     const bool in_rows = p.position >= 0;
     DataReader* reader = in_rows ? rows_reader.get() : data_reader.get();
@@ -136,6 +146,24 @@ TrieKeys Load(const std::string& prefix, std::string_view version,
       continue;
     }
     via_rows += in_rows ? 1 : 0;
+    // The hash byte is the low byte of the key's Murmur3 h1 (the filter's hash; both Cassandra
+    // and ScyllaDB in the corpus). A mismatch: the payload leads to another partition.
+    if (p.hash && !HashByteMatches(*p.hash, *key)) {
+      if (!hash_mismatch) {
+        char text[160];
+        std::snprintf(text, sizeof text,
+                      "the hash byte %02x of the payload at %llu is not the low byte of the "
+                      "Murmur3 hash of the key it leads to",
+                      *p.hash, static_cast<unsigned long long>(p.node_offset));
+        Finding f;
+        f.severity = Severity::kError;
+        f.kind = finding_kind::kIndex;
+        f.offset = p.node_offset;
+        f.message = partitions_path + ": " + text;
+        hash_mismatch = std::move(f);
+      }
+      ++mismatched;
+    }
     index.keys.Add(*key);
     index.positions.push_back(p.position);
   }
@@ -145,6 +173,10 @@ TrieKeys Load(const std::string& prefix, std::string_view version,
         (unreadable == trie->payloads.size() ? " keys cannot be read"
                                              : " keys cannot be read, the others are checked");
     out.findings.push_back(std::move(*first_damage));
+  }
+  if (hash_mismatch) {
+    hash_mismatch->message += " (" + std::to_string(mismatched) + " such payloads)";
+    out.findings.push_back(std::move(*hash_mismatch));
   }
   // The footer names the first and last key: they must be the first and last read.
   if (unreadable == 0 && !index.keys.empty()) {

@@ -5,8 +5,9 @@
 //   std::optional<IndexDb> keys = bti::LoadTrieIndexKeys(prefix, "da", "bti", report);
 //
 // Compatibility contract: the keys in Partitions.db order, each as Data.db (or Rows.db) holds it,
-// which is what the writer gave the filter. Damage in any of the files is a finding (kind
-// "index") naming the file and offset; the keys read before it, and the keys of other payloads
+// which is what the writer gave the filter. Damage in any of the files, and a payload's hash
+// byte that is not the low byte of its key's Murmur3 h1, is a finding (kind "index") naming the
+// file and offset; the keys read before it, and the keys of other payloads
 // when one partition cannot be read, are still returned.
 #pragma once
 
