@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "cassandra/bti/data_db.h"
 #include "cassandra/bti/partitions_db.h"
 #include "cassandra/bti/verify_keys.h"
+#include "cassandra/murmur3/inspect.h"
 #include "cassandra/verify.h"
 
 namespace bloomcodec::cassandra::bti {
@@ -466,6 +468,27 @@ TEST(TrieIndexedSstable, AFilterGivenAloneFindsItsPartitionsDb) {
   FileReport alone = VerifyFilterFile(s.prefix + "Filter.db", format, "ms", nullptr, "");
   EXPECT_EQ(alone.keys_checked, 0u);
   EXPECT_FALSE(HasKind(alone, kKeySource));
+  fs::remove_all(s.dir);
+}
+
+TEST(TrieIndexedSstable, InspectShowsTheKeySource) {
+  Sstable s = MakeSstable("inspect", "mt-7-big-", ChunkCompressor::kDeflate, false, 12);
+  std::ifstream in(s.prefix + "Filter.db", std::ios::binary);
+  const ByteVector filter((std::istreambuf_iterator<char>(in)), {});
+  Result<Document> doc =
+      InspectMurmur3Filter(filter, s.prefix + "Filter.db", Murmur3Layout::kNewOrderLongs);
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  const Document& source = (*doc)["sstable"]["key_source"];
+  EXPECT_EQ(source["index"], "Partitions.db");
+  EXPECT_EQ(source["keys"], 12);
+  EXPECT_EQ(source["keys_read"], 12);
+  EXPECT_EQ(source["data_compression"]["compressor"], "Deflate");
+  // A Filter.db without Partitions.db beside it: no key source.
+  fs::remove(s.prefix + "Partitions.db");
+  Result<Document> alone =
+      InspectMurmur3Filter(filter, s.prefix + "Filter.db", Murmur3Layout::kNewOrderLongs);
+  ASSERT_TRUE(alone.ok());
+  EXPECT_FALSE((*alone)["sstable"].contains("key_source"));
   fs::remove_all(s.dir);
 }
 

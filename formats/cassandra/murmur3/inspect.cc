@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <cmath>
+#include <filesystem>
 #include <set>
 #include <string>
 
@@ -35,10 +36,14 @@ void AddDescriptor(Document& doc, std::string_view source) {
   sstable["generation"] = d->generation_id;
   sstable["component"] = d->component;
   sstable["filter_kind"] = std::string(FilterFormatName(d->filter_format()));
-  // A trie-indexed sstable (BTI, ScyllaDB ms / mt): where its keys are and how many.
+  // A trie-indexed sstable (BTI, ScyllaDB ms / mt) with its Partitions.db beside: where its keys
+  // are and how many.
   if (bti::UsesTrieIndex(d->version, d->sstable_format) && source.ends_with(d->component)) {
     const std::string prefix(source.substr(0, source.size() - d->component.size()));
-    sstable["key_source"] = bti::DescribeTrieIndex(prefix, d->version, d->sstable_format);
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(prefix + "Partitions.db", ec)) {
+      sstable["key_source"] = bti::DescribeTrieIndex(prefix, d->version, d->sstable_format);
+    }
   }
   doc["sstable"] = std::move(sstable);
 }
