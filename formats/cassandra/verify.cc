@@ -479,10 +479,12 @@ FileReport VerifySstable(const SstableFiles& sstable) {
   std::unique_ptr<InputFile> filter = OpenOrReport(sstable.filter_path, "Filter.db", report);
   if (!filter) return report;
   std::optional<double> sized;
-  // A damaged index only gives a lower bound of the key count: no fill judgement from it.
+  // A damaged index (or keys left unread) only gives a lower bound of the key count: no fill
+  // judgement from it.
   const bool index_complete =
-      index && std::none_of(report.findings.begin(), report.findings.end(),
-                            [](const Finding& f) { return f.kind == finding_kind::kIndex; });
+      index && std::none_of(report.findings.begin(), report.findings.end(), [](const Finding& f) {
+        return f.kind == finding_kind::kIndex || f.kind == finding_kind::kUnsupported;
+      });
   if (index_complete) sized = static_cast<double>(index->keys.size());
   VerifyFilterBytes(filter->bytes(), format, index ? &index->keys : nullptr, sized,
                     sized ? "index" : "", report);

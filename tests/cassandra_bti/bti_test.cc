@@ -553,6 +553,30 @@ TEST(TrieIndexedSstable, AHashByteThatIsNotTheKeysIsAFinding) {
   fs::remove_all(s.dir);
 }
 
+TEST(TrieIndexedSstable, NoopChunksAreReadAndAnUnknownCompressorIsUnsupported) {
+  Sstable s = MakeSstable("noop", "da-1-bti-", ChunkCompressor::kNoop, true, 24);
+  Result<std::vector<SstableFiles>> found = FindSstables(s.dir.string());
+  ASSERT_TRUE(found.ok() && found->size() == 1);
+  FileReport r = VerifySstable((*found)[0]);
+  EXPECT_EQ(r.keys_checked, 24u);
+  EXPECT_FALSE(HasKind(r, finding_kind::kIndex));
+  // Another class name: a warning, the Data.db keys unchecked, the Rows.db ones checked, no
+  // damage reported.
+  std::ifstream in(s.prefix + "CompressionInfo.db", std::ios::binary);
+  ByteVector info((std::istreambuf_iterator<char>(in)), {});
+  in.close();
+  const std::string other = "AcmeCompressor";  // as long as NoopCompressor
+  std::copy(other.begin(), other.end(), info.begin() + 2);
+  WriteFile(s.prefix + "CompressionInfo.db", info);
+  FileReport u = VerifySstable((*found)[0]);
+  EXPECT_TRUE(HasKind(u, finding_kind::kUnsupported));
+  EXPECT_FALSE(HasKind(u, finding_kind::kIndex));
+  EXPECT_EQ(u.keys_checked, 8u);  // keys 1, 4, ..., 22 are in Rows.db
+  ASSERT_TRUE(u.fill.has_value());
+  EXPECT_NE(u.fill->sized_keys_from, "index");
+  fs::remove_all(s.dir);
+}
+
 TEST(TrieIndexedSstable, WhichVersionsUseATrie) {
   EXPECT_TRUE(UsesTrieIndex("da", "bti"));
   EXPECT_TRUE(UsesTrieIndex("ms", "big"));

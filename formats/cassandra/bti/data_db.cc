@@ -31,6 +31,7 @@ std::optional<ChunkCompressor> CompressorOf(std::string_view class_name) {
   if (class_name == "SnappyCompressor") return ChunkCompressor::kSnappy;
   if (class_name == "DeflateCompressor") return ChunkCompressor::kDeflate;
   if (class_name == "ZstdCompressor") return ChunkCompressor::kZstd;
+  if (class_name == "NoopCompressor") return ChunkCompressor::kNoop;
   return std::nullopt;
 }
 
@@ -40,6 +41,7 @@ std::string_view ClassNameOf(ChunkCompressor c) {
     case ChunkCompressor::kSnappy: return "SnappyCompressor";
     case ChunkCompressor::kDeflate: return "DeflateCompressor";
     case ChunkCompressor::kZstd: return "ZstdCompressor";
+    case ChunkCompressor::kNoop: return "NoopCompressor";
   }
   return "?";
 }
@@ -112,9 +114,9 @@ Result<CompressionInfo> ReadLayout(ByteSpan file, const std::string& source, boo
   }
   const std::optional<ChunkCompressor> c = CompressorOf(info.compressor_class);
   if (!c) {
-    return Status::Corrupt(source, 2,
-                           "LZ4Compressor, SnappyCompressor, DeflateCompressor or ZstdCompressor",
-                           "'" + info.compressor_class + "'");
+    return Status::Unsupported(source + ": compressor '" + info.compressor_class +
+                               "' (read here: LZ4Compressor, SnappyCompressor, DeflateCompressor, "
+                               "ZstdCompressor, NoopCompressor)");
   }
   info.compressor = *c;
   return info;
@@ -133,6 +135,7 @@ std::string_view CompressorName(ChunkCompressor c) {
     case ChunkCompressor::kSnappy: return "Snappy";
     case ChunkCompressor::kDeflate: return "Deflate";
     case ChunkCompressor::kZstd: return "Zstd";
+    case ChunkCompressor::kNoop: return "Noop";
   }
   return "?";
 }
@@ -141,7 +144,7 @@ Result<CompressionInfo> ReadCompressionInfo(ByteSpan file, std::string_view sour
                                             bool has_max_compressed_length) {
   const std::string source(source_view);
   Result<CompressionInfo> info = ReadLayout(file, source, has_max_compressed_length);
-  if (info.ok()) return info;
+  if (info.ok() || info.status().code() == StatusCode::kUnsupported) return info;
   Result<CompressionInfo> other = ReadLayout(file, source, !has_max_compressed_length);
   if (other.ok()) return other;
   return info.status();
@@ -239,6 +242,10 @@ Status DataReader::LoadChunk(std::size_t index) {
         }
         break;
       }
+      case ChunkCompressor::kNoop:  // the bytes as they are
+        if (compressed.size() != expected) return bad(std::to_string(compressed.size()) + " bytes");
+        chunk_.assign(compressed.begin(), compressed.end());
+        break;
     }
   }
   chunk_index_ = index;
@@ -329,6 +336,7 @@ Result<CompressedData> WriteCompressedData(ByteSpan data, ChunkCompressor compre
         c.resize(n);
         break;
       }
+      case ChunkCompressor::kNoop: c.assign(piece.begin(), piece.end()); break;
     }
     if (with_max_compressed_length && c.size() > max_compressed_length) {
       c.assign(piece.begin(), piece.end());  // the 4.0 writer stores it uncompressed

@@ -15,7 +15,8 @@
 // i+1 (the last to the end of Data.db) and ends in a BE CRC32 of its compressed bytes; it holds
 // chunk length uncompressed bytes (the last one the rest of the data length). The compressors:
 // LZ4Compressor (an LE u32 uncompressed length, then an LZ4 block), SnappyCompressor (raw
-// Snappy), DeflateCompressor (zlib stream) and ZstdCompressor (a Zstandard frame). A chunk longer
+// Snappy), DeflateCompressor (zlib stream), ZstdCompressor (a Zstandard frame) and 4.0's
+// NoopCompressor (the bytes as they are); another class is Unsupported. A chunk longer
 // than the max compressed length is stored uncompressed (4.0+).
 //
 // A partition starts with its key: u16 BE length + key bytes; so does a Rows.db entry.
@@ -37,7 +38,7 @@
 
 namespace bloomcodec::cassandra::bti {
 
-enum class ChunkCompressor { kLz4, kSnappy, kDeflate, kZstd };
+enum class ChunkCompressor { kLz4, kSnappy, kDeflate, kZstd, kNoop };
 
 struct CompressionInfo {
   std::string
@@ -58,7 +59,7 @@ bool HasMaxCompressedLength(std::string_view version, std::string_view sstable_f
 Result<CompressionInfo> ReadCompressionInfo(ByteSpan file, std::string_view source,
                                             bool has_max_compressed_length);
 
-// "LZ4", "Snappy", "Deflate", "Zstd".
+// "LZ4", "Snappy", "Deflate", "Zstd", "Noop".
 std::string_view CompressorName(ChunkCompressor c);
 
 // Uncompressed bytes of a Data.db, through its chunks when `info` is given.

@@ -79,7 +79,7 @@ TrieKeys Load(const std::string& prefix, std::string_view version,
   bool needs_data = false, needs_rows = false;
   for (const PartitionPayload& p : trie->payloads)
     (p.position < 0 ? needs_data : needs_rows) = true;
-  bool info_damaged = false;
+  bool info_damaged = false, data_unsupported = false;
   if (Exists(info_path)) {
     Result<InputFile> ci = InputFile::Open(info_path);
     Result<CompressionInfo> parsed =
@@ -87,9 +87,20 @@ TrieKeys Load(const std::string& prefix, std::string_view version,
                                       HasMaxCompressedLength(version, sstable_format))
                 : Result<CompressionInfo>(ci.status());
     if (!parsed.ok()) {
-      out.findings.push_back(Damage(info_path, parsed.status(), " (Data.db cannot be read)"));
+      if (parsed.status().code() == StatusCode::kUnsupported) {
+        // Not damage: a compressor we do not read; the keys in Data.db go unchecked.
+        Finding f;
+        f.severity = Severity::kWarning;
+        f.kind = finding_kind::kUnsupported;
+        f.message = parsed.status().ToString() + ": the keys in Data.db are not checked";
+        out.findings.push_back(std::move(f));
+        data_text = "Data.db compressed with an unsupported compressor";
+        data_unsupported = true;
+      } else {
+        out.findings.push_back(Damage(info_path, parsed.status(), " (Data.db cannot be read)"));
+        data_text = "CompressionInfo.db is damaged";
+      }
       info_damaged = true;
-      data_text = "CompressionInfo.db is damaged";
     } else {
       info = std::move(parsed).value();
       data_text = "Data.db " + std::string(CompressorName(info->compressor)) + "-compressed (" +
@@ -129,6 +140,7 @@ TrieKeys Load(const std::string& prefix, std::string_view version,
   std::size_t mismatched = 0;
   for (const PartitionPayload& p : trie->payloads) {
     const bool in_rows = p.position >= 0;
+    if (!in_rows && data_unsupported) continue;  // said once by the unsupported finding
     DataReader* reader = in_rows ? rows_reader.get() : data_reader.get();
     const std::uint64_t at =
         in_rows ? static_cast<std::uint64_t>(p.position) : ~static_cast<std::uint64_t>(p.position);
@@ -179,7 +191,7 @@ TrieKeys Load(const std::string& prefix, std::string_view version,
     out.findings.push_back(std::move(*hash_mismatch));
   }
   // The footer names the first and last key: they must be the first and last read.
-  if (unreadable == 0 && !index.keys.empty()) {
+  if (unreadable == 0 && !index.keys.empty() && index.keys.size() == trie->payloads.size()) {
     const ByteSpan first = index.keys[0], last = index.keys[index.keys.size() - 1];
     const bool first_ok = ByteVector(first.begin(), first.end()) == trie->first_key;
     const bool last_ok = ByteVector(last.begin(), last.end()) == trie->last_key;
