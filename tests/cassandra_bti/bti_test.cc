@@ -492,6 +492,19 @@ TEST(TrieIndexedSstable, InspectShowsTheKeySource) {
   fs::remove_all(s.dir);
 }
 
+TEST(TrieIndexedSstable, ThousandsOfKeysAcrossHundredsOfChunks) {
+  Sstable s = MakeSstable("many", "da-9-bti-", ChunkCompressor::kLz4, true, 3000);
+  Result<std::vector<SstableFiles>> found = FindSstables(s.dir.string());
+  ASSERT_TRUE(found.ok() && found->size() == 1);
+  FileReport r = VerifySstable((*found)[0]);
+  EXPECT_EQ(r.keys_checked, 3000u);
+  EXPECT_EQ(r.false_negative_count, 0u);
+  EXPECT_FALSE(HasKind(r, finding_kind::kIndex));
+  const Document doc = DescribeTrieIndex(s.prefix, "da", "bti");
+  EXPECT_GT(doc["data_compression"]["chunks"].get<int>(), 100);
+  fs::remove_all(s.dir);
+}
+
 TEST(TrieIndexedSstable, AMissingKeyIsAFalseNegative) {
   Sstable s = MakeSstable("fn", "da-1-bti-", ChunkCompressor::kLz4, true, 30, false);
   Result<std::vector<SstableFiles>> found = FindSstables(s.dir.string());
