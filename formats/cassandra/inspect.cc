@@ -199,10 +199,11 @@ Result<Document> InspectV10Filter(ByteSpan file, std::string_view source) {
   return doc;
 }
 
-Result<Document> InspectLegacyFilter(ByteSpan file, std::string_view source) {
+Result<Document> InspectLegacyFilter(ByteSpan file, std::string_view source,
+                                     std::string_view name) {
   BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilter f, LegacyFilter::Parse(file, source));
-  Document doc = FilterFields("cassandra-legacy", f.signed_hash_count(), f.word_count(),
-                              f.modulus(), f.bits_set(), 0);
+  Document doc =
+      FilterFields(name, f.signed_hash_count(), f.word_count(), f.modulus(), f.bits_set(), 0);
   doc["file_bytes"] = file.size();
   doc["trailing_bytes"] = f.trailing_bytes();
   AddDescriptor(doc, source);
@@ -231,9 +232,9 @@ Result<Document> DumpV10Filter(ByteSpan file, std::string_view source) {
   return doc;
 }
 
-Result<Document> DumpLegacyFilter(ByteSpan file, std::string_view source) {
+Result<Document> DumpLegacyFilter(ByteSpan file, std::string_view source, std::string_view name) {
   BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilter f, LegacyFilter::Parse(file, source));
-  Document doc = DumpHead("cassandra-legacy");
+  Document doc = DumpHead(name);
   PutWords(doc, f.signed_hash_count(), f.word_count(), f.words_bytes());
   if (f.trailing_bytes() > 0) {
     doc["trailing_base64"] = ToBase64(file.subspan(f.serialized().size()));
@@ -269,8 +270,9 @@ Result<ByteVector> UndumpV10Filter(const Document& dump, std::string_view source
   return out;
 }
 
-Result<ByteVector> UndumpLegacyFilter(const Document& dump, std::string_view source) {
-  BLOOMCODEC_RETURN_IF_ERROR(CheckDumpHead(dump, "cassandra-legacy", source));
+Result<ByteVector> UndumpLegacyFilter(const Document& dump, std::string_view source,
+                                      std::string_view name) {
+  BLOOMCODEC_RETURN_IF_ERROR(CheckDumpHead(dump, name, source));
   std::int64_t k = 0, w = 0;
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector words, WordsField(dump, source, k, w));
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector trailing,

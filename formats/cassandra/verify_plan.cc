@@ -38,6 +38,9 @@ Result<bool> PlanDirectory(const std::string& dir, std::vector<VerifyTask>& task
 std::optional<FilterFormat> FilterFormatOf(const FormatCodec* format) {
   if (format == Codec(FormatId::kV10)) return FilterFormat{FilterKind::kV10, std::nullopt};
   if (format == Codec(FormatId::kLegacy)) return FilterFormat{FilterKind::kLegacy, std::nullopt};
+  if (format == Codec(FormatId::kJavaStrings)) {
+    return FilterFormat{FilterKind::kJavaStrings, std::nullopt};
+  }
   if (std::optional<Murmur3Layout> layout = Murmur3LayoutOf(format)) {
     return FilterFormat{FilterKind::kMurmur3, layout};
   }

@@ -57,6 +57,7 @@ inline constexpr std::string_view kMissingFilter = "missing-filter";  // every k
 inline constexpr std::string_view kMissingIndex = "missing-index";    // no keys to check against
 inline constexpr std::string_view kIndex = "index";                   // Index.db is damaged
 inline constexpr std::string_view kNoKeys = "no-keys";                // nothing to check keys with
+inline constexpr std::string_view kKeyText = "key-text";  // a key a format hashes as text is not
 inline constexpr std::string_view kRebuiltFilter = "rebuilt-filter";  // version < c
 inline constexpr std::string_view kPartitioner = "partitioner";  // Cassandra < e: Index.db keys
 inline constexpr std::string_view kTemporary = "temporary";      // tmp- sstable, not checked

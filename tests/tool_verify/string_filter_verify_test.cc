@@ -1,0 +1,173 @@
+// verify on sstables of versions before c (Cassandra 0.4 - 0.7 beta), run as a process: their
+// Filter.db (cassandra-0.6) holds each Index.db entry's String, hashed as getBytes("UTF-16").
+// The Index.db files are written here as DataOutput.writeUTF writes them (modified UTF-8), the
+// filters with the library's 0.6 writer, which the JVM oracle holds to Java's semantics.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "bloomcodec/cassandra/java_string.h"
+#include "bloomcodec/cassandra/legacy_filter.h"
+#include "bloomcodec/cassandra/sizing.h"
+#include "cassandra/index_db.h"
+#include "support/test_support.h"
+#include "tool_verify/verify_support.h"
+
+namespace bloomcodec::testing {
+namespace {
+
+// writeUTF's encoding of UTF-16 code units: 1 byte for U+0001 .. U+007F, 2 bytes for U+0000 and
+// up to U+07FF, 3 bytes for the rest (each surrogate on its own).
+ByteVector ModifiedUtf8(std::u16string_view s) {
+  ByteVector out;
+  for (char16_t u : s) {
+    if (u >= 1 && u <= 0x7f) {
+      out.push_back(static_cast<std::uint8_t>(u));
+    } else if (u <= 0x7ff) {
+      out.push_back(static_cast<std::uint8_t>(0xc0 | u >> 6));
+      out.push_back(static_cast<std::uint8_t>(0x80 | (u & 0x3f)));
+    } else {
+      out.push_back(static_cast<std::uint8_t>(0xe0 | u >> 12));
+      out.push_back(static_cast<std::uint8_t>(0x80 | (u >> 6 & 0x3f)));
+      out.push_back(static_cast<std::uint8_t>(0x80 | (u & 0x3f)));
+    }
+  }
+  return out;
+}
+
+// A pre-c Index.db: u16 length, the key as writeUTF wrote it, i64 position.
+ByteVector IndexOf(const std::vector<ByteVector>& stored) {
+  ByteVector out;
+  std::uint64_t position = 0;
+  for (const ByteVector& k : stored) {
+    out.push_back(static_cast<std::uint8_t>(k.size() >> 8));
+    out.push_back(static_cast<std::uint8_t>(k.size() & 0xff));
+    out.insert(out.end(), k.begin(), k.end());
+    for (int i = 7; i >= 0; --i) out.push_back(static_cast<std::uint8_t>(position >> (8 * i)));
+    position += 100;
+  }
+  return out;
+}
+
+// The 0.6 writer: getFilter(keys, 15), each String added.
+ByteVector FilterOf(const std::vector<std::u16string>& strings) {
+  KeyList hashed;
+  for (const std::u16string& s : strings) hashed.Add(ByteSpan(cassandra::JavaUtf16Bytes(s)));
+  auto spec = cassandra::StringFilterSizeForBucketsPerElement(
+      static_cast<std::int64_t>(strings.size()), 15);
+  EXPECT_TRUE(spec.ok());
+  auto bytes = cassandra::BuildLegacyFilter(hashed, *spec);
+  EXPECT_TRUE(bytes.ok());
+  return *bytes;
+}
+
+class StringFilterDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ks_ = dir_.Path("data/Keyspace1");
+    // ASCII, Latin-1, NUL inside, a supplementary character, an unpaired surrogate.
+    strings_ = {u"k1", u"caf\u00e9", std::u16string{u'a', 0, u'b'}, u"\U0001F600x",
+                std::u16string{u'z', 0xdc00}};
+    for (int i = 0; i < 40; ++i) strings_.push_back(u"row" + std::u16string(1, u'A' + i % 26) +
+                                                    std::u16string(1, u'0' + i / 26));
+  }
+  std::string Filter() const { return ks_ + "/Standard1-b-1-Filter.db"; }
+  std::string Index() const { return ks_ + "/Standard1-b-1-Index.db"; }
+  std::vector<ByteVector> Stored() const {
+    std::vector<ByteVector> out;
+    for (const std::u16string& s : strings_) out.push_back(ModifiedUtf8(s));
+    return out;
+  }
+
+  CliDir dir_;
+  std::string ks_;
+  std::vector<std::u16string> strings_;
+};
+
+TEST_F(StringFilterDir, EveryStringIsPresent) {
+  WriteFileAt(Filter(), FilterOf(strings_));
+  WriteFileAt(Index(), IndexOf(Stored()));
+  Json doc = VerifyJson({dir_.Path("data")}, 0);
+  const Json& f = FileEndingWith(doc, "Standard1-b-1-Filter.db");
+  EXPECT_EQ(f["format"], "cassandra-0.6");
+  EXPECT_EQ(f["version"], "b");
+  EXPECT_EQ(f["keys_checked"], strings_.size());
+  EXPECT_EQ(f["false_negative_count"], 0);
+  EXPECT_EQ(f["status"], "ok");
+  EXPECT_EQ(Kinds(f), std::vector<std::string>{"partitioner"});
+  EXPECT_EQ(f["sized_keys"], strings_.size());
+}
+
+TEST_F(StringFilterDir, AStringMissingFromTheFilterIsAFalseNegative) {
+  std::vector<std::u16string> fewer(strings_.begin() + 1, strings_.end());
+  WriteFileAt(Filter(), FilterOf(fewer));
+  WriteFileAt(Index(), IndexOf(Stored()));
+  Json doc = VerifyJson({dir_.Path("data")}, 1);
+  const Json& f = FileEndingWith(doc, "Standard1-b-1-Filter.db");
+  EXPECT_EQ(f["false_negative_count"], 1);
+  EXPECT_EQ(f["false_negatives"][0], "feff006b0031");  // the String's bytes, as hashed
+}
+
+TEST_F(StringFilterDir, TheBytesHashedAreTheStringNotTheStoredBytes) {
+  // A filter of the stored (modified UTF-8) bytes, as the legacy filter would take them: every
+  // non-trivial key is then absent under the 0.6 reading.
+  KeyList raw;
+  for (const ByteVector& k : Stored()) raw.Add(ByteSpan(k));
+  auto spec = cassandra::LegacySizeForBucketsPerElement(static_cast<std::int64_t>(raw.size()), 15);
+  ASSERT_TRUE(spec.ok());
+  auto bytes = cassandra::BuildLegacyFilter(raw, *spec);
+  ASSERT_TRUE(bytes.ok());
+  WriteFileAt(Filter(), *bytes);
+  WriteFileAt(Index(), IndexOf(Stored()));
+  Json doc = VerifyJson({dir_.Path("data")}, 1);
+  const Json& f = FileEndingWith(doc, "Standard1-b-1-Filter.db");
+  EXPECT_GT(f["false_negative_count"].get<int>(), 30);
+}
+
+TEST_F(StringFilterDir, RandomPartitionerDiskFormIsHashedWhole) {
+  // RandomPartitioner's Index.db holds "<token>:<key>", and the 0.6 writer added that String.
+  std::vector<std::u16string> disk;
+  std::vector<ByteVector> stored;
+  for (const char* key : {"alpha", "beta", "gamma", "delta"}) {
+    const std::string s = cassandra::RandomPartitionerToken(AsBytes(std::string_view(key))) +
+                          ":" + key;
+    disk.emplace_back(s.begin(), s.end());
+    stored.emplace_back(s.begin(), s.end());
+  }
+  WriteFileAt(Filter(), FilterOf(disk));
+  WriteFileAt(Index(), IndexOf(stored));
+  Json doc = VerifyJson({dir_.Path("data")}, 0);
+  const Json& f = FileEndingWith(doc, "Standard1-b-1-Filter.db");
+  EXPECT_EQ(f["keys_checked"], 4);
+  const std::string message = f["findings"][0]["message"];
+  EXPECT_NE(message.find("RandomPartitioner"), std::string::npos) << message;
+  EXPECT_NE(message.find("whole string"), std::string::npos) << message;
+}
+
+TEST_F(StringFilterDir, AKeyReadUtfRefusesIsIndexDamageWithItsOffset) {
+  std::vector<ByteVector> stored = Stored();
+  stored[2] = HexBytes("41f041");  // f0 starts no modified UTF-8 character
+  WriteFileAt(Filter(), FilterOf(strings_));
+  WriteFileAt(Index(), IndexOf(stored));
+  Json doc = VerifyJson({dir_.Path("data")}, 1);
+  const Json& f = FileEndingWith(doc, "Standard1-b-1-Filter.db");
+  ASSERT_EQ(Kinds(f), (std::vector<std::string>{"partitioner", "index"}));
+  const std::uint64_t entry2 = (2 + stored[0].size() + 8) + (2 + stored[1].size() + 8);
+  EXPECT_EQ(f["findings"][1]["offset"], entry2 + 2);
+  EXPECT_EQ(f["keys_checked"], 2);  // the keys before it
+}
+
+TEST_F(StringFilterDir, KeysGivenMustBeUtf8Text) {
+  const std::string single = dir_.Path("Standard9-b-2-Filter.db");
+  WriteFileAt(single, FilterOf({u"k1", u"caf\u00e9"}));
+  Json ok = VerifyJson({single, "--keys", dir_.Write("k.txt", "k1\ncaf\xc3\xa9\n")}, 0);
+  EXPECT_EQ(ok["files"][0]["format"], "cassandra-0.6");
+  EXPECT_EQ(ok["files"][0]["keys_checked"], 2);
+  Json bad = VerifyJson({single, "--keys", dir_.Write("bad.txt", "k1\ncaf\xe9\n")}, 1);
+  ASSERT_EQ(Kinds(bad["files"][0]), std::vector<std::string>{"key-text"});
+  const std::string message = bad["files"][0]["findings"][0]["message"];
+  EXPECT_NE(message.find("key 2 (hex 636166e9)"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace bloomcodec::testing
