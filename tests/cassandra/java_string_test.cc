@@ -39,10 +39,8 @@ TEST(JavaString, Utf8IsDecodedStrictly) {
   for (const Bad& b : {Bad{"80", "byte 80 cannot start a character at byte 0"},
                        Bad{"6bff", "byte ff cannot start a character at byte 1"},
                        Bad{"c080", "byte c0 cannot start"},  // overlong NUL (modified UTF-8)
-                       Bad{"e08080", "overlong"},
-                       Bad{"eda080", "encoded surrogate"},
-                       Bad{"f4908080", "above U+10FFFF"},
-                       Bad{"e282", "cut off"},
+                       Bad{"e08080", "overlong"}, Bad{"eda080", "encoded surrogate"},
+                       Bad{"f4908080", "above U+10FFFF"}, Bad{"e282", "cut off"},
                        Bad{"c3c3", "byte c3 where a continuation byte"}}) {
     auto r = DecodeUtf8Text(testing::HexBytes(b.hex), "key 7");
     ASSERT_FALSE(r.ok()) << b.hex;
@@ -83,9 +81,9 @@ TEST(JavaString, KeysFromUtf8NameTheBadKey) {
 
 TEST(JavaString, IndexKeysCarryTheEntryOffset) {
   KeyList stored;
-  stored.Add(std::string_view("abc"));        // entry at 0, 2 + 3 + 8 bytes
-  stored.Add(testing::HexBytes("c080"));      // entry at 13: NUL
-  stored.Add(testing::HexBytes("41f0"));      // entry at 25: f0 is not modified UTF-8
+  stored.Add(std::string_view("abc"));    // entry at 0, 2 + 3 + 8 bytes
+  stored.Add(testing::HexBytes("c080"));  // entry at 13: NUL
+  stored.Add(testing::HexBytes("41f0"));  // entry at 25: f0 is not modified UTF-8
   KeyList out;
   Status s = JavaStringKeysFromIndex(stored, "x-b-1-Index.db", out);
   ASSERT_FALSE(s.ok());

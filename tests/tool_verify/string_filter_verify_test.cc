@@ -68,8 +68,9 @@ class StringFilterDir : public ::testing::Test {
     // ASCII, Latin-1, NUL inside, a supplementary character, an unpaired surrogate.
     strings_ = {u"k1", u"caf\u00e9", std::u16string{u'a', 0, u'b'}, u"\U0001F600x",
                 std::u16string{u'z', 0xdc00}};
-    for (int i = 0; i < 40; ++i) strings_.push_back(u"row" + std::u16string(1, u'A' + i % 26) +
-                                                    std::u16string(1, u'0' + i / 26));
+    for (int i = 0; i < 40; ++i)
+      strings_.push_back(u"row" + std::u16string(1, u'A' + i % 26) +
+                         std::u16string(1, u'0' + i / 26));
   }
   std::string Filter() const { return ks_ + "/Standard1-b-1-Filter.db"; }
   std::string Index() const { return ks_ + "/Standard1-b-1-Index.db"; }
@@ -129,8 +130,8 @@ TEST_F(StringFilterDir, RandomPartitionerDiskFormIsHashedWhole) {
   std::vector<std::u16string> disk;
   std::vector<ByteVector> stored;
   for (const char* key : {"alpha", "beta", "gamma", "delta"}) {
-    const std::string s = cassandra::RandomPartitionerToken(AsBytes(std::string_view(key))) +
-                          ":" + key;
+    const std::string s =
+        cassandra::RandomPartitionerToken(AsBytes(std::string_view(key))) + ":" + key;
     disk.emplace_back(s.begin(), s.end());
     stored.emplace_back(s.begin(), s.end());
   }

@@ -86,11 +86,19 @@ Result<std::u16string> DecodeModifiedUtf8(ByteSpan encoded, std::string_view wha
   while (i < encoded.size()) {
     const std::uint8_t b = encoded[i];
     switch (b >> 4) {
-      case 0: case 1: case 2: case 3: case 4: case 5: case 6: case 7:
+      case 0:
+      case 1:
+      case 2:
+      case 3:
+      case 4:
+      case 5:
+      case 6:
+      case 7:
         out.push_back(static_cast<char16_t>(b));
         i += 1;
         break;
-      case 12: case 13: {
+      case 12:
+      case 13: {
         if (encoded.size() - i < 2) {
           return BadText(what, "modified UTF-8", i, "a partial character at the end");
         }
@@ -117,8 +125,7 @@ Result<std::u16string> DecodeModifiedUtf8(ByteSpan encoded, std::string_view wha
         i += 3;
         break;
       }
-      default:
-        return BadText(what, "modified UTF-8", i, "byte " + Hex2(b) + " (malformed input)");
+      default: return BadText(what, "modified UTF-8", i, "byte " + Hex2(b) + " (malformed input)");
     }
   }
   return out;
