@@ -28,12 +28,12 @@ rc::Gen<std::u16string> UnitsGen() {
       {2, one(0x80, 0x800)},
       {2, one(0x800, 0xd800)},
       {1, one(0xe000, 0x10000)},
-      {2, gen::map(gen::inRange(0x10000, 0x110000),
-                   [](int cp) {
-                     const int v = cp - 0x10000;
-                     return std::u16string{char16_t(0xd800 + (v >> 10)),
-                                           char16_t(0xdc00 + (v & 0x3ff))};
-                   })},
+      {2, gen::map(
+              gen::inRange(0x10000, 0x110000),
+              [](int cp) {
+                const int v = cp - 0x10000;
+                return std::u16string{char16_t(0xd800 + (v >> 10)), char16_t(0xdc00 + (v & 0x3ff))};
+              })},
       {1, one(0xd800, 0xe000)},  // an unpaired surrogate (unless a neighbour pairs it)
   });
 }
@@ -181,8 +181,10 @@ RC_GTEST_PROP(JavaOracleStrings, WholeFiltersAreByteIdenticalAndAnswerAlike, ())
     }
     if (text) {
       FilterParams params;
-      if (c.by_fp) params.fp_chance = c.fp;
-      else params.buckets_per_element = c.target;
+      if (c.by_fp)
+        params.fp_chance = c.fp;
+      else
+        params.buckets_per_element = c.target;
       auto built = codec->Build(utf8, params);
       RC_ASSERT(built.ok());
       RC_ASSERT(Hex(*built) == Hex(java));
