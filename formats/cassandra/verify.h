@@ -7,8 +7,8 @@
 //   }
 //
 // Compatibility contract: the filter is read as the release that wrote the sstable reads it for
-// its version (descriptor.h): versions < c are not read (1.0 rebuilds the filter from Index.db;
-// only the index is checked), c .. e are the legacy filter, f .. hf the 1.0 one, ia and
+// its version (descriptor.h): versions < c the 0.6 filter (each Index.db entry's String hashed
+// as getBytes("UTF-16"), java_string.h), c .. e the legacy filter, f .. hf the 1.0 one, ia and
 // later the Murmur3 filters of 1.2 - 5.0 (murmur3_filter.h), their Index.db entries in the
 // version's layout (index_db.h). A BTI sstable has no Index.db: its filter is checked without
 // keys, with an info finding (kind "unsupported") saying so. A missing Filter.db is what 1.0
@@ -31,7 +31,8 @@
 //   missing-filter (warning, see above)
 //   trailing-bytes (warning) bytes after the filter, which the original ignores
 //   hash-count (warning)    K = 0 (every key present) or K > 20
-//   rebuilt-filter, temporary, unsupported (info: a BTI sstable, keys not read)
+//   key-text (error)        --keys for a 0.6 filter holds a key that is not UTF-8 text
+//   temporary, unsupported (info: a BTI sstable, keys not read)
 //   partitioner (info)      before e: the partitioner Index.db's keys show (index_db.h)
 #pragma once
 
@@ -49,7 +50,7 @@
 namespace bloomcodec::cassandra {
 
 // Checks one filter's bytes (read as `format`: legacy, 1.0 or a Murmur3 layout; never
-// kRebuiltFromIndex) and, when `keys` is given, every key
+// the 0.6 filter, whose keys are then the Strings' UTF-16 bytes) and, when `keys` is given, every key
 // against it. The fill is judged against `sized_keys` (the Index.db entry count or the keys
 // given; `sized_from` "index" or "keys") or, when unset, against the most keys the filter's size
 // and K allow; every bit set is always a finding. Appends to `report`.
