@@ -13,7 +13,9 @@
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
 #include "bloomcodec/cassandra/v10_filter.h"
+#include "bloomcodec/input_file.h"
 #include "cassandra/descriptor.h"
+#include "cassandra/index_db.h"
 #include "cassandra/inspect.h"
 #include "codec/byte_writer.h"
 #include "inspect_support.h"
@@ -33,6 +35,20 @@ void AddDescriptor(Document& doc, std::string_view source) {
   sstable["generation"] = d->generation;
   sstable["component"] = d->component;
   sstable["filter_kind"] = std::string(FilterFormatName(d->filter_format()));
+  // Before e the partitioner decides what Index.db holds: told from the Index.db beside the
+  // filter, when there is one (as verify tells it).
+  if (d->filter_kind() != FilterKind::kMurmur3 &&
+      IndexKeyFormForVersion(d->version) != IndexKeyForm::kRaw && source.ends_with("Filter.db")) {
+    const std::string index =
+        std::string(source.substr(0, source.size() - std::string_view("Filter.db").size())) +
+        "Index.db";
+    if (Result<InputFile> in = InputFile::Open(index); in.ok()) {
+      sstable["partitioner"] = DetectIndexKeyFormBeforeE(in->bytes()) == IndexKeyForm::kRaw
+                                   ? "order-preserving"
+                                   : "random";
+      sstable["partitioner_from"] = index;
+    }
+  }
   doc["sstable"] = std::move(sstable);
 }
 

@@ -138,30 +138,41 @@ std::unique_ptr<InputFile> OpenOrReport(const std::string& path, std::string_vie
 
 // The keys of an Index.db; damage is an "index" finding and the keys before it are kept.
 std::optional<IndexDb> LoadIndex(const std::string& path, std::string_view version,
-                                 const FilterFormat& format, FileReport& report) {
+                                 const FilterFormat& format, FileReport& report,
+                                 std::optional<IndexKeyForm> forced) {
   std::unique_ptr<InputFile> in = OpenOrReport(path, "Index.db", report);
   if (!in) return std::nullopt;
   IndexDb index;
   // Keys are stored encoded only before version e; a 1.2+ kind (BTI's "da" sorts before "e")
   // always has raw keys.
-  const IndexKeyForm detected = format.kind == FilterKind::kMurmur3
-                                    ? IndexKeyForm::kRaw
-                                    : IndexKeyFormFor(version, in->bytes());
+  const bool before_e =
+      format.kind != FilterKind::kMurmur3 && IndexKeyFormForVersion(version) != IndexKeyForm::kRaw;
+  // --partitioner forces the reading before e; otherwise the data tells.
+  const IndexKeyForm detected = !before_e ? IndexKeyForm::kRaw
+                                : forced  ? *forced
+                                          : IndexKeyFormFor(version, in->bytes());
   // The 0.6 filter was given the partitioner's whole disk form, as Index.db stores it.
   const bool java_strings = format.kind == FilterKind::kJavaStrings;
   const IndexKeyForm key_form = java_strings ? IndexKeyForm::kRaw : detected;
-  if (format.kind != FilterKind::kMurmur3 &&
-      IndexKeyFormForVersion(version) != IndexKeyForm::kRaw) {
+  if (before_e) {
     // Before e the partitioner decides what Index.db holds; say which one the data shows.
     report.Add(Severity::kInfo, finding_kind::kPartitioner,
-               std::string(detected == IndexKeyForm::kRaw
+               std::string(forced ? (detected == IndexKeyForm::kRaw
+                                         ? "Index.db keys read as an order-preserving partitioner "
+                                           "wrote them (the key itself)"
+                                         : "Index.db keys read as RandomPartitioner wrote them "
+                                           "('<token>:<key>')")
+                           : detected == IndexKeyForm::kRaw
                                ? "Index.db keys as an order-preserving partitioner wrote them (the "
                                  "key itself: no entry is RandomPartitioner's '<MD5 token>:<key>')"
                                : "Index.db keys as RandomPartitioner wrote them ('<token>:<key>', "
                                  "the token the key's MD5)") +
                    (java_strings ? "; the 0.6 filter holds each entry's whole string"
                     : detected == IndexKeyForm::kRaw ? ""
-                                                     : "; the key is what follows the ':'"));
+                                                     : "; the key is what follows the ':'") +
+                   (forced ? " (as --partitioner says)" : ""));
+    report.findings.back().fields.emplace_back(
+        "partitioner", detected == IndexKeyForm::kRaw ? "order-preserving" : "random");
   }
   Status s = ReadIndexDbInto(in->bytes(), path, key_form, EntryFormFor(format, version), index);
   if (!s.ok()) {
@@ -448,7 +459,9 @@ FileReport VerifySstable(const SstableFiles& sstable) {
                    "): Cassandra cannot open this sstable, and its keys cannot be checked");
   }
   std::optional<IndexDb> index;
-  if (sstable.has_index && !bti) index = LoadIndex(sstable.index_path, d.version, format, report);
+  if (sstable.has_index && !bti) {
+    index = LoadIndex(sstable.index_path, d.version, format, report, sstable.forced_key_form);
+  }
   if (!sstable.has_filter) {
     report.Add(Severity::kWarning, finding_kind::kMissingFilter,
                format.kind == FilterKind::kMurmur3
@@ -488,7 +501,8 @@ FileReport VerifySstable(const SstableFiles& sstable) {
 
 FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
                             const std::string& version, const KeyList* keys,
-                            const std::string& index_path) {
+                            const std::string& index_path,
+                            std::optional<IndexKeyForm> forced_key_form) {
   FileReport report;
   report.path = path;
   report.format = FormatNameFor(format);
@@ -510,7 +524,8 @@ FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
   std::string sized_from;
   KeyList java_keys;
   if (!index_path.empty()) {
-    index = LoadIndex(index_path, version.empty() ? "hc" : version, format, report);
+    index =
+        LoadIndex(index_path, version.empty() ? "hc" : version, format, report, forced_key_form);
     if (index && std::none_of(report.findings.begin(), report.findings.end(),
                               [](const Finding& f) { return f.kind == finding_kind::kIndex; })) {
       sized = static_cast<double>(index->keys.size());

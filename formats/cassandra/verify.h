@@ -46,6 +46,7 @@
 #include "bloomcodec/status.h"
 #include "bloomcodec/verify.h"
 #include "cassandra/descriptor.h"
+#include "cassandra/index_db.h"
 
 namespace bloomcodec::cassandra {
 
@@ -69,6 +70,8 @@ struct SstableFiles {
   std::string index_path;   // where Index.db is or would be
   bool has_filter = false;
   bool has_index = false;
+  // --partitioner: how Index.db keys before e are read; nullopt: told from the data.
+  std::optional<IndexKeyForm> forced_key_form;
 };
 
 // Every SSTable under `root` (keyspace subfolders included), sorted by path. Files whose names
@@ -84,6 +87,7 @@ FileReport VerifySstable(const SstableFiles& sstable);
 // supply the keys.
 FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
                             const std::string& version, const KeyList* keys,
-                            const std::string& index_path);
+                            const std::string& index_path,
+                            std::optional<IndexKeyForm> forced_key_form = std::nullopt);
 
 }  // namespace bloomcodec::cassandra

@@ -172,3 +172,67 @@ TEST_F(StringFilterDir, KeysGivenMustBeUtf8Text) {
 
 }  // namespace
 }  // namespace bloomcodec::testing
+
+namespace bloomcodec::testing {
+namespace {
+
+// Version d (legacy filter of the key after the ':'): --partitioner forces the Index.db reading.
+TEST(PartitionerOption, ForcesHowIndexKeysBeforeEAreRead) {
+  CliDir dir;
+  const std::string ks = dir.Path("data/Keyspace1");
+  KeyList raw;
+  std::vector<ByteVector> stored;
+  for (const char* key : {"alpha", "beta", "gamma", "delta"}) {
+    raw.Add(std::string_view(key));
+    const std::string s =
+        cassandra::RandomPartitionerToken(AsBytes(std::string_view(key))) + ":" + key;
+    stored.emplace_back(s.begin(), s.end());
+  }
+  auto spec = cassandra::LegacySizeForBucketsPerElement(4, 15);
+  ASSERT_TRUE(spec.ok());
+  auto filter = cassandra::BuildLegacyFilter(raw, *spec);
+  ASSERT_TRUE(filter.ok());
+  WriteFileAt(ks + "/Standard1-d-1-Filter.db", *filter);
+  WriteFileAt(ks + "/Standard1-d-1-Index.db", IndexOf(stored));
+
+  Json told = VerifyJson({dir.Path("data")}, 0);
+  const Json& t = FileEndingWith(told, "Standard1-d-1-Filter.db");
+  EXPECT_EQ(t["findings"][0]["partitioner"], "random");
+  EXPECT_EQ(t["keys_checked"], 4);
+  Json same = VerifyJson({dir.Path("data"), "--partitioner", "random"}, 0);
+  const Json& r = FileEndingWith(same, "Standard1-d-1-Filter.db");
+  EXPECT_NE(r["findings"][0]["message"].get<std::string>().find("as --partitioner says"),
+            std::string::npos);
+  // Read as the key itself, the whole "<token>:<key>" is asked: none of them is in the filter.
+  Json forced = VerifyJson({dir.Path("data"), "--partitioner", "order-preserving"}, 1);
+  const Json& f = FileEndingWith(forced, "Standard1-d-1-Filter.db");
+  EXPECT_EQ(f["findings"][0]["partitioner"], "order-preserving");
+  EXPECT_EQ(f["false_negative_count"], 4);
+  // The single file takes it too.
+  Json single =
+      VerifyJson({ks + "/Standard1-d-1-Filter.db", "--partitioner", "order-preserving"}, 1);
+  EXPECT_EQ(single["files"][0]["false_negative_count"], 4);
+  // inspect says which partitioner the Index.db beside the filter shows.
+  CliRun inspect = RunCli({"inspect", ks + "/Standard1-d-1-Filter.db", "--json"});
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  Json doc = Json::parse(inspect.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << inspect.out;
+  EXPECT_EQ(doc["files"][0]["sstable"]["partitioner"], "random");
+  EXPECT_EQ(doc["files"][0]["sstable"]["partitioner_from"], ks + "/Standard1-d-1-Index.db");
+  // An order-preserving one's keys (the 0.6 filter of version b: each String whole).
+  WriteFileAt(ks + "/Standard1-b-2-Filter.db", FilterOf({u"12:k1"}));
+  WriteFileAt(ks + "/Standard1-b-2-Index.db", IndexOf({HexBytes("31323a6b31")}));
+  CliRun inspect_b = RunCli({"inspect", ks + "/Standard1-b-2-Filter.db", "--json"});
+  Json doc_b = Json::parse(inspect_b.out, nullptr, false);
+  ASSERT_FALSE(doc_b.is_discarded()) << inspect_b.out << inspect_b.err;
+  EXPECT_EQ(doc_b["files"][0]["format"], "cassandra-0.6");
+  EXPECT_EQ(doc_b["files"][0]["sstable"]["partitioner"], "order-preserving");
+  EXPECT_EQ(doc_b["files"][0]["key_encoding"], "String.getBytes(\"UTF-16\")");
+  CliRun bad = RunCli({"verify", dir.Path("data"), "--partitioner", "murmur3"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--partitioner: expected random or order-preserving"), std::string::npos)
+      << bad.err;
+}
+
+}  // namespace
+}  // namespace bloomcodec::testing

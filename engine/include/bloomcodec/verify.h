@@ -201,7 +201,10 @@ struct VerifyOptions {
   std::string index_path;               // kIndexDb
   const FormatCodec* format = nullptr;  // --format for single files; null: detect
   KeyKind key_kind = KeyKind::kAuto;    // LevelDB single tables
-  unsigned threads = 0;                 // 0: hardware_concurrency
+  // Cassandra before version e: how Index.db keys were written ("random": RandomPartitioner's
+  // "<token>:<key>", "order-preserving": the key itself); empty: told from the data.
+  std::string partitioner;
+  unsigned threads = 0;  // 0: hardware_concurrency
   VerifyProgress progress;
 };
 
