@@ -17,6 +17,7 @@
 #include "cassandra/index_db.h"
 #include "cassandra/inspect.h"
 #include "cassandra/murmur3/inspect.h"
+#include "cassandra/statistics_db.h"
 
 namespace bloomcodec::cassandra {
 
@@ -414,6 +415,7 @@ Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
       prefix.resize(prefix.size() - d->component.size());
       s.filter_path = (p.parent_path() / (prefix + "Filter.db")).string();
       s.index_path = (p.parent_path() / (prefix + "Index.db")).string();
+      s.statistics_path = (p.parent_path() / (prefix + "Statistics.db")).string();
     }
     // A gzipped component (how fixtures are stored) is read transparently.
     if (component == "Filter.db") {
@@ -422,6 +424,9 @@ Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
     } else if (component == "Index.db") {
       s.has_index = true;
       s.index_path = p.string();
+    } else if (component == "Statistics.db" && !d->component.ends_with(".gz")) {
+      s.has_statistics = true;
+      s.statistics_path = p.string();
     }
   }
   std::vector<SstableFiles> out;
@@ -496,6 +501,12 @@ FileReport VerifySstable(const SstableFiles& sstable) {
   if (index_complete) sized = static_cast<double>(index->keys.size());
   VerifyFilterBytes(filter->bytes(), format, index ? &index->keys : nullptr, sized,
                     sized ? "index" : "", report);
+  if (sstable.has_statistics) {
+    CheckStatistics(sstable.statistics_path, d.version, d.sstable_format,
+                    sized ? std::optional<std::int64_t>(static_cast<std::int64_t>(*sized))
+                          : std::nullopt,
+                    report);
+  }
   return report;
 }
 

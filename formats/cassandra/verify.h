@@ -66,10 +66,12 @@ struct SstableFiles {
   // or backups/, that name with " (snapshot <tag>)" / " (backups)" appended, and `role` says so.
   std::string group;
   GroupRole role = GroupRole::kLive;
-  std::string filter_path;  // where Filter.db is or would be
-  std::string index_path;   // where Index.db is or would be
+  std::string filter_path;      // where Filter.db is or would be
+  std::string index_path;       // where Index.db is or would be
+  std::string statistics_path;  // where Statistics.db is or would be
   bool has_filter = false;
   bool has_index = false;
+  bool has_statistics = false;
   // --partitioner: how Index.db keys before e are read; nullopt: told from the data.
   std::optional<IndexKeyForm> forced_key_form;
 };

@@ -4,10 +4,13 @@
 // filters with the library's 0.6 writer, which the JVM oracle holds to Java's semantics.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 
+#include "bloomcodec/cassandra/filter_factory.h"
 #include "bloomcodec/cassandra/java_string.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
+#include "bloomcodec/cassandra/murmur3_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
 #include "cassandra/index_db.h"
 #include "support/test_support.h"
@@ -232,6 +235,105 @@ TEST(PartitionerOption, ForcesHowIndexKeysBeforeEAreRead) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--partitioner: expected random or order-preserving"), std::string::npos)
       << bad.err;
+}
+
+}  // namespace
+}  // namespace bloomcodec::testing
+
+namespace bloomcodec::testing {
+namespace {
+
+// Statistics.db of a 3.x sstable (no checksums): VALIDATION only.
+ByteVector StatisticsOf(const std::string& partitioner, double fp) {
+  ByteVector out;
+  const auto put32 = [&](std::uint32_t v) {
+    for (int i = 3; i >= 0; --i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+  };
+  put32(1);
+  put32(0);
+  put32(12);
+  out.push_back(static_cast<std::uint8_t>(partitioner.size() >> 8));
+  out.push_back(static_cast<std::uint8_t>(partitioner.size()));
+  out.insert(out.end(), partitioner.begin(), partitioner.end());
+  std::uint64_t bits;
+  std::memcpy(&bits, &fp, sizeof bits);
+  for (int i = 7; i >= 0; --i) out.push_back(static_cast<std::uint8_t>(bits >> (8 * i)));
+  return out;
+}
+
+// A 3.x table of 2000 keys whose filter was sized for `estimated` keys at fp chance 0.01.
+Json VerifyTable(CliDir& dir, std::int64_t estimated, const ByteVector& statistics,
+                 int expected_exit) {
+  const std::string t = dir.Path("data/ks/tbl-0123456789abcdef0123456789abcdef");
+  KeyList keys;
+  std::vector<std::int64_t> positions;
+  for (int i = 0; i < 2000; ++i) {
+    keys.Add(std::string_view("key" + std::to_string(100000 + i)));
+    positions.push_back(i * 50);
+  }
+  auto spec = cassandra::SizeMurmur3Filter(estimated, 0.01);
+  EXPECT_TRUE(spec.ok());
+  auto filter = cassandra::BuildMurmur3Filter(keys, spec->hash_count, spec->word_count,
+                                              cassandra::Murmur3Layout::kNewOrderLongs);
+  EXPECT_TRUE(filter.ok());
+  auto index =
+      cassandra::WriteIndexDb(keys, positions, cassandra::IndexEntryForm::kVIntPositionAndPromoted);
+  EXPECT_TRUE(index.ok());
+  WriteFileAt(t + "/me-1-big-Filter.db", *filter);
+  WriteFileAt(t + "/me-1-big-Index.db", *index);
+  WriteFileAt(t + "/me-1-big-Statistics.db", statistics);
+  return VerifyJson({dir.Path("data")}, expected_exit);
+}
+
+TEST(StatisticsVerify, TheConfiguredChanceJudgesTheFill) {
+  const std::string partitioner = "org.apache.cassandra.dht.Murmur3Partitioner";
+  {
+    CliDir dir;
+    Json doc = VerifyTable(dir, 2000, StatisticsOf(partitioner, 0.01), 0);
+    const Json& f = FileEndingWith(doc, "me-1-big-Filter.db");
+    ASSERT_EQ(Kinds(f), std::vector<std::string>{"statistics"});
+    EXPECT_EQ(f["findings"][0]["partitioner"], partitioner);
+    EXPECT_EQ(f["findings"][0]["bloom_filter_fp_chance"], "0.01");
+    EXPECT_EQ(f["status"], "ok");
+  }
+  {
+    // Sized for 20000 keys, holding 2000: far better than 0.01 promises for 2000 keys.
+    CliDir dir;
+    Json doc = VerifyTable(dir, 20000, StatisticsOf(partitioner, 0.01), 0);
+    const Json& f = FileEndingWith(doc, "me-1-big-Filter.db");
+    ASSERT_EQ(Kinds(f), (std::vector<std::string>{"statistics", "fp-chance"}));
+    const Json& w = f["findings"][1];
+    EXPECT_EQ(w["severity"], "warning");
+    EXPECT_LT(std::stod(w["implied_fp_rate"].get<std::string>()),
+              0.75 * std::stod(w["promised_fp_rate"].get<std::string>()));
+    EXPECT_NE(w["message"].get<std::string>().find("likely too high"), std::string::npos);
+  }
+  {
+    // Sized for 200 keys, holding 2000: far worse.
+    CliDir dir;
+    // (Not overfilled: Index.db says 2000 keys, which explains the fill.)
+    Json doc = VerifyTable(dir, 200, StatisticsOf(partitioner, 0.01), 0);
+    const Json& f = FileEndingWith(doc, "me-1-big-Filter.db");
+    bool warned = false;
+    for (const Json& x : f["findings"]) {
+      if (x["kind"] == "fp-chance") {
+        warned = true;
+        EXPECT_NE(x["message"].get<std::string>().find("likely too low"), std::string::npos);
+      }
+    }
+    EXPECT_TRUE(warned) << f.dump(1);
+  }
+  {
+    // A damaged Statistics.db: Cassandra cannot open the sstable.
+    CliDir dir;
+    ByteVector bad = StatisticsOf(partitioner, 0.01);
+    bad[7] = 9;  // the first entry's type
+    Json doc = VerifyTable(dir, 2000, bad, 1);
+    const Json& f = FileEndingWith(doc, "me-1-big-Filter.db");
+    ASSERT_EQ(Kinds(f), std::vector<std::string>{"statistics"});
+    EXPECT_EQ(f["findings"][0]["severity"], "error");
+    EXPECT_EQ(f["findings"][0]["offset"], 4);
+  }
 }
 
 }  // namespace
