@@ -32,6 +32,10 @@
 //   trailing-bytes (warning) bytes after the filter, which the original ignores
 //   hash-count (warning)    K = 0 (every key present) or K > 20
 //   key-text (error)        --keys for a 0.6 filter holds a key that is not UTF-8 text
+//   statistics (info/error) Statistics.db's partitioner and fp chance (ka and later), or its
+//                           damage at an offset (statistics_db.h)
+//   fp-chance (warning)     the fill's fp rate is more than 25% off what the sizing promises for
+//                           the Index.db key count at the table's fp chance
 //   temporary, unsupported (info: a BTI sstable, keys not read)
 //   partitioner (info)      before e: the partitioner Index.db's keys show (index_db.h)
 #pragma once

@@ -307,6 +307,21 @@ TEST(StatisticsVerify, TheConfiguredChanceJudgesTheFill) {
     EXPECT_LT(std::stod(w["implied_fp_rate"].get<std::string>()),
               0.75 * std::stod(w["promised_fp_rate"].get<std::string>()));
     EXPECT_NE(w["message"].get<std::string>().find("likely too high"), std::string::npos);
+    // inspect shows both figures.
+    const std::string filter =
+        dir.Path("data/ks/tbl-0123456789abcdef0123456789abcdef/me-1-big-Filter.db");
+    CliRun inspect = RunCli({"inspect", filter, "--json"});
+    ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+    Json i = Json::parse(inspect.out, nullptr, false);
+    ASSERT_FALSE(i.is_discarded()) << inspect.out;
+    const Json& stats = i["files"][0]["statistics"];
+    EXPECT_EQ(stats["partitioner"], partitioner);
+    EXPECT_EQ(stats["bloom_filter_fp_chance"], 0.01);
+    EXPECT_EQ(stats["index_keys"], 2000);
+    EXPECT_NEAR(stats["promised_fp_rate"].get<double>(),
+                std::stod(w["promised_fp_rate"].get<std::string>()), 1e-6);
+    EXPECT_LT(i["files"][0]["estimated_false_positive_rate"].get<double>(),
+              0.75 * stats["promised_fp_rate"].get<double>());
   }
   {
     // Sized for 200 keys, holding 2000: far worse.
