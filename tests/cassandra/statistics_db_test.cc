@@ -114,6 +114,29 @@ TEST(StatisticsDb, DamageIsRefusedAtItsOffset) {
   }
 }
 
+TEST(StatisticsDb, EveryTruncationAndEveryFlipUpToValidationIsCaught) {
+  const ByteVector good = Statistics(true, kMurmur3, 0.01);
+  const std::size_t validation_end = 28 + 2 + 43 + 8 + 4;  // the component and its CRC32
+  for (std::size_t n = 0; n < good.size(); ++n) {
+    const ByteVector cut(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n));
+    auto v = ReadValidationMetadata(cut, "t", "nb", "big");
+    if (n >= validation_end) {
+      // Only COMPACTION is cut: its TOC offset still lies inside, VALIDATION reads whole.
+      if (v.ok()) continue;
+    }
+    ASSERT_FALSE(v.ok()) << n;
+    if (v.status().offset()) EXPECT_LE(*v.status().offset(), n) << v.status().ToString();
+  }
+  for (std::size_t i = 0; i < validation_end; ++i) {
+    for (std::uint8_t bit : {0x01, 0x80}) {
+      ByteVector flipped = good;
+      flipped[i] ^= bit;
+      auto v = ReadValidationMetadata(flipped, "t", "nb", "big");
+      EXPECT_FALSE(v.ok()) << "byte " << i << " bit " << int(bit);
+    }
+  }
+}
+
 TEST(StatisticsDb, PromisedRateIsTheSizingsAtThatKeyCount) {
   // 10000 keys at 0.01: FilterFactory picks bpe and K from BloomCalculations; the promised rate
   // is the expected fp of that filter at 10000 keys, near the chance asked.
