@@ -353,3 +353,35 @@ TEST(StatisticsVerify, TheConfiguredChanceJudgesTheFill) {
 
 }  // namespace
 }  // namespace bloomcodec::testing
+
+namespace bloomcodec::testing {
+namespace {
+
+// convert --index with a 0.6 filter: the Index.db entries are its Strings, whole.
+TEST_F(StringFilterDir, ConvertTakesIndexStringsWhole) {
+  std::vector<std::u16string> text(strings_.begin(), strings_.end());
+  text.erase(text.begin() + 4);  // "z" + an unpaired surrogate: no UTF-8 form
+  std::vector<ByteVector> stored;
+  for (const std::u16string& s : text) stored.push_back(ModifiedUtf8(s));
+  WriteFileAt(Filter(), FilterOf(text));
+  WriteFileAt(Index(), IndexOf(stored));
+  const std::string out = dir_.Path("out-Filter.db");
+  CliRun ok = RunCli({"convert", Filter(), "--to", "cassandra-legacy", "--buckets-per-element",
+                      "15", "--index", Index(), "-o", out, "--json"});
+  ASSERT_EQ(ok.exit_code, 0) << ok.err << ok.out;
+  Json doc = Json::parse(ok.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << ok.out;
+  EXPECT_EQ(doc["keys"], text.size()) << ok.out;
+  // With the unpaired surrogate back in, the entry is refused at its offset.
+  stored.insert(stored.begin() + 1, ModifiedUtf8(std::u16string{u'z', 0xdc00}));
+  WriteFileAt(Index(), IndexOf(stored));
+  CliRun bad = RunCli({"convert", Filter(), "--to", "cassandra-legacy", "--buckets-per-element",
+                       "15", "--index", Index(), "-o", out});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("unpaired surrogate"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("byte " + std::to_string(2 + stored[0].size() + 8 + 2)), std::string::npos)
+      << bad.err;
+}
+
+}  // namespace
+}  // namespace bloomcodec::testing

@@ -58,4 +58,9 @@ namespace bloomcodec::cassandra {
 // `source` and its offset in the file (the keys before it are in `out`).
 Status JavaStringKeysFromIndex(const KeyList& stored, std::string_view source, KeyList& out);
 
+// The same Strings as UTF-8 text (what the cassandra-0.6 codec takes: probe / convert --index);
+// a String with an unpaired surrogate has no UTF-8 form and is Corrupt at its entry, like a key
+// readUTF refuses.
+Status Utf8KeysFromIndex(const KeyList& stored, std::string_view source, KeyList& out);
+
 }  // namespace bloomcodec::cassandra
