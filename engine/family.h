@@ -101,7 +101,8 @@ struct FamilyVerify {
   // Recognises a directory as one of the family's (a database, a data directory) and adds a task
   // per file; returns false when the directory is not the family's. Asked in `directory_rank`
   // order (the most specific first: a RocksDB database also looks like a LevelDB one).
-  Result<bool> (*plan_directory)(const std::string& dir, std::vector<VerifyTask>& tasks) = nullptr;
+  Result<bool> (*plan_directory)(const std::string& dir, const VerifyOptions& options,
+                                 std::vector<VerifyTask>& tasks) = nullptr;
   int directory_rank = 0;
   // What such a directory is, for the message when no family recognises one (empty: not said).
   std::string_view directory_description;

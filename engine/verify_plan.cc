@@ -54,7 +54,7 @@ Status PlanDirectory(const std::string& dir, const VerifyOptions& options,
   }
   std::vector<std::string_view> described;
   for (const engine::Family* family : DirectoryFamilies()) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(bool planned, family->verify.plan_directory(dir, tasks));
+    BLOOMCODEC_ASSIGN_OR_RETURN(bool planned, family->verify.plan_directory(dir, options, tasks));
     if (planned) return Status();
     if (!family->verify.directory_description.empty()) {
       described.push_back(family->verify.directory_description);

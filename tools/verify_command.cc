@@ -20,7 +20,7 @@ namespace bloomcodec::tool {
 namespace {
 constexpr FlagSpec kFlags[] = {
     {"--keys", true},   {"--key-format", true}, {"--index", true}, {"--from-table", false},
-    {"--format", true}, {"--key-kind", true},   {"--json", false},
+    {"--format", true}, {"--key-kind", true},   {"--json", false}, {"--partitioner", true},
 };
 constexpr std::uintmax_t kLargeFileBytes = 64 << 20;
 
@@ -52,6 +52,13 @@ Result<bool> RunVerify(std::span<const std::string_view> argv) {
   BLOOMCODEC_ASSIGN_OR_RETURN(options.key_kind, ReadKeyKind(args));
   if (auto name = args.Value("--format")) {
     BLOOMCODEC_ASSIGN_OR_RETURN(options.format, FormatByName(*name));
+  }
+  if (auto partitioner = args.Value("--partitioner")) {
+    if (*partitioner != "random" && *partitioner != "order-preserving") {
+      return Status::InvalidArgument("--partitioner: expected random or order-preserving, found '" +
+                                     std::string(*partitioner) + "'");
+    }
+    options.partitioner = std::string(*partitioner);
   }
   std::vector<std::string> paths(args.positionals().begin(), args.positionals().end());
   if (sources > 0 && paths.size() > 1) {

@@ -2,6 +2,7 @@
 // one Murmur3 bit set in its 3.x and 4.0 serializations.
 #include <string>
 
+#include "bloomcodec/cassandra/java_string.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/v10_filter.h"
@@ -74,7 +75,9 @@ Result<KeyList> IndexKeys(const std::string& path, const FormatCodec* filter_for
   std::string_view name = file.path();
   if (name.ends_with(".gz")) name.remove_suffix(3);
   Result<Descriptor> d = ParseDescriptor(name);
-  const IndexKeyForm form = d.ok() && d->sstable_format.empty()
+  // The 0.6 filter holds each entry's whole String (the disk form): no token is cut off.
+  const bool java_strings = filter_format == Codec(FormatId::kJavaStrings);
+  const IndexKeyForm form = !java_strings && d.ok() && d->sstable_format.empty()
                                 ? IndexKeyFormFor(d->version, file.bytes())
                                 : IndexKeyForm::kRaw;
   IndexEntryForm entries = IndexEntryForm::kPositionOnly;
@@ -89,6 +92,12 @@ Result<KeyList> IndexKeys(const std::string& path, const FormatCodec* filter_for
   IndexDb index;
   BLOOMCODEC_RETURN_IF_ERROR(ReadIndexDbInto(file.bytes(), file.path(), form, entries, index));
   source = file.path();
+  if (java_strings) {
+    // readUTF's Strings, as the UTF-8 text the codec takes.
+    KeyList text;
+    BLOOMCODEC_RETURN_IF_ERROR(Utf8KeysFromIndex(index.keys, file.path(), text));
+    return text;
+  }
   return std::move(index.keys);
 }
 

@@ -34,9 +34,9 @@ bool IsSstableFormat(std::string_view s) { return s == "big" || s == "bti"; }
 FilterKind FilterKindForVersion(std::string_view version, std::string_view sstable_format) {
   if (sstable_format == "bti") return FilterKind::kMurmur3;  // BTI begins with 5.0
   // Versions compare as strings, as Descriptor does (e.g. "hc" < "ia").
-  if (version < "c") return FilterKind::kRebuiltFromIndex;  // hasStringsInBloomFilter
-  if (version < "f") return FilterKind::kLegacy;            // usesOldBloomFilter
-  if (version < "ia") return FilterKind::kV10;              // Murmur2 until ia (1.2)
+  if (version < "c") return FilterKind::kJavaStrings;  // hasStringsInBloomFilter
+  if (version < "f") return FilterKind::kLegacy;       // usesOldBloomFilter
+  if (version < "ia") return FilterKind::kV10;         // Murmur2 until ia (1.2)
   return FilterKind::kMurmur3;
 }
 
@@ -61,7 +61,7 @@ FilterFormat FilterFormatForVersion(std::string_view version, std::string_view s
 
 std::string_view FilterFormatName(const FilterFormat& format) {
   switch (format.kind) {
-    case FilterKind::kRebuiltFromIndex: return "rebuilt from Index.db (version < c)";
+    case FilterKind::kJavaStrings: return "cassandra-0.6";
     case FilterKind::kLegacy: return "cassandra-legacy";
     case FilterKind::kV10: return "cassandra-1.0";
     case FilterKind::kMurmur3:
@@ -73,6 +73,7 @@ std::string_view FilterFormatName(const FilterFormat& format) {
 std::optional<FilterFormat> FilterFormatForName(std::string_view name) {
   if (name == "cassandra-1.0") return FilterFormat{FilterKind::kV10, std::nullopt};
   if (name == "cassandra-legacy") return FilterFormat{FilterKind::kLegacy, std::nullopt};
+  if (name == "cassandra-0.6") return FilterFormat{FilterKind::kJavaStrings, std::nullopt};
   if (std::optional<Murmur3Layout> layout = LayoutForFormatName(name)) {
     return FilterFormat{FilterKind::kMurmur3, layout};
   }

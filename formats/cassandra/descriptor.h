@@ -12,9 +12,11 @@
 // `<ks>/<table>-<table id>/`. Versions compare as strings.
 //
 // Compatibility contract: the version and the filter kind are those the Cassandra release that
-// wrote the file decides: < c rebuilt in memory from Index.db, c .. e legacy Filter.db, f .. hf
+// wrote the file decides: < c the 0.6 Filter.db (keys hashed as Java Strings; Cassandra 1.0 no
+// longer reads it and rebuilds the filter from Index.db), c .. e legacy Filter.db, f .. hf
 // the 1.0 Filter.db; ia .. lb Murmur3 with the old index order, ma .. me (and ScyllaDB's ms, mt,
-// which sort before na) the new order (both big-endian longs), BIG na and later and BTI da the raw-bytes serialization (BTI versions
+// which sort before na) the new order (both big-endian longs), BIG na and later and BTI da the
+// raw-bytes serialization (BTI versions
 // below "b", which Apache Cassandra never wrote, the longs). A missing Filter.db before ia means
 // BloomFilter.emptyFilter() (V10Filter::Empty()); from 3.0 on it means fp chance 1.0.
 #pragma once
@@ -30,10 +32,10 @@
 namespace bloomcodec::cassandra {
 
 enum class FilterKind {
-  kRebuiltFromIndex,  // version < c: legacy filter rebuilt from Index.db, getFilter(keys, 15)
-  kLegacy,            // c <= version < f: legacy Filter.db
-  kV10,               // f <= version < ia: the 1.0 Filter.db (V10Filter)
-  kMurmur3,           // ia and later, BTI: Murmur3 in one of three layouts (murmur3_layout.h)
+  kJavaStrings,  // version < c: the 0.6 Filter.db, keys hashed as Java Strings (cassandra-0.6)
+  kLegacy,       // c <= version < f: legacy Filter.db
+  kV10,          // f <= version < ia: the 1.0 Filter.db (V10Filter)
+  kMurmur3,      // ia and later, BTI: Murmur3 in one of three layouts (murmur3_layout.h)
 };
 
 // How a Filter.db is read: the kind and, exactly when the kind is kMurmur3, the layout.
@@ -52,8 +54,7 @@ FilterKind FilterKindForVersion(std::string_view version, std::string_view sstab
 std::optional<Murmur3Layout> Murmur3LayoutForVersion(std::string_view version,
                                                      std::string_view sstable_format = "");
 FilterFormat FilterFormatForVersion(std::string_view version, std::string_view sstable_format = "");
-// The command line's format name ("cassandra-legacy", "cassandra-1.0", "cassandra-1.2", ...), or
-// "rebuilt from Index.db (version < c)".
+// The command line's format name ("cassandra-0.6", "cassandra-legacy", "cassandra-1.0", ...).
 std::string_view FilterFormatName(const FilterFormat& format);
 // The inverse for the command line's Cassandra Filter.db formats; nullopt for any other name.
 std::optional<FilterFormat> FilterFormatForName(std::string_view name);

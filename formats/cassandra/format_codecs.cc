@@ -287,6 +287,7 @@ const FormatCodec* Codec(FormatId id) {
   switch (id) {
     case FormatId::kV10: return &v10;
     case FormatId::kLegacy: return &legacy;
+    case FormatId::kJavaStrings: return JavaStringCodec();
     case FormatId::kV10Row: return &row;
     case FormatId::kMurmur3V12: return Murmur3Codec(Murmur3Layout::kOldOrderLongs);
     case FormatId::kMurmur3V30: return Murmur3Codec(Murmur3Layout::kNewOrderLongs);
@@ -297,8 +298,9 @@ const FormatCodec* Codec(FormatId id) {
 
 std::span<const FormatCodec* const> Formats() {
   static const FormatCodec* const formats[] = {
-      Codec(FormatId::kV10),        Codec(FormatId::kLegacy),     Codec(FormatId::kV10Row),
-      Codec(FormatId::kMurmur3V12), Codec(FormatId::kMurmur3V30), Codec(FormatId::kMurmur3V40)};
+      Codec(FormatId::kV10),       Codec(FormatId::kLegacy),     Codec(FormatId::kJavaStrings),
+      Codec(FormatId::kV10Row),    Codec(FormatId::kMurmur3V12), Codec(FormatId::kMurmur3V30),
+      Codec(FormatId::kMurmur3V40)};
   return formats;
 }
 

@@ -13,7 +13,9 @@
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
 #include "bloomcodec/cassandra/v10_filter.h"
+#include "bloomcodec/input_file.h"
 #include "cassandra/descriptor.h"
+#include "cassandra/index_db.h"
 #include "cassandra/inspect.h"
 #include "codec/byte_writer.h"
 #include "inspect_support.h"
@@ -33,6 +35,20 @@ void AddDescriptor(Document& doc, std::string_view source) {
   sstable["generation"] = d->generation;
   sstable["component"] = d->component;
   sstable["filter_kind"] = std::string(FilterFormatName(d->filter_format()));
+  // Before e the partitioner decides what Index.db holds: told from the Index.db beside the
+  // filter, when there is one (as verify tells it).
+  if (d->filter_kind() != FilterKind::kMurmur3 &&
+      IndexKeyFormForVersion(d->version) != IndexKeyForm::kRaw && source.ends_with("Filter.db")) {
+    const std::string index =
+        std::string(source.substr(0, source.size() - std::string_view("Filter.db").size())) +
+        "Index.db";
+    if (Result<InputFile> in = InputFile::Open(index); in.ok()) {
+      sstable["partitioner"] = DetectIndexKeyFormBeforeE(in->bytes()) == IndexKeyForm::kRaw
+                                   ? "order-preserving"
+                                   : "random";
+      sstable["partitioner_from"] = index;
+    }
+  }
   doc["sstable"] = std::move(sstable);
 }
 
@@ -199,10 +215,11 @@ Result<Document> InspectV10Filter(ByteSpan file, std::string_view source) {
   return doc;
 }
 
-Result<Document> InspectLegacyFilter(ByteSpan file, std::string_view source) {
+Result<Document> InspectLegacyFilter(ByteSpan file, std::string_view source,
+                                     std::string_view name) {
   BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilter f, LegacyFilter::Parse(file, source));
-  Document doc = FilterFields("cassandra-legacy", f.signed_hash_count(), f.word_count(),
-                              f.modulus(), f.bits_set(), 0);
+  Document doc =
+      FilterFields(name, f.signed_hash_count(), f.word_count(), f.modulus(), f.bits_set(), 0);
   doc["file_bytes"] = file.size();
   doc["trailing_bytes"] = f.trailing_bytes();
   AddDescriptor(doc, source);
@@ -231,9 +248,9 @@ Result<Document> DumpV10Filter(ByteSpan file, std::string_view source) {
   return doc;
 }
 
-Result<Document> DumpLegacyFilter(ByteSpan file, std::string_view source) {
+Result<Document> DumpLegacyFilter(ByteSpan file, std::string_view source, std::string_view name) {
   BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilter f, LegacyFilter::Parse(file, source));
-  Document doc = DumpHead("cassandra-legacy");
+  Document doc = DumpHead(name);
   PutWords(doc, f.signed_hash_count(), f.word_count(), f.words_bytes());
   if (f.trailing_bytes() > 0) {
     doc["trailing_base64"] = ToBase64(file.subspan(f.serialized().size()));
@@ -269,8 +286,9 @@ Result<ByteVector> UndumpV10Filter(const Document& dump, std::string_view source
   return out;
 }
 
-Result<ByteVector> UndumpLegacyFilter(const Document& dump, std::string_view source) {
-  BLOOMCODEC_RETURN_IF_ERROR(CheckDumpHead(dump, "cassandra-legacy", source));
+Result<ByteVector> UndumpLegacyFilter(const Document& dump, std::string_view source,
+                                      std::string_view name) {
+  BLOOMCODEC_RETURN_IF_ERROR(CheckDumpHead(dump, name, source));
   std::int64_t k = 0, w = 0;
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector words, WordsField(dump, source, k, w));
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector trailing,

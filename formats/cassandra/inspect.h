@@ -26,15 +26,19 @@ void CopyCandidateUp(Document& sizing, const Document& candidate);
 std::string SeveralCandidatesNote(std::int32_t hash_count, std::size_t candidates);
 
 Result<Document> InspectV10Filter(ByteSpan file, std::string_view source);
-Result<Document> InspectLegacyFilter(ByteSpan file, std::string_view source);
+// `name`: "cassandra-legacy", or "cassandra-0.6" (the same bytes, keys hashed as Java Strings).
+Result<Document> InspectLegacyFilter(ByteSpan file, std::string_view source,
+                                     std::string_view name = "cassandra-legacy");
 Result<Document> InspectRowFilter(ByteSpan file, std::string_view source);
 
 Result<Document> DumpV10Filter(ByteSpan file, std::string_view source);
-Result<Document> DumpLegacyFilter(ByteSpan file, std::string_view source);
+Result<Document> DumpLegacyFilter(ByteSpan file, std::string_view source,
+                                  std::string_view name = "cassandra-legacy");
 Result<Document> DumpRowFilter(ByteSpan file, std::string_view source);
 
 Result<ByteVector> UndumpV10Filter(const Document& dump, std::string_view source);
-Result<ByteVector> UndumpLegacyFilter(const Document& dump, std::string_view source);
+Result<ByteVector> UndumpLegacyFilter(const Document& dump, std::string_view source,
+                                      std::string_view name = "cassandra-legacy");
 Result<ByteVector> UndumpRowFilter(const Document& dump, std::string_view source);
 
 }  // namespace bloomcodec::cassandra

@@ -158,4 +158,92 @@ Result<LegacyFilterSpec> LegacySizeForFpChance(std::int64_t n, double fp,
   return spec;
 }
 
+namespace {
+
+// Cassandra 0.6's BloomCalculations: the table of 1.0 cut at 15 buckets per element and K 8
+// (probs rows 0 .. 15 of at most 9 entries; optKPerBuckets the optimum capped at 8: 15 buckets
+// per element give K = 8, as the corpus's version-b Filter.db has it).
+constexpr int kStringFilterMaxBuckets = 15;
+constexpr int kStringFilterMaxK = 8;
+
+std::span<const double> StringFilterRow(int bpe) {
+  const std::span<const double> row = BloomProbabilities(bpe);
+  return row.first(std::min<std::size_t>(row.size(), kStringFilterMaxK + 1));
+}
+int StringFilterOptK(int bpe) { return std::min(kStringFilterMaxK, OptimalHashCount(bpe)); }
+
+// The 0.6 BloomFilter's own maxBucketsPerElement (an int bit set: Integer.MAX_VALUE, not
+// Long.MAX_VALUE as 0.7's BloomCalculations), capped at the table's 15.
+Result<int> StringFilterMaxBucketsPerElement(std::int64_t num_elements) {
+  const std::int64_t n = std::max<std::int64_t>(1, num_elements);
+  const double v = static_cast<double>(std::numeric_limits<std::int32_t>::max() - kExcessBits) /
+                   static_cast<double>(n);
+  if (v < 1.0) {
+    return Status::Refused("UnsupportedOperationException: Cannot compute probabilities for " +
+                           std::to_string(n) + " elements.");
+  }
+  if (v >= kStringFilterMaxBuckets) return kStringFilterMaxBuckets;
+  return static_cast<int>(v);
+}
+
+Result<BloomSpec> StringFilterSpecForBuckets(int bpe, JavaAssertions assertions) {
+  if (bpe < 1 || bpe > kStringFilterMaxBuckets) {
+    if (assertions == JavaAssertions::kEnabled) return Status::Refused("AssertionError");
+    if (bpe < 0 || bpe > kStringFilterMaxBuckets) {
+      return Status::Refused("ArrayIndexOutOfBoundsException: Index " + std::to_string(bpe) +
+                             " out of bounds for length 16");
+    }
+  }
+  return BloomSpec{StringFilterOptK(bpe), bpe};
+}
+
+// computeBloomSpec(maxBucketsPerElement, fp) on the 0.6 table (the same search as 1.0's).
+Result<BloomSpec> StringFilterSpecForFpChance(int max_bpe, double fp) {
+  const std::span<const double> last_row = StringFilterRow(max_bpe);
+  const int max_k = static_cast<int>(last_row.size()) - 1;
+  if (fp >= StringFilterRow(2)[1]) return BloomSpec{2, StringFilterOptK(2)};
+  if (fp < last_row[static_cast<std::size_t>(max_k)]) {
+    return Status::Refused("UnsupportedOperationException: Unable to satisfy " +
+                           JavaDoubleToString(fp) + " with " + std::to_string(max_bpe) +
+                           " buckets per element");
+  }
+  int bpe = 2;
+  int k = StringFilterOptK(2);
+  while (StringFilterRow(bpe)[static_cast<std::size_t>(k)] > fp) {
+    ++bpe;
+    k = StringFilterOptK(bpe);
+  }
+  while (StringFilterRow(bpe)[static_cast<std::size_t>(k - 1)] <= fp) --k;
+  return BloomSpec{k, bpe};
+}
+
+}  // namespace
+
+Result<LegacyFilterSpec> StringFilterSizeForBucketsPerElement(std::int64_t n, std::int32_t target,
+                                                              JavaAssertions assertions) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(int max_bpe, StringFilterMaxBucketsPerElement(n));
+  LegacyFilterSpec spec;
+  const int bpe = std::min(target, std::max(1, max_bpe));
+  if (bpe < target) spec.warning = WarningText("BloomFilter", n, bpe, target);
+  BLOOMCODEC_ASSIGN_OR_RETURN(BloomSpec bloom, StringFilterSpecForBuckets(bpe, assertions));
+  spec.hash_count = bloom.hash_count;
+  spec.buckets_per_element = bloom.buckets_per_element;
+  FillLegacyWords(n, bloom.buckets_per_element, spec);
+  return spec;
+}
+
+Result<LegacyFilterSpec> StringFilterSizeForFpChance(std::int64_t n, double fp,
+                                                     JavaAssertions assertions) {
+  if (assertions == JavaAssertions::kEnabled && !(fp <= 1.0)) {
+    return Status::Refused("AssertionError: Invalid probability");
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(int max_bpe, StringFilterMaxBucketsPerElement(n));
+  BLOOMCODEC_ASSIGN_OR_RETURN(BloomSpec bloom, StringFilterSpecForFpChance(max_bpe, fp));
+  LegacyFilterSpec spec;
+  spec.hash_count = bloom.hash_count;
+  spec.buckets_per_element = bloom.buckets_per_element;
+  FillLegacyWords(n, bloom.buckets_per_element, spec);
+  return spec;
+}
+
 }  // namespace bloomcodec::cassandra

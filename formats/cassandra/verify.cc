@@ -8,6 +8,7 @@
 #include <system_error>
 #include <tuple>
 
+#include "bloomcodec/cassandra/java_string.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
 #include "bloomcodec/cassandra/v10_filter.h"
@@ -17,6 +18,7 @@
 #include "cassandra/index_db.h"
 #include "cassandra/inspect.h"
 #include "cassandra/murmur3/inspect.h"
+#include "cassandra/statistics_db.h"
 
 namespace bloomcodec::cassandra {
 
@@ -29,7 +31,6 @@ namespace fs = std::filesystem;
 constexpr std::int32_t kMaxPlausibleHashCount = 20;
 
 std::string FormatNameFor(const FilterFormat& format) {
-  if (format.kind == FilterKind::kRebuiltFromIndex) return "cassandra-1.0";
   return std::string(FilterFormatName(format));
 }
 
@@ -139,24 +140,41 @@ std::unique_ptr<InputFile> OpenOrReport(const std::string& path, std::string_vie
 
 // The keys of an Index.db; damage is an "index" finding and the keys before it are kept.
 std::optional<IndexDb> LoadIndex(const std::string& path, std::string_view version,
-                                 const FilterFormat& format, FileReport& report) {
+                                 const FilterFormat& format, FileReport& report,
+                                 std::optional<IndexKeyForm> forced) {
   std::unique_ptr<InputFile> in = OpenOrReport(path, "Index.db", report);
   if (!in) return std::nullopt;
   IndexDb index;
   // Keys are stored encoded only before version e; a 1.2+ kind (BTI's "da" sorts before "e")
   // always has raw keys.
-  const IndexKeyForm key_form = format.kind == FilterKind::kMurmur3
-                                    ? IndexKeyForm::kRaw
-                                    : IndexKeyFormFor(version, in->bytes());
-  if (format.kind != FilterKind::kMurmur3 &&
-      IndexKeyFormForVersion(version) != IndexKeyForm::kRaw) {
+  const bool before_e =
+      format.kind != FilterKind::kMurmur3 && IndexKeyFormForVersion(version) != IndexKeyForm::kRaw;
+  // --partitioner forces the reading before e; otherwise the data tells.
+  const IndexKeyForm detected = !before_e ? IndexKeyForm::kRaw
+                                : forced  ? *forced
+                                          : IndexKeyFormFor(version, in->bytes());
+  // The 0.6 filter was given the partitioner's whole disk form, as Index.db stores it.
+  const bool java_strings = format.kind == FilterKind::kJavaStrings;
+  const IndexKeyForm key_form = java_strings ? IndexKeyForm::kRaw : detected;
+  if (before_e) {
     // Before e the partitioner decides what Index.db holds; say which one the data shows.
     report.Add(Severity::kInfo, finding_kind::kPartitioner,
-               key_form == IndexKeyForm::kRaw
-                   ? "Index.db keys as an order-preserving partitioner wrote them (the key itself: "
-                     "no entry is RandomPartitioner's '<MD5 token>:<key>')"
-                   : "Index.db keys as RandomPartitioner wrote them ('<token>:<key>', the token "
-                     "the key's MD5); the key is what follows the ':'");
+               std::string(forced ? (detected == IndexKeyForm::kRaw
+                                         ? "Index.db keys read as an order-preserving partitioner "
+                                           "wrote them (the key itself)"
+                                         : "Index.db keys read as RandomPartitioner wrote them "
+                                           "('<token>:<key>')")
+                           : detected == IndexKeyForm::kRaw
+                               ? "Index.db keys as an order-preserving partitioner wrote them (the "
+                                 "key itself: no entry is RandomPartitioner's '<MD5 token>:<key>')"
+                               : "Index.db keys as RandomPartitioner wrote them ('<token>:<key>', "
+                                 "the token the key's MD5)") +
+                   (java_strings ? "; the 0.6 filter holds each entry's whole string"
+                    : detected == IndexKeyForm::kRaw ? ""
+                                                     : "; the key is what follows the ':'") +
+                   (forced ? " (as --partitioner says)" : ""));
+    report.findings.back().fields.emplace_back(
+        "partitioner", detected == IndexKeyForm::kRaw ? "order-preserving" : "random");
   }
   Status s = ReadIndexDbInto(in->bytes(), path, key_form, EntryFormFor(format, version), index);
   if (!s.ok()) {
@@ -164,6 +182,19 @@ std::optional<IndexDb> LoadIndex(const std::string& path, std::string_view versi
     f.message = path + ": " + f.message + " (the " + std::to_string(index.keys.size()) +
                 " keys before it are checked)";
     report.findings.push_back(std::move(f));
+  }
+  if (java_strings) {
+    // What the 0.6 filter hashed: each entry's String, as String.getBytes("UTF-16").
+    IndexDb strings;
+    Status text = JavaStringKeysFromIndex(index.keys, path, strings.keys);
+    if (!text.ok()) {
+      Finding f = FindingFromStatus(Severity::kError, finding_kind::kIndex, text);
+      f.message = path + ": " + f.message + " (the " + std::to_string(strings.keys.size()) +
+                  " keys before it are checked)";
+      report.findings.push_back(std::move(f));
+    }
+    strings.positions = std::move(index.positions);
+    return strings;
   }
   return index;
 }
@@ -245,6 +276,8 @@ bool AnswersEveryKey(const Filter& filter, const KeyList& keys) {
 // The first known format other than `used` under which `file` parses and answers every key, as
 // its --format name; "" when none does.
 std::string FormatAnsweringEveryKey(ByteSpan file, const FilterFormat& used, const KeyList& keys) {
+  // The 0.6 filter's keys are Java Strings' bytes, which no other format hashes.
+  if (used.kind == FilterKind::kJavaStrings) return "";
   for (const FilterFormat& other : kKnownFormats) {
     if (other == used) continue;
     bool answers = false;
@@ -329,7 +362,7 @@ void CheckFilterBytes(ByteSpan file, const FilterFormat& format, const KeyList* 
     CheckParsed(*f, file, keys, sized_keys, sized_from, Murmur3Filter::kHeaderBytes, report);
     return;
   }
-  if (format.kind == FilterKind::kLegacy) {
+  if (format.kind == FilterKind::kLegacy || format.kind == FilterKind::kJavaStrings) {
     Result<LegacyFilter> f = LegacyFilter::Parse(file, report.path);
     if (!f.ok()) {
       report.findings.push_back(
@@ -396,6 +429,7 @@ Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
       prefix.resize(prefix.size() - d->component.size());
       s.filter_path = (p.parent_path() / (prefix + "Filter.db")).string();
       s.index_path = (p.parent_path() / (prefix + "Index.db")).string();
+      s.statistics_path = (p.parent_path() / (prefix + "Statistics.db")).string();
     }
     // A gzipped component (how fixtures are stored) is read transparently.
     if (component == "Filter.db") {
@@ -404,6 +438,9 @@ Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
     } else if (component == "Index.db") {
       s.has_index = true;
       s.index_path = p.string();
+    } else if (component == "Statistics.db" && !d->component.ends_with(".gz")) {
+      s.has_statistics = true;
+      s.statistics_path = p.string();
     }
   }
   std::vector<SstableFiles> out;
@@ -436,25 +473,13 @@ FileReport VerifySstable(const SstableFiles& sstable) {
                "no Index.db (" + sstable.index_path +
                    "): Cassandra cannot open this sstable, and its keys cannot be checked");
   }
-  if (format.kind == FilterKind::kRebuiltFromIndex) {
-    report.format = "";
-    if (!sstable.has_filter) report.path = sstable.index_path;
-    report.Add(Severity::kInfo, finding_kind::kRebuiltFilter,
-               "version " + d.version +
-                   " (< c): Cassandra 1.0 ignores Filter.db and rebuilds the filter from Index.db "
-                   "at load; only Index.db is checked");
-    // The rebuilt filter lives in memory only: the sstable stays in its column family's group,
-    // which reports it as not counted in the combined rate.
-    if (sstable.has_index) (void)LoadIndex(sstable.index_path, d.version, format, report);
-    return report;
-  }
   std::optional<IndexDb> index;
   if (trie_index) {
     std::string prefix = sstable.index_path;
     prefix.resize(prefix.rfind("Index.db"));
     index = bti::LoadTrieIndexKeys(prefix, d.version, d.sstable_format, report);
   } else if (sstable.has_index) {
-    index = LoadIndex(sstable.index_path, d.version, format, report);
+    index = LoadIndex(sstable.index_path, d.version, format, report, sstable.forced_key_form);
   }
   if (!sstable.has_filter) {
     report.Add(Severity::kWarning, finding_kind::kMissingFilter,
@@ -462,6 +487,10 @@ FileReport VerifySstable(const SstableFiles& sstable) {
                    ? "no Filter.db: the table's bloom_filter_fp_chance is 1.0 (Cassandra writes no "
                      "filter and uses its always-present one); every key is reported present and "
                      "every read of this sstable goes to disk"
+               : format.kind == FilterKind::kJavaStrings
+                   ? "no Filter.db: the releases that wrote this version (0.4 - 0.7 beta) always "
+                     "wrote one and cannot open the sstable without it; Cassandra 1.0 rebuilds "
+                     "the filter from Index.db at load"
                    : "no Filter.db: Cassandra uses its empty filter (hash count 0), every key is "
                      "reported present and every read of this sstable goes to disk");
     // The empty filter answers "present" for any key: fp rate 1 for the group.
@@ -488,12 +517,19 @@ FileReport VerifySstable(const SstableFiles& sstable) {
   if (index_complete) sized = static_cast<double>(index->keys.size());
   VerifyFilterBytes(filter->bytes(), format, index ? &index->keys : nullptr, sized,
                     sized ? "index" : "", report);
+  if (sstable.has_statistics) {
+    CheckStatistics(sstable.statistics_path, d.version, d.sstable_format,
+                    sized ? std::optional<std::int64_t>(static_cast<std::int64_t>(*sized))
+                          : std::nullopt,
+                    report);
+  }
   return report;
 }
 
 FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
                             const std::string& version, const KeyList* keys,
-                            const std::string& index_path) {
+                            const std::string& index_path,
+                            std::optional<IndexKeyForm> forced_key_form) {
   FileReport report;
   report.path = path;
   report.format = FormatNameFor(format);
@@ -513,9 +549,12 @@ FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
   std::optional<IndexDb> index;
   std::optional<double> sized;
   std::string sized_from;
+  KeyList java_keys;
   if (!index_path.empty()) {
-    index = LoadIndex(index_path, version.empty() ? "hc" : version, format, report);
-    if (index && report.findings.empty()) {
+    index =
+        LoadIndex(index_path, version.empty() ? "hc" : version, format, report, forced_key_form);
+    if (index && std::none_of(report.findings.begin(), report.findings.end(),
+                              [](const Finding& f) { return f.kind == finding_kind::kIndex; })) {
       sized = static_cast<double>(index->keys.size());
       sized_from = "index";
     }
@@ -524,6 +563,17 @@ FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
     // Keys the user says the filter holds: the fill must be explainable by that many.
     sized = static_cast<double>(keys->size());
     sized_from = "keys";
+    if (format.kind == FilterKind::kJavaStrings) {
+      // UTF-8 text, hashed as Java Strings: a key that is not text cannot be asked.
+      Result<KeyList> strings = JavaStringKeysFromUtf8(*keys, "--keys");
+      if (!strings.ok()) {
+        report.findings.push_back(
+            FindingFromStatus(Severity::kError, finding_kind::kKeyText, strings.status()));
+        return report;
+      }
+      java_keys = std::move(strings).value();
+      keys = &java_keys;
+    }
   } else if (std::string prefix = TrieIndexPrefix(path); !prefix.empty()) {
     // A trie-indexed sstable's Filter.db given alone: its keys through the Partitions.db beside it.
     const Descriptor d = *ParseDescriptor(path);

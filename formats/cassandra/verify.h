@@ -7,8 +7,8 @@
 //   }
 //
 // Compatibility contract: the filter is read as the release that wrote the sstable reads it for
-// its version (descriptor.h): versions < c are not read (1.0 rebuilds the filter from Index.db;
-// only the index is checked), c .. e are the legacy filter, f .. hf the 1.0 one, ia and
+// its version (descriptor.h): versions < c the 0.6 filter (each Index.db entry's String hashed
+// as getBytes("UTF-16"), java_string.h), c .. e the legacy filter, f .. hf the 1.0 one, ia and
 // later the Murmur3 filters of 1.2 - 5.0 (murmur3_filter.h), their Index.db entries in the
 // version's layout (index_db.h). A BTI sstable and ScyllaDB's ms / mt have no Index.db: their
 // keys come through Partitions.db (bti/verify_keys.h; info finding "key-source"). A missing Filter.db is what 1.0
@@ -31,7 +31,12 @@
 //   missing-filter (warning, see above)
 //   trailing-bytes (warning) bytes after the filter, which the original ignores
 //   hash-count (warning)    K = 0 (every key present) or K > 20
-//   rebuilt-filter, temporary, key-source (info: where a trie-indexed sstable's keys came from)
+//   key-text (error)        --keys for a 0.6 filter holds a key that is not UTF-8 text
+//   statistics (info/error) Statistics.db's partitioner and fp chance (ka and later), or its
+//                           damage at an offset (statistics_db.h)
+//   fp-chance (warning)     the fill's fp rate is more than 25% off what the sizing promises for
+//                           the Index.db key count at the table's fp chance
+//   temporary, key-source (info: where a trie-indexed sstable's keys came from)
 //   partitioner (info)      before e: the partitioner Index.db's keys show (index_db.h)
 #pragma once
 
@@ -45,11 +50,12 @@
 #include "bloomcodec/status.h"
 #include "bloomcodec/verify.h"
 #include "cassandra/descriptor.h"
+#include "cassandra/index_db.h"
 
 namespace bloomcodec::cassandra {
 
 // Checks one filter's bytes (read as `format`: legacy, 1.0 or a Murmur3 layout; never
-// kRebuiltFromIndex) and, when `keys` is given, every key
+// the 0.6 filter, whose keys are then the Strings' UTF-16 bytes) and, when `keys` is given, every key
 // against it. The fill is judged against `sized_keys` (the Index.db entry count or the keys
 // given; `sized_from` "index" or "keys") or, when unset, against the most keys the filter's size
 // and K allow; every bit set is always a finding. Appends to `report`.
@@ -64,10 +70,14 @@ struct SstableFiles {
   // or backups/, that name with " (snapshot <tag>)" / " (backups)" appended, and `role` says so.
   std::string group;
   GroupRole role = GroupRole::kLive;
-  std::string filter_path;  // where Filter.db is or would be
-  std::string index_path;   // where Index.db is or would be
+  std::string filter_path;      // where Filter.db is or would be
+  std::string index_path;       // where Index.db is or would be
+  std::string statistics_path;  // where Statistics.db is or would be
   bool has_filter = false;
   bool has_index = false;
+  bool has_statistics = false;
+  // --partitioner: how Index.db keys before e are read; nullopt: told from the data.
+  std::optional<IndexKeyForm> forced_key_form;
 };
 
 // Every SSTable under `root` (keyspace subfolders included), sorted by path. Files whose names
@@ -83,6 +93,7 @@ FileReport VerifySstable(const SstableFiles& sstable);
 // supply the keys.
 FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
                             const std::string& version, const KeyList* keys,
-                            const std::string& index_path);
+                            const std::string& index_path,
+                            std::optional<IndexKeyForm> forced_key_form = std::nullopt);
 
 }  // namespace bloomcodec::cassandra

@@ -12,6 +12,7 @@
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
 #include "cassandra/descriptor.h"
+#include "cassandra/index_db.h"
 #include "cassandra/inspect.h"
 #include "cassandra/verify.h"
 #include "formats/cassandra/family.h"
@@ -25,10 +26,19 @@ std::string_view WithoutGz(std::string_view path) {
   return path.ends_with(".gz") ? path.substr(0, path.size() - 3) : path;
 }
 
-Result<bool> PlanDirectory(const std::string& dir, std::vector<VerifyTask>& tasks) {
+// --partitioner: how Index.db keys before e are read; nullopt: from the data.
+std::optional<IndexKeyForm> ForcedKeyForm(const VerifyOptions& options) {
+  if (options.partitioner == "random") return IndexKeyForm::kRandomPartitionerEncoded;
+  if (options.partitioner == "order-preserving") return IndexKeyForm::kRaw;
+  return std::nullopt;
+}
+
+Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions& options,
+                           std::vector<VerifyTask>& tasks) {
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<SstableFiles> sstables, FindSstables(dir));
   if (sstables.empty()) return false;
   for (SstableFiles& s : sstables) {
+    s.forced_key_form = ForcedKeyForm(options);
     tasks.push_back([s = std::move(s)] { return VerifySstable(s); });
   }
   return true;
@@ -38,6 +48,9 @@ Result<bool> PlanDirectory(const std::string& dir, std::vector<VerifyTask>& task
 std::optional<FilterFormat> FilterFormatOf(const FormatCodec* format) {
   if (format == Codec(FormatId::kV10)) return FilterFormat{FilterKind::kV10, std::nullopt};
   if (format == Codec(FormatId::kLegacy)) return FilterFormat{FilterKind::kLegacy, std::nullopt};
+  if (format == Codec(FormatId::kJavaStrings)) {
+    return FilterFormat{FilterKind::kJavaStrings, std::nullopt};
+  }
   if (std::optional<Murmur3Layout> layout = Murmur3LayoutOf(format)) {
     return FilterFormat{FilterKind::kMurmur3, layout};
   }
@@ -69,8 +82,9 @@ Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tas
       if (fs::is_regular_file(sibling, ec)) index = sibling;
     }
   }
-  tasks.push_back([path, filter_format, version, keys, index] {
-    return VerifyFilterFile(path, filter_format, version, keys, index);
+  const std::optional<IndexKeyForm> forced = ForcedKeyForm(plan.options);
+  tasks.push_back([path, filter_format, version, keys, index, forced] {
+    return VerifyFilterFile(path, filter_format, version, keys, index, forced);
   });
   return true;
 }

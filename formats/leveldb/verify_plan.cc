@@ -13,7 +13,8 @@
 namespace bloomcodec::leveldb {
 namespace {
 
-Result<bool> PlanDirectory(const std::string& dir, std::vector<VerifyTask>& tasks) {
+Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
+                           std::vector<VerifyTask>& tasks) {
   if (!LooksLikeDatabase(dir)) return false;
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<std::string> tables, FindTables(dir));
   for (std::string& table : tables) {

@@ -12,7 +12,8 @@
 namespace bloomcodec::rocksdb {
 namespace {
 
-Result<bool> PlanDirectory(const std::string& dir, std::vector<VerifyTask>& tasks) {
+Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
+                           std::vector<VerifyTask>& tasks) {
   if (!LooksLikeRocksDb(dir)) return false;
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<std::string> tables, FindSstFiles(dir));
   for (std::string& table : tables) {

@@ -21,22 +21,28 @@ const FormatCodec& Codec(std::string_view name) {
 
 TEST(CassandraCodecs, OrderAndClaims) {
   auto all = Formats();
-  ASSERT_EQ(all.size(), 6u);
+  ASSERT_EQ(all.size(), 7u);
   EXPECT_EQ(all[0]->name(), "cassandra-1.0");
   EXPECT_EQ(all[1]->name(), "cassandra-legacy");
-  EXPECT_EQ(all[2]->name(), "cassandra-1.0-row");
-  EXPECT_EQ(all[3]->name(), "cassandra-1.2");
-  EXPECT_EQ(all[4]->name(), "cassandra-3.0");
-  EXPECT_EQ(all[5]->name(), "cassandra-4.0");
-  EXPECT_TRUE(all[3]->Claims("Standard1-ia-5-Filter.db", {}));
+  EXPECT_EQ(all[2]->name(), "cassandra-0.6");
+  EXPECT_EQ(all[3]->name(), "cassandra-1.0-row");
+  EXPECT_EQ(all[4]->name(), "cassandra-1.2");
+  EXPECT_EQ(all[5]->name(), "cassandra-3.0");
+  EXPECT_EQ(all[6]->name(), "cassandra-4.0");
+  EXPECT_TRUE(all[4]->Claims("Standard1-ia-5-Filter.db", {}));
   EXPECT_TRUE(all[0]->Claims("Keyspace1-Standard1-hc-12-Filter.db", {}));
   EXPECT_FALSE(all[1]->Claims("Keyspace1-Standard1-hc-12-Filter.db", {}));
   EXPECT_TRUE(all[1]->Claims("data/ks/Standard1-e-5-Filter.db", {}));
   EXPECT_FALSE(all[0]->Claims("Standard1-e-5-Filter.db", {}));
   EXPECT_FALSE(all[0]->Claims("Standard1-hc-5-Data.db", {}));
   EXPECT_FALSE(all[0]->Claims("Standard1-ia-5-Filter.db", {}));
-  EXPECT_FALSE(all[0]->Claims("Standard1-5-Filter.db", {}));  // rebuilt from Index.db
-  EXPECT_FALSE(all[2]->Claims("Standard1-hc-5-Data.db", {}));
+  // Versions before c (no version letters: a) are the 0.6 filter's.
+  EXPECT_FALSE(all[0]->Claims("Standard1-5-Filter.db", {}));
+  EXPECT_FALSE(all[1]->Claims("Standard1-5-Filter.db", {}));
+  EXPECT_TRUE(all[2]->Claims("Standard1-5-Filter.db", {}));
+  EXPECT_TRUE(all[2]->Claims("Keyspace1-Standard1-b-0-Filter.db", {}));
+  EXPECT_FALSE(all[2]->Claims("Keyspace1-Standard1-c-0-Filter.db", {}));
+  EXPECT_FALSE(all[3]->Claims("Standard1-hc-5-Data.db", {}));
 }
 
 TEST(CassandraCodecs, BuildParameters) {

@@ -32,11 +32,12 @@ TEST(CassandraDescriptor, KeyspacePrefixTemporaryAndLegacy) {
   EXPECT_EQ(t->version, "e");
   EXPECT_EQ(t->filter_kind(), FilterKind::kLegacy);
 
-  // No version: the 0.6 naming, version "a", whose filter 1.0 rebuilds from Index.db.
+  // No version: the 0.6 naming, version "a", whose filter hashes keys as Java Strings.
   auto old = ParseDescriptor("Standard1-7-Filter.db");
   ASSERT_TRUE(old.ok());
   EXPECT_EQ(old->version, "a");
-  EXPECT_EQ(old->filter_kind(), FilterKind::kRebuiltFromIndex);
+  EXPECT_EQ(old->filter_kind(), FilterKind::kJavaStrings);
+  EXPECT_EQ(FilterFormatName(old->filter_format()), "cassandra-0.6");
   auto old_tmp = ParseDescriptor("Standard1-tmp-7-Data.db");
   ASSERT_TRUE(old_tmp.ok());
   EXPECT_TRUE(old_tmp->temporary);
@@ -44,8 +45,8 @@ TEST(CassandraDescriptor, KeyspacePrefixTemporaryAndLegacy) {
 }
 
 TEST(CassandraDescriptor, VersionTable) {
-  EXPECT_EQ(FilterKindForVersion("a"), FilterKind::kRebuiltFromIndex);
-  EXPECT_EQ(FilterKindForVersion("b"), FilterKind::kRebuiltFromIndex);
+  EXPECT_EQ(FilterKindForVersion("a"), FilterKind::kJavaStrings);
+  EXPECT_EQ(FilterKindForVersion("b"), FilterKind::kJavaStrings);
   EXPECT_EQ(FilterKindForVersion("c"), FilterKind::kLegacy);
   EXPECT_EQ(FilterKindForVersion("d"), FilterKind::kLegacy);
   EXPECT_EQ(FilterKindForVersion("e"), FilterKind::kLegacy);

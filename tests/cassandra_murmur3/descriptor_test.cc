@@ -104,7 +104,9 @@ TEST(CassandraMurmur3Descriptor, LayoutAndFormatNamesAreInverses) {
   EXPECT_EQ(FilterFormatForName("leveldb-bloom"), std::nullopt);
   EXPECT_EQ(FilterFormatName(FilterFormatForVersion("hc")), "cassandra-1.0");
   EXPECT_EQ(FilterFormatName(FilterFormatForVersion("e")), "cassandra-legacy");
-  EXPECT_EQ(FilterFormatName(FilterFormatForVersion("b")), "rebuilt from Index.db (version < c)");
+  EXPECT_EQ(FilterFormatName(FilterFormatForVersion("b")), "cassandra-0.6");
+  EXPECT_EQ(FilterFormatForName("cassandra-0.6"),
+            (FilterFormat{FilterKind::kJavaStrings, std::nullopt}));
   EXPECT_EQ(Murmur3LayoutForVersion("hf"), std::nullopt);
 }
 

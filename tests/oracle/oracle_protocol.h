@@ -33,6 +33,13 @@
 //                      if OK: bytes Filter.db (empty: 5.0's always-present filter)
 //   kProbeMurmur3   u8 variant, bytes Filter.db, keys   -> as kProbeV10 (lookups use the
 //                   reusable long[21] index array, so K > 21 throws as in Cassandra)
+// Cassandra 0.4 - 0.7 beta (cassandra-0.6; a String is sent as its UTF-16 code units, big-endian,
+// in `bytes`, so unpaired surrogates travel too):
+//   kStringBytes    bytes String                          -> bytes getBytes("UTF-16"),
+//                                                            bytes writeUTF's bytes after the length
+//   kBuildString    i32 K, i32 nbits, i32 count + count x bytes String, i32 count + probes
+//                   -> bytes Filter.db (i32 K + ObjectOutputStream of new BitSet(nbits) with each
+//                      String's getBytes("UTF-16") added), u8 isPresent(String) per probe
 #pragma once
 
 #include <cstdint>
@@ -65,6 +72,8 @@ enum class OracleOp : std::uint8_t {
   kSizeMurmur3 = 17,
   kBuildMurmur3 = 18,
   kProbeMurmur3 = 19,
+  kStringBytes = 20,
+  kBuildString = 21,
 };
 
 enum class Murmur3Variant : std::uint8_t { k1_2 = 0, k3_0 = 1, k4_0 = 2 };

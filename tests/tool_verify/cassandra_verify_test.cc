@@ -213,7 +213,7 @@ TEST_F(CassandraDir, AFilterFullerThanItsIndexAllowsIsOverfilled) {
 }
 
 TEST_F(CassandraDir, LegacyTemporaryAndMissingComponents) {
-  // Version b: no filter on disk by design (1.0 rebuilds it from Index.db).
+  // Version b without its Filter.db (0.4 - 0.7 beta always wrote one; 1.0 rebuilds it).
   ByteVector b_index = HexBytes(
       "0005"
       "31323a6b31"
@@ -226,11 +226,12 @@ TEST_F(CassandraDir, LegacyTemporaryAndMissingComponents) {
               ReadFixture("cassandra-1.0/filters/n10_b15.Filter.db"));
   Json doc = VerifyJson({Data()}, 1);
   // "12" is not the MD5 token of "k1": an order-preserving partitioner's key "12:k1".
-  const Json& b8 = FileEndingWith(doc, "Standard3-b-8-Index.db");
-  EXPECT_EQ(Kinds(b8), (std::vector<std::string>{"rebuilt-filter", "partitioner"}));
-  EXPECT_NE(b8["findings"][1]["message"].get<std::string>().find("order-preserving"),
+  const Json& b8 = FileEndingWith(doc, "Standard3-b-8-Filter.db");
+  EXPECT_EQ(Kinds(b8), (std::vector<std::string>{"partitioner", "missing-filter"}));
+  EXPECT_NE(b8["findings"][0]["message"].get<std::string>().find("order-preserving"),
             std::string::npos);
-  EXPECT_EQ(b8["status"], "ok");
+  EXPECT_EQ(b8["format"], "cassandra-0.6");
+  EXPECT_EQ(b8["status"], "warning");
   EXPECT_EQ(Kinds(FileEndingWith(doc, "Standard1-tmp-hc-9-Filter.db")),
             std::vector<std::string>{"temporary"});
   const Json& no_index = FileEndingWith(doc, "Standard4-hc-10-Filter.db");
@@ -244,17 +245,17 @@ TEST_F(CassandraDir, LegacyTemporaryAndMissingComponents) {
   random_index.resize(random_index.size() + 8, 0);
   WriteFileAt(ks_ + "/Standard3-b-8-Index.db", random_index);
   Json random = VerifyJson({Data()}, 1);
-  const Json& rb8 = FileEndingWith(random, "Standard3-b-8-Index.db");
-  EXPECT_EQ(Kinds(rb8), (std::vector<std::string>{"rebuilt-filter", "partitioner"}));
-  EXPECT_NE(rb8["findings"][1]["message"].get<std::string>().find("RandomPartitioner"),
+  const Json& rb8 = FileEndingWith(random, "Standard3-b-8-Filter.db");
+  EXPECT_EQ(Kinds(rb8), (std::vector<std::string>{"partitioner", "missing-filter"}));
+  EXPECT_NE(rb8["findings"][0]["message"].get<std::string>().find("RandomPartitioner"),
             std::string::npos);
   // A version-b Index.db whose first entry is cut short is damaged (read as RandomPartitioner's,
   // the default of those releases).
   WriteFileAt(ks_ + "/Standard3-b-8-Index.db", HexBytes("0005"
                                                         "6b31"));
   Json bad = VerifyJson({Data()}, 1);
-  EXPECT_EQ(Kinds(FileEndingWith(bad, "Standard3-b-8-Index.db")),
-            (std::vector<std::string>{"rebuilt-filter", "partitioner", "index"}));
+  EXPECT_EQ(Kinds(FileEndingWith(bad, "Standard3-b-8-Filter.db")),
+            (std::vector<std::string>{"partitioner", "index", "missing-filter"}));
 }
 
 TEST_F(CassandraDir, HashCountsOutsideWhatCassandraWritesAreWarnings) {

@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <string>
 
+#include "bloomcodec/cassandra/java_string.h"
+#include "bloomcodec/cassandra/legacy_filter.h"
+#include "bloomcodec/cassandra/sizing.h"
 #include "support/test_support.h"
 #include "tool_verify/verify_support.h"
 
@@ -97,23 +100,37 @@ TEST_F(GroupsDir, DamagedFilesCountAsRateOneInTheirGroup) {
   EXPECT_NE(text.out.find("1 damaged counted as p = 1"), std::string::npos) << text.out;
 }
 
-TEST_F(GroupsDir, AVersionBSstableKeepsItsColumnFamilyGroupButIsNotCounted) {
+// A 0.6 filter of one key (the whole Index.db string, hashed as getBytes("UTF-16")).
+ByteVector OneStringFilter(std::u16string_view key) {
+  KeyList hashed;
+  hashed.Add(ByteSpan(cassandra::JavaUtf16Bytes(key)));
+  auto spec = cassandra::StringFilterSizeForBucketsPerElement(1, 15);
+  EXPECT_TRUE(spec.ok());
+  auto bytes = cassandra::BuildLegacyFilter(hashed, *spec);
+  EXPECT_TRUE(bytes.ok());
+  return *bytes;
+}
+
+TEST_F(GroupsDir, AVersionBSstableCountsInItsColumnFamilyGroupByItsFilter) {
   WriteFileAt(ks_ + "/Standard3-b-8-Index.db", HexBytes("0005"
                                                         "31323a6b31"
                                                         "0000000000000000"));
+  WriteFileAt(ks_ + "/Standard3-b-8-Filter.db", OneStringFilter(u"12:k1"));
   WriteFileAt(ks_ + "/Standard1-b-9-Index.db", HexBytes("0005"
                                                         "31323a6b32"
                                                         "0000000000000000"));
+  WriteFileAt(ks_ + "/Standard1-b-9-Filter.db", OneStringFilter(u"12:k2"));
   const Json doc = VerifyJson({Data()}, 0);
-  EXPECT_EQ(FileEndingWith(doc, "Standard3-b-8-Index.db")["group"], "Keyspace1/Standard3");
-  EXPECT_EQ(FileEndingWith(doc, "Standard1-b-9-Index.db")["group"], "Keyspace1/Standard1");
+  const Json& b8 = FileEndingWith(doc, "Standard3-b-8-Filter.db");
+  EXPECT_EQ(b8["group"], "Keyspace1/Standard3");
+  EXPECT_EQ(b8["format"], "cassandra-0.6");
+  EXPECT_EQ(b8["keys_checked"], 1);
+  EXPECT_EQ(FileEndingWith(doc, "Standard1-b-9-Filter.db")["group"], "Keyspace1/Standard1");
   const Json& alone = Group(doc, "Keyspace1/Standard3");
-  EXPECT_EQ(alone["tables"], 0);
-  EXPECT_EQ(alone["not_counted"], 1);
-  EXPECT_TRUE(alone["combined_fp_rate"].is_null());  // nothing on disk tells it
+  EXPECT_EQ(alone["tables"], 1);
+  EXPECT_EQ(alone["combined_fp_rate"], b8["fp_rate"]);
   const Json& mixed = Group(doc, "Keyspace1/Standard1");
-  EXPECT_EQ(mixed["tables"], 2);
-  EXPECT_EQ(mixed["not_counted"], 1);
+  EXPECT_EQ(mixed["tables"], 3);
   EXPECT_NEAR(mixed["combined_fp_rate"].get<double>(),
               CombinedFromFiles(doc, "Keyspace1/Standard1"), 1e-15);
 }

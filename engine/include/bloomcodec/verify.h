@@ -57,6 +57,9 @@ inline constexpr std::string_view kMissingFilter = "missing-filter";  // every k
 inline constexpr std::string_view kMissingIndex = "missing-index";    // no keys to check against
 inline constexpr std::string_view kIndex = "index";                   // Index.db is damaged
 inline constexpr std::string_view kNoKeys = "no-keys";                // nothing to check keys with
+inline constexpr std::string_view kStatistics = "statistics";         // Cassandra's Statistics.db
+inline constexpr std::string_view kFpChance = "fp-chance";  // fill far from the configured chance
+inline constexpr std::string_view kKeyText = "key-text";    // a key a format hashes as text is not
 inline constexpr std::string_view kRebuiltFilter = "rebuilt-filter";  // version < c
 inline constexpr std::string_view kPartitioner = "partitioner";  // Cassandra < e: Index.db keys
 inline constexpr std::string_view kTemporary = "temporary";      // tmp- sstable, not checked
@@ -200,7 +203,10 @@ struct VerifyOptions {
   std::string index_path;               // kIndexDb
   const FormatCodec* format = nullptr;  // --format for single files; null: detect
   KeyKind key_kind = KeyKind::kAuto;    // LevelDB single tables
-  unsigned threads = 0;                 // 0: hardware_concurrency
+  // Cassandra before version e: how Index.db keys were written ("random": RandomPartitioner's
+  // "<token>:<key>", "order-preserving": the key itself); empty: told from the data.
+  std::string partitioner;
+  unsigned threads = 0;  // 0: hardware_concurrency
   VerifyProgress progress;
 };
 

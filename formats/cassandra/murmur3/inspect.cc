@@ -10,9 +10,12 @@
 
 #include "bloomcodec/cassandra/filter_factory.h"
 #include "bloomcodec/cassandra/sizing.h"
+#include "bloomcodec/input_file.h"
 #include "cassandra/bti/verify_keys.h"
 #include "cassandra/descriptor.h"
+#include "cassandra/index_db.h"
 #include "cassandra/inspect.h"
+#include "cassandra/statistics_db.h"
 #include "codec/byte_writer.h"
 #include "inspect_support.h"
 
@@ -22,6 +25,41 @@ namespace {
 std::string_view SerializationName(Murmur3Layout layout) {
   return layout == Murmur3Layout::kRawBytes ? "raw bytes (every word little-endian)"
                                             : "big-endian longs";
+}
+
+// What the Statistics.db beside the filter says of it (partitioner, fp chance) and, with the key
+// count of the Index.db beside it, the rate the sizing promises for that many keys at that chance
+// next to the rate the fill implies.
+void AddStatistics(Document& doc, const Descriptor& d, std::string_view source) {
+  const std::string_view filter = "Filter.db";
+  if (!source.ends_with(filter) || !HasMetadataToc(d.version, d.sstable_format)) return;
+  const std::string stem(source.substr(0, source.size() - filter.size()));
+  Result<InputFile> in = InputFile::Open(stem + "Statistics.db");
+  if (!in.ok()) return;
+  Document stats;
+  stats["path"] = stem + "Statistics.db";
+  Result<ValidationMetadata> v =
+      ReadValidationMetadata(in->bytes(), stem + "Statistics.db", d.version, d.sstable_format);
+  if (!v.ok()) {
+    stats["error"] = v.status().ToString();
+    doc["statistics"] = std::move(stats);
+    return;
+  }
+  stats["partitioner"] = v->partitioner;
+  stats["bloom_filter_fp_chance"] = v->fp_chance;
+  if (Result<InputFile> index = InputFile::Open(stem + "Index.db"); index.ok()) {
+    IndexDb keys;
+    const Status read = ReadIndexDbInto(index->bytes(), stem + "Index.db", IndexKeyForm::kRaw,
+                                        IndexEntryFormForVersion(d.version), keys);
+    if (read.ok()) {
+      const auto n = static_cast<std::int64_t>(keys.keys.size());
+      stats["index_keys"] = n;
+      if (std::optional<double> promised = PromisedFpRate(n, v->fp_chance)) {
+        stats["promised_fp_rate"] = *promised;
+      }
+    }
+  }
+  doc["statistics"] = std::move(stats);
 }
 
 void AddDescriptor(Document& doc, std::string_view source) {
@@ -46,6 +84,7 @@ void AddDescriptor(Document& doc, std::string_view source) {
     }
   }
   doc["sstable"] = std::move(sstable);
+  AddStatistics(doc, *d, source);
 }
 
 // The buckets per element getFilter(n, fp) pairs with this K, found by asking our reproduction of

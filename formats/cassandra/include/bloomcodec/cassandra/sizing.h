@@ -62,6 +62,17 @@ Result<LegacyFilterSpec> LegacySizeForFpChance(std::int64_t n, double fp,
 Result<LegacyFilterSpec> LegacySizeForBucketsPerElement(std::int64_t n, std::int32_t target,
                                                         JavaAssertions = JavaAssertions::kEnabled);
 
+// The 0.6 BloomFilter (SSTable versions before c, keys hashed as Java Strings): the legacy
+// filter's bit set, sized by 0.6's BloomCalculations, whose table stops at 15 buckets per element
+// and K = 8 (15 buckets per element give K 8, not 1.0's 10), and by its own
+// maxBucketsPerElement, min(15, (Integer.MAX_VALUE - 20) / n): more than 143165575 keys get
+// fewer buckets per element, more than 2147483627 are refused ("UnsupportedOperationException:
+// Cannot compute probabilities for N elements."). The warning names the class BloomFilter.
+Result<LegacyFilterSpec> StringFilterSizeForFpChance(std::int64_t n, double fp,
+                                                     JavaAssertions = JavaAssertions::kEnabled);
+Result<LegacyFilterSpec> StringFilterSizeForBucketsPerElement(
+    std::int64_t n, std::int32_t target, JavaAssertions = JavaAssertions::kEnabled);
+
 // BloomCalculations, exposed for tests and `inspect`.
 inline constexpr int kMaxBucketsPerElement = 20;
 // probs[buckets][k] as the Java class holds it (rows of unequal length; column 0 is a dummy).

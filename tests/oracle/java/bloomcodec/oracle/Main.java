@@ -45,6 +45,8 @@ public final class Main {
   static final int OP_SIZE_MURMUR3 = 17;
   static final int OP_BUILD_MURMUR3 = 18;
   static final int OP_PROBE_MURMUR3 = 19;
+  static final int OP_STRING_BYTES = 20;
+  static final int OP_BUILD_STRING = 21;
 
   static final int KIND_FP = 0;
   static final int KIND_BUCKETS = 1;
@@ -161,6 +163,37 @@ public final class Main {
 
   void answerCase(int op, byte[] payload, ByteBuffer in, DataOutputStream out) throws Exception {
     switch (op) {
+      case OP_STRING_BYTES: {
+        String s = StringFilter.fromCodeUnits(bytesView(payload, in));
+        writeBytes(out, StringFilter.hashed(s));
+        // DataOutput.writeUTF's bytes (after its length), which Index.db keys of 0.6 are.
+        ByteArrayOutputStream utf = new ByteArrayOutputStream();
+        new DataOutputStream(utf).writeUTF(s);
+        byte[] all = utf.toByteArray();
+        writeBytes(out, java.util.Arrays.copyOfRange(all, 2, all.length));
+        return;
+      }
+      case OP_BUILD_STRING: {
+        int hashCount = in.getInt();
+        int nbits = in.getInt();
+        int count = in.getInt();
+        String[] keys = new String[count];
+        for (int i = 0; i < count; ++i) keys[i] = StringFilter.fromCodeUnits(bytesView(payload, in));
+        int probeCount = in.getInt();
+        String[] probes = new String[probeCount];
+        for (int i = 0; i < probeCount; ++i) {
+          probes[i] = StringFilter.fromCodeUnits(bytesView(payload, in));
+        }
+        StringFilter filter = new StringFilter(hashCount, nbits);
+        for (String key : keys) filter.add(key);
+        ByteArrayOutputStream file = new ByteArrayOutputStream();
+        DataOutputStream fileOut = new DataOutputStream(file);
+        filter.serialize(fileOut);
+        fileOut.flush();
+        writeBytes(out, file.toByteArray());
+        for (String probe : probes) out.writeByte(filter.isPresent(probe) ? 1 : 0);
+        return;
+      }
       case OP_HASH64: {
         ByteBuffer key = bytesView(payload, in);
         long seed = in.getLong();

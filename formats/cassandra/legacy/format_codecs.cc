@@ -1,0 +1,112 @@
+// cassandra-0.6: the Filter.db of SSTable versions before c (Cassandra 0.4 - 0.7 beta). The bytes
+// are the legacy filter's (i32 hash count + a Java-serialized java.util.BitSet, 32-bit
+// MurmurHash2 buckets); what differs is the key: the filter was given a Java String and hashed
+// String.getBytes("UTF-16") (java_string.h). Keys given here are UTF-8 text.
+#include <climits>
+#include <string>
+
+#include "bloomcodec/cassandra/buckets.h"
+#include "bloomcodec/cassandra/java_string.h"
+#include "bloomcodec/cassandra/legacy_filter.h"
+#include "bloomcodec/cassandra/sizing.h"
+#include "cassandra/descriptor.h"
+#include "cassandra/inspect.h"
+#include "formats/cassandra/family.h"
+
+namespace bloomcodec::cassandra {
+namespace {
+
+constexpr std::string_view kName = "cassandra-0.6";
+
+Result<LegacyFilterSpec> StringSpec(std::int64_t n, const FilterParams& params) {
+  if (params.bits_per_key) {
+    return Status::InvalidArgument(
+        "Cassandra filters take --fp-chance P or --buckets-per-element N, not --bits-per-key");
+  }
+  if (params.fp_chance.has_value() == params.buckets_per_element.has_value()) {
+    return Status::InvalidArgument(
+        "give exactly one of --fp-chance P or --buckets-per-element N (the two getFilter "
+        "overloads of Cassandra 0.6's BloomFilter; its SSTable writer uses "
+        "--buckets-per-element 15)");
+  }
+  if (params.buckets_per_element &&
+      (*params.buckets_per_element < INT32_MIN || *params.buckets_per_element > INT32_MAX)) {
+    return Status::InvalidArgument("--buckets-per-element must fit a Java int");
+  }
+  if (params.fp_chance) return StringFilterSizeForFpChance(n, *params.fp_chance);
+  return StringFilterSizeForBucketsPerElement(
+      n, static_cast<std::int32_t>(*params.buckets_per_element));
+}
+
+std::int64_t ElementCount(const KeyList* keys, const FilterParams& params) {
+  if (params.expected_keys) return *params.expected_keys;
+  return keys ? static_cast<std::int64_t>(keys->size()) : 0;
+}
+
+class StringFormat final : public FormatCodec {
+ public:
+  std::string_view name() const override { return kName; }
+  std::string_view summary() const override {
+    return "Cassandra Filter.db of SSTable versions before c (0.4 - 0.7 beta): the legacy bytes, "
+           "keys hashed as Java Strings (String.getBytes(\"UTF-16\"))";
+  }
+  std::string_view params_help() const override {
+    return "--fp-chance P | --buckets-per-element N (Cassandra's writer: 15); keys are UTF-8 text";
+  }
+  bool Claims(std::string_view path, ByteSpan) const override {
+    Result<Descriptor> d = ParseDescriptor(path);
+    return d.ok() && d->component == "Filter.db" && d->filter_kind() == FilterKind::kJavaStrings;
+  }
+  Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const override {
+    BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilterSpec spec,
+                                StringSpec(ElementCount(&keys, params), params));
+    BLOOMCODEC_ASSIGN_OR_RETURN(KeyList strings, JavaStringKeysFromUtf8(keys, "keys"));
+    return BuildLegacyFilter(strings, spec);
+  }
+  Result<SizeInfo> Size(const FilterParams& params) const override {
+    BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilterSpec spec,
+                                StringSpec(ElementCount(nullptr, params), params));
+    SizeInfo info;
+    info.hash_count = spec.hash_count;
+    info.buckets_per_element = spec.buckets_per_element;
+    info.words = spec.word_count;
+    info.bits = std::int64_t{spec.word_count} * 64;
+    info.file_bytes =
+        static_cast<std::int64_t>(LegacyFilter::kOverheadBytes) + std::int64_t{spec.word_count} * 8;
+    if (!spec.warning.empty()) info.warnings.push_back(spec.warning);
+    return info;
+  }
+  Status Hash(ByteSpan key, std::string& line) const override {
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::u16string text, DecodeUtf8Text(key, "the key"));
+    const KeyHashes32 h = HashKey32(JavaUtf16Bytes(text));
+    line = std::to_string(h.h1) + "\t" + std::to_string(h.h2);
+    return {};
+  }
+  Status Probe(ByteSpan file, std::string_view source, const KeyList& keys, const ProbeOptions&,
+               std::span<std::uint8_t> answers) const override {
+    BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilter filter, LegacyFilter::Parse(file, source));
+    BLOOMCODEC_ASSIGN_OR_RETURN(KeyList strings, JavaStringKeysFromUtf8(keys, "keys"));
+    filter.MayContainBatch(strings, answers);
+    return {};
+  }
+  Result<Document> Inspect(ByteSpan file, std::string_view source) const override {
+    BLOOMCODEC_ASSIGN_OR_RETURN(Document doc, InspectLegacyFilter(file, source, kName));
+    doc["key_encoding"] = "String.getBytes(\"UTF-16\")";
+    return doc;
+  }
+  Result<Document> Dump(ByteSpan file, std::string_view source) const override {
+    return DumpLegacyFilter(file, source, kName);
+  }
+  Result<ByteVector> Undump(const Document& dump, std::string_view source) const override {
+    return UndumpLegacyFilter(dump, source, kName);
+  }
+};
+
+}  // namespace
+
+const FormatCodec* JavaStringCodec() {
+  static const StringFormat codec;
+  return &codec;
+}
+
+}  // namespace bloomcodec::cassandra

@@ -1,0 +1,30 @@
+// Cassandra's Statistics.db (the VALIDATION component): any bytes, read as a version without
+// checksums (me) and with them (nb), give the partitioner and fp chance or a status naming the
+// file; a Corrupt status carries an offset inside the input. A file read once reads the same
+// again, and a VALIDATION found lies inside the input.
+#include <string>
+
+#include "cassandra/statistics_db.h"
+#include "fuzz_support.h"
+
+using namespace bloomcodec;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const ByteSpan input(data, size);
+  for (const char* version : {"me", "nb"}) {
+    Result<cassandra::ValidationMetadata> v =
+        cassandra::ReadValidationMetadata(input, "Statistics.db", version, "big");
+    if (!v.ok()) {
+      fuzz::CheckNamesSource(v.status(), "Statistics.db");
+      if (v.status().offset()) FUZZ_CHECK(*v.status().offset() <= size);
+      continue;
+    }
+    FUZZ_CHECK(v->offset < size);
+    FUZZ_CHECK(v->checksummed == (std::string(version) == "nb"));
+    Result<cassandra::ValidationMetadata> again =
+        cassandra::ReadValidationMetadata(input, "Statistics.db", version, "big");
+    FUZZ_CHECK(again.ok() && again->partitioner == v->partitioner && again->offset == v->offset);
+    (void)cassandra::PromisedFpRate(1000, v->fp_chance);
+  }
+  return 0;
+}

@@ -1,0 +1,152 @@
+// Statistics.db's VALIDATION component (partitioner, bloom_filter_fp_chance), from files written
+// here as MetadataSerializer writes them (with the 4.0+ checksums and without), and every damage
+// refused at its offset.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstring>
+#include <string>
+
+#include "cassandra/statistics_db.h"
+#include "codec/byte_writer.h"
+
+namespace bloomcodec::cassandra {
+namespace {
+
+std::uint32_t Crc(ByteSpan a, ByteSpan b = {}) {
+  uLong c = crc32(0L, Z_NULL, 0);
+  c = crc32(c, a.data(), static_cast<uInt>(a.size()));
+  if (!b.empty()) c = crc32(c, b.data(), static_cast<uInt>(b.size()));
+  return static_cast<std::uint32_t>(c);
+}
+
+// VALIDATION (type 0) and a 6-byte stand-in for COMPACTION (type 1).
+ByteVector Statistics(bool checksums, const std::string& partitioner, double fp) {
+  ByteVector validation;
+  ByteWriter v(validation);
+  v.PutBigU16(static_cast<std::uint16_t>(partitioner.size()));
+  v.PutBytes(AsBytes(std::string_view(partitioner)));
+  std::uint64_t bits;
+  std::memcpy(&bits, &fp, sizeof bits);
+  v.PutBigU64(bits);
+  const ByteVector compaction = {1, 2, 3, 4, 5, 6};
+  const std::size_t extra = checksums ? 4 : 0;
+  const std::size_t toc_end = 4 + extra + 16 + extra;
+  ByteVector out;
+  ByteWriter w(out);
+  w.PutBigI32(2);
+  if (checksums) w.PutBigU32(Crc(ByteSpan(out).first(4)));
+  const std::size_t entries_at = out.size();
+  w.PutBigI32(0);
+  w.PutBigI32(static_cast<std::int32_t>(toc_end));
+  w.PutBigI32(1);
+  w.PutBigI32(static_cast<std::int32_t>(toc_end + validation.size() + extra));
+  if (checksums) w.PutBigU32(Crc(ByteSpan(out).first(4), ByteSpan(out).subspan(entries_at)));
+  w.PutBytes(validation);
+  if (checksums) w.PutBigU32(Crc(validation));
+  w.PutBytes(compaction);
+  if (checksums) w.PutBigU32(Crc(compaction));
+  return out;
+}
+
+constexpr const char* kMurmur3 = "org.apache.cassandra.dht.Murmur3Partitioner";
+
+TEST(StatisticsDb, ReadsTheValidationComponent) {
+  for (bool checksums : {false, true}) {
+    const std::string version = checksums ? "nb" : "me";
+    ByteVector file = Statistics(checksums, kMurmur3, 0.01);
+    auto v = ReadValidationMetadata(file, "x-Statistics.db", version, "big");
+    ASSERT_TRUE(v.ok()) << v.status().ToString();
+    EXPECT_EQ(v->partitioner, kMurmur3);
+    EXPECT_EQ(v->fp_chance, 0.01);
+    EXPECT_EQ(v->checksummed, checksums);
+    EXPECT_EQ(v->offset, checksums ? 28u : 20u);
+  }
+  // BTI is checksummed whatever its version letters; before ka the layout is another one.
+  EXPECT_TRUE(ReadValidationMetadata(Statistics(true, kMurmur3, 0.1), "s", "da", "bti").ok());
+  auto old = ReadValidationMetadata(Statistics(false, kMurmur3, 0.1), "s", "jb", "");
+  ASSERT_FALSE(old.ok());
+  EXPECT_EQ(old.status().code(), StatusCode::kUnsupported);
+}
+
+struct Damage {
+  const char* what;
+  bool checksums;
+  std::size_t at;      // byte changed (or the new length when truncating)
+  std::uint8_t value;  // XORed into it
+  bool truncate;
+  std::uint64_t offset;  // where the error must be
+};
+
+TEST(StatisticsDb, DamageIsRefusedAtItsOffset) {
+  const ByteVector good_plain = Statistics(false, kMurmur3, 0.01);
+  const ByteVector good_sums = Statistics(true, kMurmur3, 0.01);
+  const Damage cases[] = {
+      {"count negative", false, 0, 0x80, false, 0},
+      {"count CRC", true, 5, 0x01, false, 4},
+      {"unknown type", false, 7, 0x09, false, 4},
+      {"offset beyond the file", false, 10, 0x7f, false, 8},
+      {"TOC CRC", true, 25, 0x01, false, 24},
+      {"type 0 changed: no VALIDATION", false, 7, 0x02, false, 0},
+      // Cut short: the COMPACTION entry (offset field at 16) then points past the end.
+      {"name cut short", false, 30, 0, true, 16},
+      {"fp chance cut short", false, 70, 0, true, 16},
+      {"VALIDATION CRC", true, 30, 0x20, false, 81},
+      {"empty file", false, 0, 0, true, 0},
+  };
+  for (const Damage& d : cases) {
+    SCOPED_TRACE(d.what);
+    ByteVector file = d.checksums ? good_sums : good_plain;
+    if (d.truncate) {
+      file.resize(d.at);
+    } else {
+      file[d.at] ^= d.value;
+    }
+    auto v = ReadValidationMetadata(file, "t-Statistics.db", d.checksums ? "nb" : "me", "big");
+    ASSERT_FALSE(v.ok());
+    EXPECT_NE(v.status().ToString().find("t-Statistics.db"), std::string::npos);
+    if (std::string(d.what).starts_with("type 0")) {
+      EXPECT_NE(v.status().message().find("no VALIDATION"), std::string::npos);
+    } else {
+      ASSERT_TRUE(v.status().offset().has_value()) << v.status().ToString();
+      EXPECT_EQ(*v.status().offset(), d.offset) << v.status().ToString();
+    }
+  }
+}
+
+TEST(StatisticsDb, EveryTruncationAndEveryFlipUpToValidationIsCaught) {
+  const ByteVector good = Statistics(true, kMurmur3, 0.01);
+  const std::size_t validation_end = 28 + 2 + 43 + 8 + 4;  // the component and its CRC32
+  for (std::size_t n = 0; n < good.size(); ++n) {
+    const ByteVector cut(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(n));
+    auto v = ReadValidationMetadata(cut, "t", "nb", "big");
+    if (n >= validation_end) {
+      // Only COMPACTION is cut: its TOC offset still lies inside, VALIDATION reads whole.
+      if (v.ok()) continue;
+    }
+    ASSERT_FALSE(v.ok()) << n;
+    if (v.status().offset()) EXPECT_LE(*v.status().offset(), n) << v.status().ToString();
+  }
+  for (std::size_t i = 0; i < validation_end; ++i) {
+    for (std::uint8_t bit : {0x01, 0x80}) {
+      ByteVector flipped = good;
+      flipped[i] ^= bit;
+      auto v = ReadValidationMetadata(flipped, "t", "nb", "big");
+      EXPECT_FALSE(v.ok()) << "byte " << i << " bit " << int(bit);
+    }
+  }
+}
+
+TEST(StatisticsDb, PromisedRateIsTheSizingsAtThatKeyCount) {
+  // 10000 keys at 0.01: FilterFactory picks bpe and K from BloomCalculations; the promised rate
+  // is the expected fp of that filter at 10000 keys, near the chance asked.
+  auto p = PromisedFpRate(10000, 0.01);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_GT(*p, 0.005);
+  EXPECT_LE(*p, 0.01);
+  EXPECT_FALSE(PromisedFpRate(0, 0.01).has_value());
+  EXPECT_FALSE(PromisedFpRate(100, 1.0).has_value());  // no filter at all
+}
+
+}  // namespace
+}  // namespace bloomcodec::cassandra
