@@ -385,6 +385,19 @@ std::uint32_t BlockChecksum(ChecksumType checksum, ByteSpan block, std::uint8_t 
   return 0;
 }
 
+std::uint32_t ContextModifier(std::uint32_t base_context_checksum, std::uint64_t offset) {
+  if (base_context_checksum == 0) return 0;
+  const auto low = static_cast<std::uint32_t>(offset);
+  const auto high = static_cast<std::uint32_t>(offset >> 32);
+  return base_context_checksum ^ (low + high);
+}
+
+std::uint32_t StoredBlockChecksum(const TrailerFormat& format, ByteSpan block, std::uint8_t type,
+                                  std::uint64_t offset) {
+  return BlockChecksum(format.checksum, block, type) +
+         ContextModifier(format.base_context_checksum, offset);
+}
+
 Status VerifyTrailer(ByteSpan file, const BlockHandle& handle, std::string_view source,
                      const TrailerFormat& format, std::string_view what) {
   BLOOMCODEC_RETURN_IF_ERROR(CheckHandleInFile(handle, file.size(), source, what));
@@ -396,7 +409,9 @@ Status VerifyTrailer(ByteSpan file, const BlockHandle& handle, std::string_view 
   const std::uint64_t trailer_at = handle.offset + handle.size;
   const std::uint8_t type = file[trailer_at];
   const std::uint32_t stored = LoadLittleU32(file.data() + trailer_at + 1);
-  const std::uint32_t actual = BlockChecksum(checksum, data, type);
+  const std::uint32_t actual = format.family == TableFamily::kLevelDb
+                                   ? BlockChecksum(checksum, data, type)
+                                   : StoredBlockChecksum(format, data, type, handle.offset);
   if (stored == actual) return Status();
   if (format.family == TableFamily::kLevelDb) {
     return Status::Corrupt(std::string(source), trailer_at + 1,
@@ -404,11 +419,13 @@ Status VerifyTrailer(ByteSpan file, const BlockHandle& handle, std::string_view 
                                std::to_string(handle.offset) + ": " + std::to_string(actual),
                            std::to_string(stored));
   }
-  return Status::Corrupt(std::string(source), trailer_at + 1,
-                         std::string(ChecksumTypeName(checksum)) + " checksum " + Hex32(actual) +
-                             " of the " + std::string(what) + " at offset " +
-                             std::to_string(handle.offset),
-                         Hex32(stored));
+  return Status::Corrupt(
+      std::string(source), trailer_at + 1,
+      std::string(ChecksumTypeName(checksum)) +
+          (format.base_context_checksum != 0 ? " context checksum " : " checksum ") +
+          Hex32(actual) + " of the " + std::string(what) + " at offset " +
+          std::to_string(handle.offset),
+      Hex32(stored));
 }
 
 Result<BlockCompression> CompressionOf(const TrailerFormat& format, std::uint8_t type,

@@ -26,8 +26,13 @@
 // line's messages are a contract); every error names the file and an absolute offset (for a
 // compressed block, the block's offset).
 //
-// This is the one place for trailer rules: the next ones belong here too (RocksDB format_version 6's context checksums, which mix the block's offset into the
-// checksum; compression dictionaries, which Decompress would take from the table's meta block).
+// * Context checksums (RocksDB format_version >= 6; table/format.h ChecksumModifierForContext):
+//   the stored value is the checksum above plus (mod 2^32) base ^ (low32(offset) +
+//   high32(offset)), base being the footer's base_context_checksum and offset the block's
+//   offset in the file; base 0 means no modifier.
+//
+// This is the one place for trailer rules: the next ones belong here too (compression
+// dictionaries, which Decompress would take from the table's meta block).
 #pragma once
 
 #include <cstdint>
@@ -91,10 +96,17 @@ struct TrailerFormat {
   TableFamily family = TableFamily::kLevelDb;
   ChecksumType checksum = ChecksumType::kCrc32c;  // the footer's (LevelDB: always CRC-32C)
   std::uint32_t format_version = 0;               // RocksDB: decides the size prefixes
+  std::uint32_t base_context_checksum = 0;        // RocksDB format_version >= 6; 0: none
 };
+
+// What a context checksum adds to the plain one for a block at `offset` (0 when base is 0).
+std::uint32_t ContextModifier(std::uint32_t base_context_checksum, std::uint64_t offset);
 
 // The value a trailer stores for `block` followed by `type`.
 std::uint32_t BlockChecksum(ChecksumType checksum, ByteSpan block, std::uint8_t type);
+// The value the trailer of a block written at `offset` stores (the context modifier added).
+std::uint32_t StoredBlockChecksum(const TrailerFormat& format, ByteSpan block, std::uint8_t type,
+                                  std::uint64_t offset);
 
 // Checks the trailer's checksum of the block `handle` names (bounds first; none to check with
 // ChecksumType::kNone).

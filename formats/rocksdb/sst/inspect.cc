@@ -32,6 +32,13 @@ Document HandleDoc(const BlockHandle& h) {
   return d;
 }
 
+std::string Hex32(std::uint32_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string s = "0x";
+  for (int shift = 28; shift >= 0; shift -= 4) s += digits[(v >> shift) & 0xf];
+  return s;
+}
+
 std::string Hex64(std::uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
@@ -52,7 +59,8 @@ Document PropertyValue(const TableProperty& p) {
   return d;
 }
 
-Document FooterDoc(const Footer& f) {
+Document FooterDoc(const SstReader& sst) {
+  const Footer& f = sst.footer();
   Document d;
   d["magic"] = Hex64(f.magic);
   d["legacy_magic"] = f.legacy();
@@ -61,7 +69,14 @@ Document FooterDoc(const Footer& f) {
   d["checksum_type"] = static_cast<int>(f.checksum);
   d["checksum"] = std::string(ChecksumTypeName(f.checksum));
   d["metaindex"] = HandleDoc(f.metaindex_handle);
-  d["index"] = HandleDoc(f.index_handle);
+  d["index"] = HandleDoc(sst.index_handle());
+  if (f.context_checksums()) {
+    // format_version >= 6: the footer holds the metaindex size only (the block ends where the
+    // footer starts) and the index handle is the metaindex entry "rocksdb.index".
+    d["index_in_metaindex"] = true;
+    d["base_context_checksum"] = Hex32(f.base_context_checksum);
+    d["footer_checksum"] = Hex32(f.footer_checksum);
+  }
   return d;
 }
 
@@ -72,6 +87,7 @@ std::string MetaRole(const SstReader& sst, const SstMetaindexEntry& e) {
   if (e.key.starts_with("fullfilter.") || e.key.starts_with("partitionedfilter.")) {
     return "filter of another policy (unused by RocksDB's built-in policies)";
   }
+  if (e.key == blocktable::kIndexMetaBlockName) return "index";
   if (e.key == "rocksdb.range_del") return "range deletions";
   if (e.key == "rocksdb.compression_dict") return "compression dictionary";
   if (e.key.starts_with("rocksdb.hashindex.")) return "hash index metadata";
@@ -178,9 +194,9 @@ Result<Document> IndexDoc(const SstReader& sst) {
   d["type"] = std::string(IndexTypeName(sst.index_type()));
   d["key_is_user_key"] = sst.index_key_is_user_key();
   d["value_is_delta_encoded"] = sst.index_value_is_delta_encoded();
-  d["handle"] = HandleDoc(sst.footer().index_handle);
+  d["handle"] = HandleDoc(sst.index_handle());
   BLOOMCODEC_ASSIGN_OR_RETURN(d["compression"],
-                              BlockCompressionName(sst, sst.footer().index_handle, "index block"));
+                              BlockCompressionName(sst, sst.index_handle(), "index block"));
   d["restarts"] = sst.index_block().num_restarts();
   if (sst.index_type() == IndexType::kTwoLevelIndexSearch) {
     Document parts = Document::array();
@@ -240,7 +256,7 @@ Result<Document> InspectSst(ByteSpan file, std::string_view source) {
   Document doc;
   doc["format"] = "rocksdb-sst";
   doc["file_bytes"] = file.size();
-  doc["footer"] = FooterDoc(sst.footer());
+  doc["footer"] = FooterDoc(sst);
   doc["metaindex"] = MetaindexDoc(sst);
   doc["properties"] = PropertiesDoc(sst);
   if (sst.properties()) {
@@ -260,7 +276,7 @@ Result<Document> DumpSst(ByteSpan file, std::string_view source) {
   BLOOMCODEC_ASSIGN_OR_RETURN(SstReader sst, SstReader::Open(file, std::string(source)));
   Document doc = DumpHead("rocksdb-sst");
   doc["file_bytes"] = file.size();
-  doc["footer"] = FooterDoc(sst.footer());
+  doc["footer"] = FooterDoc(sst);
   doc["metaindex"] = MetaindexDoc(sst);
   if (sst.filter()) {
     Document f;

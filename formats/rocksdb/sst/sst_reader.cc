@@ -179,8 +179,9 @@ Result<SstReader> SstReader::Open(ByteSpan file, std::string source,
   BLOOMCODEC_ASSIGN_OR_RETURN(r.metaindex_,
                               r.ReadBlock(r.footer_.metaindex_handle, "metaindex block"));
   BLOOMCODEC_RETURN_IF_ERROR(r.ReadMetaindex());
+  BLOOMCODEC_RETURN_IF_ERROR(r.FindIndexHandle());
   BLOOMCODEC_RETURN_IF_ERROR(r.ReadPropertiesBlock());
-  BLOOMCODEC_ASSIGN_OR_RETURN(r.index_, r.ReadBlock(r.footer_.index_handle, "index block"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(r.index_, r.ReadBlock(r.index_handle_, "index block"));
   BLOOMCODEC_RETURN_IF_ERROR(r.FindFilter());
   return r;
 }
@@ -205,6 +206,30 @@ Status SstReader::ReadMetaindex() {
     BLOOMCODEC_RETURN_IF_ERROR(it.Next());
   }
   return Status();
+}
+
+Status SstReader::FindIndexHandle() {
+  if (!footer_.context_checksums()) {
+    index_handle_ = footer_.index_handle;
+    return Status();
+  }
+  for (const SstMetaindexEntry& e : metaindex_entries_) {
+    if (e.key != blocktable::kIndexMetaBlockName) continue;
+    if (!e.handle) {
+      return Status::Corrupt(source_, e.value_at,
+                             "a block handle as the value of " +
+                                 std::string(blocktable::kIndexMetaBlockName));
+    }
+    BLOOMCODEC_RETURN_IF_ERROR(
+        CheckHandleInFile(*e.handle, file_.size(), source_, e.value_at, "index block"));
+    index_handle_ = *e.handle;
+    return Status();
+  }
+  return Status::Corrupt(source_, metaindex_.contents().file_offset(),
+                         "the metaindex entry " + std::string(blocktable::kIndexMetaBlockName) +
+                             " (format_version " + std::to_string(footer_.format_version) +
+                             " keeps the index block's handle there)",
+                         "no such entry");
 }
 
 Status SstReader::ReadPropertiesBlock() {

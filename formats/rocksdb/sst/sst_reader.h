@@ -111,6 +111,9 @@ class SstReader {
   const std::string& source() const { return source_; }
   ByteSpan file() const { return file_; }
   const blocktable::Footer& footer() const { return footer_; }
+  // The index block: the footer's handle, or from format_version 6 on the metaindex entry
+  // "rocksdb.index".
+  const blocktable::BlockHandle& index_handle() const { return index_handle_; }
   const std::vector<SstMetaindexEntry>& metaindex() const { return metaindex_entries_; }
   const blocktable::Block& metaindex_block() const { return metaindex_; }
   const blocktable::Block& index_block() const { return index_; }
@@ -167,6 +170,7 @@ class SstReader {
  private:
   SstReader() = default;
   Status ReadMetaindex();
+  Status FindIndexHandle();
   Status ReadPropertiesBlock();
   Status FindFilter();
   Status CheckIndexedBlockInFile(const blocktable::Block& block, std::size_t entry_position,
@@ -180,6 +184,7 @@ class SstReader {
   ByteSpan file_;
   SstOpenOptions options_;
   blocktable::Footer footer_;
+  blocktable::BlockHandle index_handle_;
   blocktable::Block metaindex_;
   blocktable::Block index_;
   std::vector<SstMetaindexEntry> metaindex_entries_;

@@ -48,7 +48,7 @@ class StructureCheck {
     BLOOMCODEC_RETURN_IF_ERROR(VerifyTrailer(sst_.file(), sst_.footer().metaindex_handle, src,
                                              trailer, "metaindex block"));
     BLOOMCODEC_RETURN_IF_ERROR(
-        VerifyTrailer(sst_.file(), sst_.footer().index_handle, src, trailer, "index block"));
+        VerifyTrailer(sst_.file(), sst_.index_handle(), src, trailer, "index block"));
     BLOOMCODEC_RETURN_IF_ERROR(VerifyBlock(sst_.metaindex_block(), KeyOrder::kBytewise).status());
     for (const SstMetaindexEntry& e : sst_.metaindex()) {
       if (!e.handle) continue;
