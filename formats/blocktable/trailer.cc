@@ -161,8 +161,8 @@ Result<ByteVector> MojangInflate(BlockCompression type, ByteSpan data, std::stri
 class RocksDbDecompressor {
  public:
   RocksDbDecompressor(std::string_view source, std::uint64_t offset, std::string_view what,
-                      std::uint64_t max_size)
-      : source_(source), offset_(offset), what_(what), max_size_(max_size) {}
+                      std::uint64_t max_size, ByteSpan dictionary)
+      : source_(source), offset_(offset), what_(what), max_size_(max_size), dict_(dictionary) {}
 
   Result<ByteVector> Run(BlockCompression type, std::uint32_t format_version, ByteSpan data) {
     const bool sized = format_version >= 2;
@@ -242,6 +242,11 @@ class RocksDbDecompressor {
     z_stream stream;
     std::memset(&stream, 0, sizeof(stream));
     if (inflateInit2(&stream, -14) != Z_OK) return Fail("a zlib stream (inflateInit2 failed)");
+    if (!dict_.empty() &&
+        inflateSetDictionary(&stream, dict_.data(), static_cast<uInt>(dict_.size())) != Z_OK) {
+      inflateEnd(&stream);
+      return Fail("a zlib stream that takes the table's compression dictionary");
+    }
     ByteVector out(sized ? capacity : std::min<std::uint64_t>(capacity, data.size() * 5 + 4096));
     stream.next_in = const_cast<Bytef*>(data.data());
     stream.avail_in = static_cast<uInt>(data.size());
@@ -285,9 +290,15 @@ class RocksDbDecompressor {
       return Fail("a block under 2 GiB");
     }
     ByteVector out(size);
-    const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(data.data()),
-                                      reinterpret_cast<char*>(out.data()),
-                                      static_cast<int>(data.size()), static_cast<int>(size));
+    const int n =
+        dict_.empty()
+            ? LZ4_decompress_safe(reinterpret_cast<const char*>(data.data()),
+                                  reinterpret_cast<char*>(out.data()),
+                                  static_cast<int>(data.size()), static_cast<int>(size))
+            : LZ4_decompress_safe_usingDict(
+                  reinterpret_cast<const char*>(data.data()), reinterpret_cast<char*>(out.data()),
+                  static_cast<int>(data.size()), static_cast<int>(size),
+                  reinterpret_cast<const char*>(dict_.data()), static_cast<int>(dict_.size()));
     if (n < 0) return Fail("valid LZ4 data");
     if (static_cast<std::uint32_t>(n) != size) {
       return Fail(std::to_string(size) + " uncompressed bytes as the size prefix says",
@@ -300,7 +311,16 @@ class RocksDbDecompressor {
     BLOOMCODEC_ASSIGN_OR_RETURN(std::uint32_t size, SizePrefix(data));
     BLOOMCODEC_RETURN_IF_ERROR(CheckSize(type, size, data.size()));
     ByteVector out(size);
-    const std::size_t n = ZSTD_decompress(out.data(), out.size(), data.data(), data.size());
+    std::size_t n = 0;
+    if (dict_.empty()) {
+      n = ZSTD_decompress(out.data(), out.size(), data.data(), data.size());
+    } else {
+      ZSTD_DCtx* ctx = ZSTD_createDCtx();
+      if (ctx == nullptr) return Fail("memory for a Zstandard context");
+      n = ZSTD_decompress_usingDict(ctx, out.data(), out.size(), data.data(), data.size(),
+                                    dict_.data(), dict_.size());
+      ZSTD_freeDCtx(ctx);
+    }
     if (ZSTD_isError(n)) {
       return Fail("valid Zstandard data", ZSTD_getErrorName(n));
     }
@@ -315,6 +335,7 @@ class RocksDbDecompressor {
   std::uint64_t offset_;
   std::string_view what_;
   std::uint64_t max_size_;
+  ByteSpan dict_;
 };
 
 }  // namespace
@@ -455,7 +476,8 @@ Result<BlockCompression> CompressionOf(const TrailerFormat& format, std::uint8_t
 
 Result<ByteVector> Decompress(const TrailerFormat& format, BlockCompression type, ByteSpan data,
                               std::string_view source, std::uint64_t block_offset,
-                              std::string_view what, std::uint64_t max_uncompressed_size) {
+                              std::string_view what, std::uint64_t max_uncompressed_size,
+                              ByteSpan dictionary) {
   if (format.family == TableFamily::kLevelDb) {
     if (type == BlockCompression::kMojangZlib || type == BlockCompression::kMojangRawDeflate) {
       return MojangInflate(type, data, source, block_offset, what, max_uncompressed_size);
@@ -463,7 +485,7 @@ Result<ByteVector> Decompress(const TrailerFormat& format, BlockCompression type
     // CompressionOf admits nothing else for LevelDB.
     return LevelDbSnappy(data, source, block_offset, what, max_uncompressed_size);
   }
-  RocksDbDecompressor d(source, block_offset, what, max_uncompressed_size);
+  RocksDbDecompressor d(source, block_offset, what, max_uncompressed_size, dictionary);
   return d.Run(type, format.format_version, data);
 }
 

@@ -31,8 +31,12 @@
 //   high32(offset)), base being the footer's base_context_checksum and offset the block's
 //   offset in the file; base 0 means no modifier.
 //
-// This is the one place for trailer rules: the next ones belong here too (compression
-// dictionaries, which Decompress would take from the table's meta block).
+// * Compression dictionaries (RocksDB's rocksdb.compression_dict meta block, data blocks only):
+//   zstd decompresses with it as a dictionary (ZSTD_decompress_usingDict: a trained dictionary
+//   or raw content), LZ4 / LZ4HC with it as the history before the block
+//   (LZ4_decompress_safe_usingDict), zlib with inflateSetDictionary; Snappy has none.
+//
+// This is the one place for trailer rules.
 #pragma once
 
 #include <cstdint>
@@ -121,7 +125,8 @@ Result<BlockCompression> CompressionOf(const TrailerFormat& format, std::uint8_t
 // The uncompressed bytes of the block at `block_offset` stored as `data` with `type` (not kNone).
 Result<ByteVector> Decompress(const TrailerFormat& format, BlockCompression type, ByteSpan data,
                               std::string_view source, std::uint64_t block_offset,
-                              std::string_view what, std::uint64_t max_uncompressed_size);
+                              std::string_view what, std::uint64_t max_uncompressed_size,
+                              ByteSpan dictionary = {});
 
 // `raw` compressed as RocksDB's CompressBlock does for `type` (format_version >= 2 framing), or
 // for kMojangZlib / kMojangRawDeflate as Mojang's LevelDB does (a bare stream, default level).

@@ -262,6 +262,8 @@ Result<Document> InspectSst(ByteSpan file, std::string_view source) {
   if (sst.properties()) {
     if (auto c = sst.properties()->String("rocksdb.compression")) doc["compression"] = NameText(*c);
   }
+  // The rocksdb.compression_dict block's size (0: none); data blocks decompress with it.
+  doc["compression_dictionary_bytes"] = sst.compression_dictionary().size();
   BLOOMCODEC_ASSIGN_OR_RETURN(doc["filter"], FilterDoc(sst));
   BLOOMCODEC_ASSIGN_OR_RETURN(doc["index"], IndexDoc(sst));
   std::size_t blocks = 0;

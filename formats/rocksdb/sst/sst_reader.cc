@@ -181,6 +181,7 @@ Result<SstReader> SstReader::Open(ByteSpan file, std::string source,
   BLOOMCODEC_RETURN_IF_ERROR(r.ReadMetaindex());
   BLOOMCODEC_RETURN_IF_ERROR(r.FindIndexHandle());
   BLOOMCODEC_RETURN_IF_ERROR(r.ReadPropertiesBlock());
+  BLOOMCODEC_RETURN_IF_ERROR(r.ReadDictionary());
   BLOOMCODEC_ASSIGN_OR_RETURN(r.index_, r.ReadBlock(r.index_handle_, "index block"));
   BLOOMCODEC_RETURN_IF_ERROR(r.FindFilter());
   return r;
@@ -204,6 +205,32 @@ Status SstReader::ReadMetaindex() {
     if (h.ok() && hr.at_end()) e.handle = *h;
     metaindex_entries_.push_back(std::move(e));
     BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+  }
+  return Status();
+}
+
+Result<Block> SstReader::ReadDataBlock(const BlockHandle& handle) const {
+  ReadBlockOptions o = BlockOptions();
+  o.dictionary = dictionary_.bytes();
+  BLOOMCODEC_ASSIGN_OR_RETURN(BlockContents contents,
+                              blocktable::ReadBlock(file_, handle, source_, o, "data block"));
+  return Block::Parse(std::move(contents), source_, "data block", BlockFooterLayout::kRocksDb);
+}
+
+Status SstReader::ReadDictionary() {
+  for (const SstMetaindexEntry& e : metaindex_entries_) {
+    if (e.key != kCompressionDictBlockName) continue;
+    if (!e.handle) {
+      return Status::Corrupt(source_, e.value_at,
+                             "a block handle as the value of " +
+                                 std::string(kCompressionDictBlockName));
+    }
+    BLOOMCODEC_RETURN_IF_ERROR(
+        CheckHandleInFile(*e.handle, file_.size(), source_, e.value_at, "compression dictionary"));
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        dictionary_,
+        blocktable::ReadBlock(file_, *e.handle, source_, BlockOptions(), "compression dictionary"));
+    break;
   }
   return Status();
 }
@@ -379,7 +406,7 @@ Status SstReader::ForEachDataBlock(
 Status SstReader::ForEachEntry(
     const std::function<Status(ByteSpan, ByteSpan, const BlockHandle&)>& fn) const {
   return ForEachDataBlock([&](ByteSpan, const BlockHandle& handle) -> Status {
-    BLOOMCODEC_ASSIGN_OR_RETURN(Block block, ReadBlock(handle, "data block"));
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block block, ReadDataBlock(handle));
     BlockIterator it(block, KeyOrder::kInternal);
     BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
     while (it.valid()) {

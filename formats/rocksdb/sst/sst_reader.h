@@ -46,6 +46,8 @@ inline constexpr std::string_view kPropertiesBlockName = "rocksdb.properties";
 // The range-deletion meta block: internal keys (start key + tag of type kTypeRangeDeletion) whose
 // values are the exclusive end user keys.
 inline constexpr std::string_view kRangeDelBlockName = "rocksdb.range_del";
+// The compression dictionary of the data blocks (zstd, LZ4, zlib with max_dict_bytes > 0).
+inline constexpr std::string_view kCompressionDictBlockName = "rocksdb.compression_dict";
 // The tag of a lookup key: the newest sequence a DB can hold, kValueTypeForSeek (0x16 in 7.8).
 inline constexpr std::uint64_t kLookupTag = (((std::uint64_t{1} << 56) - 2) << 8) | 0x16;
 
@@ -164,6 +166,10 @@ class SstReader {
                                                  const blocktable::BlockHandle& block)>& fn) const;
   Result<blocktable::Block> ReadBlock(const blocktable::BlockHandle& handle,
                                       std::string_view what) const;
+  // A data block: decompressed with the table's compression dictionary when it has one.
+  Result<blocktable::Block> ReadDataBlock(const blocktable::BlockHandle& handle) const;
+  // The rocksdb.compression_dict meta block's bytes (empty: none).
+  ByteSpan compression_dictionary() const { return dictionary_.bytes(); }
   // The data block whose index entry is the first >= the lookup key (nullopt past the end).
   Result<std::optional<blocktable::BlockHandle>> DataBlockFor(ByteSpan user_key) const;
 
@@ -171,6 +177,7 @@ class SstReader {
   SstReader() = default;
   Status ReadMetaindex();
   Status FindIndexHandle();
+  Status ReadDictionary();
   Status ReadPropertiesBlock();
   Status FindFilter();
   Status CheckIndexedBlockInFile(const blocktable::Block& block, std::size_t entry_position,
@@ -191,6 +198,7 @@ class SstReader {
   std::optional<TableProperties> properties_;
   std::optional<blocktable::BlockHandle> properties_handle_;
   blocktable::Block properties_block_;
+  blocktable::BlockContents dictionary_;
   std::optional<SstFilterInfo> filter_;
   std::optional<blocktable::Block> filter_index_;  // partitioned filter: the top-level index
   IndexType index_type_ = IndexType::kBinarySearch;

@@ -143,7 +143,7 @@ class StructureCheck {
   Status CheckDataBlock(ByteSpan index_key, const BlockHandle& h) {
     BLOOMCODEC_RETURN_IF_ERROR(
         VerifyTrailer(sst_.file(), h, sst_.source(), sst_.BlockOptions().trailer, "data block"));
-    BLOOMCODEC_ASSIGN_OR_RETURN(Block b, sst_.ReadBlock(h, "data block"));
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block b, sst_.ReadDataBlock(h));
     BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t n, VerifyBlock(b, KeyOrder::kInternal));
     if (n == 0) return Status();
     // The index key must not sort before the block's last key.
