@@ -20,7 +20,7 @@ namespace bloomcodec::tool {
 namespace {
 constexpr FlagSpec kFlags[] = {
     {"--keys", true},   {"--key-format", true}, {"--index", true}, {"--from-table", false},
-    {"--format", true}, {"--key-kind", true},   {"--json", false},
+    {"--format", true}, {"--key-kind", true},   {"--json", false}, {"--prefix-extractor", true},
 };
 constexpr std::uintmax_t kLargeFileBytes = 64 << 20;
 
@@ -54,6 +54,17 @@ Result<bool> RunVerify(std::span<const std::string_view> argv) {
     BLOOMCODEC_ASSIGN_OR_RETURN(options.format, FormatByName(*name));
   }
   std::vector<std::string> paths(args.positionals().begin(), args.positionals().end());
+  if (auto spec = args.Value("--prefix-extractor")) {
+    options.prefix_extractor = std::string(*spec);
+    for (const std::string& p : paths) {
+      std::error_code ec;
+      if (std::filesystem::is_directory(p, ec)) {
+        return Status::InvalidArgument(
+            "--prefix-extractor applies to SST files given one by one; " + p +
+            " is a directory (its tables' recorded extractors are used)");
+      }
+    }
+  }
   if (sources > 0 && paths.size() > 1) {
     return Status::InvalidArgument("--keys, --index and --from-table describe one file; found " +
                                    std::to_string(paths.size()) + " paths");

@@ -19,6 +19,7 @@
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "cli/cli_runner.h"
+#include "rocksdb/sst/prefix_extractor.h"
 #include "rocksdb/sst/sst_reader.h"
 
 namespace bloomcodec::rocksdb {
@@ -38,6 +39,7 @@ struct Case {
   std::uint32_t format_version;
   std::size_t keys;
   unsigned seed;
+  std::string prefix = {};  // RocksDB's name of a built-in prefix extractor (rocksdb9 only)
 };
 
 struct Tally {
@@ -80,6 +82,7 @@ void WriteDb(const Case& c, const std::vector<std::string>& keys, const CliDir& 
   std::string cmd = std::string(BLOOMCODEC_NODE) + " " + BLOOMCODEC_WITNESS_SCRIPT + " " +
                     BLOOMCODEC_NPM_MODULES + " " + c.engine + " " + db + " " + keys_file;
   for (const std::string& o : c.options) cmd += " " + o;
+  if (!c.prefix.empty()) cmd += " prefix=" + c.prefix;
   cmd += " > " + dir.Path("node.out") + " 2>&1";
   const int rc = std::system(cmd.c_str());
   ASSERT_EQ(rc, 0) << cmd << "\n" << testing::ReadAnyText(dir.Path("node.out"));
@@ -119,7 +122,29 @@ void CheckTable(const Case& c, const std::string& path, std::set<std::string>& s
   ASSERT_TRUE(marker == 0xff || (c.ribbon && marker == 0xfe)) << path << " marker " << +marker;
   const FilterEncoding encoding =
       marker == 0xfe ? FilterEncoding::kRibbon : FilterEncoding::kFastLocalBloom;
-  Result<ByteVector> built = BuildFullFilter(encoding, c.bits_per_key, keys);
+  // What RocksDB's full filter builder adds, key by key: the prefix (in the extractor's domain,
+  // unless equal to the previous prefix), then the whole key (whole-key filtering is on).
+  KeyList entries;
+  std::optional<PrefixExtractor> prefix;
+  if (!c.prefix.empty()) {
+    prefix = PrefixExtractor::FromPropertyName(c.prefix);
+    ASSERT_TRUE(prefix.has_value()) << c.prefix;
+    ASSERT_EQ(sst->properties()->String("rocksdb.prefix.extractor.name"), c.prefix) << path;
+  }
+  ByteVector last_prefix;
+  bool any_prefix = false;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (prefix && prefix->InDomain(keys[i])) {
+      const ByteSpan p = prefix->Transform(keys[i]);
+      if (!any_prefix || !std::equal(p.begin(), p.end(), last_prefix.begin(), last_prefix.end())) {
+        entries.Add(p);
+        last_prefix.assign(p.begin(), p.end());
+        any_prefix = true;
+      }
+    }
+    entries.Add(keys[i]);
+  }
+  Result<ByteVector> built = BuildFullFilter(encoding, c.bits_per_key, entries);
   ASSERT_TRUE(built.ok()) << built.status().ToString();
   const bool identical = std::equal(built->begin(), built->end(), stored.begin(), stored.end());
   if (!c.optimize_for_memory) {
@@ -136,6 +161,10 @@ void CheckTable(const Case& c, const std::string& path, std::set<std::string>& s
   ASSERT_TRUE(sst->MayContainBatch(keys, answers).ok());
   for (std::size_t i = 0; i < keys.size(); ++i) {
     ASSERT_EQ(answers[i], 1) << path << ": key " << Hex(keys[i]) << " fails the filter";
+    if (prefix && prefix->InDomain(keys[i])) {
+      Result<bool> held = sst->FilterHolds(prefix->Transform(keys[i]), keys[i]);
+      ASSERT_TRUE(held.ok() && *held) << path << ": the prefix of " << Hex(keys[i]);
+    }
   }
 }
 
@@ -214,6 +243,60 @@ TEST(RocksDbWitness, RocksDb97BloomOptimizeForMemory) {
            6,
            6000,
            3});
+}
+
+TEST(RocksDbWitness, RocksDb97FixedPrefix) {
+  RunCase({"9.7 bloom:10 rocksdb.FixedPrefix.3",
+           "rocksdb9",
+           {"filter=bloom:10", "optimize_filters_for_memory=0"},
+           10,
+           false,
+           false,
+           6,
+           6000,
+           7,
+           "rocksdb.FixedPrefix.3"});
+}
+
+TEST(RocksDbWitness, RocksDb97CappedPrefixRibbon) {
+  RunCase({"9.7 ribbon:10 rocksdb.CappedPrefix.2",
+           "rocksdb9",
+           {"filter=ribbon:10", "optimize_filters_for_memory=0"},
+           10,
+           true,
+           false,
+           6,
+           6000,
+           8,
+           "rocksdb.CappedPrefix.2"});
+}
+
+TEST(RocksDbWitness, PrefixExtractorOptionReplacesTheRecordedOne) {
+  RequireWitnesses();
+  CliDir dir;
+  const std::string db = dir.Path("db");
+  const Case c{"",   "rocksdb9", {"filter=bloom:10"},    10, false, false, 6,
+               3000, 9,          "rocksdb.FixedPrefix.3"};
+  ASSERT_NO_FATAL_FAILURE(WriteDb(c, RandomKeys(c.keys, c.seed), dir, db));
+  std::string table;
+  for (const auto& e : fs::directory_iterator(db)) {
+    if (e.path().extension() == ".sst") table = e.path().string();
+  }
+  ASSERT_FALSE(table.empty());
+  // The recorded extractor and the same one given: healthy.
+  EXPECT_EQ(RunCli({"verify", table}).exit_code, 0);
+  EXPECT_EQ(RunCli({"verify", table, "--prefix-extractor", "fixed:3"}).exit_code, 0);
+  // Another one: its 1-byte prefixes were never added, so most keys are false negatives.
+  testing::CliRun wrong = RunCli({"verify", table, "--prefix-extractor", "capped:1"});
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.out;
+  EXPECT_NE(wrong.out.find("false negatives"), std::string::npos) << wrong.out;
+  // Bad spellings and directories are refused before anything is read.
+  testing::CliRun bad = RunCli({"verify", table, "--prefix-extractor", "fixed:0"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("fixed:N, capped:N"), std::string::npos) << bad.err;
+  testing::CliRun directory = RunCli({"verify", db, "--prefix-extractor", "noop"});
+  EXPECT_EQ(directory.exit_code, 2);
+  EXPECT_NE(directory.err.find("is a directory"), std::string::npos) << directory.err;
 }
 
 TEST(RocksDbWitness, RocksDb105FormatVersion6) {

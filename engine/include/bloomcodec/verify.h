@@ -200,7 +200,10 @@ struct VerifyOptions {
   std::string index_path;               // kIndexDb
   const FormatCodec* format = nullptr;  // --format for single files; null: detect
   KeyKind key_kind = KeyKind::kAuto;    // LevelDB single tables
-  unsigned threads = 0;                 // 0: hardware_concurrency
+  // RocksDB SSTs given as files: the prefix extractor to apply (fixed:N, capped:N or noop) in
+  // place of the one the table records; empty: the recorded one when it is built in.
+  std::string prefix_extractor;
+  unsigned threads = 0;  // 0: hardware_concurrency
   VerifyProgress progress;
 };
 

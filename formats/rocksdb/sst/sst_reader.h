@@ -137,6 +137,10 @@ class SstReader {
   Status MayContainBatch(const KeyList& user_keys, std::span<std::uint8_t> answers) const;
   // A partitioned filter: the partition the probe is asked in. Full filter: the filter block.
   Result<blocktable::BlockHandle> FilterBlockFor(ByteSpan user_key) const;
+  // Whether the full or partitioned filter holds `entry` (a whole key or a prefix), whatever
+  // whole-key filtering says; a partitioned filter is asked in the partition of `user_key`.
+  // Block-based filters and tables without a filter: true.
+  Result<bool> FilterHolds(ByteSpan entry, ByteSpan user_key) const;
 
   // Decodes an index entry's value (the iterator's shared length says delta or whole handle);
   // `previous` is the entry before it in the same block. A handle reaching past the file is
