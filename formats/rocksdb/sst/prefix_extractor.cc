@@ -33,17 +33,17 @@ std::optional<PrefixExtractor> PrefixExtractor::FromPropertyName(std::string_vie
 
 Result<PrefixExtractor> PrefixExtractor::FromSpec(std::string_view spec) {
   if (spec == "noop") return PrefixExtractor{Kind::kNoop, 0};
-  for (auto [prefix, kind] :
-       {std::pair{std::string_view("fixed:"), Kind::kFixed},
-        std::pair{std::string_view("capped:"), Kind::kCapped}}) {
+  for (auto [prefix, kind] : {std::pair{std::string_view("fixed:"), Kind::kFixed},
+                              std::pair{std::string_view("capped:"), Kind::kCapped}}) {
     if (!spec.starts_with(prefix)) continue;
     if (std::optional<std::uint32_t> n = ParseLength(spec.substr(prefix.size()))) {
       return PrefixExtractor{kind, *n};
     }
   }
-  return Status::InvalidArgument("--prefix-extractor: expected fixed:N, capped:N (N >= 1) or "
-                                 "noop, found '" +
-                                 std::string(spec) + "'");
+  return Status::InvalidArgument(
+      "--prefix-extractor: expected fixed:N, capped:N (N >= 1) or "
+      "noop, found '" +
+      std::string(spec) + "'");
 }
 
 std::string PrefixExtractor::Name() const {
