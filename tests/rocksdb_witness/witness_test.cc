@@ -6,6 +6,7 @@
 // table and passes its filter, and `bloomcodec verify` of the database directory reports it
 // healthy.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -49,6 +50,7 @@ struct Tally {
   int ribbon_tables = 0;
   int dictionary_tables = 0;    // with a rocksdb.compression_dict block (zstd data blocks)
   int identical_as_if_off = 0;  // optimize_filters_for_memory on: equal to the build for off
+  int option_told = 0;          // inspect could tell optimize_filters_for_memory (on / off)
   std::size_t keys_compared = 0;
 };
 
@@ -158,6 +160,16 @@ void CheckTable(const Case& c, const std::string& path, std::set<std::string>& s
     tally.identical_as_if_off +=
         std::equal(off->begin(), off->end(), stored.begin(), stored.end()) ? 1 : 0;
   }
+  // inspect tells the option where the probe count shows it, and never the wrong value.
+  if (!prefix && encoding == FilterEncoding::kFastLocalBloom) {
+    testing::CliRun i = RunCli({"inspect", path, "--json"});
+    ASSERT_EQ(i.exit_code, 0) << i.err;
+    const std::string told = nlohmann::json::parse(i.out)["files"][0]["filter"].value(
+        "optimize_filters_for_memory", std::string("missing"));
+    EXPECT_NE(told, c.optimize_for_memory ? "off" : "on") << path;
+    EXPECT_NE(told, "missing") << path;
+    tally.option_told += told == (c.optimize_for_memory ? "on" : "off") ? 1 : 0;
+  }
   tally.tables++;
   tally.dictionary_tables += sst->compression_dictionary().empty() ? 0 : 1;
   tally.identical += identical ? 1 : 0;
@@ -218,6 +230,7 @@ void RunCase(const Case& c) {
     std::printf(" (%d/%d also equal to the build with the option off)", tally.identical_as_if_off,
                 tally.tables);
   }
+  std::printf("; inspect told optimize_filters_for_memory for %d", tally.option_told);
   std::printf("\n");
 }
 

@@ -7,6 +7,7 @@
 #include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "inspect_support.h"
+#include "rocksdb/filter_sizing.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "sst_filter_stats.h"
 
@@ -123,6 +124,31 @@ Result<std::string> BlockCompressionName(const SstReader& sst, const BlockHandle
   return std::string(CompressionName(type));
 }
 
+// Which optimize_filters_for_memory a FastLocalBloom full filter of `entries` entries was built
+// with, when its probe count tells (FORMAT.md, "optimize_filters_for_memory"): "off" when only a
+// whole bits-per-key of this size gives its probe count, "on" when only the probe count of its
+// rounded size does, else "undetermined" (both agree, or neither: a fractional bits-per-key, or
+// a size an allocator chose).
+std::string OptimizeForMemoryOf(const FullFilterReader& r, std::uint64_t entries) {
+  if (r.kind() != FullFilterKind::kFastLocalBloom || entries == 0) return "undetermined";
+  const std::uint64_t payload = r.payload().size();
+  const std::uint64_t on_millibits = payload * 8000 / entries;
+  const bool on = on_millibits <= 0x7fffffff &&
+                  static_cast<std::uint32_t>(FastLocalProbesFor(static_cast<int>(on_millibits))) ==
+                      r.num_probes();
+  bool off = false;
+  bool sized = false;
+  for (int bits = 1; bits < 100; ++bits) {
+    Result<FullFilterSize> s = SizeFullFilter(FilterEncoding::kFastLocalBloom, bits, entries);
+    if (!s.ok() || s->filter_bytes != payload + 5) continue;
+    sized = true;
+    off |= s->num_probes == r.num_probes();
+  }
+  if (sized && on && !off) return "on";
+  if (off && !on) return "off";
+  return "undetermined";
+}
+
 Result<Document> FilterDoc(const SstReader& sst) {
   if (!sst.filter()) return Document(nullptr);
   const SstFilterInfo& f = *sst.filter();
@@ -153,6 +179,11 @@ Result<Document> FilterDoc(const SstReader& sst) {
     BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader r,
                                 FullFilterReader::Parse(f.contents.bytes(), sst.source()));
     d["filter"] = r.Describe();
+    if (sst.properties()) {
+      if (auto n = sst.properties()->Number("rocksdb.num.filter_entries")) {
+        d["optimize_filters_for_memory"] = OptimizeForMemoryOf(r, *n);
+      }
+    }
   } else {
     Document parts = Document::array();
     BLOOMCODEC_ASSIGN_OR_RETURN(Block index,
