@@ -243,7 +243,8 @@ class RocksDbDecompressor {
     std::memset(&stream, 0, sizeof(stream));
     if (inflateInit2(&stream, -14) != Z_OK) return Fail("a zlib stream (inflateInit2 failed)");
     if (!dict_.empty() &&
-        inflateSetDictionary(&stream, dict_.data(), static_cast<uInt>(dict_.size())) != Z_OK) {
+        (dict_.size() > std::numeric_limits<uInt>::max() ||
+         inflateSetDictionary(&stream, dict_.data(), static_cast<uInt>(dict_.size())) != Z_OK)) {
       inflateEnd(&stream);
       return Fail("a zlib stream that takes the table's compression dictionary");
     }
@@ -286,8 +287,9 @@ class RocksDbDecompressor {
       data = data.subspan(8);
     }
     BLOOMCODEC_RETURN_IF_ERROR(CheckSize(type, size, data.size()));
-    if (data.size() > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
-      return Fail("a block under 2 GiB");
+    if (data.size() > static_cast<std::uint64_t>(std::numeric_limits<int>::max()) ||
+        dict_.size() > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+      return Fail("a block and a compression dictionary under 2 GiB");
     }
     ByteVector out(size);
     const int n =
