@@ -53,7 +53,8 @@ constexpr SubcommandText kSubcommands[] = {
      "--json prints {\"files\": [one document per FILE]} (see the README).\n"},
     {"verify",
      "verify PATH... [--keys K [--key-format F] | --index INDEX_DB | --from-table] [--format F] "
-     "[--key-kind user|plain] [--partitioner random|order-preserving] [--json]",
+     "[--key-kind user|plain] [--partitioner random|order-preserving] "
+     "[--prefix-extractor fixed:N|capped:N|noop] [--json]",
      "Checks each PATH: a filter file, a LevelDB table or RocksDB SST, a Cassandra data\n"
      "directory (every SSTable's Filter.db against its Index.db, keyspace subfolders included;\n"
      "0.7 - 5.0) or a LevelDB or RocksDB database directory (every table against the keys of\n"
@@ -66,7 +67,9 @@ constexpr SubcommandText kSubcommands[] = {
      "tables). Exit 1 when a file has an error finding (a damaged file inside a directory\n"
      "included); warnings alone exit 0. --json prints one JSON document (see the README).\n"
      "--partitioner: how Index.db keys of Cassandra sstables before version e are read\n"
-     "(default: told from the data).\n"},
+     "(default: told from the data).\n"
+     "RocksDB prefix filters: the prefixes of RocksDB's built-in extractors that a table names\n"
+     "are checked too; --prefix-extractor names one for SSTs given as files (a custom one).\n"},
     {"convert",
      "convert IN -o OUT --to F [--format F] [PARAMS] [--keys K [--key-format F] | --index "
      "INDEX_DB | --from-table] [--no-filter] [--legacy-1.17] [--key-kind user|plain] [--force] "

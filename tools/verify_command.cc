@@ -21,6 +21,7 @@ namespace {
 constexpr FlagSpec kFlags[] = {
     {"--keys", true},   {"--key-format", true}, {"--index", true}, {"--from-table", false},
     {"--format", true}, {"--key-kind", true},   {"--json", false}, {"--partitioner", true},
+    {"--prefix-extractor", true},
 };
 constexpr std::uintmax_t kLargeFileBytes = 64 << 20;
 
@@ -61,6 +62,17 @@ Result<bool> RunVerify(std::span<const std::string_view> argv) {
     options.partitioner = std::string(*partitioner);
   }
   std::vector<std::string> paths(args.positionals().begin(), args.positionals().end());
+  if (auto spec = args.Value("--prefix-extractor")) {
+    options.prefix_extractor = std::string(*spec);
+    for (const std::string& p : paths) {
+      std::error_code ec;
+      if (std::filesystem::is_directory(p, ec)) {
+        return Status::InvalidArgument(
+            "--prefix-extractor applies to SST files given one by one; " + p +
+            " is a directory (its tables' recorded extractors are used)");
+      }
+    }
+  }
   if (sources > 0 && paths.size() > 1) {
     return Status::InvalidArgument("--keys, --index and --from-table describe one file; found " +
                                    std::to_string(paths.size()) + " paths");

@@ -76,7 +76,7 @@ Result<BlockContents> ReadBlock(ByteSpan file, const BlockHandle& handle, std::s
   if (compression == BlockCompression::kNone) return BlockContents::View(data, handle.offset);
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out,
                               Decompress(options.trailer, compression, data, source, handle.offset,
-                                         what, options.max_uncompressed_size));
+                                         what, options.max_uncompressed_size, options.dictionary));
   BlockContents c = BlockContents::Owned(std::move(out), handle.offset);
   c.set_compression(compression);
   return c;

@@ -38,6 +38,9 @@ struct ReadBlockOptions {
   TrailerFormat trailer;         // whose type bytes and checksum (TrailerFormatOf the footer)
   bool verify_checksum = false;  // LevelDB checks only with paranoid_checks / verify_checksums
   std::uint64_t max_uncompressed_size = kMaxUncompressedBlockSize;
+  // RocksDB's compression dictionary (the rocksdb.compression_dict meta block) for the table's
+  // data blocks; empty for every other block and table.
+  ByteSpan dictionary;
 };
 
 // A block's bytes (trailer stripped, decompressed), either viewing the file or owned.

@@ -1,5 +1,6 @@
 #include "blocktable/footer.h"
 
+#include <algorithm>
 #include <string>
 
 #include "codec/byte_reader.h"
@@ -20,6 +21,8 @@ std::string Hex64(std::uint64_t v) {
   for (int shift = 60; shift >= 0; shift -= 4) s += digits[(v >> shift) & 0xf];
   return s;
 }
+
+std::string Hex32(std::uint32_t v) { return "0x" + Hex64(v).substr(10); }
 
 // Both handles, read from `handles_at` (the footer's start, or the byte after the checksum
 // type); `body` is where the footer starts. LevelDB and RocksDB ignore the padding after them.
@@ -72,11 +75,69 @@ Status DecodeVersionedFields(ByteSpan file, const std::string& src, Footer& foot
     return Status::Unsupported(
         src + ": byte " + std::to_string(magic_at - 4) + ": format_version " +
         std::to_string(footer.format_version) +
-        " is newer than RocksDB 7.8 writes or reads (0..5); bloomcodec reads 0..5");
+        " is newer than RocksDB 10.5 writes or reads (0..7); bloomcodec reads 0..7");
   }
   if (footer.format_version == 0) {
-    return Status::Corrupt(src, magic_at - 4, "format_version 1..5 with the block-based magic",
+    return Status::Corrupt(src, magic_at - 4, "format_version 1..7 with the block-based magic",
                            "0");
+  }
+  return Status();
+}
+
+// The footer checksum of format_version >= 6: the 53 bytes at `footer` with bytes 5..8 (the
+// checksum) zeroed, checksummed as a block of 52 bytes and a last byte, plus the context.
+std::uint32_t FooterChecksum(ChecksumType type, const std::uint8_t* footer,
+                             std::uint32_t base_context_checksum, std::uint64_t footer_at) {
+  std::uint8_t copy[kVersionedFooterSize];
+  std::copy(footer, footer + kVersionedFooterSize, copy);
+  std::fill(copy + 5, copy + 9, std::uint8_t{0});
+  return BlockChecksum(type, ByteSpan(copy, kVersionedFooterSize - 1),
+                       copy[kVersionedFooterSize - 1]) +
+         ContextModifier(base_context_checksum, footer_at);
+}
+
+// Part 2 of a format_version >= 6 footer: extended magic, checksum, base context checksum, the
+// implicit metaindex handle, reserved bytes.
+Status DecodeContextFields(ByteSpan file, const std::string& src, Footer& footer) {
+  const std::uint64_t footer_at = file.size() - kVersionedFooterSize;
+  const std::uint8_t* f = file.data() + footer_at;
+  if (!std::equal(f + 1, f + 5, kExtendedMagic)) {
+    return Status::Corrupt(src, footer_at + 1,
+                           "the extended magic 3e 00 7a 00 of a format_version " +
+                               std::to_string(footer.format_version) + " footer",
+                           ToHex(file.subspan(footer_at + 1, 4)));
+  }
+  footer.footer_checksum = LoadLittleU32(f + 5);
+  footer.base_context_checksum = LoadLittleU32(f + 9);
+  if (footer.base_context_checksum == 0) {
+    return Status::Corrupt(src, footer_at + 9, "a base context checksum other than 0", "0");
+  }
+  const std::uint32_t computed =
+      FooterChecksum(footer.checksum, f, footer.base_context_checksum, footer_at);
+  if (computed != footer.footer_checksum) {
+    return Status::Corrupt(src, footer_at + 5,
+                           std::string(ChecksumTypeName(footer.checksum)) + " footer checksum " +
+                               Hex32(computed),
+                           Hex32(footer.footer_checksum));
+  }
+  const std::uint32_t metaindex_size = LoadLittleU32(f + 13);
+  // The metaindex block and its 5-byte trailer end where the footer starts.
+  if (std::uint64_t{metaindex_size} + kBlockTrailerSize > footer_at) {
+    return Status::Corrupt(
+        src, footer_at + 13,
+        "a metaindex size that fits before the footer (at most " +
+            std::to_string(footer_at >= kBlockTrailerSize ? footer_at - kBlockTrailerSize : 0) +
+            ")",
+        std::to_string(metaindex_size));
+  }
+  footer.metaindex_handle = {footer_at - kBlockTrailerSize - metaindex_size, metaindex_size};
+  footer.index_handle = {};
+  for (int i = 33; i < 41; ++i) {
+    if (f[i] != 0) {
+      return Status::Unsupported(src + ": byte " + std::to_string(footer_at + i) +
+                                 ": the footer's reserved bytes 33..40 are not zero: a RocksDB "
+                                 "feature newer than 10.5 that bloomcodec does not know");
+    }
   }
   return Status();
 }
@@ -100,6 +161,10 @@ Result<Footer> DecodeRocksDbFooter(ByteSpan file, std::string_view source) {
                              std::to_string(file.size()) + " bytes");
     }
     BLOOMCODEC_RETURN_IF_ERROR(DecodeVersionedFields(file, src, footer));
+    if (footer.context_checksums()) {
+      BLOOMCODEC_RETURN_IF_ERROR(DecodeContextFields(file, src, footer));
+      return footer;
+    }
     handles_at = file.size() - kVersionedFooterSize + 1;
   } else if (magic == kPlainTableMagic || magic == kLegacyPlainTableMagic ||
              magic == kCuckooTableMagic) {
@@ -142,6 +207,21 @@ Result<Footer> DecodeFooter(ByteSpan file, std::string_view source, TableFamily 
 
 void AppendFooter(const Footer& footer, ByteVector& out) {
   const std::size_t start = out.size();
+  if (footer.context_checksums()) {
+    out.push_back(static_cast<std::uint8_t>(footer.checksum));
+    out.insert(out.end(), kExtendedMagic, kExtendedMagic + 4);
+    ByteWriter w(out);
+    w.PutLittleU32(0);  // the checksum, computed below
+    w.PutLittleU32(footer.base_context_checksum);
+    w.PutLittleU32(static_cast<std::uint32_t>(footer.metaindex_handle.size));
+    out.resize(out.size() + 24, 0);
+    w.PutLittleU32(footer.format_version);
+    w.PutLittleU64(footer.magic);
+    const std::uint32_t checksum =
+        FooterChecksum(footer.checksum, out.data() + start, footer.base_context_checksum, start);
+    for (int i = 0; i < 4; ++i) out[start + 5 + i] = static_cast<std::uint8_t>(checksum >> (8 * i));
+    return;
+  }
   if (!footer.legacy()) out.push_back(static_cast<std::uint8_t>(footer.checksum));
   AppendBlockHandle(footer.metaindex_handle, out);
   AppendBlockHandle(footer.index_handle, out);
@@ -157,6 +237,7 @@ TrailerFormat TrailerFormatOf(const Footer& footer, TableFamily family) {
   f.family = family;
   f.checksum = footer.checksum;
   f.format_version = footer.format_version;
+  f.base_context_checksum = footer.context_checksums() ? footer.base_context_checksum : 0;
   return f;
 }
 

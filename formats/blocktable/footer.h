@@ -1,5 +1,5 @@
 // The footer at the end of a block-based table: LevelDB's 48 bytes (which RocksDB reads as
-// format_version 0) and RocksDB's 53 bytes (format_version 1..5).
+// format_version 0) and RocksDB's 53 bytes (format_version 1..7).
 //
 //   using namespace bloomcodec::blocktable;
 //   BLOOMCODEC_ASSIGN_OR_RETURN(Footer footer,
@@ -12,14 +12,20 @@
 //   CRC-32C.
 // * Versioned footer: checksum type byte, both handles, zero padding to byte 41, LE u32
 //   format_version, LE u64 magic 0x88e241b785f4cff7.
+// * format_version 6 and 7 (RocksDB 8.6 onwards; table/format.cc FooterBuilder, Footer::DecodeFrom
+//   of 9.7): the same 53 bytes, but after the checksum type come the extended magic 3e 00 7a 00,
+//   an LE u32 footer checksum, an LE u32 base_context_checksum (never 0), an LE u32 metaindex
+//   size, 16 ignored bytes and 8 bytes that must be zero (else a future feature: Unsupported).
+//   The metaindex block is implicit: it ends (with its trailer) where the footer starts. The
+//   index block's handle is not in the footer but in the metaindex entry "rocksdb.index". The
+//   footer checksum is the footer's checksum type over all 53 bytes with the checksum field
+//   zeroed (as a block checksum over 52 bytes + the last byte), plus ContextModifier(base,
+//   footer offset); with checksum type 0 it is not checked. format_version 7 changes only the
+//   rocksdb.compression_name property (see formats/rocksdb/FORMAT.md).
 // * The LevelDB family accepts only the legacy footer. The RocksDB family accepts both, refuses
-//   format_version above 5 (6 came after RocksDB 7.8) and the plain / cuckoo table magics as
-//   Unsupported.
+//   format_version above 7 and the plain / cuckoo table magics as Unsupported.
 // Decoding is strict (magic, varints, handles inside the file before the footer) and reports
 // errors at absolute file offsets, worded per family as each reader always has.
-//
-// RocksDB's format_version 6 and 7 footers (an extended magic, a footer checksum and the base
-// of context checksums) are to be decoded here, into more fields of Footer.
 #pragma once
 
 #include <cstddef>
@@ -40,7 +46,13 @@ inline constexpr std::uint64_t kLegacyPlainTableMagic = 0x4f3418eb7a8f13b8ull;
 inline constexpr std::uint64_t kCuckooTableMagic = 0x926789d0c5f17873ull;
 inline constexpr std::size_t kLegacyFooterSize = 48;
 inline constexpr std::size_t kVersionedFooterSize = 53;
-inline constexpr std::uint32_t kMaxFormatVersion = 5;  // RocksDB 7.8 reads 0..5
+inline constexpr std::uint32_t kMaxFormatVersion = 7;  // RocksDB 10.5 reads 0..7
+// The first format_version with context checksums and the index handle in the metaindex.
+inline constexpr std::uint32_t kContextChecksumFormatVersion = 6;
+// Bytes 1..4 of a format_version >= 6 footer (RocksDB's kExtendedMagic).
+inline constexpr std::uint8_t kExtendedMagic[4] = {0x3e, 0x00, 0x7a, 0x00};
+// The metaindex entry that names the index block from format_version 6 on.
+inline constexpr std::string_view kIndexMetaBlockName = "rocksdb.index";
 
 // What a footer says. The defaults are the footer LevelDB writes.
 struct Footer {
@@ -48,8 +60,16 @@ struct Footer {
   std::uint32_t format_version = 0;
   ChecksumType checksum = ChecksumType::kCrc32c;
   BlockHandle metaindex_handle;
-  BlockHandle index_handle;
+  BlockHandle index_handle;  // format_version >= 6: {0, 0}, the metaindex names the index
+  // format_version >= 6: the base of the context checksums (never 0) and the stored footer
+  // checksum; 0 before.
+  std::uint32_t base_context_checksum = 0;
+  std::uint32_t footer_checksum = 0;
   bool legacy() const { return magic == kLegacyTableMagic; }
+  // format_version >= 6: context checksums, implicit metaindex, index handle in the metaindex.
+  bool context_checksums() const {
+    return !legacy() && format_version >= kContextChecksumFormatVersion;
+  }
   std::size_t size() const { return legacy() ? kLegacyFooterSize : kVersionedFooterSize; }
 };
 
@@ -63,7 +83,9 @@ bool HasBlockBasedTableMagic(ByteSpan file);
 // Decodes the footer at the end of `file` under the family's rules; both handles must point
 // inside the file before the footer.
 Result<Footer> DecodeFooter(ByteSpan file, std::string_view source, TableFamily family);
-// Appends the footer's bytes (48 for the legacy magic, else 53).
+// Appends the footer's bytes (48 for the legacy magic, else 53). format_version >= 6: the
+// footer's offset is out.size(), the metaindex must end right before it, and its checksum is
+// computed (footer.footer_checksum is ignored).
 void AppendFooter(const Footer& footer, ByteVector& out);
 
 // How the table's block trailers are read.

@@ -161,8 +161,8 @@ Result<ByteVector> MojangInflate(BlockCompression type, ByteSpan data, std::stri
 class RocksDbDecompressor {
  public:
   RocksDbDecompressor(std::string_view source, std::uint64_t offset, std::string_view what,
-                      std::uint64_t max_size)
-      : source_(source), offset_(offset), what_(what), max_size_(max_size) {}
+                      std::uint64_t max_size, ByteSpan dictionary)
+      : source_(source), offset_(offset), what_(what), max_size_(max_size), dict_(dictionary) {}
 
   Result<ByteVector> Run(BlockCompression type, std::uint32_t format_version, ByteSpan data) {
     const bool sized = format_version >= 2;
@@ -242,6 +242,12 @@ class RocksDbDecompressor {
     z_stream stream;
     std::memset(&stream, 0, sizeof(stream));
     if (inflateInit2(&stream, -14) != Z_OK) return Fail("a zlib stream (inflateInit2 failed)");
+    if (!dict_.empty() &&
+        (dict_.size() > std::numeric_limits<uInt>::max() ||
+         inflateSetDictionary(&stream, dict_.data(), static_cast<uInt>(dict_.size())) != Z_OK)) {
+      inflateEnd(&stream);
+      return Fail("a zlib stream that takes the table's compression dictionary");
+    }
     ByteVector out(sized ? capacity : std::min<std::uint64_t>(capacity, data.size() * 5 + 4096));
     stream.next_in = const_cast<Bytef*>(data.data());
     stream.avail_in = static_cast<uInt>(data.size());
@@ -281,13 +287,20 @@ class RocksDbDecompressor {
       data = data.subspan(8);
     }
     BLOOMCODEC_RETURN_IF_ERROR(CheckSize(type, size, data.size()));
-    if (data.size() > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
-      return Fail("a block under 2 GiB");
+    if (data.size() > static_cast<std::uint64_t>(std::numeric_limits<int>::max()) ||
+        dict_.size() > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+      return Fail("a block and a compression dictionary under 2 GiB");
     }
     ByteVector out(size);
-    const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(data.data()),
-                                      reinterpret_cast<char*>(out.data()),
-                                      static_cast<int>(data.size()), static_cast<int>(size));
+    const int n =
+        dict_.empty()
+            ? LZ4_decompress_safe(reinterpret_cast<const char*>(data.data()),
+                                  reinterpret_cast<char*>(out.data()),
+                                  static_cast<int>(data.size()), static_cast<int>(size))
+            : LZ4_decompress_safe_usingDict(
+                  reinterpret_cast<const char*>(data.data()), reinterpret_cast<char*>(out.data()),
+                  static_cast<int>(data.size()), static_cast<int>(size),
+                  reinterpret_cast<const char*>(dict_.data()), static_cast<int>(dict_.size()));
     if (n < 0) return Fail("valid LZ4 data");
     if (static_cast<std::uint32_t>(n) != size) {
       return Fail(std::to_string(size) + " uncompressed bytes as the size prefix says",
@@ -300,7 +313,16 @@ class RocksDbDecompressor {
     BLOOMCODEC_ASSIGN_OR_RETURN(std::uint32_t size, SizePrefix(data));
     BLOOMCODEC_RETURN_IF_ERROR(CheckSize(type, size, data.size()));
     ByteVector out(size);
-    const std::size_t n = ZSTD_decompress(out.data(), out.size(), data.data(), data.size());
+    std::size_t n = 0;
+    if (dict_.empty()) {
+      n = ZSTD_decompress(out.data(), out.size(), data.data(), data.size());
+    } else {
+      ZSTD_DCtx* ctx = ZSTD_createDCtx();
+      if (ctx == nullptr) return Fail("memory for a Zstandard context");
+      n = ZSTD_decompress_usingDict(ctx, out.data(), out.size(), data.data(), data.size(),
+                                    dict_.data(), dict_.size());
+      ZSTD_freeDCtx(ctx);
+    }
     if (ZSTD_isError(n)) {
       return Fail("valid Zstandard data", ZSTD_getErrorName(n));
     }
@@ -315,6 +337,7 @@ class RocksDbDecompressor {
   std::uint64_t offset_;
   std::string_view what_;
   std::uint64_t max_size_;
+  ByteSpan dict_;
 };
 
 }  // namespace
@@ -385,6 +408,19 @@ std::uint32_t BlockChecksum(ChecksumType checksum, ByteSpan block, std::uint8_t 
   return 0;
 }
 
+std::uint32_t ContextModifier(std::uint32_t base_context_checksum, std::uint64_t offset) {
+  if (base_context_checksum == 0) return 0;
+  const auto low = static_cast<std::uint32_t>(offset);
+  const auto high = static_cast<std::uint32_t>(offset >> 32);
+  return base_context_checksum ^ (low + high);
+}
+
+std::uint32_t StoredBlockChecksum(const TrailerFormat& format, ByteSpan block, std::uint8_t type,
+                                  std::uint64_t offset) {
+  return BlockChecksum(format.checksum, block, type) +
+         ContextModifier(format.base_context_checksum, offset);
+}
+
 Status VerifyTrailer(ByteSpan file, const BlockHandle& handle, std::string_view source,
                      const TrailerFormat& format, std::string_view what) {
   BLOOMCODEC_RETURN_IF_ERROR(CheckHandleInFile(handle, file.size(), source, what));
@@ -396,7 +432,9 @@ Status VerifyTrailer(ByteSpan file, const BlockHandle& handle, std::string_view 
   const std::uint64_t trailer_at = handle.offset + handle.size;
   const std::uint8_t type = file[trailer_at];
   const std::uint32_t stored = LoadLittleU32(file.data() + trailer_at + 1);
-  const std::uint32_t actual = BlockChecksum(checksum, data, type);
+  const std::uint32_t actual = format.family == TableFamily::kLevelDb
+                                   ? BlockChecksum(checksum, data, type)
+                                   : StoredBlockChecksum(format, data, type, handle.offset);
   if (stored == actual) return Status();
   if (format.family == TableFamily::kLevelDb) {
     return Status::Corrupt(std::string(source), trailer_at + 1,
@@ -404,11 +442,13 @@ Status VerifyTrailer(ByteSpan file, const BlockHandle& handle, std::string_view 
                                std::to_string(handle.offset) + ": " + std::to_string(actual),
                            std::to_string(stored));
   }
-  return Status::Corrupt(std::string(source), trailer_at + 1,
-                         std::string(ChecksumTypeName(checksum)) + " checksum " + Hex32(actual) +
-                             " of the " + std::string(what) + " at offset " +
-                             std::to_string(handle.offset),
-                         Hex32(stored));
+  return Status::Corrupt(
+      std::string(source), trailer_at + 1,
+      std::string(ChecksumTypeName(checksum)) +
+          (format.base_context_checksum != 0 ? " context checksum " : " checksum ") +
+          Hex32(actual) + " of the " + std::string(what) + " at offset " +
+          std::to_string(handle.offset),
+      Hex32(stored));
 }
 
 Result<BlockCompression> CompressionOf(const TrailerFormat& format, std::uint8_t type,
@@ -438,7 +478,8 @@ Result<BlockCompression> CompressionOf(const TrailerFormat& format, std::uint8_t
 
 Result<ByteVector> Decompress(const TrailerFormat& format, BlockCompression type, ByteSpan data,
                               std::string_view source, std::uint64_t block_offset,
-                              std::string_view what, std::uint64_t max_uncompressed_size) {
+                              std::string_view what, std::uint64_t max_uncompressed_size,
+                              ByteSpan dictionary) {
   if (format.family == TableFamily::kLevelDb) {
     if (type == BlockCompression::kMojangZlib || type == BlockCompression::kMojangRawDeflate) {
       return MojangInflate(type, data, source, block_offset, what, max_uncompressed_size);
@@ -446,7 +487,7 @@ Result<ByteVector> Decompress(const TrailerFormat& format, BlockCompression type
     // CompressionOf admits nothing else for LevelDB.
     return LevelDbSnappy(data, source, block_offset, what, max_uncompressed_size);
   }
-  RocksDbDecompressor d(source, block_offset, what, max_uncompressed_size);
+  RocksDbDecompressor d(source, block_offset, what, max_uncompressed_size, dictionary);
   return d.Run(type, format.format_version, data);
 }
 

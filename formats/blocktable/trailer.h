@@ -26,8 +26,17 @@
 // line's messages are a contract); every error names the file and an absolute offset (for a
 // compressed block, the block's offset).
 //
-// This is the one place for trailer rules: the next ones belong here too (RocksDB format_version 6's context checksums, which mix the block's offset into the
-// checksum; compression dictionaries, which Decompress would take from the table's meta block).
+// * Context checksums (RocksDB format_version >= 6; table/format.h ChecksumModifierForContext):
+//   the stored value is the checksum above plus (mod 2^32) base ^ (low32(offset) +
+//   high32(offset)), base being the footer's base_context_checksum and offset the block's
+//   offset in the file; base 0 means no modifier.
+//
+// * Compression dictionaries (RocksDB's rocksdb.compression_dict meta block, data blocks only):
+//   zstd decompresses with it as a dictionary (ZSTD_decompress_usingDict: a trained dictionary
+//   or raw content), LZ4 / LZ4HC with it as the history before the block
+//   (LZ4_decompress_safe_usingDict), zlib with inflateSetDictionary; Snappy has none.
+//
+// This is the one place for trailer rules.
 #pragma once
 
 #include <cstdint>
@@ -91,10 +100,17 @@ struct TrailerFormat {
   TableFamily family = TableFamily::kLevelDb;
   ChecksumType checksum = ChecksumType::kCrc32c;  // the footer's (LevelDB: always CRC-32C)
   std::uint32_t format_version = 0;               // RocksDB: decides the size prefixes
+  std::uint32_t base_context_checksum = 0;        // RocksDB format_version >= 6; 0: none
 };
+
+// What a context checksum adds to the plain one for a block at `offset` (0 when base is 0).
+std::uint32_t ContextModifier(std::uint32_t base_context_checksum, std::uint64_t offset);
 
 // The value a trailer stores for `block` followed by `type`.
 std::uint32_t BlockChecksum(ChecksumType checksum, ByteSpan block, std::uint8_t type);
+// The value the trailer of a block written at `offset` stores (the context modifier added).
+std::uint32_t StoredBlockChecksum(const TrailerFormat& format, ByteSpan block, std::uint8_t type,
+                                  std::uint64_t offset);
 
 // Checks the trailer's checksum of the block `handle` names (bounds first; none to check with
 // ChecksumType::kNone).
@@ -109,7 +125,8 @@ Result<BlockCompression> CompressionOf(const TrailerFormat& format, std::uint8_t
 // The uncompressed bytes of the block at `block_offset` stored as `data` with `type` (not kNone).
 Result<ByteVector> Decompress(const TrailerFormat& format, BlockCompression type, ByteSpan data,
                               std::string_view source, std::uint64_t block_offset,
-                              std::string_view what, std::uint64_t max_uncompressed_size);
+                              std::string_view what, std::uint64_t max_uncompressed_size,
+                              ByteSpan dictionary = {});
 
 // `raw` compressed as RocksDB's CompressBlock does for `type` (format_version >= 2 framing), or
 // for kMojangZlib / kMojangRawDeflate as Mojang's LevelDB does (a bare stream, default level).

@@ -107,10 +107,17 @@ std::uint64_t FastLocalBytes(std::uint64_t num_entries, int millibits) {
   return ((raw + 63) & ~std::uint64_t{63}) + kMetadataBytes;
 }
 
-ByteVector BuildFastLocal(int millibits, std::span<const std::uint64_t> hashes) {
+// `optimize_for_memory`: the probe count follows the rounded size (RocksDB's GetNumProbes with
+// a rounding balance: payload bits * 1000 / keys), not the configured millibits.
+ByteVector BuildFastLocal(int millibits, std::span<const std::uint64_t> hashes,
+                          bool optimize_for_memory) {
   const std::uint64_t total = FastLocalBytes(hashes.size(), millibits);
   const auto len = static_cast<std::uint32_t>(total - kMetadataBytes);
-  const int probes = FastLocalProbes(millibits);
+  const int probes =
+      optimize_for_memory
+          ? FastLocalProbes(static_cast<int>(std::uint64_t{len} * 8000 /
+                                             std::max<std::uint64_t>(hashes.size(), 1)))
+          : FastLocalProbes(millibits);
   ByteVector out(total, 0);
   const std::uint32_t lines = len >> 6;
   if (len > 0) {
@@ -302,10 +309,11 @@ void BackSubstitute(const Banding& banding, std::uint32_t num_blocks, std::uint8
   while (block > 0) substitute_block(--block);
 }
 
-ByteVector BuildRibbon(const FilterPolicyParams& p, std::span<const std::uint64_t> hashes) {
+ByteVector BuildRibbon(const FilterPolicyParams& p, std::span<const std::uint64_t> hashes,
+                       bool optimize_for_memory) {
   if (hashes.empty()) return {};  // RocksDB's "always false" encoding: zero bytes
   const RibbonPlan plan = PlanRibbon(p, hashes.size(), hashes.front());
-  if (plan.num_slots == 0) return BuildFastLocal(p.millibits_per_key, hashes);
+  if (plan.num_slots == 0) return BuildFastLocal(p.millibits_per_key, hashes, optimize_for_memory);
   const std::uint32_t start_seed = static_cast<std::uint32_t>(hashes.front()) & 255U;
   std::uint32_t seed = start_seed;
   std::unique_ptr<Banding> solved;
@@ -331,7 +339,8 @@ ByteVector BuildRibbon(const FilterPolicyParams& p, std::span<const std::uint64_
     }
     seed = (seed + 1) & 255U;
   } while (seed != start_seed);
-  if (!solved) return BuildFastLocal(p.millibits_per_key, hashes);  // 256 seeds failed
+  if (!solved)
+    return BuildFastLocal(p.millibits_per_key, hashes, optimize_for_memory);  // 256 seeds failed
 
   ByteVector out(plan.filter_bytes, 0);
   const std::uint32_t num_blocks = plan.num_slots / ribbon::kCoeffBits;
@@ -399,20 +408,22 @@ std::vector<std::uint64_t> CollapsedHashes(FilterEncoding encoding, const KeyLis
 }
 
 Result<ByteVector> BuildFullFilterFromHashes(FilterEncoding encoding, double bits_per_key,
-                                             std::span<const std::uint64_t> hashes) {
+                                             std::span<const std::uint64_t> hashes,
+                                             bool optimize_filters_for_memory) {
   BLOOMCODEC_ASSIGN_OR_RETURN(FilterPolicyParams p, PolicyParamsFor(bits_per_key));
   switch (encoding) {
     case FilterEncoding::kLegacyBloom: return BuildLegacy(p.whole_bits_per_key, hashes);
-    case FilterEncoding::kFastLocalBloom: return BuildFastLocal(p.millibits_per_key, hashes);
-    case FilterEncoding::kRibbon: return BuildRibbon(p, hashes);
+    case FilterEncoding::kFastLocalBloom:
+      return BuildFastLocal(p.millibits_per_key, hashes, optimize_filters_for_memory);
+    case FilterEncoding::kRibbon: return BuildRibbon(p, hashes, optimize_filters_for_memory);
   }
   return Status::InvalidArgument("unknown filter encoding");
 }
 
 Result<ByteVector> BuildFullFilter(FilterEncoding encoding, double bits_per_key,
-                                   const KeyList& keys) {
+                                   const KeyList& keys, bool optimize_filters_for_memory) {
   const std::vector<std::uint64_t> hashes = CollapsedHashes(encoding, keys);
-  return BuildFullFilterFromHashes(encoding, bits_per_key, hashes);
+  return BuildFullFilterFromHashes(encoding, bits_per_key, hashes, optimize_filters_for_memory);
 }
 
 Result<FullFilterSize> SizeFullFilter(FilterEncoding encoding, double bits_per_key,

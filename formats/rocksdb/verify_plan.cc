@@ -36,7 +36,11 @@ Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tas
   // The table's own keys are always checked; --from-table only says so explicitly.
   const std::string group = plan.group;
   const KeyList* keys = plan.keys;
-  tasks.push_back([path, keys, group] { return VerifySst(path, keys, group); });
+  std::optional<PrefixExtractor> prefix;
+  if (!plan.options.prefix_extractor.empty()) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(prefix, PrefixExtractor::FromSpec(plan.options.prefix_extractor));
+  }
+  tasks.push_back([path, keys, group, prefix] { return VerifySst(path, keys, group, prefix); });
   return true;
 }
 

@@ -206,6 +206,9 @@ struct VerifyOptions {
   // Cassandra before version e: how Index.db keys were written ("random": RandomPartitioner's
   // "<token>:<key>", "order-preserving": the key itself); empty: told from the data.
   std::string partitioner;
+  // RocksDB SSTs given as files: the prefix extractor to apply (fixed:N, capped:N or noop) in
+  // place of the one the table records; empty: the recorded one when it is built in.
+  std::string prefix_extractor;
   unsigned threads = 0;  // 0: hardware_concurrency
   VerifyProgress progress;
 };

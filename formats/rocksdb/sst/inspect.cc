@@ -7,6 +7,7 @@
 #include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "inspect_support.h"
+#include "rocksdb/filter_sizing.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "sst_filter_stats.h"
 
@@ -32,6 +33,13 @@ Document HandleDoc(const BlockHandle& h) {
   return d;
 }
 
+std::string Hex32(std::uint32_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string s = "0x";
+  for (int shift = 28; shift >= 0; shift -= 4) s += digits[(v >> shift) & 0xf];
+  return s;
+}
+
 std::string Hex64(std::uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
@@ -52,7 +60,8 @@ Document PropertyValue(const TableProperty& p) {
   return d;
 }
 
-Document FooterDoc(const Footer& f) {
+Document FooterDoc(const SstReader& sst) {
+  const Footer& f = sst.footer();
   Document d;
   d["magic"] = Hex64(f.magic);
   d["legacy_magic"] = f.legacy();
@@ -61,7 +70,14 @@ Document FooterDoc(const Footer& f) {
   d["checksum_type"] = static_cast<int>(f.checksum);
   d["checksum"] = std::string(ChecksumTypeName(f.checksum));
   d["metaindex"] = HandleDoc(f.metaindex_handle);
-  d["index"] = HandleDoc(f.index_handle);
+  d["index"] = HandleDoc(sst.index_handle());
+  if (f.context_checksums()) {
+    // format_version >= 6: the footer holds the metaindex size only (the block ends where the
+    // footer starts) and the index handle is the metaindex entry "rocksdb.index".
+    d["index_in_metaindex"] = true;
+    d["base_context_checksum"] = Hex32(f.base_context_checksum);
+    d["footer_checksum"] = Hex32(f.footer_checksum);
+  }
   return d;
 }
 
@@ -72,6 +88,7 @@ std::string MetaRole(const SstReader& sst, const SstMetaindexEntry& e) {
   if (e.key.starts_with("fullfilter.") || e.key.starts_with("partitionedfilter.")) {
     return "filter of another policy (unused by RocksDB's built-in policies)";
   }
+  if (e.key == blocktable::kIndexMetaBlockName) return "index";
   if (e.key == "rocksdb.range_del") return "range deletions";
   if (e.key == "rocksdb.compression_dict") return "compression dictionary";
   if (e.key.starts_with("rocksdb.hashindex.")) return "hash index metadata";
@@ -107,6 +124,31 @@ Result<std::string> BlockCompressionName(const SstReader& sst, const BlockHandle
   return std::string(CompressionName(type));
 }
 
+// Which optimize_filters_for_memory a FastLocalBloom full filter of `entries` entries was built
+// with, when its probe count tells (FORMAT.md, "optimize_filters_for_memory"): "off" when only a
+// whole bits-per-key of this size gives its probe count, "on" when only the probe count of its
+// rounded size does, else "undetermined" (both agree, or neither: a fractional bits-per-key, or
+// a size an allocator chose).
+std::string OptimizeForMemoryOf(const FullFilterReader& r, std::uint64_t entries) {
+  if (r.kind() != FullFilterKind::kFastLocalBloom || entries == 0) return "undetermined";
+  const std::uint64_t payload = r.payload().size();
+  const std::uint64_t on_millibits = payload * 8000 / entries;
+  const bool on = on_millibits <= 0x7fffffff &&
+                  static_cast<std::uint32_t>(FastLocalProbesFor(static_cast<int>(on_millibits))) ==
+                      r.num_probes();
+  bool off = false;
+  bool sized = false;
+  for (int bits = 1; bits < 100; ++bits) {
+    Result<FullFilterSize> s = SizeFullFilter(FilterEncoding::kFastLocalBloom, bits, entries);
+    if (!s.ok() || s->filter_bytes != payload + 5) continue;
+    sized = true;
+    off |= s->num_probes == r.num_probes();
+  }
+  if (sized && on && !off) return "on";
+  if (off && !on) return "off";
+  return "undetermined";
+}
+
 Result<Document> FilterDoc(const SstReader& sst) {
   if (!sst.filter()) return Document(nullptr);
   const SstFilterInfo& f = *sst.filter();
@@ -137,6 +179,11 @@ Result<Document> FilterDoc(const SstReader& sst) {
     BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader r,
                                 FullFilterReader::Parse(f.contents.bytes(), sst.source()));
     d["filter"] = r.Describe();
+    if (sst.properties()) {
+      if (auto n = sst.properties()->Number("rocksdb.num.filter_entries")) {
+        d["optimize_filters_for_memory"] = OptimizeForMemoryOf(r, *n);
+      }
+    }
   } else {
     Document parts = Document::array();
     BLOOMCODEC_ASSIGN_OR_RETURN(Block index,
@@ -178,9 +225,9 @@ Result<Document> IndexDoc(const SstReader& sst) {
   d["type"] = std::string(IndexTypeName(sst.index_type()));
   d["key_is_user_key"] = sst.index_key_is_user_key();
   d["value_is_delta_encoded"] = sst.index_value_is_delta_encoded();
-  d["handle"] = HandleDoc(sst.footer().index_handle);
+  d["handle"] = HandleDoc(sst.index_handle());
   BLOOMCODEC_ASSIGN_OR_RETURN(d["compression"],
-                              BlockCompressionName(sst, sst.footer().index_handle, "index block"));
+                              BlockCompressionName(sst, sst.index_handle(), "index block"));
   d["restarts"] = sst.index_block().num_restarts();
   if (sst.index_type() == IndexType::kTwoLevelIndexSearch) {
     Document parts = Document::array();
@@ -240,12 +287,14 @@ Result<Document> InspectSst(ByteSpan file, std::string_view source) {
   Document doc;
   doc["format"] = "rocksdb-sst";
   doc["file_bytes"] = file.size();
-  doc["footer"] = FooterDoc(sst.footer());
+  doc["footer"] = FooterDoc(sst);
   doc["metaindex"] = MetaindexDoc(sst);
   doc["properties"] = PropertiesDoc(sst);
   if (sst.properties()) {
     if (auto c = sst.properties()->String("rocksdb.compression")) doc["compression"] = NameText(*c);
   }
+  // The rocksdb.compression_dict block's size (0: none); data blocks decompress with it.
+  doc["compression_dictionary_bytes"] = sst.compression_dictionary().size();
   BLOOMCODEC_ASSIGN_OR_RETURN(doc["filter"], FilterDoc(sst));
   BLOOMCODEC_ASSIGN_OR_RETURN(doc["index"], IndexDoc(sst));
   std::size_t blocks = 0;
@@ -260,7 +309,7 @@ Result<Document> DumpSst(ByteSpan file, std::string_view source) {
   BLOOMCODEC_ASSIGN_OR_RETURN(SstReader sst, SstReader::Open(file, std::string(source)));
   Document doc = DumpHead("rocksdb-sst");
   doc["file_bytes"] = file.size();
-  doc["footer"] = FooterDoc(sst.footer());
+  doc["footer"] = FooterDoc(sst);
   doc["metaindex"] = MetaindexDoc(sst);
   if (sst.filter()) {
     Document f;

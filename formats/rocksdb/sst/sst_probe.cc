@@ -36,6 +36,22 @@ Result<bool> SstReader::MayContain(ByteSpan user_key) const {
   return f.MayContain(user_key);
 }
 
+Result<bool> SstReader::FilterHolds(ByteSpan entry, ByteSpan user_key) const {
+  if (!filter_ || filter_->placement == FilterPlacement::kBlockBased) return true;
+  if (filter_->placement == FilterPlacement::kFull) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f,
+                                FullFilterReader::Parse(filter_->contents.bytes(), source_));
+    return f.MayContain(entry);
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle partition, FilterBlockFor(user_key));
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      BlockContents contents,
+      blocktable::ReadBlock(file_, partition, source_, BlockOptions(), "filter partition"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f,
+                              FullFilterReader::Parse(contents.bytes(), source_));
+  return f.MayContain(entry);
+}
+
 Status SstReader::MayContainBatch(const KeyList& user_keys, std::span<std::uint8_t> answers) const {
   if (answers.size() != user_keys.size()) {
     return Status::InvalidArgument("MayContainBatch: one answer per key");

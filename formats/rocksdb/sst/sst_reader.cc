@@ -179,8 +179,10 @@ Result<SstReader> SstReader::Open(ByteSpan file, std::string source,
   BLOOMCODEC_ASSIGN_OR_RETURN(r.metaindex_,
                               r.ReadBlock(r.footer_.metaindex_handle, "metaindex block"));
   BLOOMCODEC_RETURN_IF_ERROR(r.ReadMetaindex());
+  BLOOMCODEC_RETURN_IF_ERROR(r.FindIndexHandle());
   BLOOMCODEC_RETURN_IF_ERROR(r.ReadPropertiesBlock());
-  BLOOMCODEC_ASSIGN_OR_RETURN(r.index_, r.ReadBlock(r.footer_.index_handle, "index block"));
+  BLOOMCODEC_RETURN_IF_ERROR(r.ReadDictionary());
+  BLOOMCODEC_ASSIGN_OR_RETURN(r.index_, r.ReadBlock(r.index_handle_, "index block"));
   BLOOMCODEC_RETURN_IF_ERROR(r.FindFilter());
   return r;
 }
@@ -205,6 +207,56 @@ Status SstReader::ReadMetaindex() {
     BLOOMCODEC_RETURN_IF_ERROR(it.Next());
   }
   return Status();
+}
+
+Result<Block> SstReader::ReadDataBlock(const BlockHandle& handle) const {
+  ReadBlockOptions o = BlockOptions();
+  o.dictionary = dictionary_.bytes();
+  BLOOMCODEC_ASSIGN_OR_RETURN(BlockContents contents,
+                              blocktable::ReadBlock(file_, handle, source_, o, "data block"));
+  return Block::Parse(std::move(contents), source_, "data block", BlockFooterLayout::kRocksDb);
+}
+
+Status SstReader::ReadDictionary() {
+  for (const SstMetaindexEntry& e : metaindex_entries_) {
+    if (e.key != kCompressionDictBlockName) continue;
+    if (!e.handle) {
+      return Status::Corrupt(source_, e.value_at,
+                             "a block handle as the value of " +
+                                 std::string(kCompressionDictBlockName));
+    }
+    BLOOMCODEC_RETURN_IF_ERROR(
+        CheckHandleInFile(*e.handle, file_.size(), source_, e.value_at, "compression dictionary"));
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        dictionary_,
+        blocktable::ReadBlock(file_, *e.handle, source_, BlockOptions(), "compression dictionary"));
+    break;
+  }
+  return Status();
+}
+
+Status SstReader::FindIndexHandle() {
+  if (!footer_.context_checksums()) {
+    index_handle_ = footer_.index_handle;
+    return Status();
+  }
+  for (const SstMetaindexEntry& e : metaindex_entries_) {
+    if (e.key != blocktable::kIndexMetaBlockName) continue;
+    if (!e.handle) {
+      return Status::Corrupt(source_, e.value_at,
+                             "a block handle as the value of " +
+                                 std::string(blocktable::kIndexMetaBlockName));
+    }
+    BLOOMCODEC_RETURN_IF_ERROR(
+        CheckHandleInFile(*e.handle, file_.size(), source_, e.value_at, "index block"));
+    index_handle_ = *e.handle;
+    return Status();
+  }
+  return Status::Corrupt(source_, metaindex_.contents().file_offset(),
+                         "the metaindex entry " + std::string(blocktable::kIndexMetaBlockName) +
+                             " (format_version " + std::to_string(footer_.format_version) +
+                             " keeps the index block's handle there)",
+                         "no such entry");
 }
 
 Status SstReader::ReadPropertiesBlock() {
@@ -354,7 +406,7 @@ Status SstReader::ForEachDataBlock(
 Status SstReader::ForEachEntry(
     const std::function<Status(ByteSpan, ByteSpan, const BlockHandle&)>& fn) const {
   return ForEachDataBlock([&](ByteSpan, const BlockHandle& handle) -> Status {
-    BLOOMCODEC_ASSIGN_OR_RETURN(Block block, ReadBlock(handle, "data block"));
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block block, ReadDataBlock(handle));
     BlockIterator it(block, KeyOrder::kInternal);
     BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
     while (it.valid()) {

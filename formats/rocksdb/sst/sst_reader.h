@@ -46,6 +46,8 @@ inline constexpr std::string_view kPropertiesBlockName = "rocksdb.properties";
 // The range-deletion meta block: internal keys (start key + tag of type kTypeRangeDeletion) whose
 // values are the exclusive end user keys.
 inline constexpr std::string_view kRangeDelBlockName = "rocksdb.range_del";
+// The compression dictionary of the data blocks (zstd, LZ4, zlib with max_dict_bytes > 0).
+inline constexpr std::string_view kCompressionDictBlockName = "rocksdb.compression_dict";
 // The tag of a lookup key: the newest sequence a DB can hold, kValueTypeForSeek (0x16 in 7.8).
 inline constexpr std::uint64_t kLookupTag = (((std::uint64_t{1} << 56) - 2) << 8) | 0x16;
 
@@ -111,6 +113,9 @@ class SstReader {
   const std::string& source() const { return source_; }
   ByteSpan file() const { return file_; }
   const blocktable::Footer& footer() const { return footer_; }
+  // The index block: the footer's handle, or from format_version 6 on the metaindex entry
+  // "rocksdb.index".
+  const blocktable::BlockHandle& index_handle() const { return index_handle_; }
   const std::vector<SstMetaindexEntry>& metaindex() const { return metaindex_entries_; }
   const blocktable::Block& metaindex_block() const { return metaindex_; }
   const blocktable::Block& index_block() const { return index_; }
@@ -132,6 +137,10 @@ class SstReader {
   Status MayContainBatch(const KeyList& user_keys, std::span<std::uint8_t> answers) const;
   // A partitioned filter: the partition the probe is asked in. Full filter: the filter block.
   Result<blocktable::BlockHandle> FilterBlockFor(ByteSpan user_key) const;
+  // Whether the full or partitioned filter holds `entry` (a whole key or a prefix), whatever
+  // whole-key filtering says; a partitioned filter is asked in the partition of `user_key`.
+  // Block-based filters and tables without a filter: true.
+  Result<bool> FilterHolds(ByteSpan entry, ByteSpan user_key) const;
 
   // Decodes an index entry's value (the iterator's shared length says delta or whole handle);
   // `previous` is the entry before it in the same block. A handle reaching past the file is
@@ -161,12 +170,18 @@ class SstReader {
                                                  const blocktable::BlockHandle& block)>& fn) const;
   Result<blocktable::Block> ReadBlock(const blocktable::BlockHandle& handle,
                                       std::string_view what) const;
+  // A data block: decompressed with the table's compression dictionary when it has one.
+  Result<blocktable::Block> ReadDataBlock(const blocktable::BlockHandle& handle) const;
+  // The rocksdb.compression_dict meta block's bytes (empty: none).
+  ByteSpan compression_dictionary() const { return dictionary_.bytes(); }
   // The data block whose index entry is the first >= the lookup key (nullopt past the end).
   Result<std::optional<blocktable::BlockHandle>> DataBlockFor(ByteSpan user_key) const;
 
  private:
   SstReader() = default;
   Status ReadMetaindex();
+  Status FindIndexHandle();
+  Status ReadDictionary();
   Status ReadPropertiesBlock();
   Status FindFilter();
   Status CheckIndexedBlockInFile(const blocktable::Block& block, std::size_t entry_position,
@@ -180,12 +195,14 @@ class SstReader {
   ByteSpan file_;
   SstOpenOptions options_;
   blocktable::Footer footer_;
+  blocktable::BlockHandle index_handle_;
   blocktable::Block metaindex_;
   blocktable::Block index_;
   std::vector<SstMetaindexEntry> metaindex_entries_;
   std::optional<TableProperties> properties_;
   std::optional<blocktable::BlockHandle> properties_handle_;
   blocktable::Block properties_block_;
+  blocktable::BlockContents dictionary_;
   std::optional<SstFilterInfo> filter_;
   std::optional<blocktable::Block> filter_index_;  // partitioned filter: the top-level index
   IndexType index_type_ = IndexType::kBinarySearch;

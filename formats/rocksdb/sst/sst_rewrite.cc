@@ -13,11 +13,13 @@ namespace bloomcodec::rocksdb {
 using blocktable::AppendBlockHandle;
 using blocktable::AppendFooter;
 using blocktable::BlockBuilder;
-using blocktable::BlockChecksum;
 using blocktable::BlockHandle;
 using blocktable::ChecksumType;
+using blocktable::ContextModifier;
 using blocktable::Footer;
 using blocktable::kBlockTrailerSize;
+using blocktable::StoredBlockChecksum;
+using blocktable::TrailerFormat;
 
 namespace {
 
@@ -27,19 +29,30 @@ ByteVector Varint(std::uint64_t v) {
   return b;
 }
 
-// A block (with its 5-byte trailer) copied from `file`; returns its new handle.
-BlockHandle CopyBlock(ByteSpan file, const BlockHandle& h, ByteVector& out) {
+// A block (with its 5-byte trailer) copied from `file`; returns its new handle. A context
+// checksum (format_version >= 6) depends on the block's offset: it is moved along (the stored
+// value keeps whatever it was, right or wrong, relative to the block's place).
+BlockHandle CopyBlock(ByteSpan file, const BlockHandle& h, const TrailerFormat& trailer,
+                      ByteVector& out) {
   BlockHandle moved{out.size(), h.size};
   const ByteSpan whole = file.subspan(h.offset, h.size + kBlockTrailerSize);
   out.insert(out.end(), whole.begin(), whole.end());
+  if (trailer.base_context_checksum != 0 && moved.offset != h.offset) {
+    std::uint8_t* stored = out.data() + moved.offset + h.size + 1;
+    std::uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = (v << 8) | stored[i];
+    v = v - ContextModifier(trailer.base_context_checksum, h.offset) +
+        ContextModifier(trailer.base_context_checksum, moved.offset);
+    for (int i = 0; i < 4; ++i) stored[i] = static_cast<std::uint8_t>(v >> (8 * i));
+  }
   return moved;
 }
 
-BlockHandle WriteBlock(ByteSpan contents, ChecksumType checksum, ByteVector& out) {
+BlockHandle WriteBlock(ByteSpan contents, const TrailerFormat& trailer, ByteVector& out) {
   BlockHandle h{out.size(), contents.size()};
   out.insert(out.end(), contents.begin(), contents.end());
   out.push_back(0);
-  ByteWriter(out).PutLittleU32(BlockChecksum(checksum, contents, 0));
+  ByteWriter(out).PutLittleU32(StoredBlockChecksum(trailer, contents, 0, h.offset));
   return h;
 }
 
@@ -94,7 +107,7 @@ Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> 
     BLOOMCODEC_ASSIGN_OR_RETURN(filter, BuildFullFilter(encoding, *bits_per_key, keys));
   }
 
-  const ChecksumType checksum = sst.footer().checksum;
+  const TrailerFormat checksum = sst.BlockOptions().trailer;
   ByteVector out(sst.file().begin(), sst.file().begin() + data_end);
   std::map<std::string, BlockHandle> meta;  // metaindex entries, sorted bytewise
   if (filter) {
@@ -102,7 +115,10 @@ Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> 
   }
   for (const SstMetaindexEntry& e : sst.metaindex()) {
     const bool old_filter = sst.filter() && e.key == sst.filter()->metaindex_key;
-    if (old_filter || e.key == kPropertiesBlockName || e.key == "rocksdb.stats") continue;
+    if (old_filter || e.key == kPropertiesBlockName || e.key == "rocksdb.stats" ||
+        (sst.footer().context_checksums() && e.key == blocktable::kIndexMetaBlockName)) {
+      continue;
+    }
     if (!e.handle) {
       return Status::Unsupported(src + ": metaindex entry " + e.key +
                                  " is not a block handle; not rewritten");
@@ -111,9 +127,10 @@ Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> 
         e.key.starts_with("filter.")) {
       continue;  // filters of other policies: the new filter replaces every filter
     }
-    meta[e.key] = CopyBlock(sst.file(), *e.handle, out);
+    meta[e.key] = CopyBlock(sst.file(), *e.handle, checksum, out);
   }
-  const BlockHandle index = CopyBlock(sst.file(), sst.footer().index_handle, out);
+  const BlockHandle index = CopyBlock(sst.file(), sst.index_handle(), checksum, out);
+  if (sst.footer().context_checksums()) meta[std::string(blocktable::kIndexMetaBlockName)] = index;
 
   // Properties: every entry kept, the filter's replaced or dropped.
   std::map<std::string, ByteVector> props;
@@ -146,7 +163,7 @@ Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> 
   }
   Footer footer = sst.footer();
   footer.metaindex_handle = WriteBlock(metaindex.Finish(), checksum, out);
-  footer.index_handle = index;
+  if (!footer.context_checksums()) footer.index_handle = index;
   AppendFooter(footer, out);
   return out;
 }

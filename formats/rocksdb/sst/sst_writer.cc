@@ -15,7 +15,6 @@ namespace bloomcodec::rocksdb {
 using blocktable::AppendBlockHandle;
 using blocktable::AppendFooter;
 using blocktable::BlockBuilder;
-using blocktable::BlockChecksum;
 using blocktable::BlockHandle;
 using blocktable::ChecksumType;
 using blocktable::CompareKeys;
@@ -23,6 +22,8 @@ using blocktable::Footer;
 using blocktable::kBlockBasedTableMagic;
 using blocktable::kBlockTrailerSize;
 using blocktable::KeyOrder;
+using blocktable::StoredBlockChecksum;
+using blocktable::TrailerFormatOf;
 
 namespace {
 
@@ -38,14 +39,17 @@ class Writer {
     out_.insert(out_.end(), contents.begin(), contents.end());
     const std::uint8_t type = 0;
     out_.push_back(type);
-    ByteWriter(out_).PutLittleU32(BlockChecksum(options_.checksum, contents, type));
+    ByteWriter(out_).PutLittleU32(StoredBlockChecksum(trailer_, contents, type, h.offset));
     return h;
   }
+
+  void SetTrailer(const blocktable::TrailerFormat& t) { trailer_ = t; }
 
   ByteVector& out() { return out_; }
 
  private:
   SstWriteOptions options_;
+  blocktable::TrailerFormat trailer_;
   ByteVector out_;
 };
 
@@ -89,9 +93,13 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
   }
   const std::uint32_t format_version = options.format_version.value_or(
       options.block_based_filter || options.filter == FilterEncoding::kLegacyBloom ? 4 : 5);
-  if (format_version > 5 || (format_version == 0 && options.checksum != ChecksumType::kCrc32c)) {
+  if (format_version > blocktable::kMaxFormatVersion ||
+      (format_version == 0 && options.checksum != ChecksumType::kCrc32c) ||
+      (format_version >= blocktable::kContextChecksumFormatVersion &&
+       options.base_context_checksum == 0)) {
     return Status::InvalidArgument(
-        "WriteSst: format_version 0..5, and 0 (LevelDB's footer) only with CRC32c");
+        "WriteSst: format_version 0..7, 0 (LevelDB's footer) only with CRC32c, 6 and 7 with a "
+        "base context checksum other than 0");
   }
   if (options.block_based_filter && !(options.bits_per_key >= 0 && options.bits_per_key < 1e6)) {
     return Status::InvalidArgument("WriteSst: bits_per_key out of range for a block-based filter");
@@ -108,7 +116,13 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
                                 BuildFullFilter(options.filter, options.bits_per_key, user_keys));
   }
 
+  Footer footer;
+  footer.magic = format_version == 0 ? blocktable::kLegacyTableMagic : kBlockBasedTableMagic;
+  footer.format_version = format_version;
+  footer.checksum = options.checksum;
+  if (footer.context_checksums()) footer.base_context_checksum = options.base_context_checksum;
   Writer w(options);
+  w.SetTrailer(TrailerFormatOf(footer, blocktable::TableFamily::kRocksDb));
   BlockBuilder data(options.restart_interval);
   BlockBuilder index(1);
   std::uint64_t raw_key_size = 0, raw_value_size = 0, data_blocks = 0;
@@ -190,16 +204,17 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
   AppendBlockHandle(properties_handle, ph);
   const std::string filter_key =
       (options.block_based_filter ? "filter." : "fullfilter.") + std::string(kBuiltinFilterName);
-  metaindex.Add(Text(filter_key), fh);  // "filter...", "fullfilter..." < "rocksdb.properties"
+  metaindex.Add(Text(filter_key), fh);  // "filter...", "fullfilter..." < "rocksdb.*"
+  if (footer.context_checksums()) {
+    ByteVector ih;  // "rocksdb.index" < "rocksdb.properties"
+    AppendBlockHandle(index_handle, ih);
+    metaindex.Add(Text(blocktable::kIndexMetaBlockName), ih);
+  }
   metaindex.Add(Text(kPropertiesBlockName), ph);
   const BlockHandle metaindex_handle = w.WriteBlock(metaindex.Finish());
 
-  Footer footer;
-  footer.magic = format_version == 0 ? blocktable::kLegacyTableMagic : kBlockBasedTableMagic;
-  footer.format_version = format_version;
-  footer.checksum = options.checksum;
   footer.metaindex_handle = metaindex_handle;
-  footer.index_handle = index_handle;
+  if (!footer.context_checksums()) footer.index_handle = index_handle;
   AppendFooter(footer, w.out());
   return std::move(w.out());
 }

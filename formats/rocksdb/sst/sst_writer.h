@@ -40,7 +40,10 @@ struct SstWriteOptions {
   bool block_based_filter = false;
   // The footer's format_version; 0 writes LevelDB's magic (RocksDB's format_version 0, which
   // needs CRC32c). nullopt: 5 for full filters, 4 for the legacy Bloom, 4 for block-based ones.
+  // 6 and 7 write context checksums with `base_context_checksum` (RocksDB draws it at random;
+  // fixed here so that output is reproducible) and the index handle in the metaindex.
   std::optional<std::uint32_t> format_version;
+  std::uint32_t base_context_checksum = 0x5eedb10c;
 };
 
 // `user_keys` must be strictly increasing bytewise; `values` (optional) one per key.

@@ -18,12 +18,14 @@
 // filtering), unreadable (error).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/status.h"
 #include "bloomcodec/verify.h"
+#include "rocksdb/sst/prefix_extractor.h"
 
 namespace bloomcodec::rocksdb {
 
@@ -40,6 +42,11 @@ Result<std::vector<std::string>> FindSstFiles(const std::string& dir);
 // RocksDB's properties block, which LevelDB never writes.
 bool IsRocksDbLegacyFooterTable(ByteSpan bytes, const std::string& path);
 
-FileReport VerifySst(const std::string& path, const KeyList* probes, const std::string& group);
+// `prefix` replaces the extractor the table records (--prefix-extractor); without it the
+// built-in extractors the properties name (rocksdb.FixedPrefix.N, rocksdb.CappedPrefix.N,
+// rocksdb.Noop) are applied: the prefix of every key in the extractor's domain must pass the
+// full or partitioned filter, as must every whole key with whole-key filtering.
+FileReport VerifySst(const std::string& path, const KeyList* probes, const std::string& group,
+                     const std::optional<PrefixExtractor>& prefix = std::nullopt);
 
 }  // namespace bloomcodec::rocksdb

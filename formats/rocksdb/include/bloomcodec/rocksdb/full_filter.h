@@ -137,8 +137,12 @@ struct FilterPolicyParams {
 Result<FilterPolicyParams> PolicyParamsFor(double bits_per_key);
 
 // Byte-identical to RocksDB's FilterBitsBuilder::Finish for the same keys in the same order.
+// `optimize_filters_for_memory`: as RocksDB built with a glibc-like allocator (whose
+// malloc_usable_size grant the 64-byte rounding undoes) writes with that option on: the same
+// sizes, but FastLocalBloom takes its probe count from the bits per key of the rounded size
+// rather than the configured ones (formats/rocksdb/FORMAT.md, "optimize_filters_for_memory").
 Result<ByteVector> BuildFullFilter(FilterEncoding encoding, double bits_per_key,
-                                   const KeyList& keys);
+                                   const KeyList& keys, bool optimize_filters_for_memory = false);
 
 // What Finish allocates (filter bytes, trailer included) for `num_keys` distinct consecutive
 // hashes, and the probes / layout that implies. Ribbon's size depends on the first key's hash
@@ -159,6 +163,7 @@ Result<FullFilterSize> SizeFullFilter(FilterEncoding encoding, double bits_per_k
 std::vector<std::uint64_t> CollapsedHashes(FilterEncoding encoding, const KeyList& keys);
 // Finish from the collapsed hashes.
 Result<ByteVector> BuildFullFilterFromHashes(FilterEncoding encoding, double bits_per_key,
-                                             std::span<const std::uint64_t> hashes);
+                                             std::span<const std::uint64_t> hashes,
+                                             bool optimize_filters_for_memory = false);
 
 }  // namespace bloomcodec::rocksdb

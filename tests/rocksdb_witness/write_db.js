@@ -1,0 +1,107 @@
+// Writes a RocksDB database with the keys of a file, through a real RocksDB from npm:
+//   node write_db.js <node_modules> <engine> <db dir> <keys file> [option=value ...]
+// engine: "rocksdb9" (@nxtedition/rocksdb, RocksDB 9.7) or "rocksdb10" (rocksdb-native, RocksDB
+// 10.5.1). The keys file holds one key a line in hex; every key is put once (value: 64
+// compressible bytes derived from the key). Options:
+//   filter=bloom:BITS | ribbon:BITS     the filter policy (default bloom:10); Ribbon with
+//                                       bloom_before_level -1 (Ribbon on every level)
+//   format_version=6|7                  rocksdb10 only (rocksdb9 always writes 6)
+//   optimize_filters_for_memory=0|1     default 0
+//   compression=0|1                     rocksdb9 only: zstd with a 16 KiB dictionary
+//   prefix=rocksdb.FixedPrefix.N ...    rocksdb9 only: the prefix extractor
+//   compaction=level|universal          rocksdb9 only (default universal; level leaves levels 0
+//                                       and 1 uncompressed)
+//   memtable=BYTES                      rocksdb9: memtableMemoryBudget (write buffer = 1/4),
+//                                       rocksdb10: writeBufferSize (default: small, so that the
+//                                       keys make several SSTs and compactions make levels)
+// Prints one JSON line {"engine":..., "sst_files": N} when the database is closed.
+'use strict'
+const fs = require('fs')
+const path = require('path')
+
+const [modulesArg, engine, dir, keysFile, ...rest] = process.argv.slice(2)
+const modules = modulesArg && path.resolve(modulesArg)
+if (!modules || !engine || !dir || !keysFile) {
+  console.error('usage: write_db.js <node_modules> <rocksdb9|rocksdb10> <dir> <keys> [opt=v ...]')
+  process.exit(2)
+}
+const opts = {}
+for (const a of rest) {
+  const i = a.indexOf('=')
+  if (i < 0) throw new Error('option without "=": ' + a)
+  opts[a.slice(0, i)] = a.slice(i + 1)
+}
+const keys = fs.readFileSync(keysFile, 'utf8').split('\n').filter((l) => l.length > 0)
+  .map((h) => Buffer.from(h, 'hex'))
+const filter = (opts.filter || 'bloom:10').split(':')
+const bits = Number(filter[1])
+const ofm = opts.optimize_filters_for_memory === '1'
+
+// Compressible values (RocksDB keeps a block uncompressed unless it shrinks by 1/8).
+function valueOf (key, i) {
+  return Buffer.from(('value ' + (i % 97) + ' of ' + key.toString('hex') + '; ').repeat(8).slice(0, 64))
+}
+
+async function rocksdb9 () {
+  const { RocksLevel } = require(path.join(modules, '@nxtedition/rocksdb'))
+  const options = {
+    createIfMissing: true,
+    memtableMemoryBudget: Number(opts.memtable || 256 * 1024),
+    compression: opts.compression === '1',
+    optimizeFiltersForMemory: ofm,
+    filterPolicy: filter[0] === 'ribbon' ? `ribbonfilter:${bits}:-1` : `bloomfilter:${bits}:false`,
+    keyEncoding: 'buffer',
+    valueEncoding: 'buffer'
+  }
+  if (opts.prefix) options.prefixExtractor = opts.prefix
+  // The binding sizes the memtable only with a compaction style. level: zstd from level 2 on
+  // only; universal: every table compressed as `compression` says.
+  options.compaction = opts.compaction || 'universal'
+  const db = new RocksLevel(dir, options)
+  await db.open()
+  const chunk = 200
+  for (let i = 0; i < keys.length; i += chunk) {
+    await db.batch(keys.slice(i, i + chunk).map((k, j) => ({ type: 'put', key: k, value: valueOf(k, i + j) })))
+  }
+  await db.close()
+  // The binding has no flush: reopening recovers the WAL into a level-0 table, so that every
+  // key ends up in some SST.
+  const again = new RocksLevel(dir, options)
+  await again.open()
+  await again.close()
+}
+
+async function rocksdb10 () {
+  const RocksDB = require(path.join(modules, 'rocksdb-native'))
+  const { BloomFilterPolicy, RibbonFilterPolicy } = require(path.join(modules, 'rocksdb-native/lib/filter-policy'))
+  const db = new RocksDB(dir, {
+    tableFormatVersion: Number(opts.format_version || 6),
+    optimizeFiltersForMemory: ofm,
+    filterPolicy: filter[0] === 'ribbon' ? new RibbonFilterPolicy(bits, -1) : new BloomFilterPolicy(bits),
+    writeBufferSize: Number(opts.memtable || 64 * 1024)
+  })
+  await db.ready()
+  // The first half compacted into the bottom level, the rest flushed as L0 tables of 500 keys.
+  const half = Math.floor(keys.length / 2)
+  const put = async (from, to) => {
+    const w = db.write()
+    for (let i = from; i < to; ++i) w.put(keys[i], valueOf(keys[i], i))
+    await w.flush()
+    await db.flush()
+  }
+  await put(0, half)
+  await db.compactRange()
+  for (let i = half; i < keys.length; i += 500) await put(i, Math.min(i + 500, keys.length))
+  // RocksDB 10's close() does not settle; the tables are flushed, the WAL is empty.
+  db.close()
+}
+
+;(engine === 'rocksdb9' ? rocksdb9 : engine === 'rocksdb10' ? rocksdb10 : () => {
+  throw new Error('engine must be rocksdb9 or rocksdb10')
+})().then(() => {
+  const n = fs.readdirSync(dir).filter((f) => f.endsWith('.sst')).length
+  console.log(JSON.stringify({ engine, sst_files: n }))
+}).catch((err) => {
+  console.error(err && err.stack ? err.stack : String(err))
+  process.exit(1)
+})
