@@ -1,5 +1,9 @@
 // bloomcodec inspect: what a filter file holds and what its fill says, one document per file.
+#include <filesystem>
+#include <system_error>
+
 #include "args.h"
+#include "bloomcodec/verify.h"
 #include "commands.h"
 #include "inputs.h"
 #include "output.h"
@@ -19,6 +23,22 @@ Status RunInspect(std::span<const std::string_view> argv) {
   Document files = Document::array();
   std::string text;
   for (std::string_view path : args.positionals()) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(std::string(path), ec)) {
+      // A database directory: its levels as CURRENT and the MANIFEST say.
+      if (args.Has("--format")) {
+        return Status::InvalidArgument(std::string(path) +
+                                       " is a directory: --format applies to files");
+      }
+      BLOOMCODEC_ASSIGN_OR_RETURN(Document doc, InspectDirectory(std::string(path)));
+      if (json) {
+        files.push_back(std::move(doc));
+      } else {
+        if (!text.empty()) text += "\n";
+        RenderDocument(doc, text);
+      }
+      continue;
+    }
     BLOOMCODEC_ASSIGN_OR_RETURN(InputFile input, InputFile::Open(std::string(path)));
     BLOOMCODEC_ASSIGN_OR_RETURN(const FormatCodec* format, ResolveFormat(args, input));
     Document facts;
