@@ -43,9 +43,8 @@ void CheckKeyRange(const LiveTable& live, const TableCheck& check, FileReport& r
   if (!wrong.empty()) {
     report.Add(Severity::kError, finding_kind::kKeyRange,
                "the table's keys disagree with the MANIFEST (" + live.column_family + ", level " +
-                   std::to_string(live.meta.level) + ", table " +
-                   std::to_string(live.meta.number) + "): " + wrong +
-                   "; reads of keys outside the MANIFEST's range skip the table");
+                   std::to_string(live.meta.level) + ", table " + std::to_string(live.meta.number) +
+                   "): " + wrong + "; reads of keys outside the MANIFEST's range skip the table");
   }
 }
 

@@ -123,7 +123,8 @@ LogReadResult ReadLogRecords(ByteSpan file, Flavor flavor) {
     const std::uint8_t* h = file.data() + pos;
     const std::uint32_t masked = static_cast<std::uint32_t>(h[0]) | (h[1] << 8) | (h[2] << 16) |
                                  (static_cast<std::uint32_t>(h[3]) << 24);
-    const std::size_t length = static_cast<std::size_t>(h[4]) | (static_cast<std::size_t>(h[5]) << 8);
+    const std::size_t length =
+        static_cast<std::size_t>(h[4]) | (static_cast<std::size_t>(h[5]) << 8);
     const std::uint8_t type = h[6];
     if (type == kZeroType && length == 0 && masked == 0) {
       // Preallocated (mmap) space: the rest of the block is empty; the originals skip it.
@@ -172,8 +173,8 @@ LogReadResult ReadLogRecords(ByteSpan file, Flavor flavor) {
       case kFullType:
       case kFirstType:
         if (in_record) {
-          error(pos, "a record starts (type " + std::to_string(type) +
-                         ") before the one at byte " + std::to_string(pending.offset) + " ended");
+          error(pos, "a record starts (type " + std::to_string(type) + ") before the one at byte " +
+                         std::to_string(pending.offset) + " ended");
           return out;
         }
         pending = LogRecord{};
@@ -226,8 +227,8 @@ Status ApplyEdit(const LogRecord& record, Flavor flavor, std::string_view source
     Result<std::uint32_t> n = r.ReadVarint32(what);
     if (!n.ok()) return fail(at, std::string(what) + " (a varint32 length)");
     if (*n > r.remaining()) {
-      return fail(at, std::string(what) + " of " + std::to_string(*n) +
-                          " bytes within the edit (" + std::to_string(r.remaining()) + " left)");
+      return fail(at, std::string(what) + " of " + std::to_string(*n) + " bytes within the edit (" +
+                          std::to_string(r.remaining()) + " left)");
     }
     return r.ReadBytes(*n, what);
   };
@@ -333,8 +334,8 @@ Status ApplyEdit(const LogRecord& record, Flavor flavor, std::string_view source
             BLOOMCODEC_ASSIGN_OR_RETURN(ByteSpan field, lp("a new file's custom field"));
             if (custom == kCustomPathId) {
               if (field.size() != 1) {
-                return fail(field_at, "a path id field of 1 byte, found " +
-                                          std::to_string(field.size()));
+                return fail(field_at,
+                            "a path id field of 1 byte, found " + std::to_string(field.size()));
               }
               t.path_id = field[0];
             } else if ((custom & kCustomNonSafeIgnoreMask) != 0) {
@@ -454,8 +455,8 @@ Manifest ReadManifest(ByteSpan file, Flavor flavor, std::string_view source) {
     std::stable_sort(c.tables.begin(), c.tables.end(), [](const TableMeta& a, const TableMeta& b) {
       if (a.level != b.level) return a.level < b.level;
       if (a.level == 0) return a.number < b.number;
-      return std::lexicographical_compare(a.smallest.begin(), a.smallest.end(),
-                                          b.smallest.begin(), b.smallest.end());
+      return std::lexicographical_compare(a.smallest.begin(), a.smallest.end(), b.smallest.begin(),
+                                          b.smallest.end());
     });
     m.column_families.push_back(std::move(c));
   }
@@ -494,17 +495,17 @@ DatabaseView ReadDatabase(const std::string& dir, Flavor flavor,
   std::string name;
   if (view.current_findings.empty()) {
     if (current.empty() || current.back() != '\n' || current.size() > 4096) {
-      view.current_findings.push_back(MakeFinding(
-          Severity::kError,
-          "CURRENT must hold a MANIFEST file name and a newline; found " +
-              std::to_string(current.size()) + " bytes" +
-              (current.empty() || current.back() != '\n' ? " without the newline" : ""),
-          current.size()));
+      view.current_findings.push_back(
+          MakeFinding(Severity::kError,
+                      "CURRENT must hold a MANIFEST file name and a newline; found " +
+                          std::to_string(current.size()) + " bytes" +
+                          (current.empty() || current.back() != '\n' ? " without the newline" : ""),
+                      current.size()));
     } else {
       name = current.substr(0, current.size() - 1);
-      const bool plausible = name.starts_with("MANIFEST-") && name.size() > 9 &&
-                             std::all_of(name.begin() + 9, name.end(),
-                                         [](char c) { return c >= '0' && c <= '9'; });
+      const bool plausible =
+          name.starts_with("MANIFEST-") && name.size() > 9 &&
+          std::all_of(name.begin() + 9, name.end(), [](char c) { return c >= '0' && c <= '9'; });
       if (!plausible) {
         view.current_findings.push_back(
             MakeFinding(Severity::kError,
@@ -526,8 +527,8 @@ DatabaseView ReadDatabase(const std::string& dir, Flavor flavor,
       view.manifest = ReadManifest(in->bytes(), flavor, view.manifest_path);
       view.manifest_findings = view.manifest.findings;
       if (!view.manifest.damaged && view.manifest.records == 0) {
-        view.manifest_findings.push_back(MakeFinding(
-            Severity::kError, "the MANIFEST holds no version edit", std::nullopt));
+        view.manifest_findings.push_back(
+            MakeFinding(Severity::kError, "the MANIFEST holds no version edit", std::nullopt));
         view.manifest.damaged = true;
       }
       view.from_manifest = !view.manifest.damaged;

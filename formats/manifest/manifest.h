@@ -85,7 +85,7 @@ struct ColumnFamily {
 struct Manifest {
   std::optional<std::string> comparator;
   std::optional<std::uint64_t> log_number, prev_log_number, next_file, last_sequence;
-  std::uint64_t records = 0;  // version edits replayed
+  std::uint64_t records = 0;                  // version edits replayed
   std::vector<ColumnFamily> column_families;  // by id; default (0) first; dropped ones left out
   std::vector<Finding> findings;
   bool damaged = false;  // an error finding: the view is what came before the damage
@@ -123,7 +123,7 @@ struct DatabaseView {
   bool from_manifest = false;  // false: fall back to the directory listing
   Manifest manifest;
   std::vector<LiveTable> live;
-  std::vector<std::string> obsolete;  // table files on disk that no live version references
+  std::vector<std::string> obsolete;   // table files on disk that no live version references
   std::vector<std::string> elsewhere;  // RocksDB: live tables in other db_paths (not checked)
 };
 
