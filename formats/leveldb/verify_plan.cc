@@ -60,6 +60,7 @@ Result<manifest::TableKeyRange> KeyRangeOf(const std::string& path) {
   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(path));
   TableOpenOptions options;
   options.key_kind = KeyKind::kUser;
+  options.verify_checksums = true;  // a damaged block is verify's finding, not a key range
   BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table, TableReader::Open(in.bytes(), path, options));
   manifest::TableKeyRange range;
   BLOOMCODEC_RETURN_IF_ERROR(

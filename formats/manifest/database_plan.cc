@@ -17,6 +17,10 @@ bool SameKey(ByteSpan a, const ByteVector& b) {
 
 // The key-range finding of a live table, or nothing when its keys match the MANIFEST.
 void CheckKeyRange(const LiveTable& live, const TableCheck& check, FileReport& report) {
+  // A damaged or unreadable table has its finding already; its keys say nothing about the range.
+  for (const Finding& f : report.findings) {
+    if (f.kind == finding_kind::kStructure || f.kind == finding_kind::kUnreadable) return;
+  }
   Result<TableKeyRange> range = check.key_range(live.path);
   if (!range.ok()) return;  // damage: verify's structure finding says it already
   const ByteSpan smallest = UserKey(ByteSpan(live.meta.smallest.data(), live.meta.smallest.size()));
