@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/cli_runner.h"
 #include "manifest/db_checks.h"
 #include "manifest/manifest.h"
 
@@ -151,6 +152,45 @@ TEST_F(LevelDbDatabase, InspectListsTheLevels) {
   EXPECT_TRUE((*doc)["obsolete"].empty());
 }
 
+// The command line: levels in verify's text and JSON, inspect of the directory, exit statuses.
+TEST_F(LevelDbDatabase, CommandLineShowsTheLevels) {
+  TempDir t("manifest-leveldb-cli");
+  const std::string db = Copy(t);
+  testing::CliRun r = testing::RunCli({"verify", db, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Document doc = Document::parse(r.out);
+  ASSERT_EQ(doc["files"].size(), want_->size());
+  for (const Document& f : doc["files"]) {
+    EXPECT_EQ(want_->at({"default", NumberOf(f["path"].get<std::string>())}),
+              f["level"].get<int>());
+    EXPECT_EQ(f["column_family"], "default");
+    EXPECT_EQ(f["manifest"], CurrentManifest(db));
+  }
+  EXPECT_EQ(doc["summary"]["groups"][0]["manifest"], CurrentManifest(db));
+  EXPECT_FALSE(doc["summary"]["groups"][0]["levels"].empty());
+  testing::CliRun text = testing::RunCli({"verify", db});
+  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find("]  level " + std::to_string(want_->begin()->second)), std::string::npos);
+  EXPECT_NE(text.out.find("one table per level above"), std::string::npos);
+  testing::CliRun inspect = testing::RunCli({"inspect", db, "--json"});
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
+  const Document idoc = Document::parse(inspect.out);
+  ASSERT_EQ(idoc["files"].size(), 1u);
+  EXPECT_EQ(idoc["files"][0]["family"], "leveldb");
+  EXPECT_TRUE(idoc["files"][0]["from_manifest"].get<bool>());
+  testing::CliRun itext = testing::RunCli({"inspect", db});
+  EXPECT_EQ(itext.exit_code, 0);
+  EXPECT_NE(itext.out.find("column family default:"), std::string::npos);
+  // A missing table: exit 1 and the finding in the text.
+  fs::remove(db + "/" + manifest::TableFileName(want_->begin()->first.second, "ldb"));
+  testing::CliRun missing = testing::RunCli({"verify", db});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.out.find("error missing-table"), std::string::npos);
+  // A directory that is no database: inspect refuses it (exit 2).
+  fs::create_directories(t.path() + "/empty");
+  EXPECT_EQ(testing::RunCli({"inspect", t.path() + "/empty"}).exit_code, 2);
+}
+
 TEST_F(LevelDbDatabase, MissingTableIsAnError) {
   TempDir t("manifest-leveldb-missing");
   const std::string db = Copy(t);
@@ -244,9 +284,9 @@ TEST_F(LevelDbDatabase, DamagedManifestRecordsAreFindingsWithOffsets) {
   // Every prefix and a byte flipped at every position of the first 300: findings, never a
   // crash or a failure of the run.
   for (std::size_t cut = 0; cut < good.size(); cut += std::max<std::size_t>(1, good.size() / 97)) {
-    const manifest::Manifest mm = manifest::ReadManifest(
-        ByteSpan(reinterpret_cast<const std::uint8_t*>(good.data()), cut),
-        manifest::Flavor::kLevelDb, manifest_path);
+    const manifest::Manifest mm =
+        manifest::ReadManifest(ByteSpan(reinterpret_cast<const std::uint8_t*>(good.data()), cut),
+                               manifest::Flavor::kLevelDb, manifest_path);
     for (const Finding& f : mm.findings) EXPECT_LE(f.offset.value_or(0), cut);
   }
   for (std::size_t i = 0; i < std::min<std::size_t>(300, good.size()); ++i) {
@@ -303,8 +343,7 @@ TEST_F(LevelDbDatabase, AFolderOfTablesUnderAnyNamesIsASet) {
   for (const FileReport& f : report.files) EXPECT_EQ(f.format, "leveldb-table");
   // Written out for the fuzzer's seeds when asked (fixtures/manifest, see fixtures/README.md).
   if (const char* out = std::getenv("BLOOMCODEC_WRITE_MANIFEST_SEED")) {
-    fs::copy_file(CurrentManifest(dir_->path() + "/db"), out,
-                  fs::copy_options::overwrite_existing);
+    fs::copy_file(CurrentManifest(dir_->path() + "/db"), out, fs::copy_options::overwrite_existing);
   }
 }
 

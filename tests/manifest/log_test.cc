@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "bloomcodec/verify.h"
 #include "manifest/log_writer.h"
 #include "manifest/manifest.h"
 
@@ -268,6 +269,59 @@ TEST(ManifestLog, RocksDbColumnFamiliesAndCustomFields) {
   AppendRecord(log, drop);
   const Manifest dropped = ReadManifest(Span(log), Flavor::kRocksDb, "M");
   EXPECT_EQ(dropped.column_families.size(), 1u);
+}
+
+// The per-level rate: level 0 combined, each level above its key-weighted mean; a damaged table
+// (error, no fill) is p = 1 and weighs as its level's average table; an obsolete table is out.
+TEST(ManifestLog, SummaryRateByLevels) {
+  auto table = [](int level, double p, std::uint64_t keys) {
+    FileReport f;
+    f.path = "t" + std::to_string(level) + "-" + std::to_string(keys);
+    f.group = "db";
+    f.level = level;
+    f.column_family = "default";
+    f.manifest = "db/MANIFEST-000002";
+    f.keys_checked = keys;
+    FillReport fill;
+    fill.fp_rate = p;
+    f.fill = fill;
+    return f;
+  };
+  std::vector<FileReport> files{table(0, 0.02, 100), table(0, 0.03, 50), table(1, 0.01, 300),
+                                table(1, 0.04, 100), table(2, 0.005, 1000)};
+  FileReport missing;
+  missing.path = "missing";
+  missing.group = "db";
+  missing.level = 2;
+  missing.manifest = "db/MANIFEST-000002";
+  missing.Add(Severity::kError, finding_kind::kMissingTable, "gone");
+  files.push_back(missing);
+  FileReport obsolete = table(-1, 0.9, 10);
+  obsolete.group_role = GroupRole::kObsolete;
+  files.push_back(obsolete);
+  const VerifySummary s = Summarize(files);
+  ASSERT_EQ(s.groups.size(), 2u);
+  const GroupSummary& g = s.groups[0];
+  EXPECT_EQ(g.role, GroupRole::kLive);
+  EXPECT_EQ(g.manifest, "db/MANIFEST-000002");
+  ASSERT_EQ(g.levels.size(), 3u);
+  const double l0 = 1 - 0.98 * 0.97;
+  const double l1 = (0.01 * 300 + 0.04 * 100) / 400;
+  const double l2 = (0.005 * 1000 + 1.0 * 1000) / 2000;  // the missing table weighs 1000
+  EXPECT_NEAR(g.levels[0].fp_rate, l0, 1e-15);
+  EXPECT_NEAR(g.levels[1].fp_rate, l1, 1e-15);
+  EXPECT_NEAR(g.levels[2].fp_rate, l2, 1e-15);
+  EXPECT_NEAR(g.combined_fp_rate, 1 - (1 - l0) * (1 - l1) * (1 - l2), 1e-15);
+  EXPECT_EQ(g.tables, 6u);
+  EXPECT_EQ(g.damaged, 1u);
+  EXPECT_EQ(s.groups[1].role, GroupRole::kObsolete);
+  EXPECT_TRUE(s.groups[1].levels.empty());
+  // Without levels (one table without a MANIFEST level), every table counts as consulted.
+  files[4].level = -1;
+  const VerifySummary flat = Summarize(files);
+  EXPECT_TRUE(flat.groups[0].levels.empty());
+  double keep = 0.98 * 0.97 * 0.99 * 0.96 * 0.995 * 0.0;
+  EXPECT_NEAR(flat.groups[0].combined_fp_rate, 1 - keep, 1e-15);
 }
 
 TEST(ManifestLog, TableFileNames) {

@@ -138,15 +138,15 @@ TEST_F(RocksDbDatabase, LiveSstsLevelsAndColumnFamiliesAsRocksDbSeesThem) {
     for (const auto& level : cf["levels"]) {
       for (const auto& t : level["tables"]) {
         const auto& [smallest, largest] = want_->ranges.at(t["number"].get<std::uint64_t>());
-        EXPECT_EQ(t["smallest"], ToHex(ByteSpan(reinterpret_cast<const std::uint8_t*>(
-                                                    smallest.data()),
-                                                smallest.size())));
-        EXPECT_EQ(t["largest"], ToHex(ByteSpan(reinterpret_cast<const std::uint8_t*>(
-                                                   largest.data()),
-                                               largest.size())));
-        EXPECT_EQ(want_->levels.at({cf["name"].get<std::string>(),
-                                    t["number"].get<std::uint64_t>()}),
-                  level["level"].get<int>());
+        EXPECT_EQ(t["smallest"],
+                  ToHex(ByteSpan(reinterpret_cast<const std::uint8_t*>(smallest.data()),
+                                 smallest.size())));
+        EXPECT_EQ(
+            t["largest"],
+            ToHex(ByteSpan(reinterpret_cast<const std::uint8_t*>(largest.data()), largest.size())));
+        EXPECT_EQ(
+            want_->levels.at({cf["name"].get<std::string>(), t["number"].get<std::uint64_t>()}),
+            level["level"].get<int>());
         ++seen;
       }
     }
