@@ -324,6 +324,33 @@ TEST(ManifestLog, SummaryRateByLevels) {
   EXPECT_NEAR(flat.groups[0].combined_fp_rate, 1 - keep, 1e-15);
 }
 
+// RocksDB's recyclable records: an 11-byte header whose log number (u32) the checksum covers.
+TEST(ManifestLog, RecyclableRecords) {
+  const std::string payload = NewFile(0, 21, 77, "r", "s");
+  auto recyclable = [&](std::uint32_t log_number, bool good_crc) {
+    std::string body;
+    body.push_back(5);  // recyclable FULL
+    for (int i = 0; i < 4; ++i) body.push_back(static_cast<char>(log_number >> (8 * i)));
+    body += payload;
+    std::uint32_t crc = blocktable::MaskCrc(blocktable::Crc32c(Span(body)));
+    if (!good_crc) crc ^= 1;
+    std::string rec;
+    for (int i = 0; i < 4; ++i) rec.push_back(static_cast<char>(crc >> (8 * i)));
+    rec.push_back(static_cast<char>(payload.size() & 0xff));
+    rec.push_back(static_cast<char>(payload.size() >> 8));
+    return rec + body;
+  };
+  const std::string log = recyclable(9, true);
+  Manifest m = ReadManifest(Span(log), Flavor::kRocksDb, "M");
+  EXPECT_TRUE(m.findings.empty());
+  EXPECT_EQ(Tables(m), (std::vector<std::pair<int, std::uint64_t>>{{0, 21}}));
+  m = ReadManifest(Span(recyclable(9, false)), Flavor::kRocksDb, "M");
+  EXPECT_TRUE(m.damaged);
+  EXPECT_EQ(m.findings.at(0).offset, 0u);
+  // LevelDB does not know the type.
+  EXPECT_TRUE(ReadManifest(Span(log), Flavor::kLevelDb, "M").damaged);
+}
+
 TEST(ManifestLog, TableFileNames) {
   EXPECT_EQ(manifest::TableFileName(5, "ldb"), "000005.ldb");
   EXPECT_EQ(manifest::TableFileName(12345678, "sst"), "12345678.sst");

@@ -78,6 +78,11 @@ LibraryView WriteDatabase(const std::string& dir, std::uint32_t seed) {
   put_range(handles[0], 5000, 6000, 3);  // stays in level 0
   put_range(handles[0], 6000, 7000, 5);  // another level-0 table
   put_range(handles[1], 0, 3000, 1);
+  // A range deletion wider than the table's keys: its bounds are the MANIFEST's smallest and
+  // largest, not a point key (no key-range finding may follow).
+  EXPECT_TRUE(db->DeleteRange(::rocksdb::WriteOptions(), handles[1], Key(5000), Key(6000)).ok());
+  EXPECT_TRUE(db->Put(::rocksdb::WriteOptions(), handles[1], Key(5500), "v").ok());
+  EXPECT_TRUE(db->Flush(::rocksdb::FlushOptions(), handles[1]).ok());
   LibraryView view;
   std::vector<::rocksdb::LiveFileMetaData> live;
   db->GetLiveFilesMetaData(&live);
