@@ -62,15 +62,16 @@ Result<manifest::TableKeyRange> KeyRangeOf(const std::string& path) {
   options.key_kind = KeyKind::kUser;
   options.verify_checksums = true;  // a damaged block is verify's finding, not a key range
   BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table, TableReader::Open(in.bytes(), path, options));
-  manifest::TableKeyRange range;
+  std::vector<blocktable::BlockHandle> blocks;
   BLOOMCODEC_RETURN_IF_ERROR(
-      table.ForEachEntry([&](ByteSpan key, ByteSpan, const blocktable::BlockHandle&) {
-        const ByteSpan user = manifest::UserKey(key);
-        if (range.empty) range.first.assign(user.begin(), user.end());
-        range.last.assign(user.begin(), user.end());
-        range.empty = false;
+      table.ForEachDataBlock([&](ByteSpan, const blocktable::BlockHandle& handle) {
+        blocks.push_back(handle);
         return Status();
       }));
+  manifest::TableKeyRange range;
+  BLOOMCODEC_RETURN_IF_ERROR(manifest::FirstAndLastKeys(
+      blocks, [&](const blocktable::BlockHandle& h) { return table.ReadDataBlock(h); },
+      table.key_order(), range));
   return range;
 }
 

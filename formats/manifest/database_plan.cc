@@ -54,6 +54,37 @@ void CheckKeyRange(const LiveTable& live, const TableCheck& check, FileReport& r
 
 }  // namespace
 
+Status FirstAndLastKeys(
+    const std::vector<blocktable::BlockHandle>& blocks,
+    const std::function<Result<blocktable::Block>(const blocktable::BlockHandle&)>& read,
+    blocktable::KeyOrder order, TableKeyRange& range) {
+  std::size_t first_block = blocks.size();
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::Block block, read(blocks[i]));
+    blocktable::BlockIterator it(block, order);
+    BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+    if (!it.valid()) continue;
+    const ByteSpan user = UserKey(it.key());
+    range.first.assign(user.begin(), user.end());
+    range.empty = false;
+    first_block = i;
+    break;
+  }
+  for (std::size_t i = blocks.size(); i-- > first_block;) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::Block block, read(blocks[i]));
+    blocktable::BlockIterator it(block, order);
+    BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+    if (!it.valid()) continue;
+    while (it.valid()) {
+      const ByteSpan user = UserKey(it.key());
+      range.last.assign(user.begin(), user.end());
+      BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+    }
+    break;
+  }
+  return Status();
+}
+
 std::string GroupOf(const std::string& dir, const std::string& column_family) {
   return column_family.empty() || column_family == "default" ? dir : dir + ":" + column_family;
 }

@@ -10,9 +10,12 @@
 // the directory listing (every table file taken as live, levels unknown).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "blocktable/block.h"
+#include "blocktable/block_handle.h"
 #include "bloomcodec/verify.h"
 #include "manifest/manifest.h"
 
@@ -25,6 +28,13 @@ struct TableKeyRange {
   ByteVector first, last;
   std::vector<ByteVector> tombstone_bounds;  // user keys of range deletion starts and ends
 };
+
+// Fills range.first / range.last (user keys) from a table's data blocks in index order, reading
+// only the first and the last block that hold an entry (not the whole table).
+Status FirstAndLastKeys(
+    const std::vector<blocktable::BlockHandle>& blocks,
+    const std::function<Result<blocktable::Block>(const blocktable::BlockHandle&)>& read,
+    blocktable::KeyOrder order, TableKeyRange& range);
 
 struct TableCheck {
   std::string_view format;  // the CLI format name of the family's tables

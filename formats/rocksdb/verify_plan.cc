@@ -28,15 +28,16 @@ Result<manifest::TableKeyRange> KeyRangeOf(const std::string& path) {
   SstOpenOptions open;
   open.verify_checksums = true;  // a damaged block is verify's finding, not a key range
   BLOOMCODEC_ASSIGN_OR_RETURN(SstReader sst, SstReader::Open(in.bytes(), path, open));
-  manifest::TableKeyRange range;
+  std::vector<blocktable::BlockHandle> blocks;
   BLOOMCODEC_RETURN_IF_ERROR(
-      sst.ForEachEntry([&](ByteSpan key, ByteSpan, const blocktable::BlockHandle&) {
-        const ByteSpan user = manifest::UserKey(key);
-        if (range.empty) range.first.assign(user.begin(), user.end());
-        range.last.assign(user.begin(), user.end());
-        range.empty = false;
+      sst.ForEachDataBlock([&](ByteSpan, const blocktable::BlockHandle& handle) {
+        blocks.push_back(handle);
         return Status();
       }));
+  manifest::TableKeyRange range;
+  BLOOMCODEC_RETURN_IF_ERROR(manifest::FirstAndLastKeys(
+      blocks, [&](const blocktable::BlockHandle& h) { return sst.ReadBlock(h, "data block"); },
+      blocktable::KeyOrder::kInternal, range));
   BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachRangeDeletion([&](ByteSpan start, ByteSpan end) {
     const ByteSpan user = manifest::UserKey(start);
     range.tombstone_bounds.emplace_back(user.begin(), user.end());
