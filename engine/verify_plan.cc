@@ -138,6 +138,7 @@ Result<Document> InspectDirectory(const std::string& path) {
     BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<Document> doc, family->verify.inspect_directory(dir));
     if (doc) {
       Document out;
+      out["file"] = path;  // as given, like every inspect document
       out["directory"] = dir;
       out["family"] = std::string(family->name);
       out.update(*doc);

@@ -179,6 +179,7 @@ TEST_F(LevelDbDatabase, CommandLineShowsTheLevels) {
   ASSERT_EQ(inspect.exit_code, 0) << inspect.err;
   const Document idoc = Document::parse(inspect.out);
   ASSERT_EQ(idoc["files"].size(), 1u);
+  EXPECT_EQ(idoc["files"][0]["file"], db);
   EXPECT_EQ(idoc["files"][0]["family"], "leveldb");
   EXPECT_TRUE(idoc["files"][0]["from_manifest"].get<bool>());
   testing::CliRun itext = testing::RunCli({"inspect", db});
