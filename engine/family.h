@@ -116,6 +116,9 @@ struct FamilyVerify {
   // The format of a file whose bytes claim none but whose name says what it is meant to be (a
   // truncated NNNNNN.ldb), so that damage is a finding at its offset; nullptr when none.
   const FormatCodec* (*format_by_name_only)(std::string_view path) = nullptr;
+  // inspect of a directory: what the family's database holds (levels, live tables), or nullopt
+  // when the directory is not one of the family's. Asked in `directory_rank` order.
+  Result<std::optional<Document>> (*inspect_directory)(const std::string& dir) = nullptr;
 };
 
 // ---- keys -------------------------------------------------------------------------------------

@@ -131,6 +131,25 @@ Status PlanFile(const std::string& path, const VerifyOptions& options,
 
 }  // namespace
 
+Result<Document> InspectDirectory(const std::string& path) {
+  const std::string dir = TrimSlashes(path);
+  for (const engine::Family* family : DirectoryFamilies()) {
+    if (!family->verify.inspect_directory) continue;
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<Document> doc, family->verify.inspect_directory(dir));
+    if (doc) {
+      Document out;
+      out["file"] = path;  // as given, like every inspect document
+      out["directory"] = dir;
+      out["family"] = std::string(family->name);
+      out.update(*doc);
+      return out;
+    }
+  }
+  return Status::InvalidArgument(dir +
+                                 ": not a database directory inspect reads (LevelDB or RocksDB: "
+                                 "CURRENT and its MANIFEST)");
+}
+
 Result<std::vector<VerifyTask>> PlanVerify(std::span<const std::string> paths,
                                            const VerifyOptions& options) {
   if (paths.empty()) return Status::InvalidArgument("PATH is required (a file or a directory)");

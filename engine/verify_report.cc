@@ -29,6 +29,7 @@ std::string_view GroupRoleName(GroupRole role) {
     case GroupRole::kLive: return "live";
     case GroupRole::kSnapshot: return "snapshot";
     case GroupRole::kBackup: return "backup";
+    case GroupRole::kObsolete: return "obsolete";
   }
   return "live";
 }
@@ -103,11 +104,58 @@ std::string_view FileReport::status_name() const {
   return "error";
 }
 
+namespace {
+
+// One counted table of a group: its rate, its level (-1 unknown) and its weight in its level.
+struct Counted {
+  double rate = 1.0;
+  int level = -1;
+  double keys = 0;
+};
+
+// What a read of an absent key sees across the levels (see LevelSummary): level 0 and tables of
+// no known level are each consulted; each level above contributes one table, its key-weighted
+// mean rate.
+std::vector<LevelSummary> LevelRates(const std::vector<Counted>& tables) {
+  std::map<int, std::vector<const Counted*>> by_level;
+  for (const Counted& c : tables) by_level[std::max(c.level, 0)].push_back(&c);
+  std::vector<LevelSummary> levels;
+  for (const auto& [level, members] : by_level) {
+    LevelSummary l;
+    l.level = level;
+    l.tables = members.size();
+    if (level == 0) {
+      std::vector<double> rates;
+      for (const Counted* c : members) rates.push_back(c->rate);
+      l.fp_rate = CombinedFalsePositiveRate(rates);
+    } else {
+      double known = 0, with_keys = 0;
+      for (const Counted* c : members) {
+        if (c->keys > 0) known += c->keys, ++with_keys;
+      }
+      const double average = with_keys > 0 ? known / with_keys : 1.0;
+      double sum = 0, weight = 0;
+      for (const Counted* c : members) {
+        const double w = c->keys > 0 ? c->keys : average;
+        sum += w * c->rate;
+        weight += w;
+      }
+      l.fp_rate = weight > 0 ? sum / weight : 0;
+    }
+    levels.push_back(l);
+  }
+  return levels;
+}
+
+}  // namespace
+
 VerifySummary Summarize(std::span<const FileReport> files) {
   VerifySummary summary;
   struct Group {
-    std::vector<double> rates;
+    std::vector<Counted> counted;
     std::uint64_t damaged = 0, ignored = 0, not_counted = 0;
+    std::string manifest;
+    bool levels_known = true;
   };
   std::map<std::pair<std::string, GroupRole>, Group> groups;
   for (const FileReport& f : files) {
@@ -119,28 +167,45 @@ VerifySummary Summarize(std::span<const FileReport> files) {
     }
     if (f.group.empty()) continue;
     Group& g = groups[{f.group, f.group_role}];
+    Counted c;
+    c.level = f.level;
+    c.keys = static_cast<double>(f.keys_checked);
     if (f.fill && f.filter_ignored_by_reader) {
       ++g.ignored;
-      g.rates.push_back(1.0);
+      c.rate = 1.0;
     } else if (f.fill) {
-      g.rates.push_back(f.fill->fp_rate);
+      c.rate = f.fill->fp_rate;
     } else if (f.worst() == Severity::kError) {
       // A damaged file still sits on the read path; whatever its filter would have said, it
       // protects nothing now. Leaving it out would make the group look better than it is.
       ++g.damaged;
-      g.rates.push_back(1.0);
+      c.rate = 1.0;
     } else {
       ++g.not_counted;
+      continue;
     }
+    if (f.level < 0 || f.manifest.empty()) g.levels_known = false;
+    if (!f.manifest.empty()) g.manifest = f.manifest;
+    g.counted.push_back(c);
   }
   for (const auto& [key, g] : groups) {
-    GroupSummary s{key.first,
-                   key.second,
-                   g.rates.size(),
-                   g.damaged,
-                   g.ignored,
-                   g.not_counted,
-                   g.rates.empty() ? std::nan("") : CombinedFalsePositiveRate(g.rates)};
+    std::vector<double> rates;
+    for (const Counted& c : g.counted) rates.push_back(c.rate);
+    GroupSummary s;
+    s.name = key.first;
+    s.role = key.second;
+    s.tables = g.counted.size();
+    s.damaged = g.damaged;
+    s.ignored_filters = g.ignored;
+    s.not_counted = g.not_counted;
+    s.combined_fp_rate = rates.empty() ? std::nan("") : CombinedFalsePositiveRate(rates);
+    if (g.levels_known && !g.counted.empty() && key.second == GroupRole::kLive) {
+      s.manifest = g.manifest;
+      s.levels = LevelRates(g.counted);
+      std::vector<double> level_rates;
+      for (const LevelSummary& l : s.levels) level_rates.push_back(l.fp_rate);
+      s.combined_fp_rate = CombinedFalsePositiveRate(level_rates);
+    }
     summary.groups.push_back(std::move(s));
   }
   return summary;
@@ -215,6 +280,9 @@ Document VerifyReportJson(const VerifyReport& report) {
     if (!f.writer.empty()) j["writer"] = f.writer;
     j["group"] = f.group;
     j["group_role"] = std::string(GroupRoleName(f.group_role));
+    if (f.level >= 0) j["level"] = f.level;
+    if (!f.column_family.empty()) j["column_family"] = f.column_family;
+    if (!f.manifest.empty()) j["manifest"] = f.manifest;
     j["status"] = std::string(f.status_name());
     Document findings = Document::array();
     for (const Finding& finding : f.findings) {
@@ -267,6 +335,18 @@ Document VerifyReportJson(const VerifyReport& report) {
     gj["ignored_filters"] = g.ignored_filters;
     gj["not_counted"] = g.not_counted;
     gj["combined_fp_rate"] = Number(g.combined_fp_rate);
+    if (!g.levels.empty()) {
+      gj["manifest"] = g.manifest;
+      Document levels = Document::array();
+      for (const LevelSummary& l : g.levels) {
+        Document lj;
+        lj["level"] = l.level;
+        lj["tables"] = l.tables;
+        lj["fp_rate"] = Number(l.fp_rate);
+        levels.push_back(std::move(lj));
+      }
+      gj["levels"] = std::move(levels);
+    }
     groups.push_back(std::move(gj));
   }
   summary["groups"] = std::move(groups);
@@ -283,6 +363,12 @@ std::string VerifyReportText(const VerifyReport& report) {
     if (!f.format.empty())
       out += "  [" + f.format + (f.version.empty() ? "" : " " + f.version) +
              (f.writer.empty() ? "" : ", written by " + f.writer) + "]";
+    if (f.level >= 0) {
+      out += "  level " + std::to_string(f.level);
+      if (!f.column_family.empty() && f.column_family != "default") {
+        out += " of column family " + f.column_family;
+      }
+    }
     out += "\n";
     std::string facts;
     if (f.keys_checked > 0 || f.false_negative_count > 0) {
@@ -337,8 +423,20 @@ std::string VerifyReportText(const VerifyReport& report) {
   for (const GroupSummary& g : s.groups) {
     const std::string tables = std::to_string(g.tables) + (g.tables == 1 ? " table" : " tables");
     if (g.role == GroupRole::kLive) {
-      out += "  " + g.name + ": " + tables + ", a read sees fp rate " +
-             Compact(g.combined_fp_rate) + " (1 - prod(1 - p_i))";
+      if (g.levels.empty()) {
+        out += "  " + g.name + ": " + tables + ", a read sees fp rate " +
+               Compact(g.combined_fp_rate) + " (1 - prod(1 - p_i))";
+      } else {
+        // Level 0: every table; each level above: one table (its key-weighted mean rate).
+        out += "  " + g.name + ": " + tables + " in " + std::to_string(g.levels.size()) +
+               (g.levels.size() == 1 ? " level" : " levels") + " (";
+        for (std::size_t i = 0; i < g.levels.size(); ++i) {
+          out += (i ? ", " : "") + std::string("L") + std::to_string(g.levels[i].level) + ": " +
+                 std::to_string(g.levels[i].tables) + " p " + Compact(g.levels[i].fp_rate);
+        }
+        out += "), a read sees fp rate " + Compact(g.combined_fp_rate) +
+               " (every level-0 table, one table per level above)";
+      }
     } else {
       out += "  " + g.name + ": " + std::string(GroupRoleName(g.role)) +
              " copy, no read consults it (not in the live group's rate): " + tables + ", fp rate " +

@@ -50,6 +50,8 @@ constexpr SubcommandText kSubcommands[] = {
      "filter was sized for; LevelDB: the bits-per-key range of k; RocksDB: the trailer's kind\n"
      "and geometry). Tables: footer, metaindex, the filter block's layout, which data blocks\n"
      "each filter serves, per-filter statistics; RocksDB SSTs also the properties block.\n"
+     "A FILE that is a LevelDB or RocksDB database directory: what CURRENT and its MANIFEST\n"
+     "say, the live tables per column family and level with sizes and key ranges.\n"
      "--json prints {\"files\": [one document per FILE]} (see the README).\n"},
     {"verify",
      "verify PATH... [--keys K [--key-format F] | --index INDEX_DB | --from-table] [--format F] "
@@ -57,12 +59,14 @@ constexpr SubcommandText kSubcommands[] = {
      "[--prefix-extractor fixed:N|capped:N|noop] [--json]",
      "Checks each PATH: a filter file, a LevelDB table or RocksDB SST, a Cassandra data\n"
      "directory (every SSTable's Filter.db against its Index.db, keyspace subfolders included;\n"
-     "0.7 - 5.0) or a LevelDB or RocksDB database directory (every table against the keys of\n"
-     "its own data blocks). Reports the\n"
+     "0.7 - 5.0), a LevelDB or RocksDB database directory (the live tables of its MANIFEST at\n"
+     "their levels, each against the keys of its own data blocks; missing and obsolete tables\n"
+     "reported) or a folder of tables under any names. Reports the\n"
      "structure (with byte offsets; block checksums of tables), every key the filter answers\n"
      "'definitely absent' (false negatives), and the fill against what the parameters allow;\n"
      "then a summary with the false-positive rate a read sees across the tables of each\n"
-     "column family or database, 1 - prod(1 - p_i). Keys of a single file: --keys K, --index\n"
+     "column family or database, 1 - prod(1 - p_i) (a database with a MANIFEST: every level-0\n"
+     "table and one table per level above). Keys of a single file: --keys K, --index\n"
      "INDEX_DB (a Cassandra Index.db), --from-table (a table's own keys; the default for\n"
      "tables). Exit 1 when a file has an error finding (a damaged file inside a directory\n"
      "included); warnings alone exit 0. --json prints one JSON document (see the README).\n"

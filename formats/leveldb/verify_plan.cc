@@ -1,28 +1,121 @@
 // How verify finds and checks the LevelDB family's files: database directories, single tables,
 // and raw filters and filter blocks through the generic verifier.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "blocktable/footer.h"
 #include "bloomcodec/filter_stats.h"
+#include "bloomcodec/input_file.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
 #include "formats/leveldb/family.h"
 #include "leveldb/inspect.h"
+#include "leveldb/table/table_reader.h"
 #include "leveldb/table/verify.h"
+#include "manifest/database_plan.h"
 
 namespace bloomcodec::leveldb {
 namespace {
 
+namespace fs = std::filesystem;
+
+// True when the file's last 8 bytes are LevelDB's table magic (read from the tail only).
+bool EndsInTableMagic(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return false;
+  const std::streamoff size = in.tellg();
+  if (size < static_cast<std::streamoff>(blocktable::kLegacyFooterSize)) return false;
+  in.seekg(size - 8);
+  std::uint8_t tail[8];
+  if (!in.read(reinterpret_cast<char*>(tail), 8)) return false;
+  std::uint64_t magic = 0;
+  for (int i = 7; i >= 0; --i) magic = magic << 8 | tail[i];
+  return magic == blocktable::kLegacyTableMagic;
+}
+
+// A folder of tables under any names (an export, a backup): every regular file that ends in
+// LevelDB's magic, when the folder has no CURRENT. Sorted by path.
+std::vector<std::string> TableSet(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  if (fs::exists(fs::path(dir) / "CURRENT", ec)) return out;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec) && EndsInTableMagic(it->path())) {
+      out.push_back(it->path().string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+FileReport VerifyDatabaseTable(const std::string& path, const std::string& group) {
+  return VerifyTable(path, KeyKind::kUser, nullptr, group);
+}
+
+// The first and last user keys of a database table (LevelDB writes no range deletions).
+Result<manifest::TableKeyRange> KeyRangeOf(const std::string& path) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(path));
+  TableOpenOptions options;
+  options.key_kind = KeyKind::kUser;
+  options.verify_checksums = true;  // a damaged block is verify's finding, not a key range
+  BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table, TableReader::Open(in.bytes(), path, options));
+  std::vector<blocktable::BlockHandle> blocks;
+  BLOOMCODEC_RETURN_IF_ERROR(
+      table.ForEachDataBlock([&](ByteSpan, const blocktable::BlockHandle& handle) {
+        blocks.push_back(handle);
+        return Status();
+      }));
+  manifest::TableKeyRange range;
+  BLOOMCODEC_RETURN_IF_ERROR(manifest::FirstAndLastKeys(
+      blocks, [&](const blocktable::BlockHandle& h) { return table.ReadDataBlock(h); },
+      table.key_order(), range));
+  return range;
+}
+
+bool IsDatabaseTableName(std::string_view name) { return IsTableFileName(name); }
+
 Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
                            std::vector<VerifyTask>& tasks) {
-  if (!LooksLikeDatabase(dir)) return false;
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<std::string> tables, FindTables(dir));
-  for (std::string& table : tables) {
-    tasks.push_back([table = std::move(table), dir] {
-      return VerifyTable(table, KeyKind::kUser, nullptr, dir);
-    });
+  std::error_code ec;
+  const bool has_current = fs::is_regular_file(fs::path(dir) / "CURRENT", ec);
+  if (!LooksLikeDatabase(dir)) {
+    // Not a database: a set of tables under other names is verified as one group.
+    std::vector<std::string> set = TableSet(dir);
+    if (set.empty()) return false;
+    for (std::string& table : set) {
+      tasks.push_back([table = std::move(table), dir] { return VerifyDatabaseTable(table, dir); });
+    }
+    return true;
   }
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<std::string> tables, FindTables(dir));
+  if (!has_current) {
+    // A folder of NNNNNN.ldb without CURRENT: a copy of tables, with other tables maybe.
+    std::vector<std::string> set = TableSet(dir);
+    for (const std::string& t : set) {
+      if (!std::binary_search(tables.begin(), tables.end(), t)) tables.push_back(t);
+    }
+    std::sort(tables.begin(), tables.end());
+    for (std::string& table : tables) {
+      tasks.push_back([table = std::move(table), dir] { return VerifyDatabaseTable(table, dir); });
+    }
+    return true;
+  }
+  static const manifest::TableCheck check{"leveldb-table", VerifyDatabaseTable, KeyRangeOf};
+  manifest::PlanDatabase(
+      dir,
+      manifest::ReadDatabase(dir, manifest::Flavor::kLevelDb, {"ldb", "sst"}, IsDatabaseTableName),
+      check, tables, tasks);
   return true;
+}
+
+Result<std::optional<Document>> InspectDirectory(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::path(dir) / "CURRENT", ec)) return std::optional<Document>();
+  return std::optional<Document>(manifest::InspectDatabase(manifest::ReadDatabase(
+      dir, manifest::Flavor::kLevelDb, {"ldb", "sst"}, IsDatabaseTableName)));
 }
 
 Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tasks) {
@@ -99,10 +192,12 @@ engine::FamilyVerify VerifyHooks() {
   engine::FamilyVerify hooks;
   hooks.plan_directory = PlanDirectory;
   hooks.directory_rank = 1;  // after RocksDB: its databases look like LevelDB's
-  hooks.directory_description = "a LevelDB database (CURRENT, NNNNNN.ldb / .sst)";
+  hooks.directory_description =
+      "a LevelDB database (CURRENT, NNNNNN.ldb / .sst) or a folder of LevelDB tables";
   hooks.plan_file = PlanFile;
   hooks.filters_of = FiltersOf;
   hooks.format_by_name_only = FormatByNameOnly;
+  hooks.inspect_directory = InspectDirectory;
   return hooks;
 }
 

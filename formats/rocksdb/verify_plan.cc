@@ -1,25 +1,84 @@
 // How verify finds and checks the RocksDB family's files: database directories, single SSTs, and
 // raw full filters through the generic verifier.
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "bloomcodec/filter_stats.h"
+#include "bloomcodec/input_file.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "formats/rocksdb/family.h"
+#include "leveldb/table/verify.h"
+#include "manifest/database_plan.h"
 #include "rocksdb/filter_sizing.h"
+#include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/verify.h"
 
 namespace bloomcodec::rocksdb {
 namespace {
 
+FileReport VerifyDatabaseSst(const std::string& path, const std::string& group) {
+  return VerifySst(path, nullptr, group);
+}
+
+// The first and last user keys of an SST and the bounds of its range deletions (a MANIFEST's
+// key range covers them too).
+Result<manifest::TableKeyRange> KeyRangeOf(const std::string& path) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(path));
+  SstOpenOptions open;
+  open.verify_checksums = true;  // a damaged block is verify's finding, not a key range
+  BLOOMCODEC_ASSIGN_OR_RETURN(SstReader sst, SstReader::Open(in.bytes(), path, open));
+  std::vector<blocktable::BlockHandle> blocks;
+  BLOOMCODEC_RETURN_IF_ERROR(
+      sst.ForEachDataBlock([&](ByteSpan, const blocktable::BlockHandle& handle) {
+        blocks.push_back(handle);
+        return Status();
+      }));
+  manifest::TableKeyRange range;
+  BLOOMCODEC_RETURN_IF_ERROR(manifest::FirstAndLastKeys(
+      blocks, [&](const blocktable::BlockHandle& h) { return sst.ReadBlock(h, "data block"); },
+      blocktable::KeyOrder::kInternal, range));
+  BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachRangeDeletion([&](ByteSpan start, ByteSpan end) {
+    const ByteSpan user = manifest::UserKey(start);
+    range.tombstone_bounds.emplace_back(user.begin(), user.end());
+    range.tombstone_bounds.emplace_back(end.begin(), end.end());
+    return Status();
+  }));
+  return range;
+}
+
+bool IsDatabaseSstName(std::string_view name) {
+  if (name.ends_with(".gz")) name.remove_suffix(3);
+  return name.ends_with(".sst") && leveldb::IsTableFileName(name);
+}
+
 Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
                            std::vector<VerifyTask>& tasks) {
   if (!LooksLikeRocksDb(dir)) return false;
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<std::string> tables, FindSstFiles(dir));
-  for (std::string& table : tables) {
-    tasks.push_back([table = std::move(table), dir] { return VerifySst(table, nullptr, dir); });
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(std::filesystem::path(dir) / "CURRENT", ec)) {
+    // A folder of SSTs (any names): a set, no levels.
+    for (std::string& table : tables) {
+      tasks.push_back([table = std::move(table), dir] { return VerifySst(table, nullptr, dir); });
+    }
+    return true;
   }
+  static const manifest::TableCheck check{"rocksdb-sst", VerifyDatabaseSst, KeyRangeOf};
+  manifest::PlanDatabase(
+      dir, manifest::ReadDatabase(dir, manifest::Flavor::kRocksDb, {"sst"}, IsDatabaseSstName),
+      check, tables, tasks);
   return true;
+}
+
+Result<std::optional<Document>> InspectDirectory(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(std::filesystem::path(dir) / "CURRENT", ec) ||
+      !LooksLikeRocksDb(dir)) {
+    return std::optional<Document>();
+  }
+  return std::optional<Document>(manifest::InspectDatabase(
+      manifest::ReadDatabase(dir, manifest::Flavor::kRocksDb, {"sst"}, IsDatabaseSstName)));
 }
 
 Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tasks) {
@@ -81,6 +140,7 @@ engine::FamilyVerify VerifyHooks() {
   hooks.directory_rank = 0;  // before LevelDB: a RocksDB database also looks like one
   hooks.plan_file = PlanFile;
   hooks.filters_of = FiltersOf;
+  hooks.inspect_directory = InspectDirectory;
   return hooks;
 }
 

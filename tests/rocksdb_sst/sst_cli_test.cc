@@ -88,12 +88,18 @@ TEST(RocksDbSstCli, VerifyDatabaseDirectoryCombinesEveryTablesRate) {
   dir.Write("db/OPTIONS-000007", "[Version]\n");
   dir.Write("db/000010.sst", ReadFixture(kRibbon + ".sst"));
   dir.Write("db/000011.sst", ReadFixture(kSnappy + ".sst"));
+  // The MANIFEST CURRENT names is empty: a "manifest" error on it (exit 1), after which verify
+  // falls back to the directory listing and still combines every table's rate.
   CliRun r = RunCli({"verify", db, "--json"});
-  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  ASSERT_EQ(r.exit_code, 1) << r.err << r.out;
   const Json doc = Json::parse(r.out);
-  ASSERT_EQ(doc["files"].size(), 2u);
+  ASSERT_EQ(doc["files"].size(), 3u);
+  EXPECT_EQ(doc["files"][0]["path"], db + "/MANIFEST-000004");
+  EXPECT_EQ(doc["files"][0]["findings"][0]["kind"], "manifest");
+  EXPECT_EQ(doc["files"][0]["group"], "");
   double keep = 1;
   for (const Json& f : doc["files"]) {
+    if (f["path"] == db + "/MANIFEST-000004") continue;
     EXPECT_EQ(f["format"], "rocksdb-sst");
     EXPECT_GT(f["keys_checked"].get<int>(), 0);
     keep *= 1 - f["fp_rate"].get<double>();
@@ -102,7 +108,8 @@ TEST(RocksDbSstCli, VerifyDatabaseDirectoryCombinesEveryTablesRate) {
   EXPECT_EQ(doc["summary"]["groups"][0]["tables"], 2);
   EXPECT_NEAR(doc["summary"]["groups"][0]["combined_fp_rate"].get<double>(), 1 - keep, 1e-12);
   CliRun text = RunCli({"verify", db});
-  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_EQ(text.exit_code, 1);
+  EXPECT_NE(text.out.find("falls back to the directory listing"), std::string::npos);
   EXPECT_NE(text.out.find("000010.sst"), std::string::npos);
   EXPECT_NE(text.out.find("000011.sst"), std::string::npos);
 }

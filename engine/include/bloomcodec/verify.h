@@ -65,6 +65,11 @@ inline constexpr std::string_view kPartitioner = "partitioner";  // Cassandra < 
 inline constexpr std::string_view kTemporary = "temporary";      // tmp- sstable, not checked
 inline constexpr std::string_view kUnsupported = "unsupported";  // a format not read here
 inline constexpr std::string_view kNoFilter = "no-filter";       // a table without a filter
+// Databases read through CURRENT and their MANIFEST (LevelDB, RocksDB):
+inline constexpr std::string_view kManifest = "manifest";           // CURRENT / MANIFEST damage
+inline constexpr std::string_view kMissingTable = "missing-table";  // live, but not on disk
+inline constexpr std::string_view kObsolete = "obsolete";           // on disk, no version has it
+inline constexpr std::string_view kKeyRange = "key-range";  // keys outside the MANIFEST's range
 }  // namespace finding_kind
 
 struct Finding {
@@ -109,8 +114,10 @@ std::string EstimatedKeysText(double estimated_keys);
 // How many false-negative keys a report lists (all are counted).
 inline constexpr std::size_t kMaxListedFalseNegatives = 20;
 
-enum class GroupRole { kLive, kSnapshot, kBackup };
-std::string_view GroupRoleName(GroupRole role);  // "live", "snapshot", "backup"
+// kObsolete: a table file of a database directory that no live version of its MANIFEST
+// references (left behind by a crash or a copy): verified, never read.
+enum class GroupRole { kLive, kSnapshot, kBackup, kObsolete };
+std::string_view GroupRoleName(GroupRole role);  // "live", "snapshot", "backup", "obsolete"
 
 struct FileReport {
   std::string path;
@@ -131,6 +138,12 @@ struct FileReport {
   // The reader the group summary assumes ignores this file's filter (a LevelDB <= 1.17 filter,
   // which 1.18+ never looks up): the group counts it as p = 1 whatever its own fp_rate.
   bool filter_ignored_by_reader = false;
+  // A table of a database read through its MANIFEST: its level (-1: not known, e.g. the
+  // directory listing was used), its column family (RocksDB; "default" for LevelDB's one) and
+  // the MANIFEST that lists it.
+  int level = -1;
+  std::string column_family;
+  std::string manifest;
 
   void Add(Severity severity, std::string_view kind, std::string message,
            std::optional<std::uint64_t> offset = std::nullopt);
@@ -141,6 +154,17 @@ struct FileReport {
   Severity worst() const;  // kInfo when there are no warnings or errors
   // "ok", "warning" or "error".
   std::string_view status_name() const;
+};
+
+// One level of a database whose MANIFEST was read: what a read of an absent key meets there.
+struct LevelSummary {
+  int level = 0;
+  std::uint64_t tables = 0;
+  // Level 0: 1 - prod(1 - p_i) over its tables (a read consults every one, they overlap).
+  // Above: the mean of the tables' p_i weighted by their keys checked (a read consults the one
+  // table whose key range holds the key; a table without keys counted weighs as the level's
+  // average table).
+  double fp_rate = 0;
 };
 
 struct GroupSummary {
@@ -155,7 +179,11 @@ struct GroupSummary {
   // Files of the group not in the figure: nothing on disk tells their rate (Cassandra < c
   // rebuilds the filter from Index.db at load).
   std::uint64_t not_counted = 0;
-  double combined_fp_rate = 0;  // 1 - prod(1 - p_i)
+  double combined_fp_rate = 0;  // 1 - prod(1 - p_i), over `levels` when they are known
+  // The MANIFEST the group's levels come from ("" when the levels are not known: every table is
+  // then taken as consulted, as on level 0).
+  std::string manifest;
+  std::vector<LevelSummary> levels;  // by level; empty when not known
 };
 
 struct VerifySummary {
@@ -220,6 +248,12 @@ Result<std::vector<VerifyTask>> PlanVerify(std::span<const std::string> paths,
                                            const VerifyOptions& options);
 // PlanVerify, RunVerifyTasks and Summarize.
 Result<VerifyReport> VerifyPaths(std::span<const std::string> paths, const VerifyOptions& options);
+
+// inspect of a database directory (LevelDB, RocksDB): CURRENT, the MANIFEST it names, the live
+// tables per column family and level with their key ranges and sizes, obsolete table files and
+// any findings about CURRENT and the MANIFEST (docs/cli.md, "inspect"). Fails for a directory
+// no family recognises.
+Result<Document> InspectDirectory(const std::string& dir);
 
 // The --json document (documented in docs/cli.md, "verify", "--json").
 Document VerifyReportJson(const VerifyReport& report);

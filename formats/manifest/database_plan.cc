@@ -1,0 +1,167 @@
+// verify's plan for a database directory read through its MANIFEST (see database_plan.h).
+#include "manifest/database_plan.h"
+
+#include <filesystem>
+#include <memory>
+
+namespace bloomcodec::manifest {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string KeyText(ByteSpan key) { return key.empty() ? std::string("\"\"") : ToHex(key); }
+
+bool SameKey(ByteSpan a, const ByteVector& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+// The key-range finding of a live table, or nothing when its keys match the MANIFEST.
+void CheckKeyRange(const LiveTable& live, const TableCheck& check, FileReport& report) {
+  // A damaged or unreadable table has its finding already; its keys say nothing about the range.
+  for (const Finding& f : report.findings) {
+    if (f.kind == finding_kind::kStructure || f.kind == finding_kind::kUnreadable) return;
+  }
+  Result<TableKeyRange> range = check.key_range(live.path);
+  if (!range.ok()) return;  // damage: verify's structure finding says it already
+  const ByteSpan smallest = UserKey(ByteSpan(live.meta.smallest.data(), live.meta.smallest.size()));
+  const ByteSpan largest = UserKey(ByteSpan(live.meta.largest.data(), live.meta.largest.size()));
+  auto bound = [&](ByteSpan want) {
+    for (const ByteVector& b : range->tombstone_bounds) {
+      if (SameKey(want, b)) return true;
+    }
+    return false;
+  };
+  std::string wrong;
+  if (range->empty) {
+    if (!bound(smallest) || !bound(largest)) wrong = "the table holds no key";
+  } else {
+    if (!SameKey(smallest, range->first) && !bound(smallest)) {
+      wrong = "its first key is " + KeyText(range->first) + ", the MANIFEST's smallest " +
+              KeyText(smallest);
+    }
+    if (!SameKey(largest, range->last) && !bound(largest)) {
+      wrong += (wrong.empty() ? "" : "; ") + std::string("its last key is ") +
+               KeyText(range->last) + ", the MANIFEST's largest " + KeyText(largest);
+    }
+  }
+  if (!wrong.empty()) {
+    report.Add(Severity::kError, finding_kind::kKeyRange,
+               "the table's keys disagree with the MANIFEST (" + live.column_family + ", level " +
+                   std::to_string(live.meta.level) + ", table " + std::to_string(live.meta.number) +
+                   "): " + wrong + "; reads of keys outside the MANIFEST's range skip the table");
+  }
+}
+
+}  // namespace
+
+Status FirstAndLastKeys(
+    const std::vector<blocktable::BlockHandle>& blocks,
+    const std::function<Result<blocktable::Block>(const blocktable::BlockHandle&)>& read,
+    blocktable::KeyOrder order, TableKeyRange& range) {
+  std::size_t first_block = blocks.size();
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::Block block, read(blocks[i]));
+    blocktable::BlockIterator it(block, order);
+    BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+    if (!it.valid()) continue;
+    const ByteSpan user = UserKey(it.key());
+    range.first.assign(user.begin(), user.end());
+    range.empty = false;
+    first_block = i;
+    break;
+  }
+  for (std::size_t i = blocks.size(); i-- > first_block;) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::Block block, read(blocks[i]));
+    blocktable::BlockIterator it(block, order);
+    BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+    if (!it.valid()) continue;
+    while (it.valid()) {
+      const ByteSpan user = UserKey(it.key());
+      range.last.assign(user.begin(), user.end());
+      BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+    }
+    break;
+  }
+  return Status();
+}
+
+std::string GroupOf(const std::string& dir, const std::string& column_family) {
+  return column_family.empty() || column_family == "default" ? dir : dir + ":" + column_family;
+}
+
+void PlanDatabase(const std::string& dir, DatabaseView view, const TableCheck& check,
+                  const std::vector<std::string>& fallback, std::vector<VerifyTask>& tasks) {
+  const bool fell_back = !view.from_manifest;
+  const std::string fallback_note =
+      "verify falls back to the directory listing: every table file is taken as live, its "
+      "level unknown (the fp rate takes every table as consulted)";
+  if (!view.current_findings.empty()) {
+    FileReport r;
+    r.path = view.current_path;
+    r.findings = view.current_findings;
+    if (fell_back) r.Add(Severity::kInfo, finding_kind::kManifest, fallback_note);
+    tasks.push_back([r] { return r; });
+  }
+  if (!view.manifest_findings.empty() || !view.elsewhere.empty()) {
+    FileReport r;
+    r.path = view.manifest_path;
+    r.findings = view.manifest_findings;
+    for (const std::string& t : view.elsewhere) {
+      r.Add(Severity::kInfo, finding_kind::kManifest,
+            "live table " + t + " lies in another of the database's paths: not checked");
+    }
+    if (fell_back && view.current_findings.empty()) {
+      r.Add(Severity::kInfo, finding_kind::kManifest, fallback_note);
+    }
+    tasks.push_back([r] { return r; });
+  }
+  if (fell_back) {
+    for (const std::string& table : fallback) {
+      tasks.push_back([table, dir, verify = check.verify] { return verify(table, dir); });
+    }
+    return;
+  }
+  const std::string manifest_path = view.manifest_path;
+  for (LiveTable& live : view.live) {
+    const std::string group = GroupOf(dir, live.column_family);
+    if (live.missing) {
+      FileReport r;
+      r.path = live.path;
+      r.format = std::string(check.format);
+      r.group = group;
+      r.level = live.meta.level;
+      r.column_family = live.column_family;
+      r.manifest = manifest_path;
+      r.Add(Severity::kError, finding_kind::kMissingTable,
+            "the MANIFEST lists table " + std::to_string(live.meta.number) + " (" +
+                std::to_string(live.meta.size) + " bytes, level " +
+                std::to_string(live.meta.level) + ", keys " +
+                KeyText(UserKey(ByteSpan(live.meta.smallest.data(), live.meta.smallest.size()))) +
+                " to " +
+                KeyText(UserKey(ByteSpan(live.meta.largest.data(), live.meta.largest.size()))) +
+                "), but the file is missing: reads of those keys fail");
+      tasks.push_back([r] { return r; });
+      continue;
+    }
+    tasks.push_back([live, group, manifest_path, check] {
+      FileReport r = check.verify(live.path, group);
+      r.level = live.meta.level;
+      r.column_family = live.column_family;
+      r.manifest = manifest_path;
+      CheckKeyRange(live, check, r);
+      return r;
+    });
+  }
+  for (const std::string& path : view.obsolete) {
+    tasks.push_back([path, dir, manifest_path, verify = check.verify] {
+      FileReport r = verify(path, dir);
+      r.group_role = GroupRole::kObsolete;
+      r.Add(Severity::kInfo, finding_kind::kObsolete,
+            "no live version of " + fs::path(manifest_path).filename().string() +
+                " references this table: a read never consults it (left out of the fp rate)");
+      return r;
+    });
+  }
+}
+
+}  // namespace bloomcodec::manifest

@@ -1,0 +1,54 @@
+// verify's plan for a database directory read through CURRENT and its MANIFEST, shared by the
+// LevelDB and RocksDB families (each gives how to verify one of its tables and read its keys).
+//
+// Reports: one per live table (its level, column family and MANIFEST set; a table whose first or
+// last key is not the MANIFEST's smallest or largest is a "key-range" error; a live table not on
+// disk is a "missing-table" error, counted as p = 1 in its group), one per table file no version
+// references (group role "obsolete", an info finding, out of the live rate), and one for CURRENT
+// or the MANIFEST only when they have findings (no group: not in any rate). When CURRENT names no
+// readable MANIFEST, or the MANIFEST is damaged, that report also says that verify fell back to
+// the directory listing (every table file taken as live, levels unknown).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "blocktable/block.h"
+#include "blocktable/block_handle.h"
+#include "bloomcodec/verify.h"
+#include "manifest/manifest.h"
+
+namespace bloomcodec::manifest {
+
+// The user keys a table's entries span, and the bounds range deletions add (RocksDB: a table's
+// MANIFEST range covers its range tombstones too).
+struct TableKeyRange {
+  bool empty = true;  // no entries
+  ByteVector first, last;
+  std::vector<ByteVector> tombstone_bounds;  // user keys of range deletion starts and ends
+};
+
+// Fills range.first / range.last (user keys) from a table's data blocks in index order, reading
+// only the first and the last block that hold an entry (not the whole table).
+Status FirstAndLastKeys(
+    const std::vector<blocktable::BlockHandle>& blocks,
+    const std::function<Result<blocktable::Block>(const blocktable::BlockHandle&)>& read,
+    blocktable::KeyOrder order, TableKeyRange& range);
+
+struct TableCheck {
+  std::string_view format;  // the CLI format name of the family's tables
+  FileReport (*verify)(const std::string& path, const std::string& group) = nullptr;
+  Result<TableKeyRange> (*key_range)(const std::string& path) = nullptr;
+};
+
+// The tasks of a database directory. `fallback` lists the table files to verify when the
+// MANIFEST cannot be used (the directory listing, as without CURRENT).
+void PlanDatabase(const std::string& dir, DatabaseView view, const TableCheck& check,
+                  const std::vector<std::string>& fallback, std::vector<VerifyTask>& tasks);
+
+// The group name of a column family's tables: the directory for "default", "dir:name" for
+// the others (a read consults one column family).
+std::string GroupOf(const std::string& dir, const std::string& column_family);
+
+}  // namespace bloomcodec::manifest

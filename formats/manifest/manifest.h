@@ -1,0 +1,145 @@
+// A database's own account of its tables: CURRENT names the MANIFEST, the MANIFEST is a log file
+// of version edits, and replaying the edits gives the live tables per level (per column family
+// for RocksDB). Shared by the LevelDB and RocksDB families; internal to the library (included as
+// "manifest/manifest.h").
+//
+//   manifest::DatabaseView view = manifest::ReadDatabase(dir, manifest::Flavor::kLevelDb);
+//   for (const manifest::LiveTable& t : view.live) { ... t.path, t.level, t.smallest ... }
+//
+// The log format (LevelDB db/log_format.h, RocksDB db/log_format.h): the file is a sequence of
+// 32 KiB blocks; a record is one or more fragments, each with a 7-byte header (masked crc32c of
+// the type byte and the payload, payload length little-endian u16, type FULL 1 / FIRST 2 /
+// MIDDLE 3 / LAST 4) or, RocksDB's recyclable types 5..8, an 11-byte header that adds the log
+// number (u32) into the header and the checksum. A block's tail shorter than a header is zero
+// padding; type 0 is preallocated space. Every record of a MANIFEST is one encoded version
+// edit: a sequence of (varint32 tag, value) fields (see version_edit.cc of both projects).
+//
+// Damage is never a failure of the call: it is a Finding (kind "manifest", the MANIFEST's path
+// in the message is the caller's to add) with the absolute byte offset. A record with a bad
+// checksum, a bad length, an unknown type or an edit that does not decode is an error (both
+// originals refuse to open the database); a record cut short at the end of the file is a
+// warning (a writer that crashed mid-write: both originals drop it silently).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/status.h"
+#include "bloomcodec/verify.h"
+
+namespace bloomcodec::manifest {
+
+enum class Flavor {
+  kLevelDb,  // tags 1..9; new-file records of tag 7; 7 levels
+  kRocksDb,  // adds tags 10, 100..103, 200..203, 300, safe-to-ignore tags, recyclable records
+};
+
+inline constexpr std::size_t kBlockSize = 32768;
+inline constexpr std::size_t kHeaderSize = 7;
+inline constexpr std::size_t kRecyclableHeaderSize = 11;
+inline constexpr int kLevelDbLevels = 7;
+// RocksDB accepts any level the options allow; more than this is taken as damage here.
+inline constexpr int kMaxLevels = 64;
+
+// One logical record (fragments joined) and where its fragments' payloads sit in the file.
+struct LogRecord {
+  ByteVector payload;
+  std::uint64_t offset = 0;  // the first fragment's header
+  // (position in payload, absolute file offset) of each fragment's first payload byte.
+  std::vector<std::pair<std::size_t, std::uint64_t>> pieces;
+  // The absolute file offset of payload byte `position`.
+  std::uint64_t FileOffset(std::size_t position) const;
+};
+
+struct LogReadResult {
+  std::vector<LogRecord> records;
+  std::vector<Finding> findings;
+  bool damaged = false;  // an error finding: the originals would refuse the file
+};
+
+// Every record of a log file, in order. Stops at the first damage (an error) after which the
+// originals stop too; a fragment cut short by the end of the file is a warning.
+LogReadResult ReadLogRecords(ByteSpan file, Flavor flavor);
+
+struct TableMeta {
+  int level = 0;
+  std::uint64_t number = 0;
+  std::uint64_t size = 0;
+  ByteVector smallest;  // internal keys (user key + 8-byte tag)
+  ByteVector largest;
+  std::uint32_t path_id = 0;  // RocksDB db_paths index (0: the database directory)
+};
+
+struct ColumnFamily {
+  std::uint32_t id = 0;
+  std::string name;
+  // Live tables, by level then by smallest key as bytes (level 0 by file number).
+  std::vector<TableMeta> tables;
+};
+
+struct Manifest {
+  std::optional<std::string> comparator;
+  std::optional<std::uint64_t> log_number, prev_log_number, next_file, last_sequence;
+  std::uint64_t records = 0;                  // version edits replayed
+  std::vector<ColumnFamily> column_families;  // by id; default (0) first; dropped ones left out
+  std::vector<Finding> findings;
+  bool damaged = false;  // an error finding: the view is what came before the damage
+};
+
+// Decodes one version edit and applies it to `state` (column family id -> (level, number) ->
+// table). Fails with the offset (through `record`) of the field that does not decode.
+struct ReplayState {
+  std::map<std::uint32_t, std::string> names{{0, "default"}};
+  std::map<std::uint32_t, std::map<std::pair<int, std::uint64_t>, TableMeta>> tables;
+  std::uint32_t atomic_remaining = 0;
+};
+Status ApplyEdit(const LogRecord& record, Flavor flavor, std::string_view source,
+                 Manifest& manifest, ReplayState& state, std::vector<Finding>& notes);
+
+// Reads and replays a whole MANIFEST.
+Manifest ReadManifest(ByteSpan file, Flavor flavor, std::string_view source);
+
+// "000123.ldb" style names: the number with at least six digits and `extension`.
+std::string TableFileName(std::uint64_t number, std::string_view extension);
+
+struct LiveTable {
+  std::string path;  // where the table is (or would be) on disk
+  std::string column_family;
+  TableMeta meta;
+  bool missing = false;  // no such file
+};
+
+struct DatabaseView {
+  std::string current_path;   // dir/CURRENT
+  std::string manifest_path;  // what CURRENT names, when it names something
+  // Findings about CURRENT (a missing or unreadable MANIFEST included) and about the MANIFEST.
+  std::vector<Finding> current_findings;
+  std::vector<Finding> manifest_findings;
+  bool from_manifest = false;  // false: fall back to the directory listing
+  Manifest manifest;
+  std::vector<LiveTable> live;
+  std::vector<std::string> obsolete;   // table files on disk that no live version references
+  std::vector<std::string> elsewhere;  // RocksDB: live tables in other db_paths (not checked)
+};
+
+// CURRENT, its MANIFEST and the live tables. `is_table_name` says which directory entries are
+// table files (for the obsolete list); a live table is looked up as NNNNNN.<ext> for each of
+// `extensions` in turn (LevelDB: ldb then sst), missing when none exists.
+DatabaseView ReadDatabase(const std::string& dir, Flavor flavor,
+                          const std::vector<std::string_view>& extensions,
+                          bool (*is_table_name)(std::string_view name));
+
+// The user key of an internal key (the key without its 8-byte tag; shorter: empty).
+ByteSpan UserKey(ByteSpan internal_key);
+
+// The levels of a database view for inspect: {manifest, comparator, last_sequence,
+// column_families: [{name, levels: [{level, tables: [{file, number, size, smallest, largest}]}]}],
+// obsolete, findings}.
+Document InspectDatabase(const DatabaseView& view);
+
+}  // namespace bloomcodec::manifest
