@@ -26,14 +26,15 @@ constexpr SubcommandText kSubcommands[] = {
      "--json reports what was written as one JSON document (not with '-o -').\n"},
     {"probe",
      "probe FILE [--format F] --keys K [--key-format text|hex|base64] [--key-kind user|plain] "
-     "[--json]",
+     "[--writer W] [--json]",
      "Prints, for each key in input order, 1 (may contain) or 0 (definitely not): the\n"
      "original's answer, false positives included. --format may be left out when FILE says what\n"
      "it is (a Cassandra file name with its version, a LevelDB or RocksDB table footer). For a\n"
      "RocksDB SST, the answer of its full (or partitioned) filter for the user key.\n"
      "--key-kind: for a LevelDB\n"
      "table, whether probes are user keys of a database (user) or keys as a TableBuilder stored\n"
-     "them (plain). --json prints one JSON document instead (see the README).\n"},
+     "them (plain); --writer leveldb|leveldb-1.17|goleveldb, who wrote its filter (by default\n"
+     "decided from the table's keys). --json prints one JSON document instead (see the README).\n"},
     {"hash", "hash --format F --keys K [--key-format text|hex|base64] [--json]",
      "Prints the format's hash of each key, one tab-separated line per key, in input order.\n"
      "--json prints {\"hashes\": [[values of key 1], ...]} with exact integers instead.\n"},
@@ -53,7 +54,7 @@ constexpr SubcommandText kSubcommands[] = {
      "--json prints {\"files\": [one document per FILE]} (see the README).\n"},
     {"verify",
      "verify PATH... [--keys K [--key-format F] | --index INDEX_DB | --from-table] [--format F] "
-     "[--key-kind user|plain] [--json]",
+     "[--key-kind user|plain] [--writer W] [--json]",
      "Checks each PATH: a filter file, a LevelDB table or RocksDB SST, a Cassandra data\n"
      "directory (every SSTable's Filter.db against its Index.db, keyspace subfolders included;\n"
      "0.7 - 5.0) or a LevelDB or RocksDB database directory (every table against the keys of\n"
@@ -63,7 +64,9 @@ constexpr SubcommandText kSubcommands[] = {
      "then a summary with the false-positive rate a read sees across the tables of each\n"
      "column family or database, 1 - prod(1 - p_i). Keys of a single file: --keys K, --index\n"
      "INDEX_DB (a Cassandra Index.db), --from-table (a table's own keys; the default for\n"
-     "tables). Exit 1 when a file has an error finding (a damaged file inside a directory\n"
+     "tables). --writer leveldb|leveldb-1.17|goleveldb: who wrote a single table's filter\n"
+     "(by default decided from its keys). Exit 1 when a file has an error finding (a damaged file "
+     "inside a directory\n"
      "included); warnings alone exit 0. --json prints one JSON document (see the README).\n"},
     {"convert",
      "convert IN -o OUT --to F [--format F] [PARAMS] [--keys K [--key-format F] | --index "

@@ -20,7 +20,7 @@ namespace bloomcodec::tool {
 namespace {
 constexpr FlagSpec kFlags[] = {
     {"--keys", true},   {"--key-format", true}, {"--index", true}, {"--from-table", false},
-    {"--format", true}, {"--key-kind", true},   {"--json", false},
+    {"--format", true}, {"--key-kind", true},   {"--json", false}, {"--writer", true},
 };
 constexpr std::uintmax_t kLargeFileBytes = 64 << 20;
 
@@ -50,6 +50,7 @@ Result<bool> RunVerify(std::span<const std::string_view> argv) {
   }
   VerifyOptions options;
   BLOOMCODEC_ASSIGN_OR_RETURN(options.key_kind, ReadKeyKind(args));
+  if (auto writer = args.Value("--writer")) options.writer = std::string(*writer);
   if (auto name = args.Value("--format")) {
     BLOOMCODEC_ASSIGN_OR_RETURN(options.format, FormatByName(*name));
   }

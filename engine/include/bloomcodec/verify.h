@@ -200,6 +200,7 @@ struct VerifyOptions {
   std::string index_path;               // kIndexDb
   const FormatCodec* format = nullptr;  // --format for single files; null: detect
   KeyKind key_kind = KeyKind::kAuto;    // LevelDB single tables
+  std::string writer;                   // LevelDB single tables: --writer (empty: from the keys)
   unsigned threads = 0;                 // 0: hardware_concurrency
   VerifyProgress progress;
 };
