@@ -88,8 +88,8 @@ TEST(GoLevelDbFilter, BuildAndProbeAsGoLevelDbForRandomKeysAndBitsPerKey) {
   std::set<int> ks;
   CheckBounded(25, 100, [&] {
     // Small and usual bits_per_key, and some where goleveldb's uint8 k wraps (372 -> 256 -> 1).
-    const int bpk = *rc::gen::oneOf(rc::gen::inRange(0, 50),
-                                    rc::gen::element(371, 372, 373, 380, 400, 1000));
+    const int bpk =
+        *rc::gen::oneOf(rc::gen::inRange(0, 50), rc::gen::element(371, 372, 373, 380, 400, 1000));
     const auto seed = *rc::gen::arbitrary<std::uint64_t>();
     const auto n = *rc::gen::inRange<std::size_t>(0, 400);
     std::mt19937_64 rng(seed);
@@ -150,9 +150,9 @@ void CheckDatabase(std::uint64_t seed, int keys, const DbOptions& o) {
                o.compression);
   CliDir dir;
   const std::string db = dir.Path("db");
-  const auto stats = Oracle({"db", db, std::to_string(seed % 2147483647), std::to_string(keys),
-                             std::to_string(o.bits_per_key), std::to_string(o.block_size),
-                             o.compression});
+  const auto stats =
+      Oracle({"db", db, std::to_string(seed % 2147483647), std::to_string(keys),
+              std::to_string(o.bits_per_key), std::to_string(o.block_size), o.compression});
   // goleveldb's own view: tables on more than one level.
   int levels_with_tables = 0;
   for (const std::string& line : stats) {
@@ -222,8 +222,8 @@ void CheckDatabase(std::uint64_t seed, int keys, const DbOptions& o) {
     positives += std::count(mine.begin(), mine.end(), '1');
   }
   EXPECT_GT(positives, 0u);
-  std::cout << tables.size() << " tables on " << levels_with_tables << " levels, "
-            << filters.size() << " filters, " << probes.size() << " probes, " << positives
+  std::cout << tables.size() << " tables on " << levels_with_tables << " levels, " << filters.size()
+            << " filters, " << probes.size() << " probes, " << positives
             << " 'may contain' answers, all as goleveldb's\n";
 
   // The command line: verify healthy, every table goleveldb's; inspect and probe agree.
@@ -259,8 +259,8 @@ void CheckDatabase(std::uint64_t seed, int keys, const DbOptions& o) {
                                 "--writer", "leveldb-1.17", "--json"});
   EXPECT_EQ(legacy.exit_code, 0) << legacy.err;
   EXPECT_NE(legacy.out, decided.out) << "1.17's hash answers some stored key differently";
-  const CliRun wrong = RunCli({"probe", table, "--keys", probe_file, "--key-format", "hex",
-                               "--writer", "leveldb"});
+  const CliRun wrong =
+      RunCli({"probe", table, "--keys", probe_file, "--key-format", "hex", "--writer", "leveldb"});
   EXPECT_EQ(wrong.exit_code, 2);
   EXPECT_NE(wrong.err.find("leveldb.BuiltinBloomFilter2"), std::string::npos) << wrong.err;
   const CliRun verify_forced = RunCli({"verify", table, "--writer", "goleveldb", "--json"});

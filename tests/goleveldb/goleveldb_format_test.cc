@@ -144,8 +144,7 @@ TEST(GoLevelDbWriter, ForcedWritersReadTheFilterAsThatDatabaseDoes) {
   auto as118 = TableReader::Open(go, "000005.ldb", o);
   ASSERT_FALSE(as118.ok());
   EXPECT_EQ(as118.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(as118.status().ToString().find("filter.leveldb.BuiltinBloomFilter"),
-            std::string::npos);
+  EXPECT_NE(as118.status().ToString().find("filter.leveldb.BuiltinBloomFilter"), std::string::npos);
   // And the other way: a 1.18 table is nobody's but 1.18's.
   const ByteVector current = MakeDbTable(BloomPolicy::Current(10), true);
   o.writer = FilterWriter::kGoLevelDb;
@@ -211,9 +210,8 @@ TEST(GoLevelDbWriter, CommandLineInspectProbeVerifyAndSplit) {
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
   EXPECT_NE(refused.err.find("goleveldb-bloom"), std::string::npos) << refused.err;
   // goleveldb-bloom <-> leveldb-bloom: the same bytes.
-  const CliRun to118 =
-      RunCli({"convert", raw, "--format", "goleveldb-bloom", "--to", "leveldb-bloom", "-o",
-              dir.Path("f118.bin")});
+  const CliRun to118 = RunCli({"convert", raw, "--format", "goleveldb-bloom", "--to",
+                               "leveldb-bloom", "-o", dir.Path("f118.bin")});
   EXPECT_EQ(to118.exit_code, 0) << to118.err;
   EXPECT_EQ(bloomcodec::testing::ReadAnyFile(dir.Path("f118.bin")),
             bloomcodec::testing::ReadAnyFile(raw));
