@@ -3,6 +3,8 @@
 // and tables whose writer is forced.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -105,6 +107,44 @@ TEST(GoLevelDbBloom, InspectDumpAndUndump) {
   ASSERT_TRUE(other.ok());
   auto refused = Go()->Undump(*other, "f.json");
   EXPECT_FALSE(refused.ok());
+}
+
+// A sparse file of `size` bytes: `first` at offset 0, k = 6 at the end, zeros between.
+std::string SparseFilter(const CliDir& dir, const std::string& name, std::uint64_t size,
+                         std::uint8_t first) {
+  const std::string path = dir.Path(name);
+  { std::ofstream(path, std::ios::binary).put(static_cast<char>(first)); }
+  std::filesystem::resize_file(path, size);
+  std::fstream f(path, std::ios::binary | std::ios::in | std::ios::out);
+  f.seekp(static_cast<std::streamoff>(size - 1));
+  f.put(6);
+  return path;
+}
+
+TEST(GoLevelDbBloom, FiltersOver512MiBUseTheLow32BitsOfTheBitCount) {
+  CliDir dir;
+  const std::string keys = dir.Write("keys", "a\nb\nc\nd\n");
+  // (2^29 + 1) bytes: a bit array of 2^32 bits, goleveldb's uint32 modulus is 0: it would divide
+  // by zero, so probe refuses, naming the file.
+  const std::string panics = SparseFilter(dir, "panics.bin", (std::uint64_t{1} << 29) + 1, 0xff);
+  const CliRun refused = RunCli({"probe", panics, "--format", "goleveldb-bloom", "--keys", keys});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("panics.bin"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("divides by zero"), std::string::npos) << refused.err;
+  // (2^29 + 2) bytes: 2^32 + 8 bits, of which goleveldb's modulus keeps 8: only the first byte
+  // (all ones) is probed, so every key may match; LevelDB probes the zeros beyond.
+  const std::string low = SparseFilter(dir, "low.bin", (std::uint64_t{1} << 29) + 2, 0xff);
+  const CliRun go = RunCli({"probe", low, "--format", "goleveldb-bloom", "--keys", keys});
+  EXPECT_EQ(go.exit_code, 0) << go.err;
+  EXPECT_EQ(go.out, "1\n1\n1\n1\n");
+  const CliRun leveldb = RunCli({"probe", low, "--format", "leveldb-bloom", "--keys", keys});
+  EXPECT_EQ(leveldb.exit_code, 0) << leveldb.err;
+  EXPECT_EQ(leveldb.out, "0\n0\n0\n0\n");
+  // The same bytes cannot carry over between the two.
+  const CliRun convert = RunCli({"convert", low, "--format", "goleveldb-bloom", "--to",
+                                 "leveldb-bloom", "-o", dir.Path("out.bin")});
+  EXPECT_EQ(convert.exit_code, 2);
+  EXPECT_NE(convert.err.find("512 MiB"), std::string::npos) << convert.err;
 }
 
 // A database table (internal keys) whose keys end in bytes >= 0x80 (or not).

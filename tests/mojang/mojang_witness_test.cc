@@ -95,8 +95,8 @@ void WriteManifestOfTables(const std::string& db, const std::vector<std::string>
   for (const auto& e : std::filesystem::directory_iterator(db)) {
     const std::string name = e.path().filename().string();
     if (e.path().extension() == ".log" || name.rfind("MANIFEST-", 0) == 0) {
-      const std::string digits = e.path().extension() == ".log" ? e.path().stem().string()
-                                                                : name.substr(9);
+      const std::string digits =
+          e.path().extension() == ".log" ? e.path().stem().string() : name.substr(9);
       max_number = std::max<std::uint64_t>(max_number, std::stoull(digits));
     }
   }
