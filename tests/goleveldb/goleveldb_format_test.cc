@@ -194,6 +194,41 @@ TEST(GoLevelDbWriter, ForcedWritersReadTheFilterAsThatDatabaseDoes) {
   EXPECT_FALSE(ParseFilterWriter("rocksdb").ok());
 }
 
+TEST(GoLevelDbWriter, ABaseLgOf64OrMoreIsGoShiftToFilterZero) {
+  // base_lg 75: LevelDB on x86 shifts by 75 mod 64 = 11 (the usual filters), goleveldb's shift
+  // gives 0 (filter 0 answers for every data block).
+  ByteVector table = MakeDbTable(BloomPolicy::GoLevelDb(10), false);
+  TableOpenOptions o;
+  o.key_kind = KeyKind::kUser;
+  o.writer = FilterWriter::kLevelDb117;
+  auto before = TableReader::Open(table, "000005.ldb", o);
+  ASSERT_TRUE(before.ok() && before->filter().has_value());
+  const blocktable::BlockHandle h = before->filter()->handle;
+  ASSERT_EQ(table[h.offset + h.size - 1], 11);
+  table[h.offset + h.size - 1] = 75;  // no CRC check here: only the filter block's byte changes
+  std::vector<ByteVector> late_keys;  // keys of data blocks served by a filter other than 0
+  auto patched117 = TableReader::Open(table, "000005.ldb", o);
+  ASSERT_TRUE(patched117.ok());
+  ASSERT_TRUE(patched117
+                  ->ForEachEntry([&](ByteSpan key, ByteSpan, const blocktable::BlockHandle& b) {
+                    if ((b.offset >> 11) > 0)
+                      late_keys.emplace_back(UserKeyOf(key).begin(), UserKeyOf(key).end());
+                    return Status();
+                  })
+                  .ok());
+  ASSERT_GT(late_keys.size(), 10u);
+  o.writer = FilterWriter::kGoLevelDb;
+  auto go = TableReader::Open(table, "000005.ldb", o);
+  ASSERT_TRUE(go.ok());
+  std::size_t go_misses = 0;
+  for (const ByteVector& k : late_keys) {
+    // These keys have no tail byte >= 0x80: both hashes agree, only the filter chosen differs.
+    EXPECT_TRUE(*patched117->MayContain(k));
+    go_misses += !*go->MayContain(k);
+  }
+  EXPECT_GT(go_misses, late_keys.size() / 2) << "filter 0 does not hold the later blocks' keys";
+}
+
 TEST(GoLevelDbWriter, CommandLineInspectProbeVerifyAndSplit) {
   CliDir dir;
   const std::string go = dir.Write("000005.ldb", MakeDbTable(BloomPolicy::GoLevelDb(10), true));

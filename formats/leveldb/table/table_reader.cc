@@ -142,7 +142,7 @@ Status TableReader::ForceWriter(FilterWriter writer) {
     filter_->legacy_v117 = false;
     filter_->goleveldb = true;
     filter_->flavor = HashFlavor::kUnsignedTail;
-    filter_reader_.emplace(filter_->contents.bytes(), filter_->flavor);
+    filter_reader_.emplace(filter_->contents.bytes(), filter_->flavor, true);  // goleveldb's
   }
   return Status();
 }
@@ -177,7 +177,7 @@ Status TableReader::DecideLegacyWriter() {
     filter_->legacy_v117 = false;
     filter_->goleveldb = true;
     filter_->flavor = HashFlavor::kUnsignedTail;
-    filter_reader_.emplace(filter_->contents.bytes(), filter_->flavor);
+    filter_reader_.emplace(filter_->contents.bytes(), filter_->flavor, true);  // goleveldb's
   } else if (!differs) {
     filter_->writer_ambiguous = true;
   }
