@@ -44,13 +44,14 @@ Status PlanDirectory(const std::string& dir, const VerifyOptions& options,
         " is a directory: its keys come from each sstable's Index.db or each table's data "
         "blocks; --keys, --index and --from-table apply to single files");
   }
-  if (options.format != nullptr || options.key_kind != KeyKind::kAuto) {
+  if (options.format != nullptr || options.key_kind != KeyKind::kAuto || !options.writer.empty()) {
     // Said rather than ignored: a directory's files say what they are (names, table footers),
     // and a database's tables always hold internal keys.
     return Status::InvalidArgument(
         dir +
         " is a directory: each file's format comes from its name and footer, and a "
-        "database's tables hold user keys; --format and --key-kind apply to single files");
+        "database's tables hold user keys; --format, --key-kind and --writer apply to single "
+        "files");
   }
   std::vector<std::string_view> described;
   for (const engine::Family* family : DirectoryFamilies()) {
@@ -117,6 +118,10 @@ Status PlanFile(const std::string& path, const VerifyOptions& options,
     BLOOMCODEC_ASSIGN_OR_RETURN(
         bool planned, family->verify.plan_file({path, format, options, keys, group}, tasks));
     if (planned) return Status();
+  }
+  if (!options.writer.empty()) {
+    return Status::InvalidArgument("--writer applies to LevelDB tables (leveldb-table); " + path +
+                                   " is " + std::string(format->name()));
   }
   if (options.key_source == KeySource::kIndexDb) {
     return Status::InvalidArgument("--index applies to Cassandra Filter.db files; " + path +

@@ -12,7 +12,7 @@ namespace bloomcodec::tool {
 namespace {
 constexpr FlagSpec kFlags[] = {
     {"--format", true},   {"--keys", true},  {"--key-format", true},
-    {"--key-kind", true}, {"--json", false},
+    {"--key-kind", true}, {"--json", false}, {"--writer", true},
 };
 }  // namespace
 
@@ -30,6 +30,14 @@ Status RunProbe(std::span<const std::string_view> argv) {
   BLOOMCODEC_RETURN_IF_ERROR(args.Required("--keys").status());
   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile input, InputFile::Open(std::string(args.positionals()[0])));
   BLOOMCODEC_ASSIGN_OR_RETURN(const FormatCodec* format, ResolveFormat(args, input));
+  if (auto writer = args.Value("--writer")) {
+    // Who wrote a filter matters where one policy name has had two hashes: LevelDB tables.
+    if (format->name() != "leveldb-table") {
+      return Status::InvalidArgument("--writer applies to LevelDB tables (leveldb-table); " +
+                                     input.path() + " is " + std::string(format->name()));
+    }
+    options.writer = std::string(*writer);
+  }
   BLOOMCODEC_ASSIGN_OR_RETURN(LoadedKeys loaded, LoadKeys(args));
 
   std::vector<std::uint8_t> answers(loaded.keys.size());

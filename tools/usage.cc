@@ -26,14 +26,15 @@ constexpr SubcommandText kSubcommands[] = {
      "--json reports what was written as one JSON document (not with '-o -').\n"},
     {"probe",
      "probe FILE [--format F] --keys K [--key-format text|hex|base64] [--key-kind user|plain] "
-     "[--json]",
+     "[--writer W] [--json]",
      "Prints, for each key in input order, 1 (may contain) or 0 (definitely not): the\n"
      "original's answer, false positives included. --format may be left out when FILE says what\n"
      "it is (a Cassandra file name with its version, a LevelDB or RocksDB table footer). For a\n"
      "RocksDB SST, the answer of its full (or partitioned) filter for the user key.\n"
      "--key-kind: for a LevelDB\n"
      "table, whether probes are user keys of a database (user) or keys as a TableBuilder stored\n"
-     "them (plain). --json prints one JSON document instead (see the README).\n"},
+     "them (plain); --writer leveldb|leveldb-1.17|goleveldb, who wrote its filter (by default\n"
+     "decided from the table's keys). --json prints one JSON document instead (see the README).\n"},
     {"hash", "hash --format F --keys K [--key-format text|hex|base64] [--json]",
      "Prints the format's hash of each key, one tab-separated line per key, in input order.\n"
      "--json prints {\"hashes\": [[values of key 1], ...]} with exact integers instead.\n"},
@@ -56,7 +57,7 @@ constexpr SubcommandText kSubcommands[] = {
     {"verify",
      "verify PATH... [--keys K [--key-format F] | --index INDEX_DB | --from-table] [--format F] "
      "[--key-kind user|plain] [--partitioner random|order-preserving] "
-     "[--prefix-extractor fixed:N|capped:N|noop] [--json]",
+     "[--prefix-extractor fixed:N|capped:N|noop] [--writer W] [--json]",
      "Checks each PATH: a filter file, a LevelDB table or RocksDB SST, a Cassandra data\n"
      "directory (every SSTable's Filter.db against its Index.db, keyspace subfolders included;\n"
      "0.7 - 5.0), a LevelDB or RocksDB database directory (the live tables of its MANIFEST at\n"
@@ -68,7 +69,8 @@ constexpr SubcommandText kSubcommands[] = {
      "column family or database, 1 - prod(1 - p_i) (a database with a MANIFEST: every level-0\n"
      "table and one table per level above). Keys of a single file: --keys K, --index\n"
      "INDEX_DB (a Cassandra Index.db), --from-table (a table's own keys; the default for\n"
-     "tables). Exit 1 when a file has an error finding (a damaged file inside a directory\n"
+     "tables). --writer leveldb|leveldb-1.17|goleveldb: who wrote a single table's filter\n"
+     "(by default decided from its keys). Exit 1 when a file has an error finding (a damaged file inside a directory\n"
      "included); warnings alone exit 0. --json prints one JSON document (see the README).\n"
      "--partitioner: how Index.db keys of Cassandra sstables before version e are read\n"
      "(default: told from the data).\n"

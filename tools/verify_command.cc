@@ -21,7 +21,7 @@ namespace {
 constexpr FlagSpec kFlags[] = {
     {"--keys", true},   {"--key-format", true}, {"--index", true}, {"--from-table", false},
     {"--format", true}, {"--key-kind", true},   {"--json", false}, {"--partitioner", true},
-    {"--prefix-extractor", true},
+    {"--prefix-extractor", true}, {"--writer", true},
 };
 constexpr std::uintmax_t kLargeFileBytes = 64 << 20;
 
@@ -51,6 +51,7 @@ Result<bool> RunVerify(std::span<const std::string_view> argv) {
   }
   VerifyOptions options;
   BLOOMCODEC_ASSIGN_OR_RETURN(options.key_kind, ReadKeyKind(args));
+  if (auto writer = args.Value("--writer")) options.writer = std::string(*writer);
   if (auto name = args.Value("--format")) {
     BLOOMCODEC_ASSIGN_OR_RETURN(options.format, FormatByName(*name));
   }

@@ -83,6 +83,7 @@ inline void SetProbes(std::uint32_t h, std::uint8_t* array, const Mod& mod, int 
 }
 
 // Appends the zeroed bit array and k byte for `num_keys` keys; returns where the array starts.
+// A goleveldb geometry that panics in Go (bits = 0) gets its k byte only: nothing to probe.
 std::size_t AppendEmptyFilter(const BloomGeometry& g, ByteVector& dst) {
   const std::size_t start = dst.size();
   dst.resize(start + static_cast<std::size_t>(g.filter_bytes - 1), 0);
@@ -138,6 +139,7 @@ template <typename KeyAt>
 void AppendWithKeys(const BloomPolicy& policy, std::size_t n, KeyAt key_at, ByteVector& dst) {
   const BloomGeometry g = GeometryFor(policy, n);
   const std::size_t start = AppendEmptyFilter(g, dst);
+  if (g.bits == 0) return;
   std::uint8_t* array = dst.data() + start;
   std::array<std::uint32_t, kChunk> hashes;
   // Every bit position of a chunk is computed and prefetched before the first one is set, so the
@@ -177,6 +179,7 @@ template <typename HashAt>
 void AppendWithHashes(const BloomPolicy& policy, std::size_t n, HashAt hash_at, ByteVector& dst) {
   const BloomGeometry g = GeometryFor(policy, n);
   const std::size_t start = AppendEmptyFilter(g, dst);
+  if (g.bits == 0) return;
   std::uint8_t* array = dst.data() + start;
   const auto build = [&](const auto& mod) {
     for (std::size_t i = 0; i < n; ++i) SetProbes(hash_at(i), array, mod, g.probes);
@@ -211,18 +214,35 @@ int BloomPolicy::probes() const {
   // The original truncates bits_per_key * 0.69 (ln 2 rounded down) computed in double. For every
   // int up to the clamp this equals floor(69 * b / 100), but the double product is what it is.
   const int b = std::max(bits_per_key, 0);
+  if (goleveldb_name) {
+    // Trap: goleveldb computes k in integers and converts it to uint8, so it wraps at 256:
+    // b = 372 gives 256 -> 0 -> k = 1, b = 380 gives k = 6.
+    const auto wrapped = static_cast<std::uint8_t>(std::int64_t{b} * 69 / 100);
+    return std::clamp(static_cast<int>(wrapped), 1, kMaxProbes);
+  }
   const int k = static_cast<int>(static_cast<double>(b) * 0.69);
   return std::clamp(k, 1, kMaxProbes);
 }
 
 BloomGeometry GeometryFor(const BloomPolicy& policy, std::uint64_t num_keys) {
   BloomGeometry g;
+  g.probes = policy.probes();
+  if (policy.goleveldb_name) {
+    // goleveldb: nBits := uint32(len(keys) * n), raised to 64, nBytes := (nBits + 7) / 8 in uint32.
+    const auto raw = static_cast<std::uint32_t>(
+        num_keys * static_cast<std::uint64_t>(std::max(policy.bits_per_key, 0)));
+    const std::uint32_t bits = std::max<std::uint32_t>(raw, 64);
+    const std::uint32_t bytes = (bits + 7) / 8;  // wraps to 0 for bits >= 2^32 - 7
+    g.bits = std::uint64_t{bytes} * 8;
+    g.filter_bytes = std::uint64_t{bytes} + 1;
+    g.go_panics = bytes == 0;
+    return g;
+  }
   // The minimum of 64 bits applies to writing only; the count is then rounded UP to whole bytes.
   const std::uint64_t raw = num_keys * static_cast<std::uint64_t>(std::max(policy.bits_per_key, 0));
   const std::uint64_t bytes = (std::max<std::uint64_t>(raw, 64) + 7) / 8;
   g.bits = bytes * 8;
   g.filter_bytes = bytes + 1;
-  g.probes = policy.probes();
   return g;
 }
 
@@ -348,6 +368,20 @@ void BloomKeyMayMatchBatch(HashFlavor flavor, const KeyList& keys, ByteSpan filt
   } else {
     probe(PlainMod(bits));
   }
+}
+
+std::optional<bool> GoLevelDbKeyMayMatch(ByteSpan key, ByteSpan filter) {
+  if (GoLevelDbModulusIsLevelDbs(filter)) {
+    return BloomKeyMayMatch(HashFlavor::kUnsignedTail, key, filter);
+  }
+  // Over 512 MiB: nBits := uint32(nBytes * 8) keeps the low 32 bits of the bit count.
+  const auto bits = static_cast<std::uint32_t>(std::uint64_t{filter.size() - 1} * 8);
+  const int k = filter.back();
+  // k is read before the first modulus: k > 30 or k = 0 answers without dividing.
+  if (k > kMaxProbes || k == 0) return true;
+  if (bits == 0) return std::nullopt;
+  std::uint32_t h = BloomHash(key, HashFlavor::kUnsignedTail);
+  return ProbeAll(h, Delta(h), filter.data(), PlainMod(bits), k);
 }
 
 std::uint32_t BloomFilterView::hash_count() const {

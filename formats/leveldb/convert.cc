@@ -23,6 +23,8 @@ struct SplitSource {
   ByteSpan block;
   std::uint64_t base_offset = 0;
   HashFlavor flavor = HashFlavor::kUnsignedTail;
+  bool goleveldb = false;            // a goleveldb table's filters
+  bool writer_ambiguous = false;     // LevelDB 1.17's or goleveldb's: the keys cannot tell
   std::optional<TableReader> table;  // keeps a table's (possibly owned) block alive
 };
 
@@ -33,9 +35,16 @@ Result<SplitSource> FilterBlockOf(const ConvertCall& call) {
     return s;
   }
   TableOpenOptions open;
-  open.key_kind = call.options.key_kind == KeyKind::kAuto ? KeyKind::kPlain : call.options.key_kind;
-  BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table,
-                              TableReader::Open(call.bytes, call.input.source, open));
+  open.key_kind = call.options.key_kind;
+  // The key kind decides which keys tell LevelDB 1.17's filter from goleveldb's; a table whose
+  // kind cannot be told is still split (its filter's bytes do not depend on it).
+  Result<TableReader> opened = TableReader::Open(call.bytes, call.input.source, open);
+  if (!opened.ok() && call.options.key_kind == KeyKind::kAuto &&
+      opened.status().code() == StatusCode::kInvalidArgument) {
+    open.key_kind = KeyKind::kPlain;
+    opened = TableReader::Open(call.bytes, call.input.source, open);
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table, std::move(opened));
   if (!table.filter()) {
     return Status::Refused(call.input.source + ": the table has no filter block to extract");
   }
@@ -43,14 +52,20 @@ Result<SplitSource> FilterBlockOf(const ConvertCall& call) {
   s.block = s.table->filter()->contents.bytes();
   s.base_offset = s.table->filter()->handle.offset;
   s.flavor = s.table->filter()->flavor;
+  s.goleveldb = s.table->filter()->goleveldb;
+  s.writer_ambiguous = s.table->filter()->writer_ambiguous;
   return s;
 }
 
 // One file per filter plus a manifest naming them (the manifest converts back to the block).
 Result<std::optional<Conversion>> Split(const ConvertCall& call) {
   BLOOMCODEC_ASSIGN_OR_RETURN(SplitSource s, FilterBlockOf(call));
-  const std::string_view filter_format = BloomFormatName(s.flavor);
+  std::string_view filter_format = BloomFormatName(s.flavor, s.goleveldb);
   const std::string_view to = call.options.to->name();
+  // A leveldb.BuiltinBloomFilter whose keys cannot tell 1.17 from goleveldb splits into either.
+  if (s.writer_ambiguous && to == BloomFormatName(HashFlavor::kUnsignedTail, true)) {
+    filter_format = to;
+  }
   if (to != filter_format) {
     return Status::Refused(call.input.source + ": its filters are " + std::string(filter_format) +
                            " (a different hash than " + std::string(to) +
@@ -97,6 +112,19 @@ Result<std::optional<Conversion>> ExtractFilterBlock(const ConvertCall& call) {
   }
   return std::make_optional(
       OneFile(ConversionKind::kLossless, ByteVector(s.block.begin(), s.block.end())));
+}
+
+// goleveldb's filter and LevelDB 1.18's are the same bytes answered by the same hash (below
+// 512 MiB, where goleveldb's 32-bit modulus starts to differ).
+Result<std::optional<Conversion>> SameBloomBytes(const ConvertCall& call) {
+  if (!GoLevelDbModulusIsLevelDbs(call.bytes)) {
+    return Status::Refused(call.input.source + ": a filter of " +
+                           std::to_string(call.bytes.size()) +
+                           " bytes (over 512 MiB): goleveldb takes its bit count modulo 2^32, "
+                           "LevelDB does not; rebuild from keys instead");
+  }
+  return std::make_optional(
+      OneFile(ConversionKind::kLossless, ByteVector(call.bytes.begin(), call.bytes.end())));
 }
 
 // One filter carries over as a file of its own; several need a directory.
@@ -186,6 +214,7 @@ std::span<const engine::ConversionRule> ConversionRules() {
   using engine::When;
   const FormatCodec* bloom = Codec(FormatId::kBloom);
   const FormatCodec* legacy = Codec(FormatId::kBloomLegacy);
+  const FormatCodec* go = Codec(FormatId::kGoLevelDbBloom);
   const FormatCodec* block = Codec(FormatId::kFilterBlock);
   const FormatCodec* table = Codec(FormatId::kTable);
   constexpr ConversionKind kLossless = ConversionKind::kLossless;
@@ -198,6 +227,12 @@ std::span<const engine::ConversionRule> ConversionRules() {
       {table, bloom, kLossless, When::kSplit, Split, "-o DIR/: the table's filters, one file each"},
       {table, legacy, kLossless, When::kSplit, Split,
        "-o DIR/: the table's filters, one file each"},
+      {table, go, kLossless, When::kSplit, Split,
+       "-o DIR/: a goleveldb table's filters, one file each"},
+      {go, bloom, kLossless, When::kBitsCarryOver, SameBloomBytes,
+       "the same bytes: goleveldb's filter is 1.18's hash and layout"},
+      {bloom, go, kLossless, When::kBitsCarryOver, SameBloomBytes,
+       "the same bytes: goleveldb reads 1.18's filter as its own"},
       {table, table, kRewritten, When::kTableRewrite, RewriteTable,
        "--bits-per-key N [--legacy-1.17] or --no-filter: the filter block rebuilt or removed", true,
        true},

@@ -11,10 +11,11 @@ namespace bloomcodec::leveldb {
 
 // The family's formats; the command-line names are their codecs' name().
 enum class FormatId {
-  kBloom,        // leveldb-bloom
-  kBloomLegacy,  // leveldb-bloom-legacy
-  kFilterBlock,  // leveldb-filter-block
-  kTable,        // leveldb-table
+  kBloom,           // leveldb-bloom
+  kBloomLegacy,     // leveldb-bloom-legacy
+  kGoLevelDbBloom,  // goleveldb-bloom
+  kFilterBlock,     // leveldb-filter-block
+  kTable,           // leveldb-table
 };
 
 const FormatCodec* Codec(FormatId id);

@@ -67,8 +67,8 @@ ByteVector FilterBlockBuilder::Finish() {
   return out;
 }
 
-FilterBlockReader::FilterBlockReader(ByteSpan contents, HashFlavor flavor)
-    : contents_(contents), flavor_(flavor) {
+FilterBlockReader::FilterBlockReader(ByteSpan contents, HashFlavor flavor, bool goleveldb)
+    : contents_(contents), flavor_(flavor), goleveldb_(goleveldb) {
   const std::size_t n = contents.size();
   if (n < kTrailerBytes) return;  // ignored: every key may match
   base_lg_ = contents[n - 1];
@@ -82,7 +82,9 @@ FilterBlockReader::FilterBlockReader(ByteSpan contents, HashFlavor flavor)
 
 FilterBlockReader::Choice FilterBlockReader::FilterFor(std::uint64_t block_offset) const {
   if (!usable_) return {Choice::Kind::kAlwaysMatch, {}};
-  const std::uint64_t index = FilterIndex(block_offset, base_lg_);
+  // Go defines a shift by 64 or more: the result is 0.
+  const std::uint64_t index =
+      goleveldb_ && base_lg_ >= 64 ? 0 : FilterIndex(block_offset, base_lg_);
   if (index >= num_) return {Choice::Kind::kAlwaysMatch, {}};
   // Trap: the limit of the last filter is read from the u32 after the array, which is the array
   // offset itself only in a well-formed block: the original reads whatever is there.

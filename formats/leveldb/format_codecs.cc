@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,17 +52,41 @@ Status HashLine(HashFlavor flavor, ByteSpan key, std::string& line) {
   return {};
 }
 
+// The writers of one bloom filter's bytes: LevelDB 1.18+, LevelDB <= 1.17, goleveldb.
+enum class BloomWriter { kLevelDb, kLevelDb117, kGoLevelDb };
+
+// goleveldb computes keys * bits_per_key modulo 2^32; a few products make its rounding wrap to
+// an empty bit array, and its generator then divides by zero (a Go panic): refused.
+Status CheckGoLevelDbGeometry(const BloomGeometry& g, std::uint64_t num_keys, int bits_per_key) {
+  if (!g.go_panics) return {};
+  return Status::Refused("goleveldb computes keys * bits_per_key in 32 bits: " +
+                         std::to_string(num_keys) + " * " + std::to_string(bits_per_key) +
+                         " modulo 2^32 rounds up to 0 bytes and its generator divides by zero "
+                         "(panics)");
+}
+
 class BloomFormat final : public FormatCodec {
  public:
-  explicit BloomFormat(HashFlavor flavor) : flavor_(flavor) {}
+  explicit BloomFormat(BloomWriter writer) : writer_(writer) {}
 
   std::string_view name() const override {
-    return flavor_ == HashFlavor::kSignedTail ? "leveldb-bloom-legacy" : "leveldb-bloom";
+    switch (writer_) {
+      case BloomWriter::kLevelDb117: return "leveldb-bloom-legacy";
+      case BloomWriter::kGoLevelDb: return "goleveldb-bloom";
+      case BloomWriter::kLevelDb: break;
+    }
+    return "leveldb-bloom";
   }
   std::string_view summary() const override {
-    return flavor_ == HashFlavor::kSignedTail
-               ? "one LevelDB <= 1.17 bloom filter as written on x86 (leveldb.BuiltinBloomFilter)"
-               : "one LevelDB 1.18+ bloom filter: bit array + k byte (leveldb.BuiltinBloomFilter2)";
+    switch (writer_) {
+      case BloomWriter::kLevelDb117:
+        return "one LevelDB <= 1.17 bloom filter as written on x86 (leveldb.BuiltinBloomFilter)";
+      case BloomWriter::kGoLevelDb:
+        return "one goleveldb bloom filter: LevelDB's layout and 1.18's hash under 1.17's name "
+               "(leveldb.BuiltinBloomFilter), sized in 32-bit integers";
+      case BloomWriter::kLevelDb: break;
+    }
+    return "one LevelDB 1.18+ bloom filter: bit array + k byte (leveldb.BuiltinBloomFilter2)";
   }
   std::string_view params_help() const override { return "--bits-per-key N"; }
 
@@ -71,7 +96,7 @@ class BloomFormat final : public FormatCodec {
           "--expected-keys does not apply to LevelDB: its filter is sized from the keys given");
     }
     BLOOMCODEC_ASSIGN_OR_RETURN(int b, BitsPerKey(params));
-    BLOOMCODEC_RETURN_IF_ERROR(CheckProductFitsInt(keys.size(), b));
+    BLOOMCODEC_RETURN_IF_ERROR(CheckSize(keys.size(), b));
     ByteVector out;
     AppendBloomFilter(Policy(b), keys, out);
     return out;
@@ -83,7 +108,7 @@ class BloomFormat final : public FormatCodec {
       return Status::InvalidArgument("size needs --expected-keys N (an integer >= 0)");
     }
     const auto n = static_cast<std::uint64_t>(*params.expected_keys);
-    BLOOMCODEC_RETURN_IF_ERROR(CheckProductFitsInt(n, b));
+    BLOOMCODEC_RETURN_IF_ERROR(CheckSize(n, b));
     const BloomGeometry g = GeometryFor(Policy(b), n);
     SizeInfo info;
     info.hash_count = g.probes;
@@ -94,31 +119,59 @@ class BloomFormat final : public FormatCodec {
   }
 
   Status Hash(ByteSpan key, std::string& line) const override {
-    return HashLine(flavor_, key, line);
+    return HashLine(Flavor(), key, line);
   }
 
-  Status Probe(ByteSpan file, std::string_view, const KeyList& keys, const ProbeOptions&,
+  Status Probe(ByteSpan file, std::string_view source, const KeyList& keys, const ProbeOptions&,
                std::span<std::uint8_t> answers) const override {
+    if (writer_ == BloomWriter::kGoLevelDb && !GoLevelDbModulusIsLevelDbs(file)) {
+      // Over 512 MiB goleveldb's modulus is the bit count's low 32 bits.
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        const std::optional<bool> answer = GoLevelDbKeyMayMatch(keys[i], file);
+        if (!answer) {
+          return Status::Refused(std::string(source) + ": a filter of " +
+                                 std::to_string(file.size()) +
+                                 " bytes: goleveldb's modulus (length - 1) * 8 mod 2^32 is 0 and "
+                                 "its Contains divides by zero (panics)");
+        }
+        answers[i] = *answer ? 1 : 0;
+      }
+      return {};
+    }
     // Any bytes are a valid filter to the original reader (short ones answer 0, odd k bytes 1).
-    BloomKeyMayMatchBatch(flavor_, keys, file, answers);
+    BloomKeyMayMatchBatch(Flavor(), keys, file, answers);
     return {};
   }
   Result<Document> Inspect(ByteSpan file, std::string_view source) const override {
-    return InspectBloom(file, source, flavor_);
+    return InspectBloom(file, source, Flavor(), writer_ == BloomWriter::kGoLevelDb);
   }
   Result<Document> Dump(ByteSpan file, std::string_view source) const override {
-    return DumpBloom(file, source, flavor_);
+    return DumpBloom(file, source, Flavor(), writer_ == BloomWriter::kGoLevelDb);
   }
   Result<ByteVector> Undump(const Document& dump, std::string_view source) const override {
-    return UndumpBloom(dump, source, flavor_);
+    return UndumpBloom(dump, source, Flavor(), writer_ == BloomWriter::kGoLevelDb);
   }
 
  private:
+  HashFlavor Flavor() const {
+    return writer_ == BloomWriter::kLevelDb117 ? HashFlavor::kSignedTail
+                                               : HashFlavor::kUnsignedTail;
+  }
   BloomPolicy Policy(int b) const {
-    return flavor_ == HashFlavor::kSignedTail ? BloomPolicy::Legacy117(b) : BloomPolicy::Current(b);
+    switch (writer_) {
+      case BloomWriter::kLevelDb117: return BloomPolicy::Legacy117(b);
+      case BloomWriter::kGoLevelDb: return BloomPolicy::GoLevelDb(b);
+      case BloomWriter::kLevelDb: break;
+    }
+    return BloomPolicy::Current(b);
+  }
+  // LevelDB's int product must not overflow; goleveldb's wraps, except where it would panic.
+  Status CheckSize(std::uint64_t num_keys, int b) const {
+    if (writer_ != BloomWriter::kGoLevelDb) return CheckProductFitsInt(num_keys, b);
+    return CheckGoLevelDbGeometry(GeometryFor(Policy(b), num_keys), num_keys, b);
   }
 
-  HashFlavor flavor_;
+  BloomWriter writer_;
 };
 
 // A whole filter block on its own. Without a table there are no data-block offsets, so build puts
@@ -187,12 +240,14 @@ class FilterBlockFormat final : public FormatCodec {
 }  // namespace
 
 const FormatCodec* Codec(FormatId id) {
-  static const BloomFormat bloom(HashFlavor::kUnsignedTail);
-  static const BloomFormat bloom_legacy(HashFlavor::kSignedTail);
+  static const BloomFormat bloom(BloomWriter::kLevelDb);
+  static const BloomFormat bloom_legacy(BloomWriter::kLevelDb117);
+  static const BloomFormat bloom_goleveldb(BloomWriter::kGoLevelDb);
   static const FilterBlockFormat filter_block;
   switch (id) {
     case FormatId::kBloom: return &bloom;
     case FormatId::kBloomLegacy: return &bloom_legacy;
+    case FormatId::kGoLevelDbBloom: return &bloom_goleveldb;
     case FormatId::kFilterBlock: return &filter_block;
     case FormatId::kTable: return TableFormatCodec();
   }
@@ -201,8 +256,8 @@ const FormatCodec* Codec(FormatId id) {
 
 std::span<const FormatCodec* const> Formats() {
   static const FormatCodec* const formats[] = {
-      Codec(FormatId::kBloom), Codec(FormatId::kBloomLegacy), Codec(FormatId::kFilterBlock),
-      Codec(FormatId::kTable)};
+      Codec(FormatId::kBloom), Codec(FormatId::kBloomLegacy), Codec(FormatId::kGoLevelDbBloom),
+      Codec(FormatId::kFilterBlock), Codec(FormatId::kTable)};
   return formats;
 }
 

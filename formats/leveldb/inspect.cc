@@ -52,7 +52,7 @@ Document PolicyFacts(std::uint32_t k, std::uint64_t bits) {
 }
 
 // One filter's fields: its size, k, the reader's edge cases, fill statistics, policy facts.
-void AddBloomFields(Document& doc, ByteSpan filter, HashFlavor flavor) {
+void AddBloomFields(Document& doc, ByteSpan filter, HashFlavor flavor, bool goleveldb) {
   const BloomFilterView view(filter, flavor);
   doc["filter_bytes"] = filter.size();
   if (filter.size() < 2) {
@@ -69,6 +69,24 @@ void AddBloomFields(Document& doc, ByteSpan filter, HashFlavor flavor) {
   // (a bit array over 512 MiB) only the first 2^32 can ever be set by CreateFilter or tested by
   // KeyMayMatch. The fill statistics are those of the reachable bits; the rest is noted.
   const std::uint64_t bits = view.bit_count();
+  if (goleveldb && !GoLevelDbModulusIsLevelDbs(filter)) {
+    // goleveldb's modulus is the bit count's low 32 bits: only those bits are ever probed.
+    const std::uint64_t go_bits = bits & 0xffffffffu;
+    const std::uint64_t go_set =
+        BitView<BitOrder::kLsbFirstBytes>(filter.first(go_bits / 8)).PopCount();
+    AddFillStatistics(doc, go_bits, go_set, k);
+    doc["bits_total"] = bits;
+    doc["bits_unreachable"] = bits - go_bits;
+    doc["note"] =
+        go_bits == 0
+            ? "goleveldb's modulus is (length - 1) * 8 mod 2^32 = 0: its "
+              "Contains divides by zero (panics) for every key it probes"
+            : "goleveldb's modulus is (length - 1) * 8 mod 2^32 = " + std::to_string(go_bits) +
+                  ": only those bits are probed; the fill statistics count "
+                  "them only";
+    doc["policy"] = PolicyFacts(k, go_bits);
+    return;
+  }
   if (bits > kReachableBits) {
     const std::uint64_t reachable_set =
         BitView<BitOrder::kLsbFirstBytes>(filter.first(kReachableBits / 8)).PopCount();
@@ -102,21 +120,22 @@ std::optional<double> KeysAllowedByPolicy(std::uint32_t k, std::uint64_t bits) {
   return std::nullopt;
 }
 
-std::string_view BloomFormatName(HashFlavor flavor) {
+std::string_view BloomFormatName(HashFlavor flavor, bool goleveldb) {
+  if (goleveldb) return "goleveldb-bloom";
   return flavor == HashFlavor::kSignedTail ? "leveldb-bloom-legacy" : "leveldb-bloom";
 }
 
-Result<Document> InspectBloom(ByteSpan file, std::string_view, HashFlavor flavor) {
+Result<Document> InspectBloom(ByteSpan file, std::string_view, HashFlavor flavor, bool goleveldb) {
   Document doc;
-  doc["format"] = std::string(BloomFormatName(flavor));
-  doc["policy_name"] =
-      std::string(flavor == HashFlavor::kSignedTail ? kLegacyPolicyName : kCurrentPolicyName);
-  AddBloomFields(doc, file, flavor);
+  doc["format"] = std::string(BloomFormatName(flavor, goleveldb));
+  doc["policy_name"] = std::string(
+      flavor == HashFlavor::kSignedTail || goleveldb ? kLegacyPolicyName : kCurrentPolicyName);
+  AddBloomFields(doc, file, flavor, goleveldb);
   return doc;
 }
 
-Result<Document> DumpBloom(ByteSpan file, std::string_view, HashFlavor flavor) {
-  Document doc = DumpHead(BloomFormatName(flavor));
+Result<Document> DumpBloom(ByteSpan file, std::string_view, HashFlavor flavor, bool goleveldb) {
+  Document doc = DumpHead(BloomFormatName(flavor, goleveldb));
   doc["filter_bytes"] = file.size();
   // Any bytes are a filter to the reader: the last one is k, the rest the bit array.
   if (!file.empty()) doc["hash_count"] = file.back();
@@ -124,8 +143,9 @@ Result<Document> DumpBloom(ByteSpan file, std::string_view, HashFlavor flavor) {
   return doc;
 }
 
-Result<ByteVector> UndumpBloom(const Document& dump, std::string_view source, HashFlavor flavor) {
-  BLOOMCODEC_RETURN_IF_ERROR(CheckDumpHead(dump, BloomFormatName(flavor), source));
+Result<ByteVector> UndumpBloom(const Document& dump, std::string_view source, HashFlavor flavor,
+                               bool goleveldb) {
+  BLOOMCODEC_RETURN_IF_ERROR(CheckDumpHead(dump, BloomFormatName(flavor, goleveldb), source));
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out, DumpBase64(dump, "bits_base64", source));
   if (dump.contains("hash_count")) {
     BLOOMCODEC_ASSIGN_OR_RETURN(std::int64_t k, DumpInt(dump, "hash_count", source));
@@ -138,7 +158,8 @@ Result<ByteVector> UndumpBloom(const Document& dump, std::string_view source, Ha
 }
 
 Result<Document> InspectFilterBlockAt(ByteSpan block, std::string_view source,
-                                      std::uint64_t base_offset, HashFlavor flavor) {
+                                      std::uint64_t base_offset, HashFlavor flavor,
+                                      bool goleveldb) {
   BLOOMCODEC_ASSIGN_OR_RETURN(FilterBlockLayout layout, Layout(block, source, base_offset));
   Document doc;
   doc["block_bytes"] = block.size();
@@ -146,7 +167,7 @@ Result<Document> InspectFilterBlockAt(ByteSpan block, std::string_view source,
   doc["array_offset"] = layout.array_offset;
   doc["num_filters"] = layout.filters.size();
   doc["num_empty_filters"] = layout.num_empty();
-  doc["filter_format"] = std::string(BloomFormatName(flavor));
+  doc["filter_format"] = std::string(BloomFormatName(flavor, goleveldb));
   double total_keys = 0;
   bool total_defined = true;
   Document filters = Document::array();
@@ -162,7 +183,7 @@ Result<Document> InspectFilterBlockAt(ByteSpan block, std::string_view source,
       f["filter_bytes"] = 0;
       f["empty"] = true;
     } else {
-      AddBloomFields(f, block.subspan(r.start, r.size()), flavor);
+      AddBloomFields(f, block.subspan(r.start, r.size()), flavor, goleveldb);
       if (f.contains("estimated_keys") && f["estimated_keys"].is_number()) {
         total_keys += f["estimated_keys"].get<double>();
       } else if (f.contains("bits")) {

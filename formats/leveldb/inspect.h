@@ -12,14 +12,19 @@
 
 namespace bloomcodec::leveldb {
 
-Result<Document> InspectBloom(ByteSpan file, std::string_view source, HashFlavor flavor);
-Result<Document> DumpBloom(ByteSpan file, std::string_view source, HashFlavor flavor);
-Result<ByteVector> UndumpBloom(const Document& dump, std::string_view source, HashFlavor flavor);
+// `goleveldb`: the filter is goleveldb's (goleveldb-bloom: 1.18's hash, 1.17's policy name).
+Result<Document> InspectBloom(ByteSpan file, std::string_view source, HashFlavor flavor,
+                              bool goleveldb = false);
+Result<Document> DumpBloom(ByteSpan file, std::string_view source, HashFlavor flavor,
+                           bool goleveldb = false);
+Result<ByteVector> UndumpBloom(const Document& dump, std::string_view source, HashFlavor flavor,
+                               bool goleveldb = false);
 
 // The strict layout and per-filter statistics of a filter block found at `base_offset` of
 // `source`. Every filter's entry says which data-block offsets it serves.
 Result<Document> InspectFilterBlockAt(ByteSpan block, std::string_view source,
-                                      std::uint64_t base_offset, HashFlavor flavor);
+                                      std::uint64_t base_offset, HashFlavor flavor,
+                                      bool goleveldb = false);
 Result<Document> InspectFilterBlock(ByteSpan file, std::string_view source);
 // Dump fields of a filter block (base_lg, array_offset, filters: [{offset, base64}]), without
 // the format head: a table dump nests them.
@@ -38,7 +43,8 @@ Result<ByteVector> UndumpTable(const Document& dump, std::string_view source);
 // sized_for_keys_max); unset when no bits_per_key gives k.
 std::optional<double> KeysAllowedByPolicy(std::uint32_t k, std::uint64_t bits);
 
-// The name of the raw bloom format whose hash a filter of `flavor` uses.
-std::string_view BloomFormatName(HashFlavor flavor);
+// The name of the raw bloom format whose hash a filter of `flavor` uses (goleveldb-bloom for
+// goleveldb's filters).
+std::string_view BloomFormatName(HashFlavor flavor, bool goleveldb = false);
 
 }  // namespace bloomcodec::leveldb

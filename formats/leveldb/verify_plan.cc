@@ -130,7 +130,10 @@ Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tas
   const KeyList* keys = plan.keys;
   // An unknown key kind the check needs is the caller's to give (--key-kind), not damage.
   BLOOMCODEC_RETURN_IF_ERROR(CheckKeyKindKnown(path, kind, keys != nullptr));
-  tasks.push_back([path, kind, keys, group] { return VerifyTable(path, kind, keys, group); });
+  BLOOMCODEC_ASSIGN_OR_RETURN(FilterWriter writer, ParseFilterWriter(plan.options.writer));
+  BLOOMCODEC_RETURN_IF_ERROR(CheckWriterFits(path, writer));
+  tasks.push_back(
+      [path, kind, keys, group, writer] { return VerifyTable(path, kind, keys, group, writer); });
   return true;
 }
 

@@ -35,11 +35,12 @@ FilterParams Bpk(double b) {
 TEST(LevelDBFormats, OrderOfTheContract) {
   std::vector<std::string_view> names;
   for (const FormatCodec* f : Formats()) names.push_back(f->name());
-  ASSERT_GE(names.size(), 4u);
+  ASSERT_GE(names.size(), 5u);
   EXPECT_EQ(names[0], "leveldb-bloom");
   EXPECT_EQ(names[1], "leveldb-bloom-legacy");
-  EXPECT_EQ(names[2], "leveldb-filter-block");
-  EXPECT_EQ(names[3], "leveldb-table");
+  EXPECT_EQ(names[2], "goleveldb-bloom");
+  EXPECT_EQ(names[3], "leveldb-filter-block");
+  EXPECT_EQ(names[4], "leveldb-table");
 }
 
 TEST(LevelDBFormats, BloomBuildEqualsTheLibraryForBothFlavours) {

@@ -59,6 +59,9 @@ enum class KeyKind {
 
 struct ProbeOptions {
   KeyKind key_kind = KeyKind::kAuto;
+  // LevelDB tables: who wrote the filter (--writer: leveldb, leveldb-1.17, goleveldb); empty:
+  // decided from the table's keys.
+  std::string writer;
 };
 
 class FormatCodec {

@@ -237,7 +237,8 @@ struct VerifyOptions {
   // RocksDB SSTs given as files: the prefix extractor to apply (fixed:N, capped:N or noop) in
   // place of the one the table records; empty: the recorded one when it is built in.
   std::string prefix_extractor;
-  unsigned threads = 0;  // 0: hardware_concurrency
+  std::string writer;                   // LevelDB single tables: --writer (empty: from the keys)
+  unsigned threads = 0;                 // 0: hardware_concurrency
   VerifyProgress progress;
 };
 

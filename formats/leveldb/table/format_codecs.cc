@@ -102,6 +102,7 @@ class TableFormat final : public FormatCodec {
                const ProbeOptions& options, std::span<std::uint8_t> answers) const override {
     TableOpenOptions open;
     open.key_kind = options.key_kind;
+    BLOOMCODEC_ASSIGN_OR_RETURN(open.writer, ParseFilterWriter(options.writer));
     BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table,
                                 TableReader::Open(file, std::string(source), open));
     return table.MayContainBatch(keys, answers);

@@ -60,18 +60,31 @@ Document MetaindexDoc(const TableReader& table) {
   return entries;
 }
 
-Document FilterHead(const TableFilter& filter) {
+Document FilterHead(const TableReader& table) {
+  const TableFilter& filter = *table.filter();
   Document d;
   d["metaindex_key"] = filter.metaindex_key;
   d["policy_name"] = filter.metaindex_key.substr(std::string_view("filter.").size());
   d["legacy_v117"] = filter.legacy_v117;
-  if (filter.legacy_v117) {
+  // Who wrote the filter, decided from the table's keys as verify decides it (or --writer).
+  d["writer"] = std::string(table.writer());
+  if (filter.goleveldb) {
+    d["note"] =
+        "written by goleveldb (leveldb.BuiltinBloomFilter with 1.18's unsigned-tail hash): "
+        "probe answers as goleveldb does; LevelDB 1.18 and later ignore this filter";
+  } else if (filter.legacy_v117) {
     // 1.18 renamed the policy when it fixed the hash's sign extension, so a newer LevelDB looks
     // only for ...Filter2 and reads every data block of this table.
     d["note"] =
         "written by LevelDB <= 1.17 (leveldb.BuiltinBloomFilter, x86 signed-tail hash): "
         "LevelDB 1.18 and later ignore this filter and read every data block; probe "
         "answers as LevelDB 1.17 did";
+  }
+  if (filter.writer_ambiguous) {
+    d["writer_note"] =
+        "LevelDB <= 1.17 or goleveldb: no key of the table has a tail byte >= 0x80, so the "
+        "two hashes agree on every key and the keys cannot tell the writers apart (--writer "
+        "decides)";
   }
   d["handle"] = HandleDoc(filter.handle);
   return d;
@@ -100,10 +113,11 @@ Result<Document> InspectTable(ByteSpan file, std::string_view source) {
   if (filter) {
     BLOOMCODEC_ASSIGN_OR_RETURN(
         layout, ParseFilterBlockLayout(filter->contents.bytes(), source, filter->handle.offset));
-    filter_doc = FilterHead(*filter);
+    filter_doc = FilterHead(table);
     BLOOMCODEC_ASSIGN_OR_RETURN(Document fields,
                                 InspectFilterBlockAt(filter->contents.bytes(), source,
-                                                     filter->handle.offset, filter->flavor));
+                                                     filter->handle.offset, filter->flavor,
+                                                     filter->goleveldb));
     filter_doc.update(fields);
   }
   BLOOMCODEC_RETURN_IF_ERROR(table.ForEachDataBlock([&](ByteSpan, const BlockHandle& h) {
@@ -143,8 +157,10 @@ Result<Document> DumpTable(ByteSpan file, std::string_view source) {
   doc["footer"] = FooterDoc(table.footer());
   doc["metaindex"] = MetaindexDoc(table);
   if (const std::optional<TableFilter>& filter = table.filter()) {
-    Document f = FilterHead(*filter);
+    Document f = FilterHead(table);
     f.erase("note");
+    f.erase("writer");  // inspect's judgement, not the file's content
+    f.erase("writer_note");
     BLOOMCODEC_ASSIGN_OR_RETURN(
         Document block,
         FilterBlockDumpFields(filter->contents.bytes(), source, filter->handle.offset));

@@ -107,8 +107,44 @@ Result<TableReader> TableReader::Open(ByteSpan file, std::string source,
   BLOOMCODEC_RETURN_IF_ERROR(t.ReadMetaindex());
   BLOOMCODEC_RETURN_IF_ERROR(t.ResolveKeyKind(options.key_kind));
   if (t.key_kind_ == KeyKind::kUser) BLOOMCODEC_RETURN_IF_ERROR(t.LoadUserKeyRange());
-  if (t.filter_ && t.filter_->legacy_v117) BLOOMCODEC_RETURN_IF_ERROR(t.DecideLegacyWriter());
+  if (options.writer != FilterWriter::kAuto) {
+    BLOOMCODEC_RETURN_IF_ERROR(t.ForceWriter(options.writer));
+  } else if (t.filter_ && t.filter_->legacy_v117) {
+    BLOOMCODEC_RETURN_IF_ERROR(t.DecideLegacyWriter());
+  }
   return t;
+}
+
+Result<FilterWriter> ParseFilterWriter(std::string_view name) {
+  if (name.empty() || name == "auto") return FilterWriter::kAuto;
+  if (name == "leveldb" || name == "leveldb-1.18+") return FilterWriter::kLevelDb;
+  if (name == "leveldb-1.17") return FilterWriter::kLevelDb117;
+  if (name == "goleveldb") return FilterWriter::kGoLevelDb;
+  return Status::InvalidArgument("--writer: expected one of " + std::string(kFilterWriterNames) +
+                                 ", found '" + std::string(name) + "'");
+}
+
+Status TableReader::ForceWriter(FilterWriter writer) {
+  if (!filter_) return Status();  // nothing to read differently
+  const bool wants_legacy_name = writer != FilterWriter::kLevelDb;
+  if (filter_->legacy_v117 != wants_legacy_name) {
+    const std::string_view name = writer == FilterWriter::kLevelDb117  ? "leveldb-1.17"
+                                  : writer == FilterWriter::kGoLevelDb ? "goleveldb"
+                                                                       : "leveldb-1.18+";
+    return Status::InvalidArgument(
+        source_ + ": --writer " + std::string(name) + ": the table's filter is " +
+        filter_->metaindex_key + ", which " + std::string(name) + " neither writes nor reads (" +
+        std::string(name) + " uses filter." +
+        std::string(wants_legacy_name ? kLegacyPolicyName : kCurrentPolicyName) + ")");
+  }
+  filter_->writer_forced = true;
+  if (writer == FilterWriter::kGoLevelDb) {
+    filter_->legacy_v117 = false;
+    filter_->goleveldb = true;
+    filter_->flavor = HashFlavor::kUnsignedTail;
+    filter_reader_.emplace(filter_->contents.bytes(), filter_->flavor, true);  // goleveldb's
+  }
+  return Status();
 }
 
 std::string_view TableReader::writer() const {
@@ -141,7 +177,7 @@ Status TableReader::DecideLegacyWriter() {
     filter_->legacy_v117 = false;
     filter_->goleveldb = true;
     filter_->flavor = HashFlavor::kUnsignedTail;
-    filter_reader_.emplace(filter_->contents.bytes(), filter_->flavor);
+    filter_reader_.emplace(filter_->contents.bytes(), filter_->flavor, true);  // goleveldb's
   } else if (!differs) {
     filter_->writer_ambiguous = true;
   }

@@ -53,11 +53,21 @@ inline constexpr std::uint64_t kMaxSequenceNumber = (std::uint64_t{1} << 56) - 1
 // one block earlier than DB::Get does.
 inline constexpr std::uint64_t kNewestSnapshotSequence = kMaxSequenceNumber - 1;
 
+// Who wrote a table's filter, and so which database reads it: decided from the table's keys
+// (kAuto), or forced (--writer). Forcing one whose policy name the table's filter does not carry
+// is refused at Open (LevelDB 1.18+ reads only leveldb.BuiltinBloomFilter2; LevelDB <= 1.17 and
+// goleveldb only leveldb.BuiltinBloomFilter).
+enum class FilterWriter { kAuto, kLevelDb, kLevelDb117, kGoLevelDb };
+// "leveldb" (or "leveldb-1.18+"), "leveldb-1.17", "goleveldb"; "" and "auto" are kAuto.
+Result<FilterWriter> ParseFilterWriter(std::string_view name);
+inline constexpr std::string_view kFilterWriterNames = "leveldb, leveldb-1.17, goleveldb";
+
 struct TableOpenOptions {
   bool verify_checksums = false;
   KeyKind key_kind = KeyKind::kAuto;
   std::optional<std::uint64_t> sequence;  // user tables: the lookup snapshot; <= kMaxSequenceNumber
   std::uint64_t max_uncompressed_block_size = blocktable::kMaxUncompressedBlockSize;
+  FilterWriter writer = FilterWriter::kAuto;
 };
 
 struct MetaindexEntry {
@@ -74,6 +84,7 @@ struct TableFilter {
   // false); `ambiguous` when no key hashes differently under the two (no tail byte >= 0x80).
   bool goleveldb = false;
   bool writer_ambiguous = false;
+  bool writer_forced = false;  // --writer said who wrote it
   HashFlavor flavor = HashFlavor::kUnsignedTail;
   blocktable::BlockHandle handle;
   blocktable::BlockContents contents;
@@ -138,6 +149,7 @@ class TableReader {
   Status ResolveKeyKind(KeyKind requested);
   // For a leveldb.BuiltinBloomFilter table: LevelDB <= 1.17 or goleveldb, from the keys.
   Status DecideLegacyWriter();
+  Status ForceWriter(FilterWriter writer);
   Status LoadUserKeyRange();
   blocktable::ReadBlockOptions BlockOptions() const;
 

@@ -85,10 +85,11 @@ bool KindUndecidable(const Status& s) { return s.code() == StatusCode::kInvalidA
 // kind for the filter check (there is none): the kind only decides the key order checked, so
 // the one the table verifies under is taken (a database's first; its keys look internal).
 Result<TableReader> OpenForVerify(ByteSpan file, const std::string& path, KeyKind key_kind,
-                                  bool probes) {
+                                  bool probes, FilterWriter writer) {
   TableOpenOptions options;
   options.verify_checksums = true;
   options.key_kind = key_kind;
+  options.writer = writer;
   Result<TableReader> opened = TableReader::Open(file, path, options);
   if (opened.ok() || key_kind != KeyKind::kAuto || probes || !KindUndecidable(opened.status())) {
     return opened;
@@ -104,6 +105,21 @@ Result<TableReader> OpenForVerify(ByteSpan file, const std::string& path, KeyKin
 }
 
 }  // namespace
+
+Status CheckWriterFits(const std::string& path, FilterWriter writer) {
+  if (writer == FilterWriter::kAuto) return Status();
+  Result<InputFile> in = InputFile::Open(path);
+  if (!in.ok()) return Status();  // VerifyTable reports it
+  TableOpenOptions options;
+  options.key_kind = KeyKind::kPlain;  // any kind: only the filter's name matters here
+  options.writer = writer;
+  Result<TableReader> opened = TableReader::Open(in->bytes(), path, options);
+  // A mismatch is the caller's (InvalidArgument); damage is left to VerifyTable.
+  if (!opened.ok() && opened.status().code() == StatusCode::kInvalidArgument) {
+    return opened.status();
+  }
+  return Status();
+}
 
 Status CheckKeyKindKnown(const std::string& path, KeyKind key_kind, bool probes) {
   if (key_kind != KeyKind::kAuto) return Status();
@@ -158,7 +174,7 @@ Result<std::vector<std::string>> FindTables(const std::string& dir) {
 }
 
 FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyList* probes,
-                       const std::string& group) {
+                       const std::string& group, FilterWriter writer) {
   FileReport report;
   report.path = path;
   report.format = "leveldb-table";
@@ -168,7 +184,8 @@ FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyList*
     report.Add(Severity::kError, finding_kind::kUnreadable, in.status().ToString());
     return report;
   }
-  Result<TableReader> opened = OpenForVerify(in->bytes(), path, key_kind, probes != nullptr);
+  Result<TableReader> opened =
+      OpenForVerify(in->bytes(), path, key_kind, probes != nullptr, writer);
   if (!opened.ok() && KindUndecidable(opened.status())) {
     // Not damage: the caller did not say how to read the keys (PlanVerify refuses this case
     // before any work; a direct caller gets it here, not as a structure finding).

@@ -27,6 +27,7 @@
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/status.h"
 #include "bloomcodec/verify.h"
+#include "leveldb/table/table_reader.h"
 
 namespace bloomcodec::leveldb {
 
@@ -42,12 +43,15 @@ Result<std::vector<std::string>> FindTables(const std::string& dir);
 // table's key kind cannot be told and the check needs it (a filter to rebuild, or `probes`).
 // A table without a filter and without probes needs none. Damage is left to VerifyTable.
 Status CheckKeyKindKnown(const std::string& path, KeyKind key_kind, bool probes);
+// Fails (InvalidArgument) when a forced writer's policy name is not the table's filter's.
+Status CheckWriterFits(const std::string& path, FilterWriter writer);
 
 // Verifies the table at `path`. `key_kind`: kUser for a database's tables; kAuto decides from
 // the table (when it cannot and the check needs the kind: a "no-keys" error, not damage;
 // CheckKeyKindKnown lets a caller refuse that case up front, as PlanVerify does). `probes`
 // (optional) are keys that must also be answered "may contain" through the read path. `group` names what a read consults together (the database directory).
+// `writer`: who wrote the filter (--writer); kAuto decides from the table's keys.
 FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyList* probes,
-                       const std::string& group);
+                       const std::string& group, FilterWriter writer = FilterWriter::kAuto);
 
 }  // namespace bloomcodec::leveldb

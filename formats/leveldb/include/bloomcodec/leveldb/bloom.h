@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -30,14 +31,16 @@ namespace bloomcodec::leveldb {
 struct BloomPolicy {
   int bits_per_key;  // >= 0; a negative value is not meaningful in LevelDB and is treated as 0
   HashFlavor flavor;
-  // goleveldb's filter: 1.18+'s hash (unsigned tails) under 1.17's name (its filter/bloom.go).
+  // goleveldb's filter (its filter/bloom.go): 1.18+'s hash (unsigned tails) under 1.17's name,
+  // and goleveldb's integer sizing: k = uint8(b * 69 / 100) (wrapping at 256) clamped to [1, 30],
+  // bits = uint32(n * b) (wrapping at 2^32) raised to 64 and rounded up to bytes in 32 bits.
   bool goleveldb_name = false;
 
   static BloomPolicy Current(int bits_per_key);    // "leveldb.BuiltinBloomFilter2"
   static BloomPolicy Legacy117(int bits_per_key);  // "leveldb.BuiltinBloomFilter", signed tail
   static BloomPolicy GoLevelDb(int bits_per_key);  // "leveldb.BuiltinBloomFilter", unsigned tail
   std::string_view name() const;
-  int probes() const;  // k = floor(bpk * 0.69) clamped to [1, 30]
+  int probes() const;  // k = floor(bpk * 0.69) clamped to [1, 30] (goleveldb: see above)
 };
 
 // Policy names as they appear after "filter." in a table's metaindex.
@@ -48,10 +51,14 @@ inline constexpr std::string_view kLegacyPolicyName = "leveldb.BuiltinBloomFilte
 inline constexpr int kMaxProbes = 30;
 
 // What CreateFilter allocates for `num_keys` keys: bits = 8 * ceil(max(64, n * bpk) / 8).
+// goleveldb computes the same in uint32: n * bpk modulo 2^32, and when that lies in
+// [2^32 - 7, 2^32 - 1] its rounding wraps to 0 bytes and its generator divides by zero (a Go
+// panic): then bits = 0 and filter_bytes = 1 (`go_panics`), which Build refuses.
 struct BloomGeometry {
   std::uint64_t bits = 0;          // the modulus of the bit positions
   std::uint64_t filter_bytes = 0;  // bits / 8 + 1 (the trailing k byte)
   int probes = 0;
+  bool go_panics = false;
 };
 BloomGeometry GeometryFor(const BloomPolicy& policy, std::uint64_t num_keys);
 
@@ -70,6 +77,15 @@ bool BloomHashMayMatch(std::uint32_t hash, ByteSpan filter);
 // 1 = may match, 0 = definitely absent. No allocation.
 void BloomKeyMayMatchBatch(HashFlavor flavor, const KeyList& keys, ByteSpan filter,
                            std::span<std::uint8_t> answers);
+
+// goleveldb's Contains (filter/bloom.go): as BloomKeyMayMatch with the unsigned-tail hash, except
+// that its modulus is uint32((len - 1) * 8): the two differ only for filters over 512 MiB. Unset
+// when that modulus is 0 (len - 1 a multiple of 2^29), where goleveldb divides by zero (panics).
+std::optional<bool> GoLevelDbKeyMayMatch(ByteSpan key, ByteSpan filter);
+// Whether GoLevelDbKeyMayMatch answers as BloomKeyMayMatch(kUnsignedTail) for every key.
+inline bool GoLevelDbModulusIsLevelDbs(ByteSpan filter) {
+  return filter.size() < (std::size_t{1} << 29) + 1;
+}
 
 // A read-only view of one filter's bytes (zero-copy) as a bloomcodec::Filter.
 class BloomFilterView final : public Filter {

@@ -58,7 +58,10 @@ class FilterBlockBuilder {  // FilterBlockBuilder of table/filter_block.cc, exac
 
 class FilterBlockReader {  // mirrors LevelDB 1.23's lenient reader (never fails)
  public:
-  FilterBlockReader(ByteSpan contents, HashFlavor flavor);
+  // `goleveldb`: read as goleveldb's table/reader.go does. It differs in one place: a base_lg of
+  // 64 or more shifts every block offset to 0 in Go (filter 0 answers for every block), where
+  // LevelDB on x86 shifts by base_lg mod 64.
+  FilterBlockReader(ByteSpan contents, HashFlavor flavor, bool goleveldb = false);
 
   bool KeyMayMatch(std::uint64_t block_offset, ByteSpan key) const;
   // answers.size() == keys.size(); every key asked of the filter of `block_offset`.
@@ -88,6 +91,7 @@ class FilterBlockReader {  // mirrors LevelDB 1.23's lenient reader (never fails
  private:
   ByteSpan contents_;
   HashFlavor flavor_;
+  bool goleveldb_ = false;
   bool usable_ = false;
   std::uint8_t base_lg_ = 0;
   std::uint32_t array_offset_ = 0;
