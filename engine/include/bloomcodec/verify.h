@@ -62,6 +62,8 @@ inline constexpr std::string_view kPartitioner = "partitioner";  // Cassandra < 
 inline constexpr std::string_view kTemporary = "temporary";      // tmp- sstable, not checked
 inline constexpr std::string_view kUnsupported = "unsupported";  // a format not read here
 inline constexpr std::string_view kNoFilter = "no-filter";       // a table without a filter
+inline constexpr std::string_view kGone = "gone";        // deleted during the run (live nodes)
+inline constexpr std::string_view kChanged = "changed";  // moved under the reader, not judged
 }  // namespace finding_kind
 
 struct Finding {
@@ -109,6 +111,14 @@ inline constexpr std::size_t kMaxListedFalseNegatives = 20;
 enum class GroupRole { kLive, kSnapshot, kBackup };
 std::string_view GroupRoleName(GroupRole role);  // "live", "snapshot", "backup"
 
+// What happened to a file while verify ran, on a live node (compaction deletes sstables and
+// tables between the listing and the read; writers replace them). A file that is gone or changed
+// is reported, never counted as an error nor in a group's fp rate.
+enum class DuringRun {
+  kStable,   // read as it was listed
+  kGone,     // listed, then deleted (before it was read: not judged; after: judged as read)
+  kChanged,  // replaced or modified under the reader twice in a row: not judged
+};
 struct FileReport {
   std::string path;
   std::string format;   // a format name of the CLI contract, or "" when not decided
@@ -128,6 +138,7 @@ struct FileReport {
   // The reader the group summary assumes ignores this file's filter (a LevelDB <= 1.17 filter,
   // which 1.18+ never looks up): the group counts it as p = 1 whatever its own fp_rate.
   bool filter_ignored_by_reader = false;
+  DuringRun during_run = DuringRun::kStable;
 
   void Add(Severity severity, std::string_view kind, std::string message,
            std::optional<std::uint64_t> offset = std::nullopt);
@@ -136,7 +147,7 @@ struct FileReport {
   // Turns the counted false negatives into one error finding (call once, after probing).
   void FinishFalseNegatives(std::string_view filter_description);
   Severity worst() const;  // kInfo when there are no warnings or errors
-  // "ok", "warning" or "error".
+  // "ok", "warning" or "error" by the worst finding; "gone" or "changed" when during_run says so.
   std::string_view status_name() const;
 };
 
@@ -160,6 +171,10 @@ struct VerifySummary {
   std::uint64_t ok = 0;
   std::uint64_t warnings = 0;
   std::uint64_t errors = 0;
+  // Files that vanished or kept changing during the run (DuringRun): not in ok, warnings or
+  // errors, nor in any group's rate. files = ok + warnings + errors + gone + changed.
+  std::uint64_t gone = 0;
+  std::uint64_t changed = 0;
   std::vector<GroupSummary> groups;  // sorted by name
 };
 
