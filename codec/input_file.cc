@@ -11,6 +11,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "codec/read_log.h"
+
 namespace bloomcodec {
 
 namespace {
@@ -164,7 +166,12 @@ InputFile InputFile::FromBytes(ByteVector bytes, std::string name) {
 
 Result<InputFile> InputFile::Open(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Errno(path, "cannot open for reading");
+  if (fd < 0) {
+    const int open_errno = errno;
+    if (open_errno == ENOENT) ReadLog::RecordMissing(path);
+    errno = open_errno;
+    return Errno(path, "cannot open for reading");
+  }
   struct stat st {};
   if (fstat(fd, &st) != 0) {
     Status s = Errno(path, "cannot stat");
@@ -189,6 +196,13 @@ Result<InputFile> InputFile::Open(const std::string& path) {
     f.bytes_ = ByteSpan(static_cast<const std::uint8_t*>(base), f.map_length_);
   }
   ::close(fd);
+  // Recorded once the bytes are mapped: what the caller reads is exactly this identity's file
+  // (a mapping outlives an unlink or a rename over the path).
+  ReadLog::RecordOpened(
+      path, FileIdentity{
+                static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+                static_cast<std::uint64_t>(st.st_size),
+                static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec});
   if (EndsWith(path, ".gz")) {
     ByteVector inflated;
     BLOOMCODEC_RETURN_IF_ERROR(Gunzip(f.bytes_, path, inflated));

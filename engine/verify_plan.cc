@@ -3,11 +3,13 @@
 // them (engine/family.h); this file only asks the families in turn.
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <system_error>
 
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/verify.h"
 #include "engine/family.h"
+#include "engine/live_files.h"
 #include "engine/verify_codec.h"
 
 namespace bloomcodec {
@@ -162,6 +164,9 @@ Result<std::vector<VerifyTask>> PlanVerify(std::span<const std::string> paths,
     return Status::InvalidArgument("PlanVerify: kKeyList without keys");
   }
   std::vector<VerifyTask> tasks;
+  // What was there when the run started: a file of it that is gone when a task reads it was
+  // deleted during the run (engine/live_files.h), not missing all along.
+  auto listed = std::make_shared<engine::ListedFiles>();
   for (const std::string& path : paths) {
     std::error_code ec;
     fs::file_status st = fs::status(path, ec);
@@ -169,11 +174,21 @@ Result<std::vector<VerifyTask>> PlanVerify(std::span<const std::string> paths,
       return Status::IoError(path, ec ? ec.message() : "no such file or directory");
     }
     if (fs::is_directory(st)) {
+      listed->AddTree(path);
       BLOOMCODEC_RETURN_IF_ERROR(PlanDirectory(TrimSlashes(path), options, tasks));
     } else {
+      listed->AddFile(path);
       BLOOMCODEC_RETURN_IF_ERROR(PlanFile(path, options, tasks));
     }
   }
+  if (!options.index_path.empty()) listed->AddFile(options.index_path);
+  // Listed again after the families listed: a file created between the two listings and gone
+  // before its read is still known to have been there.
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) listed->AddTree(path);
+  }
+  for (VerifyTask& task : tasks) task = engine::WatchedTask(std::move(task), listed);
   return tasks;
 }
 

@@ -96,6 +96,8 @@ Severity FileReport::worst() const {
 }
 
 std::string_view FileReport::status_name() const {
+  if (during_run == DuringRun::kGone) return "gone";
+  if (during_run == DuringRun::kChanged) return "changed";
   switch (worst()) {
     case Severity::kInfo: return "ok";
     case Severity::kWarning: return "warning";
@@ -160,6 +162,11 @@ VerifySummary Summarize(std::span<const FileReport> files) {
   std::map<std::pair<std::string, GroupRole>, Group> groups;
   for (const FileReport& f : files) {
     ++summary.files;
+    if (f.during_run != DuringRun::kStable) {
+      // No read consults a file that is gone, and a file that kept changing was not judged.
+      ++(f.during_run == DuringRun::kGone ? summary.gone : summary.changed);
+      continue;
+    }
     switch (f.worst()) {
       case Severity::kInfo: ++summary.ok; break;
       case Severity::kWarning: ++summary.warnings; break;
@@ -278,6 +285,7 @@ Document VerifyReportJson(const VerifyReport& report) {
     j["format"] = f.format;
     j["version"] = f.version;
     if (!f.writer.empty()) j["writer"] = f.writer;
+    if (f.during_run != DuringRun::kStable) j["during_run"] = std::string(f.status_name());
     j["group"] = f.group;
     j["group_role"] = std::string(GroupRoleName(f.group_role));
     if (f.level >= 0) j["level"] = f.level;
@@ -325,6 +333,8 @@ Document VerifyReportJson(const VerifyReport& report) {
   summary["ok"] = s.ok;
   summary["warnings"] = s.warnings;
   summary["errors"] = s.errors;
+  summary["gone"] = s.gone;
+  summary["changed"] = s.changed;
   Document groups = Document::array();
   for (const GroupSummary& g : s.groups) {
     Document gj;
@@ -419,7 +429,10 @@ std::string VerifyReportText(const VerifyReport& report) {
   const VerifySummary& s = report.summary;
   out += "summary: " + std::to_string(s.files) + " files: " + std::to_string(s.ok) + " ok, " +
          std::to_string(s.warnings) + " with warnings, " + std::to_string(s.errors) +
-         " with errors\n";
+         " with errors";
+  if (s.gone > 0) out += ", " + std::to_string(s.gone) + " gone during the run";
+  if (s.changed > 0) out += ", " + std::to_string(s.changed) + " changed during the run";
+  out += "\n";
   for (const GroupSummary& g : s.groups) {
     const std::string tables = std::to_string(g.tables) + (g.tables == 1 ? " table" : " tables");
     if (g.role == GroupRole::kLive) {

@@ -70,6 +70,8 @@ inline constexpr std::string_view kManifest = "manifest";           // CURRENT /
 inline constexpr std::string_view kMissingTable = "missing-table";  // live, but not on disk
 inline constexpr std::string_view kObsolete = "obsolete";           // on disk, no version has it
 inline constexpr std::string_view kKeyRange = "key-range";  // keys outside the MANIFEST's range
+inline constexpr std::string_view kGone = "gone";        // deleted during the run (live nodes)
+inline constexpr std::string_view kChanged = "changed";  // moved under the reader, not judged
 }  // namespace finding_kind
 
 struct Finding {
@@ -119,6 +121,14 @@ inline constexpr std::size_t kMaxListedFalseNegatives = 20;
 enum class GroupRole { kLive, kSnapshot, kBackup, kObsolete };
 std::string_view GroupRoleName(GroupRole role);  // "live", "snapshot", "backup", "obsolete"
 
+// What happened to a file while verify ran, on a live node (compaction deletes sstables and
+// tables between the listing and the read; writers replace them). A file that is gone or changed
+// is reported, never counted as an error nor in a group's fp rate.
+enum class DuringRun {
+  kStable,   // read as it was listed
+  kGone,     // listed, then deleted (before it was read: not judged; after: judged as read)
+  kChanged,  // replaced or modified under the reader twice in a row: not judged
+};
 struct FileReport {
   std::string path;
   std::string format;   // a format name of the CLI contract, or "" when not decided
@@ -144,6 +154,7 @@ struct FileReport {
   int level = -1;
   std::string column_family;
   std::string manifest;
+  DuringRun during_run = DuringRun::kStable;
 
   void Add(Severity severity, std::string_view kind, std::string message,
            std::optional<std::uint64_t> offset = std::nullopt);
@@ -152,7 +163,7 @@ struct FileReport {
   // Turns the counted false negatives into one error finding (call once, after probing).
   void FinishFalseNegatives(std::string_view filter_description);
   Severity worst() const;  // kInfo when there are no warnings or errors
-  // "ok", "warning" or "error".
+  // "ok", "warning" or "error" by the worst finding; "gone" or "changed" when during_run says so.
   std::string_view status_name() const;
 };
 
@@ -191,6 +202,10 @@ struct VerifySummary {
   std::uint64_t ok = 0;
   std::uint64_t warnings = 0;
   std::uint64_t errors = 0;
+  // Files that vanished or kept changing during the run (DuringRun): not in ok, warnings or
+  // errors, nor in any group's rate. files = ok + warnings + errors + gone + changed.
+  std::uint64_t gone = 0;
+  std::uint64_t changed = 0;
   std::vector<GroupSummary> groups;  // sorted by name
 };
 
