@@ -35,8 +35,7 @@ ReadLog::ReadLog() : previous_(current_log) { current_log = this; }
 ReadLog::~ReadLog() { current_log = previous_; }
 
 void ReadLog::RecordOpened(const std::string& path, const FileIdentity& identity) {
-  if (current_log == nullptr) return;
-  current_log->records_.push_back({path, identity});
+  if (current_log != nullptr) current_log->records_.push_back({path, identity});
   std::function<void(const std::string&)> hook;
   {
     std::lock_guard<std::mutex> lock(hook_mutex);

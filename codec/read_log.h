@@ -57,8 +57,9 @@ class ReadLog {
   static void RecordOpened(const std::string& path, const FileIdentity& identity);
   static void RecordMissing(const std::string& path);
 
-  // Tests only: called (on the opening thread) after every successful recorded open, so that a
-  // test can delete, grow or replace the file at exactly that moment. Empty: none.
+  // Tests only: called (on the opening thread) after every successful InputFile::Open, logged
+  // or not (planning opens too), so that a test can delete, grow or replace a file at exactly
+  // that moment. Empty: none.
   static void SetAfterOpenHookForTesting(std::function<void(const std::string& path)> hook);
 
  private:

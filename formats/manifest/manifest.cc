@@ -473,9 +473,11 @@ ByteSpan UserKey(ByteSpan internal_key) {
   return internal_key.first(internal_key.size() >= 8 ? internal_key.size() - 8 : 0);
 }
 
-DatabaseView ReadDatabase(const std::string& dir, Flavor flavor,
-                          const std::vector<std::string_view>& extensions,
-                          bool (*is_table_name)(std::string_view name)) {
+namespace {
+
+DatabaseView ReadDatabaseOnce(const std::string& dir, Flavor flavor,
+                              const std::vector<std::string_view>& extensions,
+                              bool (*is_table_name)(std::string_view name)) {
   DatabaseView view;
   const fs::path root(dir);
   view.current_path = (root / "CURRENT").string();
@@ -568,6 +570,33 @@ DatabaseView ReadDatabase(const std::string& dir, Flavor flavor,
   }
   for (const std::string& p : on_disk) {
     if (!live_paths.count(p)) view.obsolete.push_back(p);
+  }
+  return view;
+}
+
+bool HasMissingTable(const DatabaseView& view) {
+  return std::any_of(view.live.begin(), view.live.end(),
+                     [](const LiveTable& t) { return t.missing; });
+}
+
+}  // namespace
+
+DatabaseView ReadDatabase(const std::string& dir, Flavor flavor,
+                          const std::vector<std::string_view>& extensions,
+                          bool (*is_table_name)(std::string_view name)) {
+  // On a running database, a compaction first logs its new version (appending to the MANIFEST,
+  // or switching CURRENT to a new one) and only then deletes the tables it replaced. So a live
+  // table missing from the disk may only mean that the MANIFEST read is already stale: read it
+  // again while it keeps moving (a few times: a busy node keeps compacting). A table still
+  // missing from a MANIFEST that stood still is missing.
+  constexpr int kRereads = 4;
+  DatabaseView view = ReadDatabaseOnce(dir, flavor, extensions, is_table_name);
+  for (int i = 0; i < kRereads && view.from_manifest && HasMissingTable(view); ++i) {
+    DatabaseView newer = ReadDatabaseOnce(dir, flavor, extensions, is_table_name);
+    const bool moved = newer.manifest_path != view.manifest_path ||
+                       newer.manifest.records != view.manifest.records;
+    view = std::move(newer);
+    if (!moved) break;
   }
   return view;
 }
