@@ -28,8 +28,9 @@ FileReport GoneBeforeRead(const FileReport& read, const std::string& vanished) {
   gone.group_role = read.group_role;
   gone.during_run = DuringRun::kGone;
   gone.Add(Severity::kInfo, finding_kind::kGone,
-           vanished + " was listed, then deleted before it could be read (compaction or a drop "
-                      "on a live node); not judged, not in the fp rate");
+           vanished +
+               " was listed, then deleted before it could be read (compaction or a drop "
+               "on a live node); not judged, not in the fp rate");
   return gone;
 }
 
@@ -42,8 +43,9 @@ FileReport ChangedTwice(const FileReport& read, const std::string& moved) {
   changed.group_role = read.group_role;
   changed.during_run = DuringRun::kChanged;
   changed.Add(Severity::kInfo, finding_kind::kChanged,
-              moved + " changed while it was read, twice (replaced, or still being written); "
-                      "not judged from torn bytes, not in the fp rate: verify it again later");
+              moved +
+                  " changed while it was read, twice (replaced, or still being written); "
+                  "not judged from torn bytes, not in the fp rate: verify it again later");
   return changed;
 }
 

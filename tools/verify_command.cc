@@ -19,9 +19,10 @@ namespace bloomcodec::tool {
 
 namespace {
 constexpr FlagSpec kFlags[] = {
-    {"--keys", true},   {"--key-format", true}, {"--index", true}, {"--from-table", false},
-    {"--format", true}, {"--key-kind", true},   {"--json", false}, {"--partitioner", true},
-    {"--prefix-extractor", true}, {"--writer", true},
+    {"--keys", true},        {"--key-format", true},  {"--index", true},
+    {"--from-table", false}, {"--format", true},      {"--key-kind", true},
+    {"--json", false},       {"--partitioner", true}, {"--prefix-extractor", true},
+    {"--writer", true},
 };
 constexpr std::uintmax_t kLargeFileBytes = 64 << 20;
 

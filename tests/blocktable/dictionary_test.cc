@@ -35,8 +35,8 @@ ByteVector SizePrefixed(std::size_t raw, const ByteVector& compressed) {
 ByteVector ZstdWithDict(const ByteVector& raw, const ByteVector& dict) {
   ByteVector out(ZSTD_compressBound(raw.size()));
   ZSTD_CCtx* ctx = ZSTD_createCCtx();
-  const std::size_t n = ZSTD_compress_usingDict(ctx, out.data(), out.size(), raw.data(),
-                                                raw.size(), dict.data(), dict.size(), 3);
+  const std::size_t n = ZSTD_compress_usingDict(ctx, out.data(), out.size(), raw.data(), raw.size(),
+                                                dict.data(), dict.size(), 3);
   ZSTD_freeCCtx(ctx);
   EXPECT_FALSE(ZSTD_isError(n));
   out.resize(n);
@@ -47,10 +47,9 @@ ByteVector Lz4WithDict(const ByteVector& raw, const ByteVector& dict) {
   LZ4_stream_t* stream = LZ4_createStream();
   LZ4_loadDict(stream, reinterpret_cast<const char*>(dict.data()), static_cast<int>(dict.size()));
   ByteVector out(LZ4_compressBound(static_cast<int>(raw.size())));
-  const int n = LZ4_compress_fast_continue(stream, reinterpret_cast<const char*>(raw.data()),
-                                           reinterpret_cast<char*>(out.data()),
-                                           static_cast<int>(raw.size()),
-                                           static_cast<int>(out.size()), 1);
+  const int n = LZ4_compress_fast_continue(
+      stream, reinterpret_cast<const char*>(raw.data()), reinterpret_cast<char*>(out.data()),
+      static_cast<int>(raw.size()), static_cast<int>(out.size()), 1);
   LZ4_freeStream(stream);
   EXPECT_GT(n, 0);
   out.resize(static_cast<std::size_t>(n));
@@ -95,9 +94,8 @@ TEST(CompressionDictionary, DataBlocksDecompressOnlyWithTheirDictionary) {
     // Without the dictionary (or with another one) the bytes do not come back: an error at the
     // block's offset, or (LZ4, which cannot tell) other bytes.
     for (const ByteVector* d : {static_cast<const ByteVector*>(nullptr), &other}) {
-      Result<ByteVector> wrong =
-          Decompress(format, c.type, c.stored, "d.sst", 4242, "data block", 1 << 20,
-                     d == nullptr ? ByteSpan() : ByteSpan(*d));
+      Result<ByteVector> wrong = Decompress(format, c.type, c.stored, "d.sst", 4242, "data block",
+                                            1 << 20, d == nullptr ? ByteSpan() : ByteSpan(*d));
       if (wrong.ok()) {
         EXPECT_NE(*wrong, raw);
       } else {

@@ -70,8 +70,8 @@ inline constexpr std::string_view kManifest = "manifest";           // CURRENT /
 inline constexpr std::string_view kMissingTable = "missing-table";  // live, but not on disk
 inline constexpr std::string_view kObsolete = "obsolete";           // on disk, no version has it
 inline constexpr std::string_view kKeyRange = "key-range";  // keys outside the MANIFEST's range
-inline constexpr std::string_view kGone = "gone";        // deleted during the run (live nodes)
-inline constexpr std::string_view kChanged = "changed";  // moved under the reader, not judged
+inline constexpr std::string_view kGone = "gone";           // deleted during the run (live nodes)
+inline constexpr std::string_view kChanged = "changed";     // moved under the reader, not judged
 }  // namespace finding_kind
 
 struct Finding {
@@ -252,8 +252,8 @@ struct VerifyOptions {
   // RocksDB SSTs given as files: the prefix extractor to apply (fixed:N, capped:N or noop) in
   // place of the one the table records; empty: the recorded one when it is built in.
   std::string prefix_extractor;
-  std::string writer;                   // LevelDB single tables: --writer (empty: from the keys)
-  unsigned threads = 0;                 // 0: hardware_concurrency
+  std::string writer;    // LevelDB single tables: --writer (empty: from the keys)
+  unsigned threads = 0;  // 0: hardware_concurrency
   VerifyProgress progress;
 };
 
