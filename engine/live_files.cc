@@ -17,36 +17,19 @@ std::string LexicalKey(const std::string& path) {
   return fs::path(path).lexically_normal().string();
 }
 
-// The report of a task whose file vanished before it was read: what the task knew of the file
-// (name, format, group), one info finding, no judgement.
-FileReport GoneBeforeRead(const FileReport& read, const std::string& vanished) {
-  FileReport gone;
-  gone.path = read.path;
-  gone.format = read.format;
-  gone.version = read.version;
-  gone.group = read.group;
-  gone.group_role = read.group_role;
-  gone.during_run = DuringRun::kGone;
-  gone.Add(Severity::kInfo, finding_kind::kGone,
-           vanished +
-               " was listed, then deleted before it could be read (compaction or a drop "
-               "on a live node); not judged, not in the fp rate");
-  return gone;
-}
-
-FileReport ChangedTwice(const FileReport& read, const std::string& moved) {
-  FileReport changed;
-  changed.path = read.path;
-  changed.format = read.format;
-  changed.version = read.version;
-  changed.group = read.group;
-  changed.group_role = read.group_role;
-  changed.during_run = DuringRun::kChanged;
-  changed.Add(Severity::kInfo, finding_kind::kChanged,
-              moved +
-                  " changed while it was read, twice (replaced, or still being written); "
-                  "not judged from torn bytes, not in the fp rate: verify it again later");
-  return changed;
+// A report that judges nothing: what the task knew of the file (name, format, group) and one
+// info finding saying why (the file vanished before it was read, or kept moving under it).
+FileReport Unjudged(const FileReport& read, DuringRun during_run, std::string_view kind,
+                    std::string message) {
+  FileReport unjudged;
+  unjudged.path = read.path;
+  unjudged.format = read.format;
+  unjudged.version = read.version;
+  unjudged.group = read.group;
+  unjudged.group_role = read.group_role;
+  unjudged.during_run = during_run;
+  unjudged.Add(Severity::kInfo, kind, std::move(message));
+  return unjudged;
 }
 
 }  // namespace
@@ -76,7 +59,12 @@ VerifyTask WatchedTask(VerifyTask task, std::shared_ptr<const ListedFiles> liste
       std::optional<std::string> deleted_after_read, moved;
       for (const ReadRecord& r : log.records()) {
         if (!r.opened) {
-          if (listed->Contains(r.path)) return GoneBeforeRead(report, r.path);
+          if (listed->Contains(r.path)) {
+            return Unjudged(report, DuringRun::kGone, finding_kind::kGone,
+                            r.path +
+                                " was listed, then deleted before it could be read (compaction or "
+                                "a drop on a live node); not judged, not in the fp rate");
+          }
           continue;  // never there: the family's finding (missing component) stands
         }
         bool other_error = false;
@@ -90,7 +78,11 @@ VerifyTask WatchedTask(VerifyTask task, std::shared_ptr<const ListedFiles> liste
       }
       if (moved) {
         if (attempt < kReads) continue;
-        return ChangedTwice(report, *moved);
+        return Unjudged(report, DuringRun::kChanged, finding_kind::kChanged,
+                        *moved +
+                            " changed while it was read, twice (replaced, or still being "
+                            "written); not judged from torn bytes, not in the fp rate: verify it "
+                            "again later");
       }
       if (deleted_after_read) {
         report.during_run = DuringRun::kGone;

@@ -4,61 +4,16 @@
 // encoding; getBytes("UTF-16") is empty for no characters, else fe ff and 2 bytes per unit. The
 // input read as Index.db keys ('\n'-separated) converts, or fails at an entry offset inside the
 // file those keys make.
+#include <optional>
 #include <string>
 
 #include "bloomcodec/cassandra/java_string.h"
 #include "fuzz_support.h"
+#include "tests/support/java_text.h"
 
 using namespace bloomcodec;
 
 namespace {
-
-ByteVector Utf8Of(std::u16string_view s) {
-  ByteVector out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    std::uint32_t cp = s[i];
-    if (cp >= 0xd800 && cp <= 0xdbff) {
-      FUZZ_CHECK(i + 1 < s.size() && s[i + 1] >= 0xdc00 && s[i + 1] <= 0xdfff);
-      cp = 0x10000 + ((cp - 0xd800) << 10) + (s[i + 1] - 0xdc00);
-      ++i;
-    }
-    FUZZ_CHECK(!(cp >= 0xdc00 && cp <= 0xdfff));
-    if (cp < 0x80) {
-      out.push_back(static_cast<std::uint8_t>(cp));
-    } else if (cp < 0x800) {
-      out.push_back(static_cast<std::uint8_t>(0xc0 | cp >> 6));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (cp & 0x3f)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<std::uint8_t>(0xe0 | cp >> 12));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (cp >> 6 & 0x3f)));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (cp & 0x3f)));
-    } else {
-      out.push_back(static_cast<std::uint8_t>(0xf0 | cp >> 18));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (cp >> 12 & 0x3f)));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (cp >> 6 & 0x3f)));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (cp & 0x3f)));
-    }
-  }
-  return out;
-}
-
-// DataOutput.writeUTF's bytes (without the length).
-ByteVector WriteUtf(std::u16string_view s) {
-  ByteVector out;
-  for (char16_t u : s) {
-    if (u >= 1 && u <= 0x7f) {
-      out.push_back(static_cast<std::uint8_t>(u));
-    } else if (u <= 0x7ff) {
-      out.push_back(static_cast<std::uint8_t>(0xc0 | u >> 6));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (u & 0x3f)));
-    } else {
-      out.push_back(static_cast<std::uint8_t>(0xe0 | u >> 12));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (u >> 6 & 0x3f)));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (u & 0x3f)));
-    }
-  }
-  return out;
-}
 
 void CheckUtf16(std::u16string_view s) {
   const ByteVector bytes = cassandra::JavaUtf16Bytes(s);
@@ -76,7 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const ByteSpan input(data, size);
   Result<std::u16string> text = cassandra::DecodeUtf8Text(input, "the text");
   if (text.ok()) {
-    FUZZ_CHECK(fuzz::SameBytes(Utf8Of(*text), input));
+    const std::optional<std::string> utf8 = cassandra::Utf8FromUtf16(*text, false);
+    FUZZ_CHECK(utf8.has_value() && fuzz::SameBytes(AsBytes(*utf8), input));
     CheckUtf16(*text);
   } else {
     FUZZ_CHECK(text.status().code() == StatusCode::kInvalidArgument);
@@ -85,7 +41,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Result<std::u16string> modified = cassandra::DecodeModifiedUtf8(input, "the key");
   if (modified.ok()) {
     FUZZ_CHECK(modified->size() <= size);
-    Result<std::u16string> again = cassandra::DecodeModifiedUtf8(WriteUtf(*modified), "again");
+    Result<std::u16string> again =
+        cassandra::DecodeModifiedUtf8(testing::ModifiedUtf8(*modified), "again");
     FUZZ_CHECK(again.ok() && *again == *modified);
     CheckUtf16(*modified);
   } else {

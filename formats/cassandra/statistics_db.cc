@@ -33,37 +33,6 @@ std::string Hex32(std::uint32_t v) {
   return s;
 }
 
-// UTF-16 code units to UTF-8 (an unpaired surrogate as U+FFFD).
-std::string ToUtf8(std::u16string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    std::uint32_t cp = s[i];
-    if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < s.size() && s[i + 1] >= 0xdc00 &&
-        s[i + 1] <= 0xdfff) {
-      cp = 0x10000 + ((cp - 0xd800) << 10) + (s[i + 1] - 0xdc00);
-      ++i;
-    } else if (cp >= 0xd800 && cp <= 0xdfff) {
-      cp = 0xfffd;
-    }
-    if (cp < 0x80) {
-      out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out.push_back(static_cast<char>(0xc0 | cp >> 6));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<char>(0xe0 | cp >> 12));
-      out.push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-    } else {
-      out.push_back(static_cast<char>(0xf0 | cp >> 18));
-      out.push_back(static_cast<char>(0x80 | (cp >> 12 & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3f)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 bool HasMetadataToc(std::string_view version, std::string_view sstable_format) {
@@ -149,7 +118,7 @@ Result<ValidationMetadata> ReadValidationMetadata(ByteSpan file, std::string_vie
     }
   }
   ValidationMetadata v;
-  v.partitioner = ToUtf8(*text);
+  v.partitioner = *Utf8FromUtf16(*text, /*replace_unpaired=*/true);
   std::memcpy(&v.fp_chance, &fp_bits, sizeof v.fp_chance);
   v.offset = *validation;
   v.checksummed = checksummed;

@@ -57,34 +57,11 @@ ByteVector CodeUnits(std::u16string_view s) {
 }
 
 // Standard UTF-8 of a String without unpaired surrogates; nullopt when it has one.
+// A String's UTF-8 form; none when it holds an unpaired surrogate.
 std::optional<ByteVector> Utf8Of(std::u16string_view s) {
-  ByteVector out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    std::uint32_t cp = s[i];
-    if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < s.size() && s[i + 1] >= 0xdc00 &&
-        s[i + 1] <= 0xdfff) {
-      cp = 0x10000 + ((cp - 0xd800) << 10) + (s[i + 1] - 0xdc00);
-      ++i;
-    } else if (cp >= 0xd800 && cp <= 0xdfff) {
-      return std::nullopt;
-    }
-    if (cp < 0x80) {
-      out.push_back(static_cast<std::uint8_t>(cp));
-    } else if (cp < 0x800) {
-      out.push_back(static_cast<std::uint8_t>(0xc0 | cp >> 6));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (cp & 0x3f)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<std::uint8_t>(0xe0 | cp >> 12));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (cp >> 6 & 0x3f)));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (cp & 0x3f)));
-    } else {
-      out.push_back(static_cast<std::uint8_t>(0xf0 | cp >> 18));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (cp >> 12 & 0x3f)));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (cp >> 6 & 0x3f)));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (cp & 0x3f)));
-    }
-  }
-  return out;
+  const std::optional<std::string> text = cs::Utf8FromUtf16(s, /*replace_unpaired=*/false);
+  if (!text) return std::nullopt;
+  return ByteVector(text->begin(), text->end());
 }
 
 RC_GTEST_PROP(JavaOracleStrings, GetBytesUtf16AndReadUtfAgreeWithTheJdk, ()) {

@@ -13,30 +13,12 @@
 #include "bloomcodec/cassandra/murmur3_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
 #include "cassandra/index_db.h"
+#include "support/java_text.h"
 #include "support/test_support.h"
 #include "tool_verify/verify_support.h"
 
 namespace bloomcodec::testing {
 namespace {
-
-// writeUTF's encoding of UTF-16 code units: 1 byte for U+0001 .. U+007F, 2 bytes for U+0000 and
-// up to U+07FF, 3 bytes for the rest (each surrogate on its own).
-ByteVector ModifiedUtf8(std::u16string_view s) {
-  ByteVector out;
-  for (char16_t u : s) {
-    if (u >= 1 && u <= 0x7f) {
-      out.push_back(static_cast<std::uint8_t>(u));
-    } else if (u <= 0x7ff) {
-      out.push_back(static_cast<std::uint8_t>(0xc0 | u >> 6));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (u & 0x3f)));
-    } else {
-      out.push_back(static_cast<std::uint8_t>(0xe0 | u >> 12));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (u >> 6 & 0x3f)));
-      out.push_back(static_cast<std::uint8_t>(0x80 | (u & 0x3f)));
-    }
-  }
-  return out;
-}
 
 // A pre-c Index.db: u16 length, the key as writeUTF wrote it, i64 position.
 ByteVector IndexOf(const std::vector<ByteVector>& stored) {

@@ -150,6 +150,38 @@ void AppendJavaUtf16Bytes(std::u16string_view s, ByteVector& out) {
   }
 }
 
+std::optional<std::string> Utf8FromUtf16(std::u16string_view s, bool replace_unpaired) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    std::uint32_t cp = s[i];
+    if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < s.size() && s[i + 1] >= 0xdc00 &&
+        s[i + 1] <= 0xdfff) {
+      cp = 0x10000 + ((cp - 0xd800) << 10) + (s[i + 1] - 0xdc00);
+      ++i;
+    } else if (cp >= 0xd800 && cp <= 0xdfff) {
+      if (!replace_unpaired) return std::nullopt;
+      cp = 0xfffd;
+    }
+    if (cp < 0x80) {
+      out.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      out.push_back(static_cast<char>(0xc0 | cp >> 6));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    } else if (cp < 0x10000) {
+      out.push_back(static_cast<char>(0xe0 | cp >> 12));
+      out.push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3f)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    } else {
+      out.push_back(static_cast<char>(0xf0 | cp >> 18));
+      out.push_back(static_cast<char>(0x80 | (cp >> 12 & 0x3f)));
+      out.push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3f)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    }
+  }
+  return out;
+}
+
 ByteVector JavaUtf16Bytes(std::u16string_view s) {
   ByteVector out;
   AppendJavaUtf16Bytes(s, out);
@@ -186,38 +218,9 @@ Status Utf8KeysFromIndex(const KeyList& stored, std::string_view source, KeyList
   for (std::size_t i = 0; i < stored.size(); ++i) {
     const ByteSpan key = stored[i];
     Result<std::u16string> text = DecodeModifiedUtf8(key, "key " + std::to_string(i + 1));
-    std::string utf8;
-    bool paired = text.ok();
-    if (text.ok()) {
-      const std::u16string& s = *text;
-      for (std::size_t j = 0; j < s.size() && paired; ++j) {
-        std::uint32_t cp = s[j];
-        if (cp >= 0xd800 && cp <= 0xdbff && j + 1 < s.size() && s[j + 1] >= 0xdc00 &&
-            s[j + 1] <= 0xdfff) {
-          cp = 0x10000 + ((cp - 0xd800) << 10) + (s[j + 1] - 0xdc00);
-          ++j;
-        } else if (cp >= 0xd800 && cp <= 0xdfff) {
-          paired = false;
-          break;
-        }
-        if (cp < 0x80) {
-          utf8.push_back(static_cast<char>(cp));
-        } else if (cp < 0x800) {
-          utf8.push_back(static_cast<char>(0xc0 | cp >> 6));
-          utf8.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-        } else if (cp < 0x10000) {
-          utf8.push_back(static_cast<char>(0xe0 | cp >> 12));
-          utf8.push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3f)));
-          utf8.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-        } else {
-          utf8.push_back(static_cast<char>(0xf0 | cp >> 18));
-          utf8.push_back(static_cast<char>(0x80 | (cp >> 12 & 0x3f)));
-          utf8.push_back(static_cast<char>(0x80 | (cp >> 6 & 0x3f)));
-          utf8.push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-        }
-      }
-    }
-    if (!paired) {
+    const std::optional<std::string> utf8 =
+        text.ok() ? Utf8FromUtf16(*text, /*replace_unpaired=*/false) : std::nullopt;
+    if (!utf8) {
       return Status::Corrupt(
           std::string(source), entry + 2,
           "a key as DataOutput.writeUTF writes it that is also UTF-8 text",
@@ -225,7 +228,7 @@ Status Utf8KeysFromIndex(const KeyList& stored, std::string_view source, KeyList
                      : text.status().message()) +
               " (hex " + (key.size() > 64 ? ToHex(key.first(64)) + "..." : ToHex(key)) + ")");
     }
-    out.Add(std::string_view(utf8));
+    out.Add(std::string_view(*utf8));
     entry += 2 + key.size() + 8;
   }
   return {};

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,6 +39,10 @@ Result<std::u16string> DecodeUtf8Text(ByteSpan text, std::string_view what);
 // UTFDataFormatException).
 Result<std::u16string> DecodeModifiedUtf8(ByteSpan encoded, std::string_view what);
 
+// UTF-16 code units as UTF-8 text. A surrogate that is not half of a (high, low) pair has no
+// UTF-8 form: with `replace_unpaired` it becomes U+FFFD (what String.getBytes("UTF-8") writes),
+// without it the answer is nullopt.
+std::optional<std::string> Utf8FromUtf16(std::u16string_view s, bool replace_unpaired);
 // String.getBytes("UTF-16").
 ByteVector JavaUtf16Bytes(std::u16string_view s);
 void AppendJavaUtf16Bytes(std::u16string_view s, ByteVector& out);
