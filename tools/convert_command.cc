@@ -35,6 +35,7 @@ constexpr FlagSpec kFlags[] = {
     {"--no-filter", false},
     {"--legacy-1.17", false},
     {"--key-kind", true},
+    {"--writer", true},
     {"--force", false},
     {"--json", false},
 };
@@ -127,6 +128,15 @@ Status RunConvert(std::span<const std::string_view> argv) {
   options.no_filter = args.Has("--no-filter");
   options.legacy_v117 = args.Has("--legacy-1.17");
   options.force = args.Has("--force");
+  if (auto writer = args.Value("--writer")) {
+    // Who wrote a filter matters where one policy name has had two hashes: LevelDB tables.
+    if (!in.format || in.format->name() != "leveldb-table") {
+      return Status::InvalidArgument(
+          "--writer applies to LevelDB tables (leveldb-table); " + in.source + " is " +
+          (in.format ? std::string(in.format->name()) : "a JSON document"));
+    }
+    options.writer = std::string(*writer);
+  }
   options.split = split;
   std::optional<LoadedKeys> loaded;
   if (args.Has("--keys")) {

@@ -79,16 +79,17 @@ constexpr SubcommandText kSubcommands[] = {
      "are checked too; --prefix-extractor names one for SSTs given as files (a custom one).\n"},
     {"convert",
      "convert IN -o OUT --to F [--format F] [PARAMS] [--keys K [--key-format F] | --index "
-     "INDEX_DB | --from-table] [--no-filter] [--legacy-1.17] [--key-kind user|plain] [--force] "
-     "[--json]",
+     "INDEX_DB | --from-table] [--no-filter] [--legacy-1.17] [--key-kind user|plain] [--writer W] "
+     "[--force] [--json]",
      "Lossless where the bits carry over: a dump (or a split's manifest.json) back to its\n"
      "format, a format to itself, and the conversions listed below. Otherwise a rebuild from\n"
      "the filter's keys with PARAMS (--keys, --index Index.db, --from-table); keys the input\n"
      "answers 0 for are refused (--force overrides). A table to its own format with\n"
      "--bits-per-key or --no-filter rewrites its filter from its own keys (LevelDB tables also\n"
-     "take --legacy-1.17 for 1.17's policy). '-o DIR/' splits a filter block (or a table's\n"
-     "filter) into raw filters (DIR/filter-NNN + DIR/manifest.json). Never writes over an\n"
-     "input; OUT ending in .gz is gzipped.\n"},
+     "take --legacy-1.17 for 1.17's policy; a goleveldb table keeps goleveldb's filter, and\n"
+     "--writer leveldb|leveldb-1.17|goleveldb says who wrote the input's filter). '-o DIR/'\n"
+     "splits a filter block (or a table's filter) into raw filters (DIR/filter-NNN +\n"
+     "DIR/manifest.json). Never writes over an input; OUT ending in .gz is gzipped.\n"},
     {"dump", "dump FILE [--format F] --json",
      "Prints everything in FILE as one JSON document (header fields, bits as base64) that\n"
      "'convert DUMP --to F -o OUT' turns back into the same bytes.\n"},

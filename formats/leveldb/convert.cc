@@ -36,6 +36,7 @@ Result<SplitSource> FilterBlockOf(const ConvertCall& call) {
   }
   TableOpenOptions open;
   open.key_kind = call.options.key_kind;
+  BLOOMCODEC_ASSIGN_OR_RETURN(open.writer, ParseFilterWriter(call.options.writer));
   // The key kind decides which keys tell LevelDB 1.17's filter from goleveldb's; a table whose
   // kind cannot be told is still split (its filter's bytes do not depend on it).
   Result<TableReader> opened = TableReader::Open(call.bytes, call.input.source, open);
@@ -156,6 +157,17 @@ Result<int> TableBitsPerKey(const FilterParams& params) {
   return static_cast<int>(b);
 }
 
+// Whether a rewrite keeps goleveldb's filter (leveldb.BuiltinBloomFilter, goleveldb's sizing):
+// for a table goleveldb wrote (decided from its keys as verify decides, or --writer goleveldb),
+// and for one whose keys cannot tell LevelDB 1.17 from goleveldb: for those keys both hashes are
+// the same, so the filter is what either writer builds and either one's database reads it (a
+// 1.18 name would make both ignore it).
+bool KeepsGoLevelDbFilter(const TableReader& table, FilterWriter forced) {
+  if (forced == FilterWriter::kGoLevelDb) return true;
+  const std::optional<TableFilter>& f = table.filter();
+  return f && (f->goleveldb || (f->writer_ambiguous && !f->writer_forced));
+}
+
 // Rewrites the filter block with RewriteTableFilter, then reads the result back and verifies
 // it: every data block has its filter and every stored key is answered "may contain".
 Result<std::optional<Conversion>> RewriteTable(const ConvertCall& call) {
@@ -165,18 +177,23 @@ Result<std::optional<Conversion>> RewriteTable(const ConvertCall& call) {
         "a table's filter is rebuilt from the table's own keys; "
         "--keys / --index do not apply");
   }
+  TableOpenOptions open;
+  open.key_kind = options.key_kind;
+  BLOOMCODEC_ASSIGN_OR_RETURN(open.writer, ParseFilterWriter(options.writer));
+  BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table,
+                              TableReader::Open(call.bytes, call.input.source, open));
   std::optional<BloomPolicy> policy;
   if (!options.no_filter) {
     BLOOMCODEC_ASSIGN_OR_RETURN(int b, TableBitsPerKey(options.params));
-    policy = options.legacy_v117 ? BloomPolicy::Legacy117(b) : BloomPolicy::Current(b);
+    policy = options.legacy_v117                        ? BloomPolicy::Legacy117(b)
+             : KeepsGoLevelDbFilter(table, open.writer) ? BloomPolicy::GoLevelDb(b)
+                                                        : BloomPolicy::Current(b);
   }
-  TableOpenOptions open;
-  open.key_kind = options.key_kind;
-  BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table,
-                              TableReader::Open(call.bytes, call.input.source, open));
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out, RewriteTableFilter(table, policy));
   open.key_kind = table.key_kind();
   open.verify_checksums = true;
+  // The new filter is read as its writer's database reads it (a forced writer named the input's).
+  open.writer = policy && policy->goleveldb_name ? FilterWriter::kGoLevelDb : FilterWriter::kAuto;
   BLOOMCODEC_ASSIGN_OR_RETURN(TableReader check,
                               TableReader::Open(out, call.input.source + " (rewritten)", open));
   BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t entries, check.Verify());
@@ -234,8 +251,9 @@ std::span<const engine::ConversionRule> ConversionRules() {
       {bloom, go, kLossless, When::kBitsCarryOver, SameBloomBytes,
        "the same bytes: goleveldb reads 1.18's filter as its own"},
       {table, table, kRewritten, When::kTableRewrite, RewriteTable,
-       "--bits-per-key N [--legacy-1.17] or --no-filter: the filter block rebuilt or removed", true,
-       true},
+       "--bits-per-key N [--legacy-1.17] or --no-filter: the filter block rebuilt (goleveldb's "
+       "for a goleveldb table) or removed",
+       true, true},
       {table, block, kLossless, When::kBitsCarryOver, ExtractFilterBlock,
        "the table's filter block as it stands (1.18 hash)"},
       {block, bloom, kLossless, When::kBitsCarryOver, SingleFilterOfBlock,

@@ -8,7 +8,13 @@
 //   every table is read as goleveldb's (writer goleveldb), every filter of every table answers
 //   every probe as goleveldb's Contains, the filter block rebuilt from the table's keys with
 //   goleveldb's policy is the table's own byte for byte, and `bloomcodec verify` reports the
-//   database healthy (exit 0, writer goleveldb) while inspect and probe --writer agree.
+//   database healthy (exit 0, writer goleveldb) while inspect and probe --writer agree;
+// * the live tables and their levels verify reads from CURRENT and the MANIFEST are the ones
+//   goleveldb's own view lists (DB.GetProperty("leveldb.sstables"), the database opened
+//   read-only so that nothing compacts under it);
+// * `convert --to leveldb-table --bits-per-key N` of every table of a goleveldb database keeps a
+//   filter goleveldb reads: with the MANIFEST rebuilt by leveldb.RecoverFile, goleveldb Gets every
+//   key through our filters (its Contains is called and says "absent" for absent keys).
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
@@ -16,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
@@ -30,6 +37,7 @@
 #include "leveldb/table/table_reader.h"
 #include "leveldb/table/table_writer.h"
 #include "leveldb_table/rc_bounded.h"
+#include "manifest/db_checks.h"
 
 namespace bloomcodec::leveldb {
 namespace {
@@ -276,6 +284,184 @@ TEST(GoLevelDbDatabase, RandomDatabasesAreReadAsGoLevelDbReadsThem) {
   };
   std::mt19937_64 rng(20261124);
   for (const DbOptions& o : options) CheckDatabase(rng(), 12000, o);
+}
+
+// goleveldb's own view of a closed database's live tables: table number -> level.
+std::map<std::uint64_t, int> GoLevelDbView(const std::string& db) {
+  std::map<std::uint64_t, int> view;
+  for (const std::string& line : Oracle({"sstables", db})) {
+    int level = -1;
+    unsigned long long number = 0;
+    if (std::sscanf(line.c_str(), "%d %llu", &level, &number) == 2) view[number] = level;
+  }
+  return view;
+}
+
+std::map<std::uint64_t, int> OurView(const VerifyReport& report) {
+  std::map<std::uint64_t, int> view;
+  for (const auto& [key, level] : manifest_test::LevelsOf(report)) view[key.second] = level;
+  return view;
+}
+
+// A database goleveldb wrote, closed: verify's live tables and levels are goleveldb's, and the
+// database is healthy.
+void CheckLiveTables(std::uint64_t seed, int keys, const DbOptions& o) {
+  SCOPED_TRACE("seed " + std::to_string(seed) + ", bpk " + std::to_string(o.bits_per_key));
+  CliDir dir;
+  const std::string db = dir.Path("db");
+  Oracle({"db", db, std::to_string(seed % 2147483647), std::to_string(keys),
+          std::to_string(o.bits_per_key), std::to_string(o.block_size), o.compression});
+  const std::map<std::uint64_t, int> theirs = GoLevelDbView(db);
+  std::set<int> levels;
+  for (const auto& [number, level] : theirs) levels.insert(level);
+  EXPECT_GE(levels.size(), 2u) << "goleveldb's view has one level only";
+
+  const VerifyReport report = manifest_test::Verify(db);
+  EXPECT_EQ(OurView(report), theirs);
+  EXPECT_EQ(report.summary.errors, 0u);
+  std::size_t live = 0, obsolete = 0;
+  for (const FileReport& f : report.files) {
+    EXPECT_FALSE(manifest_test::HasFinding(f, "missing-table", Severity::kError)) << f.path;
+    if (f.group_role != GroupRole::kLive || f.level < 0) {
+      ++obsolete;
+      continue;
+    }
+    ++live;
+    EXPECT_EQ(f.writer, "goleveldb") << f.path;
+    EXPECT_EQ(f.false_negative_count, 0u) << f.path;
+    EXPECT_EQ(f.worst(), Severity::kInfo) << f.path;
+  }
+  std::size_t live_groups = 0;
+  for (const GroupSummary& g : report.summary.groups) {
+    if (g.role != GroupRole::kLive) continue;
+    ++live_groups;
+    EXPECT_FALSE(g.manifest.empty()) << "the levels come from the MANIFEST";
+    EXPECT_EQ(g.levels.size(), levels.size());
+  }
+  EXPECT_EQ(live_groups, 1u);
+  EXPECT_EQ(live, theirs.size());
+  std::cout << live << " live tables on " << levels.size() << " levels as goleveldb lists them, "
+            << obsolete << " other files\n";
+}
+
+TEST(GoLevelDbDatabase, VerifyListsTheLiveTablesAndLevelsGoLevelDbSees) {
+  const std::vector<DbOptions> options = {
+      {10, 4096, "snappy"},
+      {6, 1024, "none"},
+      {14, 2048, "snappy"},
+  };
+  std::mt19937_64 rng(1515);
+  for (const DbOptions& o : options) CheckLiveTables(rng(), 12000, o);
+}
+
+struct Recheck {
+  std::uint64_t keys = 0, found = 0, contains = 0, negatives = 0, tables = 0;
+};
+
+Recheck RecheckWithGoLevelDb(const std::string& orig, const std::string& copy) {
+  Recheck r;
+  const auto lines = Oracle({"recheck", orig, copy, "99"});
+  EXPECT_EQ(lines.size(), 1u);
+  if (lines.size() == 1) {
+    unsigned long long k, f, c, n, t;
+    EXPECT_EQ(std::sscanf(lines[0].c_str(),
+                          "keys %llu found %llu contains %llu negatives %llu "
+                          "tables %llu",
+                          &k, &f, &c, &n, &t),
+              5)
+        << lines[0];
+    r = {k, f, c, n, t};
+  }
+  return r;
+}
+
+// Every table of a goleveldb database rewritten by `convert` into a copy of the database.
+std::vector<std::string> RewriteTables(const std::string& db, const std::string& copy,
+                                       const std::vector<std::string>& extra) {
+  std::filesystem::copy(db, copy, std::filesystem::copy_options::recursive);
+  std::vector<std::string> tables;
+  for (const auto& e : std::filesystem::directory_iterator(db)) {
+    if (e.path().extension() != ".ldb") continue;
+    const std::string out = copy + "/" + e.path().filename().string();
+    std::vector<std::string> args = {
+        "convert", e.path().string(), "--to", "leveldb-table", "--bits-per-key", "14", "-o", out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CliRun r = RunCli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    tables.push_back(out);
+  }
+  std::sort(tables.begin(), tables.end());
+  return tables;
+}
+
+TEST(GoLevelDbRewrite, RewrittenTablesKeepAFilterGoLevelDbReads) {
+  CliDir dir;
+  const std::string db = dir.Path("db");
+  Oracle({"db", db, "424242", "8000", "10", "2048", "snappy"});
+
+  // Decided from the keys: every table's new filter is goleveldb's, under goleveldb's name.
+  const std::vector<std::string> tables = RewriteTables(db, dir.Path("copy"), {});
+  ASSERT_GE(tables.size(), 2u);
+  for (const std::string& path : tables) {
+    SCOPED_TRACE(path);
+    auto in = InputFile::Open(path);
+    ASSERT_TRUE(in.ok()) << in.status().ToString();
+    TableOpenOptions open;
+    open.verify_checksums = true;
+    auto table = TableReader::Open(in->bytes(), path, open);
+    ASSERT_TRUE(table.ok()) << table.status().ToString();
+    ASSERT_TRUE(table->filter().has_value());
+    EXPECT_EQ(table->filter()->metaindex_key, "filter.leveldb.BuiltinBloomFilter");
+    EXPECT_EQ(table->writer(), "goleveldb");
+    // The filter block is goleveldb's for 14 bits per key (k = 9 in every filter).
+    auto again = RewriteTableFilter(*table, BloomPolicy::GoLevelDb(14));
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    EXPECT_TRUE(std::equal(again->begin(), again->end(), in->bytes().begin(), in->bytes().end()));
+  }
+  // The writer forced: the same bytes.
+  CliDir forced_dir;
+  const std::vector<std::string> forced =
+      RewriteTables(db, forced_dir.Path("copy"), {"--writer", "goleveldb"});
+  ASSERT_EQ(forced.size(), tables.size());
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    EXPECT_EQ(manifest_test::ReadFile(forced[i]), manifest_test::ReadFile(tables[i])) << forced[i];
+  }
+
+  // goleveldb itself, the MANIFEST rebuilt from the rewritten tables, Gets every key through
+  // our filters.
+  const Recheck ours = RecheckWithGoLevelDb(db, dir.Path("copy"));
+  EXPECT_GT(ours.keys, 1000u);
+  EXPECT_EQ(ours.found, ours.keys);
+  EXPECT_GT(ours.contains, ours.keys) << "goleveldb consults the rewritten filters";
+  EXPECT_GT(ours.negatives, 0u);
+  EXPECT_GE(ours.tables, tables.size());
+  const VerifyReport report = manifest_test::Verify(dir.Path("copy"));
+  EXPECT_EQ(report.summary.errors, 0u);
+  for (const FileReport& f : report.files) {
+    if (f.group_role == GroupRole::kLive && f.level >= 0) EXPECT_EQ(f.writer, "goleveldb");
+  }
+  std::cout << tables.size() << " tables rewritten; goleveldb found " << ours.found << " of "
+            << ours.keys << " keys, asked our filters " << ours.contains << " times, "
+            << ours.negatives << " 'absent'\n";
+
+  // The control: LevelDB 1.18's name (what a 1.17 table is upgraded to) is one goleveldb ignores.
+  CliDir legacy_dir;
+  RewriteTables(db, legacy_dir.Path("copy"), {"--writer", "leveldb-1.17"});
+  const Recheck ignored = RecheckWithGoLevelDb(db, legacy_dir.Path("copy"));
+  EXPECT_EQ(ignored.found, ignored.keys);
+  EXPECT_EQ(ignored.contains, 0u);
+}
+
+TEST(GoLevelDbRewrite, WriterOnlyForLevelDbTables) {
+  CliDir dir;
+  const std::string filter = dir.Path("f.bin");
+  const CliRun built = RunCli({"build", "--format", "leveldb-bloom", "--keys",
+                               dir.Write("k", "a\nb\n"), "--bits-per-key", "10", "-o", filter});
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  const CliRun r = RunCli({"convert", filter, "--format", "leveldb-bloom", "--to",
+                           "goleveldb-bloom", "--writer", "goleveldb", "-o", dir.Path("g.bin")});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--writer applies to LevelDB tables"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -4,12 +4,23 @@
 //	oracle db DIR SEED KEYS BITS_PER_KEY BLOCK_SIZE none|snappy
 //	    writes a database of KEYS random keys (random bytes, overwrites and deletes included)
 //	    with small write buffers and tables, so that compactions make several levels; prints
-//	    the number of tables on each level as goleveldb sees them.
+//	    the number of tables on each level as goleveldb sees them (before it closes the
+//	    database, opens it again and closes it: journals flushed, obsolete ones removed).
 //	oracle filter BITS_PER_KEY KEYS_FILE PROBES_FILE
 //	    prints the filter goleveldb's generator builds from the keys (hex), then its Contains
 //	    answer for every probe as one line of 0 and 1.
 //	oracle contains FILTERS_FILE PROBES_FILE
 //	    for every filter (hex, one a line), one line of Contains answers for every probe.
+//	oracle sstables DIR
+//	    opens the database read-only (nothing compacts, nothing is written) and prints
+//	    goleveldb's own view of its live tables, DB.GetProperty("leveldb.sstables"), as one
+//	    "LEVEL NUMBER" line per table.
+//	oracle recheck ORIG_DIR COPY_DIR SEED
+//	    reads every live key and value of ORIG_DIR (read-only), rebuilds COPY_DIR's MANIFEST from
+//	    its tables (leveldb.RecoverFile: the tables there were rewritten, their sizes changed),
+//	    then opens COPY_DIR read-only with a filter that counts goleveldb's calls of Contains and
+//	    Gets every key (its value must be ORIG_DIR's) and random absent keys. Prints
+//	    "keys N found N contains C negatives X tables T" (T: tables goleveldb sees in COPY_DIR).
 //
 // Key files hold one key a line in hex ("-" is the empty key).
 package main
@@ -20,6 +31,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -80,7 +92,7 @@ func (w *buffer) Alloc(n int) []byte {
 	return w.b[off:]
 }
 func (w *buffer) Write(p []byte) (int, error) { w.b = append(w.b, p...); return len(p), nil }
-func (w *buffer) WriteByte(c byte) error        { w.b = append(w.b, c); return nil }
+func (w *buffer) WriteByte(c byte) error      { w.b = append(w.b, c); return nil }
 
 func answers(f filter.Filter, bits []byte, probes [][]byte) string {
 	var sb strings.Builder
@@ -153,12 +165,143 @@ func writeDb(dir string, seed int64, n, bpk, blockSize int, compression string) 
 	if err := db.Close(); err != nil {
 		fail("%v", err)
 	}
+	// Opened once more, goleveldb flushes what its journals still hold into a table and removes
+	// the journals it no longer needs: every live key is then in a table.
+	if db, err = leveldb.OpenFile(dir, o); err != nil {
+		fail("%v", err)
+	}
+	if err := db.Close(); err != nil {
+		fail("%v", err)
+	}
 	fmt.Print(stats)
+}
+
+// goleveldb's own view of the live tables: "LEVEL NUMBER" lines, read-only (no compaction).
+func printSSTables(dir string) {
+	db, err := leveldb.OpenFile(dir, &opt.Options{ReadOnly: true})
+	if err != nil {
+		fail("%v", err)
+	}
+	defer db.Close()
+	view, err := db.GetProperty("leveldb.sstables")
+	if err != nil {
+		fail("%v", err)
+	}
+	level := -1
+	for _, line := range strings.Split(view, "\n") {
+		if _, err := fmt.Sscanf(line, "--- level %d ---", &level); err == nil {
+			continue
+		}
+		colon := strings.IndexByte(line, ':')
+		if colon <= 0 {
+			continue
+		}
+		if level < 0 {
+			fail("a table before any level in %q", view)
+		}
+		fmt.Printf("%d %d\n", level, atoi(line[:colon]))
+	}
+}
+
+// A filter that answers as goleveldb's bloom filter and counts how often goleveldb asks it.
+type countingFilter struct {
+	filter.Filter
+	calls, negatives int
+}
+
+func (f *countingFilter) Contains(bits, key []byte) bool {
+	f.calls++
+	ok := f.Filter.Contains(bits, key)
+	if !ok {
+		f.negatives++
+	}
+	return ok
+}
+
+func recheck(orig, copyDir string, seed int64) {
+	src, err := leveldb.OpenFile(orig, &opt.Options{ReadOnly: true})
+	if err != nil {
+		fail("%v", err)
+	}
+	want := map[string][]byte{}
+	it := src.NewIterator(nil, nil)
+	for it.Next() {
+		want[string(it.Key())] = append([]byte{}, it.Value()...)
+	}
+	it.Release()
+	if err := it.Error(); err != nil {
+		fail("%v", err)
+	}
+	src.Close()
+
+	// No compaction may replace the rewritten tables before they are read. (Journals left in
+	// the directory become tables of goleveldb's own, with its filter.)
+	quiet := &opt.Options{
+		Filter:                 filter.NewBloomFilter(10),
+		CompactionL0Trigger:    1 << 20,
+		WriteL0SlowdownTrigger: 1 << 21,
+		WriteL0PauseTrigger:    1 << 22,
+		DisableSeeksCompaction: true,
+	}
+	rec, err := leveldb.RecoverFile(copyDir, quiet)
+	if err != nil {
+		fail("recover %s: %v", copyDir, err)
+	}
+	if err := rec.Close(); err != nil {
+		fail("%v", err)
+	}
+
+	counter := &countingFilter{Filter: filter.NewBloomFilter(10)}
+	db, err := leveldb.OpenFile(copyDir, &opt.Options{ReadOnly: true, Filter: counter})
+	if err != nil {
+		fail("%v", err)
+	}
+	defer db.Close()
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	found := 0
+	for _, k := range keys {
+		v, err := db.Get([]byte(k), nil)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "oracle: key %x: %v\n", k, err)
+			continue
+		}
+		if string(v) != string(want[k]) {
+			fmt.Fprintf(os.Stderr, "oracle: key %x: another value\n", k)
+			continue
+		}
+		found++
+	}
+	r := rand.New(rand.NewSource(seed))
+	for i := 0; i < 2000; i++ {
+		k := randomKey(r)
+		if _, present := want[string(k)]; present {
+			continue
+		}
+		if _, err := db.Get(k, nil); err != leveldb.ErrNotFound {
+			fail("absent key %x: %v", k, err)
+		}
+	}
+	view, err := db.GetProperty("leveldb.sstables")
+	if err != nil {
+		fail("%v", err)
+	}
+	tables := 0
+	for _, line := range strings.Split(view, "\n") {
+		if c := strings.IndexByte(line, ':'); c > 0 && !strings.HasPrefix(line, "---") {
+			tables++
+		}
+	}
+	fmt.Printf("keys %d found %d contains %d negatives %d tables %d\n", len(keys), found,
+		counter.calls, counter.negatives, tables)
 }
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: oracle db|filter|contains ...")
+		fail("usage: oracle db|filter|contains|sstables|recheck ...")
 	}
 	switch os.Args[1] {
 	case "db":
@@ -189,6 +332,16 @@ func main() {
 		for _, bits := range readHexLines(os.Args[2]) {
 			fmt.Println(answers(f, bits, probes))
 		}
+	case "sstables":
+		if len(os.Args) != 3 {
+			fail("usage: oracle sstables DIR")
+		}
+		printSSTables(os.Args[2])
+	case "recheck":
+		if len(os.Args) != 5 {
+			fail("usage: oracle recheck ORIG_DIR COPY_DIR SEED")
+		}
+		recheck(os.Args[2], os.Args[3], int64(atoi(os.Args[4])))
 	default:
 		fail("unknown mode %q", os.Args[1])
 	}

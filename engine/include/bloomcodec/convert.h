@@ -60,8 +60,11 @@ struct ConvertOptions {
   bool no_filter = false;         // leveldb-table: remove the filter block
   bool legacy_v117 = false;       // leveldb-table: write a LevelDB 1.17 filter instead of 1.18's
   KeyKind key_kind = KeyKind::kAuto;  // leveldb-table input
-  bool split = false;                 // the output is a directory: one file per filter + manifest
-  bool force = false;                 // rebuild even though some keys are absent from the input
+  // leveldb-table input: who wrote its filter (--writer: leveldb, leveldb-1.17, goleveldb; empty:
+  // decided from the table's keys). A rewrite keeps a filter that writer's database reads.
+  std::string writer;
+  bool split = false;  // the output is a directory: one file per filter + manifest
+  bool force = false;  // rebuild even though some keys are absent from the input
 };
 
 // The name of the manifest a split writes, and of each filter's file.
