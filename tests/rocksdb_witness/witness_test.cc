@@ -520,7 +520,7 @@ void CheckWitnessProperty(int cases, Testable&& testable) {
 void DrawAndRun(const std::string& engine, Totals& totals) {
   // Sizes spread over the whole range from the first run on (not grown with RapidCheck's size).
   const std::size_t count =
-      *rc::gen::resize(100, rc::gen::inRange<std::size_t>(2, 3001)).as("keys");
+      *rc::gen::resize(100, rc::gen::inRange<std::size_t>(2, 8001)).as("keys");
   const std::size_t max_length = *rc::gen::element<std::size_t>(1, 2, 4, 12, 40).as("max length");
   const std::uint32_t key_seed = *rc::gen::arbitrary<std::uint32_t>().as("key seed");
   const bool ribbon = *rc::gen::arbitrary<bool>().as("ribbon");
