@@ -1,8 +1,8 @@
 // Writes a RocksDB database with the keys of a file, through a real RocksDB from npm:
 //   node write_db.js <node_modules> <engine> <db dir> <keys file> [option=value ...]
 // engine: "rocksdb9" (@nxtedition/rocksdb, RocksDB 9.7) or "rocksdb10" (rocksdb-native, RocksDB
-// 10.5.1). The keys file holds one key a line in hex; every key is put once (value: 64
-// compressible bytes derived from the key). Options:
+// 10.5.1). The keys file holds one key a line in hex ("-": the empty key); every key is put once
+// (value: 64 compressible bytes derived from the key). Options:
 //   filter=bloom:BITS | ribbon:BITS     the filter policy (default bloom:10); Ribbon with
 //                                       bloom_before_level -1 (Ribbon on every level)
 //   format_version=6|7                  rocksdb10 only (rocksdb9 always writes 6)
@@ -14,7 +14,11 @@
 //   memtable=BYTES                      rocksdb9: memtableMemoryBudget (write buffer = 1/4),
 //                                       rocksdb10: writeBufferSize (default: small, so that the
 //                                       keys make several SSTs and compactions make levels)
-// Prints one JSON line {"engine":..., "sst_files": N} when the database is closed.
+//   block_size=BYTES                    the data block size (default 4096 rocksdb9, 8192 rocksdb10)
+// When the writes are done, no flush or compaction runs and the tables stay the same, reads the
+// live tables of the current version as RocksDB sees it (property rocksdb.sstables), closes the
+// database and prints one JSON line {"engine":..., "sst_files": N (the .sst files in the
+// directory), "live": [[level, file number], ...]}.
 'use strict'
 const fs = require('fs')
 const path = require('path')
@@ -32,10 +36,50 @@ for (const a of rest) {
   opts[a.slice(0, i)] = a.slice(i + 1)
 }
 const keys = fs.readFileSync(keysFile, 'utf8').split('\n').filter((l) => l.length > 0)
-  .map((h) => Buffer.from(h, 'hex'))
+  .map((h) => h === '-' ? Buffer.alloc(0) : Buffer.from(h, 'hex'))
 const filter = (opts.filter || 'bloom:10').split(':')
 const bits = Number(filter[1])
 const ofm = opts.optimize_filters_for_memory === '1'
+
+// The live tables of rocksdb.sstables ("--- level L --- version# V ---" headers, then one line
+// " NUMBER:SIZE[seqs][keys in hex](...)" a table), as [[level, number], ...].
+function liveTables (text) {
+  const live = []
+  let level = -1
+  for (const line of String(text).split('\n')) {
+    const header = /^--- level (\d+) --- /.exec(line)
+    if (header) { level = Number(header[1]); continue }
+    const table = /^ (\d+):(\d+)\[/.exec(line)
+    if (table) {
+      if (level < 0) throw new Error('rocksdb.sstables: a table before any level: ' + line)
+      live.push([level, Number(table[1])])
+    } else if (line.length > 0) {
+      throw new Error('rocksdb.sstables: unexpected line: ' + line)
+    }
+  }
+  return live
+}
+
+// Waits until RocksDB runs no flush or compaction and its live tables stay the same for three
+// polls in a row (0.3 s), then returns them. rocksdb.compaction-pending is not waited for: with
+// universal compaction it can stay 1 while the picker finds nothing to do.
+async function settledLiveTables (getProperty) {
+  const busy = ['rocksdb.num-running-compactions', 'rocksdb.num-running-flushes',
+    'rocksdb.mem-table-flush-pending']
+  let last = null
+  let same = 0
+  for (let i = 0; same < 3; ++i) {
+    if (i >= 600) throw new Error('RocksDB still busy or changing its tables after 60 s')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const values = []
+    for (const p of busy) values.push(String(await getProperty(p)))
+    const tables = String(await getProperty('rocksdb.sstables'))
+    same = values.every((v) => v === '0') && tables === last ? same + 1 : 0
+    last = tables
+  }
+  return liveTables(last)
+}
+let live = null
 
 // Compressible values (RocksDB keeps a block uncompressed unless it shrinks by 1/8).
 function valueOf (key, i) {
@@ -49,6 +93,7 @@ async function rocksdb9 () {
     memtableMemoryBudget: Number(opts.memtable || 256 * 1024),
     compression: opts.compression === '1',
     optimizeFiltersForMemory: ofm,
+    blockSize: Number(opts.block_size || 4096),
     filterPolicy: filter[0] === 'ribbon' ? `ribbonfilter:${bits}:-1` : `bloomfilter:${bits}:false`,
     keyEncoding: 'buffer',
     valueEncoding: 'buffer'
@@ -68,6 +113,7 @@ async function rocksdb9 () {
   // key ends up in some SST.
   const again = new RocksLevel(dir, options)
   await again.open()
+  live = await settledLiveTables((p) => again.getProperty(p))
   await again.close()
 }
 
@@ -77,6 +123,7 @@ async function rocksdb10 () {
   const db = new RocksDB(dir, {
     tableFormatVersion: Number(opts.format_version || 6),
     optimizeFiltersForMemory: ofm,
+    tableBlockSize: Number(opts.block_size || 8192),
     filterPolicy: filter[0] === 'ribbon' ? new RibbonFilterPolicy(bits, -1) : new BloomFilterPolicy(bits),
     writeBufferSize: Number(opts.memtable || 64 * 1024)
   })
@@ -92,6 +139,7 @@ async function rocksdb10 () {
   await put(0, half)
   await db.compactRange()
   for (let i = half; i < keys.length; i += 500) await put(i, Math.min(i + 500, keys.length))
+  live = await settledLiveTables((p) => db.getProperty(p))
   // RocksDB 10's close() does not settle; the tables are flushed, the WAL is empty.
   db.close()
 }
@@ -100,7 +148,7 @@ async function rocksdb10 () {
   throw new Error('engine must be rocksdb9 or rocksdb10')
 })().then(() => {
   const n = fs.readdirSync(dir).filter((f) => f.endsWith('.sst')).length
-  console.log(JSON.stringify({ engine, sst_files: n }))
+  console.log(JSON.stringify({ engine, sst_files: n, live }))
 }).catch((err) => {
   console.error(err && err.stack ? err.stack : String(err))
   process.exit(1)
