@@ -137,10 +137,13 @@ struct FilterPolicyParams {
 Result<FilterPolicyParams> PolicyParamsFor(double bits_per_key);
 
 // Byte-identical to RocksDB's FilterBitsBuilder::Finish for the same keys in the same order.
-// `optimize_filters_for_memory`: as RocksDB built with a glibc-like allocator (whose
-// malloc_usable_size grant the 64-byte rounding undoes) writes with that option on: the same
-// sizes, but FastLocalBloom takes its probe count from the bits per key of the rounded size
-// rather than the configured ones (formats/rocksdb/FORMAT.md, "optimize_filters_for_memory").
+// `optimize_filters_for_memory`: as RocksDB built with a glibc-like allocator writes with that
+// option on when the allocator grants exactly what the 64-byte rounding asks: the same sizes,
+// but FastLocalBloom takes its probe count from the bits per key of the rounded size rather than
+// the configured ones. A grant 16 bytes larger (glibc, now and then, depending on the writing
+// process's heap history) gives a Ribbon filter another segment and can shrink later ones:
+// those sizes cannot be reproduced from the table (formats/rocksdb/FORMAT.md,
+// "optimize_filters_for_memory").
 Result<ByteVector> BuildFullFilter(FilterEncoding encoding, double bits_per_key,
                                    const KeyList& keys, bool optimize_filters_for_memory = false);
 
