@@ -13,8 +13,10 @@
 
 namespace bloomcodec::leveldb::testing_support {
 
+// `shrink` false: a failure reports the drawn case as it is (for properties whose every step is
+// expensive, such as writing a database).
 template <typename Testable>
-void CheckBounded(int cases, int max_size, Testable&& testable) {
+void CheckBounded(int cases, int max_size, Testable&& testable, bool shrink = true) {
   using namespace rc::detail;
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   TestMetadata metadata;
@@ -23,6 +25,7 @@ void CheckBounded(int cases, int max_size, Testable&& testable) {
   TestParams params = configuration().testParams;
   params.maxSuccess = cases;
   params.maxSize = max_size;
+  params.disableShrinking = !shrink;
   const TestResult result =
       checkProperty(toProperty(std::forward<Testable>(testable)), metadata, params);
   std::ostringstream message;

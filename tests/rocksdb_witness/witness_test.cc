@@ -26,6 +26,7 @@
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "cli/cli_runner.h"
+#include "leveldb_table/rc_bounded.h"
 #include "rocksdb/sst/prefix_extractor.h"
 #include "rocksdb/sst/sst_reader.h"
 
@@ -494,27 +495,6 @@ std::vector<std::string> DrawnKeys(std::size_t count, std::size_t max_length, st
   return {keys.begin(), keys.end()};
 }
 
-template <typename Testable>
-void CheckWitnessProperty(int cases, Testable&& testable) {
-  using namespace rc::detail;
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  TestMetadata metadata;
-  metadata.id = std::string(info->test_suite_name()) + "/" + info->name();
-  metadata.description = info->name();
-  TestParams params = configuration().testParams;
-  params.maxSuccess = cases;
-  params.disableShrinking = true;
-  const TestResult result =
-      checkProperty(toProperty(std::forward<Testable>(testable)), metadata, params);
-  std::ostringstream message;
-  printResultMessage(result, message);
-  if (result.template is<SuccessResult>()) {
-    EXPECT_EQ(result.template get<SuccessResult>().numSuccess, cases) << message.str();
-  } else {
-    ADD_FAILURE() << message.str();
-  }
-}
-
 // Draws a case for `engine`: keys, filter policy and bits, options; runs it; stops the property
 // at the first failure (the gtest failures say what, RapidCheck prints the drawn case).
 void DrawAndRun(const std::string& engine, Totals& totals) {
@@ -587,7 +567,9 @@ void PrintTotals(const std::string& engine, const Totals& t) {
 TEST(RocksDbWitnessProperty, RocksDb97RandomKeysAndOptions) {
   RequireWitnesses();
   Totals totals;
-  CheckWitnessProperty(kPropertyRuns, [&] { DrawAndRun("rocksdb9", totals); });
+  bloomcodec::leveldb::testing_support::CheckBounded(
+      kPropertyRuns, rc::detail::configuration().testParams.maxSize,
+      [&] { DrawAndRun("rocksdb9", totals); }, /*shrink=*/false);
   PrintTotals("9.7", totals);
   EXPECT_EQ(totals.identical + totals.allocator_sized, totals.tables);
   EXPECT_EQ(totals.runs, kPropertyRuns);
@@ -596,7 +578,9 @@ TEST(RocksDbWitnessProperty, RocksDb97RandomKeysAndOptions) {
 TEST(RocksDbWitnessProperty, RocksDb105RandomKeysAndOptions) {
   RequireWitnesses();
   Totals totals;
-  CheckWitnessProperty(kPropertyRuns, [&] { DrawAndRun("rocksdb10", totals); });
+  bloomcodec::leveldb::testing_support::CheckBounded(
+      kPropertyRuns, rc::detail::configuration().testParams.maxSize,
+      [&] { DrawAndRun("rocksdb10", totals); }, /*shrink=*/false);
   PrintTotals("10.5.1", totals);
   EXPECT_EQ(totals.identical + totals.allocator_sized, totals.tables);
   EXPECT_EQ(totals.runs, kPropertyRuns);
