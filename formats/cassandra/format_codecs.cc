@@ -12,27 +12,22 @@
 #include "bloomcodec/cassandra/sizing.h"
 #include "bloomcodec/cassandra/v10_filter.h"
 #include "cassandra/descriptor.h"
+#include "cassandra/format_codecs.h"
 #include "cassandra/inspect.h"
 #include "cassandra/murmur3/inspect.h"
 
 namespace bloomcodec::cassandra {
-namespace {
-
-// The largest filter the header can describe: W = 2^31 - 1 words.
-constexpr std::int64_t kMaxBits = std::int64_t{INT32_MAX} * 64;
 
 bool ClaimsKind(std::string_view path, FilterKind kind) {
   Result<Descriptor> d = ParseDescriptor(path);
   return d.ok() && d->component == "Filter.db" && d->filter_kind() == kind;
 }
 
-// The number of elements Cassandra sizes from: --expected-keys, else the keys given.
 std::int64_t ElementCount(const KeyList* keys, const FilterParams& params) {
   if (params.expected_keys) return *params.expected_keys;
   return keys ? static_cast<std::int64_t>(keys->size()) : 0;
 }
 
-// Which getFilter overload the parameters select: exactly one of fp chance / buckets.
 Status CheckOverload(const FilterParams& params) {
   if (params.bits_per_key) {
     return Status::InvalidArgument(
@@ -49,6 +44,11 @@ Status CheckOverload(const FilterParams& params) {
   }
   return {};
 }
+
+namespace {
+
+// The largest filter the header can describe: W = 2^31 - 1 words.
+constexpr std::int64_t kMaxBits = std::int64_t{INT32_MAX} * 64;
 
 Result<FilterSpec> V10Spec(std::int64_t n, const FilterParams& params) {
   BLOOMCODEC_RETURN_IF_ERROR(CheckOverload(params));

@@ -2,7 +2,6 @@
 // are the legacy filter's (i32 hash count + a Java-serialized java.util.BitSet, 32-bit
 // MurmurHash2 buckets); what differs is the key: the filter was given a Java String and hashed
 // String.getBytes("UTF-16") (java_string.h). Keys given here are UTF-8 text.
-#include <climits>
 #include <string>
 
 #include "bloomcodec/cassandra/buckets.h"
@@ -10,6 +9,7 @@
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
 #include "cassandra/descriptor.h"
+#include "cassandra/format_codecs.h"
 #include "cassandra/inspect.h"
 #include "formats/cassandra/family.h"
 
@@ -19,28 +19,10 @@ namespace {
 constexpr std::string_view kName = "cassandra-0.6";
 
 Result<LegacyFilterSpec> StringSpec(std::int64_t n, const FilterParams& params) {
-  if (params.bits_per_key) {
-    return Status::InvalidArgument(
-        "Cassandra filters take --fp-chance P or --buckets-per-element N, not --bits-per-key");
-  }
-  if (params.fp_chance.has_value() == params.buckets_per_element.has_value()) {
-    return Status::InvalidArgument(
-        "give exactly one of --fp-chance P or --buckets-per-element N (the two getFilter "
-        "overloads of Cassandra 0.6's BloomFilter; its SSTable writer uses "
-        "--buckets-per-element 15)");
-  }
-  if (params.buckets_per_element &&
-      (*params.buckets_per_element < INT32_MIN || *params.buckets_per_element > INT32_MAX)) {
-    return Status::InvalidArgument("--buckets-per-element must fit a Java int");
-  }
+  BLOOMCODEC_RETURN_IF_ERROR(CheckOverload(params));
   if (params.fp_chance) return StringFilterSizeForFpChance(n, *params.fp_chance);
   return StringFilterSizeForBucketsPerElement(
       n, static_cast<std::int32_t>(*params.buckets_per_element));
-}
-
-std::int64_t ElementCount(const KeyList* keys, const FilterParams& params) {
-  if (params.expected_keys) return *params.expected_keys;
-  return keys ? static_cast<std::int64_t>(keys->size()) : 0;
 }
 
 class StringFormat final : public FormatCodec {
@@ -54,8 +36,7 @@ class StringFormat final : public FormatCodec {
     return "--fp-chance P | --buckets-per-element N (Cassandra's writer: 15); keys are UTF-8 text";
   }
   bool Claims(std::string_view path, ByteSpan) const override {
-    Result<Descriptor> d = ParseDescriptor(path);
-    return d.ok() && d->component == "Filter.db" && d->filter_kind() == FilterKind::kJavaStrings;
+    return ClaimsKind(path, FilterKind::kJavaStrings);
   }
   Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const override {
     BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilterSpec spec,
