@@ -156,6 +156,21 @@ void InputFile::Release() {
   map_length_ = 0;
 }
 
+void InputFile::DropPages(std::uint64_t begin, std::uint64_t end) const {
+  if (!map_base_ || begin >= end) return;
+  static const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  end = std::min<std::uint64_t>(end, map_length_);
+  const std::uint64_t first = (begin + page - 1) / page * page;
+  const std::uint64_t last = end == map_length_ ? end : end / page * page;
+  if (first >= last) return;
+  // MADV_DONTNEED on a read-only private file mapping only unmaps: nothing written is lost.
+  madvise(static_cast<std::uint8_t*>(map_base_) + first, last - first, MADV_DONTNEED);
+}
+
+void InputFile::AdviseSequential() const {
+  if (map_base_) madvise(map_base_, map_length_, MADV_SEQUENTIAL);
+}
+
 InputFile InputFile::FromBytes(ByteVector bytes, std::string name) {
   InputFile f;
   f.path_ = std::move(name);

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "bloomcodec/filter_stats.h"
+#include "codec/parallel.h"
 
 namespace bloomcodec {
 
@@ -221,26 +222,18 @@ VerifySummary Summarize(std::span<const FileReport> files) {
 std::vector<FileReport> RunVerifyTasks(std::span<const VerifyTask> tasks, unsigned threads,
                                        const VerifyProgress& progress) {
   std::vector<FileReport> reports(tasks.size());
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks.size()));
-  // Workers take the next task index; each report lands in its task's slot, so the order of the
-  // output never depends on scheduling.
-  std::atomic<std::size_t> next{0};
+  // Each report lands in its task's slot, so the order of the output never depends on
+  // scheduling; a task may split a large file over the workers that are idle (codec/parallel.h).
+  WorkPool pool(threads);
   std::mutex progress_mutex;
   std::size_t done = 0;
-  auto work = [&] {
-    for (std::size_t i = next++; i < tasks.size(); i = next++) {
-      reports[i] = tasks[i]();
-      if (progress) {
-        std::lock_guard<std::mutex> lock(progress_mutex);
-        progress(++done, tasks.size());
-      }
+  pool.Run(tasks.size(), [&](std::size_t i) {
+    reports[i] = tasks[i]();
+    if (progress) {
+      std::lock_guard<std::mutex> lock(progress_mutex);
+      progress(++done, tasks.size());
     }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  });
   return reports;
 }
 

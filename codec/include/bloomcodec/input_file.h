@@ -8,6 +8,7 @@
 // memory, transparently. Inputs are never opened for writing.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -31,6 +32,13 @@ class InputFile {
   ByteSpan bytes() const { return bytes_; }
   const std::string& path() const { return path_; }
   bool is_mapped() const { return map_base_ != nullptr; }
+  // Gives back the mapped pages wholly inside [begin, end) of bytes(): a reader streaming a
+  // file larger than memory calls it behind its cursor, so the process's resident set stays a
+  // window of the file, not all of it (the pages stay in the page cache; touching them again
+  // maps them again). No effect on a file held in memory (.gz, stdin).
+  void DropPages(std::uint64_t begin, std::uint64_t end) const;
+  // Tells the kernel the file is read front to back (more read-ahead); a hint only.
+  void AdviseSequential() const;
 
  private:
   InputFile() = default;

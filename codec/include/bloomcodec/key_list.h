@@ -30,6 +30,11 @@ class KeyList {
     ends_.push_back(data_.size());
   }
   void Add(std::string_view key) { Add(AsBytes(key)); }
+  // Forgets the keys and keeps the capacity: a chunk of a stream refilled without allocating.
+  void Clear() {
+    data_.clear();
+    ends_.clear();
+  }
 
   std::size_t size() const { return ends_.size(); }
   bool empty() const { return ends_.empty(); }
