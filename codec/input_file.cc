@@ -160,7 +160,7 @@ void InputFile::DropPages(std::uint64_t begin, std::uint64_t end) const {
   if (!map_base_ || begin >= end) return;
   static const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
   end = std::min<std::uint64_t>(end, map_length_);
-  const std::uint64_t first = (begin + page - 1) / page * page;
+  const std::uint64_t first = begin / page * page;
   const std::uint64_t last = end == map_length_ ? end : end / page * page;
   if (first >= last) return;
   // MADV_DONTNEED on a read-only private file mapping only unmaps: nothing written is lost.

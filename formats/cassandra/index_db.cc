@@ -150,66 +150,202 @@ Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm form
   return ReadIndexDbInto(file, source, form, IndexEntryForm::kPositionOnly, index);
 }
 
+namespace {
+
+// One entry as the filter sees it: its key (decoded), its Data.db position, where the next begins.
+struct Entry {
+  ByteSpan key;
+  std::int64_t position = 0;
+  std::uint64_t next = 0;
+};
+
+// The entry at `at` read with every check and its exact message; `previous` is the previous
+// entry's position (-1 for the first). Only called where DecodeEntry refused an entry, and by the
+// whole-file reader's callers through it: messages are built only when an entry is damaged.
+Status ReadEntry(ByteSpan file, std::string_view source, IndexKeyForm form,
+                 IndexEntryForm entry_form, std::uint64_t at, std::uint64_t entry,
+                 std::int64_t previous, Entry& out) {
+  ByteReader reader(file, source);
+  BLOOMCODEC_RETURN_IF_ERROR(reader.Skip(at, "entry start"));
+  const std::string label = "entry " + std::to_string(entry);
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::uint16_t length, reader.ReadBigU16(label + ": key length"));
+  const std::uint64_t key_offset = reader.offset();
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteSpan stored, reader.ReadBytes(length, label + ": key bytes"));
+  const std::uint64_t position_offset = reader.offset();
+  std::int64_t position = 0;
+  if (entry_form == IndexEntryForm::kVIntPositionAndPromoted) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        std::uint64_t p, ReadCassandraUnsignedVInt(reader, label + ": Data.db position (vint)"));
+    position = static_cast<std::int64_t>(p);  // above 2^63 - 1: negative, refused below
+  } else {
+    BLOOMCODEC_ASSIGN_OR_RETURN(position, reader.ReadBigI64(label + ": Data.db position (i64 BE)"));
+  }
+  if (position < 0) {
+    return reader.ErrorAt(position_offset, label + ": a non-negative Data.db position",
+                          std::to_string(position));
+  }
+  if (entry_form != IndexEntryForm::kPositionOnly) {
+    // The promoted column index: its size, then that many bytes the filter does not need.
+    const std::uint64_t size_offset = reader.offset();
+    std::int64_t size = 0;
+    if (entry_form == IndexEntryForm::kVIntPositionAndPromoted) {
+      BLOOMCODEC_ASSIGN_OR_RETURN(
+          std::uint64_t s,
+          ReadCassandraUnsignedVInt(reader, label + ": promoted index size (vint)"));
+      size = s > static_cast<std::uint64_t>(INT32_MAX) ? -1 : static_cast<std::int64_t>(s);
+    } else {
+      BLOOMCODEC_ASSIGN_OR_RETURN(std::int32_t s,
+                                  reader.ReadBigI32(label + ": promoted index size (i32 BE)"));
+      size = s;
+    }
+    if (size < 0) {
+      return reader.ErrorAt(size_offset, label + ": a promoted index size from 0 to 2^31 - 1",
+                            "a larger or negative value");
+    }
+    BLOOMCODEC_RETURN_IF_ERROR(
+        reader.Skip(static_cast<std::uint64_t>(size), label + ": promoted index bytes"));
+  }
+  if (previous >= 0 && position <= previous) {
+    return reader.ErrorAt(position_offset,
+                          label + ": a Data.db position above the previous entry's " +
+                              std::to_string(previous),
+                          std::to_string(position));
+  }
+  out.key = stored;
+  if (form == IndexKeyForm::kRandomPartitionerEncoded) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(out.key, DecodeRandomPartitionerKey(stored, reader, key_offset));
+  }
+  out.position = position;
+  out.next = reader.offset();
+  return Status();
+}
+
+// Cassandra's unsigned vint at `at`, within `end`; false when cut short.
+inline bool DecodeVInt(const std::uint8_t* p, std::uint64_t at, std::uint64_t end,
+                       std::uint64_t& value, std::uint64_t& next) {
+  if (at >= end) return false;
+  const std::uint8_t first = p[at];
+  if (first < 0x80) {
+    value = first;
+    next = at + 1;
+    return true;
+  }
+  const int extra = std::countl_one(first);
+  if (end - at - 1 < static_cast<std::uint64_t>(extra)) return false;
+  std::uint64_t v = first & (0xffu >> extra);
+  for (int i = 1; i <= extra; ++i) v = (v << 8) | p[at + i];
+  value = v;
+  next = at + 1 + static_cast<std::uint64_t>(extra);
+  return true;
+}
+
+inline std::uint64_t LoadBig(const std::uint8_t* p, int bytes) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i) v = (v << 8) | p[i];
+  return v;
+}
+
+// The entry at `at` when it passes every check ReadEntry makes, without building a message:
+// false for anything ReadEntry would refuse (the caller asks ReadEntry for the error). The hot
+// path of streaming: no allocation, no string.
+inline bool DecodeEntry(ByteSpan file, IndexKeyForm form, IndexEntryForm entry_form,
+                        std::uint64_t at, std::int64_t previous, Entry& out) {
+  const std::uint8_t* p = file.data();
+  const std::uint64_t end = file.size();
+  if (end - at < 2) return false;
+  const std::uint64_t length = std::uint64_t{p[at]} << 8 | p[at + 1];
+  const std::uint64_t key_at = at + 2;
+  if (end - key_at < length) return false;
+  std::uint64_t cursor = key_at + length;
+  std::int64_t position = 0;
+  if (entry_form == IndexEntryForm::kVIntPositionAndPromoted) {
+    std::uint64_t v = 0;
+    if (!DecodeVInt(p, cursor, end, v, cursor)) return false;
+    position = static_cast<std::int64_t>(v);
+  } else {
+    if (end - cursor < 8) return false;
+    position = static_cast<std::int64_t>(LoadBig(p + cursor, 8));
+    cursor += 8;
+  }
+  if (position < 0) return false;
+  if (entry_form != IndexEntryForm::kPositionOnly) {
+    std::uint64_t size = 0;
+    if (entry_form == IndexEntryForm::kVIntPositionAndPromoted) {
+      if (!DecodeVInt(p, cursor, end, size, cursor)) return false;
+      if (size > static_cast<std::uint64_t>(INT32_MAX)) return false;
+    } else {
+      if (end - cursor < 4) return false;
+      const std::int32_t s = static_cast<std::int32_t>(LoadBig(p + cursor, 4));
+      cursor += 4;
+      if (s < 0) return false;
+      size = static_cast<std::uint64_t>(s);
+    }
+    if (end - cursor < size) return false;
+    cursor += size;
+  }
+  if (previous >= 0 && position <= previous) return false;
+  ByteSpan key(p + key_at, length);
+  if (form == IndexKeyForm::kRandomPartitionerEncoded) {
+    std::size_t i = 0;
+    while (i < key.size() && key[i] >= '0' && key[i] <= '9') ++i;
+    if (i == 0 || i == key.size() || key[i] != ':') return false;
+    key = key.subspan(i + 1);
+  }
+  out.key = key;
+  out.position = position;
+  out.next = cursor;
+  return true;
+}
+
+}  // namespace
+
+Status ScanIndexEntries(ByteSpan file, std::string_view source, IndexKeyForm form,
+                        IndexEntryForm entry_form, std::uint64_t until, IndexScan& scan) {
+  Entry e;
+  while (scan.offset < file.size() && scan.offset < until) {
+    if (!DecodeEntry(file, form, entry_form, scan.offset, scan.last_position, e)) {
+      BLOOMCODEC_RETURN_IF_ERROR(ReadEntry(file, source, form, entry_form, scan.offset,
+                                           scan.entries, scan.last_position, e));
+    }
+    scan.offset = e.next;
+    scan.last_position = e.position;
+    ++scan.entries;
+  }
+  return Status();
+}
+
+std::uint64_t AppendIndexKeys(ByteSpan file, IndexKeyForm form, IndexEntryForm entry_form,
+                              std::uint64_t begin, std::uint64_t end, std::size_t max_keys,
+                              KeyList& out) {
+  Entry e;
+  std::size_t added = 0;
+  // Positions were checked by the scan; -1 skips the order check here.
+  while (begin < end && added < max_keys && DecodeEntry(file, form, entry_form, begin, -1, e)) {
+    out.Add(e.key);
+    begin = e.next;
+    ++added;
+  }
+  return begin;
+}
+
 Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm form,
                        IndexEntryForm entry_form, IndexDb& index) {
-  ByteReader reader(file, source);
-  std::uint64_t entry = 0;
   // A lower bound of the entry count (each takes at least 10 bytes) is checked against the
   // input's length by construction; no header field sizes an allocation.
   index.positions.reserve(index.positions.size() + file.size() / 10);
-  while (!reader.at_end()) {
-    const std::string label = "entry " + std::to_string(entry);
-    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint16_t length, reader.ReadBigU16(label + ": key length"));
-    const std::uint64_t key_offset = reader.offset();
-    BLOOMCODEC_ASSIGN_OR_RETURN(ByteSpan stored, reader.ReadBytes(length, label + ": key bytes"));
-    const std::uint64_t position_offset = reader.offset();
-    std::int64_t position = 0;
-    if (entry_form == IndexEntryForm::kVIntPositionAndPromoted) {
-      BLOOMCODEC_ASSIGN_OR_RETURN(
-          std::uint64_t p, ReadCassandraUnsignedVInt(reader, label + ": Data.db position (vint)"));
-      position = static_cast<std::int64_t>(p);  // above 2^63 - 1: negative, refused below
-    } else {
-      BLOOMCODEC_ASSIGN_OR_RETURN(position,
-                                  reader.ReadBigI64(label + ": Data.db position (i64 BE)"));
+  IndexScan scan;
+  if (!index.positions.empty()) scan.last_position = index.positions.back();
+  Entry e;
+  while (scan.offset < file.size()) {
+    if (!DecodeEntry(file, form, entry_form, scan.offset, scan.last_position, e)) {
+      BLOOMCODEC_RETURN_IF_ERROR(ReadEntry(file, source, form, entry_form, scan.offset,
+                                           scan.entries, scan.last_position, e));
     }
-    if (position < 0) {
-      return reader.ErrorAt(position_offset, label + ": a non-negative Data.db position",
-                            std::to_string(position));
-    }
-    if (entry_form != IndexEntryForm::kPositionOnly) {
-      // The promoted column index: its size, then that many bytes the filter does not need.
-      const std::uint64_t size_offset = reader.offset();
-      std::int64_t size = 0;
-      if (entry_form == IndexEntryForm::kVIntPositionAndPromoted) {
-        BLOOMCODEC_ASSIGN_OR_RETURN(
-            std::uint64_t s,
-            ReadCassandraUnsignedVInt(reader, label + ": promoted index size (vint)"));
-        size = s > static_cast<std::uint64_t>(INT32_MAX) ? -1 : static_cast<std::int64_t>(s);
-      } else {
-        BLOOMCODEC_ASSIGN_OR_RETURN(std::int32_t s,
-                                    reader.ReadBigI32(label + ": promoted index size (i32 BE)"));
-        size = s;
-      }
-      if (size < 0) {
-        return reader.ErrorAt(size_offset, label + ": a promoted index size from 0 to 2^31 - 1",
-                              "a larger or negative value");
-      }
-      BLOOMCODEC_RETURN_IF_ERROR(
-          reader.Skip(static_cast<std::uint64_t>(size), label + ": promoted index bytes"));
-    }
-    if (!index.positions.empty() && position <= index.positions.back()) {
-      return reader.ErrorAt(position_offset,
-                            label + ": a Data.db position above the previous entry's " +
-                                std::to_string(index.positions.back()),
-                            std::to_string(position));
-    }
-    ByteSpan key = stored;
-    if (form == IndexKeyForm::kRandomPartitionerEncoded) {
-      BLOOMCODEC_ASSIGN_OR_RETURN(key, DecodeRandomPartitionerKey(stored, reader, key_offset));
-    }
-    index.keys.Add(key);
-    index.positions.push_back(position);
-    ++entry;
+    index.keys.Add(e.key);
+    index.positions.push_back(e.position);
+    scan.offset = e.next;
+    scan.last_position = e.position;
+    ++scan.entries;
   }
   return Status();
 }

@@ -85,6 +85,32 @@ Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm form
 Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm key_form,
                        IndexEntryForm entry_form, IndexDb& index);
 
+// Streaming (verify, convert): the entries in bounded steps, without allocating per entry.
+//
+//   IndexScan scan;                                   // structure, a window at a time
+//   Status damage = ScanIndexEntries(file, path, form, entry_form, scan.offset + window, scan);
+//   for (std::uint64_t at = begin; at < scan.offset;)  // then the keys of what was scanned,
+//     at = AppendIndexKeys(file, form, entry_form, at, scan.offset, 4096, chunk);  // in chunks
+//
+// Where a scan stands: the next entry's offset, the entries read, the last Data.db position
+// (-1 before the first entry).
+struct IndexScan {
+  std::uint64_t offset = 0;
+  std::uint64_t entries = 0;
+  std::int64_t last_position = -1;
+};
+// Reads entries from scan.offset with every check ReadIndexDbInto makes, until the next entry
+// starts at or after `until` or the file ends. On damage, the Status ReadIndexDbInto gives for
+// the same file, with `scan` at the damaged entry (scan.entries keys before it are sound).
+Status ScanIndexEntries(ByteSpan file, std::string_view source, IndexKeyForm form,
+                        IndexEntryForm entry_form, std::uint64_t until, IndexScan& scan);
+// Appends to `out` the filter keys of the entries from `begin` (an entry start) up to `end`, at
+// most `max_keys` of them, and returns where it stopped. The entries must have been scanned
+// (ScanIndexEntries) up to `end`: nothing is checked here again.
+std::uint64_t AppendIndexKeys(ByteSpan file, IndexKeyForm form, IndexEntryForm entry_form,
+                              std::uint64_t begin, std::uint64_t end, std::size_t max_keys,
+                              KeyList& out);
+
 // Writes an Index.db (raw key form) for `keys` with the given positions
 // (positions.size() == keys.size()); keys longer than 65535 bytes are InvalidArgument.
 Result<ByteVector> WriteIndexDb(const KeyList& keys, std::span<const std::int64_t> positions);

@@ -15,6 +15,7 @@
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
 #include "cassandra/bti/verify_keys.h"
+#include "cassandra/filter_keys.h"
 #include "cassandra/index_db.h"
 #include "cassandra/inspect.h"
 #include "cassandra/murmur3/inspect.h"
@@ -92,10 +93,16 @@ void CheckFill(const FilterType& filter, std::optional<double> sized_keys, std::
   }
 }
 
+// The key count the fill is judged against, once `keys` were read: theirs when they are all the
+// filter's keys, else unset (the filter's own parameters judge).
+std::optional<double> SizedKeys(const FilterKeys* keys, const std::string& sized_from) {
+  if (keys == nullptr || sized_from.empty() || !keys->complete()) return std::nullopt;
+  return static_cast<double>(keys->count());
+}
+
 template <typename FilterType>
-void CheckParsed(const FilterType& filter, ByteSpan file, const KeyList* keys,
-                 std::optional<double> sized_keys, const std::string& sized_from,
-                 std::uint64_t bits_offset, FileReport& report) {
+void CheckParsed(const FilterType& filter, ByteSpan file, FilterKeys* keys,
+                 const std::string& sized_from, std::uint64_t bits_offset, FileReport& report) {
   if (filter.trailing_bytes() > 0) {
     const std::uint64_t end = file.size() - filter.trailing_bytes();
     report.Add(Severity::kWarning, finding_kind::kTrailingBytes,
@@ -115,15 +122,10 @@ void CheckParsed(const FilterType& filter, ByteSpan file, const KeyList* keys,
                0);
   }
   if (keys != nullptr) {
-    std::vector<std::uint8_t> answers(keys->size());
-    filter.MayContainBatch(*keys, answers);
-    report.keys_checked += keys->size();
-    for (std::size_t i = 0; i < answers.size(); ++i) {
-      if (answers[i] == 0) report.AddFalseNegative((*keys)[i]);
-    }
+    keys->Check(&filter, report);
     report.FinishFalseNegatives("the filter");
   }
-  CheckFill(filter, sized_keys, sized_from, bits_offset, report);
+  CheckFill(filter, SizedKeys(keys, sized_from), sized_from, bits_offset, report);
 }
 
 // Reads `path`; a failure is an "unreadable" finding. Null when it failed.
@@ -138,13 +140,14 @@ std::unique_ptr<InputFile> OpenOrReport(const std::string& path, std::string_vie
   return std::make_unique<InputFile>(std::move(in).value());
 }
 
-// The keys of an Index.db; damage is an "index" finding and the keys before it are kept.
-std::optional<IndexDb> LoadIndex(const std::string& path, std::string_view version,
-                                 const FilterFormat& format, FileReport& report,
-                                 std::optional<IndexKeyForm> forced) {
+// The keys of an Index.db, read as they are checked (filter_keys.h); damage is an "index"
+// finding and the keys before it are checked.
+std::unique_ptr<FilterKeys> LoadIndex(const std::string& path, std::string_view version,
+                                      const FilterFormat& format, FileReport& report,
+                                      std::optional<IndexKeyForm> forced,
+                                      CountIsLowerBound lower_bound, const StreamLimits& limits) {
   std::unique_ptr<InputFile> in = OpenOrReport(path, "Index.db", report);
-  if (!in) return std::nullopt;
-  IndexDb index;
+  if (!in) return nullptr;
   // Keys are stored encoded only before version e; a 1.2+ kind (BTI's "da" sorts before "e")
   // always has raw keys.
   const bool before_e =
@@ -176,27 +179,8 @@ std::optional<IndexDb> LoadIndex(const std::string& path, std::string_view versi
     report.findings.back().fields.emplace_back(
         "partitioner", detected == IndexKeyForm::kRaw ? "order-preserving" : "random");
   }
-  Status s = ReadIndexDbInto(in->bytes(), path, key_form, EntryFormFor(format, version), index);
-  if (!s.ok()) {
-    Finding f = FindingFromStatus(Severity::kError, finding_kind::kIndex, s);
-    f.message = path + ": " + f.message + " (the " + std::to_string(index.keys.size()) +
-                " keys before it are checked)";
-    report.findings.push_back(std::move(f));
-  }
-  if (java_strings) {
-    // What the 0.6 filter hashed: each entry's String, as String.getBytes("UTF-16").
-    IndexDb strings;
-    Status text = JavaStringKeysFromIndex(index.keys, path, strings.keys);
-    if (!text.ok()) {
-      Finding f = FindingFromStatus(Severity::kError, finding_kind::kIndex, text);
-      f.message = path + ": " + f.message + " (the " + std::to_string(strings.keys.size()) +
-                  " keys before it are checked)";
-      report.findings.push_back(std::move(f));
-    }
-    strings.positions = std::move(index.positions);
-    return strings;
-  }
-  return index;
+  return std::make_unique<IndexDbKeys>(std::move(in), key_form, EntryFormFor(format, version),
+                                       java_strings, report, lower_bound, limits);
 }
 
 // Where a folder of sstables sits: live, or a snapshot / backup copy, and the folder that owns
@@ -260,22 +244,21 @@ constexpr double kChanceAllByAccident = 1e-6;
 
 // Whether `filter` answers every key "may contain" as a real reading would, not by accident: a
 // positive K, not saturated, and fp^n below kChanceAllByAccident.
-bool AnswersEveryKey(const Filter& filter, const KeyList& keys) {
-  if (filter.hash_count() == 0 || keys.empty()) return false;
+bool AnswersEveryKey(const Filter& filter, const FilterKeys& keys) {
+  if (filter.hash_count() == 0 || keys.count() == 0) return false;
   const FillStatistics s =
       ComputeFillStatistics(filter.bit_count(), filter.bits_set(), filter.hash_count());
   if (s.bits_set >= s.bits) return false;
-  if (std::pow(s.false_positive_rate, static_cast<double>(keys.size())) >= kChanceAllByAccident) {
+  if (std::pow(s.false_positive_rate, static_cast<double>(keys.count())) >= kChanceAllByAccident) {
     return false;
   }
-  std::vector<std::uint8_t> answers(keys.size());
-  filter.MayContainBatch(keys, answers);
-  return std::all_of(answers.begin(), answers.end(), [](std::uint8_t a) { return a != 0; });
+  return keys.AllPresent(filter);
 }
 
 // The first known format other than `used` under which `file` parses and answers every key, as
 // its --format name; "" when none does.
-std::string FormatAnsweringEveryKey(ByteSpan file, const FilterFormat& used, const KeyList& keys) {
+std::string FormatAnsweringEveryKey(ByteSpan file, const FilterFormat& used,
+                                    const FilterKeys& keys) {
   // The 0.6 filter's keys are Java Strings' bytes, which no other format hashes.
   if (used.kind == FilterKind::kJavaStrings) return "";
   for (const FilterFormat& other : kKnownFormats) {
@@ -297,23 +280,24 @@ std::string FormatAnsweringEveryKey(ByteSpan file, const FilterFormat& used, con
   return "";
 }
 
-void CheckFilterBytes(ByteSpan file, const FilterFormat& format, const KeyList* keys,
-                      std::optional<double> sized_keys, const std::string& sized_from,
-                      FileReport& report);
+void CheckFilterBytes(ByteSpan file, const FilterFormat& format, FilterKeys* keys,
+                      const std::string& sized_from, FileReport& report);
 
 }  // namespace
 
-void VerifyFilterBytes(ByteSpan file, const FilterFormat& format, const KeyList* keys,
-                       std::optional<double> sized_keys, const std::string& sized_from,
-                       FileReport& report) {
+std::optional<double> VerifyFilterBytes(ByteSpan file, const FilterFormat& format, FilterKeys* keys,
+                                        const std::string& sized_from, FileReport& report) {
   const std::uint64_t false_negatives_before = report.false_negative_count;
-  CheckFilterBytes(file, format, keys, sized_keys, sized_from, report);
-  if (keys == nullptr || report.false_negative_count == false_negatives_before) return;
+  CheckFilterBytes(file, format, keys, sized_from, report);
+  // A filter that could not be read still has its keys read: their damage is a finding too.
+  if (keys != nullptr && !keys->checked()) keys->Check(nullptr, report);
+  const std::optional<double> sized = SizedKeys(keys, sized_from);
+  if (keys == nullptr || report.false_negative_count == false_negatives_before) return sized;
   // A writer that serialized the filter in another era's layout (the na tables Cassandra 4.0
   // wrote with 3.x's big-endian longs): the version's reader still answers wrongly, so it stays
   // an error, but the finding says which reading answers every key.
   const std::string other = FormatAnsweringEveryKey(file, format, *keys);
-  if (other.empty()) return;
+  if (other.empty()) return sized;
   for (auto it = report.findings.rbegin(); it != report.findings.rend(); ++it) {
     if (it->kind != finding_kind::kFalseNegative) continue;
     it->message += "; read as " + other +
@@ -322,13 +306,13 @@ void VerifyFilterBytes(ByteSpan file, const FilterFormat& format, const KeyList*
     it->fields.emplace_back("answers_every_key_as", other);
     break;
   }
+  return sized;
 }
 
 namespace {
 
-void CheckFilterBytes(ByteSpan file, const FilterFormat& format, const KeyList* keys,
-                      std::optional<double> sized_keys, const std::string& sized_from,
-                      FileReport& report) {
+void CheckFilterBytes(ByteSpan file, const FilterFormat& format, FilterKeys* keys,
+                      const std::string& sized_from, FileReport& report) {
   if (format.kind == FilterKind::kMurmur3) {
     const Murmur3Layout layout = format.murmur3_layout.value_or(Murmur3Layout::kRawBytes);
     Result<Murmur3Filter> f = Murmur3Filter::Parse(file, report.path, layout);
@@ -352,14 +336,15 @@ void CheckFilterBytes(ByteSpan file, const FilterFormat& format, const KeyList* 
       fill.fp_rate = 1.0;
       fill.estimated_keys = 0;
       if (keys != nullptr) {
-        report.keys_checked += keys->size();
-        fill.sized_keys = static_cast<double>(keys->size());
-        fill.sized_keys_from = sized_from;
+        keys->Check(nullptr, report);
+        report.keys_checked += keys->count();
+        fill.sized_keys = static_cast<double>(keys->count());
+        fill.sized_keys_from = keys->complete() ? sized_from : "";
       }
       report.fill = fill;
       return;
     }
-    CheckParsed(*f, file, keys, sized_keys, sized_from, Murmur3Filter::kHeaderBytes, report);
+    CheckParsed(*f, file, keys, sized_from, Murmur3Filter::kHeaderBytes, report);
     return;
   }
   if (format.kind == FilterKind::kLegacy || format.kind == FilterKind::kJavaStrings) {
@@ -369,7 +354,7 @@ void CheckFilterBytes(ByteSpan file, const FilterFormat& format, const KeyList* 
           FindingFromStatus(Severity::kError, finding_kind::kStructure, f.status()));
       return;
     }
-    CheckParsed(*f, file, keys, sized_keys, sized_from, LegacyFilter::kWordsOffset, report);
+    CheckParsed(*f, file, keys, sized_from, LegacyFilter::kWordsOffset, report);
     return;
   }
   Result<V10Filter> f = V10Filter::Parse(file, report.path);
@@ -378,7 +363,7 @@ void CheckFilterBytes(ByteSpan file, const FilterFormat& format, const KeyList* 
         FindingFromStatus(Severity::kError, finding_kind::kStructure, f.status()));
     return;
   }
-  CheckParsed(*f, file, keys, sized_keys, sized_from, V10Filter::kHeaderBytes, report);
+  CheckParsed(*f, file, keys, sized_from, V10Filter::kHeaderBytes, report);
 }
 
 // The component prefix of a trie-indexed sstable's Filter.db with a Partitions.db beside it
@@ -473,13 +458,19 @@ FileReport VerifySstable(const SstableFiles& sstable) {
                "no Index.db (" + sstable.index_path +
                    "): Cassandra cannot open this sstable, and its keys cannot be checked");
   }
-  std::optional<IndexDb> index;
+  std::optional<IndexDb> trie_keys;
+  std::unique_ptr<FilterKeys> keys;
   if (trie_index) {
     std::string prefix = sstable.index_path;
     prefix.resize(prefix.rfind("Index.db"));
-    index = bti::LoadTrieIndexKeys(prefix, d.version, d.sstable_format, report);
+    trie_keys = bti::LoadTrieIndexKeys(prefix, d.version, d.sstable_format, report);
+    if (trie_keys) {
+      keys = std::make_unique<KeyListKeys>(
+          &trie_keys->keys, CountIsLowerBound::kOnIndexOrUnsupported, sstable.limits);
+    }
   } else if (sstable.has_index) {
-    index = LoadIndex(sstable.index_path, d.version, format, report, sstable.forced_key_form);
+    keys = LoadIndex(sstable.index_path, d.version, format, report, sstable.forced_key_form,
+                     CountIsLowerBound::kOnIndexOrUnsupported, sstable.limits);
   }
   if (!sstable.has_filter) {
     report.Add(Severity::kWarning, finding_kind::kMissingFilter,
@@ -497,26 +488,24 @@ FileReport VerifySstable(const SstableFiles& sstable) {
     FillReport fill;
     fill.fp_rate = 1.0;
     fill.estimated_keys = 0;
-    if (index) {
-      report.keys_checked = index->keys.size();
-      fill.sized_keys = static_cast<double>(index->keys.size());
+    if (keys) {
+      keys->Check(nullptr, report);
+      report.keys_checked = keys->count();
+      fill.sized_keys = static_cast<double>(keys->count());
       fill.sized_keys_from = "index";
     }
     report.fill = fill;
     return report;
   }
   std::unique_ptr<InputFile> filter = OpenOrReport(sstable.filter_path, "Filter.db", report);
-  if (!filter) return report;
-  std::optional<double> sized;
+  if (!filter) {
+    if (keys) keys->Check(nullptr, report);  // the index's own damage is still a finding
+    return report;
+  }
   // A damaged index (or keys left unread) only gives a lower bound of the key count: no fill
   // judgement from it.
-  const bool index_complete =
-      index && std::none_of(report.findings.begin(), report.findings.end(), [](const Finding& f) {
-        return f.kind == finding_kind::kIndex || f.kind == finding_kind::kUnsupported;
-      });
-  if (index_complete) sized = static_cast<double>(index->keys.size());
-  VerifyFilterBytes(filter->bytes(), format, index ? &index->keys : nullptr, sized,
-                    sized ? "index" : "", report);
+  const std::optional<double> sized =
+      VerifyFilterBytes(filter->bytes(), format, keys.get(), "index", report);
   if (sstable.has_statistics) {
     CheckStatistics(sstable.statistics_path, d.version, d.sstable_format,
                     sized ? std::optional<std::int64_t>(static_cast<std::int64_t>(*sized))
@@ -529,7 +518,8 @@ FileReport VerifySstable(const SstableFiles& sstable) {
 FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
                             const std::string& version, const KeyList* keys,
                             const std::string& index_path,
-                            std::optional<IndexKeyForm> forced_key_form) {
+                            std::optional<IndexKeyForm> forced_key_form,
+                            const StreamLimits& limits) {
   FileReport report;
   report.path = path;
   report.format = FormatNameFor(format);
@@ -546,22 +536,16 @@ FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
     }
     report.group_role = place.role;
   }
-  std::optional<IndexDb> index;
-  std::optional<double> sized;
+  std::optional<IndexDb> trie_keys;
+  std::unique_ptr<FilterKeys> filter_keys;
   std::string sized_from;
   KeyList java_keys;
   if (!index_path.empty()) {
-    index =
-        LoadIndex(index_path, version.empty() ? "hc" : version, format, report, forced_key_form);
-    if (index && std::none_of(report.findings.begin(), report.findings.end(),
-                              [](const Finding& f) { return f.kind == finding_kind::kIndex; })) {
-      sized = static_cast<double>(index->keys.size());
-      sized_from = "index";
-    }
-    if (index) keys = &index->keys;
+    filter_keys = LoadIndex(index_path, version.empty() ? "hc" : version, format, report,
+                            forced_key_form, CountIsLowerBound::kOnIndex, limits);
+    sized_from = "index";
   } else if (keys != nullptr) {
     // Keys the user says the filter holds: the fill must be explainable by that many.
-    sized = static_cast<double>(keys->size());
     sized_from = "keys";
     if (format.kind == FilterKind::kJavaStrings) {
       // UTF-8 text, hashed as Java Strings: a key that is not text cannot be asked.
@@ -574,22 +558,23 @@ FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
       java_keys = std::move(strings).value();
       keys = &java_keys;
     }
+    filter_keys = std::make_unique<KeyListKeys>(keys, CountIsLowerBound::kNever, limits);
   } else if (std::string prefix = TrieIndexPrefix(path); !prefix.empty()) {
     // A trie-indexed sstable's Filter.db given alone: its keys through the Partitions.db beside it.
     const Descriptor d = *ParseDescriptor(path);
-    index = bti::LoadTrieIndexKeys(prefix, d.version, d.sstable_format, report);
-    if (index) {
-      keys = &index->keys;
-      if (std::none_of(report.findings.begin(), report.findings.end(),
-                       [](const Finding& f) { return f.severity == Severity::kError; })) {
-        sized = static_cast<double>(index->keys.size());
-        sized_from = "index";
-      }
+    trie_keys = bti::LoadTrieIndexKeys(prefix, d.version, d.sstable_format, report);
+    if (trie_keys) {
+      filter_keys =
+          std::make_unique<KeyListKeys>(&trie_keys->keys, CountIsLowerBound::kOnAnyError, limits);
+      sized_from = "index";
     }
   }
   std::unique_ptr<InputFile> in = OpenOrReport(path, "filter", report);
-  if (!in) return report;
-  VerifyFilterBytes(in->bytes(), format, keys, sized, sized_from, report);
+  if (!in) {
+    if (filter_keys) filter_keys->Check(nullptr, report);  // the index's own damage is a finding
+    return report;
+  }
+  VerifyFilterBytes(in->bytes(), format, filter_keys.get(), sized_from, report);
   return report;
 }
 

@@ -50,18 +50,19 @@
 #include "bloomcodec/status.h"
 #include "bloomcodec/verify.h"
 #include "cassandra/descriptor.h"
+#include "cassandra/filter_keys.h"
 #include "cassandra/index_db.h"
 
 namespace bloomcodec::cassandra {
 
 // Checks one filter's bytes (read as `format`: legacy, 1.0 or a Murmur3 layout; never
 // the 0.6 filter, whose keys are then the Strings' UTF-16 bytes) and, when `keys` is given, every key
-// against it. The fill is judged against `sized_keys` (the Index.db entry count or the keys
-// given; `sized_from` "index" or "keys") or, when unset, against the most keys the filter's size
-// and K allow; every bit set is always a finding. Appends to `report`.
-void VerifyFilterBytes(ByteSpan file, const FilterFormat& format, const KeyList* keys,
-                       std::optional<double> sized_keys, const std::string& sized_from,
-                       FileReport& report);
+// against it (keys->Check: streamed, on the run's idle workers). The fill is judged against the
+// keys' count when they are complete and `sized_from` names them ("index" or "keys"), else
+// against the most keys the filter's size and K allow; every bit set is always a finding.
+// Appends to `report`; returns the count the fill was judged against, if any.
+std::optional<double> VerifyFilterBytes(ByteSpan file, const FilterFormat& format, FilterKeys* keys,
+                                        const std::string& sized_from, FileReport& report);
 
 // One SSTable of a data directory, by its components.
 struct SstableFiles {
@@ -78,6 +79,7 @@ struct SstableFiles {
   bool has_statistics = false;
   // --partitioner: how Index.db keys before e are read; nullopt: told from the data.
   std::optional<IndexKeyForm> forced_key_form;
+  StreamLimits limits;  // how much of Index.db is held at once (filter_keys.h)
 };
 
 // Every SSTable under `root` (keyspace subfolders included), sorted by path. Files whose names
@@ -94,6 +96,7 @@ FileReport VerifySstable(const SstableFiles& sstable);
 FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
                             const std::string& version, const KeyList* keys,
                             const std::string& index_path,
-                            std::optional<IndexKeyForm> forced_key_form = std::nullopt);
+                            std::optional<IndexKeyForm> forced_key_form = std::nullopt,
+                            const StreamLimits& limits = {});
 
 }  // namespace bloomcodec::cassandra

@@ -32,7 +32,8 @@ class InputFile {
   ByteSpan bytes() const { return bytes_; }
   const std::string& path() const { return path_; }
   bool is_mapped() const { return map_base_ != nullptr; }
-  // Gives back the mapped pages wholly inside [begin, end) of bytes(): a reader streaming a
+  // Gives back the mapped pages of [begin, end) of bytes(), except the one `end` falls in (the
+  // reader's next bytes; a page dropped while still read is only mapped again): a reader streaming a
   // file larger than memory calls it behind its cursor, so the process's resident set stays a
   // window of the file, not all of it (the pages stay in the page cache; touching them again
   // maps them again). No effect on a file held in memory (.gz, stdin).

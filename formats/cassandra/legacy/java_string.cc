@@ -234,12 +234,14 @@ Status Utf8KeysFromIndex(const KeyList& stored, std::string_view source, KeyList
   return {};
 }
 
-Status JavaStringKeysFromIndex(const KeyList& stored, std::string_view source, KeyList& out) {
-  std::uint64_t entry = 0;  // file offset of the entry being converted
+Status JavaStringKeysFromIndex(const KeyList& stored, std::string_view source, KeyList& out,
+                               std::uint64_t first_offset, std::uint64_t first_number) {
+  std::uint64_t entry = first_offset;  // file offset of the entry being converted
   ByteVector scratch;
   for (std::size_t i = 0; i < stored.size(); ++i) {
     const ByteSpan key = stored[i];
-    Result<std::u16string> text = DecodeModifiedUtf8(key, "key " + std::to_string(i + 1));
+    Result<std::u16string> text =
+        DecodeModifiedUtf8(key, "key " + std::to_string(first_number + i + 1));
     if (!text.ok()) {
       return Status::Corrupt(std::string(source), entry + 2,
                              "a key as DataOutput.writeUTF writes it (modified UTF-8), which the "

@@ -60,8 +60,10 @@ namespace bloomcodec::cassandra {
 // its length), made the bytes the 0.6 filter hashed: readUTF's String, String.getBytes("UTF-16").
 // Entries are a u16 length, the key, an i64 position, so key i starts at the sum of the earlier
 // entries' sizes plus 2. Appends to `out`; the first key readUTF would refuse is Corrupt naming
-// `source` and its offset in the file (the keys before it are in `out`).
-Status JavaStringKeysFromIndex(const KeyList& stored, std::string_view source, KeyList& out);
+// `source` and its offset in the file (the keys before it are in `out`). A part of the file
+// (streaming) gives the offset of its first entry and how many keys precede it.
+Status JavaStringKeysFromIndex(const KeyList& stored, std::string_view source, KeyList& out,
+                               std::uint64_t first_offset = 0, std::uint64_t first_number = 0);
 
 // The same Strings as UTF-8 text (what the cassandra-0.6 codec takes: probe / convert --index);
 // a String with an unpaired surrogate has no UTF-8 form and is Corrupt at its entry, like a key

@@ -1,0 +1,256 @@
+#include "cassandra/filter_keys.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "bloomcodec/cassandra/java_string.h"
+#include "codec/parallel.h"
+
+namespace bloomcodec::cassandra {
+
+namespace {
+
+// What one range of keys gave; merged in file order into the report.
+struct RangeResult {
+  std::uint64_t keys = 0;
+  std::uint64_t false_negatives = 0;
+  std::vector<ByteVector> listed;  // the range's first kMaxListedFalseNegatives
+  Status stop;                     // a key that cannot be asked: the range ends before it
+};
+
+void ProbeChunk(const Filter& filter, const KeyList& chunk, RangeResult& r) {
+  thread_local std::vector<std::uint8_t> answers;
+  answers.resize(chunk.size());
+  filter.MayContainBatch(chunk, answers);
+  r.keys += chunk.size();
+  for (std::size_t i = 0; i < chunk.size(); ++i) {
+    if (answers[i] != 0) continue;
+    ++r.false_negatives;
+    if (r.listed.size() < kMaxListedFalseNegatives) {
+      r.listed.emplace_back(chunk[i].begin(), chunk[i].end());
+    }
+  }
+}
+
+// Adds the ranges' results in order, as one pass over the keys would; stops after a range that
+// stopped and returns its Status.
+Status Merge(std::vector<RangeResult>& results, FileReport& report) {
+  for (RangeResult& r : results) {
+    report.keys_checked += r.keys;
+    for (const ByteVector& key : r.listed) report.AddFalseNegative(key);
+    report.false_negative_count += r.false_negatives - r.listed.size();
+    if (!r.stop.ok()) return r.stop;
+  }
+  return Status();
+}
+
+// Chunks of a KeyList's keys [begin, end) copied into `chunk`, for the batch path.
+template <typename Fn>
+bool ForEachListChunk(const KeyList& keys, std::size_t begin, std::size_t end,
+                      std::size_t chunk_keys, KeyList& chunk, Fn&& fn) {
+  for (std::size_t at = begin; at < end;) {
+    chunk.Clear();
+    const std::size_t stop = std::min(end, at + std::max<std::size_t>(chunk_keys, 1));
+    for (; at < stop; ++at) chunk.Add(keys[at]);
+    if (!fn(chunk)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void KeyListKeys::Check(const Filter* filter, FileReport& report) {
+  if (filter == nullptr) return Finish(report);
+  const std::size_t chunk = std::max<std::size_t>(limits_.chunk_keys, 1);
+  const std::size_t per_range = chunk * 16;
+  const std::size_t ranges = (keys_->size() + per_range - 1) / per_range;
+  std::vector<RangeResult> results(ranges);
+  ParallelFor(ranges, [&](std::size_t r) {
+    thread_local KeyList buffer;
+    const std::size_t begin = r * per_range;
+    ForEachListChunk(*keys_, begin, std::min(keys_->size(), begin + per_range), chunk, buffer,
+                     [&](const KeyList& c) {
+                       ProbeChunk(*filter, c, results[r]);
+                       return true;
+                     });
+  });
+  (void)Merge(results, report);
+  Finish(report);
+}
+
+void FilterKeys::Finish(const FileReport& report) {
+  checked_ = true;
+  complete_ = std::none_of(report.findings.begin(), report.findings.end(), [&](const Finding& f) {
+    switch (lower_bound_) {
+      case CountIsLowerBound::kNever:
+        return false;
+      case CountIsLowerBound::kOnAnyError:
+        return f.severity == Severity::kError;
+      case CountIsLowerBound::kOnIndex:
+        return f.kind == finding_kind::kIndex;
+      case CountIsLowerBound::kOnIndexOrUnsupported:
+        return f.kind == finding_kind::kIndex || f.kind == finding_kind::kUnsupported;
+    }
+    return false;
+  });
+}
+
+bool KeyListKeys::AllPresent(const Filter& filter) const {
+  KeyList buffer;
+  std::vector<std::uint8_t> answers;
+  return ForEachListChunk(*keys_, 0, keys_->size(), limits_.chunk_keys, buffer,
+                          [&](const KeyList& c) {
+                            answers.resize(c.size());
+                            filter.MayContainBatch(c, answers);
+                            return std::all_of(answers.begin(), answers.end(),
+                                               [](std::uint8_t a) { return a != 0; });
+                          });
+}
+
+IndexDbKeys::IndexDbKeys(std::unique_ptr<InputFile> file, IndexKeyForm key_form,
+                         IndexEntryForm entry_form, bool java_strings, const FileReport& report,
+                         CountIsLowerBound lower_bound, StreamLimits limits)
+    : FilterKeys(lower_bound),
+      file_(std::move(file)),
+      key_form_(key_form),
+      entry_form_(entry_form),
+      java_strings_(java_strings),
+      limits_(limits),
+      findings_at_(report.findings.size()) {
+  limits_.window_bytes = std::max<std::uint64_t>(limits_.window_bytes, 1);
+  limits_.range_bytes = std::max<std::uint64_t>(limits_.range_bytes, 1);
+  limits_.chunk_keys = std::max<std::size_t>(limits_.chunk_keys, 1);
+}
+
+namespace {
+
+// The keys of the scanned entries [begin, end) in chunks (the 0.6 filter's as UTF-16 Strings);
+// fn(chunk) returning false stops. A key that cannot be made a String stops with its Status.
+template <typename Fn>
+Status ForEachIndexChunk(ByteSpan bytes, const std::string& path, IndexKeyForm key_form,
+                         IndexEntryForm entry_form, bool java_strings, std::uint64_t begin,
+                         std::uint64_t end, std::uint64_t first_number, std::size_t chunk_keys,
+                         Fn&& fn) {
+  thread_local KeyList raw;
+  thread_local KeyList strings;
+  std::uint64_t number = first_number;
+  while (begin < end) {
+    raw.Clear();
+    const std::uint64_t next =
+        AppendIndexKeys(bytes, key_form, entry_form, begin, end, chunk_keys, raw);
+    if (next == begin) break;  // cannot happen for scanned entries; never loop forever
+    if (java_strings) {
+      strings.Clear();
+      Status text = JavaStringKeysFromIndex(raw, path, strings, begin, number);
+      if (!strings.empty() && !fn(strings)) return Status();
+      if (!text.ok()) return text;
+    } else if (!fn(raw)) {
+      return Status();
+    }
+    number += raw.size();
+    begin = next;
+  }
+  return Status();
+}
+
+}  // namespace
+
+void IndexDbKeys::Check(const Filter* filter, FileReport& report) {
+  const ByteSpan bytes = file_->bytes();
+  const std::string& path = file_->path();
+  file_->AdviseSequential();
+  IndexScan scan;
+  Status damage;
+  Status text;  // the first key the 0.6 filter's String cannot be made of
+  bool probing = filter != nullptr;
+  std::uint64_t released = 0;
+  std::vector<std::uint64_t> bounds;
+  std::vector<std::uint64_t> numbers;
+  std::vector<RangeResult> results;
+  FileReport merged;  // the probes' tally, added to `report` at the end
+  while (scan.offset < bytes.size() && damage.ok()) {
+    const std::uint64_t window_end =
+        scan.offset + std::min(limits_.window_bytes, bytes.size() - scan.offset);
+    bounds.assign(1, scan.offset);
+    numbers.assign(1, scan.entries);
+    while (scan.offset < window_end) {
+      const std::uint64_t until =
+          bounds.back() + std::min(limits_.range_bytes, window_end - bounds.back());
+      damage = ScanIndexEntries(bytes, path, key_form_, entry_form_, until, scan);
+      if (scan.offset != bounds.back()) {
+        bounds.push_back(scan.offset);
+        numbers.push_back(scan.entries);
+      }
+      if (!damage.ok()) break;
+    }
+    const std::size_t ranges = bounds.size() - 1;
+    if (probing || (java_strings_ && text.ok())) {
+      // Without a filter the 0.6 keys are still made Strings: a key that cannot be is a finding.
+      results.assign(ranges, RangeResult{});
+      ParallelFor(ranges, [&](std::size_t r) {
+        RangeResult& out = results[r];
+        out.stop = ForEachIndexChunk(bytes, path, key_form_, entry_form_, java_strings_,
+                                     bounds[r], bounds[r + 1], numbers[r], limits_.chunk_keys,
+                                     [&](const KeyList& chunk) {
+                                       if (probing) {
+                                         ProbeChunk(*filter, chunk, out);
+                                       } else {
+                                         out.keys += chunk.size();
+                                       }
+                                       return true;
+                                     });
+      });
+      text = Merge(results, merged);
+      if (!text.ok()) {
+        probing = false;  // the keys after a refused one are not asked, as a whole read does
+        count_ = merged.keys_checked;
+      }
+    }
+    if (text.ok()) {
+      count_ = scan.entries;
+      sound_end_ = scan.offset;
+    }
+    file_->DropPages(released, scan.offset);
+    released = scan.offset;
+  }
+  if (filter != nullptr) {
+    report.keys_checked += merged.keys_checked;
+    for (const ByteVector& key : merged.false_negatives) report.AddFalseNegative(key);
+    report.false_negative_count += merged.false_negative_count - merged.false_negatives.size();
+  }
+  std::vector<Finding> found;
+  if (!damage.ok()) {
+    Finding f = FindingFromStatus(Severity::kError, finding_kind::kIndex, damage);
+    f.message = path + ": " + f.message + " (the " + std::to_string(scan.entries) +
+                " keys before it are checked)";
+    found.push_back(std::move(f));
+  }
+  if (!text.ok()) {
+    Finding f = FindingFromStatus(Severity::kError, finding_kind::kIndex, text);
+    f.message = path + ": " + f.message + " (the " + std::to_string(count_) +
+                " keys before it are checked)";
+    found.push_back(std::move(f));
+  }
+  report.findings.insert(report.findings.begin() + static_cast<std::ptrdiff_t>(findings_at_),
+                         found.begin(), found.end());
+  Finish(report);
+}
+
+bool IndexDbKeys::AllPresent(const Filter& filter) const {
+  std::vector<std::uint8_t> answers;
+  bool all = true;
+  (void)ForEachIndexChunk(file_->bytes(), file_->path(), key_form_, entry_form_, java_strings_, 0,
+                          sound_end_, 0, limits_.chunk_keys, [&](const KeyList& chunk) {
+                            answers.resize(chunk.size());
+                            filter.MayContainBatch(chunk, answers);
+                            all = std::all_of(answers.begin(), answers.end(),
+                                              [](std::uint8_t a) { return a != 0; });
+                            return all;
+                          });
+  file_->DropPages(0, sound_end_);
+  return all;
+}
+
+}  // namespace bloomcodec::cassandra
