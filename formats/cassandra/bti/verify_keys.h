@@ -2,13 +2,16 @@
 // and inspect: Partitions.db's payloads followed to Rows.db or (through CompressionInfo.db)
 // Data.db, where each partition's key is written in full.
 //
-//   std::optional<IndexDb> keys = bti::LoadTrieIndexKeys(prefix, "da", "bti", report);
+//   bti::StreamTrieIndexKeys(prefix, "da", "bti", {}, report,
+//                            [&](const KeyList& chunk) { /* check the chunk */ });
+//   std::optional<IndexDb> keys = bti::LoadTrieIndexKeys(prefix, "da", "bti", report);  // whole
 //
 // Compatibility contract: the keys in Partitions.db order, each as Data.db (or Rows.db) holds it,
 // which is what the writer gave the filter. Damage in any of the files, and a payload's hash
 // byte that is not the low byte of its key's Murmur3 h1, is a finding (kind "index") naming the
-// file and offset; the keys read before it, and the keys of other payloads
-// when one partition cannot be read, are still returned.
+// file and offset. Damage in the trie (Partitions.db) means no key at all; a partition that cannot
+// be read in Data.db or Rows.db costs its own key only: the keys of the other payloads still come
+// (the finding counts the keys that cannot be read).
 #pragma once
 
 #include <cstddef>
