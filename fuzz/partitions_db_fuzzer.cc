@@ -22,6 +22,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Without paths: the same payloads.
   Result<PartitionsDb> bare = ReadPartitionsDb(file, "Partitions.db");
   FUZZ_CHECK(bare.ok() && bare->payloads.size() == db->payloads.size());
+  // The streaming verify's second walk (no tree check, after a checked one passed): the same
+  // payloads in the same order, each node's bytes inside the trie.
+  Result<PartitionsFooter> footer = ReadPartitionsFooter(file, "Partitions.db");
+  FUZZ_CHECK(footer.ok() && footer->key_count == db->key_count && footer->root == db->root);
+  PartitionsWalker walk(file, "Partitions.db", *footer, /*check_tree=*/false);
+  const std::uint64_t trie_end = db->trie_end;
+  walk.set_touched(
+      [trie_end](std::uint64_t b, std::uint64_t e) { FUZZ_CHECK(b < e && e <= trie_end); });
+  std::size_t walked = 0;
+  for (PartitionPayload p;;) {
+    Result<bool> more = walk.Next(p);
+    FUZZ_CHECK(more.ok());
+    if (!*more) break;
+    FUZZ_CHECK(walked < db->payloads.size());
+    const PartitionPayload& want = db->payloads[walked++];
+    FUZZ_CHECK(p.node_offset == want.node_offset && p.position == want.position &&
+               p.hash == want.hash);
+  }
+  FUZZ_CHECK(walked == db->payloads.size());
   std::vector<PartitionEntry> entries;
   for (const PartitionPayload& p : db->payloads) {
     FUZZ_CHECK(p.node_offset < db->trie_end);

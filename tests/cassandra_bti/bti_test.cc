@@ -1,20 +1,25 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "bloomcodec/cassandra/murmur3.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
+#include "bloomcodec/input_file.h"
 #include "cassandra/bti/data_db.h"
+#include "cassandra/bti/page_window.h"
 #include "cassandra/bti/partitions_db.h"
 #include "cassandra/bti/verify_keys.h"
 #include "cassandra/murmur3/inspect.h"
 #include "cassandra/verify.h"
+#include "codec/parallel.h"
 
 namespace bloomcodec::cassandra::bti {
 namespace {
@@ -36,14 +41,13 @@ struct Keys {
   std::vector<PartitionEntry> entries;
 };
 Keys RandomKeys(std::mt19937& rng, std::size_t n, int alphabet) {
-  std::vector<ByteVector> keys;
-  while (keys.size() < n) {
+  std::set<ByteVector> distinct;  // sorted and without repeats as each key is drawn
+  while (distinct.size() < n) {
     ByteVector k(1 + rng() % 12);
     for (auto& b : k) b = static_cast<std::uint8_t>(rng() % alphabet);
-    keys.push_back(k);
-    std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    distinct.insert(std::move(k));
   }
+  const std::vector<ByteVector> keys(distinct.begin(), distinct.end());
   Keys out;
   out.keys = keys;
   for (std::size_t i = 0; i < keys.size(); ++i) {
@@ -600,6 +604,339 @@ TEST(TrieIndexedSstable, WhichVersionsUseATrie) {
   EXPECT_TRUE(HasMaxCompressedLength("nb", "big"));
   EXPECT_FALSE(HasMaxCompressedLength("ms", "big"));
   EXPECT_FALSE(HasMaxCompressedLength("me", "big"));
+}
+
+// ---- Streaming: the same keys and findings as the whole-file reading, in bounded chunks. ----
+
+std::vector<ByteVector> ToVectors(const KeyList& keys) {
+  std::vector<ByteVector> out;
+  for (std::size_t i = 0; i < keys.size(); ++i) out.emplace_back(keys[i].begin(), keys[i].end());
+  return out;
+}
+
+// The keys as the whole-file reading finds them: every payload of ReadPartitionsDb followed
+// through its own reader (no streaming code involved).
+std::vector<ByteVector> WholeFileKeys(const Sstable& s, bool with_max) {
+  auto read = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return ByteVector((std::istreambuf_iterator<char>(in)), {});
+  };
+  const ByteVector trie = read(s.prefix + "Partitions.db");
+  const ByteVector data = read(s.prefix + "Data.db"), rows = read(s.prefix + "Rows.db");
+  const ByteVector ci = read(s.prefix + "CompressionInfo.db");
+  Result<PartitionsDb> db = ReadPartitionsDb(trie, "Partitions.db");
+  Result<CompressionInfo> info = ReadCompressionInfo(ci, "CI", with_max);
+  std::vector<ByteVector> out;
+  if (!db.ok() || !info.ok()) return out;
+  DataReader d(data, "Data.db", &*info), r(rows, "Rows.db", nullptr);
+  for (const PartitionPayload& p : db->payloads) {
+    Result<ByteVector> k =
+        p.position >= 0 ? r.ReadPartitionKey(p.position) : d.ReadPartitionKey(~p.position);
+    if (k.ok()) out.push_back(*k);
+  }
+  return out;
+}
+
+struct Streamed {
+  TrieStreamResult result;
+  FileReport report;
+  std::vector<ByteVector> keys;
+  std::vector<std::size_t> chunk_sizes;
+};
+
+Streamed StreamKeys(const Sstable& s, std::string_view version, std::string_view format,
+                    std::size_t chunk_keys, std::uint64_t window = 4096) {
+  Streamed out;
+  TrieStreamLimits limits;
+  limits.chunk_keys = chunk_keys;
+  limits.window_bytes = window;
+  out.result =
+      StreamTrieIndexKeys(s.prefix, version, format, limits, out.report, [&](const KeyList& chunk) {
+        out.chunk_sizes.push_back(chunk.size());
+        for (std::size_t i = 0; i < chunk.size(); ++i)
+          out.keys.emplace_back(chunk[i].begin(), chunk[i].end());
+      });
+  return out;
+}
+
+void ExpectSameFindings(const FileReport& a, const FileReport& b, const std::string& what) {
+  ASSERT_EQ(a.findings.size(), b.findings.size()) << what;
+  for (std::size_t i = 0; i < a.findings.size(); ++i) {
+    EXPECT_EQ(a.findings[i].severity, b.findings[i].severity) << what << " " << i;
+    EXPECT_EQ(a.findings[i].kind, b.findings[i].kind) << what << " " << i;
+    EXPECT_EQ(a.findings[i].message, b.findings[i].message) << what << " " << i;
+    EXPECT_EQ(a.findings[i].offset, b.findings[i].offset) << what << " " << i;
+  }
+}
+
+// Streams with chunk sizes 1, 3 and large and checks each against LoadTrieIndexKeys: the same
+// keys in the same order, the same findings, chunks never over the limit.
+void ExpectStreamMatchesWhole(const Sstable& s, std::string_view version, std::string_view format,
+                              const std::string& what) {
+  FileReport whole_report;
+  std::optional<IndexDb> whole = LoadTrieIndexKeys(s.prefix, version, format, whole_report);
+  ASSERT_TRUE(whole.has_value()) << what;
+  ASSERT_EQ(whole->positions.size(), whole->keys.size());
+  const std::vector<ByteVector> whole_keys = ToVectors(whole->keys);
+  for (std::size_t chunk : {std::size_t{1}, std::size_t{3}, std::size_t{1} << 20}) {
+    const std::string label = what + " chunk " + std::to_string(chunk);
+    Streamed st = StreamKeys(s, version, format, chunk);
+    EXPECT_EQ(st.keys, whole_keys) << label;
+    EXPECT_EQ(st.result.keys, whole_keys.size()) << label;
+    ExpectSameFindings(st.report, whole_report, label);
+    std::size_t sum = 0;
+    for (std::size_t n : st.chunk_sizes) {
+      EXPECT_GE(n, 1u) << label;
+      EXPECT_LE(n, chunk) << label;
+      sum += n;
+    }
+    EXPECT_EQ(sum, whole_keys.size()) << label;
+    // Chunks are full but for the last one, unless keys in them could not be read.
+    const bool damaged = !st.result.complete;
+    if (!damaged && chunk < whole_keys.size()) {
+      for (std::size_t i = 0; i + 1 < st.chunk_sizes.size(); ++i) {
+        EXPECT_EQ(st.chunk_sizes[i], chunk) << label;
+      }
+    }
+  }
+}
+
+TEST(TrieKeyStream, StreamedKeysAreTheWholeFilesKeys) {
+  struct Case {
+    std::string prefix;
+    ChunkCompressor c;
+    bool with_max;
+    std::size_t n;
+  };
+  std::uint64_t streamed = 0;
+  for (const Case& c : {Case{"da-1-bti-", ChunkCompressor::kLz4, true, 50},
+                        Case{"ms-5-big-", ChunkCompressor::kSnappy, false, 41},
+                        Case{"mt-5-big-", ChunkCompressor::kZstd, false, 7},
+                        Case{"da-2-bti-", ChunkCompressor::kDeflate, true, 300},
+                        Case{"da-3-bti-", ChunkCompressor::kNoop, true, 1},
+                        Case{"da-4-bti-", ChunkCompressor::kLz4, true, 3000}}) {
+    Sstable s = MakeSstable("stream-" + c.prefix.substr(0, 4), c.prefix, c.c, c.with_max, c.n);
+    const std::string version = c.prefix.substr(0, 2);
+    const std::string format = c.prefix.find("bti") != std::string::npos ? "bti" : "big";
+    ExpectStreamMatchesWhole(s, version, format, c.prefix);
+    Streamed st = StreamKeys(s, version, format, 3);
+    // The writer's keys, in key order, as a reading without the stream finds them.
+    EXPECT_EQ(st.keys, s.keys) << c.prefix;
+    EXPECT_EQ(st.keys, WholeFileKeys(s, c.with_max)) << c.prefix;
+    EXPECT_TRUE(st.result.opened && st.result.trie_read && st.result.complete) << c.prefix;
+    EXPECT_EQ(st.result.key_count, s.keys.size());
+    EXPECT_EQ(st.result.through_rows, (s.keys.size() + 1) / 3);  // keys 1, 4, 7, ...
+    ASSERT_EQ(st.report.findings.size(), 1u);
+    EXPECT_EQ(st.report.findings[0].kind, kKeySource);
+    streamed += st.result.keys;
+    fs::remove_all(s.dir);
+  }
+  EXPECT_EQ(streamed, 50u + 41 + 7 + 300 + 1 + 3000);
+}
+
+// Damage in the middle of each file: the stream reports what the whole reading reports, with
+// the same counts, and delivers the keys that can be read.
+TEST(TrieKeyStream, DamageMidFileGivesTheSameFindings) {
+  auto flip = [](const std::string& path, std::uint64_t at) {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(static_cast<std::streamoff>(at));
+    const int c = f.get();
+    f.seekp(static_cast<std::streamoff>(at));
+    f.put(static_cast<char>(c ^ 0x5A));
+  };
+  // Data.db: a byte in the middle chunk; the keys of that chunk are unreadable.
+  {
+    Sstable s = MakeSstable("sdmg-data", "da-1-bti-", ChunkCompressor::kLz4, true, 200);
+    flip(s.prefix + "Data.db", fs::file_size(s.prefix + "Data.db") / 2);
+    ExpectStreamMatchesWhole(s, "da", "bti", "data");
+    Streamed st = StreamKeys(s, "da", "bti", 3);
+    EXPECT_FALSE(st.result.complete);
+    EXPECT_GT(st.result.keys, 0u);
+    EXPECT_LT(st.result.keys, 200u);
+    ASSERT_FALSE(st.report.findings.empty());
+    const Finding& f = st.report.findings[0];
+    EXPECT_EQ(f.kind, finding_kind::kIndex);
+    EXPECT_TRUE(f.offset.has_value());
+    EXPECT_NE(f.message.find("Data.db"), std::string::npos) << f.message;
+    const std::string count =
+        std::to_string(200 - st.result.keys) + " of 200 keys cannot be read, the others";
+    EXPECT_NE(f.message.find(count), std::string::npos) << f.message;
+    fs::remove_all(s.dir);
+  }
+  // Rows.db cut in the middle: the keys past the cut are unreadable.
+  {
+    Sstable s = MakeSstable("sdmg-rows", "ms-2-big-", ChunkCompressor::kSnappy, false, 90);
+    fs::resize_file(s.prefix + "Rows.db", fs::file_size(s.prefix + "Rows.db") / 2);
+    ExpectStreamMatchesWhole(s, "ms", "big", "rows");
+    Streamed st = StreamKeys(s, "ms", "big", 1);
+    EXPECT_FALSE(st.result.complete);
+    EXPECT_GT(st.result.keys, 60u);
+    EXPECT_LT(st.result.keys, 90u);
+    fs::remove_all(s.dir);
+  }
+  // Partitions.db: a node in the middle of the trie damaged; the whole trie is checked first,
+  // so no key is delivered, as the whole reading reads none.
+  {
+    Sstable s = MakeSstable("sdmg-trie", "da-1-bti-", ChunkCompressor::kZstd, true, 120);
+    std::ifstream in(s.prefix + "Partitions.db", std::ios::binary);
+    ByteVector trie((std::istreambuf_iterator<char>(in)), {});
+    in.close();
+    Result<PartitionsFooter> footer = ReadPartitionsFooter(trie, "P");
+    ASSERT_TRUE(footer.ok());
+    // A node type with no payload and no children (SINGLE_NOPAYLOAD_4 pointing nowhere) on the
+    // first payload-only leaf past the middle.
+    Result<PartitionsDb> db = ReadPartitionsDb(trie, "P");
+    ASSERT_TRUE(db.ok());
+    std::uint64_t at = 0;
+    for (const PartitionPayload& p : db->payloads) {
+      if (p.node_offset > footer->trie_end / 2 && (trie[p.node_offset] >> 4) == 0) {
+        at = p.node_offset;
+        break;
+      }
+    }
+    ASSERT_GT(at, 0u);
+    trie[at] = 0x00;  // PAYLOAD_ONLY without payload: a leaf without payload
+    WriteFile(s.prefix + "Partitions.db", trie);
+    ExpectStreamMatchesWhole(s, "da", "bti", "trie");
+    Streamed st = StreamKeys(s, "da", "bti", 3);
+    EXPECT_TRUE(st.keys.empty());
+    EXPECT_TRUE(st.chunk_sizes.empty());
+    EXPECT_TRUE(st.result.opened);
+    EXPECT_FALSE(st.result.trie_read);
+    EXPECT_FALSE(st.result.complete);
+    ASSERT_EQ(st.report.findings.size(), 1u);
+    EXPECT_EQ(st.report.findings[0].offset, at);
+    EXPECT_NE(st.report.findings[0].message.find("(no keys are read)"), std::string::npos);
+    fs::remove_all(s.dir);
+  }
+  // A wrong hash byte on every hashed payload: the keys all come, with one finding and its
+  // count.
+  {
+    Sstable s = MakeSstable("sdmg-hash", "da-1-bti-", ChunkCompressor::kLz4, true, 60, true, true);
+    ExpectStreamMatchesWhole(s, "da", "bti", "hash");
+    Streamed st = StreamKeys(s, "da", "bti", 3);
+    EXPECT_EQ(st.keys, s.keys);
+    EXPECT_FALSE(st.result.complete);
+    fs::remove_all(s.dir);
+  }
+  // Partitions.db missing: nothing opened, as LoadTrieIndexKeys' nullopt.
+  {
+    Sstable s = MakeSstable("sdmg-gone", "da-1-bti-", ChunkCompressor::kLz4, true, 10);
+    fs::remove(s.prefix + "Partitions.db");
+    Streamed st = StreamKeys(s, "da", "bti", 3);
+    EXPECT_FALSE(st.result.opened);
+    EXPECT_TRUE(st.keys.empty());
+    FileReport r;
+    EXPECT_FALSE(LoadTrieIndexKeys(s.prefix, "da", "bti", r).has_value());
+    ExpectSameFindings(st.report, r, "gone");
+    fs::remove_all(s.dir);
+  }
+}
+
+// Inside a pool the keys of a chunk are read in slices by several workers: the same keys,
+// chunks and findings as one loop.
+TEST(TrieKeyStream, SlicesOnAPoolGiveTheSameStream) {
+  Sstable s = MakeSstable("pool", "da-5-bti-", ChunkCompressor::kLz4, true, 5000);
+  {
+    const auto at = static_cast<std::streamoff>(fs::file_size(s.prefix + "Data.db") * 2 / 3);
+    std::fstream f(s.prefix + "Data.db", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(at);
+    const int c = f.get();
+    f.seekp(at);
+    f.put(static_cast<char>(c ^ 0x5A));
+  }
+  for (std::size_t chunk : {std::size_t{2500}, std::size_t{4096}, std::size_t{1} << 16}) {
+    Streamed alone = StreamKeys(s, "da", "bti", chunk);
+    Streamed pooled;
+    WorkPool pool(3);
+    pool.Run(1, [&](std::size_t) {
+      ASSERT_NE(CurrentWorkPool(), nullptr);
+      pooled = StreamKeys(s, "da", "bti", chunk);
+    });
+    EXPECT_EQ(pooled.keys, alone.keys) << chunk;
+    EXPECT_EQ(pooled.chunk_sizes, alone.chunk_sizes) << chunk;
+    EXPECT_EQ(pooled.result.keys, alone.result.keys);
+    EXPECT_EQ(pooled.result.through_rows, alone.result.through_rows);
+    ExpectSameFindings(pooled.report, alone.report, "pool " + std::to_string(chunk));
+    EXPECT_FALSE(pooled.result.complete);
+    EXPECT_LT(pooled.result.keys, 5000u);
+    EXPECT_GT(pooled.result.keys, 4000u);
+  }
+  fs::remove_all(s.dir);
+}
+
+TEST(TrieKeyStream, TheWalkerGivesReadPartitionsDbsPayloads) {
+  std::mt19937 rng(21);
+  const Keys k = RandomKeys(rng, 400, 7);
+  Result<ByteVector> file = WritePartitionsDb(k.entries, k.keys.front(), k.keys.back());
+  ASSERT_TRUE(file.ok());
+  Result<PartitionsFooter> footer = ReadPartitionsFooter(*file, "P");
+  ASSERT_TRUE(footer.ok());
+  for (bool check : {true, false}) {
+    PartitionsWalker walk(*file, "P", *footer, check, true);
+    std::vector<PartitionEntry> got;
+    std::uint64_t touched = 0;
+    walk.set_touched([&](std::uint64_t b, std::uint64_t e) {
+      EXPECT_LT(b, e);
+      EXPECT_LE(e, footer->trie_end);
+      touched += e - b;
+    });
+    PartitionPayload p;
+    for (;;) {
+      Result<bool> more = walk.Next(p);
+      ASSERT_TRUE(more.ok()) << more.status().ToString();
+      if (!*more) break;
+      got.push_back({p.prefix, p.hash, p.position});
+    }
+    ASSERT_EQ(got.size(), k.entries.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].prefix, k.entries[i].prefix);
+      EXPECT_EQ(got[i].hash, k.entries[i].hash);
+      EXPECT_EQ(got[i].position, k.entries[i].position);
+    }
+    // Every node is read once: the bytes read add up to the trie (no filler in this one).
+    EXPECT_EQ(touched, footer->trie_end);
+  }
+  // A node reached twice is found only by the checking walk.
+  ByteVector twice = HandMade();
+  twice[10] = 0x05;
+  Result<PartitionsFooter> f2 = ReadPartitionsFooter(twice, "P");
+  ASSERT_TRUE(f2.ok());
+  PartitionsWalker checking(twice, "P", *f2, true);
+  PartitionPayload p;
+  ASSERT_TRUE(checking.Next(p).ok());
+  Result<bool> second = checking.Next(p);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().ToString().find("reached twice"), std::string::npos);
+}
+
+TEST(TrieKeyStream, APageWindowGivesBackPagesAsItGoes) {
+  const fs::path path =
+      fs::temp_directory_path() / ("bloomcodec-window-" + std::to_string(::getpid()));
+  const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  WriteFile(path, ByteVector(64 * page, 1));
+  Result<InputFile> in = InputFile::Open(path.string());
+  ASSERT_TRUE(in.ok());
+  PageWindow window(&*in, 8 * page);
+  // Reads of a few bytes each, 4 per page: 64 pages in windows of 8, each given back as the
+  // read enters the next window; the last one by Flush.
+  for (std::uint64_t at = 0; at < 64 * page; at += page / 4) window.Touch(at, at + 10);
+  EXPECT_EQ(window.drops(), 7u);
+  window.Flush();
+  EXPECT_EQ(window.drops(), 8u);
+  window.Flush();
+  EXPECT_EQ(window.drops(), 8u);  // nothing left to give back
+  // A read across 9 pages is more than a window: given back at once.
+  window.Touch(page + 1, 10 * page - 1);
+  EXPECT_EQ(window.drops(), 9u);
+  // The bytes are still there after their pages were given back.
+  EXPECT_EQ(in->bytes()[5 * page], 1);
+  // A file in memory: nothing to give back.
+  InputFile mem = InputFile::FromBytes(ByteVector(10 * page, 2), "mem");
+  PageWindow none(&mem, page);
+  for (std::uint64_t at = 0; at < 10 * page; at += page) none.Touch(at, at + page);
+  EXPECT_EQ(none.drops(), 0u);
+  fs::remove(path);
 }
 
 }  // namespace

@@ -166,6 +166,7 @@ Status DataReader::LoadChunk(std::size_t index) {
                                ".." + std::to_string(end) + " with its checksum) inside the file",
                            std::to_string(file_.size()) + " bytes");
   }
+  if (touched_) touched_(begin, end);
   const ByteSpan compressed = file_.subspan(begin, end - begin - 4);
   const std::size_t crc_at = static_cast<std::size_t>(end - 4);
   const std::uint32_t stored = (std::uint32_t{file_[crc_at]} << 24) |
@@ -253,19 +254,18 @@ Status DataReader::LoadChunk(std::size_t index) {
   return Status();
 }
 
-Result<ByteVector> DataReader::Read(std::uint64_t position, std::uint64_t n) {
+Status DataReader::Append(std::uint64_t position, std::uint64_t n, ByteVector& out) {
   const std::uint64_t len = length();
   if (position > len || n > len - position) {
     return Status::Corrupt(source_, position,
                            std::to_string(n) + " bytes inside the " + std::to_string(len) +
                                " bytes of data" + (info_ ? " (uncompressed)" : ""));
   }
-  ByteVector out;
   if (info_ == nullptr) {
-    out.assign(file_.begin() + position, file_.begin() + position + n);
-    return out;
+    out.insert(out.end(), file_.begin() + position, file_.begin() + position + n);
+    if (touched_ && n > 0) touched_(position, position + n);
+    return Status();
   }
-  out.reserve(static_cast<std::size_t>(n));
   while (n > 0) {
     const std::size_t index = static_cast<std::size_t>(position / info_->chunk_length);
     BLOOMCODEC_RETURN_IF_ERROR(LoadChunk(index));
@@ -276,13 +276,30 @@ Result<ByteVector> DataReader::Read(std::uint64_t position, std::uint64_t n) {
     position += take;
     n -= take;
   }
+  return Status();
+}
+
+Result<ByteVector> DataReader::Read(std::uint64_t position, std::uint64_t n) {
+  ByteVector out;
+  if (info_ != nullptr && position <= length() && n <= length() - position) {
+    out.reserve(static_cast<std::size_t>(n));
+  }
+  BLOOMCODEC_RETURN_IF_ERROR(Append(position, n, out));
   return out;
 }
 
 Result<ByteVector> DataReader::ReadPartitionKey(std::uint64_t position) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector length, Read(position, 2));
-  const std::uint64_t n = (std::uint64_t{length[0]} << 8) | length[1];
-  return Read(position + 2, n);
+  ByteVector key;
+  BLOOMCODEC_RETURN_IF_ERROR(ReadPartitionKeyInto(position, key));
+  return key;
+}
+
+Status DataReader::ReadPartitionKeyInto(std::uint64_t position, ByteVector& key) {
+  key.clear();
+  BLOOMCODEC_RETURN_IF_ERROR(Append(position, 2, key));
+  const std::uint64_t n = (std::uint64_t{key[0]} << 8) | key[1];
+  key.clear();
+  return Append(position + 2, n, key);
 }
 
 Result<CompressedData> WriteCompressedData(ByteSpan data, ChunkCompressor compressor,

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,10 +75,20 @@ class DataReader {
   Result<ByteVector> Read(std::uint64_t position, std::uint64_t n);
   // u16 BE length + key at `position`.
   Result<ByteVector> ReadPartitionKey(std::uint64_t position);
+  // The same into `key` (cleared first; no allocation once it has the capacity): a streaming
+  // reader's one buffer for every key.
+  Status ReadPartitionKeyInto(std::uint64_t position, ByteVector& key);
   std::uint64_t chunks_read() const { return chunks_read_; }
+  // Called with the byte range [begin, end) of the file each read uses (a whole chunk with its
+  // checksum when compressed), for a reader that gives back the pages behind it.
+  void set_touched(std::function<void(std::uint64_t, std::uint64_t)> touched) {
+    touched_ = std::move(touched);
+  }
 
  private:
   Status LoadChunk(std::size_t index);
+  // Appends the n bytes at uncompressed `position` to `out`.
+  Status Append(std::uint64_t position, std::uint64_t n, ByteVector& out);
 
   ByteSpan file_;
   std::string source_;
@@ -85,6 +96,7 @@ class DataReader {
   std::optional<std::size_t> chunk_index_;
   ByteVector chunk_;
   std::uint64_t chunks_read_ = 0;
+  std::function<void(std::uint64_t, std::uint64_t)> touched_;
 };
 
 // Writers from the specification, for tests and fuzz seeds: `data` in chunks of `chunk_length`,

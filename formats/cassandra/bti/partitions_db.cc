@@ -49,16 +49,11 @@ const char* TypeName(TrieNodeType t) {
   return kNames[static_cast<int>(t)];
 }
 
-struct Child {
-  std::uint8_t transition;
-  std::uint64_t offset;
-};
-
 struct Node {
   TrieNodeType type = TrieNodeType::kPayloadOnly;
   int payload_bits = 0;
   std::uint64_t payload_offset = 0;
-  std::vector<Child> children;  // ascending transitions
+  std::vector<TrieChild>* children = nullptr;  // ascending transitions; the caller's, reused
 };
 
 std::uint32_t Read12(ByteSpan b, std::size_t base, std::size_t i) {
@@ -68,8 +63,9 @@ std::uint32_t Read12(ByteSpan b, std::size_t base, std::size_t i) {
   return word & 0xFFF;
 }
 
-// Decodes the node at `at` of trie[0, end); every byte it reads lies inside.
-Result<Node> ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source) {
+// Decodes the node at `at` of trie[0, end) into `n` (its children into *n.children); every byte
+// it reads lies inside.
+Status ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source, Node& n) {
   const std::uint64_t end = trie.size();
   auto need = [&](std::uint64_t size, const char* what) -> Status {
     if (size > end - at) {
@@ -81,7 +77,7 @@ Result<Node> ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source
     }
     return Status();
   };
-  Node n;
+  n.children->clear();
   const std::uint8_t head = trie[at];
   n.type = static_cast<TrieNodeType>(head >> 4);
   n.payload_bits = head & 0x0F;
@@ -96,32 +92,32 @@ Result<Node> ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source
                                  std::to_string(at) + ")",
                              "distance " + std::to_string(delta));
     }
-    n.children.push_back({transition, at - delta});
+    n.children->push_back({transition, at - delta});
     return Status();
   };
   const std::size_t p = static_cast<std::size_t>(at);
   switch (n.type) {
-    case TrieNodeType::kPayloadOnly: n.payload_offset = at + 1; return n;
+    case TrieNodeType::kPayloadOnly: n.payload_offset = at + 1; return Status();
     case TrieNodeType::kSingleNoPayload4:
       BLOOMCODEC_RETURN_IF_ERROR(need(2, "a SINGLE_NOPAYLOAD_4 node"));
       n.payload_bits = 0;
       BLOOMCODEC_RETURN_IF_ERROR(child(trie[p + 1], head & 0x0F, at));
       n.payload_offset = at + 2;
-      return n;
+      return Status();
     case TrieNodeType::kSingleNoPayload12:
       BLOOMCODEC_RETURN_IF_ERROR(need(3, "a SINGLE_NOPAYLOAD_12 node"));
       n.payload_bits = 0;
       BLOOMCODEC_RETURN_IF_ERROR(
           child(trie[p + 2], (std::uint64_t{head & 0x0Fu} << 8) | trie[p + 1], at));
       n.payload_offset = at + 3;
-      return n;
+      return Status();
     case TrieNodeType::kSingle8:
     case TrieNodeType::kSingle16: {
       const int w = PointerBytes(n.type);
       BLOOMCODEC_RETURN_IF_ERROR(need(2 + w, TypeName(n.type)));
       BLOOMCODEC_RETURN_IF_ERROR(child(trie[p + 1], ReadBigUnsigned(trie, p + 2, w), at + 2));
       n.payload_offset = at + 2 + w;
-      return n;
+      return Status();
     }
     default: break;
   }
@@ -151,7 +147,7 @@ Result<Node> ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source
       BLOOMCODEC_RETURN_IF_ERROR(child(t, delta, deltas_at + (w == 0 ? 3 * i / 2 : w * i)));
     }
     n.payload_offset = at + size;
-    return n;
+    return Status();
   }
   // Dense: first byte, count - 1, count pointers (0: no transition).
   BLOOMCODEC_RETURN_IF_ERROR(need(3, "a dense node's header"));
@@ -174,20 +170,19 @@ Result<Node> ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source
     BLOOMCODEC_RETURN_IF_ERROR(
         child(static_cast<std::uint8_t>(first + i), delta, at + 3 + (w == 0 ? 3 * i / 2 : w * i)));
   }
-  if (n.children.empty()) {
+  if (n.children->empty()) {
     return Status::Corrupt(
         source, at, std::string("at least one child of the ") + TypeName(n.type) + " node", "none");
   }
   n.payload_offset = at + size;
-  return n;
+  return Status();
 }
 
 }  // namespace
 
-Result<PartitionsDb> ReadPartitionsDb(ByteSpan file, std::string_view source_view,
-                                      bool keep_prefixes) {
+Result<PartitionsFooter> ReadPartitionsFooter(ByteSpan file, std::string_view source_view) {
   const std::string source(source_view);
-  PartitionsDb db;
+  PartitionsFooter db;
   const std::uint64_t size = file.size();
   if (size < kFooterLongs + 4) {
     return Status::Corrupt(source, 0,
@@ -232,69 +227,112 @@ Result<PartitionsDb> ReadPartitionsDb(ByteSpan file, std::string_view source_vie
                            std::to_string(root));
   }
   db.root = static_cast<std::uint64_t>(root);
-  const ByteSpan trie = file.subspan(0, db.trie_end);
-  db.payloads.reserve(db.key_count);
+  return db;
+}
 
+PartitionsWalker::PartitionsWalker(ByteSpan file, std::string_view source,
+                                   const PartitionsFooter& footer, bool check_tree,
+                                   bool keep_prefixes)
+    : file_(file),
+      trie_(file.subspan(0, std::min<std::uint64_t>(footer.trie_end, file.size()))),
+      source_(source),
+      key_count_(footer.key_count),
+      check_tree_(check_tree),
+      keep_prefixes_(keep_prefixes) {
+  if (footer.root < trie_.size()) stack_.push_back({footer.root, 0, 0});
+  if (check_tree_) seen_.assign(trie_.size(), false);
+}
+
+Result<bool> PartitionsWalker::Next(PartitionPayload& out) {
   // Depth-first, children in ascending transition order: the keys in order.
-  struct Frame {
-    std::uint64_t offset;
-    std::size_t depth;
-    std::uint8_t transition;
-  };
-  std::vector<Frame> stack{{db.root, 0, 0}};
-  std::vector<bool> seen(db.trie_end, false);
-  ByteVector path;
-  while (!stack.empty()) {
-    const Frame f = stack.back();
-    stack.pop_back();
-    if (seen[f.offset]) {
-      return Status::Corrupt(source, f.offset, "each node reached by one path only (a tree)",
-                             "a node reached twice");
+  const std::uint64_t trie_end = trie_.size();
+  Node n;
+  n.children = &children_;
+  while (!stack_.empty()) {
+    const Frame f = stack_.back();
+    stack_.pop_back();
+    if (check_tree_) {
+      if (seen_[f.offset]) {
+        return Status::Corrupt(source_, f.offset, "each node reached by one path only (a tree)",
+                               "a node reached twice");
+      }
+      seen_[f.offset] = true;
     }
-    seen[f.offset] = true;
-    if (f.depth > 0) {
-      path.resize(f.depth - 1);
-      path.push_back(f.transition);
+    if (keep_prefixes_ && f.depth > 0) {
+      path_.resize(f.depth - 1);
+      path_.push_back(f.transition);
     }
-    BLOOMCODEC_ASSIGN_OR_RETURN(Node n, ReadNode(trie, f.offset, source));
+    BLOOMCODEC_RETURN_IF_ERROR(ReadNode(trie_, f.offset, source_, n));
+    bool has_payload = false;
     if (n.payload_bits != 0) {
       const int pb = n.payload_bits;
       const int pos_bytes = pb >= 8 ? pb - 7 : pb;
       const std::uint64_t need = (pb >= 8 ? 1 : 0) + pos_bytes;
-      if (n.payload_offset > db.trie_end || need > db.trie_end - n.payload_offset) {
-        return Status::Corrupt(source, f.offset,
+      if (n.payload_offset > trie_end || need > trie_end - n.payload_offset) {
+        return Status::Corrupt(source_, f.offset,
                                "the node's " + std::to_string(need) +
                                    "-byte payload inside the trie (which ends at " +
-                                   std::to_string(db.trie_end) + ")");
+                                   std::to_string(trie_end) + ")");
       }
-      if (db.payloads.size() == db.key_count) {
-        return Status::Corrupt(source, n.payload_offset,
+      if (payloads_ == key_count_) {
+        return Status::Corrupt(source_, n.payload_offset,
                                "no more payloads than the footer's key count " +
-                                   std::to_string(db.key_count));
+                                   std::to_string(key_count_));
       }
-      PartitionPayload payload;
-      payload.node_offset = f.offset;
+      out.node_offset = f.offset;
       std::size_t at = static_cast<std::size_t>(n.payload_offset);
-      if (pb >= 8) payload.hash = trie[at++];
-      std::uint64_t v = ReadBigUnsigned(trie, at, pos_bytes);
+      out.hash.reset();
+      if (pb >= 8) out.hash = trie_[at++];
+      std::uint64_t v = ReadBigUnsigned(trie_, at, pos_bytes);
       if (pos_bytes < 8 && (v >> (8 * pos_bytes - 1)) != 0) v |= ~0ULL << (8 * pos_bytes);
-      payload.position = static_cast<std::int64_t>(v);
-      if (keep_prefixes) payload.prefix = path;
-      db.payloads.push_back(std::move(payload));
-    } else if (n.children.empty()) {
-      return Status::Corrupt(source, f.offset, "a payload on a leaf node (payload bits 1..15)",
+      out.position = static_cast<std::int64_t>(v);
+      if (keep_prefixes_) {
+        out.prefix = path_;
+      } else {
+        out.prefix.clear();
+      }
+      ++payloads_;
+      has_payload = true;
+      if (touched_) touched_(f.offset, at + pos_bytes);
+    } else if (n.children->empty()) {
+      return Status::Corrupt(source_, f.offset, "a payload on a leaf node (payload bits 1..15)",
                              "0");
+    } else if (touched_) {
+      touched_(f.offset, n.payload_offset);
     }
-    for (auto it = n.children.rbegin(); it != n.children.rend(); ++it) {
-      stack.push_back({it->offset, f.depth + 1, it->transition});
+    for (auto it = n.children->rbegin(); it != n.children->rend(); ++it) {
+      stack_.push_back({it->offset, f.depth + 1, it->transition});
+    }
+    if (has_payload) return true;
+  }
+  if (!finished_) {
+    finished_ = true;
+    if (payloads_ != key_count_) {
+      return Status::Corrupt(source_, file_.size() - 16,
+                             "the key count the trie holds (" + std::to_string(payloads_) +
+                                 " payloads)",
+                             std::to_string(key_count_));
     }
   }
-  if (db.payloads.size() != db.key_count) {
-    return Status::Corrupt(source, size - 16,
-                           "the key count the trie holds (" + std::to_string(db.payloads.size()) +
-                               " payloads)",
-                           std::to_string(db.key_count));
+  return false;
+}
+
+Result<PartitionsDb> ReadPartitionsDb(ByteSpan file, std::string_view source, bool keep_prefixes) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(PartitionsFooter footer, ReadPartitionsFooter(file, source));
+  PartitionsDb db;
+  db.trie_end = footer.trie_end;
+  db.key_count = footer.key_count;
+  db.root = footer.root;
+  db.payloads.reserve(footer.key_count);
+  PartitionsWalker walk(file, source, footer, /*check_tree=*/true, keep_prefixes);
+  for (;;) {
+    PartitionPayload p;
+    BLOOMCODEC_ASSIGN_OR_RETURN(const bool more, walk.Next(p));
+    if (!more) break;
+    db.payloads.push_back(std::move(p));
   }
+  db.first_key = std::move(footer.first_key);
+  db.last_key = std::move(footer.last_key);
   return db;
 }
 

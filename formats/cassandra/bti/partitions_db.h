@@ -35,7 +35,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -63,8 +65,72 @@ struct PartitionsDb {
 // The footer and every payload of the trie; errors name `source` and the offset.
 // With `keep_prefixes` each payload also gets its path from the root (tests; the paths of a
 // crafted trie can add up to the square of its size, so verify does without).
+// ReadPartitionsDb is ReadPartitionsFooter and a PartitionsWalker (checking the tree) to the end.
 Result<PartitionsDb> ReadPartitionsDb(ByteSpan file, std::string_view source,
                                       bool keep_prefixes = false);
+
+// The footer alone (PartitionsDb without payloads): the keys, trie end, key count and root, with
+// the same checks and errors as ReadPartitionsDb.
+struct PartitionsFooter {
+  ByteVector first_key;
+  ByteVector last_key;
+  std::uint64_t trie_end = 0;
+  std::uint64_t key_count = 0;
+  std::uint64_t root = 0;
+};
+Result<PartitionsFooter> ReadPartitionsFooter(ByteSpan file, std::string_view source);
+
+// The payloads one at a time, in key order, for a reader whose memory must not grow with the
+// trie: what it holds is the walk's stack (the pending siblings of the current path) and one
+// node. Every check of ReadPartitionsDb is made, in the same order, with the same errors, but
+// "a node reached twice" needs a bit per byte of the trie (1/8 of the file): `check_tree` asks
+// for it; a second walk of a trie already walked with it can do without.
+//
+//   PartitionsWalker walk(file, path, footer, /*check_tree=*/true);
+//   PartitionPayload p;
+//   for (;;) {
+//     BLOOMCODEC_ASSIGN_OR_RETURN(bool more, walk.Next(p));
+//     if (!more) break;        // every payload seen and the footer's count checked
+//     ...
+//   }
+//
+// After an error the walk is over (Next must not be called again). `touched`, when given, is
+// called with the byte range [begin, end) of each node (with its payload) as it is read, for a
+// reader that gives back the pages behind it.
+struct TrieChild {
+  std::uint8_t transition;
+  std::uint64_t offset;
+};
+class PartitionsWalker {
+ public:
+  PartitionsWalker(ByteSpan file, std::string_view source, const PartitionsFooter& footer,
+                   bool check_tree, bool keep_prefixes = false);
+  Result<bool> Next(PartitionPayload& out);
+  void set_touched(std::function<void(std::uint64_t, std::uint64_t)> touched) {
+    touched_ = std::move(touched);
+  }
+  std::uint64_t payloads() const { return payloads_; }
+
+ private:
+  struct Frame {
+    std::uint64_t offset;
+    std::size_t depth;
+    std::uint8_t transition;
+  };
+  ByteSpan file_;
+  ByteSpan trie_;
+  std::string source_;
+  std::uint64_t key_count_ = 0;
+  std::uint64_t payloads_ = 0;
+  bool check_tree_ = false;
+  bool keep_prefixes_ = false;
+  bool finished_ = false;
+  std::vector<Frame> stack_;
+  std::vector<bool> seen_;
+  std::vector<TrieChild> children_;  // the current node's, reused
+  ByteVector path_;
+  std::function<void(std::uint64_t, std::uint64_t)> touched_;
+};
 
 // The node types' 4-bit codes (TrieNode.Types).
 enum class TrieNodeType : std::uint8_t {

@@ -1,5 +1,6 @@
 #include "cassandra/bti/verify_keys.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -8,7 +9,9 @@
 #include "bloomcodec/cassandra/murmur3.h"
 #include "bloomcodec/input_file.h"
 #include "cassandra/bti/data_db.h"
+#include "cassandra/bti/page_window.h"
 #include "cassandra/bti/partitions_db.h"
+#include "codec/parallel.h"
 
 namespace bloomcodec::cassandra::bti {
 namespace {
@@ -27,7 +30,7 @@ bool HashByteMatches(std::uint8_t hash, ByteSpan key) {
 
 // What reading the keys found, for verify's findings and inspect's line.
 struct TrieKeys {
-  std::optional<IndexDb> keys;
+  bool opened = false;
   std::vector<Finding> findings;
   std::string summary;
   bool trie_read = false;
@@ -43,9 +46,33 @@ Finding Damage(const std::string& path, const Status& s, const std::string& note
   return f;
 }
 
-TrieKeys Load(const std::string& prefix, std::string_view version,
-              std::string_view sstable_format) {
-  TrieKeys out;
+using ChunkSink =
+    std::function<void(const KeyList& chunk, std::span<const std::int64_t> positions)>;
+
+// A payload the walk gave, waiting for its key.
+struct Pending {
+  std::uint64_t node_offset;
+  std::int64_t position;
+  std::int16_t hash;  // -1: none
+};
+
+// The keys of a contiguous run of payloads, read by one reader pair (one ParallelFor item).
+struct Slice {
+  std::unique_ptr<DataReader> data, rows;
+  PageWindow data_window, rows_window;
+  KeyList keys;
+  std::vector<std::int64_t> positions;
+  ByteVector key;  // the read buffer
+  std::size_t unreadable = 0, via_rows = 0, mismatched = 0;
+  std::optional<Finding> first_damage, hash_mismatch;
+};
+
+// Fewer payloads than this per slice are read by one reader (a slice decompresses the chunks
+// at its edges again).
+constexpr std::size_t kMinSliceKeys = 1024;
+
+void Stream(const std::string& prefix, std::string_view version, std::string_view sstable_format,
+            const TrieStreamLimits& limits, const ChunkSink& on_chunk, TrieKeys& out) {
   const std::string partitions_path = prefix + "Partitions.db";
   Result<InputFile> partitions = InputFile::Open(partitions_path);
   if (!partitions.ok()) {
@@ -57,17 +84,39 @@ TrieKeys Load(const std::string& prefix, std::string_view version,
                 "checked";
     out.findings.push_back(std::move(f));
     out.summary = "Partitions.db cannot be read";
-    return out;
+    return;
   }
-  Result<PartitionsDb> trie = ReadPartitionsDb(partitions->bytes(), partitions_path);
-  if (!trie.ok()) {
-    out.findings.push_back(Damage(partitions_path, trie.status(), " (no keys are read)"));
-    out.summary = "Partitions.db is damaged: " + trie.status().ToString();
-    out.keys = IndexDb{};
-    return out;
+  out.opened = true;
+  const ByteSpan partitions_bytes = partitions->bytes();
+  const std::uint64_t window_bytes = std::max<std::uint64_t>(limits.window_bytes, 1);
+  // First walk: the whole trie is checked before any key is read (damage in it means no keys,
+  // as ReadPartitionsDb said), and which of Data.db and Rows.db the payloads need.
+  Result<PartitionsFooter> footer = ReadPartitionsFooter(partitions_bytes, partitions_path);
+  bool needs_data = false, needs_rows = false;
+  Status trie_status = footer.status();
+  if (footer.ok()) {
+    PageWindow window(&*partitions, window_bytes);
+    PartitionsWalker check(partitions_bytes, partitions_path, *footer, /*check_tree=*/true);
+    check.set_touched([&](std::uint64_t b, std::uint64_t e) { window.Touch(b, e); });
+    PartitionPayload p;
+    for (;;) {
+      Result<bool> more = check.Next(p);
+      if (!more.ok()) {
+        trie_status = more.status();
+        break;
+      }
+      if (!*more) break;
+      (p.position < 0 ? needs_data : needs_rows) = true;
+    }
+    window.Flush();
+  }
+  if (!trie_status.ok()) {
+    out.findings.push_back(Damage(partitions_path, trie_status, " (no keys are read)"));
+    out.summary = "Partitions.db is damaged: " + trie_status.ToString();
+    return;
   }
   out.trie_read = true;
-  out.key_count = trie->key_count;
+  out.key_count = footer->key_count;
   // Data.db, through CompressionInfo.db when there is one; Rows.db for payloads >= 0.
   const std::string data_path = prefix + "Data.db";
   const std::string info_path = prefix + "CompressionInfo.db";
@@ -76,9 +125,6 @@ TrieKeys Load(const std::string& prefix, std::string_view version,
   std::optional<CompressionInfo> info;
   std::optional<Status> data_error, rows_error;
   std::string data_text = "Data.db uncompressed";
-  bool needs_data = false, needs_rows = false;
-  for (const PartitionPayload& p : trie->payloads)
-    (p.position < 0 ? needs_data : needs_rows) = true;
   bool info_damaged = false, data_unsupported = false;
   if (Exists(info_path)) {
     Result<InputFile> ci = InputFile::Open(info_path);
@@ -117,6 +163,7 @@ TrieKeys Load(const std::string& prefix, std::string_view version,
       data_error = Status::CorruptFile(info_path, "damaged, so Data.db cannot be read");
     } else {
       data.emplace(std::move(d).value());
+      data->AdviseSequential();
     }
   }
   if (needs_rows) {
@@ -125,93 +172,215 @@ TrieKeys Load(const std::string& prefix, std::string_view version,
       rows_error = r.status();
     } else {
       rows.emplace(std::move(r).value());
+      rows->AdviseSequential();
     }
   }
-  std::unique_ptr<DataReader> data_reader, rows_reader;
-  if (data) {
-    data_reader = std::make_unique<DataReader>(data->bytes(), data_path, info ? &*info : nullptr);
-  }
-  if (rows) rows_reader = std::make_unique<DataReader>(rows->bytes(), rows_path, nullptr);
 
-  IndexDb index;
-  index.keys.Reserve(trie->payloads.size(), 0);
-  std::size_t via_rows = 0, unreadable = 0;
-  std::optional<Finding> first_damage, hash_mismatch;
-  std::size_t mismatched = 0;
-  for (const PartitionPayload& p : trie->payloads) {
-    const bool in_rows = p.position >= 0;
-    if (!in_rows && data_unsupported) continue;  // said once by the unsupported finding
-    DataReader* reader = in_rows ? rows_reader.get() : data_reader.get();
-    const std::uint64_t at =
-        in_rows ? static_cast<std::uint64_t>(p.position) : ~static_cast<std::uint64_t>(p.position);
-    Result<ByteVector> key = reader != nullptr
-                                 ? reader->ReadPartitionKey(at)
-                                 : Result<ByteVector>(in_rows ? *rows_error : *data_error);
-    if (!key.ok()) {
-      if (!first_damage) {
-        Finding f = FindingFromStatus(Severity::kError, finding_kind::kIndex, key.status());
-        f.message = key.status().ToString() + " (the key of the Partitions.db payload at " +
-                    std::to_string(p.node_offset) + ")";
-        first_damage = std::move(f);
-      }
-      ++unreadable;
-      continue;
+  // One slice per worker the pool may lend (one outside a pool); each its own readers.
+  WorkPool* pool = CurrentWorkPool();
+  const std::size_t chunk_keys = std::max<std::size_t>(limits.chunk_keys, 1);
+  const std::size_t max_slices = std::max<std::size_t>(
+      1, std::min<std::size_t>(pool != nullptr ? pool->threads() : 1,
+                               (chunk_keys + kMinSliceKeys - 1) / kMinSliceKeys));
+  std::vector<Slice> slices(max_slices);
+  for (Slice& slice : slices) {
+    if (data) {
+      slice.data = std::make_unique<DataReader>(data->bytes(), data_path, info ? &*info : nullptr);
+      slice.data_window = PageWindow(&*data, window_bytes);
+      slice.data->set_touched(
+          [w = &slice.data_window](std::uint64_t b, std::uint64_t e) { w->Touch(b, e); });
     }
-    via_rows += in_rows ? 1 : 0;
-    // The hash byte is the low byte of the key's Murmur3 h1 (the filter's hash; both Cassandra
-    // and ScyllaDB in the corpus). A mismatch: the payload leads to another partition.
-    if (p.hash && !HashByteMatches(*p.hash, *key)) {
-      if (!hash_mismatch) {
-        char text[160];
-        std::snprintf(text, sizeof text,
-                      "the hash byte %02x of the payload at %llu is not the low byte of the "
-                      "Murmur3 hash of the key it leads to",
-                      *p.hash, static_cast<unsigned long long>(p.node_offset));
-        Finding f;
-        f.severity = Severity::kError;
-        f.kind = finding_kind::kIndex;
-        f.offset = p.node_offset;
-        f.message = partitions_path + ": " + text;
-        hash_mismatch = std::move(f);
-      }
-      ++mismatched;
+    if (rows) {
+      slice.rows = std::make_unique<DataReader>(rows->bytes(), rows_path, nullptr);
+      slice.rows_window = PageWindow(&*rows, window_bytes);
+      slice.rows->set_touched(
+          [w = &slice.rows_window](std::uint64_t b, std::uint64_t e) { w->Touch(b, e); });
     }
-    index.keys.Add(*key);
-    index.positions.push_back(p.position);
   }
+  std::vector<Pending> batch;
+  batch.reserve(std::min<std::uint64_t>(chunk_keys, footer->key_count));
+
+  // Reads the keys of batch[begin, end) into `slice`.
+  auto read_slice = [&](Slice& slice, std::size_t begin, std::size_t end) {
+    slice.keys.Clear();
+    slice.positions.clear();
+    slice.unreadable = slice.via_rows = slice.mismatched = 0;
+    slice.first_damage.reset();
+    slice.hash_mismatch.reset();
+    for (std::size_t i = begin; i < end; ++i) {
+      const Pending& p = batch[i];
+      const bool in_rows = p.position >= 0;
+      DataReader* reader = in_rows ? slice.rows.get() : slice.data.get();
+      const std::uint64_t at = in_rows ? static_cast<std::uint64_t>(p.position)
+                                       : ~static_cast<std::uint64_t>(p.position);
+      const Status read = reader != nullptr ? reader->ReadPartitionKeyInto(at, slice.key)
+                                            : (in_rows ? *rows_error : *data_error);
+      if (!read.ok()) {
+        if (!slice.first_damage) {
+          Finding f = FindingFromStatus(Severity::kError, finding_kind::kIndex, read);
+          f.message = read.ToString() + " (the key of the Partitions.db payload at " +
+                      std::to_string(p.node_offset) + ")";
+          slice.first_damage = std::move(f);
+        }
+        ++slice.unreadable;
+        continue;
+      }
+      slice.via_rows += in_rows ? 1 : 0;
+      // The hash byte is the low byte of the key's Murmur3 h1 (the filter's hash; both
+      // Cassandra and ScyllaDB in the corpus). A mismatch: the payload leads to another
+      // partition.
+      if (p.hash >= 0 && !HashByteMatches(static_cast<std::uint8_t>(p.hash), slice.key)) {
+        if (!slice.hash_mismatch) {
+          char text[160];
+          std::snprintf(text, sizeof text,
+                        "the hash byte %02x of the payload at %llu is not the low byte of the "
+                        "Murmur3 hash of the key it leads to",
+                        static_cast<unsigned>(p.hash),
+                        static_cast<unsigned long long>(p.node_offset));
+          Finding f;
+          f.severity = Severity::kError;
+          f.kind = finding_kind::kIndex;
+          f.offset = p.node_offset;
+          f.message = partitions_path + ": " + text;
+          slice.hash_mismatch = std::move(f);
+        }
+        ++slice.mismatched;
+      }
+      slice.keys.Add(ByteSpan(slice.key));
+      slice.positions.push_back(p.position);
+    }
+  };
+
+  // Second walk: the payloads in key order, a chunk's worth at a time.
+  PageWindow trie_window(&*partitions, window_bytes);
+  PartitionsWalker walk(partitions_bytes, partitions_path, *footer, /*check_tree=*/false);
+  walk.set_touched([&](std::uint64_t b, std::uint64_t e) { trie_window.Touch(b, e); });
+  KeyList chunk;
+  std::vector<std::int64_t> chunk_positions;
+  std::uint64_t unreadable = 0, via_rows = 0, mismatched = 0, delivered = 0;
+  std::optional<Finding> first_damage, hash_mismatch;
+  std::optional<Status> walk_error;  // the first walk passed: only if the file changed between
+  ByteVector first_key, last_key;
+  PartitionPayload p;
+  bool more = true;
+  while (more) {
+    batch.clear();
+    while (batch.size() < chunk_keys) {
+      Result<bool> next = walk.Next(p);
+      if (!next.ok()) walk_error = next.status();
+      if (!next.ok() || !*next) {
+        more = false;
+        break;
+      }
+      if (p.position < 0 && data_unsupported) continue;  // said once by the unsupported finding
+      const std::int16_t hash = p.hash ? static_cast<std::int16_t>(*p.hash) : std::int16_t{-1};
+      batch.push_back({p.node_offset, p.position, hash});
+    }
+    if (batch.empty()) break;
+    const std::size_t n_slices =
+        std::min(max_slices, (batch.size() + kMinSliceKeys - 1) / kMinSliceKeys);
+    auto slice_range = [&](std::size_t s) {
+      return std::pair<std::size_t, std::size_t>(batch.size() * s / n_slices,
+                                                 batch.size() * (s + 1) / n_slices);
+    };
+    if (n_slices <= 1) {
+      read_slice(slices[0], 0, batch.size());
+    } else {
+      ParallelFor(n_slices, [&](std::size_t s) {
+        const auto [b, e] = slice_range(s);
+        read_slice(slices[s], b, e);
+      });
+    }
+    // Merged in order: the findings and counts are those of one reader going through them all.
+    const KeyList* deliver = &slices[0].keys;
+    const std::vector<std::int64_t>* deliver_positions = &slices[0].positions;
+    if (n_slices > 1) {
+      chunk.Clear();
+      chunk_positions.clear();
+    }
+    for (std::size_t s = 0; s < std::max<std::size_t>(n_slices, 1); ++s) {
+      Slice& slice = slices[s];
+      if (!first_damage && slice.first_damage) first_damage = std::move(slice.first_damage);
+      if (!hash_mismatch && slice.hash_mismatch) hash_mismatch = std::move(slice.hash_mismatch);
+      unreadable += slice.unreadable;
+      via_rows += slice.via_rows;
+      mismatched += slice.mismatched;
+      if (n_slices > 1) {
+        for (std::size_t i = 0; i < slice.keys.size(); ++i) chunk.Add(slice.keys[i]);
+        chunk_positions.insert(chunk_positions.end(), slice.positions.begin(),
+                               slice.positions.end());
+      }
+    }
+    if (n_slices > 1) {
+      deliver = &chunk;
+      deliver_positions = &chunk_positions;
+    }
+    if (!deliver->empty()) {
+      if (delivered == 0) {
+        const ByteSpan k = (*deliver)[0];
+        first_key.assign(k.begin(), k.end());
+      }
+      const ByteSpan k = (*deliver)[deliver->size() - 1];
+      last_key.assign(k.begin(), k.end());
+      delivered += deliver->size();
+      on_chunk(*deliver, *deliver_positions);
+    }
+  }
+  trie_window.Flush();
+  for (Slice& slice : slices) {
+    slice.data_window.Flush();
+    slice.rows_window.Flush();
+  }
+  const std::uint64_t payloads = footer->key_count;
   if (first_damage) {
     first_damage->message +=
-        "; " + std::to_string(unreadable) + " of " + std::to_string(trie->payloads.size()) +
-        (unreadable == trie->payloads.size() ? " keys cannot be read"
-                                             : " keys cannot be read, the others are checked");
+        "; " + std::to_string(unreadable) + " of " + std::to_string(payloads) +
+        (unreadable == payloads ? " keys cannot be read"
+                                : " keys cannot be read, the others are checked");
     out.findings.push_back(std::move(*first_damage));
   }
   if (hash_mismatch) {
     hash_mismatch->message += " (" + std::to_string(mismatched) + " such payloads)";
     out.findings.push_back(std::move(*hash_mismatch));
   }
+  if (walk_error) {
+    out.findings.push_back(Damage(partitions_path, *walk_error, " (changed while it was read)"));
+  }
   // The footer names the first and last key: they must be the first and last read.
-  if (unreadable == 0 && !index.keys.empty() && index.keys.size() == trie->payloads.size()) {
-    const ByteSpan first = index.keys[0], last = index.keys[index.keys.size() - 1];
-    const bool first_ok = ByteVector(first.begin(), first.end()) == trie->first_key;
-    const bool last_ok = ByteVector(last.begin(), last.end()) == trie->last_key;
+  if (unreadable == 0 && delivered > 0 && delivered == payloads) {
+    const bool first_ok = first_key == footer->first_key;
+    const bool last_ok = last_key == footer->last_key;
     if (!first_ok || !last_ok) {
       Finding f;
       f.severity = Severity::kError;
       f.kind = finding_kind::kIndex;
-      f.offset = trie->trie_end;
+      f.offset = footer->trie_end;
       f.message = partitions_path + ": the footer's " + (first_ok ? "last" : "first") +
                   " key differs from the key its payload leads to";
       out.findings.push_back(std::move(f));
     }
   }
-  out.keys_read = index.keys.size();
+  out.keys_read = delivered;
   out.via_rows = via_rows;
-  out.compression = info;
-  out.summary = "Partitions.db: " + std::to_string(trie->key_count) + " keys (" +
+  out.compression = std::move(info);
+  out.summary = "Partitions.db: " + std::to_string(footer->key_count) + " keys (" +
                 std::to_string(via_rows) + " through Rows.db), " + data_text;
-  out.keys = std::move(index);
-  return out;
+}
+
+TrieStreamResult Finish(TrieKeys& t, FileReport& report) {
+  TrieStreamResult r;
+  r.opened = t.opened;
+  r.trie_read = t.trie_read;
+  r.keys = t.keys_read;
+  r.key_count = t.key_count;
+  r.through_rows = t.via_rows;
+  r.complete =
+      t.trie_read && std::none_of(t.findings.begin(), t.findings.end(), [](const Finding& f) {
+        return f.kind == finding_kind::kIndex || f.kind == finding_kind::kUnsupported;
+      });
+  for (Finding& f : t.findings) report.findings.push_back(std::move(f));
+  if (t.trie_read) report.Add(Severity::kInfo, kKeySource, t.summary);
+  return r;
 }
 
 }  // namespace
@@ -221,17 +390,44 @@ bool UsesTrieIndex(std::string_view version, std::string_view sstable_format) {
   return version == "ms" || version == "mt";
 }
 
+TrieStreamResult StreamTrieIndexKeysWithPositions(const std::string& prefix,
+                                                  std::string_view version,
+                                                  std::string_view sstable_format,
+                                                  const TrieStreamLimits& limits,
+                                                  FileReport& report, const ChunkSink& on_chunk) {
+  TrieKeys t;
+  Stream(prefix, version, sstable_format, limits, on_chunk, t);
+  return Finish(t, report);
+}
+
+TrieStreamResult StreamTrieIndexKeys(const std::string& prefix, std::string_view version,
+                                     std::string_view sstable_format,
+                                     const TrieStreamLimits& limits, FileReport& report,
+                                     const std::function<void(const KeyList& chunk)>& on_chunk) {
+  return StreamTrieIndexKeysWithPositions(
+      prefix, version, sstable_format, limits, report,
+      [&](const KeyList& chunk, std::span<const std::int64_t>) { on_chunk(chunk); });
+}
+
 std::optional<IndexDb> LoadTrieIndexKeys(const std::string& prefix, std::string_view version,
                                          std::string_view sstable_format, FileReport& report) {
-  TrieKeys t = Load(prefix, version, sstable_format);
-  for (Finding& f : t.findings) report.findings.push_back(std::move(f));
-  if (t.trie_read) report.Add(Severity::kInfo, kKeySource, t.summary);
-  return std::move(t.keys);
+  IndexDb index;
+  TrieStreamResult r = StreamTrieIndexKeysWithPositions(
+      prefix, version, sstable_format, TrieStreamLimits{}, report,
+      [&](const KeyList& chunk, std::span<const std::int64_t> positions) {
+        for (std::size_t i = 0; i < chunk.size(); ++i) index.keys.Add(chunk[i]);
+        index.positions.insert(index.positions.end(), positions.begin(), positions.end());
+      });
+  if (!r.opened) return std::nullopt;
+  return index;
 }
 
 Document DescribeTrieIndex(const std::string& prefix, std::string_view version,
                            std::string_view sstable_format) {
-  TrieKeys t = Load(prefix, version, sstable_format);
+  TrieKeys t;
+  // The keys are not kept: only what reading them found.
+  Stream(
+      prefix, version, sstable_format, TrieStreamLimits{}, [](const KeyList&, auto) {}, t);
   Document doc;
   doc["index"] = "Partitions.db";
   if (t.trie_read) {
