@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bloomcodec/cassandra/java_string.h"
+#include "cassandra/bti/verify_keys.h"
 #include "codec/parallel.h"
 
 namespace bloomcodec::cassandra {
@@ -80,33 +81,30 @@ void KeyListKeys::Check(const Filter* filter, FileReport& report) {
   Finish(report);
 }
 
-void FilterKeys::Finish(const FileReport& report) {
+void FilterKeys::Finish(const FileReport& report, bool cut_short) {
   checked_ = true;
-  complete_ = std::none_of(report.findings.begin(), report.findings.end(), [&](const Finding& f) {
-    switch (lower_bound_) {
-      case CountIsLowerBound::kNever:
-        return false;
-      case CountIsLowerBound::kOnAnyError:
-        return f.severity == Severity::kError;
-      case CountIsLowerBound::kOnIndex:
-        return f.kind == finding_kind::kIndex;
-      case CountIsLowerBound::kOnIndexOrUnsupported:
-        return f.kind == finding_kind::kIndex || f.kind == finding_kind::kUnsupported;
-    }
-    return false;
-  });
+  complete_ = !cut_short &&
+              std::none_of(report.findings.begin(), report.findings.end(), [&](const Finding& f) {
+                switch (lower_bound_) {
+                  case CountIsLowerBound::kNever: return false;
+                  case CountIsLowerBound::kOnAnyError: return f.severity == Severity::kError;
+                  case CountIsLowerBound::kOnIndex: return f.kind == finding_kind::kIndex;
+                  case CountIsLowerBound::kOnIndexOrUnsupported:
+                    return f.kind == finding_kind::kIndex || f.kind == finding_kind::kUnsupported;
+                }
+                return false;
+              });
 }
 
 bool KeyListKeys::AllPresent(const Filter& filter) const {
   KeyList buffer;
   std::vector<std::uint8_t> answers;
-  return ForEachListChunk(*keys_, 0, keys_->size(), limits_.chunk_keys, buffer,
-                          [&](const KeyList& c) {
-                            answers.resize(c.size());
-                            filter.MayContainBatch(c, answers);
-                            return std::all_of(answers.begin(), answers.end(),
-                                               [](std::uint8_t a) { return a != 0; });
-                          });
+  return ForEachListChunk(
+      *keys_, 0, keys_->size(), limits_.chunk_keys, buffer, [&](const KeyList& c) {
+        answers.resize(c.size());
+        filter.MayContainBatch(c, answers);
+        return std::all_of(answers.begin(), answers.end(), [](std::uint8_t a) { return a != 0; });
+      });
 }
 
 IndexDbKeys::IndexDbKeys(std::unique_ptr<InputFile> file, IndexKeyForm key_form,
@@ -191,8 +189,8 @@ void IndexDbKeys::Check(const Filter* filter, FileReport& report) {
       results.assign(ranges, RangeResult{});
       ParallelFor(ranges, [&](std::size_t r) {
         RangeResult& out = results[r];
-        out.stop = ForEachIndexChunk(bytes, path, key_form_, entry_form_, java_strings_,
-                                     bounds[r], bounds[r + 1], numbers[r], limits_.chunk_keys,
+        out.stop = ForEachIndexChunk(bytes, path, key_form_, entry_form_, java_strings_, bounds[r],
+                                     bounds[r + 1], numbers[r], limits_.chunk_keys,
                                      [&](const KeyList& chunk) {
                                        if (probing) {
                                          ProbeChunk(*filter, chunk, out);
@@ -250,6 +248,57 @@ bool IndexDbKeys::AllPresent(const Filter& filter) const {
                             return all;
                           });
   file_->DropPages(0, sound_end_);
+  return all;
+}
+
+TrieKeys::TrieKeys(std::string prefix, std::string version, std::string sstable_format,
+                   const FileReport& report, CountIsLowerBound lower_bound, StreamLimits limits)
+    : FilterKeys(lower_bound),
+      prefix_(std::move(prefix)),
+      version_(std::move(version)),
+      sstable_format_(std::move(sstable_format)),
+      limits_(limits),
+      findings_at_(report.findings.size()) {}
+
+void TrieKeys::Check(const Filter* filter, FileReport& report) {
+  // The stream's findings belong where the sstable's keys were named, before the filter's own.
+  FileReport stream;
+  stream.path = report.path;
+  bti::TrieStreamLimits trie_limits;
+  trie_limits.chunk_keys = limits_.chunk_keys;
+  RangeResult probed;
+  const bti::TrieStreamResult r = bti::StreamTrieIndexKeys(
+      prefix_, version_, sstable_format_, trie_limits, stream, [&](const KeyList& chunk) {
+        if (filter != nullptr) {
+          ProbeChunk(*filter, chunk, probed);
+        } else {
+          probed.keys += chunk.size();
+        }
+      });
+  opened_ = r.opened;
+  count_ = r.keys;
+  report.findings.insert(report.findings.begin() + static_cast<std::ptrdiff_t>(findings_at_),
+                         stream.findings.begin(), stream.findings.end());
+  if (filter != nullptr) {
+    std::vector<RangeResult> one(1, std::move(probed));
+    (void)Merge(one, report);
+  }
+  Finish(report, !r.opened);
+}
+
+bool TrieKeys::AllPresent(const Filter& filter) const {
+  FileReport scratch;
+  std::vector<std::uint8_t> answers;
+  bool all = true;
+  bti::TrieStreamLimits trie_limits;
+  trie_limits.chunk_keys = limits_.chunk_keys;
+  (void)bti::StreamTrieIndexKeys(
+      prefix_, version_, sstable_format_, trie_limits, scratch, [&](const KeyList& chunk) {
+        if (!all) return;
+        answers.resize(chunk.size());
+        filter.MayContainBatch(chunk, answers);
+        all = std::all_of(answers.begin(), answers.end(), [](std::uint8_t a) { return a != 0; });
+      });
   return all;
 }
 

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 
 #include "bloomcodec/filter.h"
@@ -53,6 +54,9 @@ class FilterKeys {
   bool checked() const { return checked_; }
   // After Check: the keys read (before any damage).
   virtual std::uint64_t count() const = 0;
+  // After Check: false when the source could not be opened at all (there are no keys to count,
+  // not zero keys).
+  virtual bool has_keys() const { return true; }
   // After Check: whether every key of the filter is among them (no damage cut the source short),
   // judged from the report's findings when Check ended.
   bool complete() const { return complete_; }
@@ -61,8 +65,8 @@ class FilterKeys {
   virtual bool AllPresent(const Filter& filter) const = 0;
 
  protected:
-  // Ends Check: judges completeness from the findings so far.
-  void Finish(const FileReport& report);
+  // Ends Check: judges completeness from the findings so far (`cut_short`: incomplete anyway).
+  void Finish(const FileReport& report, bool cut_short = false);
 
  private:
   CountIsLowerBound lower_bound_;
@@ -105,6 +109,29 @@ class IndexDbKeys : public FilterKeys {
   std::size_t findings_at_;
   std::uint64_t count_ = 0;
   std::uint64_t sound_end_ = 0;  // the end of the last entry whose key is counted
+};
+
+// A trie-indexed sstable's keys (BTI, ScyllaDB ms / mt), streamed from Partitions.db and Data.db
+// or Rows.db (bti/verify_keys.h); each chunk is probed through the batch path as it comes.
+class TrieKeys : public FilterKeys {
+ public:
+  // `prefix`: the sstable's component prefix ("<dir>/da-1-bti-"). Findings go to
+  // report.findings at its current end.
+  TrieKeys(std::string prefix, std::string version, std::string sstable_format,
+           const FileReport& report, CountIsLowerBound lower_bound, StreamLimits limits = {});
+  void Check(const Filter* filter, FileReport& report) override;
+  std::uint64_t count() const override { return count_; }
+  bool AllPresent(const Filter& filter) const override;
+  bool has_keys() const override { return opened_; }
+
+ private:
+  std::string prefix_;
+  std::string version_;
+  std::string sstable_format_;
+  StreamLimits limits_;
+  std::size_t findings_at_;
+  std::uint64_t count_ = 0;
+  bool opened_ = false;
 };
 
 }  // namespace bloomcodec::cassandra

@@ -335,8 +335,8 @@ void CheckFilterBytes(ByteSpan file, const FilterFormat& format, FilterKeys* key
       FillReport fill;
       fill.fp_rate = 1.0;
       fill.estimated_keys = 0;
-      if (keys != nullptr) {
-        keys->Check(nullptr, report);
+      if (keys != nullptr) keys->Check(nullptr, report);
+      if (keys != nullptr && keys->has_keys()) {
         report.keys_checked += keys->count();
         fill.sized_keys = static_cast<double>(keys->count());
         fill.sized_keys_from = keys->complete() ? sized_from : "";
@@ -458,16 +458,12 @@ FileReport VerifySstable(const SstableFiles& sstable) {
                "no Index.db (" + sstable.index_path +
                    "): Cassandra cannot open this sstable, and its keys cannot be checked");
   }
-  std::optional<IndexDb> trie_keys;
   std::unique_ptr<FilterKeys> keys;
   if (trie_index) {
     std::string prefix = sstable.index_path;
     prefix.resize(prefix.rfind("Index.db"));
-    trie_keys = bti::LoadTrieIndexKeys(prefix, d.version, d.sstable_format, report);
-    if (trie_keys) {
-      keys = std::make_unique<KeyListKeys>(
-          &trie_keys->keys, CountIsLowerBound::kOnIndexOrUnsupported, sstable.limits);
-    }
+    keys = std::make_unique<TrieKeys>(prefix, d.version, d.sstable_format, report,
+                                      CountIsLowerBound::kOnIndexOrUnsupported, sstable.limits);
   } else if (sstable.has_index) {
     keys = LoadIndex(sstable.index_path, d.version, format, report, sstable.forced_key_form,
                      CountIsLowerBound::kOnIndexOrUnsupported, sstable.limits);
@@ -488,8 +484,8 @@ FileReport VerifySstable(const SstableFiles& sstable) {
     FillReport fill;
     fill.fp_rate = 1.0;
     fill.estimated_keys = 0;
-    if (keys) {
-      keys->Check(nullptr, report);
+    if (keys) keys->Check(nullptr, report);
+    if (keys && keys->has_keys()) {
       report.keys_checked = keys->count();
       fill.sized_keys = static_cast<double>(keys->count());
       fill.sized_keys_from = "index";
@@ -536,7 +532,6 @@ FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
     }
     report.group_role = place.role;
   }
-  std::optional<IndexDb> trie_keys;
   std::unique_ptr<FilterKeys> filter_keys;
   std::string sized_from;
   KeyList java_keys;
@@ -562,12 +557,9 @@ FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
   } else if (std::string prefix = TrieIndexPrefix(path); !prefix.empty()) {
     // A trie-indexed sstable's Filter.db given alone: its keys through the Partitions.db beside it.
     const Descriptor d = *ParseDescriptor(path);
-    trie_keys = bti::LoadTrieIndexKeys(prefix, d.version, d.sstable_format, report);
-    if (trie_keys) {
-      filter_keys =
-          std::make_unique<KeyListKeys>(&trie_keys->keys, CountIsLowerBound::kOnAnyError, limits);
-      sized_from = "index";
-    }
+    filter_keys = std::make_unique<TrieKeys>(prefix, d.version, d.sstable_format, report,
+                                             CountIsLowerBound::kOnAnyError, limits);
+    sized_from = "index";
   }
   std::unique_ptr<InputFile> in = OpenOrReport(path, "filter", report);
   if (!in) {
