@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -124,31 +125,33 @@ IndexDbKeys::IndexDbKeys(std::unique_ptr<InputFile> file, IndexKeyForm key_form,
 
 namespace {
 
-// The keys of the scanned entries [begin, end) in chunks (the 0.6 filter's as UTF-16 Strings);
-// fn(chunk) returning false stops. A key that cannot be made a String stops with its Status.
+// The keys `spans` locate in `bytes` (entry numbers from `first_number`) in chunks, the 0.6
+// filter's as UTF-16 Strings; fn(chunk) returning false stops. A key that cannot be made a String
+// stops with its Status (the chunk's keys before it are given to fn first).
 template <typename Fn>
-Status ForEachIndexChunk(ByteSpan bytes, const std::string& path, IndexKeyForm key_form,
-                         IndexEntryForm entry_form, bool java_strings, std::uint64_t begin,
-                         std::uint64_t end, std::uint64_t first_number, std::size_t chunk_keys,
-                         Fn&& fn) {
+Status ForEachSpanChunk(ByteSpan bytes, const std::string& path, bool java_strings,
+                        std::span<const KeySpan> spans, std::uint64_t first_number,
+                        std::size_t chunk_keys, Fn&& fn) {
   thread_local KeyList raw;
   thread_local KeyList strings;
   std::uint64_t number = first_number;
-  while (begin < end) {
+  for (std::size_t at = 0; at < spans.size();) {
+    const std::size_t n = std::min(chunk_keys, spans.size() - at);
     raw.Clear();
-    const std::uint64_t next =
-        AppendIndexKeys(bytes, key_form, entry_form, begin, end, chunk_keys, raw);
-    if (next == begin) break;  // cannot happen for scanned entries; never loop forever
+    for (std::size_t i = at; i < at + n; ++i) {
+      raw.Add(ByteSpan(bytes.data() + spans[i].offset, spans[i].length));
+    }
     if (java_strings) {
       strings.Clear();
-      Status text = JavaStringKeysFromIndex(raw, path, strings, begin, number);
+      // Before c an entry is the u16 length, the key and an i64: it starts 2 bytes before its key.
+      Status text = JavaStringKeysFromIndex(raw, path, strings, spans[at].offset - 2, number);
       if (!strings.empty() && !fn(strings)) return Status();
       if (!text.ok()) return text;
     } else if (!fn(raw)) {
       return Status();
     }
-    number += raw.size();
-    begin = next;
+    number += n;
+    at += n;
   }
   return Status();
 }
@@ -164,41 +167,42 @@ void IndexDbKeys::Check(const Filter* filter, FileReport& report) {
   Status text;  // the first key the 0.6 filter's String cannot be made of
   bool probing = filter != nullptr;
   std::uint64_t released = 0;
-  std::vector<std::uint64_t> bounds;
-  std::vector<std::uint64_t> numbers;
+  std::vector<KeySpan> spans;       // the window's keys, found by the scan
+  std::vector<std::size_t> bounds;  // the window's ranges, as indexes into spans
   std::vector<RangeResult> results;
   FileReport merged;  // the probes' tally, added to `report` at the end
+  const bool read_keys = probing || java_strings_;
   while (scan.offset < bytes.size() && damage.ok()) {
     const std::uint64_t window_end =
         scan.offset + std::min(limits_.window_bytes, bytes.size() - scan.offset);
-    bounds.assign(1, scan.offset);
-    numbers.assign(1, scan.entries);
+    const std::uint64_t first_number = scan.entries;
+    spans.clear();
+    bounds.assign(1, 0);
+    // Without a filter the 0.6 keys are still made Strings: a key that cannot be is a finding.
+    const bool keys_wanted = read_keys && text.ok();
     while (scan.offset < window_end) {
       const std::uint64_t until =
-          bounds.back() + std::min(limits_.range_bytes, window_end - bounds.back());
-      damage = ScanIndexEntries(bytes, path, key_form_, entry_form_, until, scan);
-      if (scan.offset != bounds.back()) {
-        bounds.push_back(scan.offset);
-        numbers.push_back(scan.entries);
-      }
+          scan.offset + std::min(limits_.range_bytes, window_end - scan.offset);
+      damage = ScanIndexEntries(bytes, path, key_form_, entry_form_, until, scan,
+                                keys_wanted ? &spans : nullptr);
+      if (keys_wanted && spans.size() != bounds.back()) bounds.push_back(spans.size());
       if (!damage.ok()) break;
     }
-    const std::size_t ranges = bounds.size() - 1;
-    if (probing || (java_strings_ && text.ok())) {
-      // Without a filter the 0.6 keys are still made Strings: a key that cannot be is a finding.
+    if (keys_wanted) {
+      const std::size_t ranges = bounds.size() - 1;
       results.assign(ranges, RangeResult{});
       ParallelFor(ranges, [&](std::size_t r) {
         RangeResult& out = results[r];
-        out.stop = ForEachIndexChunk(bytes, path, key_form_, entry_form_, java_strings_, bounds[r],
-                                     bounds[r + 1], numbers[r], limits_.chunk_keys,
-                                     [&](const KeyList& chunk) {
-                                       if (probing) {
-                                         ProbeChunk(*filter, chunk, out);
-                                       } else {
-                                         out.keys += chunk.size();
-                                       }
-                                       return true;
-                                     });
+        const std::span<const KeySpan> range(spans.data() + bounds[r], bounds[r + 1] - bounds[r]);
+        out.stop = ForEachSpanChunk(bytes, path, java_strings_, range, first_number + bounds[r],
+                                    limits_.chunk_keys, [&](const KeyList& chunk) {
+                                      if (probing) {
+                                        ProbeChunk(*filter, chunk, out);
+                                      } else {
+                                        out.keys += chunk.size();
+                                      }
+                                      return true;
+                                    });
       });
       text = Merge(results, merged);
       if (!text.ok()) {
@@ -237,16 +241,27 @@ void IndexDbKeys::Check(const Filter* filter, FileReport& report) {
 }
 
 bool IndexDbKeys::AllPresent(const Filter& filter) const {
+  const ByteSpan bytes = file_->bytes();
   std::vector<std::uint8_t> answers;
+  std::vector<KeySpan> spans;
+  IndexScan scan;
   bool all = true;
-  (void)ForEachIndexChunk(file_->bytes(), file_->path(), key_form_, entry_form_, java_strings_, 0,
-                          sound_end_, 0, limits_.chunk_keys, [&](const KeyList& chunk) {
-                            answers.resize(chunk.size());
-                            filter.MayContainBatch(chunk, answers);
-                            all = std::all_of(answers.begin(), answers.end(),
-                                              [](std::uint8_t a) { return a != 0; });
-                            return all;
-                          });
+  while (all && scan.offset < sound_end_) {
+    const std::uint64_t first_number = scan.entries;
+    spans.clear();
+    const Status s = ScanIndexEntries(
+        bytes, file_->path(), key_form_, entry_form_,
+        scan.offset + std::min(limits_.window_bytes, sound_end_ - scan.offset), scan, &spans);
+    (void)ForEachSpanChunk(bytes, file_->path(), java_strings_, spans, first_number,
+                           limits_.chunk_keys, [&](const KeyList& chunk) {
+                             answers.resize(chunk.size());
+                             filter.MayContainBatch(chunk, answers);
+                             all = std::all_of(answers.begin(), answers.end(),
+                                               [](std::uint8_t a) { return a != 0; });
+                             return all;
+                           });
+    if (!s.ok()) break;  // cannot happen below sound_end_
+  }
   file_->DropPages(0, sound_end_);
   return all;
 }

@@ -87,10 +87,10 @@ Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm key_
 
 // Streaming (verify, convert): the entries in bounded steps, without allocating per entry.
 //
-//   IndexScan scan;                                   // structure, a window at a time
-//   Status damage = ScanIndexEntries(file, path, form, entry_form, scan.offset + window, scan);
-//   for (std::uint64_t at = begin; at < scan.offset;)  // then the keys of what was scanned,
-//     at = AppendIndexKeys(file, form, entry_form, at, scan.offset, 4096, chunk);  // in chunks
+//   IndexScan scan;                       // structure and keys, a window at a time
+//   std::vector<KeySpan> keys;
+//   Status damage = ScanIndexEntries(file, path, form, entry_form, scan.offset + window, scan,
+//                                    &keys);   // then copy the window's keys into chunks
 //
 // Where a scan stands: the next entry's offset, the entries read, the last Data.db position
 // (-1 before the first entry).
@@ -102,15 +102,15 @@ struct IndexScan {
 // Reads entries from scan.offset with every check ReadIndexDbInto makes, until the next entry
 // starts at or after `until` or the file ends. On damage, the Status ReadIndexDbInto gives for
 // the same file, with `scan` at the damaged entry (scan.entries keys before it are sound).
+// With `keys`, the filter key of each entry read is appended to it as (offset, length) in `file`:
+// the keys of a window, found once and then only copied.
+struct KeySpan {
+  std::uint64_t offset;
+  std::uint32_t length;
+};
 Status ScanIndexEntries(ByteSpan file, std::string_view source, IndexKeyForm form,
-                        IndexEntryForm entry_form, std::uint64_t until, IndexScan& scan);
-// Appends to `out` the filter keys of the entries from `begin` (an entry start) up to `end`, at
-// most `max_keys` of them, and returns where it stopped. The entries must have been scanned
-// (ScanIndexEntries) up to `end`: nothing is checked here again.
-std::uint64_t AppendIndexKeys(ByteSpan file, IndexKeyForm form, IndexEntryForm entry_form,
-                              std::uint64_t begin, std::uint64_t end, std::size_t max_keys,
-                              KeyList& out);
-
+                        IndexEntryForm entry_form, std::uint64_t until, IndexScan& scan,
+                        std::vector<KeySpan>* keys = nullptr);
 // Writes an Index.db (raw key form) for `keys` with the given positions
 // (positions.size() == keys.size()); keys longer than 65535 bytes are InvalidArgument.
 Result<ByteVector> WriteIndexDb(const KeyList& keys, std::span<const std::int64_t> positions);
