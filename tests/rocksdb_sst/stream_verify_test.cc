@@ -78,7 +78,8 @@ FileReport Verify(const std::string& path, const std::optional<PrefixExtractor>&
   if (threads <= 1) {
     report = VerifySst(path, nullptr, "group", prefix);
   } else {
-    WorkPool(threads).Run(1, [&](std::size_t) { report = VerifySst(path, nullptr, "group", prefix); });
+    WorkPool(threads).Run(1,
+                          [&](std::size_t) { report = VerifySst(path, nullptr, "group", prefix); });
   }
   return report;
 }
@@ -151,9 +152,8 @@ ByteVector ReadAll(const std::string& path) {
 }
 
 TEST(StreamedSstVerify, FullPartitionedBloomAndRibbonFiltersReportAsOnePass) {
-  for (const Shape& shape :
-       {Shape{false, false, 0}, Shape{true, false, 0}, Shape{false, true, 0},
-        Shape{true, true, 0}, Shape{false, false, 6}, Shape{false, true, 6}}) {
+  for (const Shape& shape : {Shape{false, false, 0}, Shape{true, false, 0}, Shape{false, true, 0},
+                             Shape{true, true, 0}, Shape{false, false, 6}, Shape{false, true, 6}}) {
     TempDir dir;
     const std::string path = WriteSst(dir.path(), shape, 4000);
     const FileReport r = ExpectSameUnderEverySplit(path);
