@@ -4,38 +4,34 @@
 #include <filesystem>
 #include <optional>
 #include <system_error>
+#include <unordered_map>
+#include <utility>
 
+#include "blocktable/block_handle.h"
+#include "blocktable/stream.h"
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
+#include "codec/parallel.h"
 #include "leveldb/table/table_reader.h"
 
 namespace bloomcodec::leveldb {
 
+using blocktable::Block;
 using blocktable::BlockHandle;
+using blocktable::BlockIterator;
+using blocktable::BlockRange;
+using blocktable::CompareKeys;
+using blocktable::KeyOrder;
+using blocktable::StreamLimits;
 
 namespace {
 
 namespace fs = std::filesystem;
 
-// Per filter of the filter block: the distinct keys hashed into it. LevelDB adds every key of
-// a block (duplicates of a user key across sequence numbers included), but a duplicate sets no
-// new bit, so the fill is judged against distinct keys; duplicates are adjacent (keys sorted).
-struct FilterKeys {
-  std::uint64_t distinct = 0;
-  ByteVector last;
-  bool any = false;
-};
-
-bool IsFalseNegativeFinding(const Status& s) {
-  // TableReader::Verify reports the first stored key its filter misses with this "found" text;
-  // the per-key pass below lists every one, so that finding would only repeat the first.
-  return s.message().ends_with("found a false negative");
-}
-
 void AddFill(const TableReader& table, const FilterBlockLayout& layout,
-             const std::vector<FilterKeys>& keys, FileReport& report) {
+             const std::vector<std::uint64_t>& distinct, FileReport& report) {
   const TableFilter& tf = *table.filter();
   ByteSpan contents = tf.contents.bytes();
   FillReport fill;
@@ -49,7 +45,7 @@ void AddFill(const TableReader& table, const FilterBlockLayout& layout,
     const FilterRange& r = layout.filters[i];
     if (r.empty()) continue;
     BloomFilterView view(contents.subspan(r.start, r.size()), tf.flavor);
-    const std::uint64_t n = i < keys.size() ? keys[i].distinct : 0;
+    const std::uint64_t n = i < distinct.size() ? distinct[i] : 0;
     FillStatistics s = ComputeFillStatistics(view.bit_count(), view.bits_set(), view.hash_count());
     fill.bits += s.bits;
     fill.bits_set += s.bits_set;
@@ -75,6 +71,279 @@ void AddFill(const TableReader& table, const FilterBlockLayout& layout,
                    first_overfilled + ": the filter was damaged or built for other keys",
                first_overfilled_offset);
   }
+}
+
+// The data blocks of a table, as its index lists them (read once, before any range runs).
+struct DataBlocks {
+  std::vector<BlockHandle> handles;
+  KeyList separators;  // each block's index key
+  Status index_error;  // the index could not be walked past the last block listed
+};
+
+// What is shared by the ranges of one table.
+struct TableScan {
+  const TableReader& table;
+  const InputFile& file;
+  const DataBlocks& blocks;
+  const FilterBlockLayout* layout;  // the strict layout: distinct keys per filter (or null)
+  const FilterBlockReader* reader;  // answers for the stored keys (or null: no usable filter)
+  bool check_structure;             // TableReader::Verify's checks before the data blocks passed
+  // Filter numbers never decrease from block to block (always, unless the index is damaged):
+  // a filter left behind is never met again, so a range needs no memory of it.
+  bool monotone;
+  StreamLimits limits;
+};
+
+// One range's share of the result; the ranges' shares are merged in block order.
+struct RangeResult {
+  std::optional<Status> structure;  // the first damage TableReader::Verify meets in the range
+  std::optional<Status> pass;       // a block that cannot be read or walked: the range stops
+  std::uint64_t keys = 0;
+  std::uint64_t false_negatives = 0;
+  std::vector<ByteVector> listed;  // the first kMaxListedFalseNegatives, in key order
+  // Distinct keys per filter, by runs of blocks of the same filter; a run's first key counted
+  // as new (the range does not know the key before it: the merge corrects the first run).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;
+  bool any_counted = false;
+  std::uint64_t first_filter = 0;
+  ByteVector first_key;
+  std::uint64_t last_filter = 0;
+  ByteVector last_key;
+};
+
+// The last key of a data block, as TableReader::Verify leaves it in its previous_last.
+Status LastKeyOf(const TableReader& table, const BlockHandle& handle, ByteVector& out) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(Block block, table.ReadDataBlock(handle));
+  BlockIterator it(block, table.key_order());
+  BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+  while (it.valid()) {
+    out.assign(it.key().begin(), it.key().end());
+    BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+  }
+  return Status();
+}
+
+bool SameBytes(ByteSpan a, ByteSpan b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end());
+}
+
+// Checks blocks [range.begin, range.end) as TableReader::Verify does (but without its
+// false-negative stop: every stored key is probed here, in batches of the filter of its block),
+// and walks their entries as ForEachEntry does (stopping where it would fail).
+void ScanRange(const TableScan& scan, BlockRange range, RangeResult& out) {
+  const TableReader& table = scan.table;
+  const TableFilter* tf = table.filter() ? &*table.filter() : nullptr;
+  const KeyOrder order = table.key_order();
+  const bool user = table.key_kind() == KeyKind::kUser;
+  const std::vector<BlockHandle>& blocks = scan.blocks.handles;
+  const std::size_t num_filters = scan.layout ? scan.layout->filters.size() : 0;
+
+  bool check = scan.check_structure;
+  ByteVector previous_last;
+  ByteSpan previous_separator;
+  if (check && range.begin > 0) {
+    // The state block begin - 1 left (if it cannot be read, an earlier range failed there).
+    Status s = LastKeyOf(table, blocks[range.begin - 1], previous_last);
+    if (!s.ok()) {
+      out.structure = s;
+      check = false;
+    }
+    previous_separator = scan.blocks.separators[range.begin - 1];
+  }
+  const auto fail = [&](Status s) {
+    if (check) out.structure = std::move(s);
+    check = false;
+  };
+
+  // The chunk: keys of consecutive blocks answered by one filter.
+  KeyList chunk;
+  const std::size_t reserved = std::min<std::size_t>(scan.limits.chunk_keys, 1 << 16);
+  chunk.Reserve(reserved, reserved * 32);
+  std::vector<std::uint8_t> answers;
+  answers.reserve(reserved);
+  std::uint64_t chunk_offset = 0;
+  FilterBlockReader::Choice chunk_choice{FilterBlockReader::Choice::Kind::kAlwaysMatch, {}};
+  const auto flush = [&] {
+    if (chunk.empty()) return;
+    answers.resize(chunk.size());
+    scan.reader->KeyMayMatchBatch(chunk_offset, chunk, answers);
+    for (std::size_t i = 0; i < chunk.size(); ++i) {
+      if (answers[i] != 0) continue;
+      ++out.false_negatives;
+      if (out.listed.size() < kMaxListedFalseNegatives) {
+        out.listed.emplace_back(chunk[i].begin(), chunk[i].end());
+      }
+    }
+    chunk.Clear();
+  };
+
+  // Distinct keys: the filter of the last key counted and that key; with a damaged index
+  // (filter numbers going back) also the last key of every filter left.
+  bool counting = false;
+  std::uint64_t current_filter = 0;
+  std::unordered_map<std::uint64_t, ByteVector> left;
+
+  blocktable::PageDropper dropper(&scan.file, scan.limits.drop_window);
+  if (range.begin < range.end) dropper.Start(blocks[range.begin].offset);
+  for (std::size_t b = range.begin; b < range.end; ++b) {
+    const BlockHandle& handle = blocks[b];
+    const ByteSpan separator = scan.blocks.separators[b];
+    Result<Block> read = table.ReadDataBlock(handle);
+    if (!read.ok()) {
+      fail(read.status());
+      out.pass = read.status();
+      break;
+    }
+    const Block& block = *read;
+    if (check) {
+      Result<std::uint64_t> n = blocktable::VerifyBlock(block, order);
+      if (!n.ok()) {
+        fail(n.status());
+      } else if (*n == 0) {
+        fail(block.ErrorAt(0, "at least one entry in a data block"));
+      }
+    }
+    BlockIterator it(block, order);
+    if (Status s = it.SeekToFirst(); !s.ok()) {
+      fail(s);
+      out.pass = std::move(s);
+      break;
+    }
+    if (check && b > 0 && it.valid()) {
+      if (CompareKeys(order, previous_last, it.key()) >= 0) {
+        fail(block.ErrorAt(0, "a first key greater than the previous block's last key"));
+      } else if (CompareKeys(order, previous_separator, it.key()) >= 0) {
+        fail(block.ErrorAt(0, "a first key greater than the previous block's index key"));
+      }
+    }
+    const std::uint64_t filter_index = scan.layout ? scan.layout->IndexFor(handle.offset) : 0;
+    if (check && scan.layout && filter_index >= num_filters) {
+      fail(Status::Corrupt(table.source(), tf->handle.offset + scan.layout->array_offset,
+                           "a filter for the data block at offset " +
+                               std::to_string(handle.offset) + " (filter " +
+                               std::to_string(filter_index) + ")",
+                           std::to_string(num_filters) + " filters"));
+    }
+    if (scan.reader) {
+      const FilterBlockReader::Choice choice = scan.reader->FilterFor(handle.offset);
+      if (choice.kind != chunk_choice.kind || choice.filter.data() != chunk_choice.filter.data() ||
+          choice.filter.size() != chunk_choice.filter.size()) {
+        flush();
+        chunk_choice = choice;
+      }
+      if (chunk.empty()) chunk_offset = handle.offset;
+    }
+    const bool counted = scan.layout && filter_index < num_filters;
+    while (it.valid()) {
+      const ByteSpan key = it.key();
+      if (check && user && (TagOf(key) & 0xff) > 1) {
+        fail(block.ErrorAt(it.entry_position(), "an internal key of type 0 or 1",
+                           "type " + std::to_string(TagOf(key) & 0xff)));
+      }
+      const ByteSpan filter_key = user ? UserKeyOf(key) : key;
+      ++out.keys;
+      if (scan.reader) {
+        if (chunk.size() >= scan.limits.chunk_keys) {
+          flush();
+          chunk_offset = handle.offset;
+        }
+        chunk.Add(filter_key);
+      }
+      if (counted) {
+        bool fresh;
+        if (!counting || filter_index != current_filter) {
+          if (counting && !scan.monotone) left[current_filter] = out.last_key;
+          auto earlier = scan.monotone ? left.end() : left.find(filter_index);
+          fresh = earlier == left.end() || !SameBytes(earlier->second, filter_key);
+          if (!counting) {
+            out.any_counted = true;
+            out.first_filter = filter_index;
+            out.first_key.assign(filter_key.begin(), filter_key.end());
+          }
+          out.runs.emplace_back(filter_index, 0);
+          counting = true;
+          current_filter = filter_index;
+        } else {
+          fresh = !SameBytes(out.last_key, filter_key);
+        }
+        if (fresh) ++out.runs.back().second;
+        out.last_key.assign(filter_key.begin(), filter_key.end());
+        out.last_filter = filter_index;
+      }
+      if (check) previous_last.assign(key.begin(), key.end());
+      if (Status s = it.Next(); !s.ok()) {
+        fail(s);
+        out.pass = std::move(s);
+        break;
+      }
+    }
+    if (out.pass) break;
+    if (check && CompareKeys(order, previous_last, separator) > 0) {
+      fail(block.ErrorAt(0, "a last key at most the block's index key"));
+    }
+    previous_separator = separator;
+    dropper.Done(handle.offset + handle.size + blocktable::kBlockTrailerSize);
+  }
+  if (scan.reader) flush();
+  if (range.begin < range.end) {
+    const BlockHandle& last = blocks[range.end - 1];
+    dropper.Done(last.offset + last.size + blocktable::kBlockTrailerSize, true);
+  }
+}
+
+// Every data block checked and every stored key probed, in ranges on the run's workers; the
+// report gets exactly what one pass over the whole table gives.
+struct ScanTotals {
+  std::optional<Status> structure;
+  std::optional<Status> pass;
+  std::vector<std::uint64_t> distinct;  // per filter of the filter block
+};
+
+ScanTotals ScanTable(const TableScan& scan, FileReport& report) {
+  const std::vector<BlockHandle>& blocks = scan.blocks.handles;
+  std::vector<std::uint64_t> sizes(blocks.size());
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    sizes[i] = blocks[i].size + blocktable::kBlockTrailerSize;
+  }
+  std::vector<BlockRange> ranges;
+  if (scan.monotone) {
+    ranges = blocktable::SplitIntoRanges(sizes, scan.limits);
+  } else if (!blocks.empty()) {
+    ranges.push_back(BlockRange{0, blocks.size()});
+  }
+  std::vector<RangeResult> results(ranges.size());
+  ParallelFor(ranges.size(), [&](std::size_t r) { ScanRange(scan, ranges[r], results[r]); });
+
+  ScanTotals totals;
+  totals.distinct.assign(scan.layout ? scan.layout->filters.size() : 0, 0);
+  bool carried = false;
+  std::uint64_t carried_filter = 0;
+  ByteVector carried_key;
+  for (RangeResult& r : results) {
+    if (!totals.structure && r.structure) totals.structure = std::move(r.structure);
+    report.keys_checked += r.keys;
+    for (const ByteVector& k : r.listed) report.AddFalseNegative(k);
+    report.false_negative_count += r.false_negatives - r.listed.size();
+    if (r.any_counted) {
+      for (const auto& [filter, n] : r.runs) totals.distinct[filter] += n;
+      // The range counted its first key as new; the key before it may be the same.
+      if (carried && carried_filter == r.first_filter && carried_key == r.first_key) {
+        --totals.distinct[r.first_filter];
+      }
+      carried = true;
+      carried_filter = r.last_filter;
+      carried_key = std::move(r.last_key);
+    }
+    if (r.pass) {
+      totals.pass = std::move(r.pass);
+      return totals;
+    }
+  }
+  if (!scan.blocks.index_error.ok()) {
+    if (!totals.structure && scan.check_structure) totals.structure = scan.blocks.index_error;
+    totals.pass = scan.blocks.index_error;
+  }
+  return totals;
 }
 
 // TableReader::Open fails with InvalidArgument only when it cannot tell the key kind (no sequence
@@ -222,15 +491,16 @@ FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyList*
     report.fill = always;
   }
 
-  Result<std::uint64_t> verified = table.Verify();
-  bool structure_failed = false;
-  if (!verified.ok() && !IsFalseNegativeFinding(verified.status())) {
-    report.findings.push_back(
-        FindingFromStatus(Severity::kError, finding_kind::kStructure, verified.status()));
-    structure_failed = true;
+  // Every data block checked as TableReader::Verify checks it (its checks before the data
+  // blocks first), and every stored key against the filter of its block, all of them counted.
+  const KeyOrder order = table.key_order();
+  Status before_data;
+  if (auto r = blocktable::VerifyBlock(table.index_block(), order); !r.ok()) {
+    before_data = r.status();
+  } else if (auto m = blocktable::VerifyBlock(table.metaindex_block(), KeyOrder::kBytewise);
+             !m.ok()) {
+    before_data = m.status();
   }
-
-  // Every stored key against the filter of its block, all of them counted.
   std::optional<FilterBlockLayout> layout;
   std::optional<FilterBlockReader> reader;
   if (tf) {
@@ -238,32 +508,44 @@ FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyList*
     if (parsed.ok()) {
       layout = std::move(parsed).value();
       reader.emplace(tf->contents.bytes(), tf->flavor);
+    } else if (before_data.ok()) {
+      before_data = parsed.status();
     }
   }
-  const bool user = table.key_kind() == KeyKind::kUser;
-  std::vector<FilterKeys> per_filter(layout ? layout->filters.size() : 0);
-  Status pass = table.ForEachEntry([&](ByteSpan key, ByteSpan, const BlockHandle& block) {
-    ByteSpan filter_key = user ? UserKeyOf(key) : key;
-    ++report.keys_checked;
-    if (reader && !reader->KeyMayMatch(block.offset, filter_key)) {
-      report.AddFalseNegative(filter_key);
-    }
-    if (layout) {
-      std::uint64_t i = layout->IndexFor(block.offset);
-      if (i < per_filter.size()) {
-        FilterKeys& fk = per_filter[i];
-        if (!fk.any ||
-            !std::equal(fk.last.begin(), fk.last.end(), filter_key.begin(), filter_key.end())) {
-          ++fk.distinct;
-          fk.last.assign(filter_key.begin(), filter_key.end());
-          fk.any = true;
-        }
-      }
-    }
+  DataBlocks blocks;
+  blocks.index_error = table.ForEachDataBlock([&](ByteSpan key, const BlockHandle& handle) {
+    blocks.handles.push_back(handle);
+    blocks.separators.Add(key);
     return Status();
   });
-  if (!pass.ok() && !structure_failed) {
-    report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kStructure, pass));
+  bool monotone = true;
+  if (layout) {
+    for (std::size_t i = 1; i < blocks.handles.size() && monotone; ++i) {
+      monotone = layout->IndexFor(blocks.handles[i - 1].offset) <=
+                 layout->IndexFor(blocks.handles[i].offset);
+    }
+  }
+  in->AdviseSequential();
+  const TableScan scan{table,
+                       *in,
+                       blocks,
+                       layout ? &*layout : nullptr,
+                       reader ? &*reader : nullptr,
+                       before_data.ok(),
+                       monotone,
+                       blocktable::CurrentStreamLimits()};
+  ScanTotals totals = ScanTable(scan, report);
+  bool structure_failed = false;
+  if (!before_data.ok()) totals.structure = before_data;
+  if (totals.structure) {
+    report.findings.push_back(
+        FindingFromStatus(Severity::kError, finding_kind::kStructure, *totals.structure));
+    structure_failed = true;
+  }
+  const bool pass_ok = !totals.pass.has_value();
+  if (!pass_ok && !structure_failed) {
+    report.findings.push_back(
+        FindingFromStatus(Severity::kError, finding_kind::kStructure, *totals.pass));
     structure_failed = true;
   }
   report.FinishFalseNegatives("the filter of their data block");
@@ -289,7 +571,7 @@ FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyList*
       }
     }
   }
-  if (tf && layout && pass.ok()) AddFill(table, *layout, per_filter, report);
+  if (tf && layout && pass_ok) AddFill(table, *layout, totals.distinct, report);
   return report;
 }
 

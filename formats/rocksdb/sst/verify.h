@@ -11,7 +11,9 @@
 // blocks), each index key bracketing its data block's last key, the entry count against the
 // property rocksdb.num.entries, and every user key of the data blocks answered "may contain" by
 // the filter (whole-key filtering; each false negative counted). `probes` (optional) must be
-// answered "may contain" too. Statistics: the filter's bits, bits set and probes; the fp rate of
+// answered "may contain" too. Data blocks are read once, keys asked in batches, the pages behind
+// the cursor given back, a large SST checked in ranges on every core and merged in order (the
+// report does not depend on the split; blocktable/stream.h). Statistics: the filter's bits, bits set and probes; the fp rate of
 // a Bloom filter from its fill (fill^k), of a Ribbon filter measured with synthetic absent keys.
 // Findings: structure (error, offset), false-negative (error), overfilled (error), no-filter
 // (warning), unsupported (warning: a filter RocksDB 7.8 does not use, or no whole-key

@@ -1,0 +1,375 @@
+// VerifyTable streams a table in chunks of keys and checks ranges of its data blocks on the
+// run's workers. Whatever the split, and with one thread or a pool, the report must be exactly the
+// one a single pass over the whole table gives: tables written by the original LevelDB 1.23
+// (databases: internal keys, several versions of a key, deletions; TableBuilder: plain keys),
+// with false negatives, and damaged in their middle.
+#include <gtest/gtest.h>
+#include <leveldb/db.h>
+#include <leveldb/filter_policy.h>
+#include <leveldb/table_builder.h>
+#include <leveldb/write_batch.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "blocktable/block_handle.h"
+#include "blocktable/crc32c.h"
+#include "blocktable/stream.h"
+#include "bloomcodec/input_file.h"
+#include "codec/parallel.h"
+#include "leveldb/table/table_reader.h"
+#include "leveldb/table/verify.h"
+#include "leveldb_table/leveldb_harness.h"
+#include "support/report_equal.h"
+
+namespace bloomcodec::leveldb {
+namespace {
+
+namespace fs = std::filesystem;
+using blocktable::BlockHandle;
+using blocktable::ScopedStreamLimits;
+using blocktable::StreamLimits;
+using bloomcodec::testing::ReportDifference;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "bloomcodec-stream-XXXXXX").string();
+    path_ = mkdtemp(pattern.data()) ? pattern : std::string();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// One pass, one chunk, one range: the plain path the others must equal.
+StreamLimits WholeTable() {
+  StreamLimits l;
+  l.chunk_keys = std::size_t{1} << 40;
+  l.min_range_bytes = std::uint64_t{1} << 62;
+  l.max_ranges = 1;
+  l.drop_window = std::uint64_t{1} << 62;
+  return l;
+}
+
+StreamLimits Split(std::size_t chunk_keys, std::uint64_t range_bytes) {
+  StreamLimits l;
+  l.chunk_keys = chunk_keys;
+  l.min_range_bytes = range_bytes;
+  l.max_ranges = 1u << 20;
+  l.drop_window = 1;
+  return l;
+}
+
+FileReport Verify(const std::string& path, KeyKind kind, const StreamLimits& limits,
+                  unsigned threads) {
+  ScopedStreamLimits scoped(limits);
+  FileReport report;
+  if (threads <= 1) {
+    report = VerifyTable(path, kind, nullptr, "group");
+  } else {
+    // Inside a pool ParallelFor hands the ranges to the idle workers.
+    WorkPool(threads).Run(1,
+                          [&](std::size_t) { report = VerifyTable(path, kind, nullptr, "group"); });
+  }
+  return report;
+}
+
+// Every split (a range per block, chunks of one key, ...) with 1 and 4 threads reports what the
+// whole-table pass reports; returns that report.
+FileReport ExpectSameUnderEverySplit(const std::string& path, KeyKind kind) {
+  const FileReport whole = Verify(path, kind, WholeTable(), 1);
+  const std::vector<std::pair<std::size_t, std::uint64_t>> splits = {
+      {1, 1}, {3, 1}, {7, 700}, {64, 3000}, {4096, 20000}};
+  for (const auto& [chunk, range] : splits) {
+    for (unsigned threads : {1u, 4u}) {
+      const FileReport r = Verify(path, kind, Split(chunk, range), threads);
+      EXPECT_EQ(ReportDifference(whole, r), "")
+          << path << ": chunks of " << chunk << " keys, ranges of " << range << " bytes, "
+          << threads << " threads";
+    }
+  }
+  return whole;
+}
+
+// LevelDB's bloom policy with half of each filter's bytes cleared (the k byte kept): a filter
+// damaged at write time, with valid block checksums, that misses many of its keys.
+class DamagingPolicy final : public ::leveldb::FilterPolicy {
+ public:
+  DamagingPolicy() : inner_(::leveldb::NewBloomFilterPolicy(10)) {}
+  const char* Name() const override { return inner_->Name(); }
+  void CreateFilter(const ::leveldb::Slice* keys, int n, std::string* dst) const override {
+    const std::size_t start = dst->size();
+    inner_->CreateFilter(keys, n, dst);
+    for (std::size_t i = start; i + 1 < dst->size(); i += 2) (*dst)[i] = 0;
+  }
+  bool KeyMayMatch(const ::leveldb::Slice& key, const ::leveldb::Slice& filter) const override {
+    return inner_->KeyMayMatch(key, filter);
+  }
+
+ private:
+  std::unique_ptr<const ::leveldb::FilterPolicy> inner_;
+};
+
+std::string Key(int i) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "key-%012d", i);
+  return buf;
+}
+
+// A database table holding `versions` versions of each of `n` keys (some deleted): written to the
+// log, then to one level-0 table when the database is opened again.
+std::string WriteDatabaseTable(const std::string& dir, const ::leveldb::FilterPolicy* policy, int n,
+                               int versions, bool snappy) {
+  ::leveldb::Options options;
+  options.create_if_missing = true;
+  options.filter_policy = policy;
+  options.block_size = 256;
+  options.block_restart_interval = 4;
+  options.write_buffer_size = 64 << 20;  // the whole log fits: one table at recovery
+  options.compression = snappy ? ::leveldb::kSnappyCompression : ::leveldb::kNoCompression;
+  for (int round = 0; round < 2; ++round) {
+    ::leveldb::DB* raw = nullptr;
+    EXPECT_TRUE(::leveldb::DB::Open(options, dir, &raw).ok());
+    std::unique_ptr<::leveldb::DB> db(raw);
+    if (round == 1) break;
+    for (int v = 0; v < versions; ++v) {
+      ::leveldb::WriteBatch batch;
+      for (int i = 0; i < n; ++i) {
+        if (v == versions - 1 && i % 7 == 3) {
+          batch.Delete(Key(i));
+        } else {
+          batch.Put(Key(i), "v" + std::to_string(v) + "-" + std::to_string(i % 13));
+        }
+      }
+      EXPECT_TRUE(db->Write({}, &batch).ok());
+    }
+  }
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() == ".ldb") return e.path().string();
+  }
+  ADD_FAILURE() << "no table in " << dir;
+  return {};
+}
+
+std::string WritePlainTable(const std::string& dir, const ::leveldb::FilterPolicy* policy, int n) {
+  ::leveldb::Options options;
+  options.filter_policy = policy;
+  options.block_size = 200;
+  options.compression = ::leveldb::kNoCompression;
+  leveldb_test::StringSink sink;
+  ::leveldb::TableBuilder builder(options, &sink);
+  for (int i = 0; i < n; ++i) builder.Add(Key(i * 3), "value-" + std::to_string(i));
+  EXPECT_TRUE(builder.Finish().ok());
+  const std::string path = dir + "/000007.ldb";
+  std::ofstream(path, std::ios::binary) << sink.contents;
+  return path;
+}
+
+ByteVector ReadAll(const std::string& path) {
+  auto in = InputFile::Open(path);
+  EXPECT_TRUE(in.ok());
+  return ByteVector(in->bytes().begin(), in->bytes().end());
+}
+
+void WriteAll(const std::string& path, const ByteVector& bytes) {
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+}
+
+std::vector<BlockHandle> DataBlocks(const ByteVector& file, KeyKind kind) {
+  TableOpenOptions options;
+  options.key_kind = kind;
+  auto table = TableReader::Open(file, "t", options);
+  EXPECT_TRUE(table.ok());
+  std::vector<BlockHandle> blocks;
+  if (!table.ok()) return blocks;
+  EXPECT_TRUE(table
+                  ->ForEachDataBlock([&](ByteSpan, const BlockHandle& h) {
+                    blocks.push_back(h);
+                    return Status();
+                  })
+                  .ok());
+  return blocks;
+}
+
+TEST(StreamedTableVerify, DatabaseTablesWithVersionsAcrossBlocksReportAsOnePass) {
+  for (bool snappy : {false, true}) {
+    TempDir dir;
+    std::unique_ptr<const ::leveldb::FilterPolicy> bloom(::leveldb::NewBloomFilterPolicy(10));
+    const std::string path = WriteDatabaseTable(dir.path(), bloom.get(), 1500, 3, snappy);
+    // The case this is about: a user key whose versions straddle two data blocks.
+    const ByteVector file = ReadAll(path);
+    TableOpenOptions options;
+    options.key_kind = KeyKind::kUser;
+    auto table = TableReader::Open(file, path, options);
+    ASSERT_TRUE(table.ok());
+    std::size_t straddling = 0;
+    // What each filter was built from: its blocks' user keys, a repeated one once.
+    std::uint64_t per_filter_keys = 0;
+    std::uint64_t last_filter = ~std::uint64_t{0};
+    ByteVector last_user;
+    std::uint64_t last_block = ~std::uint64_t{0};
+    ASSERT_TRUE(
+        table
+            ->ForEachEntry([&](ByteSpan key, ByteSpan, const BlockHandle& block) {
+              const ByteSpan user = UserKeyOf(key);
+              if (block.offset != last_block && last_block != ~std::uint64_t{0} &&
+                  std::equal(user.begin(), user.end(), last_user.begin(), last_user.end())) {
+                ++straddling;
+              }
+              const std::uint64_t filter = block.offset >> kFilterBaseLg;
+              if (filter != last_filter ||
+                  !std::equal(user.begin(), user.end(), last_user.begin(), last_user.end())) {
+                ++per_filter_keys;
+              }
+              last_filter = filter;
+              last_user.assign(user.begin(), user.end());
+              last_block = block.offset;
+              return Status();
+            })
+            .ok());
+    EXPECT_GT(straddling, 10u);
+    const FileReport r = ExpectSameUnderEverySplit(path, KeyKind::kUser);
+    EXPECT_EQ(r.keys_checked, 4500u);
+    EXPECT_EQ(r.false_negative_count, 0u);
+    EXPECT_EQ(r.status_name(), "ok");
+    ASSERT_TRUE(r.fill.has_value());
+    ASSERT_TRUE(r.fill->sized_keys.has_value());
+    EXPECT_EQ(*r.fill->sized_keys, static_cast<double>(per_filter_keys));
+    EXPECT_GT(per_filter_keys, 1500u);  // some keys' versions straddle two filters
+  }
+}
+
+TEST(StreamedTableVerify, PlainTablesReportAsOnePass) {
+  TempDir dir;
+  std::unique_ptr<const ::leveldb::FilterPolicy> bloom(::leveldb::NewBloomFilterPolicy(10));
+  const std::string path = WritePlainTable(dir.path(), bloom.get(), 3000);
+  const FileReport r = ExpectSameUnderEverySplit(path, KeyKind::kPlain);
+  EXPECT_EQ(r.keys_checked, 3000u);
+  EXPECT_EQ(r.status_name(), "ok");
+}
+
+TEST(StreamedTableVerify, FalseNegativesAreCountedAndListedInKeyOrderAsOnePass) {
+  DamagingPolicy damaging;
+  {
+    TempDir dir;
+    const std::string path = WritePlainTable(dir.path(), &damaging, 3000);
+    const FileReport r = ExpectSameUnderEverySplit(path, KeyKind::kPlain);
+    EXPECT_GT(r.false_negative_count, kMaxListedFalseNegatives);
+    EXPECT_EQ(r.false_negatives.size(), kMaxListedFalseNegatives);
+  }
+  {
+    TempDir dir;
+    const std::string path = WriteDatabaseTable(dir.path(), &damaging, 1200, 2, false);
+    const FileReport r = ExpectSameUnderEverySplit(path, KeyKind::kUser);
+    EXPECT_GT(r.false_negative_count, kMaxListedFalseNegatives);
+    EXPECT_EQ(r.keys_checked, 2400u);
+  }
+}
+
+// A data block in the middle of the table damaged: its checksum fails (the walk stops there), or
+// the block is changed and its checksum made to match (the structure check stops there, the walk
+// goes on). Findings, offsets and counts are the single pass's.
+TEST(StreamedTableVerify, ADataBlockDamagedMidTableIsReportedAtTheSameOffsetAsOnePass) {
+  TempDir dir;
+  std::unique_ptr<const ::leveldb::FilterPolicy> bloom(::leveldb::NewBloomFilterPolicy(10));
+  const std::string healthy = WriteDatabaseTable(dir.path(), bloom.get(), 1500, 2, false);
+  const ByteVector file = ReadAll(healthy);
+  const std::vector<BlockHandle> blocks = DataBlocks(file, KeyKind::kUser);
+  ASSERT_GT(blocks.size(), 20u);
+  std::mt19937_64 rng(17);
+  std::size_t structure_findings = 0;
+  for (int round = 0; round < 24; ++round) {
+    const BlockHandle block = blocks[blocks.size() / 3 + rng() % (blocks.size() / 3)];
+    ByteVector damaged = file;
+    const std::uint64_t at = block.offset + rng() % block.size;
+    damaged[at] ^= static_cast<std::uint8_t>(1 + rng() % 255);
+    const bool fix_checksum = round % 2 == 1;
+    if (fix_checksum) {
+      const std::uint8_t type = damaged[block.offset + block.size];
+      const std::uint32_t crc =
+          blocktable::BlockTrailerCrc(ByteSpan(damaged).subspan(block.offset, block.size), type);
+      for (int i = 0; i < 4; ++i) {
+        damaged[block.offset + block.size + 1 + i] = static_cast<std::uint8_t>(crc >> (8 * i));
+      }
+    }
+    const std::string path = dir.path() + "/000100.ldb";
+    WriteAll(path, damaged);
+    const FileReport r = ExpectSameUnderEverySplit(path, KeyKind::kUser);
+    for (const Finding& f : r.findings) {
+      if (f.kind != finding_kind::kStructure) continue;
+      ++structure_findings;
+      ASSERT_TRUE(f.offset.has_value()) << f.message;
+      EXPECT_GE(*f.offset, block.offset) << f.message;
+      EXPECT_LT(*f.offset, block.offset + block.size + blocktable::kBlockTrailerSize) << f.message;
+    }
+    if (!fix_checksum) {
+      EXPECT_EQ(r.worst(), Severity::kError);
+      EXPECT_LT(r.keys_checked, 3000u);  // the walk stopped at the damaged block
+    }
+  }
+  EXPECT_GE(structure_findings, 12u);
+}
+
+// A byte changed anywhere in any block (data, filter, metaindex, index) with the block's checksum
+// made to match: whatever the checks meet first (before, in or after the data blocks), the split
+// reports it as the single pass does.
+TEST(StreamedTableVerify, ABlockChangedAnywhereWithAMatchingChecksumReportsAsOnePass) {
+  TempDir dir;
+  std::unique_ptr<const ::leveldb::FilterPolicy> bloom(::leveldb::NewBloomFilterPolicy(10));
+  const std::string healthy = WriteDatabaseTable(dir.path(), bloom.get(), 800, 2, false);
+  const ByteVector file = ReadAll(healthy);
+  TableOpenOptions options;
+  options.key_kind = KeyKind::kUser;
+  auto table = TableReader::Open(file, healthy, options);
+  ASSERT_TRUE(table.ok());
+  ASSERT_TRUE(table->filter().has_value());
+  std::vector<BlockHandle> blocks = DataBlocks(file, KeyKind::kUser);
+  blocks.push_back(table->filter()->handle);
+  blocks.push_back(table->footer().metaindex_handle);
+  blocks.push_back(table->footer().index_handle);
+  blocks.push_back(table->footer().index_handle);  // the index twice as often
+  std::mt19937_64 rng(41);
+  std::size_t errors = 0;
+  std::size_t past_checksum = 0;
+  for (int round = 0; round < 40; ++round) {
+    const BlockHandle block = blocks[rng() % blocks.size()];
+    ByteVector damaged = file;
+    damaged[block.offset + rng() % block.size] ^= static_cast<std::uint8_t>(1 + rng() % 255);
+    const std::uint8_t type = damaged[block.offset + block.size];
+    const std::uint32_t crc =
+        blocktable::BlockTrailerCrc(ByteSpan(damaged).subspan(block.offset, block.size), type);
+    for (int i = 0; i < 4; ++i) {
+      damaged[block.offset + block.size + 1 + i] = static_cast<std::uint8_t>(crc >> (8 * i));
+    }
+    const std::string path = dir.path() + "/000200.ldb";
+    WriteAll(path, damaged);
+    const FileReport r = ExpectSameUnderEverySplit(path, KeyKind::kUser);
+    if (r.worst() == Severity::kError) ++errors;
+    // The checksum was made to match: what is reported lies past it.
+    bool checksum = false;
+    for (const Finding& f : r.findings) {
+      checksum |= f.message.find("CRC-32C") != std::string::npos ||
+                  f.message.find("checksum") != std::string::npos;
+    }
+    if (!checksum) ++past_checksum;
+  }
+  EXPECT_EQ(past_checksum, 40u);
+  EXPECT_GE(errors, 20u);
+}
+
+}  // namespace
+}  // namespace bloomcodec::leveldb
