@@ -4,11 +4,38 @@
 // written again, are the input byte for byte. The 1.2 and 3.0+ entry forms (with a promoted index
 // skipped by its size) give their keys or a Corrupt status at an offset inside the file too.
 // Before e, the partitioner told from the data (DetectIndexKeyFormBeforeE) is one of the forms.
+// Streaming (ScanIndexEntries in windows of any size, with the keys in place) gives the same keys
+// and the same Status as reading the whole file.
 #include "cassandra/index_db.h"
 #include "fuzz_support.h"
 
 using namespace bloomcodec;
 using namespace bloomcodec::cassandra;
+
+namespace {
+
+// The file scanned in windows of `step` bytes, keys in place: what ReadIndexDbInto gives.
+void CheckStreamed(ByteSpan file, IndexKeyForm form, IndexEntryForm entries, std::uint64_t step,
+                   const IndexDb& whole, const Status& whole_status) {
+  IndexScan scan;
+  std::vector<ByteSpan> keys;
+  Status s;
+  while (scan.offset < file.size() && s.ok()) {
+    const std::uint64_t before = scan.offset;
+    s = ScanIndexEntries(file, "Index.db", form, entries, scan.offset + step, scan, &keys);
+    FUZZ_CHECK(!s.ok() || scan.offset > before);
+    for (const ByteSpan& k : keys) {
+      FUZZ_CHECK(k.data() >= file.data() && k.data() + k.size() <= file.data() + file.size());
+    }
+  }
+  FUZZ_CHECK(s.ToString() == whole_status.ToString());
+  FUZZ_CHECK(keys.size() == whole.keys.size() && scan.entries == keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    FUZZ_CHECK(fuzz::SameBytes(keys[i], whole.keys[i]));
+  }
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const ByteSpan file(data, size);
@@ -21,6 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (IndexKeyForm form : {IndexKeyForm::kRaw, IndexKeyForm::kRandomPartitionerEncoded}) {
     IndexDb partial;
     const Status s = ReadIndexDbInto(file, "Index.db", form, partial);
+    CheckStreamed(file, form, IndexEntryForm::kPositionOnly, size > 0 ? 1 + data[0] % 64 : 1,
+                  partial, s);
     FUZZ_CHECK(partial.keys.size() == partial.positions.size());
     FUZZ_CHECK(partial.keys.total_bytes() <= size);
     Result<IndexDb> whole = ReadIndexDb(file, "Index.db", form);
@@ -41,6 +70,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
        {IndexEntryForm::kLongPositionAndPromoted, IndexEntryForm::kVIntPositionAndPromoted}) {
     IndexDb murmur3;
     const Status s = ReadIndexDbInto(file, "Index.db", IndexKeyForm::kRaw, entries, murmur3);
+    CheckStreamed(file, IndexKeyForm::kRaw, entries, size > 1 ? 1 + data[1] % 200 : 1, murmur3, s);
     FUZZ_CHECK(murmur3.keys.size() == murmur3.positions.size());
     FUZZ_CHECK(murmur3.keys.total_bytes() <= size);
     if (!s.ok()) {

@@ -22,7 +22,9 @@ struct RangeResult {
   Status stop;                     // a key that cannot be asked: the range ends before it
 };
 
-void ProbeChunk(const Filter& filter, const KeyList& chunk, RangeResult& r) {
+// `chunk`: a KeyList, or keys in place (std::span<const ByteSpan>).
+template <typename Chunk>
+void ProbeChunk(const Filter& filter, const Chunk& chunk, RangeResult& r) {
   thread_local std::vector<std::uint8_t> answers;
   answers.resize(chunk.size());
   filter.MayContainBatch(chunk, answers);
@@ -125,29 +127,29 @@ IndexDbKeys::IndexDbKeys(std::unique_ptr<InputFile> file, IndexKeyForm key_form,
 
 namespace {
 
-// The keys `spans` locate in `bytes` (entry numbers from `first_number`) in chunks, the 0.6
-// filter's as UTF-16 Strings; fn(chunk) returning false stops. A key that cannot be made a String
+// The keys of `spans` (entry numbers from `first_number`) in chunks: in place, or for the 0.6
+// filter made UTF-16 Strings; fn(chunk) returning false stops. A key that cannot be made a String
 // stops with its Status (the chunk's keys before it are given to fn first).
 template <typename Fn>
 Status ForEachSpanChunk(ByteSpan bytes, const std::string& path, bool java_strings,
-                        std::span<const KeySpan> spans, std::uint64_t first_number,
+                        std::span<const ByteSpan> spans, std::uint64_t first_number,
                         std::size_t chunk_keys, Fn&& fn) {
   thread_local KeyList raw;
   thread_local KeyList strings;
   std::uint64_t number = first_number;
   for (std::size_t at = 0; at < spans.size();) {
     const std::size_t n = std::min(chunk_keys, spans.size() - at);
-    raw.Clear();
-    for (std::size_t i = at; i < at + n; ++i) {
-      raw.Add(ByteSpan(bytes.data() + spans[i].offset, spans[i].length));
-    }
+    const std::span<const ByteSpan> chunk = spans.subspan(at, n);
     if (java_strings) {
+      raw.Clear();
+      for (const ByteSpan& key : chunk) raw.Add(key);
       strings.Clear();
       // Before c an entry is the u16 length, the key and an i64: it starts 2 bytes before its key.
-      Status text = JavaStringKeysFromIndex(raw, path, strings, spans[at].offset - 2, number);
+      const std::uint64_t entry = static_cast<std::uint64_t>(chunk.front().data() - bytes.data()) - 2;
+      Status text = JavaStringKeysFromIndex(raw, path, strings, entry, number);
       if (!strings.empty() && !fn(strings)) return Status();
       if (!text.ok()) return text;
-    } else if (!fn(raw)) {
+    } else if (!fn(chunk)) {
       return Status();
     }
     number += n;
@@ -167,7 +169,7 @@ void IndexDbKeys::Check(const Filter* filter, FileReport& report) {
   Status text;  // the first key the 0.6 filter's String cannot be made of
   bool probing = filter != nullptr;
   std::uint64_t released = 0;
-  std::vector<KeySpan> spans;       // the window's keys, found by the scan
+  std::vector<ByteSpan> spans;       // the window's keys, found by the scan
   std::vector<std::size_t> bounds;  // the window's ranges, as indexes into spans
   std::vector<RangeResult> results;
   FileReport merged;  // the probes' tally, added to `report` at the end
@@ -193,9 +195,10 @@ void IndexDbKeys::Check(const Filter* filter, FileReport& report) {
       results.assign(ranges, RangeResult{});
       ParallelFor(ranges, [&](std::size_t r) {
         RangeResult& out = results[r];
-        const std::span<const KeySpan> range(spans.data() + bounds[r], bounds[r + 1] - bounds[r]);
+        const std::span<const ByteSpan> range(spans.data() + bounds[r],
+                                              bounds[r + 1] - bounds[r]);
         out.stop = ForEachSpanChunk(bytes, path, java_strings_, range, first_number + bounds[r],
-                                    limits_.chunk_keys, [&](const KeyList& chunk) {
+                                    limits_.chunk_keys, [&](const auto& chunk) {
                                       if (probing) {
                                         ProbeChunk(*filter, chunk, out);
                                       } else {
@@ -243,7 +246,7 @@ void IndexDbKeys::Check(const Filter* filter, FileReport& report) {
 bool IndexDbKeys::AllPresent(const Filter& filter) const {
   const ByteSpan bytes = file_->bytes();
   std::vector<std::uint8_t> answers;
-  std::vector<KeySpan> spans;
+  std::vector<ByteSpan> spans;
   IndexScan scan;
   bool all = true;
   while (all && scan.offset < sound_end_) {
@@ -253,7 +256,7 @@ bool IndexDbKeys::AllPresent(const Filter& filter) const {
         bytes, file_->path(), key_form_, entry_form_,
         scan.offset + std::min(limits_.window_bytes, sound_end_ - scan.offset), scan, &spans);
     (void)ForEachSpanChunk(bytes, file_->path(), java_strings_, spans, first_number,
-                           limits_.chunk_keys, [&](const KeyList& chunk) {
+                           limits_.chunk_keys, [&](const auto& chunk) {
                              answers.resize(chunk.size());
                              filter.MayContainBatch(chunk, answers);
                              all = std::all_of(answers.begin(), answers.end(),

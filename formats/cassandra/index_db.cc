@@ -161,7 +161,7 @@ struct Entry {
 };
 
 // The entry at `at` read with every check and its exact message; `previous` is the previous
-// entry's position (-1 for the first). Only called where DecodeEntry refused an entry, and by the
+// entry's position (-1 for the first). Only called where DecodeEntryOf refused an entry, and by the
 // whole-file reader's callers through it: messages are built only when an entry is damaged.
 Status ReadEntry(ByteSpan file, std::string_view source, IndexKeyForm form,
                  IndexEntryForm entry_form, std::uint64_t at, std::uint64_t entry,
@@ -261,8 +261,8 @@ inline std::uint64_t LoadBig(const std::uint8_t* p, int bytes) {
 // The entry at `at` when it passes every check ReadEntry makes, without building a message:
 // false for anything ReadEntry would refuse (the caller asks ReadEntry for the error). The hot
 // path of streaming: no allocation, no string.
-inline bool DecodeEntry(ByteSpan file, IndexKeyForm form, IndexEntryForm entry_form,
-                        std::uint64_t at, std::int64_t previous, Entry& out) {
+template <IndexKeyForm form, IndexEntryForm entry_form>
+inline bool DecodeEntryOf(ByteSpan file, std::uint64_t at, std::int64_t previous, Entry& out) {
   const std::uint8_t* p = file.data();
   const std::uint64_t end = file.size();
   if (end - at < 2) return false;
@@ -271,7 +271,7 @@ inline bool DecodeEntry(ByteSpan file, IndexKeyForm form, IndexEntryForm entry_f
   if (end - key_at < length) return false;
   std::uint64_t cursor = key_at + length;
   std::int64_t position = 0;
-  if (entry_form == IndexEntryForm::kVIntPositionAndPromoted) {
+  if constexpr (entry_form == IndexEntryForm::kVIntPositionAndPromoted) {
     std::uint64_t v = 0;
     if (!DecodeVInt(p, cursor, end, v, cursor)) return false;
     position = static_cast<std::int64_t>(v);
@@ -281,9 +281,9 @@ inline bool DecodeEntry(ByteSpan file, IndexKeyForm form, IndexEntryForm entry_f
     cursor += 8;
   }
   if (position < 0) return false;
-  if (entry_form != IndexEntryForm::kPositionOnly) {
+  if constexpr (entry_form != IndexEntryForm::kPositionOnly) {
     std::uint64_t size = 0;
-    if (entry_form == IndexEntryForm::kVIntPositionAndPromoted) {
+    if constexpr (entry_form == IndexEntryForm::kVIntPositionAndPromoted) {
       if (!DecodeVInt(p, cursor, end, size, cursor)) return false;
       if (size > static_cast<std::uint64_t>(INT32_MAX)) return false;
     } else {
@@ -298,7 +298,7 @@ inline bool DecodeEntry(ByteSpan file, IndexKeyForm form, IndexEntryForm entry_f
   }
   if (previous >= 0 && position <= previous) return false;
   ByteSpan key(p + key_at, length);
-  if (form == IndexKeyForm::kRandomPartitionerEncoded) {
+  if constexpr (form == IndexKeyForm::kRandomPartitionerEncoded) {
     std::size_t i = 0;
     while (i < key.size() && key[i] >= '0' && key[i] <= '9') ++i;
     if (i == 0 || i == key.size() || key[i] != ':') return false;
@@ -312,24 +312,60 @@ inline bool DecodeEntry(ByteSpan file, IndexKeyForm form, IndexEntryForm entry_f
 
 }  // namespace
 
+namespace {
+
+// The scan for one key form and entry form, decided at compile time: the hot loop has no branch
+// on either, only the entry's own chain of lengths.
+template <IndexKeyForm form, IndexEntryForm entry_form>
+Status ScanOf(ByteSpan file, std::string_view source, std::uint64_t until, IndexScan& scan,
+              std::vector<ByteSpan>* keys) {
+  Entry e;
+  std::uint64_t offset = scan.offset;
+  std::uint64_t entries = scan.entries;
+  std::int64_t last = scan.last_position;
+  const std::uint64_t stop = std::min<std::uint64_t>(until, file.size());
+  Status status;
+  while (offset < stop) {
+    if (!DecodeEntryOf<form, entry_form>(file, offset, last, e)) {
+      status = ReadEntry(file, source, form, entry_form, offset, entries, last, e);
+      if (!status.ok()) break;
+    }
+    if (keys) keys->push_back(e.key);
+    offset = e.next;
+    last = e.position;
+    ++entries;
+  }
+  scan.offset = offset;
+  scan.entries = entries;
+  scan.last_position = last;
+  return status;
+}
+
+template <IndexKeyForm form>
+Status ScanOfKeyForm(ByteSpan file, std::string_view source, IndexEntryForm entry_form,
+                     std::uint64_t until, IndexScan& scan, std::vector<ByteSpan>* keys) {
+  switch (entry_form) {
+    case IndexEntryForm::kPositionOnly:
+      return ScanOf<form, IndexEntryForm::kPositionOnly>(file, source, until, scan, keys);
+    case IndexEntryForm::kLongPositionAndPromoted:
+      return ScanOf<form, IndexEntryForm::kLongPositionAndPromoted>(file, source, until, scan,
+                                                                    keys);
+    case IndexEntryForm::kVIntPositionAndPromoted:
+      return ScanOf<form, IndexEntryForm::kVIntPositionAndPromoted>(file, source, until, scan,
+                                                                    keys);
+  }
+  return Status::Internal("unknown Index.db entry form");
+}
+
+}  // namespace
+
 Status ScanIndexEntries(ByteSpan file, std::string_view source, IndexKeyForm form,
                         IndexEntryForm entry_form, std::uint64_t until, IndexScan& scan,
-                        std::vector<KeySpan>* keys) {
-  Entry e;
-  while (scan.offset < file.size() && scan.offset < until) {
-    if (!DecodeEntry(file, form, entry_form, scan.offset, scan.last_position, e)) {
-      BLOOMCODEC_RETURN_IF_ERROR(ReadEntry(file, source, form, entry_form, scan.offset,
-                                           scan.entries, scan.last_position, e));
-    }
-    if (keys) {
-      keys->push_back({static_cast<std::uint64_t>(e.key.data() - file.data()),
-                       static_cast<std::uint32_t>(e.key.size())});
-    }
-    scan.offset = e.next;
-    scan.last_position = e.position;
-    ++scan.entries;
-  }
-  return Status();
+                        std::vector<ByteSpan>* keys) {
+  return form == IndexKeyForm::kRaw
+             ? ScanOfKeyForm<IndexKeyForm::kRaw>(file, source, entry_form, until, scan, keys)
+             : ScanOfKeyForm<IndexKeyForm::kRandomPartitionerEncoded>(file, source, entry_form,
+                                                                      until, scan, keys);
 }
 
 Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm form,
@@ -339,19 +375,18 @@ Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm form
   index.positions.reserve(index.positions.size() + file.size() / 10);
   IndexScan scan;
   if (!index.positions.empty()) scan.last_position = index.positions.back();
-  Entry e;
-  while (scan.offset < file.size()) {
-    if (!DecodeEntry(file, form, entry_form, scan.offset, scan.last_position, e)) {
-      BLOOMCODEC_RETURN_IF_ERROR(ReadEntry(file, source, form, entry_form, scan.offset,
-                                           scan.entries, scan.last_position, e));
+  std::vector<ByteSpan> keys;
+  Status status;
+  while (scan.offset < file.size() && status.ok()) {
+    // One entry at a time: the positions are kept too.
+    keys.clear();
+    status = ScanIndexEntries(file, source, form, entry_form, scan.offset + 1, scan, &keys);
+    if (!keys.empty()) {
+      index.keys.Add(keys.front());
+      index.positions.push_back(scan.last_position);
     }
-    index.keys.Add(e.key);
-    index.positions.push_back(e.position);
-    scan.offset = e.next;
-    scan.last_position = e.position;
-    ++scan.entries;
   }
-  return Status();
+  return status;
 }
 
 Result<ByteVector> WriteIndexDb(const KeyList& keys, std::span<const std::int64_t> positions) {

@@ -102,15 +102,11 @@ struct IndexScan {
 // Reads entries from scan.offset with every check ReadIndexDbInto makes, until the next entry
 // starts at or after `until` or the file ends. On damage, the Status ReadIndexDbInto gives for
 // the same file, with `scan` at the damaged entry (scan.entries keys before it are sound).
-// With `keys`, the filter key of each entry read is appended to it as (offset, length) in `file`:
-// the keys of a window, found once and then only copied.
-struct KeySpan {
-  std::uint64_t offset;
-  std::uint32_t length;
-};
+// With `keys`, the filter key of each entry read is appended to it, in place in `file`: the keys
+// of a window, found once, then probed where they are.
 Status ScanIndexEntries(ByteSpan file, std::string_view source, IndexKeyForm form,
                         IndexEntryForm entry_form, std::uint64_t until, IndexScan& scan,
-                        std::vector<KeySpan>* keys = nullptr);
+                        std::vector<ByteSpan>* keys = nullptr);
 // Writes an Index.db (raw key form) for `keys` with the given positions
 // (positions.size() == keys.size()); keys longer than 65535 bytes are InvalidArgument.
 Result<ByteVector> WriteIndexDb(const KeyList& keys, std::span<const std::int64_t> positions);

@@ -25,7 +25,8 @@ namespace fs = std::filesystem;
 void Write(const fs::path& path, ByteSpan bytes) {
   fs::create_directories(path.parent_path());
   std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 KeyList RandomKeys(std::size_t n, std::uint32_t seed) {

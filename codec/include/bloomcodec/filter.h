@@ -3,6 +3,9 @@
 //   std::vector<std::uint8_t> answers(keys.size());
 //   filter.MayContainBatch(keys, answers);   // 1 = may contain, 0 = definitely not
 //
+// A format that overrides one MayContainBatch says `using Filter::MayContainBatch;` so the other
+// stays callable on it.
+//
 // Answers are the original implementation's answers, false positives included.
 #pragma once
 
@@ -22,6 +25,17 @@ class Filter {
   // answers.size() must equal keys.size(). Formats override this with a faster batch path.
   virtual void MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const {
     for (std::size_t i = 0; i < keys.size(); ++i) answers[i] = MayContain(keys[i]) ? 1 : 0;
+  }
+  // The same for keys that stay where they are (a mapped file's, streamed): formats whose batch
+  // path reads keys in place override it; the default copies them into one KeyList first.
+  virtual void MayContainBatch(std::span<const ByteSpan> keys,
+                               std::span<std::uint8_t> answers) const {
+    KeyList copy;
+    std::size_t bytes = 0;
+    for (const ByteSpan& k : keys) bytes += k.size();
+    copy.Reserve(keys.size(), bytes);
+    for (const ByteSpan& k : keys) copy.Add(k);
+    MayContainBatch(copy, answers);
   }
 
   virtual std::uint32_t hash_count() const = 0;

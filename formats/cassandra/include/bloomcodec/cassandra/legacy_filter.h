@@ -56,6 +56,7 @@ class LegacyFilter final : public Filter {
   void AddAll(const KeyList& keys);
 
   bool MayContain(ByteSpan key) const override;
+  using Filter::MayContainBatch;
   void MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const override;
   std::uint32_t hash_count() const override { return static_cast<std::uint32_t>(hash_count_); }
   std::uint64_t bit_count() const override { return std::uint64_t{words_bytes().size()} * 8; }

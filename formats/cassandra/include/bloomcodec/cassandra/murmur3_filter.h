@@ -76,6 +76,7 @@ class Murmur3Filter final : public Filter {
   Status CheckLookups(std::string_view source) const;
   // Meaningful only when CheckLookups passed.
   bool MayContain(ByteSpan key) const override;
+  using Filter::MayContainBatch;
   void MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const override;
 
   std::uint32_t hash_count() const override { return static_cast<std::uint32_t>(hash_count_); }

@@ -58,6 +58,7 @@ class V10Filter final : public Filter {
 
   bool MayContain(ByteSpan key) const override;
   // Hashes every key first, then probes (no allocation per key).
+  using Filter::MayContainBatch;
   void MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const override;
   std::uint32_t hash_count() const override { return static_cast<std::uint32_t>(hash_count_); }
   std::uint64_t bit_count() const override { return std::uint64_t{words_bytes().size()} * 8; }

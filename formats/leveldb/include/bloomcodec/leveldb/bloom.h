@@ -93,6 +93,7 @@ class BloomFilterView final : public Filter {
   BloomFilterView(ByteSpan filter, HashFlavor flavor) : filter_(filter), flavor_(flavor) {}
 
   bool MayContain(ByteSpan key) const override { return BloomKeyMayMatch(flavor_, key, filter_); }
+  using Filter::MayContainBatch;
   void MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const override {
     BloomKeyMayMatchBatch(flavor_, keys, filter_, answers);
   }

@@ -60,6 +60,7 @@ class FullFilterReader final : public bloomcodec::Filter {
   FullFilterKind kind() const { return kind_; }
   // key = what RocksDB hashes (the user key with whole-key filtering).
   bool MayContain(ByteSpan key) const override;
+  using Filter::MayContainBatch;
   void MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const override;
   // The same from the key's hash (Hash64 for FastLocalBloom / Ribbon, LegacyBloomHash for legacy).
   bool HashMayMatch(std::uint64_t hash) const;
