@@ -140,7 +140,7 @@ constexpr std::size_t kPrefetchAllAbove = 1024 * 1024;
 // and the staging of positions would cost more than it hides.
 constexpr std::size_t kNoPrefetchUpTo = 256 * 1024;
 // How many keys ahead the batch query prefetches the keys' bytes (beyond the in-cache size).
-constexpr std::size_t kKeysAhead = 2 * kChunk;
+constexpr std::size_t kKeysAhead = 4 * kChunk;
 
 // Hashes keys[0 .. n) into out[0 .. n), kLanes keys in lockstep: the hash of one key is a chain
 // of dependent multiplications, so interleaving independent keys keeps the multiplier busy.
@@ -394,7 +394,10 @@ void BloomKeyMayMatchBatch(HashFlavor flavor, const KeyList& keys, ByteSpan filt
       if (prefetch_keys) {
         const std::size_t ahead_end = std::min(n, base + kKeysAhead + kChunk);
         for (std::size_t i = base + kKeysAhead; i < ahead_end; ++i) {
-          __builtin_prefetch(keys[i].data());
+          const ByteSpan key = keys[i];
+          for (std::size_t off = 0; off < key.size(); off += 64) {
+            __builtin_prefetch(key.data() + off);
+          }
         }
       }
       HashChunk(
