@@ -58,8 +58,8 @@ void RegisterMemoryBenchmarks() {
   // within the 32 MiB L3 shared by the VM); DRAM well beyond L3.
   for (std::size_t mib : {1u, 4u, 16u, 256u}) {
     const std::size_t bytes = std::size_t{mib} << 20;
-    benchmark::RegisterBenchmark(("memory/chase/bytes:" + std::to_string(bytes) + "/latency").c_str(),
-                                 Chase, bytes)
+    benchmark::RegisterBenchmark(
+        ("memory/chase/bytes:" + std::to_string(bytes) + "/latency").c_str(), Chase, bytes)
         ->Unit(benchmark::kNanosecond);
   }
 }
