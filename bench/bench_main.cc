@@ -76,6 +76,7 @@ int main(int argc, char** argv) {
   bloomcodec::bench::RegisterCassandraMurmur3Benchmarks();
   bloomcodec::bench::RegisterRocksDbBenchmarks();
   bloomcodec::bench::RegisterLoadBenchmarks();
+  bloomcodec::bench::RegisterMemoryBenchmarks();
   benchmark::Initialize(&count, args.data());
   if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
   benchmark::RunSpecifiedBenchmarks();

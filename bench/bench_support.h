@@ -79,6 +79,9 @@ void TimeQueries(benchmark::State& state, const FilterT& f, const KeyList& probe
   const std::uint64_t used = AllocationCount() - allocs;
   if (hits && found != count) state.SkipWithError("a stored key was answered absent");
   state.counters["answered_present"] = static_cast<double>(found) / static_cast<double>(count);
+  // For bench/run's note on the rows that wait on memory (the filter's size against the caches).
+  state.counters["filter_bytes"] = static_cast<double>(f.bit_count() / 8);
+  state.counters["probes"] = static_cast<double>(f.hash_count());
   ReportPerKey(state, count, used);
 }
 
@@ -95,5 +98,6 @@ void RegisterCassandraBenchmarks();
 void RegisterCassandraMurmur3Benchmarks();
 void RegisterRocksDbBenchmarks();
 void RegisterLoadBenchmarks();
+void RegisterMemoryBenchmarks();
 
 }  // namespace bloomcodec::bench

@@ -158,6 +158,9 @@ void Query(benchmark::State& state, BloomCase c, bool hits, Mode mode) {
   allocs = AllocationCount() - allocs;
   if (hits && found != n) state.SkipWithError("a stored key was answered absent");
   state.counters["answered_present"] = static_cast<double>(found) / static_cast<double>(n);
+  // For bench/run's note on the rows that wait on memory (the filter's size against the caches).
+  state.counters["filter_bytes"] = static_cast<double>(filter.size());
+  state.counters["probes"] = static_cast<double>(filter.back());
   ReportPerKey(state, n, allocs);
 }
 

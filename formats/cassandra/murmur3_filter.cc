@@ -8,6 +8,7 @@
 
 #include "codec/byte_reader.h"
 #include "codec/byte_writer.h"
+#include "fast_mod.h"
 #include "word_filter_bytes.h"
 
 namespace bloomcodec::cassandra {
@@ -87,6 +88,7 @@ Result<Murmur3Filter> Murmur3Filter::Parse(ByteSpan file, std::string_view sourc
   f.word_count_ = w;
   f.view_ = file;
   f.trailing_bytes_ = r.remaining() - bits_bytes;
+  f.SetModulusInverse();
   return f;
 }
 
@@ -106,7 +108,19 @@ Result<Murmur3Filter> Murmur3Filter::Create(std::int32_t hash_count, std::int32_
   f.word_count_ = word_count;
   f.owning_ = true;
   f.owned_ = NewWordFilterBytes(hash_count, word_count);
+  f.SetModulusInverse();
   return f;
+}
+
+void Murmur3Filter::SetModulusInverse() {
+  const FastMod64::Inverse inverse = FastMod64::InverseOf(static_cast<std::uint64_t>(modulus()));
+  modulus_inverse_low_ = inverse.low;
+  modulus_inverse_high_ = inverse.high;
+}
+
+FastMod64 Murmur3Filter::Mod() const {
+  return FastMod64(static_cast<std::uint64_t>(modulus()),
+                   {modulus_inverse_low_, modulus_inverse_high_});
 }
 
 Murmur3Filter Murmur3Filter::AlwaysPresent() {
@@ -122,9 +136,9 @@ void Murmur3Filter::Add(ByteSpan key) {
   std::uint8_t* bits = owned_.data() + kHeaderBytes;
   std::uint64_t base, step;
   BaseAndStep(CassandraMurmur3(key), OrderOf(layout_), base, step);
-  const std::uint64_t max = static_cast<std::uint64_t>(modulus());
+  const FastMod64 mod = Mod();
   for (std::int32_t i = 0; i < hash_count_; ++i) {
-    const std::uint64_t j = IndexOf(base, step, static_cast<std::uint64_t>(i), max);
+    const std::uint64_t j = mod.AbsMod(base, step, static_cast<std::uint64_t>(i));
     bits[ByteOf(j)] |= static_cast<std::uint8_t>(1u << (j & 7));
   }
 }
@@ -139,7 +153,7 @@ void Murmur3Filter::AddAll(const KeyList& keys) {
   // set, so that the read-modify-writes of a filter larger than the caches overlap. Setting bits
   // commutes: the bytes are those of adding the keys one by one.
   std::uint8_t* bits = owned_.data() + kHeaderBytes;
-  const std::uint64_t max = static_cast<std::uint64_t>(modulus());
+  const FastMod64 mod = Mod();
   const std::size_t k = static_cast<std::size_t>(hash_count_);
   std::array<std::uint64_t, kBatch * kIndexArrayLength> indexes;
   for (std::size_t start = 0; start < keys.size(); start += kBatch) {
@@ -149,7 +163,7 @@ void Murmur3Filter::AddAll(const KeyList& keys) {
       std::uint64_t base, step;
       BaseAndStep(CassandraMurmur3(keys[start + j]), OrderOf(layout_), base, step);
       for (std::size_t i = 0; i < k; ++i) {
-        indexes[count] = IndexOf(base, step, i, max);
+        indexes[count] = mod.AbsMod(base, step, i);
         __builtin_prefetch(bits + ByteOf(indexes[count]), 1);
         ++count;
       }
@@ -176,10 +190,10 @@ bool Murmur3Filter::TestIndexes(Murmur3Hash h) const {
   const std::uint8_t* bits = bits_bytes().data();
   std::uint64_t base, step;
   BaseAndStep(h, OrderOf(layout_), base, step);
-  const std::uint64_t max = static_cast<std::uint64_t>(modulus());
+  const FastMod64 mod = Mod();
   // isPresent: false at the first clear bit; K = 0 tests nothing and answers true.
   for (std::int32_t i = 0; i < hash_count_; ++i) {
-    const std::uint64_t j = IndexOf(base, step, static_cast<std::uint64_t>(i), max);
+    const std::uint64_t j = mod.AbsMod(base, step, static_cast<std::uint64_t>(i));
     if (((bits[ByteOf(j)] >> (j & 7)) & 1u) == 0) return false;
   }
   return true;
@@ -200,7 +214,7 @@ void Murmur3Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t>
   // (most absent keys fail there); walk the remaining indexes only for the keys that passed.
   // The answer is the same conjunction of the same K bits as the key-at-a-time path.
   const std::uint8_t* bits = bits_bytes().data();
-  const std::uint64_t max = static_cast<std::uint64_t>(modulus());
+  const FastMod64 mod = Mod();
   const std::uint64_t k = static_cast<std::uint64_t>(hash_count_);
   const auto test = [&](std::uint64_t j) { return (bits[ByteOf(j)] >> (j & 7)) & 1u; };
   std::array<std::uint64_t, kBatch> base, step, first, second;
@@ -208,15 +222,15 @@ void Murmur3Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t>
     const std::size_t n = std::min(kBatch, total - start);
     for (std::size_t j = 0; j < n; ++j) {
       BaseAndStep(CassandraMurmur3(keys[start + j]), OrderOf(layout_), base[j], step[j]);
-      first[j] = IndexOf(base[j], step[j], 0, max);
-      second[j] = k > 1 ? IndexOf(base[j], step[j], 1, max) : first[j];
+      first[j] = mod.AbsMod(base[j], step[j], 0);
+      second[j] = k > 1 ? mod.AbsMod(base[j], step[j], 1) : first[j];
       __builtin_prefetch(bits + ByteOf(first[j]));
       __builtin_prefetch(bits + ByteOf(second[j]));
     }
     for (std::size_t j = 0; j < n; ++j) {
       std::uint32_t answer = test(first[j]) & test(second[j]);
       for (std::uint64_t i = 2; i < k && answer != 0; ++i) {
-        answer = test(IndexOf(base[j], step[j], i, max));
+        answer = test(mod.AbsMod(base[j], step[j], i));
       }
       answers[start + j] = static_cast<std::uint8_t>(answer);
     }

@@ -11,6 +11,7 @@
 #include "bloomcodec/cassandra/murmur_hash.h"
 #include "codec/byte_reader.h"
 #include "codec/byte_writer.h"
+#include "fast_mod.h"
 #include "word_filter_bytes.h"
 
 namespace bloomcodec::cassandra {
@@ -26,35 +27,11 @@ constexpr std::int32_t kMaxStagedBuckets = 32;
 constexpr std::size_t kPrefetchAllAbove = 1024 * 1024;
 
 // Bucket i of a key is |h1 + i*h2| mod m in Java's wrapping long arithmetic (BucketIndex in
-// buckets.cc is the reference). The batch paths reduce without a division per bucket: with
-// M = floor((2^128 - 1) / m) + 1, n mod m = ((M * n mod 2^128) * m) >> 128 exactly for every
-// 64-bit n and m (Lemire, Kaser, Kurz, "Faster remainder by direct computation", 2019). The
-// buckets of one key are then independent of each other (no dependency chain).
-class FastMod64 {
-  __extension__ using U128 = unsigned __int128;  // GCC/Clang; -Wpedantic knows it is an extension
-
- public:
-  explicit FastMod64(std::uint64_t m) : m_(m), inverse_(~U128{0} / m + 1) {}
-
-  std::uint64_t operator()(std::uint64_t n) const {
-    const U128 fraction = inverse_ * n;  // mod 2^128
-    const U128 low = (static_cast<U128>(static_cast<std::uint64_t>(fraction)) * m_) >> 64;
-    const U128 high = static_cast<U128>(static_cast<std::uint64_t>(fraction >> 64)) * m_;
-    return static_cast<std::uint64_t>((low + high) >> 64);
-  }
-
-  // Trap (section 10.5): Java's Math.abs(x % max) with a truncating %, i.e. |x| mod m; |x| on u64
-  // (0 - x) is exact even for Long.MIN_VALUE.
-  std::uint64_t Bucket(KeyHashes64 h, std::uint64_t i) const {
-    const std::uint64_t x = static_cast<std::uint64_t>(h.h1) + i * static_cast<std::uint64_t>(h.h2);
-    const std::uint64_t sign = 0 - (x >> 63);
-    return (*this)((x ^ sign) - sign);
-  }
-
- private:
-  std::uint64_t m_;
-  U128 inverse_;
-};
+// buckets.cc is the reference), reduced without a division (fast_mod.h): the buckets of one key
+// are then independent of each other (no dependency chain).
+inline std::uint64_t Bucket(const FastMod64& mod, KeyHashes64 h, std::uint64_t i) {
+  return mod.AbsMod(static_cast<std::uint64_t>(h.h1), static_cast<std::uint64_t>(h.h2), i);
+}
 
 // Bucket b is bit b & 63 of big-endian word b >> 6: byte (b >> 3) ^ 7 of the words.
 inline std::uint32_t TestBit(const std::uint8_t* words, std::uint64_t b) {
@@ -67,31 +44,21 @@ inline void Prefetch(const std::uint8_t* words, std::uint64_t b) {
   __builtin_prefetch(words + ((b >> 3) ^ 7));
 }
 
-// One key at a time: a division per bucket, as the original (cheaper than FastMod64's set-up).
-// The same value as BucketIndex, with |x| taken without a branch (the signs are random). In a
-// filter larger than the L2 cache all K buckets are computed and their lines prefetched before
-// the first test, so that the cache misses overlap (absent keys then pay for buckets they would
-// not have tested; in a small filter that costs more than it saves).
+// One key at a time. In a filter larger than the L2 cache all K buckets are computed and their
+// lines prefetched before the first test, so that the cache misses overlap (absent keys then pay
+// for buckets they would not have tested; in a small filter that costs more than it saves).
 bool ProbeBits(const std::uint8_t* words, std::size_t word_bytes, KeyHashes64 h, std::int32_t k,
-               std::int64_t max) {
-  const std::uint64_t m = static_cast<std::uint64_t>(max);
-  std::array<std::uint64_t, kMaxStagedBuckets> buckets;
-  const auto bucket = [&](std::int32_t i) {
-    // Trap (section 10.5): Java's wrapping long `h1 + i * h2`, then Math.abs(x % max) = |x| mod m.
-    const std::uint64_t x = static_cast<std::uint64_t>(h.h1) +
-                            static_cast<std::uint64_t>(i) * static_cast<std::uint64_t>(h.h2);
-    const std::uint64_t sign = 0 - (x >> 63);
-    return ((x ^ sign) - sign) % m;
-  };
+               const FastMod64& mod) {
   // Trap (section 10.10): K = 0 tests nothing and answers "present" (emptyFilter).
   if (k > kMaxStagedBuckets || word_bytes <= kPrefetchAllAbove) {
     for (std::int32_t i = 0; i < k; ++i) {
-      if (TestBit(words, bucket(i)) == 0) return false;
+      if (TestBit(words, Bucket(mod, h, static_cast<std::uint64_t>(i))) == 0) return false;
     }
     return true;
   }
+  std::array<std::uint64_t, kMaxStagedBuckets> buckets;
   for (std::int32_t i = 0; i < k; ++i) {
-    buckets[static_cast<std::size_t>(i)] = bucket(i);
+    buckets[static_cast<std::size_t>(i)] = Bucket(mod, h, static_cast<std::uint64_t>(i));
     Prefetch(words, buckets[static_cast<std::size_t>(i)]);
   }
   for (std::int32_t i = 0; i < k; ++i) {
@@ -191,6 +158,7 @@ Result<V10Filter> V10Filter::ParseAt(ByteSpan bytes, std::string_view source,
   f.view_ = bytes;
   // The original reads exactly W longs and never looks further: extra bytes are ignored.
   f.trailing_bytes_ = r.remaining() - word_bytes;
+  f.SetModulusInverse();
   if (k > kAllBitsCheckAboveK) {
     f.all_bits_set_ = PopCountWords(f.words_bytes()) == word_bytes * 8;
   }
@@ -216,7 +184,19 @@ Result<V10Filter> V10Filter::Create(std::int32_t hash_count, std::int32_t word_c
   f.word_count_ = word_count;
   f.owning_ = true;
   f.owned_ = NewWordFilterBytes(hash_count, word_count);
+  f.SetModulusInverse();
   return f;
+}
+
+void V10Filter::SetModulusInverse() {
+  const FastMod64::Inverse inverse = FastMod64::InverseOf(static_cast<std::uint64_t>(modulus()));
+  modulus_inverse_low_ = inverse.low;
+  modulus_inverse_high_ = inverse.high;
+}
+
+FastMod64 V10Filter::Mod() const {
+  return FastMod64(static_cast<std::uint64_t>(modulus()),
+                   {modulus_inverse_low_, modulus_inverse_high_});
 }
 
 V10Filter V10Filter::Empty() {
@@ -233,8 +213,9 @@ void V10Filter::Add(ByteSpan key) {
   if (!owning_) return;
   std::uint8_t* words = owned_.data() + kHeaderBytes;
   const KeyHashes64 h = HashKey64(key);
+  const FastMod64 mod = Mod();
   for (std::int32_t i = 0; i < hash_count_; ++i) {
-    SetBit(words, static_cast<std::uint64_t>(BucketIndex(h, i, modulus())));
+    SetBit(words, Bucket(mod, h, static_cast<std::uint64_t>(i)));
   }
 }
 
@@ -249,7 +230,7 @@ void V10Filter::AddAll(const KeyList& keys) {
     return;
   }
   std::uint8_t* words = owned_.data() + kHeaderBytes;
-  const FastMod64 mod(static_cast<std::uint64_t>(modulus()));
+  const FastMod64 mod = Mod();
   // Every bucket of a round of keys is computed and prefetched before the first is set, so the
   // read-modify-writes of a filter larger than the caches overlap. Setting bits commutes: the
   // bytes are those of adding the keys one by one.
@@ -261,7 +242,7 @@ void V10Filter::AddAll(const KeyList& keys) {
     std::size_t count = 0;
     for (std::size_t j = 0; j < n; ++j) {
       for (std::int32_t i = 0; i < k; ++i) {
-        buckets[count] = mod.Bucket(hashes[j], static_cast<std::uint64_t>(i));
+        buckets[count] = Bucket(mod, hashes[j], static_cast<std::uint64_t>(i));
         Prefetch(words, buckets[count]);
         ++count;
       }
@@ -275,8 +256,7 @@ bool V10Filter::MayContain(ByteSpan key) const {
   // original's K tests all pass, so its answer is 1.
   if (all_bits_set_) [[unlikely]]
     return true;
-  return ProbeBits(words_bytes().data(), words_bytes().size(), HashKey64(key), hash_count_,
-                   modulus());
+  return ProbeBits(words_bytes().data(), words_bytes().size(), HashKey64(key), hash_count_, Mod());
 }
 
 void V10Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const {
@@ -289,11 +269,11 @@ void V10Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> ans
       return;
     }
     for (std::size_t i = 0; i < total; ++i) {
-      answers[i] = ProbeBits(words, words_bytes().size(), HashKey64(keys[i]), k, modulus()) ? 1 : 0;
+      answers[i] = ProbeBits(words, words_bytes().size(), HashKey64(keys[i]), k, Mod()) ? 1 : 0;
     }
     return;
   }
-  const FastMod64 mod(static_cast<std::uint64_t>(modulus()));
+  const FastMod64 mod = Mod();
   // Rounds over a chunk of keys, each round's memory accesses prefetched before they are made:
   // hash every key and prefetch its first two buckets; test those two without a branch between
   // them (most absent keys fail there, and an early exit per bucket costs a misprediction per
@@ -309,8 +289,8 @@ void V10Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> ans
     const std::size_t n = std::min(kBatch, total - start);
     HashChunk(keys, start, n, hashes.data());
     for (std::size_t j = 0; j < n; ++j) {
-      first[j] = mod.Bucket(hashes[j], 0);
-      second[j] = mod.Bucket(hashes[j], 1);
+      first[j] = Bucket(mod, hashes[j], 0);
+      second[j] = Bucket(mod, hashes[j], 1);
       Prefetch(words, first[j]);
       Prefetch(words, second[j]);
     }
@@ -328,7 +308,7 @@ void V10Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> ans
         const KeyHashes64 h = hashes[survivors[s]];
         std::uint32_t answer = 1;
         for (std::size_t i = 2; i < static_cast<std::size_t>(k) && answer != 0; ++i) {
-          answer = TestBit(words, mod.Bucket(h, i));
+          answer = TestBit(words, Bucket(mod, h, i));
         }
         answers[start + survivors[s]] = static_cast<std::uint8_t>(answer);
       }
@@ -336,7 +316,7 @@ void V10Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> ans
     }
     for (std::size_t s = 0; s < surviving; ++s) {
       for (std::size_t i = 0; i < rest_per_key; ++i) {
-        rest[s * rest_per_key + i] = mod.Bucket(hashes[survivors[s]], i + 2);
+        rest[s * rest_per_key + i] = Bucket(mod, hashes[survivors[s]], i + 2);
         Prefetch(words, rest[s * rest_per_key + i]);
       }
     }

@@ -6,6 +6,10 @@
 
 #include <boost/endian/conversion.hpp>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "bloomcodec/bit_view.h"
 
 namespace bloomcodec::leveldb {
@@ -35,7 +39,9 @@ class FastMod32 {
   __extension__ using U128 = unsigned __int128;  // GCC/Clang; -Wpedantic knows it is an extension
 
  public:
-  explicit FastMod32(std::uint64_t d) : d_(d), m_(~std::uint64_t{0} / d + 1) {}
+  explicit FastMod32(std::uint64_t d) : FastMod32(d, MultiplierFor(d)) {}
+  FastMod32(std::uint64_t d, std::uint64_t m) : d_(d), m_(m) {}
+  static std::uint64_t MultiplierFor(std::uint64_t d) { return ~std::uint64_t{0} / d + 1; }
   std::uint64_t operator()(std::uint32_t h) const {
     const std::uint64_t low = m_ * h;
     return static_cast<std::uint64_t>((static_cast<U128>(low) * d_) >> 64);
@@ -57,6 +63,39 @@ class PlainMod {
 };
 
 inline bool FitsFastMod(std::uint64_t bits) { return bits < (std::uint64_t{1} << 32); }
+
+// FastMod32 of the filter this thread probed last. Single-key lookups usually ask one filter for
+// key after key (a table's filter block, a benchmark's filter); they then pay no division at all,
+// where the original divides once per probe. Another filter size costs the one division.
+struct LastModulus {
+  std::uint64_t bits = 0;
+  std::uint64_t multiplier = 0;
+};
+thread_local LastModulus t_last_modulus;
+
+inline FastMod32 ModFor(std::uint64_t bits) {
+  LastModulus& last = t_last_modulus;
+  if (last.bits != bits) [[unlikely]] {
+    last.multiplier = FastMod32::MultiplierFor(bits);
+    last.bits = bits;
+  }
+  return FastMod32(bits, last.multiplier);
+}
+
+// BloomHash, with the whole 4-byte blocks inlined here (hash.h's HashStart / HashBlock, the same
+// steps as the batch paths' interleaved hash); only a tail goes through HashResume.
+inline std::uint32_t InlineBloomHash(ByteSpan key, HashFlavor flavor) {
+  const std::uint8_t* p = key.data();
+  const std::size_t n = key.size();
+  std::uint32_t h = HashStart(n, kBloomHashSeed);
+  std::size_t off = 0;
+  for (; off + 4 <= n; off += 4) {
+    std::uint32_t w;
+    std::memcpy(&w, p + off, 4);
+    h = HashBlock(h, boost::endian::little_to_native(w));
+  }
+  return off == n ? h : HashResume(h, ByteSpan(p + off, n - off), flavor);
+}
 
 // Probes k positions starting at h and stepping by delta.
 template <typename Mod>
@@ -97,11 +136,51 @@ constexpr std::size_t kChunk = 32;
 // Above this filter size (about the L2 cache) a batch prefetches every probe of a key that
 // passed its first two, not only those two.
 constexpr std::size_t kPrefetchAllAbove = 1024 * 1024;
+// Up to this filter size (well inside L2) a batch prefetches nothing: the probes hit the cache
+// and the staging of positions would cost more than it hides.
+constexpr std::size_t kNoPrefetchUpTo = 256 * 1024;
+// How many keys ahead the batch query prefetches the keys' bytes (beyond the in-cache size).
+constexpr std::size_t kKeysAhead = 4 * kChunk;
 
 // Hashes keys[0 .. n) into out[0 .. n), kLanes keys in lockstep: the hash of one key is a chain
 // of dependent multiplications, so interleaving independent keys keeps the multiplier busy.
 // The steps are hash.h's HashStart / HashBlock / HashResume: one implementation of the hash.
 constexpr std::size_t kLanes = 8;
+
+// Advances h[0 .. kLanes) over the 4-byte blocks p[j][0 .. common) (common a multiple of 4),
+// HashBlock per lane. Function multiversioning picks the kernel at run time (the build targets
+// portable x86-64): AVX2 runs the eight lanes in one register (vpmulld instead of eight imuls).
+__attribute__((target("default"))) void HashBlocks(const std::uint8_t* const* p, std::size_t common,
+                                                   std::uint32_t* h) {
+  for (std::size_t off = 0; off < common; off += 4) {
+    for (std::size_t j = 0; j < kLanes; ++j) {
+      std::uint32_t w;
+      std::memcpy(&w, p[j] + off, 4);
+      h[j] = HashBlock(h[j], boost::endian::little_to_native(w));
+    }
+  }
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) void HashBlocks(const std::uint8_t* const* p, std::size_t common,
+                                                std::uint32_t* h) {
+  static_assert(kLanes == 8);
+  const auto word = [&](std::size_t j, std::size_t off) {
+    std::int32_t w;  // x86 is little-endian: the block as the hash reads it
+    std::memcpy(&w, p[j] + off, 4);
+    return w;
+  };
+  __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h));
+  const __m256i multiplier = _mm256_set1_epi32(static_cast<std::int32_t>(kHashMultiplier));
+  for (std::size_t off = 0; off < common; off += 4) {
+    const __m256i w = _mm256_setr_epi32(word(0, off), word(1, off), word(2, off), word(3, off),
+                                        word(4, off), word(5, off), word(6, off), word(7, off));
+    v = _mm256_mullo_epi32(_mm256_add_epi32(v, w), multiplier);
+    v = _mm256_xor_si256(v, _mm256_srli_epi32(v, 16));
+  }
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(h), v);
+}
+#endif
 
 template <typename KeyAt>
 void HashChunk(HashFlavor flavor, KeyAt key_at, std::size_t n, std::uint32_t* out) {
@@ -118,18 +197,13 @@ void HashChunk(HashFlavor flavor, KeyAt key_at, std::size_t n, std::uint32_t* ou
       h[j] = HashStart(len[j], kBloomHashSeed);
       common = std::min(common, len[j]);
     }
-    std::size_t off = 0;
-    for (; off + 4 <= common; off += 4) {
-      for (std::size_t j = 0; j < kLanes; ++j) {
-        std::uint32_t w;
-        std::memcpy(&w, p[j] + off, 4);
-        h[j] = HashBlock(h[j], boost::endian::little_to_native(w));
-      }
-    }
+    common &= ~std::size_t{3};
+    HashBlocks(p, common, h);
     for (std::size_t j = 0; j < kLanes; ++j) {
       // A key that ends exactly here (no block, no tail left) needs no further mixing.
-      out[i + j] =
-          len[j] == off ? h[j] : HashResume(h[j], ByteSpan(p[j] + off, len[j] - off), flavor);
+      out[i + j] = len[j] == common
+                       ? h[j]
+                       : HashResume(h[j], ByteSpan(p[j] + common, len[j] - common), flavor);
     }
   }
   for (; i < n; ++i) out[i] = BloomHash(key_at(i), flavor);
@@ -270,18 +344,19 @@ bool BloomHashMayMatch(std::uint32_t hash, ByteSpan filter) {
   }
   // Any length >= 2 is accepted on read: the modulus is whatever the stored array holds.
   const std::uint64_t bits = std::uint64_t{filter.size() - 1} * 8;
-  // Even for one key, one division (FastMod32's constant) beats one per probe once k >= 2.
   const std::uint32_t delta = Delta(hash);
-  // Even for one key, one division (FastMod32's constant) beats one per probe once k >= 2.
-  if (FitsFastMod(bits))
-    return ProbeAll(hash, delta, filter.data(), FastMod32(bits), filter.back());
+  if (FitsFastMod(bits)) return ProbeAll(hash, delta, filter.data(), ModFor(bits), filter.back());
   return ProbeAll(hash, delta, filter.data(), PlainMod(bits), filter.back());
 }
 
 bool BloomKeyMayMatch(HashFlavor flavor, ByteSpan key, ByteSpan filter) {
   const FilterShape shape = ShapeOf(filter);
   if (shape != FilterShape::kProbe) return shape == FilterShape::kAlwaysTrue;
-  return BloomHashMayMatch(BloomHash(key, flavor), filter);
+  const std::uint64_t bits = std::uint64_t{filter.size() - 1} * 8;
+  const std::uint32_t hash = InlineBloomHash(key, flavor);
+  const std::uint32_t delta = Delta(hash);
+  if (FitsFastMod(bits)) return ProbeAll(hash, delta, filter.data(), ModFor(bits), filter.back());
+  return ProbeAll(hash, delta, filter.data(), PlainMod(bits), filter.back());
 }
 
 void BloomKeyMayMatchBatch(HashFlavor flavor, const KeyList& keys, ByteSpan filter,
@@ -308,12 +383,37 @@ void BloomKeyMayMatchBatch(HashFlavor flavor, const KeyList& keys, ByteSpan filt
   std::array<std::uint8_t, kChunk> survivors;
   std::array<std::uint64_t, kChunk * kMaxProbes> rest;
   const bool prefetch_rest = filter.size() > kPrefetchAllAbove;
+  const bool in_cache = filter.size() <= kNoPrefetchUpTo;
+  const bool prefetch_keys = !in_cache;
   const auto bit = [array](std::uint64_t pos) { return (array[pos >> 3] >> (pos & 7)) & 1u; };
   const auto probe = [&](const auto& mod) {
     for (std::size_t base = 0; base < n; base += kChunk) {
       const std::size_t m = std::min(kChunk, n - base);
+      // The key bytes of a later chunk are fetched now: with the filter's lines prefetched in
+      // bursts, the hardware's stream prefetcher alone no longer keeps the keys in cache.
+      if (prefetch_keys) {
+        const std::size_t ahead_end = std::min(n, base + kKeysAhead + kChunk);
+        for (std::size_t i = base + kKeysAhead; i < ahead_end; ++i) {
+          const ByteSpan key = keys[i];
+          for (std::size_t off = 0; off < key.size(); off += 64) {
+            __builtin_prefetch(key.data() + off);
+          }
+        }
+      }
       HashChunk(
           flavor, [&](std::size_t i) { return keys[base + i]; }, m, hashes.data());
+      if (in_cache && k >= 2) {
+        // A filter in L1/L2: no prefetch stage and no staging arrays; each key's first two
+        // probes are tested without a branch between them, the rest only for the survivors.
+        for (std::size_t i = 0; i < m; ++i) {
+          const std::uint32_t h = hashes[i];
+          const std::uint32_t delta = Delta(h);
+          std::uint32_t answer = bit(mod(h)) & bit(mod(h + delta));
+          if (answer != 0 && k > 2) answer = ProbeAll(h + 2 * delta, delta, array, mod, k - 2);
+          answers[base + i] = static_cast<std::uint8_t>(answer);
+        }
+        continue;
+      }
       for (std::size_t i = 0; i < m; ++i) {
         first[i] = mod(hashes[i]);
         second[i] = mod(hashes[i] + Delta(hashes[i]));
