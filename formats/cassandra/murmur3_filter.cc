@@ -205,7 +205,19 @@ bool Murmur3Filter::MayContain(ByteSpan key) const {
 }
 
 void Murmur3Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const {
-  const std::size_t total = std::min(keys.size(), answers.size());
+  BatchOf(keys, keys.size(), answers);
+}
+
+void Murmur3Filter::MayContainBatch(std::span<const ByteSpan> keys,
+                                    std::span<std::uint8_t> answers) const {
+  BatchOf(keys, keys.size(), answers);
+}
+
+// One kernel for keys in a KeyList or in place: keys[i] is the i-th key's bytes either way.
+template <typename Keys>
+void Murmur3Filter::BatchOf(const Keys& keys, std::size_t count,
+                            std::span<std::uint8_t> answers) const {
+  const std::size_t total = std::min(count, answers.size());
   if (always_present_ || hash_count_ == 0) {
     std::fill(answers.begin(), answers.begin() + static_cast<std::ptrdiff_t>(total), 1);
     return;

@@ -78,8 +78,10 @@ class Murmur3Filter final : public Filter {
   Status CheckLookups(std::string_view source) const;
   // Meaningful only when CheckLookups passed.
   bool MayContain(ByteSpan key) const override;
-  using Filter::MayContainBatch;
   void MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const override;
+  // Keys read where they are (a streamed Index.db's, in its mapping).
+  void MayContainBatch(std::span<const ByteSpan> keys,
+                       std::span<std::uint8_t> answers) const override;
 
   std::uint32_t hash_count() const override { return static_cast<std::uint32_t>(hash_count_); }
   std::uint64_t bit_count() const override { return std::uint64_t{bits_bytes().size()} * 8; }
@@ -101,6 +103,8 @@ class Murmur3Filter final : public Filter {
   std::uint64_t trailing_bytes() const { return trailing_bytes_; }
 
  private:
+  template <typename Keys>
+  void BatchOf(const Keys& keys, std::size_t count, std::span<std::uint8_t> answers) const;
   Murmur3Filter() = default;
   ByteSpan bytes() const { return owning_ ? ByteSpan(owned_) : view_; }
   // The file byte (within the bits) that holds bit j, given the layout's byte order.
