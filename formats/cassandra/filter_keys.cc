@@ -145,7 +145,8 @@ Status ForEachSpanChunk(ByteSpan bytes, const std::string& path, bool java_strin
       for (const ByteSpan& key : chunk) raw.Add(key);
       strings.Clear();
       // Before c an entry is the u16 length, the key and an i64: it starts 2 bytes before its key.
-      const std::uint64_t entry = static_cast<std::uint64_t>(chunk.front().data() - bytes.data()) - 2;
+      const std::uint64_t entry =
+          static_cast<std::uint64_t>(chunk.front().data() - bytes.data()) - 2;
       Status text = JavaStringKeysFromIndex(raw, path, strings, entry, number);
       if (!strings.empty() && !fn(strings)) return Status();
       if (!text.ok()) return text;
@@ -169,7 +170,7 @@ void IndexDbKeys::Check(const Filter* filter, FileReport& report) {
   Status text;  // the first key the 0.6 filter's String cannot be made of
   bool probing = filter != nullptr;
   std::uint64_t released = 0;
-  std::vector<ByteSpan> spans;       // the window's keys, found by the scan
+  std::vector<ByteSpan> spans;      // the window's keys, found by the scan
   std::vector<std::size_t> bounds;  // the window's ranges, as indexes into spans
   std::vector<RangeResult> results;
   FileReport merged;  // the probes' tally, added to `report` at the end
@@ -195,8 +196,7 @@ void IndexDbKeys::Check(const Filter* filter, FileReport& report) {
       results.assign(ranges, RangeResult{});
       ParallelFor(ranges, [&](std::size_t r) {
         RangeResult& out = results[r];
-        const std::span<const ByteSpan> range(spans.data() + bounds[r],
-                                              bounds[r + 1] - bounds[r]);
+        const std::span<const ByteSpan> range(spans.data() + bounds[r], bounds[r + 1] - bounds[r]);
         out.stop = ForEachSpanChunk(bytes, path, java_strings_, range, first_number + bounds[r],
                                     limits_.chunk_keys, [&](const auto& chunk) {
                                       if (probing) {

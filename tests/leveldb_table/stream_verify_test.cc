@@ -27,6 +27,7 @@
 #include "leveldb/table/verify.h"
 #include "leveldb_table/leveldb_harness.h"
 #include "support/report_equal.h"
+#include "support/stream_limits.h"
 
 namespace bloomcodec::leveldb {
 namespace {
@@ -37,40 +38,9 @@ using blocktable::ScopedStreamLimits;
 using blocktable::StreamLimits;
 using bloomcodec::testing::ReportDifference;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "bloomcodec-stream-XXXXXX").string();
-    path_ = mkdtemp(pattern.data()) ? pattern : std::string();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// One pass, one chunk, one range: the plain path the others must equal.
-StreamLimits WholeTable() {
-  StreamLimits l;
-  l.chunk_keys = std::size_t{1} << 40;
-  l.min_range_bytes = std::uint64_t{1} << 62;
-  l.max_ranges = 1;
-  l.drop_window = std::uint64_t{1} << 62;
-  return l;
-}
-
-StreamLimits Split(std::size_t chunk_keys, std::uint64_t range_bytes) {
-  StreamLimits l;
-  l.chunk_keys = chunk_keys;
-  l.min_range_bytes = range_bytes;
-  l.max_ranges = 1u << 20;
-  l.drop_window = 1;
-  return l;
-}
+using bloomcodec::testing::Split;
+using bloomcodec::testing::TempDir;
+using bloomcodec::testing::WholeTable;
 
 FileReport Verify(const std::string& path, KeyKind kind, const StreamLimits& limits,
                   unsigned threads) {

@@ -28,6 +28,7 @@
 #include "rocksdb/sst_file_writer.h"
 #include "rocksdb/table.h"
 #include "support/report_equal.h"
+#include "support/stream_limits.h"
 
 namespace bloomcodec::rocksdb {
 namespace {
@@ -38,39 +39,9 @@ using blocktable::ScopedStreamLimits;
 using blocktable::StreamLimits;
 using bloomcodec::testing::ReportDifference;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "bloomcodec-sst-stream-XXXXXX").string();
-    path_ = mkdtemp(pattern.data()) ? pattern : std::string();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-StreamLimits WholeTable() {
-  StreamLimits l;
-  l.chunk_keys = std::size_t{1} << 40;
-  l.min_range_bytes = std::uint64_t{1} << 62;
-  l.max_ranges = 1;
-  l.drop_window = std::uint64_t{1} << 62;
-  return l;
-}
-
-StreamLimits Split(std::size_t chunk_keys, std::uint64_t range_bytes) {
-  StreamLimits l;
-  l.chunk_keys = chunk_keys;
-  l.min_range_bytes = range_bytes;
-  l.max_ranges = 1u << 20;
-  l.drop_window = 1;
-  return l;
-}
+using bloomcodec::testing::Split;
+using bloomcodec::testing::TempDir;
+using bloomcodec::testing::WholeTable;
 
 FileReport Verify(const std::string& path, const std::optional<PrefixExtractor>& prefix,
                   const StreamLimits& limits, unsigned threads) {

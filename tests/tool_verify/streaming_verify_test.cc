@@ -16,6 +16,7 @@
 #include "cassandra/index_db.h"
 #include "cassandra/verify.h"
 #include "codec/parallel.h"
+#include "support/report_equal.h"
 
 namespace bloomcodec::cassandra {
 namespace {
@@ -96,30 +97,7 @@ class StreamingVerify : public ::testing::Test {
 };
 
 void ExpectSameReport(const FileReport& a, const FileReport& b, const std::string& what) {
-  SCOPED_TRACE(what);
-  EXPECT_EQ(a.path, b.path);
-  EXPECT_EQ(a.format, b.format);
-  EXPECT_EQ(a.version, b.version);
-  EXPECT_EQ(a.group, b.group);
-  ASSERT_EQ(a.findings.size(), b.findings.size());
-  for (std::size_t i = 0; i < a.findings.size(); ++i) {
-    EXPECT_EQ(a.findings[i].severity, b.findings[i].severity) << i;
-    EXPECT_EQ(a.findings[i].kind, b.findings[i].kind) << i;
-    EXPECT_EQ(a.findings[i].message, b.findings[i].message) << i;
-    EXPECT_EQ(a.findings[i].offset, b.findings[i].offset) << i;
-    EXPECT_EQ(a.findings[i].fields, b.findings[i].fields) << i;
-  }
-  EXPECT_EQ(a.keys_checked, b.keys_checked);
-  EXPECT_EQ(a.false_negative_count, b.false_negative_count);
-  EXPECT_EQ(a.false_negatives, b.false_negatives);
-  ASSERT_EQ(a.fill.has_value(), b.fill.has_value());
-  if (a.fill) {
-    EXPECT_EQ(a.fill->bits, b.fill->bits);
-    EXPECT_EQ(a.fill->bits_set, b.fill->bits_set);
-    EXPECT_EQ(a.fill->fp_rate, b.fill->fp_rate);
-    EXPECT_EQ(a.fill->sized_keys, b.fill->sized_keys);
-    EXPECT_EQ(a.fill->sized_keys_from, b.fill->sized_keys_from);
-  }
+  EXPECT_EQ(bloomcodec::testing::ReportDifference(a, b), "") << what;
 }
 
 // Every sstable verified with the whole file as one window, range and chunk (no pool), then
