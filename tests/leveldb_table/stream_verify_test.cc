@@ -28,6 +28,7 @@
 #include "leveldb_table/leveldb_harness.h"
 #include "support/report_equal.h"
 #include "support/stream_limits.h"
+#include "support/test_support.h"
 
 namespace bloomcodec::leveldb {
 namespace {

@@ -37,6 +37,7 @@
 #include "rocksdb/statistics.h"
 #include "rocksdb/table.h"
 #include "rocksdb/table_properties.h"
+#include "support/test_support.h"
 
 namespace bloomcodec::rocksdb {
 
@@ -147,21 +148,7 @@ rc::Gen<SstCase> GenCase() {
   return o;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "bloomcodec-sst-XXXXXX").string();
-    path_ = mkdtemp(pattern.data()) ? pattern : std::string();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using bloomcodec::testing::TempDir;
 
 std::string WriteWithRocksDb(const SstCase& c, const std::string& dir) {
   const std::string path = dir + "/000001.sst";

@@ -29,6 +29,7 @@
 #include "rocksdb/table.h"
 #include "support/report_equal.h"
 #include "support/stream_limits.h"
+#include "support/test_support.h"
 
 namespace bloomcodec::rocksdb {
 namespace {

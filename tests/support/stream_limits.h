@@ -1,36 +1,12 @@
-// For the tests of streamed, parallel verify of tables: a temporary folder, and the limits of
-// blocktable/stream.h for the plain path (one pass, one chunk, one range) and for splits.
+// For the tests of streamed, parallel verify of tables: the limits of blocktable/stream.h for the
+// plain path (one pass, one chunk, one range) and for splits.
 #pragma once
 
-#include <stdlib.h>
-
 #include <cstdint>
-#include <filesystem>
-#include <string>
-#include <system_error>
 
 #include "blocktable/stream.h"
 
 namespace bloomcodec::testing {
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "bloomcodec-stream-XXXXXX").string();
-    path_ = mkdtemp(pattern.data()) ? pattern : std::string();
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // One pass, one chunk, one range: the plain path the others must equal.
 inline blocktable::StreamLimits WholeTable() {

@@ -1,8 +1,13 @@
-// Helpers shared by the tests: fixture paths, reading (gzip-aware) fixture files, TSV tables.
+// Helpers shared by the tests: fixture paths, reading (gzip-aware) fixture files, TSV tables, a
+// temporary folder.
 #pragma once
 
+#include <stdlib.h>
+
+#include <filesystem>
 #include <map>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "bloomcodec/bytes.h"
@@ -30,5 +35,25 @@ TsvTable ReadTsvFixture(const std::string& relative);
 KeyList ReadHexKeysFixture(const std::string& relative);
 
 ByteVector HexBytes(const std::string& hex);
+
+// A fresh folder under the system's temporary directory, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "bloomcodec-test-XXXXXX").string();
+    path_ = mkdtemp(pattern.data()) ? pattern : std::string();
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 }  // namespace bloomcodec::testing
