@@ -269,8 +269,9 @@ bool IndexDbKeys::AllPresent(const Filter& filter) const {
   return all;
 }
 
-TrieKeys::TrieKeys(std::string prefix, std::string version, std::string sstable_format,
-                   const FileReport& report, CountIsLowerBound lower_bound, StreamLimits limits)
+PartitionsDbKeys::PartitionsDbKeys(std::string prefix, std::string version,
+                                   std::string sstable_format, const FileReport& report,
+                                   CountIsLowerBound lower_bound, StreamLimits limits)
     : FilterKeys(lower_bound),
       prefix_(std::move(prefix)),
       version_(std::move(version)),
@@ -278,7 +279,7 @@ TrieKeys::TrieKeys(std::string prefix, std::string version, std::string sstable_
       limits_(limits),
       findings_at_(report.findings.size()) {}
 
-void TrieKeys::Check(const Filter* filter, FileReport& report) {
+void PartitionsDbKeys::Check(const Filter* filter, FileReport& report) {
   // The stream's findings belong where the sstable's keys were named, before the filter's own.
   FileReport stream;
   stream.path = report.path;
@@ -304,7 +305,7 @@ void TrieKeys::Check(const Filter* filter, FileReport& report) {
   Finish(report, !r.opened);
 }
 
-bool TrieKeys::AllPresent(const Filter& filter) const {
+bool PartitionsDbKeys::AllPresent(const Filter& filter) const {
   FileReport scratch;
   std::vector<std::uint8_t> answers;
   bool all = true;

@@ -113,12 +113,13 @@ class IndexDbKeys : public FilterKeys {
 
 // A trie-indexed sstable's keys (BTI, ScyllaDB ms / mt), streamed from Partitions.db and Data.db
 // or Rows.db (bti/verify_keys.h); each chunk is probed through the batch path as it comes.
-class TrieKeys : public FilterKeys {
+class PartitionsDbKeys : public FilterKeys {
  public:
   // `prefix`: the sstable's component prefix ("<dir>/da-1-bti-"). Findings go to
   // report.findings at its current end.
-  TrieKeys(std::string prefix, std::string version, std::string sstable_format,
-           const FileReport& report, CountIsLowerBound lower_bound, StreamLimits limits = {});
+  PartitionsDbKeys(std::string prefix, std::string version, std::string sstable_format,
+                   const FileReport& report, CountIsLowerBound lower_bound,
+                   StreamLimits limits = {});
   void Check(const Filter* filter, FileReport& report) override;
   std::uint64_t count() const override { return count_; }
   bool AllPresent(const Filter& filter) const override;

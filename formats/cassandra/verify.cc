@@ -462,8 +462,9 @@ FileReport VerifySstable(const SstableFiles& sstable) {
   if (trie_index) {
     std::string prefix = sstable.index_path;
     prefix.resize(prefix.rfind("Index.db"));
-    keys = std::make_unique<TrieKeys>(prefix, d.version, d.sstable_format, report,
-                                      CountIsLowerBound::kOnIndexOrUnsupported, sstable.limits);
+    keys = std::make_unique<PartitionsDbKeys>(prefix, d.version, d.sstable_format, report,
+                                              CountIsLowerBound::kOnIndexOrUnsupported,
+                                              sstable.limits);
   } else if (sstable.has_index) {
     keys = LoadIndex(sstable.index_path, d.version, format, report, sstable.forced_key_form,
                      CountIsLowerBound::kOnIndexOrUnsupported, sstable.limits);
@@ -557,8 +558,8 @@ FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
   } else if (std::string prefix = TrieIndexPrefix(path); !prefix.empty()) {
     // A trie-indexed sstable's Filter.db given alone: its keys through the Partitions.db beside it.
     const Descriptor d = *ParseDescriptor(path);
-    filter_keys = std::make_unique<TrieKeys>(prefix, d.version, d.sstable_format, report,
-                                             CountIsLowerBound::kOnAnyError, limits);
+    filter_keys = std::make_unique<PartitionsDbKeys>(prefix, d.version, d.sstable_format, report,
+                                                     CountIsLowerBound::kOnAnyError, limits);
     sized_from = "index";
   }
   std::unique_ptr<InputFile> in = OpenOrReport(path, "filter", report);

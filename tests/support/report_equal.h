@@ -65,4 +65,15 @@ inline std::string ReportDifference(const FileReport& a, const FileReport& b) {
   return d;
 }
 
+// Whether a finding of `report` is about a block checksum (CRC-32C or another checksum type).
+inline bool MentionsChecksum(const FileReport& report) {
+  for (const Finding& f : report.findings) {
+    if (f.message.find("CRC-32C") != std::string::npos ||
+        f.message.find("checksum") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace bloomcodec::testing
