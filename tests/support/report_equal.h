@@ -3,8 +3,6 @@
 // filter that estimates no count).
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <string>
 

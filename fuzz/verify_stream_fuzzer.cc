@@ -1,0 +1,109 @@
+// Streamed, parallel verify against the single whole-file pass: the input is an Index.db (of a
+// 4.0 sstable whose Filter.db holds 64 known keys), a LevelDB table or a RocksDB SST, chosen by
+// its first byte. It is verified with one window, range and chunk for the whole file, then with
+// tiny ones on a pool of three workers: the two reports must be equal field by field (findings
+// in order with offsets and messages, counts, false negatives, fill), whatever the damage.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "blocktable/stream.h"
+#include "bloomcodec/cassandra/murmur3_filter.h"
+#include "cassandra/verify.h"
+#include "codec/parallel.h"
+#include "fuzz_support.h"
+#include "leveldb/table/verify.h"
+#include "rocksdb/sst/verify.h"
+#include "tests/support/report_equal.h"
+
+using namespace bloomcodec;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path& Dir() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() /
+                 ("bloomcodec-verify-stream-fuzz-" + std::to_string(::getpid()));
+    fs::create_directories(d / "ks" / "tbl-0123456789abcdef0123456789abcdef");
+    return d;
+  }();
+  return dir;
+}
+
+void Write(const fs::path& path, ByteSpan bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+// The filter every fuzzed Index.db is checked against: keys "k0" .. "k63", K 5, 64 words.
+const ByteVector& FilterBytes() {
+  static const ByteVector filter = [] {
+    KeyList keys;
+    for (int i = 0; i < 64; ++i) keys.Add("k" + std::to_string(i));
+    return *cassandra::BuildMurmur3Filter(keys, 5, 64, cassandra::Murmur3Layout::kRawBytes);
+  }();
+  return filter;
+}
+
+template <typename Verify>
+void CheckSame(Verify verify) {
+  const FileReport whole = verify(true);
+  FileReport split;
+  WorkPool pool(3);
+  pool.Run(1, [&](std::size_t) { split = verify(false); });
+  FUZZ_CHECK(bloomcodec::testing::ReportDifference(whole, split).empty());
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 1) return 0;
+  const ByteSpan file(data + 1, size - 1);
+  switch (data[0] % 3) {
+    case 0: {
+      const fs::path table = Dir() / "ks" / "tbl-0123456789abcdef0123456789abcdef";
+      Write(table / "na-1-big-Index.db", file);
+      Write(table / "na-1-big-Filter.db", FilterBytes());
+      auto found = cassandra::FindSstables(Dir().string());
+      FUZZ_CHECK(found.ok() && found->size() == 1);
+      cassandra::SstableFiles s = found->front();
+      CheckSame([&](bool whole) {
+        s.limits = whole ? cassandra::StreamLimits{std::uint64_t{1} << 62,
+                                                   std::uint64_t{1} << 62, std::size_t{1} << 30}
+                         : cassandra::StreamLimits{1 + data[0] % 61u, 1 + data[0] % 13u,
+                                                   1 + data[0] % 5u};
+        return cassandra::VerifySstable(s);
+      });
+      break;
+    }
+    case 1:
+    case 2: {
+      const bool leveldb = data[0] % 3 == 1;
+      const std::string path = (Dir() / (leveldb ? "000005.ldb" : "000005.sst")).string();
+      Write(path, file);
+      CheckSame([&](bool whole) {
+        blocktable::StreamLimits limits;
+        if (whole) {
+          limits.chunk_keys = std::size_t{1} << 40;
+          limits.min_range_bytes = std::uint64_t{1} << 62;
+          limits.max_ranges = 1;
+          limits.drop_window = std::uint64_t{1} << 62;
+        } else {
+          limits.chunk_keys = 1 + data[0] % 7u;
+          limits.min_range_bytes = 1;
+          limits.max_ranges = 1u << 20;
+          limits.drop_window = 1;
+        }
+        blocktable::ScopedStreamLimits scoped(limits);
+        return leveldb ? leveldb::VerifyTable(path, KeyKind::kAuto, nullptr, "g")
+                       : rocksdb::VerifySst(path, nullptr, "g");
+      });
+      break;
+    }
+  }
+  return 0;
+}
