@@ -26,8 +26,8 @@ namespace fs = std::filesystem;
 
 const fs::path& Dir() {
   static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() /
-                 ("bloomcodec-verify-stream-fuzz-" + std::to_string(::getpid()));
+    fs::path d =
+        fs::temp_directory_path() / ("bloomcodec-verify-stream-fuzz-" + std::to_string(::getpid()));
     fs::create_directories(d / "ks" / "tbl-0123456789abcdef0123456789abcdef");
     return d;
   }();
@@ -36,7 +36,8 @@ const fs::path& Dir() {
 
 void Write(const fs::path& path, ByteSpan bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
 }
 
 // The filter every fuzzed Index.db is checked against: keys "k0" .. "k63", K 5, 64 words.
@@ -72,10 +73,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       FUZZ_CHECK(found.ok() && found->size() == 1);
       cassandra::SstableFiles s = found->front();
       CheckSame([&](bool whole) {
-        s.limits = whole ? cassandra::StreamLimits{std::uint64_t{1} << 62,
-                                                   std::uint64_t{1} << 62, std::size_t{1} << 30}
-                         : cassandra::StreamLimits{1 + data[0] % 61u, 1 + data[0] % 13u,
-                                                   1 + data[0] % 5u};
+        s.limits =
+            whole ? cassandra::StreamLimits{std::uint64_t{1} << 62, std::uint64_t{1} << 62,
+                                            std::size_t{1} << 30}
+                  : cassandra::StreamLimits{1 + data[0] % 61u, 1 + data[0] % 13u, 1 + data[0] % 5u};
         return cassandra::VerifySstable(s);
       });
       break;
