@@ -35,43 +35,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using blocktable::BlockHandle;
-using blocktable::ScopedStreamLimits;
-using blocktable::StreamLimits;
-using bloomcodec::testing::ReportDifference;
 
-using bloomcodec::testing::Split;
 using bloomcodec::testing::TempDir;
-using bloomcodec::testing::WholeTable;
 
-FileReport Verify(const std::string& path, KeyKind kind, const StreamLimits& limits,
-                  unsigned threads) {
-  ScopedStreamLimits scoped(limits);
-  FileReport report;
-  if (threads <= 1) {
-    report = VerifyTable(path, kind, nullptr, "group");
-  } else {
-    // Inside a pool ParallelFor hands the ranges to the idle workers.
-    WorkPool(threads).Run(1,
-                          [&](std::size_t) { report = VerifyTable(path, kind, nullptr, "group"); });
-  }
-  return report;
-}
-
-// Every split (a range per block, chunks of one key, ...) with 1 and 4 threads reports what the
-// whole-table pass reports; returns that report.
+// Every split reports what the whole-table pass reports (support/stream_limits.h).
 FileReport ExpectSameUnderEverySplit(const std::string& path, KeyKind kind) {
-  const FileReport whole = Verify(path, kind, WholeTable(), 1);
-  const std::vector<std::pair<std::size_t, std::uint64_t>> splits = {
-      {1, 1}, {3, 1}, {7, 700}, {64, 3000}, {4096, 20000}};
-  for (const auto& [chunk, range] : splits) {
-    for (unsigned threads : {1u, 4u}) {
-      const FileReport r = Verify(path, kind, Split(chunk, range), threads);
-      EXPECT_EQ(ReportDifference(whole, r), "")
-          << path << ": chunks of " << chunk << " keys, ranges of " << range << " bytes, "
-          << threads << " threads";
-    }
-  }
-  return whole;
+  return bloomcodec::testing::ExpectSameUnderEverySplit(
+      [&] { return VerifyTable(path, kind, nullptr, "group"); }, path);
 }
 
 // LevelDB's bloom policy with half of each filter's bytes cleared (the k byte kept): a filter

@@ -36,41 +36,25 @@ namespace {
 
 namespace fs = std::filesystem;
 using blocktable::BlockHandle;
-using blocktable::ScopedStreamLimits;
-using blocktable::StreamLimits;
-using bloomcodec::testing::ReportDifference;
 
-using bloomcodec::testing::Split;
 using bloomcodec::testing::TempDir;
-using bloomcodec::testing::WholeTable;
 
-FileReport Verify(const std::string& path, const std::optional<PrefixExtractor>& prefix,
-                  const StreamLimits& limits, unsigned threads) {
-  ScopedStreamLimits scoped(limits);
-  FileReport report;
-  if (threads <= 1) {
-    report = VerifySst(path, nullptr, "group", prefix);
-  } else {
-    WorkPool(threads).Run(1,
-                          [&](std::size_t) { report = VerifySst(path, nullptr, "group", prefix); });
-  }
-  return report;
-}
-
+// Every split reports what the whole-table pass reports (support/stream_limits.h).
 FileReport ExpectSameUnderEverySplit(const std::string& path,
                                      const std::optional<PrefixExtractor>& prefix = std::nullopt) {
-  const FileReport whole = Verify(path, prefix, WholeTable(), 1);
-  const std::vector<std::pair<std::size_t, std::uint64_t>> splits = {
-      {1, 1}, {3, 1}, {7, 700}, {64, 3000}, {4096, 20000}};
-  for (const auto& [chunk, range] : splits) {
-    for (unsigned threads : {1u, 4u}) {
-      const FileReport r = Verify(path, prefix, Split(chunk, range), threads);
-      EXPECT_EQ(ReportDifference(whole, r), "")
-          << path << ": chunks of " << chunk << " keys, ranges of " << range << " bytes, "
-          << threads << " threads";
-    }
-  }
-  return whole;
+  return bloomcodec::testing::ExpectSameUnderEverySplit(
+      [&] { return VerifySst(path, nullptr, "group", prefix); }, path);
+}
+
+// The handles of every data block of `sst` (a test failure if the walk fails).
+std::vector<BlockHandle> DataBlocks(const SstReader& sst) {
+  std::vector<BlockHandle> blocks;
+  EXPECT_TRUE(sst.ForEachDataBlock([&](ByteSpan, const BlockHandle& h) {
+                   blocks.push_back(h);
+                   return Status();
+                 })
+                  .ok());
+  return blocks;
 }
 
 struct Shape {
@@ -208,12 +192,7 @@ TEST(StreamedSstVerify, ADataBlockDamagedMidTableIsReportedAtTheSameOffsetAsOneP
   const ByteVector file = ReadAll(healthy);
   auto sst = SstReader::Open(file, healthy);
   ASSERT_TRUE(sst.ok());
-  std::vector<BlockHandle> blocks;
-  ASSERT_TRUE(sst->ForEachDataBlock([&](ByteSpan, const BlockHandle& h) {
-                   blocks.push_back(h);
-                   return Status();
-                 })
-                  .ok());
+  const std::vector<BlockHandle> blocks = DataBlocks(*sst);
   ASSERT_GT(blocks.size(), 20u);
   std::mt19937_64 rng(29);
   for (int round = 0; round < 12; ++round) {
@@ -243,12 +222,7 @@ TEST(StreamedSstVerify, ADataBlockChangedWithAMatchingChecksumReportsAsOnePass) 
   const ByteVector file = ReadAll(healthy);
   auto sst = SstReader::Open(file, healthy);
   ASSERT_TRUE(sst.ok());
-  std::vector<BlockHandle> blocks;
-  ASSERT_TRUE(sst->ForEachDataBlock([&](ByteSpan, const BlockHandle& h) {
-                   blocks.push_back(h);
-                   return Status();
-                 })
-                  .ok());
+  const std::vector<BlockHandle> blocks = DataBlocks(*sst);
   std::mt19937_64 rng(43);
   std::size_t errors = 0;
   std::size_t past_checksum = 0;

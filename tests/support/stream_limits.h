@@ -1,10 +1,21 @@
 // For the tests of streamed, parallel verify of tables: the limits of blocktable/stream.h for the
-// plain path (one pass, one chunk, one range) and for splits.
+// plain path (one pass, one chunk, one range) and for splits, and the check that every split
+// reports what the plain path reports.
 #pragma once
 
 #include <cstdint>
 
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "blocktable/stream.h"
+#include "bloomcodec/verify.h"
+#include "codec/parallel.h"
+#include "support/report_equal.h"
 
 namespace bloomcodec::testing {
 
@@ -26,6 +37,38 @@ inline blocktable::StreamLimits Split(std::size_t chunk_keys, std::uint64_t rang
   l.max_ranges = 1u << 20;
   l.drop_window = 1;
   return l;
+}
+
+// `verify` run with `limits` in force: alone (threads <= 1) or inside a WorkPool of `threads`,
+// where ParallelFor hands the ranges to the idle workers.
+inline FileReport VerifyWithLimits(const std::function<FileReport()>& verify,
+                                   const blocktable::StreamLimits& limits, unsigned threads) {
+  blocktable::ScopedStreamLimits scoped(limits);
+  FileReport report;
+  if (threads <= 1) {
+    report = verify();
+  } else {
+    WorkPool(threads).Run(1, [&](std::size_t) { report = verify(); });
+  }
+  return report;
+}
+
+// Every split (a range per block, chunks of one key, ...) with 1 and 4 threads reports what the
+// whole-table pass reports; returns that report. `what` names the table in failures.
+inline FileReport ExpectSameUnderEverySplit(const std::function<FileReport()>& verify,
+                                            const std::string& what) {
+  const FileReport whole = VerifyWithLimits(verify, WholeTable(), 1);
+  const std::vector<std::pair<std::size_t, std::uint64_t>> splits = {
+      {1, 1}, {3, 1}, {7, 700}, {64, 3000}, {4096, 20000}};
+  for (const auto& [chunk, range] : splits) {
+    for (unsigned threads : {1u, 4u}) {
+      const FileReport r = VerifyWithLimits(verify, Split(chunk, range), threads);
+      EXPECT_EQ(ReportDifference(whole, r), "")
+          << what << ": chunks of " << chunk << " keys, ranges of " << range << " bytes, "
+          << threads << " threads";
+    }
+  }
+  return whole;
 }
 
 }  // namespace bloomcodec::testing
