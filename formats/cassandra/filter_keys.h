@@ -51,7 +51,11 @@ class FilterKeys {
   // keys_checked into `report`). The source's own findings (damage) land where it was opened.
   // Called once; `filter` null only reads (the findings and the count without a filter).
   virtual void Check(const Filter* filter, FileReport& report) = 0;
-  bool checked() const { return checked_; }
+  // Check without a filter, unless Check already ran: the keys' count and the source's own
+  // findings when no filter could be asked (none on disk, or unreadable).
+  void CheckWithoutFilter(FileReport& report) {
+    if (!checked_) Check(nullptr, report);
+  }
   // After Check: the keys read (before any damage).
   virtual std::uint64_t count() const = 0;
   // After Check: false when the source could not be opened at all (there are no keys to count,

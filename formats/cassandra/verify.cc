@@ -290,7 +290,7 @@ std::optional<double> VerifyFilterBytes(ByteSpan file, const FilterFormat& forma
   const std::uint64_t false_negatives_before = report.false_negative_count;
   CheckFilterBytes(file, format, keys, sized_from, report);
   // A filter that could not be read still has its keys read: their damage is a finding too.
-  if (keys != nullptr && !keys->checked()) keys->Check(nullptr, report);
+  if (keys != nullptr) keys->CheckWithoutFilter(report);
   const std::optional<double> sized = SizedKeys(keys, sized_from);
   if (keys == nullptr || report.false_negative_count == false_negatives_before) return sized;
   // A writer that serialized the filter in another era's layout (the na tables Cassandra 4.0
@@ -335,7 +335,7 @@ void CheckFilterBytes(ByteSpan file, const FilterFormat& format, FilterKeys* key
       FillReport fill;
       fill.fp_rate = 1.0;
       fill.estimated_keys = 0;
-      if (keys != nullptr) keys->Check(nullptr, report);
+      if (keys != nullptr) keys->CheckWithoutFilter(report);
       if (keys != nullptr && keys->has_keys()) {
         report.keys_checked += keys->count();
         fill.sized_keys = static_cast<double>(keys->count());
@@ -485,7 +485,7 @@ FileReport VerifySstable(const SstableFiles& sstable) {
     FillReport fill;
     fill.fp_rate = 1.0;
     fill.estimated_keys = 0;
-    if (keys) keys->Check(nullptr, report);
+    if (keys) keys->CheckWithoutFilter(report);
     if (keys && keys->has_keys()) {
       report.keys_checked = keys->count();
       fill.sized_keys = static_cast<double>(keys->count());
@@ -496,7 +496,7 @@ FileReport VerifySstable(const SstableFiles& sstable) {
   }
   std::unique_ptr<InputFile> filter = OpenOrReport(sstable.filter_path, "Filter.db", report);
   if (!filter) {
-    if (keys) keys->Check(nullptr, report);  // the index's own damage is still a finding
+    if (keys) keys->CheckWithoutFilter(report);  // the index's own damage is still a finding
     return report;
   }
   // A damaged index (or keys left unread) only gives a lower bound of the key count: no fill
@@ -564,7 +564,8 @@ FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
   }
   std::unique_ptr<InputFile> in = OpenOrReport(path, "filter", report);
   if (!in) {
-    if (filter_keys) filter_keys->Check(nullptr, report);  // the index's own damage is a finding
+    if (filter_keys)
+      filter_keys->CheckWithoutFilter(report);  // the index's own damage is a finding
     return report;
   }
   VerifyFilterBytes(in->bytes(), format, filter_keys.get(), sized_from, report);
