@@ -30,10 +30,8 @@ class Filter {
   // path reads keys in place override it; the default copies them into one KeyList first.
   virtual void MayContainBatch(std::span<const ByteSpan> keys,
                                std::span<std::uint8_t> answers) const {
-    KeyList copy;
-    std::size_t bytes = 0;
-    for (const ByteSpan& k : keys) bytes += k.size();
-    copy.Reserve(keys.size(), bytes);
+    thread_local KeyList copy;  // reused: no allocation per call once it has grown
+    copy.Clear();
     for (const ByteSpan& k : keys) copy.Add(k);
     MayContainBatch(copy, answers);
   }
