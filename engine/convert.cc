@@ -175,24 +175,48 @@ std::string KeySourceHint(const FormatCodec* from) {
   return hint;
 }
 
+// Every key of `keys` through `probe`, a chunk at a time: how many there are, how many are
+// answered 0 and the index of the first of those.
+struct ProbeTally {
+  std::uint64_t keys = 0;
+  std::uint64_t absent = 0;
+  std::optional<std::uint64_t> first_absent;
+};
+Result<ProbeTally> ProbeEveryKey(const FileProbe& probe, const KeyStream& keys) {
+  ProbeTally t;
+  std::vector<std::uint8_t> answers;
+  BLOOMCODEC_RETURN_IF_ERROR(keys.ForEachChunk([&](std::span<const ByteSpan> chunk) -> Status {
+    answers.assign(chunk.size(), 0);
+    BLOOMCODEC_RETURN_IF_ERROR(probe.Probe(chunk, answers));
+    for (std::size_t i = 0; i < chunk.size(); ++i) {
+      if (answers[i] != 0) continue;
+      if (!t.first_absent) t.first_absent = t.keys + i;
+      ++t.absent;
+    }
+    t.keys += chunk.size();
+    return Status();
+  }));
+  return t;
+}
+
 // Keys that the input answers 0 for were never added to it: the caller has the wrong key file,
 // and the rebuilt filter would claim keys the original never held. Refused unless --force.
-Status CheckKeysAreTheInputs(const Decoded& in, const ConvertInput& input,
-                             const ConvertOptions& options, const KeyList& keys, Conversion& c) {
-  std::vector<std::uint8_t> answers(keys.size());
+// Returns the number of keys (this is the pass that reads them all before anything is built).
+Result<std::uint64_t> CheckKeysAreTheInputs(const Decoded& in, const ConvertInput& input,
+                                            const ConvertOptions& options, const KeyStream& keys,
+                                            Conversion& c) {
   ProbeOptions probe;
   probe.key_kind = options.key_kind;
-  BLOOMCODEC_RETURN_IF_ERROR(in.format->Probe(in.bytes, input.source, keys, probe, answers));
-  const auto absent = static_cast<std::size_t>(std::count(answers.begin(), answers.end(), 0));
-  if (absent > 0) {
-    const std::size_t first =
-        static_cast<std::size_t>(std::find(answers.begin(), answers.end(), 0) - answers.begin());
-    std::string what =
-        std::to_string(absent) + " of " + std::to_string(keys.size()) + " keys of " +
-        options.key_source +
-        (options.keys_from_index ? " (the first is entry " : " (the first on line ") +
-        std::to_string(first + 1) + ") are absent from " + input.source +
-        ": they are not the keys this filter was built from";
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::unique_ptr<FileProbe> prober,
+                              in.format->OpenProbe(in.bytes, input.source, probe));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ProbeTally t, ProbeEveryKey(*prober, keys));
+  if (t.absent > 0) {
+    const bool entries = keys.key_unit() == "entry";
+    std::string what = std::to_string(t.absent) + " of " + std::to_string(t.keys) + " keys of " +
+                       keys.source() +
+                       (entries ? " (the first is entry " : " (the first on line ") +
+                       std::to_string(*t.first_absent + 1) + ") are absent from " + input.source +
+                       ": they are not the keys this filter was built from";
     if (!options.force) return Status::Refused(what + " (--force rebuilds anyway)");
     c.warnings.push_back(what);
   }
@@ -200,22 +224,22 @@ Status CheckKeysAreTheInputs(const Decoded& in, const ConvertInput& input,
   // implies more than twice the keys given means keys would be lost: refused like the check
   // above. From 20 estimated keys up, a factor of two is far outside the estimator's spread.
   Result<Document> facts = in.format->Inspect(in.bytes, input.source);
-  if (!facts.ok()) return Status();
+  if (!facts.ok()) return t.keys;
   const char* field = facts->contains("estimated_keys") ? "estimated_keys" : "estimated_keys_total";
-  if (!facts->contains(field) || !(*facts)[field].is_number()) return Status();
+  if (!facts->contains(field) || !(*facts)[field].is_number()) return t.keys;
   const double estimate = (*facts)[field].get<double>();
-  if (estimate >= 20 && static_cast<double>(keys.size()) < 0.5 * estimate) {
+  if (estimate >= 20 && static_cast<double>(t.keys) < 0.5 * estimate) {
     const std::string about = std::isfinite(estimate)
                                   ? "about " + std::to_string(static_cast<long long>(estimate))
                                   : "more than any count of";
     std::string what = "the fill of " + input.source + " suggests " + about + " keys (" +
-                       std::string(kEstimatorName) + ") but " + options.key_source + " gives " +
-                       std::to_string(keys.size()) +
+                       std::string(kEstimatorName) + ") but " + keys.source() + " gives " +
+                       std::to_string(t.keys) +
                        ": keys missing from it would not be in the rebuilt filter";
     if (!options.force) return Status::Refused(what + " (--force rebuilds anyway)");
     c.warnings.push_back(what);
   }
-  return Status();
+  return t.keys;
 }
 
 Result<Conversion> Rebuild(const Decoded& in, const ConvertInput& input,
@@ -231,28 +255,40 @@ Result<Conversion> Rebuild(const Decoded& in, const ConvertInput& input,
         (in.format == to ? " with new parameters" : " (a different hash, size or layout)") +
         "; a rebuild needs the keys: " + KeySourceHint(in.format));
   }
-  KeyList table_keys;
-  const KeyList* keys = options.keys;
   Conversion c;
   c.kind = ConversionKind::kRebuilt;
   c.input_format = in.format;
+  // A table's keys are read whole (a table is bounded: LevelDB's are megabytes, RocksDB's SSTs
+  // at most a few hundred); every other source is streamed.
+  KeyList table_keys;
+  std::unique_ptr<KeyStream> table_stream;
+  const KeyStream* keys = options.keys;
+  std::uint64_t count = 0;
   if (options.from_table) {
     BLOOMCODEC_ASSIGN_OR_RETURN(table_keys, TableKeys(in, input, options));
-    keys = &table_keys;
+    table_stream = KeyListStream(table_keys, input.source, "key");
+    keys = table_stream.get();
+    count = table_keys.size();
   } else {
-    BLOOMCODEC_RETURN_IF_ERROR(CheckKeysAreTheInputs(in, input, options, *keys, c));
+    BLOOMCODEC_ASSIGN_OR_RETURN(count, CheckKeysAreTheInputs(in, input, options, *keys, c));
   }
-  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out, to->Build(*keys, options.params));
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::unique_ptr<FilterBuilder> builder,
+                              to->StartBuild(count, options.params));
+  BLOOMCODEC_RETURN_IF_ERROR(keys->ForEachChunk(
+      [&](std::span<const ByteSpan> chunk) { return builder->Add(chunk); }));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out, builder->Finish());
+  builder.reset();
   // A correct build always passes; checked anyway, since this is the one promise of convert.
-  std::vector<std::uint8_t> answers(keys->size());
   ProbeOptions probe;
   probe.key_kind = to->BuiltKeyKind();
-  BLOOMCODEC_RETURN_IF_ERROR(to->Probe(out, input.source + " (rebuilt)", *keys, probe, answers));
-  if (std::find(answers.begin(), answers.end(), 0) != answers.end()) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::unique_ptr<FileProbe> rebuilt,
+                              to->OpenProbe(out, input.source + " (rebuilt)", probe));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ProbeTally t, ProbeEveryKey(*rebuilt, *keys));
+  if (t.absent > 0 || t.keys != count) {
     return Status::Internal("internal error: the rebuilt filter misses a key; nothing written");
   }
   c.files.push_back({"", std::move(out)});
-  c.keys_used = keys->size();
+  c.keys_used = count;
   return c;
 }
 
@@ -377,8 +413,8 @@ std::vector<ConversionInfo> Conversions() {
   return list;
 }
 
-Result<KeyList> ReadIndexKeys(const std::string& path, const FormatCodec* filter_format,
-                              std::string& source) {
+Result<std::unique_ptr<KeyStream>> OpenIndexKeys(const std::string& path,
+                                                 const FormatCodec* filter_format) {
   const engine::Family* family = engine::FamilyOf(filter_format);
   if (!family || !family->keys.index_keys) {
     family = nullptr;
@@ -390,7 +426,7 @@ Result<KeyList> ReadIndexKeys(const std::string& path, const FormatCodec* filter
     }
   }
   if (!family) return Status::InvalidArgument("--index: no format reads index files");
-  return family->keys.index_keys(path, filter_format, source);
+  return family->keys.index_keys(path, filter_format);
 }
 
 }  // namespace bloomcodec

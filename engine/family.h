@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -29,6 +30,7 @@
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
+#include "bloomcodec/key_stream.h"
 #include "bloomcodec/status.h"
 #include "bloomcodec/verify.h"
 
@@ -130,9 +132,9 @@ struct FamilyKeys {
   Result<KeyList> (*table_keys)(const FormatCodec* format, ByteSpan bytes, std::string_view source,
                                 KeyKind key_kind) = nullptr;
   // The keys of an index file beside the family's filters (Cassandra's Index.db), read for the
-  // filter format they are checked against (nullptr when unknown); `source` gets the path.
-  Result<KeyList> (*index_keys)(const std::string& path, const FormatCodec* filter_format,
-                                std::string& source) = nullptr;
+  // filter format they are checked against (nullptr when unknown), as a stream.
+  Result<std::unique_ptr<KeyStream>> (*index_keys)(const std::string& path,
+                                                   const FormatCodec* filter_format) = nullptr;
   // What a refusal to rebuild without keys adds about index_keys, e.g. " (or --index ...)".
   std::string_view index_hint;
 };

@@ -1,11 +1,89 @@
 #include "bloomcodec/format.h"
 
+#include <string>
+#include <utility>
+
 namespace bloomcodec {
+namespace {
+
+// The keys, kept until Finish hands them to Build.
+class CollectingBuilder final : public FilterBuilder {
+ public:
+  CollectingBuilder(const FormatCodec& format, std::uint64_t key_count, FilterParams params)
+      : format_(format), key_count_(key_count), params_(std::move(params)) {}
+  Status Add(std::span<const ByteSpan> keys) override {
+    for (const ByteSpan& k : keys) keys_.Add(k);
+    return Status();
+  }
+  Result<ByteVector> Finish() override {
+    if (keys_.size() != key_count_) return CountMismatch(key_count_, keys_.size());
+    return format_.Build(keys_, params_);
+  }
+
+ private:
+  const FormatCodec& format_;
+  std::uint64_t key_count_;
+  FilterParams params_;
+  KeyList keys_;
+};
+
+// Probe per batch, the batch copied into a KeyList the probe reuses.
+class ProbeEachBatch final : public FileProbe {
+ public:
+  ProbeEachBatch(const FormatCodec& format, ByteSpan file, std::string_view source,
+                 ProbeOptions options)
+      : format_(format), file_(file), source_(source), options_(std::move(options)) {}
+  Status Probe(std::span<const ByteSpan> keys, std::span<std::uint8_t> answers) const override {
+    thread_local KeyList copy;
+    copy.Clear();
+    for (const ByteSpan& k : keys) copy.Add(k);
+    return format_.Probe(file_, source_, copy, options_, answers);
+  }
+
+ private:
+  const FormatCodec& format_;
+  ByteSpan file_;
+  std::string source_;
+  ProbeOptions options_;
+};
+
+class FilterProbe final : public FileProbe {
+ public:
+  explicit FilterProbe(std::unique_ptr<const Filter> filter) : filter_(std::move(filter)) {}
+  Status Probe(std::span<const ByteSpan> keys, std::span<std::uint8_t> answers) const override {
+    filter_->MayContainBatch(keys, answers);
+    return Status();
+  }
+
+ private:
+  std::unique_ptr<const Filter> filter_;
+};
+
+}  // namespace
+
+std::unique_ptr<FileProbe> ProbeThrough(std::unique_ptr<const Filter> filter) {
+  return std::make_unique<FilterProbe>(std::move(filter));
+}
+
+Status CountMismatch(std::uint64_t promised, std::uint64_t added) {
+  return Status::InvalidArgument("a streamed build was promised " + std::to_string(promised) +
+                                 " keys and given " + std::to_string(added));
+}
 
 bool FormatCodec::Claims(std::string_view, ByteSpan) const { return false; }
 
 Result<ByteVector> FormatCodec::Build(const KeyList&, const FilterParams&) const {
   return Status::Unsupported("build is not available for format " + std::string(name()));
+}
+
+Result<std::unique_ptr<FilterBuilder>> FormatCodec::StartBuild(std::uint64_t key_count,
+                                                                const FilterParams& params) const {
+  return std::unique_ptr<FilterBuilder>(std::make_unique<CollectingBuilder>(*this, key_count, params));
+}
+
+Result<std::unique_ptr<FileProbe>> FormatCodec::OpenProbe(ByteSpan file, std::string_view source,
+                                                          const ProbeOptions& options) const {
+  return std::unique_ptr<FileProbe>(std::make_unique<ProbeEachBatch>(*this, file, source, options));
 }
 
 Result<SizeInfo> FormatCodec::Size(const FilterParams&) const {

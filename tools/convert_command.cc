@@ -138,23 +138,21 @@ Status RunConvert(std::span<const std::string_view> argv) {
     options.writer = std::string(*writer);
   }
   options.split = split;
-  std::optional<LoadedKeys> loaded;
+  // Keys are streamed, whatever their number: the engine reads them a chunk at a time.
+  std::unique_ptr<KeyStream> keys;
   if (args.Has("--keys")) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(loaded, LoadKeys(args));
+    BLOOMCODEC_ASSIGN_OR_RETURN(keys, OpenKeys(args));
   } else if (args.Has("--index")) {
-    loaded.emplace();
-    BLOOMCODEC_ASSIGN_OR_RETURN(loaded->keys, ReadIndexKeys(index_path, in.format, loaded->source));
+    BLOOMCODEC_ASSIGN_OR_RETURN(keys, OpenIndexKeys(index_path, in.format));
   }
-  if (loaded) {
-    options.keys = &loaded->keys;
-    options.key_source = loaded->source;
-    options.keys_from_index = !args.Has("--keys");
-  }
+  options.keys = keys.get();
 
   Conversion result;
   {
     // A rebuild hashes every key; a table rewrite reads every block: long work for large inputs.
-    const std::size_t items = std::max(loaded ? loaded->keys.size() : 0, in.bytes.size() / 16);
+    const std::size_t items =
+        std::max(keys ? FileBytes(keys_path.empty() ? index_path : keys_path) / 16 : 0,
+                 in.bytes.size() / 16);
     Progress progress(ShouldShowProgress(items, args.Has("--json")));
     progress.Show("converting " + in.source + " to " + std::string(to->name()));
     BLOOMCODEC_ASSIGN_OR_RETURN(result, Convert(in, options));
@@ -187,7 +185,7 @@ Status RunConvert(std::span<const std::string_view> argv) {
   report["bytes"] = total;
   if (split) report["files"] = std::move(written);
   if (result.keys_used) report["keys"] = *result.keys_used;
-  if (loaded) report["key_source"] = loaded->source;
+  if (keys) report["key_source"] = keys->source();
   if (options.from_table) report["key_source"] = "table";
   report["warnings"] = result.warnings;
 

@@ -1,5 +1,7 @@
 #include "inputs.h"
 
+#include <filesystem>
+
 #include "usage.h"
 
 namespace bloomcodec::tool {
@@ -14,6 +16,19 @@ Result<LoadedKeys> LoadKeys(const Args& args) {
   loaded.source = file->path();
   BLOOMCODEC_ASSIGN_OR_RETURN(loaded.keys, ParseKeyFile(file->bytes(), format, loaded.source));
   return loaded;
+}
+
+Result<std::unique_ptr<KeyStream>> OpenKeys(const Args& args) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::string_view path, args.Required("--keys"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(KeyFormat format, ReadKeyFormat(args));
+  return OpenKeyFile(std::string(path), format);
+}
+
+std::size_t FileBytes(const std::string& path) {
+  std::error_code ec;
+  if (path.empty() || path == "-") return 0;
+  const std::uintmax_t n = std::filesystem::file_size(path, ec);
+  return ec ? 0 : static_cast<std::size_t>(n);
 }
 
 Result<const FormatCodec*> ResolveFormat(const Args& args, const InputFile& input) {

@@ -1,6 +1,9 @@
 // The Cassandra family's conversions: a 1.0 filter with or without a row's length prefix, and
 // one Murmur3 bit set in its 3.x and 4.0 serializations.
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "bloomcodec/cassandra/java_string.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
@@ -66,11 +69,68 @@ Result<std::optional<Conversion>> Reserialize(const ConvertCall& call) {
 
 }  // namespace
 
+namespace {
+
+// An Index.db's keys a window at a time (ScanIndexEntries): the keys are read in place in the
+// mapping, whose pages are given back behind the scan, so a rebuild from an Index.db of any size
+// holds one window of it. 0.6's Strings become UTF-8 chunk by chunk.
+class IndexDbKeyStream final : public KeyStream {
+ public:
+  IndexDbKeyStream(InputFile file, IndexKeyForm key_form, IndexEntryForm entry_form,
+                   bool java_strings)
+      : file_(std::move(file)),
+        key_form_(key_form),
+        entry_form_(entry_form),
+        java_strings_(java_strings) {}
+
+  const std::string& source() const override { return file_.path(); }
+  std::string_view key_unit() const override { return "entry"; }
+  Status ForEachChunk(const ChunkFn& fn) const override {
+    const ByteSpan bytes = file_.bytes();
+    file_.AdviseSequential();
+    IndexScan scan;
+    std::vector<ByteSpan> keys;
+    KeyList stored, text;
+    std::vector<ByteSpan> text_keys;
+    while (scan.offset < bytes.size()) {
+      const std::uint64_t from = scan.offset;
+      keys.clear();
+      const Status damage = ScanIndexEntries(bytes, file_.path(), key_form_, entry_form_,
+                                             scan.offset + kStreamChunkBytes, scan, &keys);
+      if (!keys.empty()) BLOOMCODEC_RETURN_IF_ERROR(Deliver(keys, fn, stored, text, text_keys));
+      if (!damage.ok()) return damage;
+      file_.DropPages(from, scan.offset);
+    }
+    return Status();
+  }
+
+ private:
+  Status Deliver(const std::vector<ByteSpan>& keys, const ChunkFn& fn, KeyList& stored,
+                 KeyList& text, std::vector<ByteSpan>& text_keys) const {
+    if (!java_strings_) return fn(std::span<const ByteSpan>(keys));
+    // readUTF's Strings, as the UTF-8 text the codec takes.
+    stored.Clear();
+    text.Clear();
+    for (const ByteSpan& k : keys) stored.Add(k);
+    BLOOMCODEC_RETURN_IF_ERROR(Utf8KeysFromIndex(stored, file_.path(), text));
+    text_keys.clear();
+    for (std::size_t i = 0; i < text.size(); ++i) text_keys.push_back(text[i]);
+    return fn(std::span<const ByteSpan>(text_keys));
+  }
+
+  InputFile file_;
+  IndexKeyForm key_form_;
+  IndexEntryForm entry_form_;
+  bool java_strings_;
+};
+
+}  // namespace
+
 // The keys of a Cassandra Index.db, decoded as the SSTable version in its name says (before
 // "e", RandomPartitioner's "<token>:<key>" form; from "ia" on, the row index entry of 1.2 or of
 // 3.0+). Without a version in the name, the filter's format says which entry layout.
-Result<KeyList> IndexKeys(const std::string& path, const FormatCodec* filter_format,
-                          std::string& source) {
+Result<std::unique_ptr<KeyStream>> IndexKeys(const std::string& path,
+                                             const FormatCodec* filter_format) {
   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile file, InputFile::Open(path));
   std::string_view name = file.path();
   if (name.ends_with(".gz")) name.remove_suffix(3);
@@ -89,16 +149,8 @@ Result<KeyList> IndexKeys(const std::string& path, const FormatCodec* filter_for
   } else if (layout) {
     entries = IndexEntryForm::kVIntPositionAndPromoted;
   }
-  IndexDb index;
-  BLOOMCODEC_RETURN_IF_ERROR(ReadIndexDbInto(file.bytes(), file.path(), form, entries, index));
-  source = file.path();
-  if (java_strings) {
-    // readUTF's Strings, as the UTF-8 text the codec takes.
-    KeyList text;
-    BLOOMCODEC_RETURN_IF_ERROR(Utf8KeysFromIndex(index.keys, file.path(), text));
-    return text;
-  }
-  return std::move(index.keys);
+  return std::unique_ptr<KeyStream>(
+      std::make_unique<IndexDbKeyStream>(std::move(file), form, entries, java_strings));
 }
 
 std::span<const engine::ConversionRule> ConversionRules() {

@@ -2,6 +2,7 @@
 // Internal to the library.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <span>
 
@@ -35,7 +36,7 @@ const engine::Family& TheFamily();
 // The conversion rules (convert.cc) and verify hooks (verify_plan.cc) the family registers.
 std::span<const engine::ConversionRule> ConversionRules();
 engine::FamilyVerify VerifyHooks();
-Result<KeyList> IndexKeys(const std::string& path, const FormatCodec* filter_format,
-                          std::string& source);
+Result<std::unique_ptr<KeyStream>> IndexKeys(const std::string& path,
+                                             const FormatCodec* filter_format);
 
 }  // namespace bloomcodec::cassandra

@@ -23,9 +23,9 @@ bool ClaimsKind(std::string_view path, FilterKind kind) {
   return d.ok() && d->component == "Filter.db" && d->filter_kind() == kind;
 }
 
-std::int64_t ElementCount(const KeyList* keys, const FilterParams& params) {
+std::int64_t ElementCount(std::uint64_t keys, const FilterParams& params) {
   if (params.expected_keys) return *params.expected_keys;
-  return keys ? static_cast<std::int64_t>(keys->size()) : 0;
+  return static_cast<std::int64_t>(keys);
 }
 
 Status CheckOverload(const FilterParams& params) {
@@ -105,6 +105,23 @@ Status HashLine64(ByteSpan key, std::string& line) {
 }
 
 class V10Format final : public FormatCodec {
+ private:
+  static Result<FilterSpec> BuildSpec(std::uint64_t keys, const FilterParams& params) {
+    const std::int64_t n = ElementCount(keys, params);
+    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSpec spec, V10Spec(n, params));
+    const std::int64_t wanted = TrueRequestedBits(n, spec.buckets_per_element);
+    if (wanted > kMaxBits) {
+      // Java would truncate the word count to an int and write a filter of the wrong size.
+      return Status::Refused("getFilter(" + std::to_string(n) + ") needs " +
+                             std::to_string(wanted) + " bits, more than a Filter.db holds (" +
+                             std::to_string(kMaxBits) +
+                             "); the original's int truncation "
+                             "would give " +
+                             std::to_string(spec.word_count) + " words");
+    }
+    return spec;
+  }
+
  public:
   std::string_view name() const override { return "cassandra-1.0"; }
   std::string_view summary() const override {
@@ -118,22 +135,17 @@ class V10Format final : public FormatCodec {
     return ClaimsKind(path, FilterKind::kV10);
   }
   Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const override {
-    const std::int64_t n = ElementCount(&keys, params);
-    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSpec spec, V10Spec(n, params));
-    const std::int64_t wanted = TrueRequestedBits(n, spec.buckets_per_element);
-    if (wanted > kMaxBits) {
-      // Java would truncate the word count to an int and write a filter of the wrong size.
-      return Status::Refused("getFilter(" + std::to_string(n) + ") needs " +
-                             std::to_string(wanted) + " bits, more than a Filter.db holds (" +
-                             std::to_string(kMaxBits) +
-                             "); the original's int truncation "
-                             "would give " +
-                             std::to_string(spec.word_count) + " words");
-    }
+    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSpec spec, BuildSpec(keys.size(), params));
     return BuildV10Filter(keys, spec);
   }
+  Result<std::unique_ptr<FilterBuilder>> StartBuild(std::uint64_t key_count,
+                                                    const FilterParams& params) const override {
+    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSpec spec, BuildSpec(key_count, params));
+    BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter filter, V10Filter::Create(spec));
+    return StartAdding(std::move(filter), key_count);
+  }
   Result<SizeInfo> Size(const FilterParams& params) const override {
-    const std::int64_t n = ElementCount(nullptr, params);
+    const std::int64_t n = ElementCount(0, params);
     BLOOMCODEC_ASSIGN_OR_RETURN(FilterSpec spec, V10Spec(n, params));
     return V10SizeInfo(n, spec);
   }
@@ -143,6 +155,11 @@ class V10Format final : public FormatCodec {
     BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter filter, V10Filter::Parse(file, source));
     filter.MayContainBatch(keys, answers);
     return {};
+  }
+  Result<std::unique_ptr<FileProbe>> OpenProbe(ByteSpan file, std::string_view source,
+                                               const ProbeOptions&) const override {
+    BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter filter, V10Filter::Parse(file, source));
+    return ProbeThrough(std::make_unique<V10Filter>(std::move(filter)));
   }
   Result<Document> Inspect(ByteSpan file, std::string_view source) const override {
     return InspectV10Filter(file, source);
@@ -170,12 +187,12 @@ class LegacyFormat final : public FormatCodec {
   }
   Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const override {
     BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilterSpec spec,
-                                LegacySpec(ElementCount(&keys, params), params));
+                                LegacySpec(ElementCount(keys.size(), params), params));
     return BuildLegacyFilter(keys, spec);
   }
   Result<SizeInfo> Size(const FilterParams& params) const override {
     BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilterSpec spec,
-                                LegacySpec(ElementCount(nullptr, params), params));
+                                LegacySpec(ElementCount(0, params), params));
     if (spec.nbits < 0) {
       // java.util.BitSet(int nbits) throws for a negative size.
       return Status::Refused("NegativeArraySizeException: nbits < 0: " +
@@ -232,7 +249,7 @@ class RowFormat final : public FormatCodec {
   }
   Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const override {
     BLOOMCODEC_RETURN_IF_ERROR(CheckNoParams(params));
-    const std::int64_t n = ElementCount(&keys, params);
+    const std::int64_t n = ElementCount(keys.size(), params);
     BLOOMCODEC_ASSIGN_OR_RETURN(FilterSpec spec,
                                 SizeForBucketsPerElement(n, kRowFilterBucketsPerElement));
     if (TrueRequestedBits(n, spec.buckets_per_element) > kMaxBits) {
@@ -243,7 +260,7 @@ class RowFormat final : public FormatCodec {
   }
   Result<SizeInfo> Size(const FilterParams& params) const override {
     BLOOMCODEC_RETURN_IF_ERROR(CheckNoParams(params));
-    const std::int64_t n = ElementCount(nullptr, params);
+    const std::int64_t n = ElementCount(0, params);
     BLOOMCODEC_ASSIGN_OR_RETURN(FilterSpec spec,
                                 SizeForBucketsPerElement(n, kRowFilterBucketsPerElement));
     BLOOMCODEC_ASSIGN_OR_RETURN(SizeInfo info, V10SizeInfo(n, spec));

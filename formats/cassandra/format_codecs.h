@@ -4,7 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string_view>
+#include <utility>
 
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
@@ -16,11 +19,40 @@ namespace bloomcodec::cassandra {
 // A Filter.db whose file name's version writes filters of `kind`.
 bool ClaimsKind(std::string_view path, FilterKind kind);
 
-// The number of elements Cassandra sizes from: --expected-keys, else the keys given.
-std::int64_t ElementCount(const KeyList* keys, const FilterParams& params);
+// The number of elements Cassandra sizes from: --expected-keys, else the number of keys given.
+std::int64_t ElementCount(std::uint64_t keys, const FilterParams& params);
 
 // Which getFilter overload the parameters select: exactly one of fp chance / buckets per
 // element (a Java int); --bits-per-key is refused.
 Status CheckOverload(const FilterParams& params);
+
+// A streamed build of a filter sized from the count alone (F: V10Filter, Murmur3Filter): each
+// chunk's bits are set as it comes, so only the filter is held.
+template <typename F>
+class AddingBuilder final : public FilterBuilder {
+ public:
+  AddingBuilder(F filter, std::uint64_t key_count)
+      : filter_(std::move(filter)), key_count_(key_count) {}
+  Status Add(std::span<const ByteSpan> keys) override {
+    filter_.AddAll(keys);
+    added_ += keys.size();
+    return Status();
+  }
+  Result<ByteVector> Finish() override {
+    if (added_ != key_count_) return CountMismatch(key_count_, added_);
+    return std::move(filter_).TakeSerialized();
+  }
+
+ private:
+  F filter_;
+  std::uint64_t key_count_;
+  std::uint64_t added_ = 0;
+};
+
+template <typename F>
+Result<std::unique_ptr<FilterBuilder>> StartAdding(F filter, std::uint64_t key_count) {
+  return std::unique_ptr<FilterBuilder>(
+      std::make_unique<AddingBuilder<F>>(std::move(filter), key_count));
+}
 
 }  // namespace bloomcodec::cassandra

@@ -143,10 +143,14 @@ void Murmur3Filter::Add(ByteSpan key) {
   }
 }
 
-void Murmur3Filter::AddAll(const KeyList& keys) {
+void Murmur3Filter::AddAll(const KeyList& keys) { AddAllOf(keys, keys.size()); }
+void Murmur3Filter::AddAll(std::span<const ByteSpan> keys) { AddAllOf(keys, keys.size()); }
+
+template <typename Keys>
+void Murmur3Filter::AddAllOf(const Keys& keys, std::size_t total) {
   if (!owning_ || always_present_) return;
   if (hash_count_ > kIndexArrayLength) {
-    for (std::size_t i = 0; i < keys.size(); ++i) Add(keys[i]);
+    for (std::size_t i = 0; i < total; ++i) Add(keys[i]);
     return;
   }
   // Every index of a round of keys is computed and its byte prefetched before the first bit is
@@ -156,8 +160,8 @@ void Murmur3Filter::AddAll(const KeyList& keys) {
   const FastMod64 mod = Mod();
   const std::size_t k = static_cast<std::size_t>(hash_count_);
   std::array<std::uint64_t, kBatch * kIndexArrayLength> indexes;
-  for (std::size_t start = 0; start < keys.size(); start += kBatch) {
-    const std::size_t n = std::min(kBatch, keys.size() - start);
+  for (std::size_t start = 0; start < total; start += kBatch) {
+    const std::size_t n = std::min(kBatch, total - start);
     std::size_t count = 0;
     for (std::size_t j = 0; j < n; ++j) {
       std::uint64_t base, step;

@@ -72,7 +72,8 @@ bool ProbeBits(const std::uint8_t* words, std::size_t word_bytes, KeyHashes64 h,
 // steps are murmur_hash.h's MurmurHash64Start / Block / Resume: one implementation of the hash.
 constexpr std::size_t kLanes = 8;
 
-void HashChunk(const KeyList& keys, std::size_t start, std::size_t n, KeyHashes64* out) {
+template <typename Keys>
+void HashChunk(const Keys& keys, std::size_t start, std::size_t n, KeyHashes64* out) {
   std::size_t j = 0;
   for (; j + kLanes <= n; j += kLanes) {
     ByteSpan key[kLanes];
@@ -219,11 +220,15 @@ void V10Filter::Add(ByteSpan key) {
   }
 }
 
-void V10Filter::AddAll(const KeyList& keys) {
+void V10Filter::AddAll(const KeyList& keys) { AddAllOf(keys, keys.size()); }
+void V10Filter::AddAll(std::span<const ByteSpan> keys) { AddAllOf(keys, keys.size()); }
+
+template <typename Keys>
+void V10Filter::AddAllOf(const Keys& keys, std::size_t total) {
   if (!owning_) return;
   const std::int32_t k = hash_count_;
   if (k > kMaxStagedBuckets) {
-    for (std::size_t i = 0; i < keys.size(); ++i) Add(keys[i]);
+    for (std::size_t i = 0; i < total; ++i) Add(keys[i]);
     if (k > kAllBitsCheckAboveK) {
       all_bits_set_ = PopCountWords(words_bytes()) == static_cast<std::uint64_t>(word_count_) * 64;
     }
@@ -236,8 +241,8 @@ void V10Filter::AddAll(const KeyList& keys) {
   // bytes are those of adding the keys one by one.
   std::array<std::uint64_t, kBatch * kMaxStagedBuckets> buckets;
   std::array<KeyHashes64, kBatch> hashes;
-  for (std::size_t start = 0; start < keys.size(); start += kBatch) {
-    const std::size_t n = std::min(kBatch, keys.size() - start);
+  for (std::size_t start = 0; start < total; start += kBatch) {
+    const std::size_t n = std::min(kBatch, total - start);
     HashChunk(keys, start, n, hashes.data());
     std::size_t count = 0;
     for (std::size_t j = 0; j < n; ++j) {

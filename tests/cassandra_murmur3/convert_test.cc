@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 #include "murmur3_util.h"
@@ -25,8 +26,8 @@ Result<Conversion> ConvertWith(const ByteVector& in, const std::string& from, co
   input.format = &Codec(from);
   ConvertOptions options;
   options.to = &Codec(to);
-  options.keys = keys;
-  options.key_source = "keys";
+  std::unique_ptr<KeyStream> stream = keys ? KeyListStream(*keys, "keys") : nullptr;
+  options.keys = stream.get();
   options.params.fp_chance = fp;
   return Convert(input, options);
 }
@@ -96,8 +97,8 @@ TEST(CassandraMurmur3Convert, ToAndFromOtherFamilies) {
   input.format = &Codec("cassandra-4.0");
   ConvertOptions options;
   options.to = &Codec("leveldb-bloom");
-  options.keys = &keys;
-  options.key_source = "keys";
+  const std::unique_ptr<KeyStream> stream = KeyListStream(keys, "keys");
+  options.keys = stream.get();
   options.params.bits_per_key = 10;
   auto to_leveldb = Convert(input, options);
   ASSERT_TRUE(to_leveldb.ok()) << to_leveldb.status().ToString();
@@ -109,8 +110,7 @@ TEST(CassandraMurmur3Convert, ToAndFromOtherFamilies) {
   back.format = &Codec("leveldb-bloom");
   ConvertOptions to4;
   to4.to = &Codec("cassandra-4.0");
-  to4.keys = &keys;
-  to4.key_source = "keys";
+  to4.keys = stream.get();
   to4.params.fp_chance = 0.01;
   auto again = Convert(back, to4);
   ASSERT_TRUE(again.ok()) << again.status().ToString();

@@ -5,7 +5,8 @@
 //   bloomcodec::ConvertOptions options;
 //   options.to = bloomcodec::FindFormat("cassandra-1.0");
 //   options.params.buckets_per_element = 15;
-//   options.keys = &keys;                        // the legacy filter's keys
+//   auto keys = bloomcodec::OpenKeyFile("keys.txt", bloomcodec::KeyFormat::kText);
+//   options.keys = keys->get();                  // the legacy filter's keys
 //   BLOOMCODEC_ASSIGN_OR_RETURN(bloomcodec::Conversion c, bloomcodec::Convert(in, options));
 //   // c.kind == ConversionKind::kRebuilt, c.files[0].bytes == what build writes for the keys
 //
@@ -21,6 +22,11 @@
 // was built from (checked); keys given for a filter input must all be present in the input (else
 // they are not its keys: Refused unless `force`); converting without keys where the bits cannot
 // carry over is Refused with the key source needed.
+//
+// Keys are streamed: a rebuild reads its key source three times (the input's answers and the
+// count, the build, the check of the result), a chunk at a time, and holds only the filters, for
+// every format whose filter is sized from the key count alone (FormatCodec::StartBuild). Nothing
+// is built before the first pass has read every key without error.
 #pragma once
 
 #include <cstdint>
@@ -31,6 +37,7 @@
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
+#include "bloomcodec/key_stream.h"
 #include "bloomcodec/status.h"
 
 namespace bloomcodec {
@@ -53,9 +60,9 @@ struct ConvertInput {
 struct ConvertOptions {
   const FormatCodec* to = nullptr;
   FilterParams params;
-  const KeyList* keys = nullptr;  // the input filter's keys (--keys, --index)
-  std::string key_source;         // where they came from, for messages
-  bool keys_from_index = false;   // key_source is an Index.db: its keys are entries, not lines
+  // The input filter's keys (--keys, --index), read as a stream; its source() and key_unit()
+  // name them in messages.
+  const KeyStream* keys = nullptr;
   bool from_table = false;        // keys: the table's stored keys (user keys in a database table)
   bool no_filter = false;         // leveldb-table: remove the filter block
   bool legacy_v117 = false;       // leveldb-table: write a LevelDB 1.17 filter instead of 1.18's
@@ -100,9 +107,9 @@ struct ConversionInfo {
 std::vector<ConversionInfo> Conversions();
 
 // The keys of an index file that lists a filter's keys (a Cassandra Index.db), decoded as its
-// name's version says, or else as the layout of `filter_format` (nullptr: unknown) implies.
-// `source` is set to the path read. InvalidArgument when no format family reads such files.
-Result<KeyList> ReadIndexKeys(const std::string& path, const FormatCodec* filter_format,
-                              std::string& source);
+// name's version says, or else as the layout of `filter_format` (nullptr: unknown) implies; read
+// a window at a time, its key_unit() "entry". InvalidArgument when no family reads such files.
+Result<std::unique_ptr<KeyStream>> OpenIndexKeys(const std::string& path,
+                                                 const FormatCodec* filter_format);
 
 }  // namespace bloomcodec

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/filter.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/status.h"
 
@@ -64,6 +66,33 @@ struct ProbeOptions {
   std::string writer;
 };
 
+// One file's answers for many batches of keys, the file read once (convert's streamed checks).
+class FileProbe {
+ public:
+  virtual ~FileProbe() = default;
+  // FormatCodec::Probe's answers for these keys (answers.size() == keys.size()).
+  virtual Status Probe(std::span<const ByteSpan> keys, std::span<std::uint8_t> answers) const = 0;
+};
+
+// A FileProbe answering through a filter already parsed (which may view the file's bytes).
+std::unique_ptr<FileProbe> ProbeThrough(std::unique_ptr<const Filter> filter);
+
+// Build, a chunk of keys at a time: convert of key sources larger than memory.
+//
+//   BLOOMCODEC_ASSIGN_OR_RETURN(auto builder, format->StartBuild(n, params));
+//   for (each chunk of the n keys, in order) BLOOMCODEC_RETURN_IF_ERROR(builder->Add(chunk));
+//   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector file, builder->Finish());   // == Build(all n keys)
+class FilterBuilder {
+ public:
+  virtual ~FilterBuilder() = default;
+  virtual Status Add(std::span<const ByteSpan> keys) = 0;
+  // Build's bytes for the keys added; InvalidArgument unless they were StartBuild's key_count.
+  virtual Result<ByteVector> Finish() = 0;
+};
+
+// What Finish returns when the keys added are not the count StartBuild was given.
+Status CountMismatch(std::uint64_t promised, std::uint64_t added);
+
 class FormatCodec {
  public:
   virtual ~FormatCodec() = default;
@@ -80,6 +109,11 @@ class FormatCodec {
   virtual Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const;
   // How Probe must read the keys of a file Build wrote (a table Build writes stores them plain).
   virtual KeyKind BuiltKeyKind() const { return KeyKind::kAuto; }
+  // Build, streamed: `key_count` keys follow through Add, and Finish gives Build's bytes for
+  // them. A filter that is sized from the count alone holds only its bits; a format that needs
+  // every key at once (a sorted table, Ribbon's solution) keeps them, as the default does.
+  virtual Result<std::unique_ptr<FilterBuilder>> StartBuild(std::uint64_t key_count,
+                                                            const FilterParams& params) const;
   // What the original would allocate; Refused where the original refuses.
   virtual Result<SizeInfo> Size(const FilterParams& params) const;
   // The `hash` subcommand's line for one key, tab-separated, without the newline.
@@ -88,6 +122,10 @@ class FormatCodec {
   // (answers.size() == keys.size()). `source` names the file in error messages.
   virtual Status Probe(ByteSpan file, std::string_view source, const KeyList& keys,
                        const ProbeOptions& options, std::span<std::uint8_t> answers) const;
+  // Probe for many batches: formats with one filter parse it once here; the default calls Probe
+  // per batch. `file` must outlive the result.
+  virtual Result<std::unique_ptr<FileProbe>> OpenProbe(ByteSpan file, std::string_view source,
+                                                       const ProbeOptions& options) const;
 
   // `inspect`: every header field, sizes, bits set, fill ratio, estimated keys (naming the
   // estimator), the false-positive rate these imply, and what the parameters promised.

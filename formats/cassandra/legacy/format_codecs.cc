@@ -40,13 +40,13 @@ class StringFormat final : public FormatCodec {
   }
   Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const override {
     BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilterSpec spec,
-                                StringSpec(ElementCount(&keys, params), params));
+                                StringSpec(ElementCount(keys.size(), params), params));
     BLOOMCODEC_ASSIGN_OR_RETURN(KeyList strings, JavaStringKeysFromUtf8(keys, "keys"));
     return BuildLegacyFilter(strings, spec);
   }
   Result<SizeInfo> Size(const FilterParams& params) const override {
     BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilterSpec spec,
-                                StringSpec(ElementCount(nullptr, params), params));
+                                StringSpec(ElementCount(0, params), params));
     SizeInfo info;
     info.hash_count = spec.hash_count;
     info.buckets_per_element = spec.buckets_per_element;

@@ -6,15 +6,11 @@
 #include "bloomcodec/cassandra/murmur3.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
 #include "cassandra/descriptor.h"
+#include "cassandra/format_codecs.h"
 #include "cassandra/murmur3/inspect.h"
 
 namespace bloomcodec::cassandra {
 namespace {
-
-std::int64_t ElementCount(const KeyList* keys, const FilterParams& params) {
-  if (params.expected_keys) return *params.expected_keys;
-  return keys ? static_cast<std::int64_t>(keys->size()) : 0;
-}
 
 Result<Murmur3FilterSpec> SpecFor(std::int64_t n, const FilterParams& params) {
   if (params.buckets_per_element || params.bits_per_key) {
@@ -58,16 +54,30 @@ class Murmur3Format final : public FormatCodec {
   }
   Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const override {
     BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3FilterSpec spec,
-                                SpecFor(ElementCount(&keys, params), params));
+                                SpecFor(ElementCount(keys.size(), params), params));
     if (spec.always_present) {
       if (layout_ == Murmur3Layout::kRawBytes) return ByteVector();
       return Status::Refused(AlwaysPresentText(layout_) + "; there are no bytes to write");
     }
     return BuildMurmur3Filter(keys, spec.hash_count, spec.word_count, layout_);
   }
+  Result<std::unique_ptr<FilterBuilder>> StartBuild(std::uint64_t key_count,
+                                                    const FilterParams& params) const override {
+    BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3FilterSpec spec,
+                                SpecFor(ElementCount(key_count, params), params));
+    if (spec.always_present) {
+      if (layout_ == Murmur3Layout::kRawBytes) {
+        return StartAdding(Murmur3Filter::AlwaysPresent(), key_count);
+      }
+      return Status::Refused(AlwaysPresentText(layout_) + "; there are no bytes to write");
+    }
+    BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3Filter filter,
+                                Murmur3Filter::Create(spec.hash_count, spec.word_count, layout_));
+    return StartAdding(std::move(filter), key_count);
+  }
   Result<SizeInfo> Size(const FilterParams& params) const override {
     BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3FilterSpec spec,
-                                SpecFor(ElementCount(nullptr, params), params));
+                                SpecFor(ElementCount(0, params), params));
     SizeInfo info;
     if (spec.always_present) {
       info.always_present = true;
@@ -94,6 +104,12 @@ class Murmur3Format final : public FormatCodec {
     BLOOMCODEC_RETURN_IF_ERROR(f.CheckLookups(source));
     f.MayContainBatch(keys, answers);
     return {};
+  }
+  Result<std::unique_ptr<FileProbe>> OpenProbe(ByteSpan file, std::string_view source,
+                                               const ProbeOptions&) const override {
+    BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3Filter f, Murmur3Filter::Parse(file, source, layout_));
+    BLOOMCODEC_RETURN_IF_ERROR(f.CheckLookups(source));
+    return ProbeThrough(std::make_unique<Murmur3Filter>(std::move(f)));
   }
   Result<Document> Inspect(ByteSpan file, std::string_view source) const override {
     return InspectMurmur3Filter(file, source, layout_);

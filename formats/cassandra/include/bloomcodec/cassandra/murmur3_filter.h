@@ -73,6 +73,7 @@ class Murmur3Filter final : public Filter {
   // Owning filters only; a parsed view is read-only.
   void Add(ByteSpan key);
   void AddAll(const KeyList& keys);
+  void AddAll(std::span<const ByteSpan> keys);  // a chunk of a streamed build
 
   // InvalidArgument naming `source` when K > kIndexArrayLength (see the contract).
   Status CheckLookups(std::string_view source) const;
@@ -103,6 +104,8 @@ class Murmur3Filter final : public Filter {
   std::uint64_t trailing_bytes() const { return trailing_bytes_; }
 
  private:
+  template <typename Keys>
+  void AddAllOf(const Keys& keys, std::size_t count);
   template <typename Keys>
   void BatchOf(const Keys& keys, std::size_t count, std::span<std::uint8_t> answers) const;
   Murmur3Filter() = default;

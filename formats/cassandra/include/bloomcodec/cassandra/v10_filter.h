@@ -57,6 +57,7 @@ class V10Filter final : public Filter {
   // Owning filters only (Create / Empty); a parsed view is read-only.
   void Add(ByteSpan key);
   void AddAll(const KeyList& keys);
+  void AddAll(std::span<const ByteSpan> keys);  // a chunk of a streamed build
 
   bool MayContain(ByteSpan key) const override;
   // Hashes every key first, then probes (no allocation per key).
@@ -82,6 +83,8 @@ class V10Filter final : public Filter {
   std::uint64_t trailing_bytes() const { return trailing_bytes_; }
 
  private:
+  template <typename Keys>
+  void AddAllOf(const Keys& keys, std::size_t count);
   V10Filter() = default;
   ByteSpan bytes() const { return owning_ ? ByteSpan(owned_) : view_; }
   BitView<BitOrder::kBigEndianWords64> bits() const {
