@@ -26,33 +26,17 @@ std::int64_t ElementCount(std::uint64_t keys, const FilterParams& params);
 // element (a Java int); --bits-per-key is refused.
 Status CheckOverload(const FilterParams& params);
 
-// A streamed build of a filter sized from the count alone (F: V10Filter, Murmur3Filter): each
-// chunk's bits are set as it comes, so only the filter is held.
+// A streamed build of a V10Filter or Murmur3Filter (created for the count): each chunk's bits
+// are set as it comes (format.h's CountingBuilder).
 template <typename F>
-class AddingBuilder final : public FilterBuilder {
- public:
-  AddingBuilder(F filter, std::uint64_t key_count)
-      : filter_(std::move(filter)), key_count_(key_count) {}
-  Status Add(std::span<const ByteSpan> keys) override {
-    filter_.AddAll(keys);
-    added_ += keys.size();
-    return Status();
-  }
-  Result<ByteVector> Finish() override {
-    if (added_ != key_count_) return CountMismatch(key_count_, added_);
-    return std::move(filter_).TakeSerialized();
-  }
-
- private:
-  F filter_;
-  std::uint64_t key_count_;
-  std::uint64_t added_ = 0;
+struct FilterWriter {
+  F filter;
+  void Add(std::span<const ByteSpan> keys) { filter.AddAll(keys); }
+  ByteVector Take() && { return std::move(filter).TakeSerialized(); }
 };
-
 template <typename F>
 Result<std::unique_ptr<FilterBuilder>> StartAdding(F filter, std::uint64_t key_count) {
-  return std::unique_ptr<FilterBuilder>(
-      std::make_unique<AddingBuilder<F>>(std::move(filter), key_count));
+  return StartCounting(FilterWriter<F>{std::move(filter)}, key_count);
 }
 
 }  // namespace bloomcodec::cassandra

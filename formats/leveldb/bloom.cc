@@ -209,12 +209,10 @@ void HashChunk(HashFlavor flavor, KeyAt key_at, std::size_t n, std::uint32_t* ou
   for (; i < n; ++i) out[i] = BloomHash(key_at(i), flavor);
 }
 
+// Sets the bits of keys [0, n) in `array`, a filter of geometry g (g.bits > 0).
 template <typename KeyAt>
-void AppendWithKeys(const BloomPolicy& policy, std::size_t n, KeyAt key_at, ByteVector& dst) {
-  const BloomGeometry g = GeometryFor(policy, n);
-  const std::size_t start = AppendEmptyFilter(g, dst);
-  if (g.bits == 0) return;
-  std::uint8_t* array = dst.data() + start;
+void SetKeyBits(HashFlavor flavor, const BloomGeometry& g, std::uint8_t* array, std::size_t n,
+                KeyAt key_at) {
   std::array<std::uint32_t, kChunk> hashes;
   // Every bit position of a chunk is computed and prefetched before the first one is set, so the
   // read-modify-writes of a filter larger than the caches overlap. OR-ing bits commutes: the
@@ -225,7 +223,7 @@ void AppendWithKeys(const BloomPolicy& policy, std::size_t n, KeyAt key_at, Byte
     for (std::size_t base = 0; base < n; base += kChunk) {
       const std::size_t m = std::min(kChunk, n - base);
       HashChunk(
-          policy.flavor, [&](std::size_t i) { return key_at(base + i); }, m, hashes.data());
+          flavor, [&](std::size_t i) { return key_at(base + i); }, m, hashes.data());
       std::size_t count = 0;
       for (std::size_t i = 0; i < m; ++i) {
         std::uint32_t h = hashes[i];
@@ -247,6 +245,13 @@ void AppendWithKeys(const BloomPolicy& policy, std::size_t n, KeyAt key_at, Byte
   } else {
     build(PlainMod(g.bits));
   }
+}
+
+template <typename KeyAt>
+void AppendWithKeys(const BloomPolicy& policy, std::size_t n, KeyAt key_at, ByteVector& dst) {
+  const BloomGeometry g = GeometryFor(policy, n);
+  const std::size_t start = AppendEmptyFilter(g, dst);
+  if (g.bits > 0) SetKeyBits(policy.flavor, g, dst.data() + start, n, key_at);
 }
 
 template <typename HashAt>
@@ -334,6 +339,17 @@ void AppendBloomFilterFromHashes(const BloomPolicy& policy, std::span<const std:
                                  ByteVector& dst) {
   AppendWithHashes(
       policy, hashes.size(), [&](std::size_t i) { return hashes[i]; }, dst);
+}
+
+BloomFilterWriter::BloomFilterWriter(const BloomPolicy& policy, std::uint64_t num_keys)
+    : flavor_(policy.flavor), geometry_(GeometryFor(policy, num_keys)) {
+  AppendEmptyFilter(geometry_, bytes_);
+}
+
+void BloomFilterWriter::Add(std::span<const ByteSpan> keys) {
+  if (geometry_.bits == 0) return;
+  SetKeyBits(flavor_, geometry_, bytes_.data(), keys.size(),
+             [&](std::size_t i) { return keys[i]; });
 }
 
 bool BloomHashMayMatch(std::uint32_t hash, ByteSpan filter) {

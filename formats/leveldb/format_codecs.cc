@@ -102,6 +102,13 @@ class BloomFormat final : public FormatCodec {
     return out;
   }
 
+  Result<std::unique_ptr<FilterBuilder>> StartBuild(std::uint64_t key_count,
+                                                    const FilterParams& params) const override {
+    if (params.expected_keys) return Build(KeyList(), params).status();  // the same refusal
+    BLOOMCODEC_ASSIGN_OR_RETURN(int b, BitsPerKey(params));
+    BLOOMCODEC_RETURN_IF_ERROR(CheckSize(key_count, b));
+    return StartCounting(BloomFilterWriter(Policy(b), key_count), key_count);
+  }
   Result<SizeInfo> Size(const FilterParams& params) const override {
     BLOOMCODEC_ASSIGN_OR_RETURN(int b, BitsPerKey(params));
     if (!params.expected_keys || *params.expected_keys < 0) {

@@ -27,6 +27,14 @@ Result<double> BitsPerKey(const FilterParams& params) {
   return *params.bits_per_key;
 }
 
+struct HashWriter {
+  FilterEncoding encoding;
+  double bits_per_key;
+  std::vector<std::uint64_t> hashes;
+  void Add(std::span<const ByteSpan> keys) { AppendCollapsedHashes(encoding, keys, hashes); }
+  Result<ByteVector> Take() && { return BuildFullFilterFromHashes(encoding, bits_per_key, hashes); }
+};
+
 class FullFilterFormat final : public FormatCodec {
  public:
   explicit FullFilterFormat(FilterEncoding encoding) : encoding_(encoding) {}
@@ -53,6 +61,15 @@ class FullFilterFormat final : public FormatCodec {
     return BuildFullFilter(encoding_, b, keys);
   }
 
+  // RocksDB's builder keeps one hash per key until Finish (Ribbon solves for all at once, and
+  // the Bloom kinds are sized from the count of distinct neighbours): so does the streamed one.
+  Result<std::unique_ptr<FilterBuilder>> StartBuild(std::uint64_t key_count,
+                                                    const FilterParams& params) const override {
+    if (params.expected_keys) return Build(KeyList(), params).status();  // the same refusal
+    BLOOMCODEC_ASSIGN_OR_RETURN(double b, BitsPerKey(params));
+    BLOOMCODEC_RETURN_IF_ERROR(PolicyParamsFor(b).status());  // refused before any key is read
+    return StartCounting(HashWriter{encoding_, b, {}}, key_count);
+  }
   Result<SizeInfo> Size(const FilterParams& params) const override {
     BLOOMCODEC_ASSIGN_OR_RETURN(double b, BitsPerKey(params));
     if (!params.expected_keys || *params.expected_keys < 0) {

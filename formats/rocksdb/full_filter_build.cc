@@ -18,6 +18,13 @@ namespace bloomcodec::rocksdb {
 
 namespace {
 
+// AddKey's hash, dropped when it equals the previous key's.
+void AddCollapsed(FilterEncoding encoding, ByteSpan key, std::vector<std::uint64_t>& hashes) {
+  const std::uint64_t h =
+      encoding == FilterEncoding::kLegacyBloom ? std::uint64_t{LegacyBloomHash(key)} : Hash64(key);
+  if (hashes.empty() || hashes.back() != h) hashes.push_back(h);
+}
+
 constexpr std::uint32_t kLineBits = 512;
 
 // ---- Policy arithmetic (BloomLikeFilterPolicy) ----
@@ -398,13 +405,13 @@ Result<FilterPolicyParams> PolicyParamsFor(double bits_per_key) {
 std::vector<std::uint64_t> CollapsedHashes(FilterEncoding encoding, const KeyList& keys) {
   std::vector<std::uint64_t> hashes;
   hashes.reserve(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const std::uint64_t h = encoding == FilterEncoding::kLegacyBloom
-                                ? std::uint64_t{LegacyBloomHash(keys[i])}
-                                : Hash64(keys[i]);
-    if (hashes.empty() || hashes.back() != h) hashes.push_back(h);
-  }
+  for (std::size_t i = 0; i < keys.size(); ++i) AddCollapsed(encoding, keys[i], hashes);
   return hashes;
+}
+
+void AppendCollapsedHashes(FilterEncoding encoding, std::span<const ByteSpan> keys,
+                           std::vector<std::uint64_t>& hashes) {
+  for (const ByteSpan& key : keys) AddCollapsed(encoding, key, hashes);
 }
 
 Result<ByteVector> BuildFullFilterFromHashes(FilterEncoding encoding, double bits_per_key,

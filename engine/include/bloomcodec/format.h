@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -92,6 +93,35 @@ class FilterBuilder {
 
 // What Finish returns when the keys added are not the count StartBuild was given.
 Status CountMismatch(std::uint64_t promised, std::uint64_t added);
+
+// The FilterBuilder of a filter sized from the count alone: `Writer` (a filter allocated for
+// key_count keys) has `void Add(std::span<const ByteSpan>)`, which sets a chunk's bits, and
+// `Take() &&`, the file (a ByteVector or a Result of one). Holds what the writer holds.
+template <typename Writer>
+class CountingBuilder final : public FilterBuilder {
+ public:
+  CountingBuilder(Writer writer, std::uint64_t key_count)
+      : writer_(std::move(writer)), key_count_(key_count) {}
+  Status Add(std::span<const ByteSpan> keys) override {
+    writer_.Add(keys);
+    added_ += keys.size();
+    return Status();
+  }
+  Result<ByteVector> Finish() override {
+    if (added_ != key_count_) return CountMismatch(key_count_, added_);
+    return std::move(writer_).Take();
+  }
+
+ private:
+  Writer writer_;
+  std::uint64_t key_count_;
+  std::uint64_t added_ = 0;
+};
+template <typename Writer>
+Result<std::unique_ptr<FilterBuilder>> StartCounting(Writer writer, std::uint64_t key_count) {
+  return std::unique_ptr<FilterBuilder>(
+      std::make_unique<CountingBuilder<Writer>>(std::move(writer), key_count));
+}
 
 class FormatCodec {
  public:

@@ -20,6 +20,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <utility>
 
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/filter.h"
@@ -68,6 +69,21 @@ void AppendBloomFilter(const BloomPolicy& policy, std::span<const ByteSpan> keys
 // The same from precomputed BloomHash values (one per key, duplicates counted).
 void AppendBloomFilterFromHashes(const BloomPolicy& policy, std::span<const std::uint32_t> hashes,
                                  ByteVector& dst);
+
+// CreateFilter for keys that come in chunks (convert of a key file of any size): the filter for
+// `num_keys` keys is allocated at once and each chunk's bits are set as it comes. Take gives
+// AppendBloomFilter's bytes for the same keys in the same order, when num_keys were added.
+class BloomFilterWriter {
+ public:
+  BloomFilterWriter(const BloomPolicy& policy, std::uint64_t num_keys);
+  void Add(std::span<const ByteSpan> keys);
+  ByteVector Take() && { return std::move(bytes_); }
+
+ private:
+  HashFlavor flavor_;
+  BloomGeometry geometry_;
+  ByteVector bytes_;
+};
 
 // KeyMayMatch with every reader edge case of the original (len < 2, k = 0, k > 30).
 bool BloomKeyMayMatch(HashFlavor flavor, ByteSpan key, ByteSpan filter);

@@ -165,6 +165,10 @@ Result<FullFilterSize> SizeFullFilter(FilterEncoding encoding, double bits_per_k
 // The consecutive-duplicate collapse of RocksDB's AddKey: one hash per key, equal neighbours
 // dropped (legacy: 32-bit LegacyBloomHash; FastLocalBloom and Ribbon: 64-bit Hash64).
 std::vector<std::uint64_t> CollapsedHashes(FilterEncoding encoding, const KeyList& keys);
+// The same for keys that come in chunks: appended to `hashes`, a chunk's first key collapsed
+// with the previous chunk's last (what a streamed build keeps, 8 bytes a key, as RocksDB does).
+void AppendCollapsedHashes(FilterEncoding encoding, std::span<const ByteSpan> keys,
+                           std::vector<std::uint64_t>& hashes);
 // Finish from the collapsed hashes.
 Result<ByteVector> BuildFullFilterFromHashes(FilterEncoding encoding, double bits_per_key,
                                              std::span<const std::uint64_t> hashes,
