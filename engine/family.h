@@ -95,7 +95,7 @@ struct FilePlan {
   const std::string& path;
   const FormatCodec* format;
   const VerifyOptions& options;
-  const KeyList* keys;       // options.keys when the key source is a key list, else null
+  const KeyStream* keys;     // options.keys when the key source is a key list, else null
   const std::string& group;  // the file's directory: what a read consults with it
 };
 

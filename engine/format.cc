@@ -84,6 +84,8 @@ Result<std::unique_ptr<FilterBuilder>> FormatCodec::StartBuild(std::uint64_t key
 
 Result<std::unique_ptr<FileProbe>> FormatCodec::OpenProbe(ByteSpan file, std::string_view source,
                                                           const ProbeOptions& options) const {
+  // What Probe refuses whatever the keys (a damaged file) is refused here, as for zero keys.
+  BLOOMCODEC_RETURN_IF_ERROR(Probe(file, source, KeyList(), options, {}));
   return std::unique_ptr<FileProbe>(std::make_unique<ProbeEachBatch>(*this, file, source, options));
 }
 

@@ -12,9 +12,9 @@ namespace bloomcodec {
 
 namespace {
 
-// The file's FillReport and any overfilled filter. `keys` (when given) judge the filter Probe
-// asked; the others are judged against what their parameters allow.
-void AddFill(const std::vector<engine::FilterFill>& filters, const KeyList* keys,
+// The file's FillReport and any overfilled filter. `keys` (the number given, if any) judge the
+// filter Probe asked; the others are judged against what their parameters allow.
+void AddFill(const std::vector<engine::FilterFill>& filters, std::optional<std::uint64_t> keys,
              FileReport& report) {
   if (filters.empty()) return;
   FillReport fill;
@@ -26,9 +26,9 @@ void AddFill(const std::vector<engine::FilterFill>& filters, const KeyList* keys
   std::uint64_t first_offset = 0;
   for (std::size_t i = 0; i < filters.size(); ++i) {
     const engine::FilterFill& f = filters[i];
-    const bool given = keys != nullptr && f.probed;
+    const bool given = keys.has_value() && f.probed;
     const std::optional<double> expected =
-        given ? std::optional<double>(static_cast<double>(keys->size())) : f.allowed;
+        given ? std::optional<double>(static_cast<double>(*keys)) : f.allowed;
     fill.bits += f.stats.bits;
     fill.bits_set += f.stats.bits_set;
     fill.hash_count = std::max(fill.hash_count, f.stats.hash_count);
@@ -52,7 +52,7 @@ void AddFill(const std::vector<engine::FilterFill>& filters, const KeyList* keys
   fill.fp_rate = fill.bits > 0 ? weighted_fp / static_cast<double>(fill.bits) : 0;
   if (sized_known) {
     fill.sized_keys = sized;
-    fill.sized_keys_from = keys == nullptr       ? "parameters"
+    fill.sized_keys_from = !keys                 ? "parameters"
                            : filters.size() == 1 ? "keys"
                                                  : "keys and parameters";
   }
@@ -67,8 +67,8 @@ void AddFill(const std::vector<engine::FilterFill>& filters, const KeyList* keys
 
 }  // namespace
 
-FileReport VerifyWithCodec(const std::string& path, const FormatCodec* format, const KeyList* keys,
-                           const ProbeOptions& probe) {
+FileReport VerifyWithCodec(const std::string& path, const FormatCodec* format,
+                           const KeyStream* keys, const ProbeOptions& probe) {
   FileReport report;
   report.path = path;
   report.format = std::string(format->name());
@@ -77,22 +77,40 @@ FileReport VerifyWithCodec(const std::string& path, const FormatCodec* format, c
     report.Add(Severity::kError, finding_kind::kUnreadable, in.status().ToString());
     return report;
   }
-  KeyList none;
-  const KeyList& asked = keys ? *keys : none;
-  std::vector<std::uint8_t> answers(asked.size());
-  Status s = format->Probe(in->bytes(), path, asked, probe, answers);
+  // The file is read once (OpenProbe); the keys are streamed through it a chunk at a time.
+  Result<std::unique_ptr<FileProbe>> prober = format->OpenProbe(in->bytes(), path, probe);
+  Status s = prober.status();
+  std::vector<std::uint8_t> answers;
+  const Status read = !s.ok() || keys == nullptr
+                          ? Status()
+                          : keys->ForEachChunk([&](std::span<const ByteSpan> chunk) {
+                              answers.assign(chunk.size(), 0);
+                              s = (*prober)->Probe(chunk, answers);
+                              if (!s.ok()) return s;
+                              report.keys_checked += chunk.size();
+                              for (std::size_t i = 0; i < chunk.size(); ++i) {
+                                if (answers[i] == 0) report.AddFalseNegative(chunk[i]);
+                              }
+                              return Status();
+                            });
   if (!s.ok()) {
+    // The file cannot answer: its structure is the finding, and no key was checked.
+    report.keys_checked = 0;
+    report.false_negative_count = 0;
+    report.false_negatives.clear();
     report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kStructure, s));
     return report;
   }
-  report.keys_checked = asked.size();
-  for (std::size_t i = 0; i < answers.size(); ++i) {
-    if (answers[i] == 0) report.AddFalseNegative(asked[i]);
+  if (!read.ok()) {
+    report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kUnreadable, read));
   }
   report.FinishFalseNegatives("the filter");
   const engine::Family* family = engine::FamilyOf(format);
   if (family && family->verify.filters_of) {
-    AddFill(family->verify.filters_of(format, in->bytes(), path, report), keys, report);
+    const std::optional<std::uint64_t> given =
+        keys != nullptr && read.ok() ? std::optional<std::uint64_t>(report.keys_checked)
+                                     : std::nullopt;
+    AddFill(family->verify.filters_of(format, in->bytes(), path, report), given, report);
   }
   return report;
 }

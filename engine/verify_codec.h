@@ -7,7 +7,7 @@
 #include <string>
 
 #include "bloomcodec/format.h"
-#include "bloomcodec/key_list.h"
+#include "bloomcodec/key_stream.h"
 #include "bloomcodec/verify.h"
 
 namespace bloomcodec {
@@ -16,7 +16,7 @@ namespace bloomcodec {
 // and are the key count the fill is judged against (a filter block: that of the filter Probe
 // asks, filter 0); without them, and for a block's other filters, the most keys the filter's
 // size and k allow. Every bit set is always an "overfilled" error.
-FileReport VerifyWithCodec(const std::string& path, const FormatCodec* format, const KeyList* keys,
-                           const ProbeOptions& probe);
+FileReport VerifyWithCodec(const std::string& path, const FormatCodec* format,
+                           const KeyStream* keys, const ProbeOptions& probe);
 
 }  // namespace bloomcodec

@@ -108,7 +108,7 @@ Status PlanFile(const std::string& path, const VerifyOptions& options,
                                      " from its name or bytes; give --format");
     }
   }
-  const KeyList* keys = options.key_source == KeySource::kKeyList ? options.keys : nullptr;
+  const KeyStream* keys = options.key_source == KeySource::kKeyList ? options.keys : nullptr;
   const engine::Family* family = engine::FamilyOf(format);
   const bool table = family && IsTable(family, format);
   if (options.key_source == KeySource::kFromTable && !table) {

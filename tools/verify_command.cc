@@ -79,12 +79,15 @@ Result<bool> RunVerify(std::span<const std::string_view> argv) {
     return Status::InvalidArgument("--keys, --index and --from-table describe one file; found " +
                                    std::to_string(paths.size()) + " paths");
   }
-  LoadedKeys loaded;
+  std::unique_ptr<KeyStream> keys;
   if (args.Has("--keys")) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(loaded, LoadKeys(args));
+    // Streamed: a key file of any size is read a chunk at a time. One pass first, so that a
+    // malformed line is bad input (exit 2) before anything is judged.
+    BLOOMCODEC_ASSIGN_OR_RETURN(keys, OpenKeys(args));
+    BLOOMCODEC_RETURN_IF_ERROR(CountKeys(*keys).status());
     options.key_source = KeySource::kKeyList;
-    options.keys = &loaded.keys;
-    options.keys_source_name = loaded.source;
+    options.keys = keys.get();
+    options.keys_source_name = keys->source();
   } else if (auto index = args.Value("--index")) {
     options.key_source = KeySource::kIndexDb;
     options.index_path = std::string(*index);

@@ -58,39 +58,64 @@ Status Merge(std::vector<RangeResult>& results, FileReport& report) {
   return Status();
 }
 
-// The keys [begin, end) of a KeyList in chunks of views (no key is copied), for the batch path;
-// fn(chunk) returning false stops.
+// The keys of a KeyList in chunks of views (no key is copied), for the batch path.
 template <typename Fn>
-bool ForEachListChunk(const KeyList& keys, std::size_t begin, std::size_t end,
-                      std::size_t chunk_keys, Fn&& fn) {
+void ForEachListChunk(const KeyList& keys, std::size_t chunk_keys, Fn&& fn) {
   thread_local std::vector<ByteSpan> chunk;
-  for (std::size_t at = begin; at < end;) {
+  for (std::size_t at = 0; at < keys.size();) {
     chunk.clear();
-    const std::size_t stop = std::min(end, at + chunk_keys);
+    const std::size_t stop = std::min(keys.size(), at + chunk_keys);
     for (; at < stop; ++at) chunk.push_back(keys[at]);
-    if (!fn(std::span<const ByteSpan>(chunk))) return false;
+    fn(std::span<const ByteSpan>(chunk));
   }
-  return true;
 }
 
 }  // namespace
 
-void KeyListKeys::Check(const Filter* filter, FileReport& report) {
-  if (filter == nullptr) return Finish(report);
+void KeyStreamKeys::Check(const Filter* filter, FileReport& report) {
+  count_ = 0;
   const std::size_t chunk = std::max<std::size_t>(limits_.chunk_keys, 1);
   const std::size_t per_range = chunk * 16;
-  const std::size_t ranges = (keys_->size() + per_range - 1) / per_range;
-  std::vector<RangeResult> results(ranges);
-  ParallelFor(ranges, [&](std::size_t r) {
-    const std::size_t begin = r * per_range;
-    ForEachListChunk(*keys_, begin, std::min(keys_->size(), begin + per_range), chunk,
-                     [&](std::span<const ByteSpan> c) {
-                       ProbeChunk(*filter, c, results[r]);
-                       return true;
-                     });
+  // Ranges filled from the stream, probed together once kRangesAtOnce are full: the stream's
+  // chunks live only during its call, and a range's keys must outlive it to reach a worker.
+  constexpr std::size_t kRangesAtOnce = 8;
+  std::vector<KeyList> ranges(kRangesAtOnce);
+  std::size_t filled = 0;  // ranges[0 .. filled] hold keys; ranges[filled] is being filled
+  std::vector<RangeResult> results;
+  auto probe = [&](std::size_t count) {
+    results.assign(count, RangeResult());
+    ParallelFor(count, [&](std::size_t r) {
+      ForEachListChunk(ranges[r], chunk,
+                       [&](std::span<const ByteSpan> c) { ProbeChunk(*filter, c, results[r]); });
+    });
+    (void)Merge(results, report);
+    for (std::size_t r = 0; r < count; ++r) ranges[r].Clear();
+  };
+  const Status read = keys_->ForEachChunk([&](std::span<const ByteSpan> keys) {
+    count_ += keys.size();
+    if (filter == nullptr) return Status();
+    for (const ByteSpan& k : keys) {
+      if (ranges[filled].size() == per_range && ++filled == kRangesAtOnce) {
+        probe(kRangesAtOnce);
+        filled = 0;
+      }
+      ranges[filled].Add(k);
+    }
+    return Status();
   });
-  (void)Merge(results, report);
-  Finish(report);
+  if (filter != nullptr && !ranges[0].empty()) probe(filled + 1);
+  if (!read.ok()) {
+    // The key file was checked whole before verify began; it changed or vanished since.
+    report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kUnreadable, read));
+  }
+  Finish(report, !read.ok());
+}
+
+bool KeyStreamKeys::AllPresent(const Filter& filter) const {
+  const Status s = keys_->ForEachChunk([&](std::span<const ByteSpan> keys) {
+    return AllAnswered(filter, keys) ? Status() : Status::Refused("a key answered absent");
+  });
+  return s.ok();
 }
 
 void FilterKeys::Finish(const FileReport& report, bool cut_short) {
@@ -106,11 +131,6 @@ void FilterKeys::Finish(const FileReport& report, bool cut_short) {
                 }
                 return false;
               });
-}
-
-bool KeyListKeys::AllPresent(const Filter& filter) const {
-  return ForEachListChunk(*keys_, 0, keys_->size(), std::max<std::size_t>(limits_.chunk_keys, 1),
-                          [&](std::span<const ByteSpan> c) { return AllAnswered(filter, c); });
 }
 
 IndexDbKeys::IndexDbKeys(std::unique_ptr<InputFile> file, IndexKeyForm key_form,

@@ -21,6 +21,7 @@
 #include "bloomcodec/filter.h"
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/key_list.h"
+#include "bloomcodec/key_stream.h"
 #include "bloomcodec/verify.h"
 #include "cassandra/index_db.h"
 
@@ -78,18 +79,20 @@ class FilterKeys {
   bool complete_ = false;
 };
 
-// Keys already in memory (--keys, or a trie-indexed sstable's keys); probed in ranges too.
-class KeyListKeys : public FilterKeys {
+// Keys of a key file (--keys), streamed: its chunks are copied into ranges of about
+// 16 * chunk_keys keys, several ranges probed at once on idle workers, merged in file order.
+class KeyStreamKeys : public FilterKeys {
  public:
-  KeyListKeys(const KeyList* keys, CountIsLowerBound lower_bound, StreamLimits limits = {})
+  KeyStreamKeys(const KeyStream* keys, CountIsLowerBound lower_bound, StreamLimits limits = {})
       : FilterKeys(lower_bound), keys_(keys), limits_(limits) {}
   void Check(const Filter* filter, FileReport& report) override;
-  std::uint64_t count() const override { return keys_->size(); }
+  std::uint64_t count() const override { return count_; }
   bool AllPresent(const Filter& filter) const override;
 
  private:
-  const KeyList* keys_;
+  const KeyStream* keys_;
   StreamLimits limits_;
+  std::uint64_t count_ = 0;
 };
 
 // An Index.db, streamed (see the top of this file).

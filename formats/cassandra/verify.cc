@@ -513,7 +513,7 @@ FileReport VerifySstable(const SstableFiles& sstable) {
 }
 
 FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
-                            const std::string& version, const KeyList* keys,
+                            const std::string& version, const KeyStream* keys,
                             const std::string& index_path,
                             std::optional<IndexKeyForm> forced_key_form,
                             const StreamLimits& limits) {
@@ -536,6 +536,7 @@ FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
   std::unique_ptr<FilterKeys> filter_keys;
   std::string sized_from;
   KeyList java_keys;
+  std::unique_ptr<KeyStream> java_stream;
   if (!index_path.empty()) {
     filter_keys = LoadIndex(index_path, version.empty() ? "hc" : version, format, report,
                             forced_key_form, CountIsLowerBound::kOnIndex, limits);
@@ -544,17 +545,22 @@ FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
     // Keys the user says the filter holds: the fill must be explainable by that many.
     sized_from = "keys";
     if (format.kind == FilterKind::kJavaStrings) {
-      // UTF-8 text, hashed as Java Strings: a key that is not text cannot be asked.
-      Result<KeyList> strings = JavaStringKeysFromUtf8(*keys, "--keys");
+      // UTF-8 text, hashed as Java Strings: a key that is not text cannot be asked, and none is
+      // asked then. The 0.6 filter's keys are read whole (its sstables are small and rare).
+      Result<KeyList> utf8 = CollectKeys(*keys);
+      Result<KeyList> strings =
+          utf8.ok() ? JavaStringKeysFromUtf8(*utf8, "--keys") : Result<KeyList>(utf8.status());
       if (!strings.ok()) {
-        report.findings.push_back(
-            FindingFromStatus(Severity::kError, finding_kind::kKeyText, strings.status()));
+        report.findings.push_back(FindingFromStatus(
+            Severity::kError, utf8.ok() ? finding_kind::kKeyText : finding_kind::kUnreadable,
+            strings.status()));
         return report;
       }
       java_keys = std::move(strings).value();
-      keys = &java_keys;
+      java_stream = KeyListStream(java_keys, keys->source());
+      keys = java_stream.get();
     }
-    filter_keys = std::make_unique<KeyListKeys>(keys, CountIsLowerBound::kNever, limits);
+    filter_keys = std::make_unique<KeyStreamKeys>(keys, CountIsLowerBound::kNever, limits);
   } else if (std::string prefix = TrieIndexPrefix(path); !prefix.empty()) {
     // A trie-indexed sstable's Filter.db given alone: its keys through the Partitions.db beside it.
     const Descriptor d = *ParseDescriptor(path);

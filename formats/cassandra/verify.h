@@ -47,6 +47,7 @@
 
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/key_list.h"
+#include "bloomcodec/key_stream.h"
 #include "bloomcodec/status.h"
 #include "bloomcodec/verify.h"
 #include "cassandra/descriptor.h"
@@ -94,7 +95,7 @@ FileReport VerifySstable(const SstableFiles& sstable);
 // --format, FilterFormatForName); `keys` or `index_path` (an Index.db, decoded for `version`)
 // supply the keys.
 FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
-                            const std::string& version, const KeyList* keys,
+                            const std::string& version, const KeyStream* keys,
                             const std::string& index_path,
                             std::optional<IndexKeyForm> forced_key_form = std::nullopt,
                             const StreamLimits& limits = {});

@@ -63,7 +63,7 @@ Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tas
   if (!format_of) return false;
   const FilterFormat filter_format = *format_of;
   const std::string& path = plan.path;
-  const KeyList* keys = plan.keys;
+  const KeyStream* keys = plan.keys;
   std::string version;
   if (auto d = ParseDescriptor(WithoutGz(path)); d.ok()) version = d->version;
   std::string index;

@@ -127,7 +127,7 @@ Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tas
   }
   const std::string group = plan.group;
   KeyKind kind = plan.options.key_kind;
-  const KeyList* keys = plan.keys;
+  const KeyStream* keys = plan.keys;
   // An unknown key kind the check needs is the caller's to give (--key-kind), not damage.
   BLOOMCODEC_RETURN_IF_ERROR(CheckKeyKindKnown(path, kind, keys != nullptr));
   BLOOMCODEC_ASSIGN_OR_RETURN(FilterWriter writer, ParseFilterWriter(plan.options.writer));

@@ -94,7 +94,7 @@ Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tas
   }
   // The table's own keys are always checked; --from-table only says so explicitly.
   const std::string group = plan.group;
-  const KeyList* keys = plan.keys;
+  const KeyStream* keys = plan.keys;
   std::optional<PrefixExtractor> prefix;
   if (!plan.options.prefix_extractor.empty()) {
     BLOOMCODEC_ASSIGN_OR_RETURN(prefix, PrefixExtractor::FromSpec(plan.options.prefix_extractor));

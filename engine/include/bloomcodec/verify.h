@@ -34,6 +34,7 @@
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
+#include "bloomcodec/key_stream.h"
 #include "bloomcodec/status.h"
 
 namespace bloomcodec {
@@ -241,7 +242,9 @@ enum class KeySource {
 
 struct VerifyOptions {
   KeySource key_source = KeySource::kNone;
-  const KeyList* keys = nullptr;        // kKeyList
+  // kKeyList: the keys, streamed (a key file of any size); the caller reads it once first, so
+  // that a malformed line is bad input (OpenKeyFile, CountKeys), not a finding.
+  const KeyStream* keys = nullptr;
   std::string keys_source_name;         // for messages
   std::string index_path;               // kIndexDb
   const FormatCodec* format = nullptr;  // --format for single files; null: detect

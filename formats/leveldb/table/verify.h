@@ -55,7 +55,7 @@ Status CheckWriterFits(const std::string& path, FilterWriter writer);
 // CheckKeyKindKnown lets a caller refuse that case up front, as PlanVerify does). `probes`
 // (optional) are keys that must also be answered "may contain" through the read path. `group` names what a read consults together (the database directory).
 // `writer`: who wrote the filter (--writer); kAuto decides from the table's keys.
-FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyList* probes,
+FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyStream* probes,
                        const std::string& group, FilterWriter writer = FilterWriter::kAuto);
 
 }  // namespace bloomcodec::leveldb

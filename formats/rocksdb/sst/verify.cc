@@ -659,7 +659,7 @@ Result<std::vector<std::string>> FindSstFiles(const std::string& dir) {
   return out;
 }
 
-FileReport VerifySst(const std::string& path, const KeyList* probes, const std::string& group,
+FileReport VerifySst(const std::string& path, const KeyStream* probes, const std::string& group,
                      const std::optional<PrefixExtractor>& prefix_override) {
   FileReport report;
   report.path = path;
@@ -789,16 +789,38 @@ FileReport VerifySst(const std::string& path, const KeyList* probes, const std::
   const std::uint64_t filter_entries = totals.filter_entries;
   report.keys_checked = distinct;
   if (probes != nullptr) {
-    std::vector<std::uint8_t> answers(probes->size());
-    s = sst.MayContainBatch(*probes, answers);
+    const std::uint64_t checked_before = report.keys_checked;
+    const std::uint64_t before = report.false_negative_count;
+    const std::size_t listed_before = report.false_negatives.size();
+    KeyList copy;  // the SST's batch path takes a KeyList: one chunk at a time
+    std::vector<std::uint8_t> answers;
+    // What the SST's read path refuses whatever the keys, asked once as a whole batch was.
+    s = sst.MayContainBatch(copy, answers);
+    const Status read =
+        !s.ok() ? Status() : probes->ForEachChunk([&](std::span<const ByteSpan> chunk) {
+          copy.Clear();
+          for (const ByteSpan& k : chunk) copy.Add(k);
+          answers.assign(chunk.size(), 0);
+          s = sst.MayContainBatch(copy, answers);
+          if (!s.ok()) return s;
+          for (std::size_t i = 0; i < answers.size(); ++i) {
+            if (answers[i] == 0) report.AddFalseNegative(chunk[i]);
+          }
+          report.keys_checked += chunk.size();
+          return Status();
+        });
     if (!s.ok()) {
+      // The SST cannot answer: no given key counts as checked, as if asked in one batch.
+      report.keys_checked = checked_before;
+      report.false_negative_count = before;
+      report.false_negatives.resize(listed_before);
       report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kStructure, s));
       return report;
     }
-    for (std::size_t i = 0; i < answers.size(); ++i) {
-      if (answers[i] == 0) report.AddFalseNegative((*probes)[i]);
+    if (!read.ok()) {
+      report.findings.push_back(
+          FindingFromStatus(Severity::kError, finding_kind::kUnreadable, read));
     }
-    report.keys_checked += probes->size();
   }
   report.FinishFalseNegatives("the filter");
   AddFill(sst, prefix ? filter_entries : distinct, report);

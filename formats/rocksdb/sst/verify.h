@@ -48,7 +48,7 @@ bool IsRocksDbLegacyFooterTable(ByteSpan bytes, const std::string& path);
 // built-in extractors the properties name (rocksdb.FixedPrefix.N, rocksdb.CappedPrefix.N,
 // rocksdb.Noop) are applied: the prefix of every key in the extractor's domain must pass the
 // full or partitioned filter, as must every whole key with whole-key filtering.
-FileReport VerifySst(const std::string& path, const KeyList* probes, const std::string& group,
+FileReport VerifySst(const std::string& path, const KeyStream* probes, const std::string& group,
                      const std::optional<PrefixExtractor>& prefix = std::nullopt);
 
 }  // namespace bloomcodec::rocksdb
