@@ -48,27 +48,34 @@ Status RunBuild(std::span<const std::string_view> argv) {
     return Status::InvalidArgument("-o " + out_path +
                                    ": refusing to overwrite the key file; choose another output");
   }
-  BLOOMCODEC_ASSIGN_OR_RETURN(LoadedKeys loaded, LoadKeys(args));
+  // Streamed: one pass counts the keys (and finds a malformed line before anything is built),
+  // a second adds them; a filter sized from the count alone holds only its bits.
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::unique_ptr<KeyStream> keys, OpenKeys(args));
+  BLOOMCODEC_ASSIGN_OR_RETURN(const std::uint64_t count, CountKeys(*keys));
 
   ByteVector file;
   {
-    Progress progress(ShouldShowProgress(loaded.keys.size(), false));
-    progress.Show("building " + std::string(format->name()) + " over " +
-                  std::to_string(loaded.keys.size()) + " keys");
-    BLOOMCODEC_ASSIGN_OR_RETURN(file, format->Build(loaded.keys, params));
+    Progress progress(ShouldShowProgress(count, false));
+    progress.Show("building " + std::string(format->name()) + " over " + std::to_string(count) +
+                  " keys");
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::unique_ptr<FilterBuilder> builder,
+                                format->StartBuild(count, params));
+    BLOOMCODEC_RETURN_IF_ERROR(
+        keys->ForEachChunk([&](std::span<const ByteSpan> chunk) { return builder->Add(chunk); }));
+    BLOOMCODEC_ASSIGN_OR_RETURN(file, builder->Finish());
   }
   BLOOMCODEC_RETURN_IF_ERROR(WriteFileAtomically(out_path, file));
   if (out_path == "-") return Status();  // standard output carries the filter itself
   if (!args.Has("--json")) {
     return WriteStdout(out_path + ": " + std::string(format->name()) + ", " +
-                       std::to_string(file.size()) + " bytes, " +
-                       std::to_string(loaded.keys.size()) + " keys\n");
+                       std::to_string(file.size()) + " bytes, " + std::to_string(count) +
+                       " keys\n");
   }
   nlohmann::ordered_json doc;
   doc["output"] = out_path;
   doc["format"] = std::string(format->name());
-  doc["key_file"] = loaded.source;
-  doc["keys"] = loaded.keys.size();
+  doc["key_file"] = keys->source();
+  doc["keys"] = count;
   doc["file_bytes"] = file.size();  // as built, before any gzip of a .gz OUT
   return WriteJson(doc);
 }
