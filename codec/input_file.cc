@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "codec/gunzip.h"
 #include "codec/read_log.h"
 
 namespace bloomcodec {
@@ -180,6 +181,39 @@ InputFile InputFile::FromBytes(ByteVector bytes, std::string name) {
 }
 
 Result<InputFile> InputFile::Open(const std::string& path) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile f, OpenCompressed(path));
+  if (!EndsWith(path, ".gz")) return f;
+  ByteVector inflated;
+  BLOOMCODEC_RETURN_IF_ERROR(Gunzip(f.bytes_, path, inflated));
+  return FromBytes(std::move(inflated), path);
+}
+
+Status InflateGzip(ByteSpan in, const std::string& path,
+                   const std::function<Status(ByteSpan piece)>& piece) {
+  constexpr std::size_t kPiece = std::size_t{1} << 20;
+  ByteVector buffer(kPiece);
+  std::size_t delivered = 0;  // of the bytes produced so far
+  Status stopped;
+  // Each window handed to zlib is the whole buffer; what it wrote there since the last call is
+  // handed on first. An error from `piece` ends the run: an empty window makes zlib stop at its
+  // next output byte.
+  auto next_window = [&](std::size_t produced) {
+    if (produced > delivered && stopped.ok()) {
+      stopped = piece(ByteSpan(buffer).first(produced - delivered));
+    }
+    delivered = produced;
+    return stopped.ok() ? std::span<std::uint8_t>(buffer) : std::span<std::uint8_t>();
+  };
+  std::size_t produced = 0;
+  bool overflowed = false;
+  Status status = InflateMembers(in, path, next_window, produced, overflowed);
+  if (!stopped.ok()) return stopped;
+  if (produced > delivered)
+    BLOOMCODEC_RETURN_IF_ERROR(piece(ByteSpan(buffer).first(produced - delivered)));
+  return status;
+}
+
+Result<InputFile> InputFile::OpenCompressed(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int open_errno = errno;
@@ -218,11 +252,6 @@ Result<InputFile> InputFile::Open(const std::string& path) {
                 static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
                 static_cast<std::uint64_t>(st.st_size),
                 static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec});
-  if (EndsWith(path, ".gz")) {
-    ByteVector inflated;
-    BLOOMCODEC_RETURN_IF_ERROR(Gunzip(f.bytes_, path, inflated));
-    return FromBytes(std::move(inflated), path);
-  }
   return f;
 }
 

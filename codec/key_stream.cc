@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bloomcodec/input_file.h"
+#include "codec/gunzip.h"
 
 namespace bloomcodec {
 namespace {
@@ -25,18 +26,25 @@ Status MalformedLine(std::string_view source, std::size_t offset, std::size_t li
       "\"" + std::string(AsChars(line.first(shown))) + (line.size() > shown ? "...\"" : "\""));
 }
 
+// Where `contents` starts in the whole file: its byte offset and the lines before it (a gzip
+// file's content comes in pieces of whole lines).
+struct LineBase {
+  std::uint64_t offset = 0;
+  std::size_t lines = 0;
+};
+
 // The one line reader of key files. Calls `fn` with chunks of keys; `dropped(end)` after each
 // chunk tells the owner of a mapping that the bytes before `end` will not be read again.
 Status ReadKeyLines(ByteSpan contents, KeyFormat format, std::string_view source,
                     const KeyStream::ChunkFn& fn,
-                    const std::function<void(std::size_t end)>& dropped) {
+                    const std::function<void(std::size_t end)>& dropped, LineBase base = {}) {
   std::vector<ByteSpan> chunk;
   chunk.reserve(kStreamChunkKeys);
   // Decoded keys: their ends in `decoded`, turned into spans once the chunk is complete (the
   // buffer may move while it grows).
   ByteVector decoded;
   std::vector<std::size_t> ends;
-  std::size_t begin = 0, line_number = 0, chunk_bytes = 0;
+  std::size_t begin = 0, line_number = base.lines, chunk_bytes = 0;
   auto deliver = [&]() -> Status {
     if (format != KeyFormat::kText) {
       std::size_t start = 0;
@@ -71,7 +79,7 @@ Status ReadKeyLines(ByteSpan contents, KeyFormat format, std::string_view source
         // The keys before the bad line were read: they go out first, as a whole read would
         // have returned nothing but the error. Callers that must not act make a counting pass.
         if (!ends.empty()) BLOOMCODEC_RETURN_IF_ERROR(deliver());
-        return MalformedLine(source, begin, line_number, format, line);
+        return MalformedLine(source, base.offset + begin, line_number, format, line);
       }
       ends.push_back(decoded.size());
       chunk_bytes += decoded.size() - before;
@@ -121,6 +129,42 @@ class FileKeys final : public KeyStream {
   std::string source_;
 };
 
+// A ".gz" key file: inflated a piece at a time on every pass; the bytes after a piece's last
+// newline wait for the next piece, so a key is never split.
+class GzipKeys final : public KeyStream {
+ public:
+  GzipKeys(InputFile file, KeyFormat format)
+      : file_(std::move(file)), format_(format), source_(file_.path()) {}
+  const std::string& source() const override { return source_; }
+  std::string_view key_unit() const override { return "line"; }
+  Status ForEachChunk(const ChunkFn& fn) const override {
+    ByteVector pending;  // the start of a line whose end has not come yet
+    LineBase base;
+    BLOOMCODEC_RETURN_IF_ERROR(InflateGzip(file_.bytes(), source_, [&](ByteSpan piece) {
+      pending.insert(pending.end(), piece.begin(), piece.end());
+      // Only the new bytes can hold a newline not yet seen: no rescan of a long line's start.
+      const auto news = pending.rbegin() + static_cast<std::ptrdiff_t>(piece.size());
+      const auto last = std::find(pending.rbegin(), news, '\n');
+      if (last == news) return Status();
+      const auto whole = static_cast<std::size_t>(pending.rend() - last);  // through the '\n'
+      BLOOMCODEC_RETURN_IF_ERROR(
+          ReadKeyLines(ByteSpan(pending).first(whole), format_, source_, fn, nullptr, base));
+      base.offset += whole;
+      base.lines += static_cast<std::size_t>(
+          std::count(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(whole), '\n'));
+      pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(whole));
+      return Status();
+    }));
+    // A last line without '\n'.
+    return ReadKeyLines(pending, format_, source_, fn, nullptr, base);
+  }
+
+ private:
+  InputFile file_;
+  KeyFormat format_;
+  std::string source_;
+};
+
 class ListKeys final : public KeyStream {
  public:
   ListKeys(const KeyList& keys, std::string source, std::string_view unit)
@@ -148,6 +192,10 @@ class ListKeys final : public KeyStream {
 }  // namespace
 
 Result<std::unique_ptr<KeyStream>> OpenKeyFile(const std::string& path, KeyFormat format) {
+  if (path != "-" && path.ends_with(".gz")) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(InputFile raw, InputFile::OpenCompressed(path));
+    return std::unique_ptr<KeyStream>(std::make_unique<GzipKeys>(std::move(raw), format));
+  }
   Result<InputFile> file = path == "-" ? InputFile::ReadStdin() : InputFile::Open(path);
   if (!file.ok()) return file.status();
   return std::unique_ptr<KeyStream>(std::make_unique<FileKeys>(std::move(*file), format));

@@ -20,6 +20,9 @@ namespace bloomcodec {
 class InputFile {
  public:
   static Result<InputFile> Open(const std::string& path);
+  // The file's bytes as stored, even for a name ending in ".gz" (which InflateGzip then reads
+  // in pieces: codec/gunzip.h).
+  static Result<InputFile> OpenCompressed(const std::string& path);
   // Reads all of standard input (for `--keys -`).
   static Result<InputFile> ReadStdin();
   // Wraps bytes already in memory (tests, in-memory pipelines).

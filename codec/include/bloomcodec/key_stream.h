@@ -16,8 +16,8 @@
 // after the chunks before it were delivered; callers that must not act on a bad file make a
 // first pass (CountKeys) before they act.
 //
-// Lifetimes: the spans of a chunk are valid during the call only. A stream is used by one
-// thread at a time; each ForEachChunk is a new pass from the first key.
+// Lifetimes: the spans of a chunk are valid during the call only. Each ForEachChunk is a new pass
+// from the first key, with its own state: passes may run on several threads at once.
 #pragma once
 
 #include <cstddef>
@@ -52,8 +52,9 @@ class KeyStream {
 };
 
 // The keys of a key file of the command-line contract (`--keys`): "-" is standard input (read
-// whole, since a pipe cannot be read twice); a name ending in ".gz" is inflated into memory; any
-// other file is mapped and read in windows, its pages given back behind the cursor.
+// whole, since a pipe cannot be read twice); a name ending in ".gz" is inflated a piece at a time
+// on every pass; any other file is mapped and read in windows, its pages given back behind the
+// cursor.
 Result<std::unique_ptr<KeyStream>> OpenKeyFile(const std::string& path, KeyFormat format);
 // The same over bytes already in memory (tests, fuzzers), named `source` in messages.
 std::unique_ptr<KeyStream> KeyFileStream(ByteSpan contents, KeyFormat format, std::string source);
