@@ -79,28 +79,18 @@ FileReport VerifyWithCodec(const std::string& path, const FormatCodec* format,
   }
   // The file is read once (OpenProbe); the keys are streamed through it a chunk at a time.
   Result<std::unique_ptr<FileProbe>> prober = format->OpenProbe(in->bytes(), path, probe);
-  Status s = prober.status();
-  std::vector<std::uint8_t> answers;
-  const Status read = !s.ok() || keys == nullptr
-                          ? Status()
-                          : keys->ForEachChunk([&](std::span<const ByteSpan> chunk) {
-                              answers.assign(chunk.size(), 0);
-                              s = (*prober)->Probe(chunk, answers);
-                              if (!s.ok()) return s;
-                              report.keys_checked += chunk.size();
-                              for (std::size_t i = 0; i < chunk.size(); ++i) {
-                                if (answers[i] == 0) report.AddFalseNegative(chunk[i]);
-                              }
-                              return Status();
-                            });
-  if (!s.ok()) {
+  FileReport::Asked asked{prober.status(), Status()};
+  if (asked.asked.ok() && keys != nullptr) {
+    asked = report.AskKeys(
+        *keys, [&](auto chunk, auto answers) { return (*prober)->Probe(chunk, answers); });
+  }
+  if (!asked.asked.ok()) {
     // The file cannot answer: its structure is the finding, and no key was checked.
-    report.keys_checked = 0;
-    report.false_negative_count = 0;
-    report.false_negatives.clear();
-    report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kStructure, s));
+    report.findings.push_back(
+        FindingFromStatus(Severity::kError, finding_kind::kStructure, asked.asked));
     return report;
   }
+  const Status& read = asked.read;
   if (!read.ok()) {
     report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kUnreadable, read));
   }

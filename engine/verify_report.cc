@@ -80,6 +80,32 @@ void FileReport::AddFalseNegative(ByteSpan key) {
   }
 }
 
+FileReport::Asked FileReport::AskKeys(const KeyStream& keys, const AskFn& ask) {
+  Asked out;
+  out.asked = ask({}, {});
+  if (!out.asked.ok()) return out;
+  const std::uint64_t checked = keys_checked, counted = false_negative_count;
+  const std::size_t listed = false_negatives.size();
+  std::vector<std::uint8_t> answers;
+  out.read = keys.ForEachChunk([&](std::span<const ByteSpan> chunk) {
+    answers.assign(chunk.size(), 0);
+    out.asked = ask(chunk, answers);
+    if (!out.asked.ok()) return out.asked;
+    keys_checked += chunk.size();
+    for (std::size_t i = 0; i < chunk.size(); ++i) {
+      if (answers[i] == 0) AddFalseNegative(chunk[i]);
+    }
+    return Status();
+  });
+  if (!out.asked.ok()) {
+    keys_checked = checked;
+    false_negative_count = counted;
+    false_negatives.resize(listed);
+    out.read = Status();
+  }
+  return out;
+}
+
 void FileReport::FinishFalseNegatives(std::string_view filter_description) {
   if (false_negative_count == 0) return;
   std::string message = std::to_string(false_negative_count) + " of " +

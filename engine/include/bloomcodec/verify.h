@@ -161,6 +161,18 @@ struct FileReport {
            std::optional<std::uint64_t> offset = std::nullopt);
   // Records the false negative `key` (counted always, listed up to the cap).
   void AddFalseNegative(ByteSpan key);
+  // Asks every key of `keys` through `ask` (one answer per key of a chunk, 1 = may contain) and
+  // records keys_checked and the false negatives. `ask` is first called with no keys: what a
+  // file refuses whatever the keys. When `ask` fails, nothing is kept of what it answered, as if
+  // every key had been asked at once, and `asked` is its error; `read` is the stream's error (a
+  // key file that changed after it was first read), with the keys before it kept.
+  struct Asked {
+    Status asked;
+    Status read;
+  };
+  using AskFn =
+      std::function<Status(std::span<const ByteSpan> keys, std::span<std::uint8_t> answers)>;
+  Asked AskKeys(const KeyStream& keys, const AskFn& ask);
   // Turns the counted false negatives into one error finding (call once, after probing).
   void FinishFalseNegatives(std::string_view filter_description);
   Severity worst() const;  // kInfo when there are no warnings or errors

@@ -553,37 +553,21 @@ FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyStrea
   if (probes != nullptr) {
     const std::uint64_t before = report.false_negative_count;
     const std::uint64_t checked_before = report.keys_checked;
-    const std::size_t listed_before = report.false_negatives.size();
     KeyList copy;  // the table's batch path takes a KeyList: one chunk at a time
-    std::vector<std::uint8_t> answers;
-    // What the table's read path refuses whatever the keys, asked once as a whole batch was.
-    Status table_error = table.MayContainBatch(copy, answers);
-    const Status read =
-        !table_error.ok() ? Status() : probes->ForEachChunk([&](std::span<const ByteSpan> chunk) {
-          copy.Clear();
-          for (const ByteSpan& k : chunk) copy.Add(k);
-          answers.assign(chunk.size(), 0);
-          table_error = table.MayContainBatch(copy, answers);
-          if (!table_error.ok()) return table_error;
-          report.keys_checked += chunk.size();
-          for (std::size_t i = 0; i < answers.size(); ++i) {
-            if (answers[i] == 0) report.AddFalseNegative(chunk[i]);
-          }
-          return Status();
-        });
-    if (!table_error.ok()) {
-      // The table cannot answer (the same for every key): no key counts as checked.
-      report.keys_checked = checked_before;
-      report.false_negative_count = before;
-      report.false_negatives.resize(listed_before);
+    const FileReport::Asked asked = report.AskKeys(*probes, [&](auto chunk, auto answers) {
+      copy.Clear();
+      for (const ByteSpan& k : chunk) copy.Add(k);
+      return table.MayContainBatch(copy, answers);
+    });
+    if (!asked.asked.ok()) {
       if (!structure_failed) {
         report.findings.push_back(
-            FindingFromStatus(Severity::kError, finding_kind::kStructure, table_error));
+            FindingFromStatus(Severity::kError, finding_kind::kStructure, asked.asked));
       }
     } else {
-      if (!read.ok()) {
+      if (!asked.read.ok()) {
         report.findings.push_back(
-            FindingFromStatus(Severity::kError, finding_kind::kUnreadable, read));
+            FindingFromStatus(Severity::kError, finding_kind::kUnreadable, asked.read));
       }
       if (report.false_negative_count > before) {
         report.Add(Severity::kError, finding_kind::kFalseNegative,

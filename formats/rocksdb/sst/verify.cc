@@ -789,37 +789,20 @@ FileReport VerifySst(const std::string& path, const KeyStream* probes, const std
   const std::uint64_t filter_entries = totals.filter_entries;
   report.keys_checked = distinct;
   if (probes != nullptr) {
-    const std::uint64_t checked_before = report.keys_checked;
-    const std::uint64_t before = report.false_negative_count;
-    const std::size_t listed_before = report.false_negatives.size();
     KeyList copy;  // the SST's batch path takes a KeyList: one chunk at a time
-    std::vector<std::uint8_t> answers;
-    // What the SST's read path refuses whatever the keys, asked once as a whole batch was.
-    s = sst.MayContainBatch(copy, answers);
-    const Status read =
-        !s.ok() ? Status() : probes->ForEachChunk([&](std::span<const ByteSpan> chunk) {
-          copy.Clear();
-          for (const ByteSpan& k : chunk) copy.Add(k);
-          answers.assign(chunk.size(), 0);
-          s = sst.MayContainBatch(copy, answers);
-          if (!s.ok()) return s;
-          for (std::size_t i = 0; i < answers.size(); ++i) {
-            if (answers[i] == 0) report.AddFalseNegative(chunk[i]);
-          }
-          report.keys_checked += chunk.size();
-          return Status();
-        });
-    if (!s.ok()) {
-      // The SST cannot answer: no given key counts as checked, as if asked in one batch.
-      report.keys_checked = checked_before;
-      report.false_negative_count = before;
-      report.false_negatives.resize(listed_before);
-      report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kStructure, s));
+    const FileReport::Asked asked = report.AskKeys(*probes, [&](auto chunk, auto answers) {
+      copy.Clear();
+      for (const ByteSpan& k : chunk) copy.Add(k);
+      return sst.MayContainBatch(copy, answers);
+    });
+    if (!asked.asked.ok()) {
+      report.findings.push_back(
+          FindingFromStatus(Severity::kError, finding_kind::kStructure, asked.asked));
       return report;
     }
-    if (!read.ok()) {
+    if (!asked.read.ok()) {
       report.findings.push_back(
-          FindingFromStatus(Severity::kError, finding_kind::kUnreadable, read));
+          FindingFromStatus(Severity::kError, finding_kind::kUnreadable, asked.read));
     }
   }
   report.FinishFalseNegatives("the filter");
