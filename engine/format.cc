@@ -35,8 +35,7 @@ class ProbeEachBatch final : public FileProbe {
       : format_(format), file_(file), source_(source), options_(std::move(options)) {}
   Status Probe(std::span<const ByteSpan> keys, std::span<std::uint8_t> answers) const override {
     thread_local KeyList copy;
-    copy.Clear();
-    for (const ByteSpan& k : keys) copy.Add(k);
+    copy.Assign(keys);
     return format_.Probe(file_, source_, copy, options_, answers);
   }
 

@@ -1,5 +1,6 @@
 // The Cassandra family's conversions: a 1.0 filter with or without a row's length prefix, and
 // one Murmur3 bit set in its 3.x and 4.0 serializations.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -97,7 +98,13 @@ class IndexDbKeyStream final : public KeyStream {
       keys.clear();
       const Status damage = ScanIndexEntries(bytes, file_.path(), key_form_, entry_form_,
                                              scan.offset + kStreamChunkBytes, scan, &keys);
-      if (!keys.empty()) BLOOMCODEC_RETURN_IF_ERROR(Deliver(keys, fn, stored, text, text_keys));
+      // The window's keys go out in chunks of at most kStreamChunkKeys, as every stream's do.
+      const std::span<const ByteSpan> window(keys);
+      for (std::size_t at = 0; at < window.size(); at += kStreamChunkKeys) {
+        const std::span<const ByteSpan> chunk =
+            window.subspan(at, std::min(kStreamChunkKeys, window.size() - at));
+        BLOOMCODEC_RETURN_IF_ERROR(Deliver(chunk, fn, stored, text, text_keys));
+      }
       if (!damage.ok()) return damage;
       file_.DropPages(from, scan.offset);
     }
@@ -105,13 +112,12 @@ class IndexDbKeyStream final : public KeyStream {
   }
 
  private:
-  Status Deliver(const std::vector<ByteSpan>& keys, const ChunkFn& fn, KeyList& stored,
-                 KeyList& text, std::vector<ByteSpan>& text_keys) const {
-    if (!java_strings_) return fn(std::span<const ByteSpan>(keys));
+  Status Deliver(std::span<const ByteSpan> keys, const ChunkFn& fn, KeyList& stored, KeyList& text,
+                 std::vector<ByteSpan>& text_keys) const {
+    if (!java_strings_) return fn(keys);
     // readUTF's Strings, as the UTF-8 text the codec takes.
-    stored.Clear();
+    stored.Assign(keys);
     text.Clear();
-    for (const ByteSpan& k : keys) stored.Add(k);
     BLOOMCODEC_RETURN_IF_ERROR(Utf8KeysFromIndex(stored, file_.path(), text));
     text_keys.clear();
     for (std::size_t i = 0; i < text.size(); ++i) text_keys.push_back(text[i]);

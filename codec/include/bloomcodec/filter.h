@@ -31,8 +31,7 @@ class Filter {
   virtual void MayContainBatch(std::span<const ByteSpan> keys,
                                std::span<std::uint8_t> answers) const {
     thread_local KeyList copy;  // reused: no allocation per call once it has grown
-    copy.Clear();
-    for (const ByteSpan& k : keys) copy.Add(k);
+    copy.Assign(keys);
     MayContainBatch(copy, answers);
   }
 

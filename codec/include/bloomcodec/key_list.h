@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -34,6 +35,12 @@ class KeyList {
   void Clear() {
     data_.clear();
     ends_.clear();
+  }
+
+  // Clear, then these keys: a chunk of a stream copied where a KeyList is asked for.
+  void Assign(std::span<const ByteSpan> keys) {
+    Clear();
+    for (const ByteSpan& k : keys) Add(k);
   }
 
   std::size_t size() const { return ends_.size(); }

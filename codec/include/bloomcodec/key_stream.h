@@ -46,8 +46,8 @@ class KeyStream {
   virtual const std::string& source() const = 0;
   // What one key is in the source, for messages: "line" (key files), "entry" (Index.db).
   virtual std::string_view key_unit() const = 0;
-  // One pass: `fn` gets every key once, in order, in chunks of at least one key. Returns the
-  // first error, the source's or the one `fn` returned (which ends the pass).
+  // One pass: `fn` gets every key once, in order, in chunks of 1 to kStreamChunkKeys keys.
+  // Returns the first error, the source's or the one `fn` returned (which ends the pass).
   virtual Status ForEachChunk(const ChunkFn& fn) const = 0;
 };
 

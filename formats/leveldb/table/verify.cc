@@ -555,8 +555,7 @@ FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyStrea
     const std::uint64_t checked_before = report.keys_checked;
     KeyList copy;  // the table's batch path takes a KeyList: one chunk at a time
     const FileReport::Asked asked = report.AskKeys(*probes, [&](auto chunk, auto answers) {
-      copy.Clear();
-      for (const ByteSpan& k : chunk) copy.Add(k);
+      copy.Assign(chunk);
       return table.MayContainBatch(copy, answers);
     });
     if (!asked.asked.ok()) {

@@ -791,8 +791,7 @@ FileReport VerifySst(const std::string& path, const KeyStream* probes, const std
   if (probes != nullptr) {
     KeyList copy;  // the SST's batch path takes a KeyList: one chunk at a time
     const FileReport::Asked asked = report.AskKeys(*probes, [&](auto chunk, auto answers) {
-      copy.Clear();
-      for (const ByteSpan& k : chunk) copy.Add(k);
+      copy.Assign(chunk);
       return sst.MayContainBatch(copy, answers);
     });
     if (!asked.asked.ok()) {
