@@ -1,4 +1,7 @@
 // bloomcodec probe: the original's answer for each key, in input order.
+#include <algorithm>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "args.h"
@@ -38,36 +41,53 @@ Status RunProbe(std::span<const std::string_view> argv) {
     }
     options.writer = std::string(*writer);
   }
-  BLOOMCODEC_ASSIGN_OR_RETURN(LoadedKeys loaded, LoadKeys(args));
-
-  std::vector<std::uint8_t> answers(loaded.keys.size());
+  // Streamed: the key file is read a chunk at a time (first a pass that finds a malformed line
+  // before anything is printed) through the file opened once. Only the answers are kept, a byte
+  // a key, so that an error leaves no partial output.
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::unique_ptr<KeyStream> keys, OpenKeys(args));
+  BLOOMCODEC_ASSIGN_OR_RETURN(const std::uint64_t count, CountKeys(*keys));
+  std::string answers;  // '1' / '0' per key, in input order
+  std::size_t positives = 0;
   {
-    Progress progress(ShouldShowProgress(loaded.keys.size(), json));
-    progress.Show("probing " + std::to_string(loaded.keys.size()) + " keys");
-    BLOOMCODEC_RETURN_IF_ERROR(
-        format->Probe(input.bytes(), input.path(), loaded.keys, options, answers));
+    Progress progress(ShouldShowProgress(count, json));
+    progress.Show("probing " + std::to_string(count) + " keys");
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::unique_ptr<FileProbe> probe,
+                                format->OpenProbe(input.bytes(), input.path(), options));
+    std::vector<std::uint8_t> chunk_answers;
+    answers.reserve(count);
+    BLOOMCODEC_RETURN_IF_ERROR(keys->ForEachChunk([&](std::span<const ByteSpan> chunk) {
+      chunk_answers.assign(chunk.size(), 0);
+      BLOOMCODEC_RETURN_IF_ERROR(probe->Probe(chunk, chunk_answers));
+      for (std::uint8_t a : chunk_answers) {
+        positives += a != 0;
+        answers += a != 0 ? '1' : '0';
+      }
+      return Status();
+    }));
   }
 
-  std::string text;
-  std::size_t positives = 0;
   if (json) {
-    text.reserve(answers.size());
-    for (std::uint8_t a : answers) {
-      positives += a != 0;
-      text += a != 0 ? '1' : '0';
-    }
     nlohmann::ordered_json doc;
     doc["file"] = input.path();
     doc["format"] = std::string(format->name());
-    doc["key_file"] = loaded.source;
+    doc["key_file"] = keys->source();
     doc["keys"] = answers.size();
     doc["positives"] = positives;
-    doc["answers"] = std::move(text);
+    doc["answers"] = std::move(answers);
     return WriteJson(doc);
   }
-  text.reserve(answers.size() * 2);
-  for (std::uint8_t a : answers) text += a != 0 ? "1\n" : "0\n";
-  return WriteStdout(text);
+  // One line per key, written a block at a time.
+  std::string text;
+  for (std::size_t at = 0; at < answers.size(); at += 1 << 16) {
+    text.clear();
+    const std::size_t end = std::min(answers.size(), at + (std::size_t{1} << 16));
+    for (std::size_t i = at; i < end; ++i) {
+      text += answers[i];
+      text += '\n';
+    }
+    BLOOMCODEC_RETURN_IF_ERROR(WriteStdout(text));
+  }
+  return Status();
 }
 
 }  // namespace bloomcodec::tool
