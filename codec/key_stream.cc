@@ -19,11 +19,10 @@ std::string_view FormatExpectation(KeyFormat format) {
 Status MalformedLine(std::string_view source, std::size_t offset, std::size_t line_number,
                      KeyFormat format, ByteSpan line) {
   const std::size_t shown = std::min<std::size_t>(line.size(), 40);
-  return Status::Corrupt(std::string(source), offset,
-                         "line " + std::to_string(line_number) + " to be " +
-                             std::string(FormatExpectation(format)),
-                         "\"" + std::string(AsChars(line.first(shown))) +
-                             (line.size() > shown ? "...\"" : "\""));
+  return Status::Corrupt(
+      std::string(source), offset,
+      "line " + std::to_string(line_number) + " to be " + std::string(FormatExpectation(format)),
+      "\"" + std::string(AsChars(line.first(shown))) + (line.size() > shown ? "...\"" : "\""));
 }
 
 // The one line reader of key files. Calls `fn` with chunks of keys; `dropped(end)` after each
@@ -57,8 +56,8 @@ Status ReadKeyLines(ByteSpan contents, KeyFormat format, std::string_view source
   while (begin < contents.size()) {
     ++line_number;
     const auto from = contents.begin() + static_cast<std::ptrdiff_t>(begin);
-    const std::size_t end = static_cast<std::size_t>(std::find(from, contents.end(), '\n') -
-                                                     contents.begin());
+    const std::size_t end =
+        static_cast<std::size_t>(std::find(from, contents.end(), '\n') - contents.begin());
     const ByteSpan line = contents.subspan(begin, end - begin);
     if (format == KeyFormat::kText) {
       chunk.push_back(line);
@@ -96,9 +95,7 @@ class FileKeys final : public KeyStream {
         format_(format),
         source_(file_->path()) {}
   FileKeys(ByteSpan contents, KeyFormat format, std::string source)
-      : contents_(contents),
-        format_(format),
-        source_(std::move(source)) {}
+      : contents_(contents), format_(format), source_(std::move(source)) {}
 
   const std::string& source() const override { return source_; }
   std::string_view key_unit() const override { return "line"; }

@@ -274,8 +274,8 @@ Result<Conversion> Rebuild(const Decoded& in, const ConvertInput& input,
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(std::unique_ptr<FilterBuilder> builder,
                               to->StartBuild(count, options.params));
-  BLOOMCODEC_RETURN_IF_ERROR(keys->ForEachChunk(
-      [&](std::span<const ByteSpan> chunk) { return builder->Add(chunk); }));
+  BLOOMCODEC_RETURN_IF_ERROR(
+      keys->ForEachChunk([&](std::span<const ByteSpan> chunk) { return builder->Add(chunk); }));
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out, builder->Finish());
   builder.reset();
   // A correct build always passes; checked anyway, since this is the one promise of convert.

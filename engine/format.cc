@@ -77,8 +77,9 @@ Result<ByteVector> FormatCodec::Build(const KeyList&, const FilterParams&) const
 }
 
 Result<std::unique_ptr<FilterBuilder>> FormatCodec::StartBuild(std::uint64_t key_count,
-                                                                const FilterParams& params) const {
-  return std::unique_ptr<FilterBuilder>(std::make_unique<CollectingBuilder>(*this, key_count, params));
+                                                               const FilterParams& params) const {
+  return std::unique_ptr<FilterBuilder>(
+      std::make_unique<CollectingBuilder>(*this, key_count, params));
 }
 
 Result<std::unique_ptr<FileProbe>> FormatCodec::OpenProbe(ByteSpan file, std::string_view source,

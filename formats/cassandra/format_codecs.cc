@@ -191,8 +191,7 @@ class LegacyFormat final : public FormatCodec {
     return BuildLegacyFilter(keys, spec);
   }
   Result<SizeInfo> Size(const FilterParams& params) const override {
-    BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilterSpec spec,
-                                LegacySpec(ElementCount(0, params), params));
+    BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilterSpec spec, LegacySpec(ElementCount(0, params), params));
     if (spec.nbits < 0) {
       // java.util.BitSet(int nbits) throws for a negative size.
       return Status::Refused("NegativeArraySizeException: nbits < 0: " +

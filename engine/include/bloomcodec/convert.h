@@ -63,9 +63,9 @@ struct ConvertOptions {
   // The input filter's keys (--keys, --index), read as a stream; its source() and key_unit()
   // name them in messages.
   const KeyStream* keys = nullptr;
-  bool from_table = false;        // keys: the table's stored keys (user keys in a database table)
-  bool no_filter = false;         // leveldb-table: remove the filter block
-  bool legacy_v117 = false;       // leveldb-table: write a LevelDB 1.17 filter instead of 1.18's
+  bool from_table = false;   // keys: the table's stored keys (user keys in a database table)
+  bool no_filter = false;    // leveldb-table: remove the filter block
+  bool legacy_v117 = false;  // leveldb-table: write a LevelDB 1.17 filter instead of 1.18's
   KeyKind key_kind = KeyKind::kAuto;  // leveldb-table input
   // leveldb-table input: who wrote its filter (--writer: leveldb, leveldb-1.17, goleveldb; empty:
   // decided from the table's keys). A rewrite keeps a filter that writer's database reads.

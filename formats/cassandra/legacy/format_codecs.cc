@@ -45,8 +45,7 @@ class StringFormat final : public FormatCodec {
     return BuildLegacyFilter(strings, spec);
   }
   Result<SizeInfo> Size(const FilterParams& params) const override {
-    BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilterSpec spec,
-                                StringSpec(ElementCount(0, params), params));
+    BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilterSpec spec, StringSpec(ElementCount(0, params), params));
     SizeInfo info;
     info.hash_count = spec.hash_count;
     info.buckets_per_element = spec.buckets_per_element;

@@ -76,8 +76,7 @@ class Murmur3Format final : public FormatCodec {
     return StartAdding(std::move(filter), key_count);
   }
   Result<SizeInfo> Size(const FilterParams& params) const override {
-    BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3FilterSpec spec,
-                                SpecFor(ElementCount(0, params), params));
+    BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3FilterSpec spec, SpecFor(ElementCount(0, params), params));
     SizeInfo info;
     if (spec.always_present) {
       info.always_present = true;
