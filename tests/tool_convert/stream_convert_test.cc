@@ -13,6 +13,7 @@
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/key_stream.h"
+#include "bloomcodec/output_file.h"
 #include "cassandra/index_db.h"
 #include "convert_support.h"
 
@@ -104,6 +105,13 @@ TEST(ConvertStreamed, IndexDbOfManyWindowsRebuildsAsBuildDoes) {
     EXPECT_TRUE(ReadAnyFile(out) == ReadAnyFile(built));
     EXPECT_TRUE(ReadAnyFile(out) == BuildWith(to, keys, 0.001));
   }
+  // The same Index.db gzipped (inflated into memory, then read in the same windows).
+  const std::string gz_path = dir.Path("nb-1-big-Index.db.gz");
+  ASSERT_TRUE(WriteFileAtomically(gz_path, index).ok());
+  CliRun r = RunCli({"convert", in, "--format", "cassandra-4.0", "--to", "cassandra-3.0",
+                     "--fp-chance", "0.001", "--index", gz_path, "-o", dir.Path("gz.db")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(ReadAnyFile(dir.Path("gz.db")) == BuildWith("cassandra-3.0", keys, 0.001));
 }
 
 // Damage after the first window: the error is the whole-file reader's, file and offset, and no
@@ -229,6 +237,52 @@ TEST(ConvertStreamed, AbsentKeysInALaterChunkAreNamedByLineAndForceStillRebuilds
   EXPECT_EQ(report["warnings"][0].get<std::string>(), what);
   EXPECT_TRUE(ReadAnyFile(out) == BuildWith("cassandra-3.0", lines, 0.01));
   EXPECT_TRUE(ReadAnyFile(in) == filter);
+}
+
+// Index.db entries absent from the input filter, the first past the first 1 MiB window: named by
+// entry, counted over the whole file.
+TEST(ConvertStreamed, AbsentIndexEntriesInALaterWindowAreNamedByEntry) {
+  CliDir dir;
+  const KeyList keys = MakeKeys(kIndexKeys, 6);
+  KeyList filter_keys;  // all but entries 20001 .. 20100 (1-based)
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (i < 20000 || i >= 20100) filter_keys.Add(keys[i]);
+  }
+  const ByteVector filter = BuildWith("cassandra-4.0", filter_keys, 0.001);
+  const std::string in = dir.Write("nb-6-big-Filter.db", filter);
+  const std::string index_path = dir.Write("nb-6-big-Index.db", IndexDbOf(keys));
+  std::vector<std::uint8_t> answers(keys.size());
+  ASSERT_TRUE(FindFormat("cassandra-4.0")->Probe(filter, in, keys, ProbeOptions{}, answers).ok());
+  std::size_t absent = 0, first = 0;
+  for (std::size_t i = 0; i < answers.size(); ++i) {
+    if (answers[i] == 0 && absent++ == 0) first = i + 1;
+  }
+  ASSERT_GT(absent, 0u);
+  ASSERT_GT(first, 20000u);
+  const std::string out = dir.Path("out.db");
+  CliRun r = RunCli({"convert", in, "--format", "cassandra-4.0", "--to", "cassandra-3.0",
+                     "--fp-chance", "0.01", "--index", index_path, "-o", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(std::to_string(absent) + " of " + std::to_string(kIndexKeys) + " keys of " +
+                       index_path + " (the first is entry " + std::to_string(first) +
+                       ") are absent from " + in),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// --keys - : standard input is read once, whole, and the three passes go over those bytes.
+TEST(ConvertStreamed, KeysFromStandardInputOfSeveralChunksRebuildAsBuildDoes) {
+  CliDir dir;
+  const KeyList keys = MakeKeys(9000, 7);
+  const std::string in = dir.Write("nb-7-big-Filter.db", BuildWith("cassandra-4.0", keys, 0.01));
+  const std::string out = dir.Path("out.db");
+  CliRun r = RunCli({"convert", in, "--format", "cassandra-4.0", "--to", "cassandra-3.0",
+                     "--fp-chance", "0.001", "--keys", "-", "--key-format", "hex", "-o", out},
+                    HexLines(keys));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("9000 keys"), std::string::npos) << r.out;
+  EXPECT_TRUE(ReadAnyFile(out) == BuildWith("cassandra-3.0", keys, 0.001));
 }
 
 }  // namespace
