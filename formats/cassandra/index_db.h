@@ -18,7 +18,8 @@
 // Compatibility contract: the keys come back in file order, as Cassandra's index reader decodes
 // them for the filter. Stricter than the original, which only reads what it needs: an entry cut
 // short by the end of the file, a negative position, or positions that do not increase (rows are
-// appended to Data.db one after another) are Corrupt at the entry's offset.
+// appended to Data.db one after another) are Corrupt at the offset of the damaged field (the
+// position after the key, or the promoted index after its size), in the entry named by number.
 #pragma once
 
 #include <cstdint>

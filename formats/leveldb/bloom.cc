@@ -125,6 +125,9 @@ inline void SetProbes(std::uint32_t h, std::uint8_t* array, const Mod& mod, int 
 // A goleveldb geometry that panics in Go (bits = 0) gets its k byte only: nothing to probe.
 std::size_t AppendEmptyFilter(const BloomGeometry& g, ByteVector& dst) {
   const std::size_t start = dst.size();
+  // Reserved whole first: a resize to the bit array and then a push_back of k would reallocate
+  // and copy the array at twice its size.
+  dst.reserve(start + static_cast<std::size_t>(g.filter_bytes));
   dst.resize(start + static_cast<std::size_t>(g.filter_bytes - 1), 0);
   dst.push_back(static_cast<std::uint8_t>(g.probes));
   return start;
