@@ -1,5 +1,6 @@
 #include "bloomcodec/bytes.h"
 
+#include <algorithm>
 #include <array>
 
 namespace bloomcodec {
@@ -36,7 +37,11 @@ std::string ToHex(ByteSpan bytes) {
 
 bool FromHex(std::string_view hex, ByteVector& out) {
   if (hex.size() % 2 != 0) return false;
-  out.reserve(out.size() + hex.size() / 2);
+  // Grown geometrically, never to the exact size: callers append many keys to one buffer (a
+  // streamed chunk), and an exact reserve per key would copy the whole buffer each time.
+  if (out.capacity() < out.size() + hex.size() / 2) {
+    out.reserve(std::max(out.size() + hex.size() / 2, 2 * out.capacity()));
+  }
   for (std::size_t i = 0; i < hex.size(); i += 2) {
     int hi = HexValue(hex[i]), lo = HexValue(hex[i + 1]);
     if (hi < 0 || lo < 0) return false;
