@@ -6,25 +6,15 @@
 namespace bloomcodec {
 namespace {
 
-// The keys, kept until Finish hands them to Build.
-class CollectingBuilder final : public FilterBuilder {
- public:
-  CollectingBuilder(const FormatCodec& format, std::uint64_t key_count, FilterParams params)
-      : format_(format), key_count_(key_count), params_(std::move(params)) {}
-  Status Add(std::span<const ByteSpan> keys) override {
-    for (const ByteSpan& k : keys) keys_.Add(k);
-    return Status();
+// The keys, kept until the end hands them to Build (CountingBuilder checks their count).
+struct CollectingWriter {
+  const FormatCodec& format;
+  FilterParams params;
+  KeyList keys;
+  void Add(std::span<const ByteSpan> chunk) {
+    for (const ByteSpan& k : chunk) keys.Add(k);
   }
-  Result<ByteVector> Finish() override {
-    if (keys_.size() != key_count_) return CountMismatch(key_count_, keys_.size());
-    return format_.Build(keys_, params_);
-  }
-
- private:
-  const FormatCodec& format_;
-  std::uint64_t key_count_;
-  FilterParams params_;
-  KeyList keys_;
+  Result<ByteVector> Take() && { return format.Build(keys, params); }
 };
 
 // Probe per batch, the batch copied into a KeyList the probe reuses.
@@ -77,8 +67,7 @@ Result<ByteVector> FormatCodec::Build(const KeyList&, const FilterParams&) const
 
 Result<std::unique_ptr<FilterBuilder>> FormatCodec::StartBuild(std::uint64_t key_count,
                                                                const FilterParams& params) const {
-  return std::unique_ptr<FilterBuilder>(
-      std::make_unique<CollectingBuilder>(*this, key_count, params));
+  return StartCounting(CollectingWriter{*this, params, KeyList()}, key_count);
 }
 
 Result<std::unique_ptr<FileProbe>> FormatCodec::OpenProbe(ByteSpan file, std::string_view source,
