@@ -32,8 +32,14 @@ function randomBytes (next, max) {
 // Closing interrupts a running compaction and leaves its unfinished table behind (LevelDB deletes
 // it at the next open): wait until the tables stop changing first (at most 30 s).
 async function settle (dir) {
+  // A compaction may delete a table between the directory read and its stat: that table is
+  // listed as gone (the listing changed), never an error.
+  const size = f => {
+    const st = fs.statSync(dir + '/' + f, { throwIfNoEntry: false })
+    return st ? st.size : 'gone'
+  }
   const listing = () => fs.readdirSync(dir).filter(f => f.endsWith('.ldb'))
-    .map(f => f + ':' + fs.statSync(dir + '/' + f).size).sort().join(',')
+    .map(f => f + ':' + size(f)).sort().join(',')
   let last = listing()
   let quiet = 0
   for (let waited = 0; waited < 30000 && quiet < 1500; waited += 250) {
