@@ -29,9 +29,14 @@ namespace bloomcodec::cassandra {
 
 // How much a streamed check holds at once. The defaults suit files of any size; tests make them
 // tiny to cross every boundary.
+//
+// The window is small on purpose: its keys are probed while they are still in the L2 cache, and
+// a window larger than L2 pushes out the keys and the filter before the probe reaches them
+// (bench/verify_e2e big:1e7, 1 MiB against 8 MiB windows: 26 against 34 ns of CPU per key,
+// peak RSS 16 against 55 MiB).
 struct StreamLimits {
-  std::uint64_t window_bytes = std::uint64_t{8} << 20;
-  std::uint64_t range_bytes = std::uint64_t{1} << 20;
+  std::uint64_t window_bytes = std::uint64_t{1} << 20;
+  std::uint64_t range_bytes = std::uint64_t{128} << 10;
   std::size_t chunk_keys = 2048;
 };
 
