@@ -5,7 +5,7 @@
 // skipped by its size) give their keys or a Corrupt status at an offset inside the file too.
 // Before e, the partitioner told from the data (DetectIndexKeyFormBeforeE) is one of the forms.
 // Streaming (ScanIndexEntries in windows of any size, with the keys in place) gives the same keys
-// and the same Status as reading the whole file.
+// and the same Status as reading the whole file, and each key's hash when asked.
 #include "cassandra/index_db.h"
 #include "fuzz_support.h"
 
@@ -19,10 +19,11 @@ void CheckStreamed(ByteSpan file, IndexKeyForm form, IndexEntryForm entries, std
                    const IndexDb& whole, const Status& whole_status) {
   IndexScan scan;
   std::vector<ByteSpan> keys;
+  std::vector<Murmur3Hash> hashes;
   Status s;
   while (scan.offset < file.size() && s.ok()) {
     const std::uint64_t before = scan.offset;
-    s = ScanIndexEntries(file, "Index.db", form, entries, scan.offset + step, scan, &keys);
+    s = ScanIndexEntries(file, "Index.db", form, entries, scan.offset + step, scan, &keys, &hashes);
     FUZZ_CHECK(!s.ok() || scan.offset > before);
     for (const ByteSpan& k : keys) {
       FUZZ_CHECK(k.data() >= file.data() && k.data() + k.size() <= file.data() + file.size());
@@ -30,8 +31,11 @@ void CheckStreamed(ByteSpan file, IndexKeyForm form, IndexEntryForm entries, std
   }
   FUZZ_CHECK(s.ToString() == whole_status.ToString());
   FUZZ_CHECK(keys.size() == whole.keys.size() && scan.entries == keys.size());
+  FUZZ_CHECK(hashes.size() == keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) {
     FUZZ_CHECK(fuzz::SameBytes(keys[i], whole.keys[i]));
+    const Murmur3Hash h = CassandraMurmur3(keys[i]);
+    FUZZ_CHECK(hashes[i].h0 == h.h0 && hashes[i].h1 == h.h1);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bloomcodec/cassandra/java_string.h"
+#include "bloomcodec/cassandra/murmur3_filter.h"
 #include "cassandra/bti/verify_keys.h"
 #include "codec/parallel.h"
 
@@ -33,6 +34,22 @@ void ProbeChunk(const Filter& filter, const Chunk& chunk, RangeResult& r) {
     ++r.false_negatives;
     if (r.listed.size() < kMaxListedFalseNegatives) {
       r.listed.emplace_back(chunk[i].begin(), chunk[i].end());
+    }
+  }
+}
+
+// The same for keys hashed by the scan: hashes[i] is keys[i]'s CassandraMurmur3.
+void ProbeHashedChunk(const Murmur3Filter& filter, std::span<const ByteSpan> keys,
+                      std::span<const Murmur3Hash> hashes, RangeResult& r) {
+  thread_local std::vector<std::uint8_t> answers;
+  answers.resize(hashes.size());
+  filter.MayContainHashedBatch(hashes, answers);
+  r.keys += hashes.size();
+  for (std::size_t i = 0; i < hashes.size(); ++i) {
+    if (answers[i] != 0) continue;
+    ++r.false_negatives;
+    if (r.listed.size() < kMaxListedFalseNegatives) {
+      r.listed.emplace_back(keys[i].begin(), keys[i].end());
     }
   }
 }
@@ -193,7 +210,10 @@ void IndexDbKeys::Check(const Filter* filter, FileReport& report) {
   Status text;  // the first key the 0.6 filter's String cannot be made of
   bool probing = filter != nullptr;
   std::uint64_t released = 0;
-  std::vector<ByteSpan> spans;      // the window's keys, found by the scan
+  std::vector<ByteSpan> spans;  // the window's keys, found by the scan
+  // A Murmur3 filter's keys are hashed by the scan itself (ScanIndexEntries says why).
+  const auto* murmur3 = java_strings_ ? nullptr : dynamic_cast<const Murmur3Filter*>(filter);
+  std::vector<Murmur3Hash> hashes;  // hashes[i]: spans[i]'s, for `murmur3`
   std::vector<std::size_t> bounds;  // the window's ranges, as indexes into spans
   std::vector<RangeResult> results;
   // The probes go to the report; without a filter (the 0.6 keys only made Strings) the counts
@@ -207,6 +227,7 @@ void IndexDbKeys::Check(const Filter* filter, FileReport& report) {
         scan.offset + std::min(limits_.window_bytes, bytes.size() - scan.offset);
     const std::uint64_t first_number = scan.entries;
     spans.clear();
+    hashes.clear();
     bounds.assign(1, 0);
     // Without a filter the 0.6 keys are still made Strings: a key that cannot be is a finding.
     const bool keys_wanted = read_keys && text.ok();
@@ -214,7 +235,8 @@ void IndexDbKeys::Check(const Filter* filter, FileReport& report) {
       const std::uint64_t until =
           scan.offset + std::min(limits_.range_bytes, window_end - scan.offset);
       damage = ScanIndexEntries(bytes, path, key_form_, entry_form_, until, scan,
-                                keys_wanted ? &spans : nullptr);
+                                keys_wanted ? &spans : nullptr,
+                                keys_wanted && probing && murmur3 ? &hashes : nullptr);
       if (keys_wanted && spans.size() != bounds.back()) bounds.push_back(spans.size());
       if (!damage.ok()) break;
     }
@@ -224,6 +246,14 @@ void IndexDbKeys::Check(const Filter* filter, FileReport& report) {
       ParallelFor(ranges, [&](std::size_t r) {
         RangeResult& out = results[r];
         const std::span<const ByteSpan> range(spans.data() + bounds[r], bounds[r + 1] - bounds[r]);
+        if (probing && murmur3 != nullptr) {
+          const std::span<const Murmur3Hash> range_hashes(hashes.data() + bounds[r], range.size());
+          for (std::size_t at = 0; at < range.size(); at += limits_.chunk_keys) {
+            const std::size_t n = std::min(limits_.chunk_keys, range.size() - at);
+            ProbeHashedChunk(*murmur3, range.subspan(at, n), range_hashes.subspan(at, n), out);
+          }
+          return;
+        }
         out.stop = ForEachSpanChunk(bytes, path, java_strings_, range, first_number + bounds[r],
                                     limits_.chunk_keys, [&](const auto& chunk) {
                                       if (probing) {

@@ -37,7 +37,8 @@ std::array<std::uint8_t, 16> Md5(ByteSpan data) {
 
 std::string RandomPartitionerToken(ByteSpan key) {
   const std::array<std::uint8_t, 16> digest = Md5(key);
-  unsigned __int128 v = 0;
+  __extension__ using U128 = unsigned __int128;  // GCC/Clang; -Wpedantic knows it is an extension
+  U128 v = 0;
   for (std::uint8_t b : digest) v = v << 8 | b;
   // new BigInteger(digest) is two's complement; abs() of the most negative value (2^127) fits
   // the unsigned 128 bits.
@@ -318,7 +319,7 @@ namespace {
 // on either, only the entry's own chain of lengths.
 template <IndexKeyForm form, IndexEntryForm entry_form>
 Status ScanOf(ByteSpan file, std::string_view source, std::uint64_t until, IndexScan& scan,
-              std::vector<ByteSpan>* keys) {
+              std::vector<ByteSpan>* keys, std::vector<Murmur3Hash>* hashes) {
   Entry e;
   std::uint64_t offset = scan.offset;
   std::uint64_t entries = scan.entries;
@@ -331,6 +332,7 @@ Status ScanOf(ByteSpan file, std::string_view source, std::uint64_t until, Index
       if (!status.ok()) break;
     }
     if (keys) keys->push_back(e.key);
+    if (hashes) hashes->push_back(CassandraMurmur3(e.key));
     offset = e.next;
     last = e.position;
     ++entries;
@@ -343,16 +345,17 @@ Status ScanOf(ByteSpan file, std::string_view source, std::uint64_t until, Index
 
 template <IndexKeyForm form>
 Status ScanOfKeyForm(ByteSpan file, std::string_view source, IndexEntryForm entry_form,
-                     std::uint64_t until, IndexScan& scan, std::vector<ByteSpan>* keys) {
+                     std::uint64_t until, IndexScan& scan, std::vector<ByteSpan>* keys,
+                     std::vector<Murmur3Hash>* hashes) {
   switch (entry_form) {
     case IndexEntryForm::kPositionOnly:
-      return ScanOf<form, IndexEntryForm::kPositionOnly>(file, source, until, scan, keys);
+      return ScanOf<form, IndexEntryForm::kPositionOnly>(file, source, until, scan, keys, hashes);
     case IndexEntryForm::kLongPositionAndPromoted:
-      return ScanOf<form, IndexEntryForm::kLongPositionAndPromoted>(file, source, until, scan,
-                                                                    keys);
+      return ScanOf<form, IndexEntryForm::kLongPositionAndPromoted>(file, source, until, scan, keys,
+                                                                    hashes);
     case IndexEntryForm::kVIntPositionAndPromoted:
-      return ScanOf<form, IndexEntryForm::kVIntPositionAndPromoted>(file, source, until, scan,
-                                                                    keys);
+      return ScanOf<form, IndexEntryForm::kVIntPositionAndPromoted>(file, source, until, scan, keys,
+                                                                    hashes);
   }
   return Status::Internal("unknown Index.db entry form");
 }
@@ -361,11 +364,11 @@ Status ScanOfKeyForm(ByteSpan file, std::string_view source, IndexEntryForm entr
 
 Status ScanIndexEntries(ByteSpan file, std::string_view source, IndexKeyForm form,
                         IndexEntryForm entry_form, std::uint64_t until, IndexScan& scan,
-                        std::vector<ByteSpan>* keys) {
-  return form == IndexKeyForm::kRaw
-             ? ScanOfKeyForm<IndexKeyForm::kRaw>(file, source, entry_form, until, scan, keys)
-             : ScanOfKeyForm<IndexKeyForm::kRandomPartitionerEncoded>(file, source, entry_form,
-                                                                      until, scan, keys);
+                        std::vector<ByteSpan>* keys, std::vector<Murmur3Hash>* hashes) {
+  return form == IndexKeyForm::kRaw ? ScanOfKeyForm<IndexKeyForm::kRaw>(file, source, entry_form,
+                                                                        until, scan, keys, hashes)
+                                    : ScanOfKeyForm<IndexKeyForm::kRandomPartitionerEncoded>(
+                                          file, source, entry_form, until, scan, keys, hashes);
 }
 
 Status ReadIndexDbInto(ByteSpan file, std::string_view source, IndexKeyForm form,

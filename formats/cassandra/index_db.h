@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/cassandra/murmur3.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/status.h"
 
@@ -104,10 +105,14 @@ struct IndexScan {
 // starts at or after `until` or the file ends. On damage, the Status ReadIndexDbInto gives for
 // the same file, with `scan` at the damaged entry (scan.entries keys before it are sound).
 // With `keys`, the filter key of each entry read is appended to it, in place in `file`: the keys
-// of a window, found once, then probed where they are.
+// of a window, found once, then probed where they are. With `hashes` too, each key's
+// CassandraMurmur3 is appended there: hashed inside the scan, the hash overlaps the scan's chain
+// of dependent loads (an entry's start is known only from the one before it), where a later
+// pass would pay for both.
 Status ScanIndexEntries(ByteSpan file, std::string_view source, IndexKeyForm form,
                         IndexEntryForm entry_form, std::uint64_t until, IndexScan& scan,
-                        std::vector<ByteSpan>* keys = nullptr);
+                        std::vector<ByteSpan>* keys = nullptr,
+                        std::vector<Murmur3Hash>* hashes = nullptr);
 // Writes an Index.db (raw key form) for `keys` with the given positions
 // (positions.size() == keys.size()); keys longer than 65535 bytes are InvalidArgument.
 Result<ByteVector> WriteIndexDb(const KeyList& keys, std::span<const std::int64_t> positions);

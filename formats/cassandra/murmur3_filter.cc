@@ -209,17 +209,22 @@ bool Murmur3Filter::MayContain(ByteSpan key) const {
 }
 
 void Murmur3Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const {
-  BatchOf(keys, keys.size(), answers);
+  BatchOf([&](std::size_t i) { return CassandraMurmur3(keys[i]); }, keys.size(), answers);
 }
 
 void Murmur3Filter::MayContainBatch(std::span<const ByteSpan> keys,
                                     std::span<std::uint8_t> answers) const {
-  BatchOf(keys, keys.size(), answers);
+  BatchOf([&](std::size_t i) { return CassandraMurmur3(keys[i]); }, keys.size(), answers);
 }
 
-// One kernel for keys in a KeyList or in place: keys[i] is the i-th key's bytes either way.
-template <typename Keys>
-void Murmur3Filter::BatchOf(const Keys& keys, std::size_t count,
+void Murmur3Filter::MayContainHashedBatch(std::span<const Murmur3Hash> hashes,
+                                          std::span<std::uint8_t> answers) const {
+  BatchOf([&](std::size_t i) { return hashes[i]; }, hashes.size(), answers);
+}
+
+// One kernel for keys in a KeyList, in place, or hashed already.
+template <typename HashOf>
+void Murmur3Filter::BatchOf(HashOf&& hash_of, std::size_t count,
                             std::span<std::uint8_t> answers) const {
   const std::size_t total = std::min(count, answers.size());
   if (always_present_ || hash_count_ == 0) {
@@ -237,7 +242,7 @@ void Murmur3Filter::BatchOf(const Keys& keys, std::size_t count,
   for (std::size_t start = 0; start < total; start += kBatch) {
     const std::size_t n = std::min(kBatch, total - start);
     for (std::size_t j = 0; j < n; ++j) {
-      BaseAndStep(CassandraMurmur3(keys[start + j]), OrderOf(layout_), base[j], step[j]);
+      BaseAndStep(hash_of(start + j), OrderOf(layout_), base[j], step[j]);
       first[j] = mod.AbsMod(base[j], step[j], 0);
       second[j] = k > 1 ? mod.AbsMod(base[j], step[j], 1) : first[j];
       __builtin_prefetch(bits + ByteOf(first[j]));

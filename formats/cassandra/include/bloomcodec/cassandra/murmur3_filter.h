@@ -83,6 +83,10 @@ class Murmur3Filter final : public Filter {
   // Keys read where they are (a streamed Index.db's, in its mapping).
   void MayContainBatch(std::span<const ByteSpan> keys,
                        std::span<std::uint8_t> answers) const override;
+  // Keys already hashed with CassandraMurmur3 (hashes[i] is key i's): the same answers as for
+  // the keys. A reader that meets each key anyway hashes it there, while the bytes are at hand.
+  void MayContainHashedBatch(std::span<const Murmur3Hash> hashes,
+                             std::span<std::uint8_t> answers) const;
 
   std::uint32_t hash_count() const override { return static_cast<std::uint32_t>(hash_count_); }
   std::uint64_t bit_count() const override { return std::uint64_t{bits_bytes().size()} * 8; }
@@ -106,8 +110,9 @@ class Murmur3Filter final : public Filter {
  private:
   template <typename Keys>
   void AddAllOf(const Keys& keys, std::size_t count);
-  template <typename Keys>
-  void BatchOf(const Keys& keys, std::size_t count, std::span<std::uint8_t> answers) const;
+  // hash_of(i): the i-th key's CassandraMurmur3.
+  template <typename HashOf>
+  void BatchOf(HashOf&& hash_of, std::size_t count, std::span<std::uint8_t> answers) const;
   Murmur3Filter() = default;
   ByteSpan bytes() const { return owning_ ? ByteSpan(owned_) : view_; }
   // The file byte (within the bits) that holds bit j, given the layout's byte order.
