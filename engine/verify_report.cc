@@ -70,7 +70,7 @@ Finding FindingFromStatus(Severity severity, std::string_view kind, const Status
 
 void FileReport::Add(Severity severity, std::string_view kind, std::string message,
                      std::optional<std::uint64_t> offset) {
-  findings.push_back(Finding{severity, std::string(kind), std::move(message), offset});
+  findings.push_back(Finding{severity, std::string(kind), std::move(message), offset, {}});
 }
 
 void FileReport::AddFalseNegative(ByteSpan key) {

@@ -18,7 +18,9 @@ const engine::Family& TheFamily() {
       .formats = Formats(),
       .conversions = ConversionRules(),
       .verify = VerifyHooks(),
-      .keys = {.index_keys = IndexKeys,
+      .keys = {.tables = {},
+               .table_keys = nullptr,
+               .index_keys = IndexKeys,
                .index_hint = " (or --index INDEX_DB, the SSTable's Index.db)"},
   };
   return family;

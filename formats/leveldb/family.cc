@@ -10,7 +10,7 @@ const engine::Family& TheFamily() {
       .formats = Formats(),
       .conversions = ConversionRules(),
       .verify = VerifyHooks(),
-      .keys = {.tables = tables, .table_keys = TableKeys},
+      .keys = {.tables = tables, .table_keys = TableKeys, .index_keys = nullptr, .index_hint = {}},
   };
   return family;
 }
