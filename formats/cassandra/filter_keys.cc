@@ -344,7 +344,8 @@ void PartitionsDbKeys::Check(const Filter* filter, FileReport& report) {
   count_ = r.keys;
   report.findings.insert(report.findings.begin() + static_cast<std::ptrdiff_t>(findings_at_),
                          stream.findings.begin(), stream.findings.end());
-  if (filter != nullptr) {
+  // Damage in the trie means no keys: the chunks probed before it was found are dropped.
+  if (filter != nullptr && r.trie_read) {
     std::vector<RangeResult> one(1, std::move(probed));
     (void)Merge(one, report);
   }
@@ -356,11 +357,10 @@ bool PartitionsDbKeys::AllPresent(const Filter& filter) const {
   bool all = true;
   bti::TrieStreamLimits trie_limits;
   trie_limits.chunk_keys = limits_.chunk_keys;
-  (void)bti::StreamTrieIndexKeys(prefix_, version_, sstable_format_, trie_limits, scratch,
-                                 [&](const KeyList& chunk) {
-                                   if (all) all = AllAnswered(filter, chunk);
-                                 });
-  return all;
+  const bti::TrieStreamResult r = bti::StreamTrieIndexKeys(
+      prefix_, version_, sstable_format_, trie_limits, scratch,
+      [&](const KeyList& chunk) { all = all && AllAnswered(filter, chunk); });
+  return all || !r.trie_read;  // a damaged trie has no keys (its chunks are dropped)
 }
 
 }  // namespace bloomcodec::cassandra

@@ -656,6 +656,11 @@ Streamed StreamKeys(const Sstable& s, std::string_view version, std::string_view
         for (std::size_t i = 0; i < chunk.size(); ++i)
           out.keys.emplace_back(chunk[i].begin(), chunk[i].end());
       });
+  if (!out.result.trie_read) {
+    // The contract: a damaged trie has no keys; what came before the damage is dropped.
+    out.keys.clear();
+    out.chunk_sizes.clear();
+  }
   return out;
 }
 
@@ -774,8 +779,9 @@ TEST(TrieKeyStream, DamageMidFileGivesTheSameFindings) {
     EXPECT_LT(st.result.keys, 90u);
     fs::remove_all(s.dir);
   }
-  // Partitions.db: a node in the middle of the trie damaged; the whole trie is checked first,
-  // so no key is delivered, as the whole reading reads none.
+  // Partitions.db: a node in the middle of the trie damaged. The one walk meets it after giving
+  // the keys before it; the result says the trie is damaged, so they are dropped, as the whole
+  // reading reads none, and verify checks no key.
   {
     Sstable s = MakeSstable("sdmg-trie", "da-1-bti-", ChunkCompressor::kZstd, true, 120);
     std::ifstream in(s.prefix + "Partitions.db", std::ios::binary);
@@ -807,6 +813,27 @@ TEST(TrieKeyStream, DamageMidFileGivesTheSameFindings) {
     ASSERT_EQ(st.report.findings.size(), 1u);
     EXPECT_EQ(st.report.findings[0].offset, at);
     EXPECT_NE(st.report.findings[0].message.find("(no keys are read)"), std::string::npos);
+    // The chunks the stream gave before it met the damage (the helper above drops them).
+    std::size_t given = 0;
+    FileReport scratch;
+    TrieStreamLimits three;
+    three.chunk_keys = 3;
+    const TrieStreamResult raw =
+        StreamTrieIndexKeys(s.prefix, "da", "bti", three, scratch,
+                            [&](const KeyList& chunk) { given += chunk.size(); });
+    EXPECT_FALSE(raw.trie_read);
+    EXPECT_EQ(raw.keys, 0u);
+    EXPECT_GT(given, 0u);
+    Result<std::vector<SstableFiles>> found = FindSstables(s.dir.string());
+    ASSERT_TRUE(found.ok() && found->size() == 1);
+    (*found)[0].limits.chunk_keys = 3;  // chunks are probed before the damage is met
+    const FileReport verified = VerifySstable((*found)[0]);
+    EXPECT_EQ(verified.keys_checked, 0u);
+    EXPECT_EQ(verified.false_negative_count, 0u);
+    EXPECT_TRUE(
+        std::any_of(verified.findings.begin(), verified.findings.end(), [&](const Finding& f) {
+          return f.offset == at && f.message.find("(no keys are read)") != std::string::npos;
+        }));
     fs::remove_all(s.dir);
   }
   // A wrong hash byte on every hashed payload: the keys all come, with one finding and its

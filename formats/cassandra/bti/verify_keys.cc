@@ -89,34 +89,19 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
   out.opened = true;
   const ByteSpan partitions_bytes = partitions->bytes();
   const std::uint64_t window_bytes = std::max<std::uint64_t>(limits.window_bytes, 1);
-  // First walk: the whole trie is checked before any key is read (damage in it means no keys,
-  // as ReadPartitionsDb said), and which of Data.db and Rows.db the payloads need.
+  // One walk checks the whole trie and follows its payloads. Damage in the trie means no keys
+  // (as ReadPartitionsDb says): what was read before it is dropped, findings and chunks alike
+  // (the caller drops the chunks when trie_read is false).
   Result<PartitionsFooter> footer = ReadPartitionsFooter(partitions_bytes, partitions_path);
-  bool needs_data = false, needs_rows = false;
-  Status trie_status = footer.status();
-  if (footer.ok()) {
-    PageWindow window(&*partitions, window_bytes);
-    PartitionsWalker check(partitions_bytes, partitions_path, *footer, /*check_tree=*/true);
-    check.set_touched([&](std::uint64_t b, std::uint64_t e) { window.Touch(b, e); });
-    PartitionPayload p;
-    for (;;) {
-      Result<bool> more = check.Next(p);
-      if (!more.ok()) {
-        trie_status = more.status();
-        break;
-      }
-      if (!*more) break;
-      (p.position < 0 ? needs_data : needs_rows) = true;
-    }
-    window.Flush();
-  }
-  if (!trie_status.ok()) {
-    out.findings.push_back(Damage(partitions_path, trie_status, " (no keys are read)"));
-    out.summary = "Partitions.db is damaged: " + trie_status.ToString();
+  const auto trie_damaged = [&](const Status& status) {
+    out.findings.clear();
+    out.findings.push_back(Damage(partitions_path, status, " (no keys are read)"));
+    out.summary = "Partitions.db is damaged: " + status.ToString();
+  };
+  if (!footer.ok()) {
+    trie_damaged(footer.status());
     return;
   }
-  out.trie_read = true;
-  out.key_count = footer->key_count;
   // Data.db, through CompressionInfo.db when there is one; Rows.db for payloads >= 0.
   const std::string data_path = prefix + "Data.db";
   const std::string info_path = prefix + "CompressionInfo.db";
@@ -155,7 +140,17 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
                   std::to_string(info->chunk_length) + " bytes)";
     }
   }
-  if (needs_data) {
+  // One slice per worker the pool may lend (one outside a pool); each its own readers.
+  WorkPool* pool = CurrentWorkPool();
+  const std::size_t chunk_keys = std::max<std::size_t>(limits.chunk_keys, 1);
+  const std::size_t max_slices = std::max<std::size_t>(
+      1, std::min<std::size_t>(pool != nullptr ? pool->threads() : 1,
+                               (chunk_keys + kMinSliceKeys - 1) / kMinSliceKeys));
+  std::vector<Slice> slices(max_slices);
+  // Data.db and Rows.db are opened when a payload first leads there; each slice gets its reader.
+  bool data_tried = false, rows_tried = false;
+  const auto open_data = [&] {
+    data_tried = true;
     Result<InputFile> d = InputFile::Open(data_path);
     if (!d.ok()) {
       data_error = d.status();
@@ -164,39 +159,31 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
     } else {
       data.emplace(std::move(d).value());
       data->AdviseSequential();
+      for (Slice& slice : slices) {
+        slice.data =
+            std::make_unique<DataReader>(data->bytes(), data_path, info ? &*info : nullptr);
+        slice.data_window = PageWindow(&*data, window_bytes);
+        slice.data->set_touched(
+            [w = &slice.data_window](std::uint64_t b, std::uint64_t e) { w->Touch(b, e); });
+      }
     }
-  }
-  if (needs_rows) {
+  };
+  const auto open_rows = [&] {
+    rows_tried = true;
     Result<InputFile> r = InputFile::Open(rows_path);
     if (!r.ok()) {
       rows_error = r.status();
     } else {
       rows.emplace(std::move(r).value());
       rows->AdviseSequential();
+      for (Slice& slice : slices) {
+        slice.rows = std::make_unique<DataReader>(rows->bytes(), rows_path, nullptr);
+        slice.rows_window = PageWindow(&*rows, window_bytes);
+        slice.rows->set_touched(
+            [w = &slice.rows_window](std::uint64_t b, std::uint64_t e) { w->Touch(b, e); });
+      }
     }
-  }
-
-  // One slice per worker the pool may lend (one outside a pool); each its own readers.
-  WorkPool* pool = CurrentWorkPool();
-  const std::size_t chunk_keys = std::max<std::size_t>(limits.chunk_keys, 1);
-  const std::size_t max_slices = std::max<std::size_t>(
-      1, std::min<std::size_t>(pool != nullptr ? pool->threads() : 1,
-                               (chunk_keys + kMinSliceKeys - 1) / kMinSliceKeys));
-  std::vector<Slice> slices(max_slices);
-  for (Slice& slice : slices) {
-    if (data) {
-      slice.data = std::make_unique<DataReader>(data->bytes(), data_path, info ? &*info : nullptr);
-      slice.data_window = PageWindow(&*data, window_bytes);
-      slice.data->set_touched(
-          [w = &slice.data_window](std::uint64_t b, std::uint64_t e) { w->Touch(b, e); });
-    }
-    if (rows) {
-      slice.rows = std::make_unique<DataReader>(rows->bytes(), rows_path, nullptr);
-      slice.rows_window = PageWindow(&*rows, window_bytes);
-      slice.rows->set_touched(
-          [w = &slice.rows_window](std::uint64_t b, std::uint64_t e) { w->Touch(b, e); });
-    }
-  }
+  };
   std::vector<Pending> batch;
   batch.reserve(std::min<std::uint64_t>(chunk_keys, footer->key_count));
 
@@ -251,15 +238,15 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
     }
   };
 
-  // Second walk: the payloads in key order, a chunk's worth at a time.
+  // The walk: every node checked, the payloads in key order, a chunk's worth at a time.
   PageWindow trie_window(&*partitions, window_bytes);
-  PartitionsWalker walk(partitions_bytes, partitions_path, *footer, /*check_tree=*/false);
+  PartitionsWalker walk(partitions_bytes, partitions_path, *footer, /*check_tree=*/true);
   walk.set_touched([&](std::uint64_t b, std::uint64_t e) { trie_window.Touch(b, e); });
   KeyList chunk;
   std::vector<std::int64_t> chunk_positions;
   std::uint64_t unreadable = 0, via_rows = 0, mismatched = 0, delivered = 0;
   std::optional<Finding> first_damage, hash_mismatch;
-  std::optional<Status> walk_error;  // the first walk passed: only if the file changed between
+  std::optional<Status> walk_error;  // damage in the trie: no keys
   ByteVector first_key, last_key;
   PartitionPayload p;
   bool more = true;
@@ -273,10 +260,12 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
         break;
       }
       if (p.position < 0 && data_unsupported) continue;  // said once by the unsupported finding
+      if (p.position < 0 && !data_tried) open_data();
+      if (p.position >= 0 && !rows_tried) open_rows();
       const std::int16_t hash = p.hash ? static_cast<std::int16_t>(*p.hash) : std::int16_t{-1};
       batch.push_back({p.node_offset, p.position, hash});
     }
-    if (batch.empty()) break;
+    if (batch.empty() || walk_error) break;
     const std::size_t n_slices =
         std::min(max_slices, (batch.size() + kMinSliceKeys - 1) / kMinSliceKeys);
     auto slice_range = [&](std::size_t s) {
@@ -331,6 +320,12 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
     slice.data_window.Flush();
     slice.rows_window.Flush();
   }
+  if (walk_error) {
+    trie_damaged(*walk_error);
+    return;
+  }
+  out.trie_read = true;
+  out.key_count = footer->key_count;
   const std::uint64_t payloads = footer->key_count;
   if (first_damage) {
     first_damage->message +=
@@ -342,9 +337,6 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
   if (hash_mismatch) {
     hash_mismatch->message += " (" + std::to_string(mismatched) + " such payloads)";
     out.findings.push_back(std::move(*hash_mismatch));
-  }
-  if (walk_error) {
-    out.findings.push_back(Damage(partitions_path, *walk_error, " (changed while it was read)"));
   }
   // The footer names the first and last key: they must be the first and last read.
   if (unreadable == 0 && delivered > 0 && delivered == payloads) {
@@ -419,6 +411,7 @@ std::optional<IndexDb> LoadTrieIndexKeys(const std::string& prefix, std::string_
         index.positions.insert(index.positions.end(), positions.begin(), positions.end());
       });
   if (!r.opened) return std::nullopt;
+  if (!r.trie_read) return IndexDb();  // damage in the trie: the chunks before it are dropped
   return index;
 }
 
