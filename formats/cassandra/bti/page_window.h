@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 
 #include "bloomcodec/input_file.h"
@@ -26,12 +27,14 @@ class PageWindow {
   PageWindow() = default;
   PageWindow(const InputFile* file, std::uint64_t window_bytes)
       : file_(file != nullptr && file->is_mapped() ? file : nullptr),
-        window_pages_(std::max<std::uint64_t>(1, window_bytes / PageSize())) {}
+        window_pages_(std::max<std::uint64_t>(1, window_bytes >> PageShift())) {}
 
+  // Called for every node and key read: no division (pages are a power of two), and a read in
+  // the page of the last one returns at once.
   void Touch(std::uint64_t begin, std::uint64_t end) {
     if (file_ == nullptr || begin >= end) return;
-    const std::uint64_t page = PageSize();
-    const std::uint64_t first = begin / page, last = (end - 1) / page;
+    const std::uint64_t first = begin >> page_shift_, last = (end - 1) >> page_shift_;
+    if (pages_ > 0 && first == last_page_ && last == last_page_) return;
     // Consecutive reads in one page count it once.
     const std::uint64_t added = last - first + (pages_ > 0 && first == last_page_ ? 0 : 1);
     // Entering a page past the window: the window read so far is given back first.
@@ -52,8 +55,7 @@ class PageWindow {
   // Gives back every page touched since the last drop.
   void Flush() {
     if (file_ == nullptr || pages_ == 0) return;
-    const std::uint64_t page = PageSize();
-    file_->DropPages(low_ * page, (high_ + 1) * page);
+    file_->DropPages(low_ << page_shift_, (high_ + 1) << page_shift_);
     pages_ = 0;
     ++drops_;
   }
@@ -61,12 +63,14 @@ class PageWindow {
   std::uint64_t drops() const { return drops_; }
 
  private:
-  static std::uint64_t PageSize() {
-    static const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
-    return page;
+  static unsigned PageShift() {
+    static const unsigned shift =
+        static_cast<unsigned>(std::countr_zero(static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE))));
+    return shift;
   }
 
   const InputFile* file_ = nullptr;
+  unsigned page_shift_ = PageShift();
   std::uint64_t window_pages_ = 1;
   std::uint64_t pages_ = 0;
   std::uint64_t low_ = 0, high_ = 0, last_page_ = 0;
