@@ -38,8 +38,10 @@ void ProbeChunk(const Filter& filter, const Chunk& chunk, RangeResult& r) {
   }
 }
 
-// The same for keys hashed by the scan: hashes[i] is keys[i]'s CassandraMurmur3.
-void ProbeHashedChunk(const Murmur3Filter& filter, std::span<const ByteSpan> keys,
+// The same for keys hashed already: hashes[i] is keys[i]'s CassandraMurmur3 (`keys`: a KeyList
+// or a span of keys in place).
+template <typename Keys>
+void ProbeHashedChunk(const Murmur3Filter& filter, const Keys& keys,
                       std::span<const Murmur3Hash> hashes, RangeResult& r) {
   thread_local std::vector<std::uint8_t> answers;
   answers.resize(hashes.size());
@@ -332,9 +334,15 @@ void PartitionsDbKeys::Check(const Filter* filter, FileReport& report) {
   bti::TrieStreamLimits trie_limits;
   trie_limits.chunk_keys = limits_.chunk_keys;
   RangeResult probed;
-  const bti::TrieStreamResult r = bti::StreamTrieIndexKeys(
-      prefix_, version_, sstable_format_, trie_limits, stream, [&](const KeyList& chunk) {
-        if (filter != nullptr) {
+  // The stream hashes every key to check its payload's hash byte: a Murmur3 filter probes with
+  // those hashes.
+  const auto* murmur3 = dynamic_cast<const Murmur3Filter*>(filter);
+  const bti::TrieStreamResult r = bti::StreamTrieIndexKeysWithHashes(
+      prefix_, version_, sstable_format_, trie_limits, stream,
+      [&](const KeyList& chunk, std::span<const Murmur3Hash> hashes) {
+        if (murmur3 != nullptr) {
+          ProbeHashedChunk(*murmur3, chunk, hashes, probed);
+        } else if (filter != nullptr) {
           ProbeChunk(*filter, chunk, probed);
         } else {
           probed.keys += chunk.size();

@@ -21,10 +21,10 @@ bool Exists(const std::string& path) {
   return std::filesystem::is_regular_file(path, ec);
 }
 
-// Cassandra's Murmur3 (the filter's, with its sign-extension of tail bytes) or the canonical one,
-// in case a writer hashed tail bytes >= 0x80 the canonical way.
-bool HashByteMatches(std::uint8_t hash, ByteSpan key) {
-  if (static_cast<std::uint8_t>(CassandraMurmur3(key).h1) == hash) return true;
+// Cassandra's Murmur3 (the filter's, with its sign-extension of tail bytes; `cassandra` is the
+// key's) or the canonical one, in case a writer hashed tail bytes >= 0x80 the canonical way.
+bool HashByteMatches(std::uint8_t hash, ByteSpan key, const Murmur3Hash& cassandra) {
+  if (static_cast<std::uint8_t>(cassandra.h1) == hash) return true;
   return static_cast<std::uint8_t>(CanonicalMurmur3(key).h1) == hash;
 }
 
@@ -46,8 +46,8 @@ Finding Damage(const std::string& path, const Status& s, const std::string& note
   return f;
 }
 
-using ChunkSink =
-    std::function<void(const KeyList& chunk, std::span<const std::int64_t> positions)>;
+using ChunkSink = std::function<void(const KeyList& chunk, std::span<const std::int64_t> positions,
+                                     std::span<const Murmur3Hash> hashes)>;
 
 // A payload the walk gave, waiting for its key.
 struct Pending {
@@ -62,7 +62,8 @@ struct Slice {
   PageWindow data_window, rows_window;
   KeyList keys;
   std::vector<std::int64_t> positions;
-  ByteVector key;  // the read buffer
+  std::vector<Murmur3Hash> hashes;  // each key's CassandraMurmur3
+  ByteVector key;                   // the read buffer
   std::size_t unreadable = 0, via_rows = 0, mismatched = 0;
   std::optional<Finding> first_damage, hash_mismatch;
 };
@@ -191,6 +192,7 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
   auto read_slice = [&](Slice& slice, std::size_t begin, std::size_t end) {
     slice.keys.Clear();
     slice.positions.clear();
+    slice.hashes.clear();
     slice.unreadable = slice.via_rows = slice.mismatched = 0;
     slice.first_damage.reset();
     slice.hash_mismatch.reset();
@@ -216,7 +218,9 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
       // The hash byte is the low byte of the key's Murmur3 h1 (the filter's hash; both
       // Cassandra and ScyllaDB in the corpus). A mismatch: the payload leads to another
       // partition.
-      if (p.hash >= 0 && !HashByteMatches(static_cast<std::uint8_t>(p.hash), slice.key)) {
+      // The key's hash is kept for the filter's probe too.
+      const Murmur3Hash hash = CassandraMurmur3(slice.key);
+      if (p.hash >= 0 && !HashByteMatches(static_cast<std::uint8_t>(p.hash), slice.key, hash)) {
         if (!slice.hash_mismatch) {
           char text[160];
           std::snprintf(text, sizeof text,
@@ -235,6 +239,7 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
       }
       slice.keys.Add(ByteSpan(slice.key));
       slice.positions.push_back(p.position);
+      slice.hashes.push_back(hash);
     }
   };
 
@@ -244,6 +249,7 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
   walk.set_touched([&](std::uint64_t b, std::uint64_t e) { trie_window.Touch(b, e); });
   KeyList chunk;
   std::vector<std::int64_t> chunk_positions;
+  std::vector<Murmur3Hash> chunk_hashes;
   std::uint64_t unreadable = 0, via_rows = 0, mismatched = 0, delivered = 0;
   std::optional<Finding> first_damage, hash_mismatch;
   std::optional<Status> walk_error;  // damage in the trie: no keys
@@ -283,9 +289,11 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
     // Merged in order: the findings and counts are those of one reader going through them all.
     const KeyList* deliver = &slices[0].keys;
     const std::vector<std::int64_t>* deliver_positions = &slices[0].positions;
+    const std::vector<Murmur3Hash>* deliver_hashes = &slices[0].hashes;
     if (n_slices > 1) {
       chunk.Clear();
       chunk_positions.clear();
+      chunk_hashes.clear();
     }
     for (std::size_t s = 0; s < std::max<std::size_t>(n_slices, 1); ++s) {
       Slice& slice = slices[s];
@@ -298,11 +306,13 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
         for (std::size_t i = 0; i < slice.keys.size(); ++i) chunk.Add(slice.keys[i]);
         chunk_positions.insert(chunk_positions.end(), slice.positions.begin(),
                                slice.positions.end());
+        chunk_hashes.insert(chunk_hashes.end(), slice.hashes.begin(), slice.hashes.end());
       }
     }
     if (n_slices > 1) {
       deliver = &chunk;
       deliver_positions = &chunk_positions;
+      deliver_hashes = &chunk_hashes;
     }
     if (!deliver->empty()) {
       if (delivered == 0) {
@@ -312,7 +322,7 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
       const ByteSpan k = (*deliver)[deliver->size() - 1];
       last_key.assign(k.begin(), k.end());
       delivered += deliver->size();
-      on_chunk(*deliver, *deliver_positions);
+      on_chunk(*deliver, *deliver_positions, *deliver_hashes);
     }
   }
   trie_window.Flush();
@@ -382,13 +392,31 @@ bool UsesTrieIndex(std::string_view version, std::string_view sstable_format) {
   return version == "ms" || version == "mt";
 }
 
-TrieStreamResult StreamTrieIndexKeysWithPositions(const std::string& prefix,
-                                                  std::string_view version,
-                                                  std::string_view sstable_format,
-                                                  const TrieStreamLimits& limits,
-                                                  FileReport& report, const ChunkSink& on_chunk) {
+TrieStreamResult StreamTrieIndexKeysWithPositions(
+    const std::string& prefix, std::string_view version, std::string_view sstable_format,
+    const TrieStreamLimits& limits, FileReport& report,
+    const std::function<void(const KeyList& chunk, std::span<const std::int64_t> positions)>&
+        on_chunk) {
   TrieKeys t;
-  Stream(prefix, version, sstable_format, limits, on_chunk, t);
+  Stream(
+      prefix, version, sstable_format, limits,
+      [&](const KeyList& chunk, std::span<const std::int64_t> positions,
+          std::span<const Murmur3Hash>) { on_chunk(chunk, positions); },
+      t);
+  return Finish(t, report);
+}
+
+TrieStreamResult StreamTrieIndexKeysWithHashes(
+    const std::string& prefix, std::string_view version, std::string_view sstable_format,
+    const TrieStreamLimits& limits, FileReport& report,
+    const std::function<void(const KeyList& chunk, std::span<const Murmur3Hash> hashes)>&
+        on_chunk) {
+  TrieKeys t;
+  Stream(
+      prefix, version, sstable_format, limits,
+      [&](const KeyList& chunk, std::span<const std::int64_t>,
+          std::span<const Murmur3Hash> hashes) { on_chunk(chunk, hashes); },
+      t);
   return Finish(t, report);
 }
 
@@ -396,9 +424,14 @@ TrieStreamResult StreamTrieIndexKeys(const std::string& prefix, std::string_view
                                      std::string_view sstable_format,
                                      const TrieStreamLimits& limits, FileReport& report,
                                      const std::function<void(const KeyList& chunk)>& on_chunk) {
-  return StreamTrieIndexKeysWithPositions(
-      prefix, version, sstable_format, limits, report,
-      [&](const KeyList& chunk, std::span<const std::int64_t>) { on_chunk(chunk); });
+  TrieKeys t;
+  Stream(
+      prefix, version, sstable_format, limits,
+      [&](const KeyList& chunk, std::span<const std::int64_t>, std::span<const Murmur3Hash>) {
+        on_chunk(chunk);
+      },
+      t);
+  return Finish(t, report);
 }
 
 std::optional<IndexDb> LoadTrieIndexKeys(const std::string& prefix, std::string_view version,
@@ -420,7 +453,7 @@ Document DescribeTrieIndex(const std::string& prefix, std::string_view version,
   TrieKeys t;
   // The keys are not kept: only what reading them found.
   Stream(
-      prefix, version, sstable_format, TrieStreamLimits{}, [](const KeyList&, auto) {}, t);
+      prefix, version, sstable_format, TrieStreamLimits{}, [](const KeyList&, auto, auto) {}, t);
   Document doc;
   doc["index"] = "Partitions.db";
   if (t.trie_read) {

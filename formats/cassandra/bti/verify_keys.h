@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 
+#include "bloomcodec/cassandra/murmur3.h"
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/verify.h"
@@ -101,6 +102,14 @@ TrieStreamResult StreamTrieIndexKeysWithPositions(
     const TrieStreamLimits& limits, FileReport& report,
     const std::function<void(const KeyList& chunk, std::span<const std::int64_t> positions)>&
         on_chunk);
+
+// The same, with each key's CassandraMurmur3 beside it: the stream hashes every key anyway to
+// check its payload's hash byte, so a Murmur3 filter probes with these
+// (Murmur3Filter::MayContainHashedBatch) instead of hashing each key again.
+TrieStreamResult StreamTrieIndexKeysWithHashes(
+    const std::string& prefix, std::string_view version, std::string_view sstable_format,
+    const TrieStreamLimits& limits, FileReport& report,
+    const std::function<void(const KeyList& chunk, std::span<const Murmur3Hash> hashes)>& on_chunk);
 
 // `prefix` is the component path without the component ("<dir>/da-1-bti-"). Nullopt when
 // Partitions.db cannot be opened (a finding says so); otherwise the keys read, with the
