@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "codec/byte_reader.h"
+#include "codec/short_bytes.h"
 
 namespace bloomcodec::blocktable {
 
@@ -21,9 +22,9 @@ std::uint64_t LoadLittleU64(const std::uint8_t* p) {
   return std::uint64_t{LoadLittleU32(p)} | std::uint64_t{LoadLittleU32(p + 4)} << 32;
 }
 
-int CompareBytes(ByteSpan a, ByteSpan b) {
+[[gnu::always_inline]] inline int CompareBytes(ByteSpan a, ByteSpan b) {
   const std::size_t n = std::min(a.size(), b.size());
-  int r = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
+  int r = CompareShort(a.data(), b.data(), n);
   if (r != 0) return r;
   return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
 }
@@ -92,6 +93,25 @@ int CompareKeys(KeyOrder order, ByteSpan a, ByteSpan b) {
   const std::uint64_t tb = b.size() >= 8 ? LoadLittleU64(b.data() + b.size() - 8) : 0;
   // Tags sort descending: the newest version of a user key comes first.
   return ta > tb ? -1 : (ta < tb ? 1 : 0);
+}
+
+[[gnu::always_inline]] inline int CompareKeysAfterInline(KeyOrder order, ByteSpan a, ByteSpan b,
+                                                         std::size_t common) {
+  if (order == KeyOrder::kBytewise) return CompareBytes(a.subspan(common), b.subspan(common));
+  if (a.size() < 8 || b.size() < 8) return CompareKeys(order, a, b);
+  const std::size_t ua = a.size() - 8;
+  const std::size_t ub = b.size() - 8;
+  // The user keys share their first min(common, ua, ub) bytes.
+  const std::size_t skip = std::min({common, ua, ub});
+  int r = CompareBytes(a.subspan(skip, ua - skip), b.subspan(skip, ub - skip));
+  if (r != 0) return r;
+  const std::uint64_t ta = LoadLittleU64(a.data() + ua);
+  const std::uint64_t tb = LoadLittleU64(b.data() + ub);
+  return ta > tb ? -1 : (ta < tb ? 1 : 0);
+}
+
+int CompareKeysAfter(KeyOrder order, ByteSpan a, ByteSpan b, std::size_t common) {
+  return CompareKeysAfterInline(order, a, b, common);
 }
 
 Result<Block> Block::Parse(BlockContents contents, std::string_view source, std::string_view what,
@@ -341,44 +361,107 @@ Status BlockIterator::Seek(ByteSpan target) {
   return Status();
 }
 
-Result<std::uint64_t> VerifyBlock(const Block& block, KeyOrder order, ValueEncoding values) {
-  // An empty block's restart points are all 0 (checked by Parse): nothing to walk.
-  if (block.entries().empty()) return std::uint64_t{0};
-  BlockIterator it(block, order, values);
-  BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
-  std::uint64_t entries = 0;
-  std::uint32_t next_restart = 0;
-  ByteVector previous;
-  while (it.valid()) {
-    const std::size_t at = it.entry_position();
-    if (next_restart < block.num_restarts() && block.restart_point(next_restart) < at) {
-      return block.ErrorAt(block.entries().size() + 4 * std::size_t{next_restart},
-                           "a restart offset at an entry boundary",
-                           std::to_string(block.restart_point(next_restart)));
+Status CheckedBlockWalk::SeekToFirst() {
+  valid_ = false;
+  entries_ = 0;
+  next_restart_ = 0;
+  damage_ = Status();
+  keys_[0].clear();
+  keys_[1].clear();
+  current_ = 0;
+  // An empty block's restart points are all 0 (checked by Parse): nothing to walk or check.
+  if (block_->entries().empty()) return Status();
+  if (block_->restart_point(0) != 0) {
+    return Stop(block_->ErrorAt(block_->entries().size(), "restart point 0 at offset 0",
+                                std::to_string(block_->restart_point(0))));
+  }
+  return ParseEntryAt(0, true);
+}
+
+// BlockIterator::ParseEntryAt's decoding and errors, into the other key buffer.
+Status CheckedBlockWalk::ParseEntryAt(std::size_t at, bool restart) {
+  BlockIterator::EntryView entry;
+  const ByteSpan region = block_->entries();
+  const std::uint8_t* const p = region.data() + at;
+  const std::size_t left = region.size() - at;
+  // The common entry (three one-byte lengths, all inside the region) decoded here; anything
+  // else, errors included, by DecodeEntryAt.
+  if (length_prefixed_ && left >= 3 && (p[0] | p[1] | p[2]) < 0x80 &&
+      std::size_t{p[1]} + p[2] <= left - 3 && !(restart && p[0] != 0)) {
+    entry.shared = p[0];
+    entry.key_suffix = ByteSpan(p + 3, p[1]);
+    entry.value = ByteSpan(p + 3 + p[1], p[2]);
+    entry.next = at + 3 + p[1] + p[2];
+  } else if (Status s = decoder_.DecodeEntryAt(at, restart, entry); !s.ok()) {
+    return Stop(std::move(s));
+  }
+  const KeyBuffer& previous = keys_[current_];
+  if (entry.shared > previous.size()) [[unlikely]] {
+    return Stop(block_->ErrorAt(at,
+                                "a shared length of at most the previous key's " +
+                                    std::to_string(previous.size()) + " bytes",
+                                std::to_string(entry.shared)));
+  }
+  const std::size_t size = std::size_t{entry.shared} + entry.key_suffix.size();
+  if (decoder_.KeyTooShort(size)) [[unlikely]] {
+    return Stop(decoder_.ShortInternalKeyError(at, size));
+  }
+  KeyBuffer& key = keys_[current_ ^ 1];
+  key.resize(size, boost::container::default_init);
+  CopyShort(key.data(), previous.data(), entry.shared);
+  CopyShort(key.data() + entry.shared, entry.key_suffix.data(), entry.key_suffix.size());
+  current_ ^= 1;
+  value_ = entry.value;
+  shared_ = entry.shared;
+  entry_ = at;
+  next_ = entry.next;
+  valid_ = true;
+  if (damage_.ok()) CheckEntry();
+  ++entries_;
+  return Status();
+}
+
+// VerifyBlock's checks of the entry just parsed, in its order.
+[[gnu::always_inline]] inline void CheckedBlockWalk::CheckEntry() {
+  const std::size_t at = entry_;
+  if (next_restart_ < block_->num_restarts()) {
+    const std::uint32_t restart = block_->restart_point(next_restart_);
+    if (restart < at) [[unlikely]] {
+      damage_ = block_->ErrorAt(block_->entries().size() + 4 * std::size_t{next_restart_},
+                                "a restart offset at an entry boundary", std::to_string(restart));
+      return;
     }
-    if (next_restart < block.num_restarts() && block.restart_point(next_restart) == at) {
+    if (restart == at) {
       // An entry at a restart point must stand alone (shared length 0).
-      std::uint32_t shared = 0;
-      const ByteSpan region = block.entries();
-      if (DecodeVarint32(region.data() + at, region.data() + region.size(), shared) == nullptr ||
-          shared != 0) {
-        return block.ErrorAt(at, "shared length 0 at a restart point", std::to_string(shared));
+      if (shared_ != 0) [[unlikely]] {
+        damage_ =
+            block_->ErrorAt(at, "shared length 0 at a restart point", std::to_string(shared_));
+        return;
       }
-      ++next_restart;
+      ++next_restart_;
     }
-    if (entries > 0 && CompareKeys(order, previous, it.key()) >= 0) {
-      return block.ErrorAt(at, "keys in strictly increasing order");
-    }
-    previous.assign(it.key().begin(), it.key().end());
-    ++entries;
-    BLOOMCODEC_RETURN_IF_ERROR(it.Next());
   }
-  if (next_restart != block.num_restarts()) {
-    return block.ErrorAt(block.entries().size() + 4 * std::size_t{next_restart},
-                         "a restart offset at an entry boundary",
-                         std::to_string(block.restart_point(next_restart)));
+  if (entries_ > 0 && CompareKeysAfterInline(order_, previous_key(), key(), shared_) >= 0)
+      [[unlikely]] {
+    damage_ = block_->ErrorAt(at, "keys in strictly increasing order");
   }
-  return entries;
+}
+
+void CheckedBlockWalk::CheckEnd() {
+  if (!damage_.ok() || block_->entries().empty()) return;
+  if (next_restart_ != block_->num_restarts()) {
+    damage_ = block_->ErrorAt(block_->entries().size() + 4 * std::size_t{next_restart_},
+                              "a restart offset at an entry boundary",
+                              std::to_string(block_->restart_point(next_restart_)));
+  }
+}
+
+Result<std::uint64_t> VerifyBlock(const Block& block, KeyOrder order, ValueEncoding values) {
+  CheckedBlockWalk walk(block, order, values);
+  Status s = walk.SeekToFirst();
+  while (s.ok() && walk.valid() && walk.damage().ok()) s = walk.Next();
+  if (!walk.damage().ok()) return walk.damage();
+  return walk.entries();
 }
 
 }  // namespace bloomcodec::blocktable

@@ -77,6 +77,9 @@ enum class KeyOrder {
 // <0, 0, >0. For kInternal both keys must be >= 8 bytes (the iterator guarantees it for keys it
 // returns); a shorter key is compared as a user key with tag 0.
 int CompareKeys(KeyOrder order, ByteSpan a, ByteSpan b);
+// CompareKeys(order, a, b) for keys known to share their first `common` bytes
+// (common <= a.size(), b.size()): compares only from there.
+int CompareKeysAfter(KeyOrder order, ByteSpan a, ByteSpan b, std::size_t common);
 
 // How a block's last 4 bytes are read.
 enum class BlockFooterLayout {
@@ -139,6 +142,8 @@ enum class ValueEncoding {
 // Walks a block's entries. Holds the reconstructed key in a reused buffer (no allocation per
 // entry once it has grown). Errors leave the iterator invalid.
 class BlockIterator {
+  friend class CheckedBlockWalk;
+
  public:
   BlockIterator(const Block& block, KeyOrder order,
                 ValueEncoding values = ValueEncoding::kLengthPrefixed)
@@ -186,6 +191,71 @@ class BlockIterator {
   std::uint32_t shared_ = 0;
   KeyBuffer key_;
   ByteSpan value_;
+};
+
+// Walks a block's entries once and makes VerifyBlock's checks on the way, so that a caller who
+// needs both the keys and the verdict reads the block once. The walk goes on past a failed check
+// (the keys stay usable) and stops only where BlockIterator would (SeekToFirst or Next returns
+// the error). Keeps the previous entry's key too (two buffers used in turn).
+class CheckedBlockWalk {
+ public:
+  CheckedBlockWalk(const Block& block, KeyOrder order,
+                   ValueEncoding values = ValueEncoding::kLengthPrefixed)
+      : block_(&block),
+        order_(order),
+        length_prefixed_(values == ValueEncoding::kLengthPrefixed),
+        decoder_(block, order, values) {}
+
+  Status SeekToFirst();
+  Status Next() {  // requires valid()
+    valid_ = false;
+    if (next_ >= block_->entries().size()) {
+      CheckEnd();
+      return Status();
+    }
+    return ParseEntryAt(next_, false);
+  }
+
+  bool valid() const { return valid_; }
+  // After the walk ended or stopped at an error, key() is still the last entry's key.
+  ByteSpan key() const { return ByteSpan(keys_[current_].data(), keys_[current_].size()); }
+  // The key of the entry before this one (meaningful when entries() > 1).
+  ByteSpan previous_key() const {
+    return ByteSpan(keys_[current_ ^ 1].data(), keys_[current_ ^ 1].size());
+  }
+  ByteSpan value() const { return value_; }
+  std::size_t entry_position() const { return entry_; }
+  std::uint32_t shared() const { return shared_; }
+  // The entries walked so far, the current one included.
+  std::uint64_t entries() const { return entries_; }
+  // What VerifyBlock reports, as far as the walk got: the first failed check, or the error
+  // SeekToFirst or Next returned, whichever came first; ok while there is none. Final once the
+  // walk has ended (valid() false after an ok Next) or stopped at an error.
+  const Status& damage() const { return damage_; }
+
+ private:
+  Status ParseEntryAt(std::size_t at, bool restart);
+  Status Stop(Status s) {
+    if (damage_.ok()) damage_ = s;
+    return s;
+  }
+  void CheckEntry();
+  void CheckEnd();
+
+  const Block* block_;
+  KeyOrder order_;
+  bool length_prefixed_;
+  BlockIterator decoder_;  // decodes entries (its own walk state is unused)
+  bool valid_ = false;
+  std::size_t entry_ = 0;
+  std::size_t next_ = 0;
+  std::uint32_t shared_ = 0;
+  std::uint32_t next_restart_ = 0;
+  std::uint64_t entries_ = 0;
+  unsigned current_ = 0;
+  KeyBuffer keys_[2];
+  ByteSpan value_;
+  Status damage_;
 };
 
 // Strict check of a whole block: entries tile the region exactly, restart 0 is 0, restart

@@ -6,6 +6,7 @@
 
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "bloomcodec/rocksdb/hash.h"
+#include "codec/popcount.h"
 #include "ribbon_math.h"
 
 namespace bloomcodec::rocksdb {
@@ -265,11 +266,7 @@ std::uint32_t FullFilterReader::hash_count() const {
 
 std::uint64_t FullFilterReader::bit_count() const { return std::uint64_t{payload_len_} * 8; }
 
-std::uint64_t FullFilterReader::bits_set() const {
-  std::uint64_t n = 0;
-  for (std::uint8_t b : payload()) n += static_cast<std::uint64_t>(std::popcount(b));
-  return n;
-}
+std::uint64_t FullFilterReader::bits_set() const { return PopCountBytes(payload()); }
 
 Document FullFilterReader::Describe() const {
   Document d;

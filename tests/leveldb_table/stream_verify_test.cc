@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "blocktable/block.h"
 #include "blocktable/block_handle.h"
 #include "blocktable/crc32c.h"
 #include "blocktable/stream.h"
@@ -305,6 +306,90 @@ TEST(StreamedTableVerify, ABlockChangedAnywhereWithAMatchingChecksumReportsAsOne
   }
   EXPECT_EQ(past_checksum, 40u);
   EXPECT_GE(errors, 20u);
+}
+
+// The data blocks are walked once, and what the block's own check (VerifyBlock) finds anywhere in
+// a block comes before what the per-key checks find earlier in it, as when the block was walked
+// twice: an entry of type 2 followed by an entry out of order reports the order, at that entry.
+TEST(StreamedTableVerify, ABlockOutOfOrderIsReportedBeforeAnEarlierKeyOfABadType) {
+  TempDir dir;
+  std::unique_ptr<const ::leveldb::FilterPolicy> bloom(::leveldb::NewBloomFilterPolicy(10));
+  const std::string healthy = WriteDatabaseTable(dir.path(), bloom.get(), 600, 1, false);
+  const ByteVector file = ReadAll(healthy);
+  const std::vector<BlockHandle> blocks = DataBlocks(file, KeyKind::kUser);
+  ASSERT_GT(blocks.size(), 4u);
+  const BlockHandle handle = blocks[blocks.size() / 2];
+  auto parsed = blocktable::Block::Parse(
+      blocktable::BlockContents::View(ByteSpan(file).subspan(handle.offset, handle.size),
+                                      handle.offset),
+      "t");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  // Entries whose header is three one-byte lengths and whose key suffix holds the whole tag and
+  // at least one byte of the user key: the type byte and a user-key byte sit at known places.
+  struct Entry {
+    std::size_t at;
+    std::uint32_t shared;
+    std::size_t key_size;
+  };
+  std::vector<Entry> entries;
+  blocktable::BlockIterator it(*parsed, blocktable::KeyOrder::kInternal);
+  ASSERT_TRUE(it.SeekToFirst().ok());
+  while (it.valid()) {
+    entries.push_back({it.entry_position(), it.shared(), it.key().size()});
+    ASSERT_TRUE(it.Next().ok());
+  }
+  ASSERT_GE(entries.size(), 6u);
+  const auto suitable = [&](std::size_t i) {
+    const Entry& e = entries[i];
+    const ByteSpan header = ByteSpan(file).subspan(handle.offset + e.at, 3);
+    return e.shared > 0 && (header[0] | header[1] | header[2]) < 0x80 &&
+           e.key_size - e.shared > 8 && file[handle.offset + e.at + 3] > 0;
+  };
+  std::size_t j = 1;
+  while (j < entries.size() && !suitable(j)) ++j;
+  std::size_t k = j + 2;
+  while (k < entries.size() && !suitable(k)) ++k;
+  ASSERT_LT(k, entries.size());
+  const auto type_at = [&](std::size_t i) {
+    return handle.offset + entries[i].at + 3 + (entries[i].key_size - entries[i].shared) - 8;
+  };
+  const auto with_crc = [&](ByteVector bytes) {
+    const std::uint8_t type = bytes[handle.offset + handle.size];
+    const std::uint32_t crc =
+        blocktable::BlockTrailerCrc(ByteSpan(bytes).subspan(handle.offset, handle.size), type);
+    for (int i = 0; i < 4; ++i) {
+      bytes[handle.offset + handle.size + 1 + i] = static_cast<std::uint8_t>(crc >> (8 * i));
+    }
+    return bytes;
+  };
+  const auto first_structure = [](const FileReport& r) -> const Finding* {
+    for (const Finding& f : r.findings) {
+      if (f.kind == finding_kind::kStructure) return &f;
+    }
+    return nullptr;
+  };
+  const std::string path = dir.path() + "/000300.ldb";
+
+  ByteVector bad_type = file;
+  bad_type[type_at(j)] = 2;  // kTypeValue is 1: LevelDB writes no type 2
+  WriteAll(path, with_crc(bad_type));
+  const FileReport typed = ExpectSameUnderEverySplit(path, KeyKind::kUser);
+  const Finding* f = first_structure(typed);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->offset, std::optional<std::uint64_t>(handle.offset + entries[j].at)) << f->message;
+  EXPECT_NE(f->message.find("an internal key of type 0 or 1"), std::string::npos) << f->message;
+
+  ByteVector both = bad_type;
+  both[handle.offset + entries[k].at + 3] = 0;  // below the byte the key before has there
+  WriteAll(path, with_crc(both));
+  const FileReport ordered = ExpectSameUnderEverySplit(path, KeyKind::kUser);
+  f = first_structure(ordered);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->offset, std::optional<std::uint64_t>(handle.offset + entries[k].at)) << f->message;
+  EXPECT_NE(f->message.find("keys in strictly increasing order"), std::string::npos) << f->message;
+  for (const Finding& g : ordered.findings) {
+    EXPECT_EQ(g.message.find("type 0 or 1"), std::string::npos) << g.message;
+  }
 }
 
 }  // namespace

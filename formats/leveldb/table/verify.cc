@@ -14,6 +14,7 @@
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
 #include "codec/parallel.h"
+#include "codec/short_bytes.h"
 #include "leveldb/table/table_reader.h"
 
 namespace bloomcodec::leveldb {
@@ -22,6 +23,7 @@ using blocktable::Block;
 using blocktable::BlockHandle;
 using blocktable::BlockIterator;
 using blocktable::BlockRange;
+using blocktable::CheckedBlockWalk;
 using blocktable::CompareKeys;
 using blocktable::KeyOrder;
 using blocktable::StreamLimits;
@@ -127,6 +129,9 @@ bool SameBytes(ByteSpan a, ByteSpan b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end());
 }
 
+// The value type of an internal key (the tag's low byte), as TagOf(key) & 0xff.
+std::uint64_t TypeOf(ByteSpan key) { return key.size() >= 8 ? key[key.size() - 8] : 0; }
+
 // Checks blocks [range.begin, range.end) as TableReader::Verify does (but without its
 // false-negative stop: every stored key is probed here, in batches of the filter of its block),
 // and walks their entries as ForEachEntry does (stopping where it would fail).
@@ -195,36 +200,32 @@ void ScanRange(const TableScan& scan, BlockRange range, RangeResult& out) {
       break;
     }
     const Block& block = *read;
-    if (check) {
-      Result<std::uint64_t> n = blocktable::VerifyBlock(block, order);
-      if (!n.ok()) {
-        fail(n.status());
-      } else if (*n == 0) {
-        fail(block.ErrorAt(0, "at least one entry in a data block"));
-      }
-    }
-    BlockIterator it(block, order);
-    if (Status s = it.SeekToFirst(); !s.ok()) {
-      fail(s);
-      out.pass = std::move(s);
-      break;
-    }
-    if (check && b > 0 && it.valid()) {
+    // One walk gives the keys and VerifyBlock's verdict. The block's checks are reported once
+    // the walk is over, in TableReader::Verify's order: VerifyBlock's first (it walks the whole
+    // block before the others look at any key), then the first key's order, the filter number,
+    // each key's type and the last key against the index key.
+    const bool checking = check;
+    CheckedBlockWalk it(block, order);
+    Status walked = it.SeekToFirst();
+    std::optional<Status> first_key_damage, filter_damage, type_damage;
+    if (checking && walked.ok() && b > 0 && it.valid()) {
       if (CompareKeys(order, previous_last, it.key()) >= 0) {
-        fail(block.ErrorAt(0, "a first key greater than the previous block's last key"));
+        first_key_damage =
+            block.ErrorAt(0, "a first key greater than the previous block's last key");
       } else if (CompareKeys(order, previous_separator, it.key()) >= 0) {
-        fail(block.ErrorAt(0, "a first key greater than the previous block's index key"));
+        first_key_damage =
+            block.ErrorAt(0, "a first key greater than the previous block's index key");
       }
     }
     const std::uint64_t filter_index = scan.layout ? scan.layout->IndexFor(handle.offset) : 0;
-    if (check && scan.layout && filter_index >= num_filters) {
-      fail(Status::Corrupt(table.source(), tf->handle.offset + scan.layout->array_offset,
-                           "a filter for the data block at offset " +
-                               std::to_string(handle.offset) + " (filter " +
-                               std::to_string(filter_index) + ")",
-                           std::to_string(num_filters) + " filters"));
+    if (checking && scan.layout && filter_index >= num_filters) {
+      filter_damage =
+          Status::Corrupt(table.source(), tf->handle.offset + scan.layout->array_offset,
+                          "a filter for the data block at offset " + std::to_string(handle.offset) +
+                              " (filter " + std::to_string(filter_index) + ")",
+                          std::to_string(num_filters) + " filters");
     }
-    if (scan.reader) {
+    if (walked.ok() && scan.reader) {
       const FilterBlockReader::Choice choice = scan.reader->FilterFor(handle.offset);
       if (choice.kind != chunk_choice.kind || choice.filter.data() != chunk_choice.filter.data() ||
           choice.filter.size() != chunk_choice.filter.size()) {
@@ -236,9 +237,9 @@ void ScanRange(const TableScan& scan, BlockRange range, RangeResult& out) {
     const bool counted = scan.layout && filter_index < num_filters;
     while (it.valid()) {
       const ByteSpan key = it.key();
-      if (check && user && (TagOf(key) & 0xff) > 1) {
-        fail(block.ErrorAt(it.entry_position(), "an internal key of type 0 or 1",
-                           "type " + std::to_string(TagOf(key) & 0xff)));
+      if (checking && user && !type_damage && TypeOf(key) > 1) {
+        type_damage = block.ErrorAt(it.entry_position(), "an internal key of type 0 or 1",
+                                    "type " + std::to_string(TypeOf(key)));
       }
       const ByteSpan filter_key = user ? UserKeyOf(key) : key;
       ++out.keys;
@@ -263,21 +264,39 @@ void ScanRange(const TableScan& scan, BlockRange range, RangeResult& out) {
           out.runs.emplace_back(filter_index, 0);
           counting = true;
           current_filter = filter_index;
+        } else if (it.entries() > 1) {
+          // The last key counted is the entry before, which shares it.shared() bytes.
+          const ByteSpan previous = it.previous_key();
+          fresh = !SameBytesAfter(user ? UserKeyOf(previous) : previous, filter_key, it.shared());
         } else {
           fresh = !SameBytes(out.last_key, filter_key);
         }
         if (fresh) ++out.runs.back().second;
-        out.last_key.assign(filter_key.begin(), filter_key.end());
-        out.last_filter = filter_index;
       }
-      if (check) previous_last.assign(key.begin(), key.end());
-      if (Status s = it.Next(); !s.ok()) {
-        fail(s);
-        out.pass = std::move(s);
-        break;
-      }
+      if (walked = it.Next(); !walked.ok()) break;
     }
-    if (out.pass) break;
+    // The last key counted, kept once per block rather than per key.
+    if (counted && it.entries() > 0) {
+      const ByteSpan key = it.key();
+      const ByteSpan filter_key = user ? UserKeyOf(key) : key;
+      out.last_key.assign(filter_key.begin(), filter_key.end());
+      out.last_filter = filter_index;
+    }
+    if (checking) {
+      if (!it.damage().ok()) {
+        fail(it.damage());
+      } else if (it.entries() == 0) {
+        fail(block.ErrorAt(0, "at least one entry in a data block"));
+      }
+      if (first_key_damage) fail(*first_key_damage);
+      if (filter_damage) fail(*filter_damage);
+      if (type_damage) fail(*type_damage);
+      if (check && it.entries() > 0) previous_last.assign(it.key().begin(), it.key().end());
+    }
+    if (!walked.ok()) {
+      out.pass = std::move(walked);
+      break;
+    }
     if (check && CompareKeys(order, previous_last, separator) > 0) {
       fail(block.ErrorAt(0, "a last key at most the block's index key"));
     }

@@ -7,6 +7,7 @@
 
 #include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/rocksdb/full_filter.h"
+#include "codec/popcount.h"
 
 namespace bloomcodec::rocksdb {
 
@@ -53,8 +54,7 @@ Result<SstFilterStats> BlockBasedStats(const SstReader& sst) {
     if (r.size() < 2) continue;  // empty: answers "absent" for every key, holds nothing
     const ByteSpan f = block.subspan(r.start, r.size());
     const std::uint64_t bits = (f.size() - 1) * 8;
-    std::uint64_t set = 0;
-    for (std::size_t i = 0; i + 1 < f.size(); ++i) set += std::popcount(f[i]);
+    const std::uint64_t set = PopCountBytes(f.first(f.size() - 1));
     const std::uint32_t k = f.back();
     ++stats.filters;
     stats.bits += bits;

@@ -13,6 +13,7 @@
 #include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "codec/parallel.h"
+#include "codec/short_bytes.h"
 #include "leveldb/table/verify.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "sst_filter_stats.h"
@@ -22,8 +23,8 @@ namespace bloomcodec::rocksdb {
 using blocktable::Block;
 using blocktable::BlockFooterLayout;
 using blocktable::BlockHandle;
-using blocktable::BlockIterator;
 using blocktable::BlockRange;
+using blocktable::CheckedBlockWalk;
 using blocktable::CompareKeys;
 using blocktable::HasBlockBasedTableMagic;
 using blocktable::KeyOrder;
@@ -52,7 +53,7 @@ struct DataCounts {
 // The value type is the tag's low byte (db/dbformat.h): kTypeDeletion 0x0, kTypeMerge 0x2,
 // kTypeSingleDeletion 0x7, kTypeDeletionWithTimestamp 0x14.
 void CountType(ByteSpan internal_key, DataCounts& counts) {
-  if (internal_key.size() < 8) return;  // VerifyBlock already refused it
+  if (internal_key.size() < 8) return;  // the block walk already refused it
   const std::uint8_t type = internal_key[internal_key.size() - 8];
   if (type == 0x0) ++counts.plain_deletions;
   if (type == 0x0 || type == 0x7 || type == 0x14) ++counts.point_deletions;
@@ -402,7 +403,6 @@ void ScanSstRange(const SstScan& scan, BlockRange range, SstRangeResult& out) {
   const bool whole = sst.whole_key_filtering();
   bool passing = scan.probe != Probe::kNone;
   KeyChunk chunk(scan, out);
-  ByteVector last;
   blocktable::PageDropper dropper(&scan.file, scan.limits.drop_window);
   if (range.begin < range.end) dropper.Start(blocks[range.begin].offset);
   for (std::size_t b = range.begin; b < range.end && !out.structure; ++b) {
@@ -420,50 +420,59 @@ void ScanSstRange(const SstScan& scan, BlockRange range, SstRangeResult& out) {
       break;
     }
     const Block& block = *read;
-    Result<std::uint64_t> n = VerifyBlock(block, KeyOrder::kInternal);
-    if (!n.ok()) {
-      fail(n.status());
-      break;
-    }
-    if (*n == 0) continue;
-    BlockIterator it(block, KeyOrder::kInternal);
-    if (Status s = it.SeekToFirst(); !s.ok()) {
-      fail(s);
-      break;
-    }
-    while (it.valid()) {
+    // One walk gives the keys and VerifyBlock's verdict. A block VerifyBlock refuses stops the
+    // range before its keys count: a range with a structure error is dropped whole by the merge,
+    // so the keys walked before the damage was known change nothing.
+    CheckedBlockWalk it(block, KeyOrder::kInternal);
+    Status walked = it.SeekToFirst();
+    while (walked.ok() && it.valid()) {
       const ByteSpan key = it.key();
-      last.assign(key.begin(), key.end());
       CountType(key, out.counts);
       const ByteSpan user = UserKeyOf(key);
-      if (passing && !(out.any && SameBytes(out.last_user, user))) {
-        const bool range_first = !out.any;
-        if (range_first) out.first_user.assign(user.begin(), user.end());
-        out.any = true;
-        out.last_user.assign(user.begin(), user.end());
-        ++out.distinct;
-        if (whole) ++out.filter_entries;
-        ByteSpan p;
-        const bool in_domain = scan.prefix && scan.prefix->InDomain(user);
-        if (in_domain) {
-          p = scan.prefix->Transform(user);
-          if (!out.any_prefix || !SameBytes(p, out.last_prefix)) {
-            ++out.filter_entries;
-            if (!out.any_prefix) out.first_prefix.assign(p.begin(), p.end());
-            out.last_prefix.assign(p.begin(), p.end());
-            out.any_prefix = true;
+      if (passing) {
+        // While the pass goes on, out.last_user is the user key of the entry before (kept once
+        // per block, not per key): within a block, compare with that entry, which shares
+        // it.shared() bytes.
+        const bool same = it.entries() > 1
+                              ? SameBytesAfter(UserKeyOf(it.previous_key()), user, it.shared())
+                              : out.any && SameBytes(out.last_user, user);
+        if (!same) {
+          const bool range_first = !out.any;
+          if (range_first) out.first_user.assign(user.begin(), user.end());
+          out.any = true;
+          ++out.distinct;
+          if (whole) ++out.filter_entries;
+          ByteSpan p;
+          const bool in_domain = scan.prefix && scan.prefix->InDomain(user);
+          if (in_domain) {
+            p = scan.prefix->Transform(user);
+            if (!out.any_prefix || !SameBytes(p, out.last_prefix)) {
+              ++out.filter_entries;
+              if (!out.any_prefix) out.first_prefix.assign(p.begin(), p.end());
+              out.last_prefix.assign(p.begin(), p.end());
+              out.any_prefix = true;
+            }
+          }
+          chunk.Add(user, in_domain ? &p : nullptr, range_first);
+          if (chunk.full() && !chunk.Flush()) {
+            passing = false;
+            out.last_user.assign(user.begin(), user.end());
           }
         }
-        chunk.Add(user, in_domain ? &p : nullptr, range_first);
-        if (chunk.full() && !chunk.Flush()) passing = false;
       }
-      if (Status s = it.Next(); !s.ok()) {
-        fail(s);
-        break;
-      }
+      walked = it.Next();
     }
-    if (out.structure) break;
-    const ByteSpan compared = sst.index_key_is_user_key() ? UserKeyOf(last) : ByteSpan(last);
+    if (passing && it.entries() > 0) {
+      const ByteSpan user = UserKeyOf(it.key());
+      out.last_user.assign(user.begin(), user.end());
+    }
+    if (!it.damage().ok()) {
+      fail(it.damage());
+      break;
+    }
+    if (it.entries() == 0) continue;
+    const ByteSpan last = it.key();
+    const ByteSpan compared = sst.index_key_is_user_key() ? UserKeyOf(last) : last;
     const ByteSpan index_key = scan.blocks.index_keys[b];
     if (CompareKeys(sst.index_key_order(), index_key, compared) < 0) {
       fail(Status::Corrupt(sst.source(), h.offset,
@@ -471,7 +480,7 @@ void ScanSstRange(const SstScan& scan, BlockRange range, SstRangeResult& out) {
                            ToHex(index_key) + " < " + ToHex(compared)));
       break;
     }
-    out.counts.entries += *n;
+    out.counts.entries += it.entries();
     dropper.Done(h.offset + h.size + blocktable::kBlockTrailerSize);
   }
   if (passing) chunk.Flush();
