@@ -438,7 +438,9 @@ TEST(GoLevelDbRewrite, RewrittenTablesKeepAFilterGoLevelDbReads) {
   const VerifyReport report = manifest_test::Verify(dir.Path("copy"));
   EXPECT_EQ(report.summary.errors, 0u);
   for (const FileReport& f : report.files) {
-    if (f.group_role == GroupRole::kLive && f.level >= 0) EXPECT_EQ(f.writer, "goleveldb");
+    if (f.group_role == GroupRole::kLive && f.level >= 0) {
+      EXPECT_EQ(f.writer, "goleveldb");
+    }
   }
   std::cout << tables.size() << " tables rewritten; goleveldb found " << ours.found << " of "
             << ours.keys << " keys, asked our filters " << ours.contains << " times, "

@@ -302,7 +302,9 @@ TEST(SstDamaged, ContextChecksumTablesCatchEveryChangedByte) {
           ASSERT_TRUE(checked.offset().has_value()) << checked.ToString();
           EXPECT_LT(*checked.offset(), file.size());
         }
-        if (!unchecked.ok() && unchecked.offset()) EXPECT_LT(*unchecked.offset(), file.size());
+        if (!unchecked.ok() && unchecked.offset()) {
+          EXPECT_LT(*unchecked.offset(), file.size());
+        }
       }
     }
   }
