@@ -25,7 +25,7 @@ namespace bloomcodec {
 
 class WorkPool {
  public:
-  explicit WorkPool(unsigned threads);  // 0: hardware_concurrency
+  explicit WorkPool(unsigned threads);  // 0: DefaultThreads()
   WorkPool(const WorkPool&) = delete;
   WorkPool& operator=(const WorkPool&) = delete;
 
@@ -48,6 +48,9 @@ class WorkPool {
   std::size_t running_ = 0;
   const std::function<void(std::size_t)>* task_fn_ = nullptr;
 };
+
+// The cores this process may run on (its CPU affinity); hardware_concurrency when unknown.
+unsigned DefaultThreads();
 
 // The pool the calling thread works for, or null.
 WorkPool* CurrentWorkPool();

@@ -125,7 +125,9 @@ TEST(StatisticsDb, EveryTruncationAndEveryFlipUpToValidationIsCaught) {
       if (v.ok()) continue;
     }
     ASSERT_FALSE(v.ok()) << n;
-    if (v.status().offset()) EXPECT_LE(*v.status().offset(), n) << v.status().ToString();
+    if (v.status().offset()) {
+      EXPECT_LE(*v.status().offset(), n) << v.status().ToString();
+    }
   }
   for (std::size_t i = 0; i < validation_end; ++i) {
     for (std::uint8_t bit : {0x01, 0x80}) {

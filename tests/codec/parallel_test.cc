@@ -1,6 +1,7 @@
 #include "codec/parallel.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <atomic>
 #include <chrono>
@@ -46,6 +47,30 @@ TEST(WorkPool, RunsEveryTaskOnceAndNestedItemsOnIdleWorkers) {
     }
   }
   EXPECT_GT(item_threads.size(), 1u);
+}
+
+// As many workers as cores the process may run on: a thread limited to one core (as taskset
+// -c 0 limits a process) gets one worker, an unrestricted one as many as its affinity allows.
+TEST(WorkPool, DefaultWorkersFollowTheCpuAffinity) {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  EXPECT_EQ(DefaultThreads(), static_cast<unsigned>(CPU_COUNT(&all)));
+  EXPECT_EQ(WorkPool(0).threads(), static_cast<unsigned>(CPU_COUNT(&all)));
+  int first = 0;
+  while (!CPU_ISSET(first, &all)) ++first;
+  unsigned limited = 0, pool = 0;
+  std::thread t([&] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    if (sched_setaffinity(0, sizeof one, &one) != 0) return;  // affinity is per thread
+    limited = DefaultThreads();
+    pool = WorkPool(0).threads();
+  });
+  t.join();
+  EXPECT_EQ(limited, 1u);
+  EXPECT_EQ(pool, 1u);
 }
 
 TEST(WorkPool, ZeroTasksAndOneThread) {

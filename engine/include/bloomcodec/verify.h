@@ -238,7 +238,7 @@ using VerifyTask = std::function<FileReport()>;
 // never concurrently.
 using VerifyProgress = std::function<void(std::size_t done, std::size_t total)>;
 
-// Runs `tasks` on `threads` workers (0: hardware_concurrency) and returns their reports in task
+// Runs `tasks` on `threads` workers (0: one per core this process may run on) and returns their reports in task
 // order.
 std::vector<FileReport> RunVerifyTasks(std::span<const VerifyTask> tasks, unsigned threads = 0,
                                        const VerifyProgress& progress = {});
@@ -268,7 +268,7 @@ struct VerifyOptions {
   // place of the one the table records; empty: the recorded one when it is built in.
   std::string prefix_extractor;
   std::string writer;    // LevelDB single tables: --writer (empty: from the keys)
-  unsigned threads = 0;  // 0: hardware_concurrency
+  unsigned threads = 0;  // 0: one per core this process may run on (its CPU affinity)
   VerifyProgress progress;
 };
 
