@@ -22,12 +22,13 @@ struct RangeResult {
   Status stop;                     // a key that cannot be asked: the range ends before it
 };
 
+// Counts the chunk's keys and its false negatives: answer(out) fills one answer per key.
 // `chunk`: a KeyList, or keys in place (std::span<const ByteSpan>).
-template <typename Chunk>
-void ProbeChunk(const Filter& filter, const Chunk& chunk, RangeResult& r) {
+template <typename Chunk, typename Answer>
+void TallyChunk(const Chunk& chunk, Answer&& answer, RangeResult& r) {
   thread_local std::vector<std::uint8_t> answers;
   answers.resize(chunk.size());
-  filter.MayContainBatch(chunk, answers);
+  answer(std::span<std::uint8_t>(answers));
   r.keys += chunk.size();
   for (std::size_t i = 0; i < chunk.size(); ++i) {
     if (answers[i] != 0) continue;
@@ -38,22 +39,19 @@ void ProbeChunk(const Filter& filter, const Chunk& chunk, RangeResult& r) {
   }
 }
 
-// The same for keys hashed already: hashes[i] is keys[i]'s CassandraMurmur3 (`keys`: a KeyList
-// or a span of keys in place).
-template <typename Keys>
-void ProbeHashedChunk(const Murmur3Filter& filter, const Keys& keys,
+template <typename Chunk>
+void ProbeChunk(const Filter& filter, const Chunk& chunk, RangeResult& r) {
+  TallyChunk(
+      chunk, [&](std::span<std::uint8_t> answers) { filter.MayContainBatch(chunk, answers); }, r);
+}
+
+// The same for keys hashed already: hashes[i] is keys[i]'s CassandraMurmur3.
+template <typename Chunk>
+void ProbeHashedChunk(const Murmur3Filter& filter, const Chunk& chunk,
                       std::span<const Murmur3Hash> hashes, RangeResult& r) {
-  thread_local std::vector<std::uint8_t> answers;
-  answers.resize(hashes.size());
-  filter.MayContainHashedBatch(hashes, answers);
-  r.keys += hashes.size();
-  for (std::size_t i = 0; i < hashes.size(); ++i) {
-    if (answers[i] != 0) continue;
-    ++r.false_negatives;
-    if (r.listed.size() < kMaxListedFalseNegatives) {
-      r.listed.emplace_back(keys[i].begin(), keys[i].end());
-    }
-  }
+  TallyChunk(
+      chunk,
+      [&](std::span<std::uint8_t> answers) { filter.MayContainHashedBatch(hashes, answers); }, r);
 }
 
 // Whether `filter` answers every key of `chunk` "may contain" (the other-layout hint).
