@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstring>
 #include <string>
 
 #include "codec/byte_reader.h"
 #include "codec/byte_writer.h"
+#include "codec/popcount.h"
 #include "fast_mod.h"
 #include "word_filter_bytes.h"
 
@@ -258,17 +258,7 @@ void Murmur3Filter::BatchOf(HashOf&& hash_of, std::size_t count,
   }
 }
 
-std::uint64_t Murmur3Filter::bits_set() const {
-  const ByteSpan b = bits_bytes();
-  std::uint64_t count = 0;
-  std::size_t i = 0;
-  for (; i + 8 <= b.size(); i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, b.data() + i, 8);
-    count += static_cast<std::uint64_t>(std::popcount(w));
-  }
-  return count;
-}
+std::uint64_t Murmur3Filter::bits_set() const { return PopCountBytes(bits_bytes()); }
 
 ByteVector Murmur3Filter::TakeSerialized() && {
   if (owning_) return std::move(owned_);

@@ -11,6 +11,7 @@
 #include "bloomcodec/cassandra/murmur_hash.h"
 #include "codec/byte_reader.h"
 #include "codec/byte_writer.h"
+#include "codec/popcount.h"
 #include "fast_mod.h"
 #include "word_filter_bytes.h"
 
@@ -110,21 +111,6 @@ void HashChunk(const Keys& keys, std::size_t start, std::size_t n, KeyHashes64* 
   for (; j < n; ++j) out[j] = HashKey64(keys[start + j]);
 }
 
-// Set bits of whole 64-bit words (the byte order does not matter for a count). A Filter.db can
-// be gigabytes and the portable build has no popcnt instruction (std::popcount becomes a libgcc
-// call per word), so the CPU picks a clone: AVX-512 VPOPCNTQ, POPCNT, or the portable loop.
-__attribute__((target_clones("arch=icelake-server", "popcnt", "default"))) std::uint64_t
-PopCountWords(ByteSpan words) {
-  std::uint64_t count = 0;
-  const std::size_t n = words.size() / 8;
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint64_t w;
-    std::memcpy(&w, words.data() + i * 8, 8);
-    count += static_cast<std::uint64_t>(__builtin_popcountll(w));
-  }
-  return count;
-}
-
 }  // namespace
 
 Result<V10Filter> V10Filter::Parse(ByteSpan file, std::string_view source) {
@@ -161,7 +147,7 @@ Result<V10Filter> V10Filter::ParseAt(ByteSpan bytes, std::string_view source,
   f.trailing_bytes_ = r.remaining() - word_bytes;
   f.SetModulusInverse();
   if (k > kAllBitsCheckAboveK) {
-    f.all_bits_set_ = PopCountWords(f.words_bytes()) == word_bytes * 8;
+    f.all_bits_set_ = PopCountBytes(f.words_bytes()) == word_bytes * 8;
   }
   return f;
 }
@@ -230,7 +216,7 @@ void V10Filter::AddAllOf(const Keys& keys, std::size_t total) {
   if (k > kMaxStagedBuckets) {
     for (std::size_t i = 0; i < total; ++i) Add(keys[i]);
     if (k > kAllBitsCheckAboveK) {
-      all_bits_set_ = PopCountWords(words_bytes()) == static_cast<std::uint64_t>(word_count_) * 64;
+      all_bits_set_ = PopCountBytes(words_bytes()) == static_cast<std::uint64_t>(word_count_) * 64;
     }
     return;
   }
@@ -341,7 +327,7 @@ ByteVector V10Filter::TakeSerialized() && {
   return ByteVector(s.begin(), s.end());
 }
 
-std::uint64_t V10Filter::bits_set() const { return PopCountWords(words_bytes()); }
+std::uint64_t V10Filter::bits_set() const { return PopCountBytes(words_bytes()); }
 
 Result<ByteVector> BuildV10Filter(const KeyList& keys, const FilterSpec& spec) {
   BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter f, V10Filter::Create(spec));

@@ -54,6 +54,12 @@ RC_GTEST_PROP(CassandraMurmur3Properties, BuildParseKeepsEveryKeyInEveryVariant,
     RC_ASSERT(parsed.ok());
     RC_ASSERT(parsed->signed_hash_count() == spec->hash_count);
     RC_ASSERT(parsed->word_count() == spec->word_count);
+    // The fill statistics' count of set bits, against a bit-by-bit count.
+    std::uint64_t set = 0;
+    for (std::uint8_t byte : parsed->bits_bytes()) {
+      for (int bit = 0; bit < 8; ++bit) set += (byte >> bit) & 1u;
+    }
+    RC_ASSERT(parsed->bits_set() == set);
     std::vector<std::uint8_t> answers(keys.size());
     RC_ASSERT(codec.Probe(*built, "p", keys, {}, answers).ok());
     RC_ASSERT(std::count(answers.begin(), answers.end(), 0) == 0);
