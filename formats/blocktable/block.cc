@@ -208,22 +208,15 @@ Status BlockIterator::DecodeEntryAt(std::size_t at, bool restart, EntryView& ent
     }
     return DecodeIndexValueAt(at, p, shared, non_shared, entry);
   }
-  if (limit - p >= 3 && (p[0] | p[1] | p[2]) < 0x80) {
-    // The common case (index entries, short keys and values): three one-byte varints.
-    shared = p[0];
-    non_shared = p[1];
-    value_length = p[2];
-    p += 3;
-  } else {
-    if ((p = DecodeVarint32(p, limit, shared)) == nullptr) {
-      return block_->ErrorAt(at, "a varint32 shared-prefix length");
-    }
-    if ((p = DecodeVarint32(p, limit, non_shared)) == nullptr) {
-      return block_->ErrorAt(at, "a varint32 unshared key length");
-    }
-    if ((p = DecodeVarint32(p, limit, value_length)) == nullptr) {
-      return block_->ErrorAt(at, "a varint32 value length");
-    }
+  if (DecodeShortEntryAt(at, restart, entry)) return Status();
+  if ((p = DecodeVarint32(p, limit, shared)) == nullptr) {
+    return block_->ErrorAt(at, "a varint32 shared-prefix length");
+  }
+  if ((p = DecodeVarint32(p, limit, non_shared)) == nullptr) {
+    return block_->ErrorAt(at, "a varint32 unshared key length");
+  }
+  if ((p = DecodeVarint32(p, limit, value_length)) == nullptr) {
+    return block_->ErrorAt(at, "a varint32 value length");
   }
   const std::size_t header = static_cast<std::size_t>(p - (region.data() + at));
   if (restart && shared != 0) {
@@ -283,6 +276,19 @@ Status BlockIterator::DecodeIndexValueAt(std::size_t at, const std::uint8_t* p,
   return Status();
 }
 
+Status BlockIterator::SharedTooLongError(std::size_t at, std::size_t previous_size,
+                                         std::uint32_t shared) const {
+  return block_->ErrorAt(at,
+                         "a shared length of at most the previous key's " +
+                             std::to_string(previous_size) + " bytes",
+                         std::to_string(shared));
+}
+
+Status BlockIterator::FirstRestartError() const {
+  return block_->ErrorAt(block_->entries().size(), "restart point 0 at offset 0",
+                         std::to_string(block_->restart_point(0)));
+}
+
 Status BlockIterator::ShortInternalKeyError(std::size_t at, std::size_t key_size) const {
   return block_->ErrorAt(at, "an internal key of at least 8 bytes (user key + tag)",
                          std::to_string(key_size) + " bytes");
@@ -301,12 +307,7 @@ Status BlockIterator::ParseEntryAt(std::size_t at, bool restart) {
   valid_ = false;
   EntryView entry;
   BLOOMCODEC_RETURN_IF_ERROR(DecodeEntryAt(at, restart, entry));
-  if (entry.shared > key_.size()) {
-    return block_->ErrorAt(at,
-                           "a shared length of at most the previous key's " +
-                               std::to_string(key_.size()) + " bytes",
-                           std::to_string(entry.shared));
-  }
+  if (entry.shared > key_.size()) return SharedTooLongError(at, key_.size(), entry.shared);
   key_.resize(entry.shared);
   key_.insert(key_.end(), entry.key_suffix.begin(), entry.key_suffix.end());
   if (KeyTooShort(key_.size())) return ShortInternalKeyError(at, key_.size());
@@ -322,10 +323,7 @@ Status BlockIterator::SeekToFirst() {
   valid_ = false;
   key_.clear();
   if (block_->entries().empty()) return Status();
-  if (block_->restart_point(0) != 0) {
-    return block_->ErrorAt(block_->entries().size(), "restart point 0 at offset 0",
-                           std::to_string(block_->restart_point(0)));
-  }
+  if (block_->restart_point(0) != 0) return FirstRestartError();
   return ParseEntryAt(0, true);
 }
 
@@ -371,36 +369,20 @@ Status CheckedBlockWalk::SeekToFirst() {
   current_ = 0;
   // An empty block's restart points are all 0 (checked by Parse): nothing to walk or check.
   if (block_->entries().empty()) return Status();
-  if (block_->restart_point(0) != 0) {
-    return Stop(block_->ErrorAt(block_->entries().size(), "restart point 0 at offset 0",
-                                std::to_string(block_->restart_point(0))));
-  }
+  if (block_->restart_point(0) != 0) return Stop(decoder_.FirstRestartError());
   return ParseEntryAt(0, true);
 }
 
 // BlockIterator::ParseEntryAt's decoding and errors, into the other key buffer.
 Status CheckedBlockWalk::ParseEntryAt(std::size_t at, bool restart) {
   BlockIterator::EntryView entry;
-  const ByteSpan region = block_->entries();
-  const std::uint8_t* const p = region.data() + at;
-  const std::size_t left = region.size() - at;
-  // The common entry (three one-byte lengths, all inside the region) decoded here; anything
-  // else, errors included, by DecodeEntryAt.
-  if (length_prefixed_ && left >= 3 && (p[0] | p[1] | p[2]) < 0x80 &&
-      std::size_t{p[1]} + p[2] <= left - 3 && !(restart && p[0] != 0)) {
-    entry.shared = p[0];
-    entry.key_suffix = ByteSpan(p + 3, p[1]);
-    entry.value = ByteSpan(p + 3 + p[1], p[2]);
-    entry.next = at + 3 + p[1] + p[2];
-  } else if (Status s = decoder_.DecodeEntryAt(at, restart, entry); !s.ok()) {
-    return Stop(std::move(s));
+  // The common entry decoded inline; anything else, errors included, by DecodeEntryAt.
+  if (!decoder_.DecodeShortEntryAt(at, restart, entry)) {
+    if (Status s = decoder_.DecodeEntryAt(at, restart, entry); !s.ok()) return Stop(std::move(s));
   }
   const KeyBuffer& previous = keys_[current_];
   if (entry.shared > previous.size()) [[unlikely]] {
-    return Stop(block_->ErrorAt(at,
-                                "a shared length of at most the previous key's " +
-                                    std::to_string(previous.size()) + " bytes",
-                                std::to_string(entry.shared)));
+    return Stop(decoder_.SharedTooLongError(at, previous.size(), entry.shared));
   }
   const std::size_t size = std::size_t{entry.shared} + entry.key_suffix.size();
   if (decoder_.KeyTooShort(size)) [[unlikely]] {

@@ -169,6 +169,27 @@ class BlockIterator {
     std::size_t next = 0;  // the following entry's position
   };
   Status DecodeEntryAt(std::size_t at, bool restart, EntryView& entry) const;
+  // The common entry, inline: length-prefixed values, three one-byte lengths, key and value
+  // inside the region, shared 0 at a restart. False for anything else, which DecodeEntryAt
+  // decodes or refuses with its error.
+  bool DecodeShortEntryAt(std::size_t at, bool restart, EntryView& entry) const {
+    const ByteSpan region = block_->entries();
+    const std::uint8_t* const p = region.data() + at;
+    const std::size_t left = region.size() - at;
+    if (values_ != ValueEncoding::kLengthPrefixed || left < 3 || (p[0] | p[1] | p[2]) >= 0x80 ||
+        std::size_t{p[1]} + p[2] > left - 3 || (restart && p[0] != 0)) {
+      return false;
+    }
+    entry.shared = p[0];
+    entry.key_suffix = ByteSpan(p + 3, p[1]);
+    entry.value = ByteSpan(p + 3 + p[1], p[2]);
+    entry.next = at + 3 + p[1] + p[2];
+    return true;
+  }
+  // An entry sharing more bytes than the key before it has.
+  Status SharedTooLongError(std::size_t at, std::size_t previous_size, std::uint32_t shared) const;
+  // Restart point 0 not at offset 0 (a non-empty block).
+  Status FirstRestartError() const;
   // kIndexHandleDelta*: the value's extent found by decoding it from `p`.
   Status DecodeIndexValueAt(std::size_t at, const std::uint8_t* p, std::uint32_t shared,
                             std::uint32_t non_shared, EntryView& entry) const;
@@ -201,10 +222,7 @@ class CheckedBlockWalk {
  public:
   CheckedBlockWalk(const Block& block, KeyOrder order,
                    ValueEncoding values = ValueEncoding::kLengthPrefixed)
-      : block_(&block),
-        order_(order),
-        length_prefixed_(values == ValueEncoding::kLengthPrefixed),
-        decoder_(block, order, values) {}
+      : block_(&block), order_(order), decoder_(block, order, values) {}
 
   Status SeekToFirst();
   Status Next() {  // requires valid()
@@ -244,7 +262,6 @@ class CheckedBlockWalk {
 
   const Block* block_;
   KeyOrder order_;
-  bool length_prefixed_;
   BlockIterator decoder_;  // decodes entries (its own walk state is unused)
   bool valid_ = false;
   std::size_t entry_ = 0;
