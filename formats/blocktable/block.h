@@ -174,10 +174,11 @@ class BlockIterator {
   // decodes or refuses with its error.
   bool DecodeShortEntryAt(std::size_t at, bool restart, EntryView& entry) const {
     const ByteSpan region = block_->entries();
+    if (values_ != ValueEncoding::kLengthPrefixed || at >= region.size()) return false;
     const std::uint8_t* const p = region.data() + at;
     const std::size_t left = region.size() - at;
-    if (values_ != ValueEncoding::kLengthPrefixed || left < 3 || (p[0] | p[1] | p[2]) >= 0x80 ||
-        std::size_t{p[1]} + p[2] > left - 3 || (restart && p[0] != 0)) {
+    if (left < 3 || (p[0] | p[1] | p[2]) >= 0x80 || std::size_t{p[1]} + p[2] > left - 3 ||
+        (restart && p[0] != 0)) {
       return false;
     }
     entry.shared = p[0];
