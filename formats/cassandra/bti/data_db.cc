@@ -166,7 +166,7 @@ Status DataReader::LoadChunk(std::size_t index) {
                                ".." + std::to_string(end) + " with its checksum) inside the file",
                            std::to_string(file_.size()) + " bytes");
   }
-  if (touched_) touched_(begin, end);
+  Touched(begin, end);
   const ByteSpan compressed = file_.subspan(begin, end - begin - 4);
   const std::size_t crc_at = static_cast<std::size_t>(end - 4);
   const std::uint32_t stored = (std::uint32_t{file_[crc_at]} << 24) |
@@ -263,7 +263,7 @@ Status DataReader::Append(std::uint64_t position, std::uint64_t n, ByteVector& o
   }
   if (info_ == nullptr) {
     out.insert(out.end(), file_.begin() + position, file_.begin() + position + n);
-    if (touched_ && n > 0) touched_(position, position + n);
+    if (n > 0) Touched(position, position + n);
     return Status();
   }
   while (n > 0) {
@@ -295,6 +295,26 @@ Result<ByteVector> DataReader::ReadPartitionKey(std::uint64_t position) {
 }
 
 Status DataReader::ReadPartitionKeyInto(std::uint64_t position, ByteVector& key) {
+  // The usual key lies whole, with its length, in the bytes at hand (an uncompressed file, or
+  // the chunk loaded last): one copy. Anything else, errors included, goes the general way.
+  ByteSpan at_hand;
+  std::uint64_t start = 0;
+  if (info_ == nullptr) {
+    at_hand = file_;
+  } else if (chunk_index_) {
+    at_hand = ByteSpan(chunk_);
+    start = static_cast<std::uint64_t>(*chunk_index_) * info_->chunk_length;
+  }
+  if (position >= start && position - start <= at_hand.size() &&
+      at_hand.size() - (position - start) >= 2) {
+    const std::size_t rel = static_cast<std::size_t>(position - start);
+    const std::size_t n = (std::size_t{at_hand[rel]} << 8) | at_hand[rel + 1];
+    if (at_hand.size() - rel - 2 >= n) {
+      key.assign(at_hand.begin() + rel + 2, at_hand.begin() + rel + 2 + n);
+      if (info_ == nullptr) Touched(position, position + 2 + n);
+      return Status();
+    }
+  }
   key.clear();
   BLOOMCODEC_RETURN_IF_ERROR(Append(position, 2, key));
   const std::uint64_t n = (std::uint64_t{key[0]} << 8) | key[1];

@@ -36,6 +36,7 @@
 
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/status.h"
+#include "cassandra/bti/page_window.h"
 
 namespace bloomcodec::cassandra::bti {
 
@@ -84,6 +85,9 @@ class DataReader {
   void set_touched(std::function<void(std::uint64_t, std::uint64_t)> touched) {
     touched_ = std::move(touched);
   }
+  // The same for the usual reader, a PageWindow over the file (instead of set_touched): its
+  // Touch, called for every key of an uncompressed Data.db, is inlined.
+  void set_window(PageWindow* window) { window_ = window; }
 
  private:
   Status LoadChunk(std::size_t index);
@@ -97,6 +101,15 @@ class DataReader {
   ByteVector chunk_;
   std::uint64_t chunks_read_ = 0;
   std::function<void(std::uint64_t, std::uint64_t)> touched_;
+  PageWindow* window_ = nullptr;
+
+  void Touched(std::uint64_t begin, std::uint64_t end) {
+    if (window_ != nullptr) {
+      window_->Touch(begin, end);
+    } else if (touched_) {
+      touched_(begin, end);
+    }
+  }
 };
 
 // Writers from the specification, for tests and fuzz seeds: `data` in chunks of `chunk_length`,

@@ -63,6 +63,16 @@ std::uint32_t Read12(ByteSpan b, std::size_t base, std::size_t i) {
   return word & 0xFFF;
 }
 
+[[gnu::noinline, gnu::cold]] Status ChildPointerError(const std::string& source, TrieNodeType type,
+                                                      std::uint64_t at, std::uint64_t delta,
+                                                      std::uint64_t field_at) {
+  return Status::Corrupt(
+      source, field_at,
+      std::string("a child pointer of the ") + TypeName(type) + " node at " + std::to_string(at) +
+          " to an earlier offset of the file (distance 1.." + std::to_string(at) + ")",
+      "distance " + std::to_string(delta));
+}
+
 // Decodes the node at `at` of trie[0, end) into `n` (its children into *n.children); every byte
 // it reads lies inside.
 Status ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source, Node& n) {
@@ -83,14 +93,10 @@ Status ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source, Node
   n.payload_bits = head & 0x0F;
   // A child is always written before its parent: a delta is > 0 and reaches no further back
   // than the file's start.
+  // Small enough to be inlined into every node type's loop; the message is built out of line.
   auto child = [&](std::uint8_t transition, std::uint64_t delta, std::uint64_t field_at) -> Status {
-    if (delta == 0 || delta > at) {
-      return Status::Corrupt(source, field_at,
-                             std::string("a child pointer of the ") + TypeName(n.type) +
-                                 " node at " + std::to_string(at) +
-                                 " to an earlier offset of the file (distance 1.." +
-                                 std::to_string(at) + ")",
-                             "distance " + std::to_string(delta));
+    if (delta == 0 || delta > at) [[unlikely]] {
+      return ChildPointerError(source, n.type, at, delta, field_at);
     }
     n.children->push_back({transition, at - delta});
     return Status();
@@ -293,12 +299,12 @@ Result<bool> PartitionsWalker::Next(PartitionPayload& out) {
       }
       ++payloads_;
       has_payload = true;
-      if (touched_) touched_(f.offset, at + pos_bytes);
+      Touched(f.offset, at + pos_bytes);
     } else if (n.children->empty()) {
       return Status::Corrupt(source_, f.offset, "a payload on a leaf node (payload bits 1..15)",
                              "0");
-    } else if (touched_) {
-      touched_(f.offset, n.payload_offset);
+    } else {
+      Touched(f.offset, n.payload_offset);
     }
     for (auto it = n.children->rbegin(); it != n.children->rend(); ++it) {
       stack_.push_back({it->offset, f.depth + 1, it->transition});

@@ -43,6 +43,7 @@
 
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/status.h"
+#include "cassandra/bti/page_window.h"
 
 namespace bloomcodec::cassandra::bti {
 
@@ -109,6 +110,9 @@ class PartitionsWalker {
   void set_touched(std::function<void(std::uint64_t, std::uint64_t)> touched) {
     touched_ = std::move(touched);
   }
+  // The same for the usual reader, a PageWindow over the file (instead of set_touched): its
+  // Touch, called for every node, is inlined rather than reached through a std::function.
+  void set_window(PageWindow* window) { window_ = window; }
   std::uint64_t payloads() const { return payloads_; }
 
  private:
@@ -117,6 +121,14 @@ class PartitionsWalker {
     std::size_t depth;
     std::uint8_t transition;
   };
+  void Touched(std::uint64_t begin, std::uint64_t end) {
+    if (window_ != nullptr) {
+      window_->Touch(begin, end);
+    } else if (touched_) {
+      touched_(begin, end);
+    }
+  }
+
   ByteSpan file_;
   ByteSpan trie_;
   std::string source_;
@@ -130,6 +142,7 @@ class PartitionsWalker {
   std::vector<TrieChild> children_;  // the current node's, reused
   ByteVector path_;
   std::function<void(std::uint64_t, std::uint64_t)> touched_;
+  PageWindow* window_ = nullptr;
 };
 
 // The node types' 4-bit codes (TrieNode.Types).

@@ -164,8 +164,7 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
         slice.data =
             std::make_unique<DataReader>(data->bytes(), data_path, info ? &*info : nullptr);
         slice.data_window = PageWindow(&*data, window_bytes);
-        slice.data->set_touched(
-            [w = &slice.data_window](std::uint64_t b, std::uint64_t e) { w->Touch(b, e); });
+        slice.data->set_window(&slice.data_window);
       }
     }
   };
@@ -180,8 +179,7 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
       for (Slice& slice : slices) {
         slice.rows = std::make_unique<DataReader>(rows->bytes(), rows_path, nullptr);
         slice.rows_window = PageWindow(&*rows, window_bytes);
-        slice.rows->set_touched(
-            [w = &slice.rows_window](std::uint64_t b, std::uint64_t e) { w->Touch(b, e); });
+        slice.rows->set_window(&slice.rows_window);
       }
     }
   };
@@ -246,7 +244,7 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
   // The walk: every node checked, the payloads in key order, a chunk's worth at a time.
   PageWindow trie_window(&*partitions, window_bytes);
   PartitionsWalker walk(partitions_bytes, partitions_path, *footer, /*check_tree=*/true);
-  walk.set_touched([&](std::uint64_t b, std::uint64_t e) { trie_window.Touch(b, e); });
+  walk.set_window(&trie_window);
   KeyList chunk;
   std::vector<std::int64_t> chunk_positions;
   std::vector<Murmur3Hash> chunk_hashes;
