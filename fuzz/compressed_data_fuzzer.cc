@@ -67,6 +67,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       Result<ByteVector> key = reader.ReadPartitionKey(at);
       if (key.ok()) {
         FUZZ_CHECK(key->size() <= 0xFFFF && key->size() <= length);
+        // Read again, the key lies in the chunk at hand (one copy): the same bytes, and the
+        // general read's.
+        Result<ByteVector> again = reader.ReadPartitionKey(at);
+        FUZZ_CHECK(again.ok() && fuzz::SameBytes(*again, *key));
+        Result<ByteVector> whole = reader.Read(at, 2 + key->size());
+        FUZZ_CHECK(whole.ok() && ((std::size_t{(*whole)[0]} << 8) | (*whole)[1]) == key->size());
+        FUZZ_CHECK(fuzz::SameBytes(ByteSpan(*whole).subspan(2), *key));
       } else {
         fuzz::CheckNamesSource(key.status(), "Data.db");
       }
@@ -78,5 +85,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   DataReader plain(data_db, "Data.db", nullptr);
   Result<ByteVector> key = plain.ReadPartitionKey(0);
   FUZZ_CHECK(!key.ok() || key->size() + 2 <= data_db.size());
+  if (key.ok()) {
+    FUZZ_CHECK(fuzz::SameBytes(data_db.subspan(2, key->size()), *key));
+  } else {  // refused only when the length or the key runs past the end
+    FUZZ_CHECK(data_db.size() < 2 ||
+               ((std::size_t{data_db[0]} << 8) | data_db[1]) > data_db.size() - 2);
+  }
   return 0;
 }
