@@ -19,7 +19,6 @@ inline std::uint32_t SignExtendedByte32(std::uint8_t b) {
 
 std::int64_t MurmurHash64Resume(std::uint64_t state, ByteSpan rest) {
   constexpr std::uint64_t m = kMurmur64Multiplier;
-  constexpr int r = 47;
   std::uint64_t h = state;
   const std::size_t blocks = rest.size() / 8;
   const std::uint8_t* data = rest.data();
@@ -40,10 +39,7 @@ std::int64_t MurmurHash64Resume(std::uint64_t state, ByteSpan rest) {
     h *= m;
   }
 
-  h ^= h >> r;  // Java `>>>`: logical shift, as on u64.
-  h *= m;
-  h ^= h >> r;
-  return static_cast<std::int64_t>(h);
+  return MurmurHash64Final(h);
 }
 
 std::int64_t MurmurHash64(ByteSpan key, std::int64_t seed) {
