@@ -9,6 +9,7 @@
 #include "codec/byte_writer.h"
 #include "codec/popcount.h"
 #include "fast_mod.h"
+#include "murmur3_inline.h"
 #include "word_filter_bytes.h"
 
 namespace bloomcodec::cassandra {
@@ -232,7 +233,7 @@ void Murmur3Filter::AddAllOf(const Keys& keys, std::size_t total) {
   for (std::size_t start = 0; start < total; start += kBatch) {
     const std::size_t n = std::min(kBatch, total - start);
     std::array<Murmur3Hash, kBatch> hashes;
-    for (std::size_t j = 0; j < n; ++j) hashes[j] = CassandraMurmur3(keys[start + j]);
+    for (std::size_t j = 0; j < n; ++j) hashes[j] = InlineCassandraMurmur3(keys[start + j]);
     if (!stage) {
       for (std::size_t j = 0; j < n; ++j) {
         std::uint64_t base, step;
@@ -287,16 +288,16 @@ bool Murmur3Filter::TestIndexes(Murmur3Hash h) const {
 
 bool Murmur3Filter::MayContain(ByteSpan key) const {
   if (always_present_) return true;
-  return TestIndexes(CassandraMurmur3(key));
+  return TestIndexes(InlineCassandraMurmur3(key));
 }
 
 void Murmur3Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const {
-  BatchOf([&](std::size_t i) { return CassandraMurmur3(keys[i]); }, keys.size(), answers);
+  BatchOf([&](std::size_t i) { return InlineCassandraMurmur3(keys[i]); }, keys.size(), answers);
 }
 
 void Murmur3Filter::MayContainBatch(std::span<const ByteSpan> keys,
                                     std::span<std::uint8_t> answers) const {
-  BatchOf([&](std::size_t i) { return CassandraMurmur3(keys[i]); }, keys.size(), answers);
+  BatchOf([&](std::size_t i) { return InlineCassandraMurmur3(keys[i]); }, keys.size(), answers);
 }
 
 void Murmur3Filter::MayContainHashedBatch(std::span<const Murmur3Hash> hashes,
