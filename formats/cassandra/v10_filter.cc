@@ -118,6 +118,23 @@ void HashChunk(const Keys& keys, std::size_t start, std::size_t n, KeyHashes64* 
   for (; j < n; ++j) out[j] = HashKey64(keys[start + j]);
 }
 
+// HashKey64 of one key, inline: the whole 8-byte blocks and the final mix in this loop, only a
+// tail through MurmurHash64Resume (the key-at-a-time lookups).
+inline KeyHashes64 HashOne(ByteSpan key) {
+  const std::size_t whole = key.size() & ~std::size_t{7};
+  const auto pass = [&](std::int64_t seed) {
+    std::uint64_t h = MurmurHash64Start(key.size(), seed);
+    for (std::size_t off = 0; off < whole; off += 8) {
+      std::uint64_t block;
+      std::memcpy(&block, key.data() + off, 8);
+      h = MurmurHash64Block(h, boost::endian::little_to_native(block));
+    }
+    return whole == key.size() ? MurmurHash64Final(h) : MurmurHash64Resume(h, key.subspan(whole));
+  };
+  const std::int64_t h1 = pass(0);
+  return {h1, pass(h1)};
+}
+
 }  // namespace
 
 Result<V10Filter> V10Filter::Parse(ByteSpan file, std::string_view source) {
@@ -261,7 +278,7 @@ bool V10Filter::MayContain(ByteSpan key) const {
   // original's K tests all pass, so its answer is 1.
   if (all_bits_set_) [[unlikely]]
     return true;
-  return ProbeBits(words_bytes().data(), words_bytes().size(), HashKey64(key), hash_count_, Mod());
+  return ProbeBits(words_bytes().data(), words_bytes().size(), HashOne(key), hash_count_, Mod());
 }
 
 void V10Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const {
