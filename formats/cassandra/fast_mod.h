@@ -5,32 +5,25 @@
 
 namespace bloomcodec::cassandra {
 
-// With M = floor((2^128 - 1) / m) + 1, n mod m = ((M * n mod 2^128) * m) >> 128 exactly for every
-// 64-bit n and m (Lemire, Kaser, Kurz, "Faster remainder by direct computation", 2019). M costs
-// one 128-bit division; the filters compute it once (when their word count is set) and keep its
-// two halves, so a lookup reduces with four multiplications instead of a division per bucket.
+// Barrett reduction with a 64-bit reciprocal R = floor((2^64 - 1) / m), for every m >= 1 and
+// 64-bit n: q = floor(n * R / 2^64) is floor(n / m) or one less (n * R / 2^64 > n / m - 1, since
+// R > 2^64 / m - 1 and n < 2^64), so n - q * m is below 2m and one conditional subtraction makes
+// it n mod m. R costs one division; the filters compute it once (when their word count is set),
+// so a lookup reduces with two multiplications instead of a division per bucket. (The 128-bit
+// reciprocal of Lemire, Kaser and Kurz's direct remainder, used before, needs four.)
 class FastMod64 {
   __extension__ using U128 = unsigned __int128;  // GCC/Clang; -Wpedantic knows it is an extension
 
  public:
-  struct Inverse {
-    std::uint64_t low = 0;
-    std::uint64_t high = 0;
-  };
-  static Inverse InverseOf(std::uint64_t m) {
-    const U128 inverse = ~U128{0} / m + 1;
-    return {static_cast<std::uint64_t>(inverse), static_cast<std::uint64_t>(inverse >> 64)};
-  }
+  static std::uint64_t ReciprocalOf(std::uint64_t m) { return ~std::uint64_t{0} / m; }
 
-  FastMod64(std::uint64_t m, Inverse inverse)
-      : m_(m), inverse_((static_cast<U128>(inverse.high) << 64) | inverse.low) {}
-  explicit FastMod64(std::uint64_t m) : FastMod64(m, InverseOf(m)) {}
+  FastMod64(std::uint64_t m, std::uint64_t reciprocal) : m_(m), reciprocal_(reciprocal) {}
+  explicit FastMod64(std::uint64_t m) : FastMod64(m, ReciprocalOf(m)) {}
 
   std::uint64_t operator()(std::uint64_t n) const {
-    const U128 fraction = inverse_ * n;  // mod 2^128
-    const U128 low = (static_cast<U128>(static_cast<std::uint64_t>(fraction)) * m_) >> 64;
-    const U128 high = static_cast<U128>(static_cast<std::uint64_t>(fraction >> 64)) * m_;
-    return static_cast<std::uint64_t>((low + high) >> 64);
+    const std::uint64_t q = static_cast<std::uint64_t>((static_cast<U128>(n) * reciprocal_) >> 64);
+    const std::uint64_t r = n - q * m_;
+    return r >= m_ ? r - m_ : r;
   }
 
   // Trap (section 10.5): Java's Math.abs(x % max) with a truncating %, i.e. |x| mod m, for
@@ -44,7 +37,7 @@ class FastMod64 {
 
  private:
   std::uint64_t m_;
-  U128 inverse_;
+  std::uint64_t reciprocal_;
 };
 
 }  // namespace bloomcodec::cassandra

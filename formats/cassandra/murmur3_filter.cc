@@ -9,13 +9,21 @@
 #include "codec/byte_writer.h"
 #include "codec/popcount.h"
 #include "fast_mod.h"
+#include "murmur3_inline.h"
 #include "word_filter_bytes.h"
 
 namespace bloomcodec::cassandra {
 namespace {
 
-// Keys hashed per round of the batch path before their bits are tested.
-constexpr std::size_t kBatch = 32;
+// Keys hashed per round of the batch paths before their bits are set or tested. In a filter
+// larger than the L2 cache a round's bytes are prefetched before they are used, and the round
+// must be long enough for the misses to arrive: 128 keys did better than 32 and 64 in
+// bench/run's 1M and 10M key rows (1.2 and 12 MiB filters), 256 no better than 128.
+constexpr std::size_t kBatch = 128;
+static_assert(kBatch <= 256, "survivors are numbered in a byte");
+// Above this many bytes of bits (about the L2 cache) the batch paths stage and prefetch every
+// index; below it the prefetches and the staging cost more than the misses they would hide.
+constexpr std::size_t kStageAbove = std::size_t{1} << 20;
 
 std::uint64_t SwizzleOf(Murmur3Layout layout) {
   // A big-endian long puts in-memory byte b of a word at file byte 7 - b of its group.
@@ -37,6 +45,69 @@ inline void BaseAndStep(Murmur3Hash h, IndexOrder order, std::uint64_t& base, st
   const std::uint64_t h1 = static_cast<std::uint64_t>(h.h1);
   base = order == IndexOrder::kOld ? h0 : h1;
   step = order == IndexOrder::kOld ? h1 : h0;
+}
+
+// What a lookup reads: the bits as stored and how bit j maps to its byte.
+struct BitTable {
+  const std::uint8_t* bits;
+  std::uint64_t swizzle;
+  FastMod64 mod;
+  std::uint64_t k;
+  IndexOrder order;
+  std::uint32_t Test(std::uint64_t j) const { return (bits[(j >> 3) ^ swizzle] >> (j & 7)) & 1u; }
+  void Prefetch(std::uint64_t j) const { __builtin_prefetch(bits + ((j >> 3) ^ swizzle)); }
+};
+
+// The answers of n hashed keys (K >= 1): compute and prefetch every key's first two bits; test
+// those two for every key without a branch between them (most absent keys fail there); walk the
+// remaining indexes only for the keys that passed. In a filter larger than the L2 cache
+// (kPrefetchRest) the survivors' remaining indexes are all computed and prefetched before the
+// first is tested, so that their misses overlap.
+template <bool kPrefetchRest>
+void ProbeRound(const BitTable& t, const Murmur3Hash* hashes, std::size_t n,
+                std::uint8_t* answers) {
+  std::array<std::uint64_t, kBatch> base, step, first, second;
+  for (std::size_t j = 0; j < n; ++j) {
+    BaseAndStep(hashes[j], t.order, base[j], step[j]);
+    first[j] = t.mod.AbsMod(base[j], step[j], 0);
+    second[j] = t.k > 1 ? t.mod.AbsMod(base[j], step[j], 1) : first[j];
+    t.Prefetch(first[j]);
+    t.Prefetch(second[j]);
+  }
+  if (!kPrefetchRest || t.k <= 2) {
+    for (std::size_t j = 0; j < n; ++j) {
+      std::uint32_t answer = t.Test(first[j]) & t.Test(second[j]);
+      for (std::uint64_t i = 2; i < t.k && answer != 0; ++i) {
+        answer = t.Test(t.mod.AbsMod(base[j], step[j], i));
+      }
+      answers[j] = static_cast<std::uint8_t>(answer);
+    }
+    return;
+  }
+  std::array<std::uint8_t, kBatch> survivors;
+  std::size_t surviving = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::uint32_t answer = t.Test(first[j]) & t.Test(second[j]);
+    answers[j] = static_cast<std::uint8_t>(answer);
+    survivors[surviving] = static_cast<std::uint8_t>(j);
+    surviving += answer;
+  }
+  const std::size_t rest_per_key = static_cast<std::size_t>(t.k - 2);
+  std::array<std::uint64_t, kBatch*(kIndexArrayLength - 2)> rest;
+  for (std::size_t s = 0; s < surviving; ++s) {
+    const std::size_t j = survivors[s];
+    for (std::size_t i = 0; i < rest_per_key; ++i) {
+      rest[s * rest_per_key + i] = t.mod.AbsMod(base[j], step[j], i + 2);
+      t.Prefetch(rest[s * rest_per_key + i]);
+    }
+  }
+  for (std::size_t s = 0; s < surviving; ++s) {
+    std::uint32_t answer = 1;
+    for (std::size_t i = 0; i < rest_per_key && answer != 0; ++i) {
+      answer = t.Test(rest[s * rest_per_key + i]);
+    }
+    answers[survivors[s]] = static_cast<std::uint8_t>(answer);
+  }
 }
 
 }  // namespace
@@ -88,7 +159,7 @@ Result<Murmur3Filter> Murmur3Filter::Parse(ByteSpan file, std::string_view sourc
   f.word_count_ = w;
   f.view_ = file;
   f.trailing_bytes_ = r.remaining() - bits_bytes;
-  f.SetModulusInverse();
+  f.SetModulusReciprocal();
   return f;
 }
 
@@ -108,19 +179,16 @@ Result<Murmur3Filter> Murmur3Filter::Create(std::int32_t hash_count, std::int32_
   f.word_count_ = word_count;
   f.owning_ = true;
   f.owned_ = NewWordFilterBytes(hash_count, word_count);
-  f.SetModulusInverse();
+  f.SetModulusReciprocal();
   return f;
 }
 
-void Murmur3Filter::SetModulusInverse() {
-  const FastMod64::Inverse inverse = FastMod64::InverseOf(static_cast<std::uint64_t>(modulus()));
-  modulus_inverse_low_ = inverse.low;
-  modulus_inverse_high_ = inverse.high;
+void Murmur3Filter::SetModulusReciprocal() {
+  modulus_reciprocal_ = FastMod64::ReciprocalOf(static_cast<std::uint64_t>(modulus()));
 }
 
 FastMod64 Murmur3Filter::Mod() const {
-  return FastMod64(static_cast<std::uint64_t>(modulus()),
-                   {modulus_inverse_low_, modulus_inverse_high_});
+  return FastMod64(static_cast<std::uint64_t>(modulus()), modulus_reciprocal_);
 }
 
 Murmur3Filter Murmur3Filter::AlwaysPresent() {
@@ -153,19 +221,34 @@ void Murmur3Filter::AddAllOf(const Keys& keys, std::size_t total) {
     for (std::size_t i = 0; i < total; ++i) Add(keys[i]);
     return;
   }
-  // Every index of a round of keys is computed and its byte prefetched before the first bit is
-  // set, so that the read-modify-writes of a filter larger than the caches overlap. Setting bits
-  // commutes: the bytes are those of adding the keys one by one.
+  // Rounds of keys: every key of a round is hashed first (independent chains of multiplications
+  // that overlap); in a filter larger than the L2 cache every index of the round is then computed
+  // and its byte prefetched before the first bit is set, so that the read-modify-writes overlap.
+  // Setting bits commutes: the bytes are those of adding the keys one by one.
   std::uint8_t* bits = owned_.data() + kHeaderBytes;
   const FastMod64 mod = Mod();
   const std::size_t k = static_cast<std::size_t>(hash_count_);
   std::array<std::uint64_t, kBatch * kIndexArrayLength> indexes;
+  const bool stage = bits_bytes().size() > kStageAbove;
   for (std::size_t start = 0; start < total; start += kBatch) {
     const std::size_t n = std::min(kBatch, total - start);
+    std::array<Murmur3Hash, kBatch> hashes;
+    for (std::size_t j = 0; j < n; ++j) hashes[j] = InlineCassandraMurmur3(keys[start + j]);
+    if (!stage) {
+      for (std::size_t j = 0; j < n; ++j) {
+        std::uint64_t base, step;
+        BaseAndStep(hashes[j], OrderOf(layout_), base, step);
+        for (std::size_t i = 0; i < k; ++i) {
+          const std::uint64_t index = mod.AbsMod(base, step, i);
+          bits[ByteOf(index)] |= static_cast<std::uint8_t>(1u << (index & 7));
+        }
+      }
+      continue;
+    }
     std::size_t count = 0;
     for (std::size_t j = 0; j < n; ++j) {
       std::uint64_t base, step;
-      BaseAndStep(CassandraMurmur3(keys[start + j]), OrderOf(layout_), base, step);
+      BaseAndStep(hashes[j], OrderOf(layout_), base, step);
       for (std::size_t i = 0; i < k; ++i) {
         indexes[count] = mod.AbsMod(base, step, i);
         __builtin_prefetch(bits + ByteOf(indexes[count]), 1);
@@ -205,16 +288,16 @@ bool Murmur3Filter::TestIndexes(Murmur3Hash h) const {
 
 bool Murmur3Filter::MayContain(ByteSpan key) const {
   if (always_present_) return true;
-  return TestIndexes(CassandraMurmur3(key));
+  return TestIndexes(InlineCassandraMurmur3(key));
 }
 
 void Murmur3Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const {
-  BatchOf([&](std::size_t i) { return CassandraMurmur3(keys[i]); }, keys.size(), answers);
+  BatchOf([&](std::size_t i) { return InlineCassandraMurmur3(keys[i]); }, keys.size(), answers);
 }
 
 void Murmur3Filter::MayContainBatch(std::span<const ByteSpan> keys,
                                     std::span<std::uint8_t> answers) const {
-  BatchOf([&](std::size_t i) { return CassandraMurmur3(keys[i]); }, keys.size(), answers);
+  BatchOf([&](std::size_t i) { return InlineCassandraMurmur3(keys[i]); }, keys.size(), answers);
 }
 
 void Murmur3Filter::MayContainHashedBatch(std::span<const Murmur3Hash> hashes,
@@ -231,29 +314,22 @@ void Murmur3Filter::BatchOf(HashOf&& hash_of, std::size_t count,
     std::fill(answers.begin(), answers.begin() + static_cast<std::ptrdiff_t>(total), 1);
     return;
   }
-  // Rounds of keys: hash each and prefetch its first two bits; test those two for every key
-  // (most absent keys fail there); walk the remaining indexes only for the keys that passed.
-  // The answer is the same conjunction of the same K bits as the key-at-a-time path.
-  const std::uint8_t* bits = bits_bytes().data();
-  const FastMod64 mod = Mod();
-  const std::uint64_t k = static_cast<std::uint64_t>(hash_count_);
-  const auto test = [&](std::uint64_t j) { return (bits[ByteOf(j)] >> (j & 7)) & 1u; };
-  std::array<std::uint64_t, kBatch> base, step, first, second;
+  // Rounds of keys: hash every key first (independent chains of multiplications that overlap),
+  // then test its bits (ProbeRound). The answer is the same conjunction of the same K bits as the
+  // key-at-a-time path.
+  const BitTable table{bits_bytes().data(), byte_swizzle_, Mod(),
+                       static_cast<std::uint64_t>(hash_count_), OrderOf(layout_)};
+  // (The staged arrays hold kIndexArrayLength indexes per key; a larger K, which no lookup of
+  // the original survives, takes the unstaged path.)
+  const bool large = bits_bytes().size() > kStageAbove && hash_count_ <= kIndexArrayLength;
+  std::array<Murmur3Hash, kBatch> hashes;
   for (std::size_t start = 0; start < total; start += kBatch) {
     const std::size_t n = std::min(kBatch, total - start);
-    for (std::size_t j = 0; j < n; ++j) {
-      BaseAndStep(hash_of(start + j), OrderOf(layout_), base[j], step[j]);
-      first[j] = mod.AbsMod(base[j], step[j], 0);
-      second[j] = k > 1 ? mod.AbsMod(base[j], step[j], 1) : first[j];
-      __builtin_prefetch(bits + ByteOf(first[j]));
-      __builtin_prefetch(bits + ByteOf(second[j]));
-    }
-    for (std::size_t j = 0; j < n; ++j) {
-      std::uint32_t answer = test(first[j]) & test(second[j]);
-      for (std::uint64_t i = 2; i < k && answer != 0; ++i) {
-        answer = test(mod.AbsMod(base[j], step[j], i));
-      }
-      answers[start + j] = static_cast<std::uint8_t>(answer);
+    for (std::size_t j = 0; j < n; ++j) hashes[j] = hash_of(start + j);
+    if (large) {
+      ProbeRound<true>(table, hashes.data(), n, answers.data() + start);
+    } else {
+      ProbeRound<false>(table, hashes.data(), n, answers.data() + start);
     }
   }
 }

@@ -3,6 +3,9 @@
 // the end (a modular conversion in C++20).
 #include "bloomcodec/cassandra/murmur_hash.h"
 
+#include <boost/endian/conversion.hpp>
+#include <cstring>
+
 namespace bloomcodec::cassandra {
 namespace {
 
@@ -19,16 +22,15 @@ inline std::uint32_t SignExtendedByte32(std::uint8_t b) {
 
 std::int64_t MurmurHash64Resume(std::uint64_t state, ByteSpan rest) {
   constexpr std::uint64_t m = kMurmur64Multiplier;
-  constexpr int r = 47;
   std::uint64_t h = state;
   const std::size_t blocks = rest.size() / 8;
   const std::uint8_t* data = rest.data();
   for (std::size_t i = 0; i < blocks; ++i) {
-    // Block bytes are masked with `& 0xff` in the Java code: unsigned, little-endian.
-    const std::uint8_t* p = data + i * 8;
-    std::uint64_t k = 0;
-    for (int j = 7; j >= 0; --j) k = (k << 8) | p[j];
-    h = MurmurHash64Block(h, k);
+    // Block bytes are masked with `& 0xff` in the Java code: unsigned, little-endian (one load;
+    // assembled byte by byte, the compiler kept eight loads, shifts and ors).
+    std::uint64_t k;
+    std::memcpy(&k, data + i * 8, 8);
+    h = MurmurHash64Block(h, boost::endian::little_to_native(k));
   }
 
   const std::size_t tail = rest.size() & 7;
@@ -40,10 +42,7 @@ std::int64_t MurmurHash64Resume(std::uint64_t state, ByteSpan rest) {
     h *= m;
   }
 
-  h ^= h >> r;  // Java `>>>`: logical shift, as on u64.
-  h *= m;
-  h ^= h >> r;
-  return static_cast<std::int64_t>(h);
+  return MurmurHash64Final(h);
 }
 
 std::int64_t MurmurHash64(ByteSpan key, std::int64_t seed) {

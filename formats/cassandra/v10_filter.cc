@@ -18,8 +18,12 @@
 namespace bloomcodec::cassandra {
 namespace {
 
-// Keys handled per round of the batch paths.
-constexpr std::size_t kBatch = 32;
+// Keys handled per round of the batch paths. In a filter larger than the L2 cache a round's
+// bytes are prefetched before they are used, and the round must be long enough for the misses to
+// arrive: 128 keys did better than 16, 32 and 64 in bench/run's 1M key rows (a 1.9 MiB filter),
+// 256 no better than 128.
+constexpr std::size_t kBatch = 128;
+static_assert(kBatch <= 256, "survivors are numbered in a byte");
 // Buckets per key the batch paths stage in arrays (1.0 writers use K <= 20; a larger K read
 // from a file takes the key-at-a-time path).
 constexpr std::int32_t kMaxStagedBuckets = 32;
@@ -99,7 +103,10 @@ void HashChunk(const Keys& keys, std::size_t start, std::size_t n, KeyHashes64* 
         }
       }
       for (std::size_t l = 0; l < kLanes; ++l) {
-        const std::int64_t v = MurmurHash64Resume(h[l], key[l].subspan(common));
+        // A key of whole blocks only has just the final mix left, inline.
+        const std::int64_t v = key[l].size() == common
+                                   ? MurmurHash64Final(h[l])
+                                   : MurmurHash64Resume(h[l], key[l].subspan(common));
         if (pass == 0) {
           out[j + l].h1 = v;
         } else {
@@ -109,6 +116,23 @@ void HashChunk(const Keys& keys, std::size_t start, std::size_t n, KeyHashes64* 
     }
   }
   for (; j < n; ++j) out[j] = HashKey64(keys[start + j]);
+}
+
+// HashKey64 of one key, inline: the whole 8-byte blocks and the final mix in this loop, only a
+// tail through MurmurHash64Resume (the key-at-a-time lookups).
+inline KeyHashes64 HashOne(ByteSpan key) {
+  const std::size_t whole = key.size() & ~std::size_t{7};
+  const auto pass = [&](std::int64_t seed) {
+    std::uint64_t h = MurmurHash64Start(key.size(), seed);
+    for (std::size_t off = 0; off < whole; off += 8) {
+      std::uint64_t block;
+      std::memcpy(&block, key.data() + off, 8);
+      h = MurmurHash64Block(h, boost::endian::little_to_native(block));
+    }
+    return whole == key.size() ? MurmurHash64Final(h) : MurmurHash64Resume(h, key.subspan(whole));
+  };
+  const std::int64_t h1 = pass(0);
+  return {h1, pass(h1)};
 }
 
 }  // namespace
@@ -145,7 +169,7 @@ Result<V10Filter> V10Filter::ParseAt(ByteSpan bytes, std::string_view source,
   f.view_ = bytes;
   // The original reads exactly W longs and never looks further: extra bytes are ignored.
   f.trailing_bytes_ = r.remaining() - word_bytes;
-  f.SetModulusInverse();
+  f.SetModulusReciprocal();
   if (k > kAllBitsCheckAboveK) {
     f.all_bits_set_ = PopCountBytes(f.words_bytes()) == word_bytes * 8;
   }
@@ -171,19 +195,16 @@ Result<V10Filter> V10Filter::Create(std::int32_t hash_count, std::int32_t word_c
   f.word_count_ = word_count;
   f.owning_ = true;
   f.owned_ = NewWordFilterBytes(hash_count, word_count);
-  f.SetModulusInverse();
+  f.SetModulusReciprocal();
   return f;
 }
 
-void V10Filter::SetModulusInverse() {
-  const FastMod64::Inverse inverse = FastMod64::InverseOf(static_cast<std::uint64_t>(modulus()));
-  modulus_inverse_low_ = inverse.low;
-  modulus_inverse_high_ = inverse.high;
+void V10Filter::SetModulusReciprocal() {
+  modulus_reciprocal_ = FastMod64::ReciprocalOf(static_cast<std::uint64_t>(modulus()));
 }
 
 FastMod64 V10Filter::Mod() const {
-  return FastMod64(static_cast<std::uint64_t>(modulus()),
-                   {modulus_inverse_low_, modulus_inverse_high_});
+  return FastMod64(static_cast<std::uint64_t>(modulus()), modulus_reciprocal_);
 }
 
 V10Filter V10Filter::Empty() {
@@ -222,14 +243,24 @@ void V10Filter::AddAllOf(const Keys& keys, std::size_t total) {
   }
   std::uint8_t* words = owned_.data() + kHeaderBytes;
   const FastMod64 mod = Mod();
-  // Every bucket of a round of keys is computed and prefetched before the first is set, so the
-  // read-modify-writes of a filter larger than the caches overlap. Setting bits commutes: the
-  // bytes are those of adding the keys one by one.
+  // Rounds of keys, hashed in lanes first; in a filter larger than the L2 cache every bucket of
+  // the round is then computed and prefetched before the first is set, so that the
+  // read-modify-writes overlap (in a smaller one that costs more than it saves). Setting bits
+  // commutes: the bytes are those of adding the keys one by one.
+  const bool stage = words_bytes().size() > kPrefetchAllAbove;
   std::array<std::uint64_t, kBatch * kMaxStagedBuckets> buckets;
   std::array<KeyHashes64, kBatch> hashes;
   for (std::size_t start = 0; start < total; start += kBatch) {
     const std::size_t n = std::min(kBatch, total - start);
     HashChunk(keys, start, n, hashes.data());
+    if (!stage) {
+      for (std::size_t j = 0; j < n; ++j) {
+        for (std::int32_t i = 0; i < k; ++i) {
+          SetBit(words, Bucket(mod, hashes[j], static_cast<std::uint64_t>(i)));
+        }
+      }
+      continue;
+    }
     std::size_t count = 0;
     for (std::size_t j = 0; j < n; ++j) {
       for (std::int32_t i = 0; i < k; ++i) {
@@ -247,7 +278,7 @@ bool V10Filter::MayContain(ByteSpan key) const {
   // original's K tests all pass, so its answer is 1.
   if (all_bits_set_) [[unlikely]]
     return true;
-  return ProbeBits(words_bytes().data(), words_bytes().size(), HashKey64(key), hash_count_, Mod());
+  return ProbeBits(words_bytes().data(), words_bytes().size(), HashOne(key), hash_count_, Mod());
 }
 
 void V10Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const {

@@ -4,12 +4,18 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <span>
 #include <vector>
 
+#include "bloomcodec/cassandra/buckets.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
 #include "bloomcodec/cassandra/v10_filter.h"
+#include "cassandra/fast_mod.h"
 
 namespace bloomcodec::cassandra {
 namespace {
@@ -96,6 +102,120 @@ RC_GTEST_PROP(CassandraProperties, RowFilterRoundTrip, ()) {
   RC_ASSERT(parsed->consumed_bytes() == bytes->size());
   RC_ASSERT(parsed->v10()->signed_hash_count() == 3);
   CheckAllPresent(parsed->filter(), names);
+}
+
+// A 64-bit value, often one of the edges of the wrapping arithmetic (0, 2^63 = Long.MIN_VALUE,
+// 2^64 - 1 = -1, and their neighbours).
+rc::Gen<std::uint64_t> GenEdgy64() {
+  return rc::gen::oneOf(rc::gen::arbitrary<std::uint64_t>(),
+                        rc::gen::element<std::uint64_t>(0, 1, 2, (1ULL << 63) - 1, 1ULL << 63,
+                                                        (1ULL << 63) + 1, ~0ULL - 1, ~0ULL));
+}
+
+// The division-free reduction every filter kernel uses, against the remainder operator: any
+// modulus, and the filters' own (64 * W, W >= 1).
+RC_GTEST_PROP(CassandraProperties, FastModIsTheRemainder, ()) {
+  const std::uint64_t m = *rc::gen::oneOf(
+      rc::gen::inRange<std::uint64_t>(1, 1u << 12),
+      rc::gen::map(rc::gen::inRange<std::uint64_t>(1, std::uint64_t{INT32_MAX} + 1),
+                   [](std::uint64_t w) { return 64 * w; }),
+      rc::gen::map(rc::gen::inRange(0, 64), [](int b) { return std::uint64_t{1} << b; }),
+      rc::gen::suchThat(GenEdgy64(), [](std::uint64_t v) { return v != 0; }));
+  const FastMod64 mod(m);
+  for (int round = 0; round < 20; ++round) {
+    const std::uint64_t n = *GenEdgy64();
+    RC_ASSERT(mod(n) == n % m);
+    const std::uint64_t base = *GenEdgy64();
+    const std::uint64_t step = *GenEdgy64();
+    const std::uint64_t i = *rc::gen::inRange<std::uint64_t>(0, 64);
+    const std::uint64_t x = base + i * step;
+    const std::uint64_t magnitude = static_cast<std::int64_t>(x) < 0 ? 0 - x : x;
+    RC_ASSERT(mod.AbsMod(base, step, i) == magnitude % m);
+  }
+}
+
+// The bytes of `bits` with further bits set at random, each bit set with a chance d whose K-th
+// power is near 1/2: about half of all probes then pass every one of their K tests, so an answer
+// depends on each of a key's bits (in a sparse filter almost every absent key fails at its
+// first bit, and a kernel that skipped a later one would go unnoticed).
+void FillDensely(std::span<std::uint8_t> bits, std::int32_t k, std::uint64_t seed) {
+  int ors = 1;  // OR of `ors` random words: d = 1 - 2^-ors
+  double best = 2;
+  for (int r = 1; r <= 8; ++r) {
+    const double d = 1 - std::ldexp(1.0, -r);
+    const double miss = std::fabs(std::pow(d, std::max(k, 1)) - 0.5);
+    if (miss < best) best = miss, ors = r;
+  }
+  std::mt19937_64 random(seed);
+  for (std::size_t i = 0; i < bits.size(); i += 8) {
+    std::uint64_t word = 0;
+    for (int r = 0; r < ors; ++r) word |= random();
+    for (std::size_t b = 0; b < 8 && i + b < bits.size(); ++b) {
+      bits[i + b] |= static_cast<std::uint8_t>(word >> (8 * b));
+    }
+  }
+}
+
+// Bucket b of a 1.0 filter: bit b & 63 of big-endian word b >> 6.
+bool ReferenceBit(const ByteVector& words, std::int64_t b) {
+  const std::size_t word = static_cast<std::size_t>(b >> 6);
+  const int bit = static_cast<int>(b & 63);
+  return ((words[8 * word + 7 - static_cast<std::size_t>(bit / 8)] >> (bit % 8)) & 1u) != 0;
+}
+
+// The batch kernels (lanes of hashes, staged and prefetched rounds in filters above the L2 size,
+// unstaged below it, the key-at-a-time fallback of K > 32) against the reference arithmetic of
+// buckets.cc (HashBuckets: Java's formula with the % operator): the bytes built and every answer.
+RC_GTEST_PROP(CassandraProperties, V10KernelsMatchTheReference, ()) {
+  const KeyList keys = ToKeyList(*GenKeys());
+  const std::int32_t k = *rc::gen::inRange(0, 41);
+  // 1 MiB of words is 131072: below it the unstaged path, above it the staged one.
+  const std::int32_t w = *rc::gen::oneOf(rc::gen::inRange(1, 200), rc::gen::inRange(131000, 140000),
+                                         rc::gen::element(1, 2, 131072, 131073, 300000));
+  auto built = V10Filter::Create(k, w);
+  RC_ASSERT(built.ok());
+  built->AddAll(keys);
+  ByteVector expected(8 + 8 * static_cast<std::size_t>(w), 0);
+  expected[3] = static_cast<std::uint8_t>(k);
+  for (int b = 0; b < 4; ++b) expected[4 + b] = static_cast<std::uint8_t>(w >> (24 - 8 * b));
+  const std::int64_t max = std::int64_t{w} * 64;
+  std::vector<std::int64_t> buckets(static_cast<std::size_t>(k));
+  ByteVector words(8 * static_cast<std::size_t>(w), 0);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    HashBuckets(keys[i], k, max, buckets);
+    for (std::int64_t b : buckets) {
+      const int bit = static_cast<int>(b & 63);
+      words[8 * static_cast<std::size_t>(b >> 6) + 7 - static_cast<std::size_t>(bit / 8)] |=
+          static_cast<std::uint8_t>(1u << (bit % 8));
+    }
+  }
+  std::copy(words.begin(), words.end(), expected.begin() + 8);
+  const ByteSpan got = built->serialized();
+  RC_ASSERT(ByteVector(got.begin(), got.end()) == expected);
+  // The streamed build's entry point: the same bytes.
+  auto streamed = V10Filter::Create(k, w);
+  std::vector<ByteSpan> spans;
+  for (std::size_t i = 0; i < keys.size(); ++i) spans.push_back(keys[i]);
+  streamed->AddAll(std::span<const ByteSpan>(spans));
+  const ByteSpan s = streamed->serialized();
+  RC_ASSERT(ByteVector(s.begin(), s.end()) == expected);
+  // Answers for stored keys and others (false positives included), from a parsed view of the
+  // bits filled densely.
+  FillDensely(words, k, *rc::gen::arbitrary<std::uint64_t>());
+  std::copy(words.begin(), words.end(), expected.begin() + 8);
+  auto parsed = V10Filter::Parse(expected, "p");
+  RC_ASSERT(parsed.ok());
+  KeyList probes = ToKeyList(*GenKeys());
+  for (std::size_t i = 0; i < keys.size(); ++i) probes.Add(keys[i]);
+  std::vector<std::uint8_t> batch(probes.size());
+  parsed->MayContainBatch(probes, batch);
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    HashBuckets(probes[i], k, max, buckets);
+    bool want = true;
+    for (std::int64_t b : buckets) want = want && ReferenceBit(words, b);
+    RC_ASSERT(parsed->MayContain(probes[i]) == want);
+    RC_ASSERT(batch[i] == (want ? 1 : 0));
+  }
 }
 
 // A parse of damaged bytes either fails cleanly or describes a filter inside the input.

@@ -6,6 +6,9 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <random>
+#include <span>
 #include <vector>
 
 #include "bloomcodec/cassandra/filter_factory.h"
@@ -92,6 +95,100 @@ RC_GTEST_PROP(CassandraMurmur3Properties, BuildParseKeepsEveryKeyInEveryVariant,
     const std::int64_t max = std::int64_t{spec->word_count} * 64;
     RC_ASSERT(Murmur3BitIndex(h, IndexOrder::kOld, 1, max) ==
               Murmur3BitIndex(h, IndexOrder::kNew, 1, max));
+  }
+}
+
+// The bytes of `bits` with further bits set at random, each bit set with a chance d whose K-th
+// power is near 1/2: about half of all probes then pass every one of their K tests, so an answer
+// depends on each of a key's bits (in a sparse filter almost every absent key fails at its
+// first bit, and a kernel that skipped a later one would go unnoticed).
+void FillDensely(std::span<std::uint8_t> bits, std::int32_t k, std::uint64_t seed) {
+  int ors = 1;  // OR of `ors` random words: d = 1 - 2^-ors
+  double best = 2;
+  for (int r = 1; r <= 8; ++r) {
+    const double d = 1 - std::ldexp(1.0, -r);
+    const double miss = std::fabs(std::pow(d, std::max(k, 1)) - 0.5);
+    if (miss < best) best = miss, ors = r;
+  }
+  std::mt19937_64 random(seed);
+  for (std::size_t i = 0; i < bits.size(); i += 8) {
+    std::uint64_t word = 0;
+    for (int r = 0; r < ors; ++r) word |= random();
+    for (std::size_t b = 0; b < 8 && i + b < bits.size(); ++b) {
+      bits[i + b] |= static_cast<std::uint8_t>(word >> (8 * b));
+    }
+  }
+}
+
+// The file byte of bit j: byte j / 8 of the raw bytes (4.0+), or that byte of a big-endian long
+// (1.2 - 3.x: its 8-byte group reversed).
+std::size_t ReferenceByteOf(std::int64_t j, Murmur3Layout layout) {
+  const std::size_t byte = static_cast<std::size_t>(j >> 3);
+  return layout == Murmur3Layout::kRawBytes ? byte : byte ^ 7;
+}
+
+// The batch kernels (hashes of a round first, staged and prefetched rounds in filters above the
+// L2 size, unstaged below it, the key-at-a-time fallback of K > 21) against the reference
+// arithmetic (Murmur3BitIndexes: Java's formula with the % operator), in every layout: the bytes
+// built and every answer of every lookup entry point.
+RC_GTEST_PROP(CassandraMurmur3Properties, KernelsMatchTheReference, ()) {
+  const KeyList keys = ToKeyList(*GenKeys());
+  const Murmur3Layout layout = *rc::gen::element(
+      Murmur3Layout::kOldOrderLongs, Murmur3Layout::kNewOrderLongs, Murmur3Layout::kRawBytes);
+  const std::int32_t k = *rc::gen::inRange(0, 26);
+  // 1 MiB of bits is 131072 words: below it the unstaged path, above it the staged one.
+  const std::int32_t w = *rc::gen::oneOf(rc::gen::inRange(1, 200), rc::gen::inRange(131000, 140000),
+                                         rc::gen::element(1, 2, 131072, 131073, 300000));
+  Result<Murmur3Filter> built = Murmur3Filter::Create(k, w, layout);
+  RC_ASSERT(built.ok());
+  built->AddAll(keys);
+  const std::int64_t max = std::int64_t{w} * 64;
+  std::vector<std::int64_t> indexes(static_cast<std::size_t>(k));
+  ByteVector expected(8 + 8 * static_cast<std::size_t>(w), 0);
+  expected[3] = static_cast<std::uint8_t>(k);
+  for (int b = 0; b < 4; ++b) expected[4 + b] = static_cast<std::uint8_t>(w >> (24 - 8 * b));
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    Murmur3BitIndexes(keys[i], OrderOf(layout), k, max, indexes);
+    for (std::int64_t j : indexes) {
+      expected[8 + ReferenceByteOf(j, layout)] |= static_cast<std::uint8_t>(1u << (j & 7));
+    }
+  }
+  const ByteSpan got = built->serialized();
+  RC_ASSERT(ByteVector(got.begin(), got.end()) == expected);
+  // The streamed build's entry point: the same bytes.
+  std::vector<ByteSpan> spans;
+  for (std::size_t i = 0; i < keys.size(); ++i) spans.push_back(keys[i]);
+  Result<Murmur3Filter> streamed = Murmur3Filter::Create(k, w, layout);
+  streamed->AddAll(std::span<const ByteSpan>(spans));
+  const ByteSpan s = streamed->serialized();
+  RC_ASSERT(ByteVector(s.begin(), s.end()) == expected);
+  // Answers for stored keys and others (false positives included), from a parsed view of the
+  // bits filled densely.
+  FillDensely(std::span(expected).subspan(8), k, *rc::gen::arbitrary<std::uint64_t>());
+  Result<Murmur3Filter> parsed = Murmur3Filter::Parse(expected, "p", layout);
+  RC_ASSERT(parsed.ok());
+  KeyList probes = ToKeyList(*GenKeys());
+  for (std::size_t i = 0; i < keys.size(); ++i) probes.Add(keys[i]);
+  std::vector<ByteSpan> probe_spans;
+  std::vector<Murmur3Hash> hashes;
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    probe_spans.push_back(probes[i]);
+    hashes.push_back(CassandraMurmur3(probes[i]));
+  }
+  std::vector<std::uint8_t> batch(probes.size()), in_place(probes.size()), hashed(probes.size());
+  parsed->MayContainBatch(probes, batch);
+  parsed->MayContainBatch(std::span<const ByteSpan>(probe_spans), in_place);
+  parsed->MayContainHashedBatch(hashes, hashed);
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    Murmur3BitIndexes(probes[i], OrderOf(layout), k, max, indexes);
+    bool want = true;
+    for (std::int64_t j : indexes) {
+      want = want && ((expected[8 + ReferenceByteOf(j, layout)] >> (j & 7)) & 1u) != 0;
+    }
+    RC_ASSERT(parsed->MayContain(probes[i]) == want);
+    RC_ASSERT(batch[i] == (want ? 1 : 0));
+    RC_ASSERT(in_place[i] == batch[i]);
+    RC_ASSERT(hashed[i] == batch[i]);
   }
 }
 

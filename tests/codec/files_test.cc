@@ -25,7 +25,7 @@ class FilesTest : public ::testing::Test {
 };
 
 TEST_F(FilesTest, AtomicWriteThenMappedReadGivesTheBytesBack) {
-  ByteVector data(100000);
+  ByteVector data(1 << 20);
   for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint8_t>(i * 7);
   std::string path = (dir_ / "out.bin").string();
   ASSERT_TRUE(WriteFileAtomically(path, data).ok());
@@ -35,6 +35,27 @@ TEST_F(FilesTest, AtomicWriteThenMappedReadGivesTheBytesBack) {
   EXPECT_TRUE(std::equal(in->bytes().begin(), in->bytes().end(), data.begin(), data.end()));
   // Only the output remains: no temporary file is left behind.
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+// Below 256 KiB a file is read into memory, from there on mapped: the same bytes either way,
+// and they outlive a move of the InputFile and the file's removal.
+TEST_F(FilesTest, SmallFilesAreReadLargeOnesMapped) {
+  for (std::size_t size : {std::size_t{1}, std::size_t{2000}, std::size_t{(256 << 10) - 1},
+                           std::size_t{256 << 10}, std::size_t{(256 << 10) + 1}}) {
+    ByteVector data(size);
+    for (std::size_t i = 0; i < size; ++i) data[i] = static_cast<std::uint8_t>(i * 13 + size);
+    const std::string path = (dir_ / ("f" + std::to_string(size))).string();
+    ASSERT_TRUE(WriteFileAtomically(path, data).ok());
+    auto in = InputFile::Open(path);
+    ASSERT_TRUE(in.ok()) << in.status().ToString();
+    EXPECT_EQ(in->is_mapped(), size >= (256u << 10)) << size;
+    EXPECT_EQ(in->path(), path);
+    fs::remove(path);
+    InputFile moved = std::move(*in);
+    ASSERT_EQ(moved.bytes().size(), size);
+    EXPECT_TRUE(std::equal(moved.bytes().begin(), moved.bytes().end(), data.begin(), data.end()))
+        << size;
+  }
 }
 
 TEST_F(FilesTest, GzipOutputIsReadBackTransparently) {

@@ -4,8 +4,10 @@
 //   DecodeSomething(in.bytes(), in.path());
 //
 // A plain file is memory-mapped read-only (PROT_READ, MAP_PRIVATE): decoders look at the page
-// cache directly and nothing is copied. A name ending in ".gz" is inflated through zlib into
-// memory, transparently. Inputs are never opened for writing.
+// cache directly and nothing is copied. A file under 256 KiB is read into memory instead (one
+// read() costs less than setting a mapping up and tearing it down); is_mapped() tells which. A
+// name ending in ".gz" is inflated through zlib into memory, transparently. Inputs are never
+// opened for writing.
 #pragma once
 
 #include <cstdint>

@@ -128,12 +128,11 @@ class Murmur3Filter final : public Filter {
   ByteVector owned_;
   ByteSpan view_;
   std::uint64_t trailing_bytes_ = 0;
-  // The division-free reduction by modulus() (fast_mod.h); its constant's two halves are
-  // computed once, with word_count_, by SetModulusInverse.
+  // The division-free reduction by modulus() (fast_mod.h); its reciprocal is computed once,
+  // with word_count_, by SetModulusReciprocal.
   FastMod64 Mod() const;
-  void SetModulusInverse();
-  std::uint64_t modulus_inverse_low_ = 0;
-  std::uint64_t modulus_inverse_high_ = 0;
+  void SetModulusReciprocal();
+  std::uint64_t modulus_reciprocal_ = 0;
 };
 
 // Creates the filter of (K, W, layout) and adds every key.

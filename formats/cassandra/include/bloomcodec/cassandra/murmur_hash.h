@@ -40,6 +40,13 @@ inline std::uint64_t MurmurHash64Block(std::uint64_t state, std::uint64_t little
 }
 // The remaining whole blocks, the sign-extended tail and the final mix.
 std::int64_t MurmurHash64Resume(std::uint64_t state, ByteSpan rest);
+// The final mix alone: MurmurHash64Resume(state, {}) (a key of whole blocks only).
+inline std::int64_t MurmurHash64Final(std::uint64_t state) {
+  state ^= state >> 47;  // Java `>>>`: logical shift, as on u64.
+  state *= kMurmur64Multiplier;
+  state ^= state >> 47;
+  return static_cast<std::int64_t>(state);
+}
 
 // MurmurHash2 (32-bit) as Java computes it: tail bytes sign-extended and in reversed order
 // compared with the C code. Used by the legacy filter (versions c .. e).

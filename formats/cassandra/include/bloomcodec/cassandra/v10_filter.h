@@ -101,12 +101,11 @@ class V10Filter final : public Filter {
   // original sizing produces, so that a damaged K of up to 2^31 - 1 answers without looping.
   // Adding keys only sets bits, so a true value stays true.
   bool all_bits_set_ = false;
-  // The division-free reduction by modulus() (fast_mod.h); its constant's two halves are
-  // computed once, with word_count_, by SetModulusInverse.
+  // The division-free reduction by modulus() (fast_mod.h); its reciprocal is computed once,
+  // with word_count_, by SetModulusReciprocal.
   FastMod64 Mod() const;
-  void SetModulusInverse();
-  std::uint64_t modulus_inverse_low_ = 0;
-  std::uint64_t modulus_inverse_high_ = 0;
+  void SetModulusReciprocal();
+  std::uint64_t modulus_reciprocal_ = 0;
 };
 
 // Sizes nothing: builds the filter of `spec` and adds every key, in order.
