@@ -242,8 +242,8 @@ Result<InputFile> InputFile::OpenCompressed(const std::string& path) {
   f.path_ = path;
   if (st.st_size > 0 && static_cast<std::uint64_t>(st.st_size) < kReadBelowBytes) {
     // A small file is read into memory: one read() costs less than setting up a mapping, its
-    // page fault and tearing it down. Exactly st_size bytes are kept, as a mapping would show
-    // (a file that shrank meanwhile keeps the bytes that were there).
+    // page fault and tearing it down. At most st_size bytes are kept: a file that grew meanwhile
+    // shows the size it had, as a mapping would; one that shrank, the bytes it still had.
     f.owned_.resize(static_cast<std::size_t>(st.st_size));
     std::size_t got = 0;
     while (got < f.owned_.size()) {
