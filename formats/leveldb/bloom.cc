@@ -167,6 +167,7 @@ struct LaneKeys {
   std::array<std::size_t, kChunk> full_len;
   std::array<std::uint32_t, kChunk> h;
   std::array<std::size_t, kChunk / kLanes> common;
+  std::array<bool, kChunk / kLanes> tails;  // some key of the group is longer than `common`
 };
 
 // For each of the `groups` groups of kLanes keys: h = HashStart(len), then HashBlock over the
@@ -178,12 +179,15 @@ __attribute__((target("default"))) void HashGroups(LaneKeys& lanes, std::size_t 
   for (std::size_t g = 0; g < groups; ++g) {
     const std::size_t first = g * kLanes;
     std::size_t common = lanes.full_len[first];
+    std::size_t longest = 0;
     for (std::size_t j = first; j < first + kLanes; ++j) {
       lanes.h[j] = HashStart(lanes.full_len[j], kBloomHashSeed);
       common = std::min(common, lanes.full_len[j]);
+      longest = std::max(longest, lanes.full_len[j]);
     }
     common &= ~std::size_t{3};
     lanes.common[g] = common;
+    lanes.tails[g] = longest != common;
     for (std::size_t off = 0; off < common; off += 4) {
       for (std::size_t j = first; j < first + kLanes; ++j) {
         std::uint32_t w;
@@ -215,11 +219,14 @@ __attribute__((target("avx2"))) void HashGroups(LaneKeys& lanes, std::size_t gro
   for (std::size_t g = 0; g < groups; ++g) {
     const std::uint8_t* const* p = lanes.p.data() + g * kLanes;
     std::size_t common = ~std::size_t{0};
+    std::size_t longest = 0;
     for (std::size_t j = 0; j < kLanes; ++j) {
       common = std::min(common, lanes.full_len[g * kLanes + j]);
+      longest = std::max(longest, lanes.full_len[g * kLanes + j]);
     }
     common &= ~std::size_t{3};
     lanes.common[g] = common;
+    lanes.tails[g] = longest != common;
     const __m256i len =
         _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes.len.data() + g * kLanes));
     __m256i v = _mm256_xor_si256(_mm256_set1_epi32(static_cast<std::int32_t>(kBloomHashSeed)),
@@ -269,13 +276,17 @@ void HashChunk(HashFlavor flavor, KeyAt key_at, std::size_t n, std::uint32_t* ou
     lanes.len[i] = static_cast<std::uint32_t>(k.size());
   }
   HashGroups(lanes, groups);
-  for (std::size_t i = 0; i < grouped; ++i) {
-    const std::size_t common = lanes.common[i / kLanes];
-    // A key that ends exactly here (no block, no tail left) needs no further mixing.
-    out[i] = lanes.full_len[i] == common
-                 ? lanes.h[i]
-                 : HashResume(lanes.h[i], ByteSpan(lanes.p[i] + common, lanes.full_len[i] - common),
-                              flavor);
+  std::copy_n(lanes.h.begin(), grouped, out);
+  for (std::size_t g = 0; g < groups; ++g) {
+    // Keys that end exactly at `common` (no block, no tail left) need no further mixing; a
+    // group of keys of one length, a multiple of 4, has none that does.
+    if (!lanes.tails[g]) continue;
+    const std::size_t common = lanes.common[g];
+    for (std::size_t i = g * kLanes; i < (g + 1) * kLanes; ++i) {
+      if (lanes.full_len[i] == common) continue;
+      out[i] =
+          HashResume(lanes.h[i], ByteSpan(lanes.p[i] + common, lanes.full_len[i] - common), flavor);
+    }
   }
   for (std::size_t i = grouped; i < n; ++i) out[i] = BloomHash(key_at(i), flavor);
 }
@@ -468,7 +479,7 @@ void BloomKeyMayMatchBatch(HashFlavor flavor, const KeyList& keys, ByteSpan filt
   std::array<std::uint32_t, kChunk> hashes;
   std::array<std::uint64_t, kChunk> first, second;
   std::array<std::uint8_t, kChunk> survivors;
-  std::array<std::uint64_t, kChunk * kMaxProbes> rest;
+  std::array<std::uint32_t, kChunk * kMaxProbes> rest;  // h % bits < 2^32 for a 32-bit h
   const bool prefetch_rest = filter.size() > kPrefetchAllAbove;
   const bool in_cache = filter.size() <= kNoPrefetchUpTo;
   const bool prefetch_keys = !in_cache;
@@ -538,18 +549,18 @@ void BloomKeyMayMatchBatch(HashFlavor flavor, const KeyList& keys, ByteSpan filt
         const std::uint32_t delta = Delta(hashes[survivors[s]]);
         std::uint32_t h = hashes[survivors[s]] + 2 * delta;
         for (std::size_t j = 0; j < per_key; ++j) {
-          const std::uint64_t pos = mod(h);
+          const auto pos = static_cast<std::uint32_t>(mod(h));
           __builtin_prefetch(array + (pos >> 3));
           rest[s * per_key + j] = pos;
           h += delta;
         }
       }
+      // Every position is computed and prefetched already: the bits are ANDed without an early
+      // exit, whose branch would only save loads.
       for (std::size_t s = 0; s < surviving; ++s) {
-        std::uint8_t answer = 1;
-        for (std::size_t j = 0; j < per_key && answer != 0; ++j) {
-          answer = static_cast<std::uint8_t>(bit(rest[s * per_key + j]));
-        }
-        answers[base + survivors[s]] = answer;
+        std::uint32_t answer = 1;
+        for (std::size_t j = 0; j < per_key; ++j) answer &= bit(rest[s * per_key + j]);
+        answers[base + survivors[s]] = static_cast<std::uint8_t>(answer);
       }
     }
   };
