@@ -88,12 +88,21 @@ inline std::uint32_t InlineBloomHash(ByteSpan key, HashFlavor flavor) {
   const std::uint8_t* p = key.data();
   const std::size_t n = key.size();
   std::uint32_t h = HashStart(n, kBloomHashSeed);
-  std::size_t off = 0;
-  for (; off + 4 <= n; off += 4) {
+  const auto block = [p](std::size_t off) {
     std::uint32_t w;
     std::memcpy(&w, p + off, 4);
-    h = HashBlock(h, boost::endian::little_to_native(w));
+    return boost::endian::little_to_native(w);
+  };
+  std::size_t off = 0;
+  // Four blocks per round: the chain of multiplications is as long as ever, but a long key's
+  // loop has fewer instructions in flight, so more of the next key's hash overlaps it.
+  for (; off + 16 <= n; off += 16) {
+    h = HashBlock(h, block(off));
+    h = HashBlock(h, block(off + 4));
+    h = HashBlock(h, block(off + 8));
+    h = HashBlock(h, block(off + 12));
   }
+  for (; off + 4 <= n; off += 4) h = HashBlock(h, block(off));
   return off == n ? h : HashResume(h, ByteSpan(p + off, n - off), flavor);
 }
 
@@ -103,9 +112,9 @@ inline bool ProbeAll(std::uint32_t h, std::uint32_t delta, const std::uint8_t* a
                      const Mod& mod, int k) {
   // Trap: k = 0 makes no probe and answers true. The modulus is size_t in the original; h is
   // 32-bit, so the sum h + delta wraps at 2^32 exactly as the original's uint32_t does.
-  for (int j = 0; j < k; ++j) {
+  for (int left = k; left > 0; --left) {
     const std::uint64_t pos = mod(h);
-    if ((array[pos >> 3] & (1u << (pos & 7))) == 0) return false;
+    if (((array[pos >> 3] >> (pos & 7)) & 1u) == 0) return false;
     h += delta;
   }
   return true;
@@ -145,71 +154,141 @@ constexpr std::size_t kNoPrefetchUpTo = 256 * 1024;
 // How many keys ahead the batch query prefetches the keys' bytes (beyond the in-cache size).
 constexpr std::size_t kKeysAhead = 4 * kChunk;
 
-// Hashes keys[0 .. n) into out[0 .. n), kLanes keys in lockstep: the hash of one key is a chain
-// of dependent multiplications, so interleaving independent keys keeps the multiplier busy.
-// The steps are hash.h's HashStart / HashBlock / HashResume: one implementation of the hash.
+// Keys hashed in lockstep by HashChunk.
 constexpr std::size_t kLanes = 8;
+static_assert(kChunk % kLanes == 0);
 
-// Advances h[0 .. kLanes) over the 4-byte blocks p[j][0 .. common) (common a multiple of 4),
-// HashBlock per lane. Function multiversioning picks the kernel at run time (the build targets
-// portable x86-64): AVX2 runs the eight lanes in one register (vpmulld instead of eight imuls).
-__attribute__((target("default"))) void HashBlocks(const std::uint8_t* const* p, std::size_t common,
-                                                   std::uint32_t* h) {
-  for (std::size_t off = 0; off < common; off += 4) {
-    for (std::size_t j = 0; j < kLanes; ++j) {
-      std::uint32_t w;
-      std::memcpy(&w, p[j] + off, 4);
-      h[j] = HashBlock(h[j], boost::endian::little_to_native(w));
+// Lanes of keys hashed together: where each key starts and how long it is (the caller fills
+// these), and what the kernel returns: the state after the blocks all the group's keys have
+// (`common` bytes, a multiple of 4, per group of kLanes).
+struct LaneKeys {
+  std::array<const std::uint8_t*, kChunk> p;
+  std::array<std::uint32_t, kChunk> len;  // lengths mod 2^32: what HashStart reads
+  std::array<std::size_t, kChunk> full_len;
+  std::array<std::uint32_t, kChunk> h;
+  std::array<std::size_t, kChunk / kLanes> common;
+  std::array<bool, kChunk / kLanes> tails;  // some key of the group is longer than `common`
+};
+
+// For each of the `groups` groups of kLanes keys: h = HashStart(len), then HashBlock over the
+// 4-byte blocks every key of the group has. Function multiversioning picks the kernel at run
+// time (the build targets portable x86-64): AVX2 runs a group's eight lanes in one register
+// (vpmulld instead of eight imuls) and reads 16 bytes of each key at a time, transposed so that
+// a register holds the same block of the eight keys.
+__attribute__((target("default"))) void HashGroups(LaneKeys& lanes, std::size_t groups) {
+  for (std::size_t g = 0; g < groups; ++g) {
+    const std::size_t first = g * kLanes;
+    std::size_t common = lanes.full_len[first];
+    std::size_t longest = 0;
+    for (std::size_t j = first; j < first + kLanes; ++j) {
+      lanes.h[j] = HashStart(lanes.full_len[j], kBloomHashSeed);
+      common = std::min(common, lanes.full_len[j]);
+      longest = std::max(longest, lanes.full_len[j]);
+    }
+    common &= ~std::size_t{3};
+    lanes.common[g] = common;
+    lanes.tails[g] = longest != common;
+    for (std::size_t off = 0; off < common; off += 4) {
+      for (std::size_t j = first; j < first + kLanes; ++j) {
+        std::uint32_t w;
+        std::memcpy(&w, lanes.p[j] + off, 4);
+        lanes.h[j] = HashBlock(lanes.h[j], boost::endian::little_to_native(w));
+      }
     }
   }
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx2"))) void HashBlocks(const std::uint8_t* const* p, std::size_t common,
-                                                std::uint32_t* h) {
+// HashBlock in each of the eight lanes.
+__attribute__((target("avx2"))) inline __m256i HashBlock8(__m256i v, __m256i w,
+                                                          __m256i multiplier) {
+  v = _mm256_mullo_epi32(_mm256_add_epi32(v, w), multiplier);
+  return _mm256_xor_si256(v, _mm256_srli_epi32(v, 16));
+}
+
+// 16 bytes of key j (low half) and key j + 4 (high half) from offset off.
+__attribute__((target("avx2"))) inline __m256i Row(const std::uint8_t* const* p, std::size_t j,
+                                                   std::size_t off) {
+  return _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(p[j + 4] + off),
+                             reinterpret_cast<const __m128i*>(p[j] + off));
+}
+
+__attribute__((target("avx2"))) void HashGroups(LaneKeys& lanes, std::size_t groups) {
   static_assert(kLanes == 8);
-  const auto word = [&](std::size_t j, std::size_t off) {
-    std::int32_t w;  // x86 is little-endian: the block as the hash reads it
-    std::memcpy(&w, p[j] + off, 4);
-    return w;
-  };
-  __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h));
   const __m256i multiplier = _mm256_set1_epi32(static_cast<std::int32_t>(kHashMultiplier));
-  for (std::size_t off = 0; off < common; off += 4) {
-    const __m256i w = _mm256_setr_epi32(word(0, off), word(1, off), word(2, off), word(3, off),
-                                        word(4, off), word(5, off), word(6, off), word(7, off));
-    v = _mm256_mullo_epi32(_mm256_add_epi32(v, w), multiplier);
-    v = _mm256_xor_si256(v, _mm256_srli_epi32(v, 16));
+  for (std::size_t g = 0; g < groups; ++g) {
+    const std::uint8_t* const* p = lanes.p.data() + g * kLanes;
+    std::size_t common = ~std::size_t{0};
+    std::size_t longest = 0;
+    for (std::size_t j = 0; j < kLanes; ++j) {
+      common = std::min(common, lanes.full_len[g * kLanes + j]);
+      longest = std::max(longest, lanes.full_len[g * kLanes + j]);
+    }
+    common &= ~std::size_t{3};
+    lanes.common[g] = common;
+    lanes.tails[g] = longest != common;
+    const __m256i len =
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes.len.data() + g * kLanes));
+    __m256i v = _mm256_xor_si256(_mm256_set1_epi32(static_cast<std::int32_t>(kBloomHashSeed)),
+                                 _mm256_mullo_epi32(len, multiplier));
+    std::size_t off = 0;
+    // Rows: the 16 bytes of keys j (low half) and j + 4 (high half); the 4 x 4 transposes in
+    // each half turn them into columns: block b of keys 0 .. 7 in lane order.
+    for (; off + 16 <= common; off += 16) {
+      const __m256i r0 = Row(p, 0, off), r1 = Row(p, 1, off);
+      const __m256i r2 = Row(p, 2, off), r3 = Row(p, 3, off);
+      const __m256i t0 = _mm256_unpacklo_epi32(r0, r1), t1 = _mm256_unpackhi_epi32(r0, r1);
+      const __m256i t2 = _mm256_unpacklo_epi32(r2, r3), t3 = _mm256_unpackhi_epi32(r2, r3);
+      v = HashBlock8(v, _mm256_unpacklo_epi64(t0, t2), multiplier);
+      v = HashBlock8(v, _mm256_unpackhi_epi64(t0, t2), multiplier);
+      v = HashBlock8(v, _mm256_unpacklo_epi64(t1, t3), multiplier);
+      v = HashBlock8(v, _mm256_unpackhi_epi64(t1, t3), multiplier);
+    }
+    const auto word = [&](std::size_t j) {
+      std::int32_t w;  // x86 is little-endian: the block as the hash reads it
+      std::memcpy(&w, p[j] + off, 4);
+      return w;
+    };
+    for (; off < common; off += 4) {
+      v = HashBlock8(
+          v,
+          _mm256_setr_epi32(word(0), word(1), word(2), word(3), word(4), word(5), word(6), word(7)),
+          multiplier);
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(lanes.h.data() + g * kLanes), v);
   }
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(h), v);
 }
 #endif
 
+// Hashes keys[0 .. n) (n <= kChunk) into out[0 .. n), kLanes keys in lockstep: the hash of one
+// key is a chain of dependent multiplications, so interleaving independent keys keeps the
+// multiplier busy. The steps are hash.h's HashStart / HashBlock / HashResume: one
+// implementation of the hash.
 template <typename KeyAt>
 void HashChunk(HashFlavor flavor, KeyAt key_at, std::size_t n, std::uint32_t* out) {
-  std::size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    const std::uint8_t* p[kLanes];
-    std::size_t len[kLanes];
-    std::uint32_t h[kLanes];
-    std::size_t common = ~std::size_t{0};
-    for (std::size_t j = 0; j < kLanes; ++j) {
-      const ByteSpan k = key_at(i + j);
-      p[j] = k.data();
-      len[j] = k.size();
-      h[j] = HashStart(len[j], kBloomHashSeed);
-      common = std::min(common, len[j]);
-    }
-    common &= ~std::size_t{3};
-    HashBlocks(p, common, h);
-    for (std::size_t j = 0; j < kLanes; ++j) {
-      // A key that ends exactly here (no block, no tail left) needs no further mixing.
-      out[i + j] = len[j] == common
-                       ? h[j]
-                       : HashResume(h[j], ByteSpan(p[j] + common, len[j] - common), flavor);
+  LaneKeys lanes;
+  const std::size_t groups = n / kLanes;
+  const std::size_t grouped = groups * kLanes;
+  for (std::size_t i = 0; i < grouped; ++i) {
+    const ByteSpan k = key_at(i);
+    lanes.p[i] = k.data();
+    lanes.full_len[i] = k.size();
+    lanes.len[i] = static_cast<std::uint32_t>(k.size());
+  }
+  HashGroups(lanes, groups);
+  std::copy_n(lanes.h.begin(), grouped, out);
+  for (std::size_t g = 0; g < groups; ++g) {
+    // Keys that end exactly at `common` (no block, no tail left) need no further mixing; a
+    // group of keys of one length, a multiple of 4, has none that does.
+    if (!lanes.tails[g]) continue;
+    const std::size_t common = lanes.common[g];
+    for (std::size_t i = g * kLanes; i < (g + 1) * kLanes; ++i) {
+      if (lanes.full_len[i] == common) continue;
+      out[i] =
+          HashResume(lanes.h[i], ByteSpan(lanes.p[i] + common, lanes.full_len[i] - common), flavor);
     }
   }
-  for (; i < n; ++i) out[i] = BloomHash(key_at(i), flavor);
+  for (std::size_t i = grouped; i < n; ++i) out[i] = BloomHash(key_at(i), flavor);
 }
 
 // Sets the bits of keys [0, n) in `array`, a filter of geometry g (g.bits > 0).
@@ -400,7 +479,7 @@ void BloomKeyMayMatchBatch(HashFlavor flavor, const KeyList& keys, ByteSpan filt
   std::array<std::uint32_t, kChunk> hashes;
   std::array<std::uint64_t, kChunk> first, second;
   std::array<std::uint8_t, kChunk> survivors;
-  std::array<std::uint64_t, kChunk * kMaxProbes> rest;
+  std::array<std::uint32_t, kChunk * kMaxProbes> rest;  // h % bits < 2^32 for a 32-bit h
   const bool prefetch_rest = filter.size() > kPrefetchAllAbove;
   const bool in_cache = filter.size() <= kNoPrefetchUpTo;
   const bool prefetch_keys = !in_cache;
@@ -411,12 +490,15 @@ void BloomKeyMayMatchBatch(HashFlavor flavor, const KeyList& keys, ByteSpan filt
       // The key bytes of a later chunk are fetched now: with the filter's lines prefetched in
       // bursts, the hardware's stream prefetcher alone no longer keeps the keys in cache.
       if (prefetch_keys) {
-        const std::size_t ahead_end = std::min(n, base + kKeysAhead + kChunk);
-        for (std::size_t i = base + kKeysAhead; i < ahead_end; ++i) {
-          const ByteSpan key = keys[i];
-          for (std::size_t off = 0; off < key.size(); off += 64) {
-            __builtin_prefetch(key.data() + off);
-          }
+        // A KeyList holds its keys back to back: one prefetch per cache line of the chunk's
+        // bytes, not one per key.
+        const std::size_t ahead_begin = base + kKeysAhead;
+        const std::size_t ahead_end = std::min(n, ahead_begin + kChunk);
+        if (ahead_begin < ahead_end) {
+          const std::uint8_t* const from = keys[ahead_begin].data();
+          const ByteSpan last = keys[ahead_end - 1];
+          const std::size_t bytes = static_cast<std::size_t>(last.data() + last.size() - from);
+          for (std::size_t off = 0; off < bytes; off += 64) __builtin_prefetch(from + off);
         }
       }
       HashChunk(
@@ -467,18 +549,18 @@ void BloomKeyMayMatchBatch(HashFlavor flavor, const KeyList& keys, ByteSpan filt
         const std::uint32_t delta = Delta(hashes[survivors[s]]);
         std::uint32_t h = hashes[survivors[s]] + 2 * delta;
         for (std::size_t j = 0; j < per_key; ++j) {
-          const std::uint64_t pos = mod(h);
+          const auto pos = static_cast<std::uint32_t>(mod(h));
           __builtin_prefetch(array + (pos >> 3));
           rest[s * per_key + j] = pos;
           h += delta;
         }
       }
+      // Every position is computed and prefetched already: the bits are ANDed without an early
+      // exit, whose branch would only save loads.
       for (std::size_t s = 0; s < surviving; ++s) {
-        std::uint8_t answer = 1;
-        for (std::size_t j = 0; j < per_key && answer != 0; ++j) {
-          answer = static_cast<std::uint8_t>(bit(rest[s * per_key + j]));
-        }
-        answers[base + survivors[s]] = answer;
+        std::uint32_t answer = 1;
+        for (std::size_t j = 0; j < per_key; ++j) answer &= bit(rest[s * per_key + j]);
+        answers[base + survivors[s]] = static_cast<std::uint8_t>(answer);
       }
     }
   };

@@ -46,8 +46,8 @@ class KeyList {
   std::size_t size() const { return ends_.size(); }
   bool empty() const { return ends_.empty(); }
   ByteSpan operator[](std::size_t i) const {
-    std::size_t begin = i == 0 ? 0 : ends_[i - 1];
-    return ByteSpan(data_).subspan(begin, ends_[i] - begin);
+    const std::size_t begin = i == 0 ? 0 : ends_[i - 1];
+    return ByteSpan(data_.data() + begin, ends_[i] - begin);
   }
   std::size_t total_bytes() const { return data_.size(); }
 
