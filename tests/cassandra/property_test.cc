@@ -5,8 +5,6 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
-#include <cmath>
-#include <random>
 #include <span>
 #include <vector>
 
@@ -16,6 +14,7 @@
 #include "bloomcodec/cassandra/sizing.h"
 #include "bloomcodec/cassandra/v10_filter.h"
 #include "cassandra/fast_mod.h"
+#include "support/test_support.h"
 
 namespace bloomcodec::cassandra {
 namespace {
@@ -134,28 +133,6 @@ RC_GTEST_PROP(CassandraProperties, FastModIsTheRemainder, ()) {
   }
 }
 
-// The bytes of `bits` with further bits set at random, each bit set with a chance d whose K-th
-// power is near 1/2: about half of all probes then pass every one of their K tests, so an answer
-// depends on each of a key's bits (in a sparse filter almost every absent key fails at its
-// first bit, and a kernel that skipped a later one would go unnoticed).
-void FillDensely(std::span<std::uint8_t> bits, std::int32_t k, std::uint64_t seed) {
-  int ors = 1;  // OR of `ors` random words: d = 1 - 2^-ors
-  double best = 2;
-  for (int r = 1; r <= 8; ++r) {
-    const double d = 1 - std::ldexp(1.0, -r);
-    const double miss = std::fabs(std::pow(d, std::max(k, 1)) - 0.5);
-    if (miss < best) best = miss, ors = r;
-  }
-  std::mt19937_64 random(seed);
-  for (std::size_t i = 0; i < bits.size(); i += 8) {
-    std::uint64_t word = 0;
-    for (int r = 0; r < ors; ++r) word |= random();
-    for (std::size_t b = 0; b < 8 && i + b < bits.size(); ++b) {
-      bits[i + b] |= static_cast<std::uint8_t>(word >> (8 * b));
-    }
-  }
-}
-
 // Bucket b of a 1.0 filter: bit b & 63 of big-endian word b >> 6.
 bool ReferenceBit(const ByteVector& words, std::int64_t b) {
   const std::size_t word = static_cast<std::size_t>(b >> 6);
@@ -201,7 +178,7 @@ RC_GTEST_PROP(CassandraProperties, V10KernelsMatchTheReference, ()) {
   RC_ASSERT(ByteVector(s.begin(), s.end()) == expected);
   // Answers for stored keys and others (false positives included), from a parsed view of the
   // bits filled densely.
-  FillDensely(words, k, *rc::gen::arbitrary<std::uint64_t>());
+  testing::FillDensely(words, k, *rc::gen::arbitrary<std::uint64_t>());
   std::copy(words.begin(), words.end(), expected.begin() + 8);
   auto parsed = V10Filter::Parse(expected, "p");
   RC_ASSERT(parsed.ok());

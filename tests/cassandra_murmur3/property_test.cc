@@ -6,8 +6,6 @@
 #include <rapidcheck/gtest.h>
 
 #include <algorithm>
-#include <cmath>
-#include <random>
 #include <span>
 #include <vector>
 
@@ -15,6 +13,7 @@
 #include "bloomcodec/cassandra/murmur3.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
 #include "murmur3_util.h"
+#include "support/test_support.h"
 
 namespace bloomcodec::cassandra {
 namespace {
@@ -98,28 +97,6 @@ RC_GTEST_PROP(CassandraMurmur3Properties, BuildParseKeepsEveryKeyInEveryVariant,
   }
 }
 
-// The bytes of `bits` with further bits set at random, each bit set with a chance d whose K-th
-// power is near 1/2: about half of all probes then pass every one of their K tests, so an answer
-// depends on each of a key's bits (in a sparse filter almost every absent key fails at its
-// first bit, and a kernel that skipped a later one would go unnoticed).
-void FillDensely(std::span<std::uint8_t> bits, std::int32_t k, std::uint64_t seed) {
-  int ors = 1;  // OR of `ors` random words: d = 1 - 2^-ors
-  double best = 2;
-  for (int r = 1; r <= 8; ++r) {
-    const double d = 1 - std::ldexp(1.0, -r);
-    const double miss = std::fabs(std::pow(d, std::max(k, 1)) - 0.5);
-    if (miss < best) best = miss, ors = r;
-  }
-  std::mt19937_64 random(seed);
-  for (std::size_t i = 0; i < bits.size(); i += 8) {
-    std::uint64_t word = 0;
-    for (int r = 0; r < ors; ++r) word |= random();
-    for (std::size_t b = 0; b < 8 && i + b < bits.size(); ++b) {
-      bits[i + b] |= static_cast<std::uint8_t>(word >> (8 * b));
-    }
-  }
-}
-
 // The file byte of bit j: byte j / 8 of the raw bytes (4.0+), or that byte of a big-endian long
 // (1.2 - 3.x: its 8-byte group reversed).
 std::size_t ReferenceByteOf(std::int64_t j, Murmur3Layout layout) {
@@ -164,7 +141,7 @@ RC_GTEST_PROP(CassandraMurmur3Properties, KernelsMatchTheReference, ()) {
   RC_ASSERT(ByteVector(s.begin(), s.end()) == expected);
   // Answers for stored keys and others (false positives included), from a parsed view of the
   // bits filled densely.
-  FillDensely(std::span(expected).subspan(8), k, *rc::gen::arbitrary<std::uint64_t>());
+  testing::FillDensely(std::span(expected).subspan(8), k, *rc::gen::arbitrary<std::uint64_t>());
   Result<Murmur3Filter> parsed = Murmur3Filter::Parse(expected, "p", layout);
   RC_ASSERT(parsed.ok());
   KeyList probes = ToKeyList(*GenKeys());

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <cmath>
+#include <random>
 #include <stdexcept>
 
 #include "bloomcodec/input_file.h"
@@ -87,6 +90,24 @@ ByteVector HexBytes(const std::string& hex) {
   ByteVector out;
   if (!FromHex(hex, out)) throw std::invalid_argument("bad hex in test data: " + hex);
   return out;
+}
+
+void FillDensely(std::span<std::uint8_t> bits, std::int32_t k, std::uint64_t seed) {
+  int ors = 1;  // OR of `ors` random words: d = 1 - 2^-ors
+  double best = 2;
+  for (int r = 1; r <= 8; ++r) {
+    const double d = 1 - std::ldexp(1.0, -r);
+    const double miss = std::fabs(std::pow(d, std::max(k, 1)) - 0.5);
+    if (miss < best) best = miss, ors = r;
+  }
+  std::mt19937_64 random(seed);
+  for (std::size_t i = 0; i < bits.size(); i += 8) {
+    std::uint64_t word = 0;
+    for (int r = 0; r < ors; ++r) word |= random();
+    for (std::size_t b = 0; b < 8 && i + b < bits.size(); ++b) {
+      bits[i + b] |= static_cast<std::uint8_t>(word >> (8 * b));
+    }
+  }
 }
 
 }  // namespace bloomcodec::testing

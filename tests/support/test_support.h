@@ -4,8 +4,10 @@
 
 #include <stdlib.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
+#include <span>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -35,6 +37,12 @@ TsvTable ReadTsvFixture(const std::string& relative);
 KeyList ReadHexKeysFixture(const std::string& relative);
 
 ByteVector HexBytes(const std::string& hex);
+
+// The bytes of `bits` with further bits set at random, each bit set with a chance d whose K-th
+// power is near 1/2: about half of all probes then pass every one of their K tests, so an answer
+// depends on each of a key's bits (in a sparse filter almost every absent key fails at its
+// first bit, and a kernel that skipped a later one would go unnoticed).
+void FillDensely(std::span<std::uint8_t> bits, std::int32_t k, std::uint64_t seed);
 
 // A fresh folder under the system's temporary directory, removed with everything in it.
 class TempDir {
