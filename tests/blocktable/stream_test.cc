@@ -26,13 +26,17 @@ void CheckSplit(const std::vector<std::uint64_t>& sizes, const StreamLimits& lim
   ASSERT_FALSE(ranges.empty());
   EXPECT_LE(ranges.size(), std::max<std::size_t>(limits.max_ranges, 1));
   const std::uint64_t total = std::accumulate(sizes.begin(), sizes.end(), std::uint64_t{0});
-  if (total < 2 * limits.min_range_bytes) EXPECT_EQ(ranges.size(), 1u);
+  if (total < 2 * limits.min_range_bytes) {
+    EXPECT_EQ(ranges.size(), 1u);
+  }
   EXPECT_EQ(ranges.front().begin, 0u);
   EXPECT_EQ(ranges.back().end, sizes.size());
   const std::uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
   for (std::size_t r = 0; r < ranges.size(); ++r) {
     EXPECT_LT(ranges[r].begin, ranges[r].end);
-    if (r > 0) EXPECT_EQ(ranges[r].begin, ranges[r - 1].end);
+    if (r > 0) {
+      EXPECT_EQ(ranges[r].begin, ranges[r - 1].end);
+    }
     const std::uint64_t bytes = std::accumulate(sizes.begin() + ranges[r].begin,
                                                 sizes.begin() + ranges[r].end, std::uint64_t{0});
     if (r + 1 < ranges.size()) {
