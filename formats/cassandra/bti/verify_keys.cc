@@ -11,6 +11,7 @@
 #include "cassandra/bti/data_db.h"
 #include "cassandra/bti/page_window.h"
 #include "cassandra/bti/partitions_db.h"
+#include "cassandra/murmur3_inline.h"
 #include "codec/parallel.h"
 
 namespace bloomcodec::cassandra::bti {
@@ -217,7 +218,7 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
       // Cassandra and ScyllaDB in the corpus). A mismatch: the payload leads to another
       // partition.
       // The key's hash is kept for the filter's probe too.
-      const Murmur3Hash hash = CassandraMurmur3(slice.key);
+      const Murmur3Hash hash = InlineCassandraMurmur3(slice.key);
       if (p.hash >= 0 && !HashByteMatches(static_cast<std::uint8_t>(p.hash), slice.key, hash)) {
         if (!slice.hash_mismatch) {
           char text[160];
