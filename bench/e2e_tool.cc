@@ -6,6 +6,7 @@
 //   bloomcodec_e2e gen leveldb DIR KEYS
 //   bloomcodec_e2e gen rocksdb DIR KEYS
 //   bloomcodec_e2e probe FAMILY DIR      -> one JSON line {keys, filters, filter_bytes, probe_ns}
+//   bloomcodec_e2e original leveldb|rocksdb DIR  -> one JSON line {keys, read_ns}
 //
 // Keys are 16 bytes, splitmix64 of a counter (distinct, look random). Cassandra files are written
 // here directly: Index.db in the 4.0 entry layout (vint position, vint promoted-index size, that
@@ -19,11 +20,20 @@
 // the keys Partitions.db leads to, each table's user keys grouped per filter) and times only
 // the batch probe (MayContainBatch / the filter block's KeyMayMatchBatch) over all of them, on
 // one thread, in thread CPU time; it fails when a stored key is answered absent.
+//
+// "original" times, in thread CPU time on one thread, what the original library pays to read
+// every key of every table with its checksums verified: libleveldb's Table iterator, librocksdb's
+// SstFileReader iterator (ReadOptions::verify_checksums, no block cache). That is the floor of
+// what reading a table's keys costs in that format, before any filter is asked.
 #include <leveldb/db.h>
+#include <leveldb/env.h>
 #include <leveldb/filter_policy.h>
+#include <leveldb/iterator.h>
+#include <leveldb/table.h>
 #include <leveldb/write_batch.h>
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/sst_file_reader.h>
 #include <rocksdb/table.h>
 
 #include <algorithm>
@@ -434,6 +444,66 @@ void ProbeRocksDb(const fs::path& dir, ProbeTotals& t) {
   }
 }
 
+// ---- the original's own read of every key ----
+
+struct OriginalTotals {
+  std::uint64_t keys = 0;
+  std::uint64_t ns = 0;
+};
+
+void ReadLevelDbTables(const fs::path& dir, OriginalTotals& t) {
+  ::leveldb::Env* env = ::leveldb::Env::Default();
+  for (const fs::path& p : FilesEndingIn(dir, ".ldb")) {
+    const std::uint64_t size = fs::file_size(p);
+    ::leveldb::RandomAccessFile* raw_file = nullptr;
+    ::leveldb::Status s = env->NewRandomAccessFile(p.string(), &raw_file);
+    if (!s.ok()) Die("leveldb: " + s.ToString());
+    std::unique_ptr<::leveldb::RandomAccessFile> file(raw_file);
+    const std::uint64_t start = ThreadCpuNs();
+    ::leveldb::Options options;  // no block cache: each data block is read once, as verify does
+    ::leveldb::Table* raw_table = nullptr;
+    s = ::leveldb::Table::Open(options, file.get(), size, &raw_table);
+    if (!s.ok()) Die("leveldb table " + p.string() + ": " + s.ToString());
+    std::unique_ptr<::leveldb::Table> table(raw_table);
+    ::leveldb::ReadOptions ro;
+    ro.verify_checksums = true;
+    ro.fill_cache = false;
+    std::unique_ptr<::leveldb::Iterator> it(table->NewIterator(ro));
+    std::uint64_t keys = 0, bytes = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      ++keys;
+      bytes += it->key().size();  // the key is looked at, as verify looks at every key
+    }
+    if (!it->status().ok()) Die("leveldb table " + p.string() + ": " + it->status().ToString());
+    t.ns += ThreadCpuNs() - start;
+    t.keys += keys;
+    if (bytes < keys * 8) Die("leveldb table " + p.string() + ": keys shorter than their tags");
+  }
+}
+
+void ReadRocksDbTables(const fs::path& dir, OriginalTotals& t) {
+  for (const fs::path& p : FilesEndingIn(dir, ".sst")) {
+    const std::uint64_t start = ThreadCpuNs();
+    ::rocksdb::Options options;
+    ::rocksdb::SstFileReader reader(options);
+    ::rocksdb::Status s = reader.Open(p.string());
+    if (!s.ok()) Die("rocksdb sst " + p.string() + ": " + s.ToString());
+    ::rocksdb::ReadOptions ro;
+    ro.verify_checksums = true;
+    ro.fill_cache = false;
+    std::unique_ptr<::rocksdb::Iterator> it(reader.NewIterator(ro));
+    std::uint64_t keys = 0, bytes = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      ++keys;
+      bytes += it->key().size();
+    }
+    if (!it->status().ok()) Die("rocksdb sst " + p.string() + ": " + it->status().ToString());
+    t.ns += ThreadCpuNs() - start;
+    t.keys += keys;
+    if (keys > 0 && bytes == 0) Die("rocksdb sst " + p.string() + ": empty keys");
+  }
+}
+
 std::uint64_t Number(const char* s) {
   char* end = nullptr;
   const double v = std::strtod(s, &end);
@@ -480,11 +550,25 @@ int Main(int argc, char** argv) {
                 static_cast<unsigned long long>(t.ns));
     return 0;
   }
+  if (args.size() == 3 && args[0] == "original") {
+    OriginalTotals t;
+    if (args[1] == "leveldb") {
+      ReadLevelDbTables(args[2], t);
+    } else if (args[1] == "rocksdb") {
+      ReadRocksDbTables(args[2], t);
+    } else {
+      Die("no original reader for family " + args[1]);
+    }
+    std::printf("{\"keys\": %llu, \"read_ns\": %llu}\n", static_cast<unsigned long long>(t.keys),
+                static_cast<unsigned long long>(t.ns));
+    return 0;
+  }
   std::fprintf(stderr,
                "usage: bloomcodec_e2e gen cassandra-big|cassandra-bti DIR KEYS SSTABLES "
                "[PROMOTED_BYTES]\n"
                "       bloomcodec_e2e gen leveldb|rocksdb DIR KEYS\n"
-               "       bloomcodec_e2e probe cassandra-big|cassandra-bti|leveldb|rocksdb DIR\n");
+               "       bloomcodec_e2e probe cassandra-big|cassandra-bti|leveldb|rocksdb DIR\n"
+               "       bloomcodec_e2e original leveldb|rocksdb DIR\n");
   return 2;
 }
 
