@@ -53,7 +53,9 @@ struct Node {
   TrieNodeType type = TrieNodeType::kPayloadOnly;
   int payload_bits = 0;
   std::uint64_t payload_offset = 0;
-  std::vector<TrieChild>* children = nullptr;  // ascending transitions; the caller's, reused
+  // Where the children go, in ascending transition order, one level deeper than `depth`.
+  std::vector<TrieFrame>* children = nullptr;
+  std::uint64_t depth = 0;
 };
 
 std::uint32_t Read12(ByteSpan b, std::size_t base, std::size_t i) {
@@ -73,8 +75,8 @@ std::uint32_t Read12(ByteSpan b, std::size_t base, std::size_t i) {
       "distance " + std::to_string(delta));
 }
 
-// Decodes the node at `at` of trie[0, end) into `n` (its children into *n.children); every byte
-// it reads lies inside.
+// Decodes the node at `at` of trie[0, end) into `n`, appending its children to *n.children;
+// every byte it reads lies inside.
 Status ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source, Node& n) {
   const std::uint64_t end = trie.size();
   auto need = [&](std::uint64_t size, const char* what) -> Status {
@@ -87,7 +89,6 @@ Status ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source, Node
     }
     return Status();
   };
-  n.children->clear();
   const std::uint8_t head = trie[at];
   n.type = static_cast<TrieNodeType>(head >> 4);
   n.payload_bits = head & 0x0F;
@@ -98,7 +99,7 @@ Status ReadNode(ByteSpan trie, std::uint64_t at, const std::string& source, Node
     if (delta == 0 || delta > at) [[unlikely]] {
       return ChildPointerError(source, n.type, at, delta, field_at);
     }
-    n.children->push_back({transition, at - delta});
+    n.children->push_back({at - delta, n.depth + 1, transition});
     return Status();
   };
   const std::size_t p = static_cast<std::size_t>(at);
@@ -253,15 +254,16 @@ Result<bool> PartitionsWalker::Next(PartitionPayload& out) {
   // Depth-first, children in ascending transition order: the keys in order.
   const std::uint64_t trie_end = trie_.size();
   Node n;
-  n.children = &children_;
+  n.children = &stack_;
   while (!stack_.empty()) {
     // Field by field: a copy of the whole frame compiles to one 16-byte load of the fields the
     // push just stored one by one, which the CPU cannot forward (a stall on most nodes).
-    Frame f;
+    TrieFrame f;
     f.offset = stack_.back().offset;
     f.depth = stack_.back().depth;
     f.transition = stack_.back().transition;
     stack_.pop_back();
+    n.depth = f.depth;
     if (check_tree_) {
       if (seen_[f.offset]) {
         return Status::Corrupt(source_, f.offset, "each node reached by one path only (a tree)",
@@ -273,7 +275,9 @@ Result<bool> PartitionsWalker::Next(PartitionPayload& out) {
       path_.resize(f.depth - 1);
       path_.push_back(f.transition);
     }
+    const std::size_t first_child = stack_.size();
     BLOOMCODEC_RETURN_IF_ERROR(ReadNode(trie_, f.offset, source_, n));
+    const bool leaf = stack_.size() == first_child;
     bool has_payload = false;
     if (n.payload_bits != 0) {
       const int pb = n.payload_bits;
@@ -305,15 +309,14 @@ Result<bool> PartitionsWalker::Next(PartitionPayload& out) {
       ++payloads_;
       has_payload = true;
       Touched(f.offset, at + pos_bytes);
-    } else if (n.children->empty()) {
+    } else if (leaf) {
       return Status::Corrupt(source_, f.offset, "a payload on a leaf node (payload bits 1..15)",
                              "0");
     } else {
       Touched(f.offset, n.payload_offset);
     }
-    for (auto it = n.children->rbegin(); it != n.children->rend(); ++it) {
-      stack_.push_back({it->offset, f.depth + 1, it->transition});
-    }
+    // The smallest transition on top.
+    std::reverse(stack_.begin() + static_cast<std::ptrdiff_t>(first_child), stack_.end());
     if (has_payload) return true;
   }
   if (!finished_) {

@@ -98,9 +98,12 @@ Result<PartitionsFooter> ReadPartitionsFooter(ByteSpan file, std::string_view so
 // After an error the walk is over (Next must not be called again). `touched`, when given, is
 // called with the byte range [begin, end) of each node (with its payload) as it is read, for a
 // reader that gives back the pages behind it.
-struct TrieChild {
-  std::uint8_t transition;
+// A node still to be visited: where it is, how deep (its path's length) and the byte that leads
+// to it from its parent.
+struct TrieFrame {
   std::uint64_t offset;
+  std::uint64_t depth;
+  std::uint8_t transition;
 };
 class PartitionsWalker {
  public:
@@ -116,11 +119,6 @@ class PartitionsWalker {
   std::uint64_t payloads() const { return payloads_; }
 
  private:
-  struct Frame {
-    std::uint64_t offset;
-    std::size_t depth;
-    std::uint8_t transition;
-  };
   void Touched(std::uint64_t begin, std::uint64_t end) {
     if (window_ != nullptr) {
       window_->Touch(begin, end);
@@ -137,9 +135,10 @@ class PartitionsWalker {
   bool check_tree_ = false;
   bool keep_prefixes_ = false;
   bool finished_ = false;
-  std::vector<Frame> stack_;
+  // The nodes still to be visited, the next on top; a node's children are decoded straight onto
+  // it (in ascending order, then reversed in place).
+  std::vector<TrieFrame> stack_;
   std::vector<bool> seen_;
-  std::vector<TrieChild> children_;  // the current node's, reused
   ByteVector path_;
   std::function<void(std::uint64_t, std::uint64_t)> touched_;
   PageWindow* window_ = nullptr;
