@@ -10,8 +10,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bloomcodec/bytes.h"
@@ -27,7 +31,9 @@ class KeyList {
     data_.reserve(bytes);
   }
   void Add(ByteSpan key) {
-    data_.insert(data_.end(), key.begin(), key.end());
+    const std::size_t at = data_.size();
+    data_.resize(at + key.size());  // default-initialized: the copy below is the only write
+    CopyKey(data_.data() + at, key);
     ends_.push_back(data_.size());
   }
   void Add(std::string_view key) { Add(AsBytes(key)); }
@@ -52,7 +58,41 @@ class KeyList {
   std::size_t total_bytes() const { return data_.size(); }
 
  private:
-  ByteVector data_;
+  // std::allocator whose value-initialization leaves bytes uninitialized, so that growing data_
+  // for a key does not write it twice.
+  template <typename T>
+  struct NoInitAllocator : std::allocator<T> {
+    template <typename U>
+    struct rebind {
+      using other = NoInitAllocator<U>;
+    };
+    NoInitAllocator() = default;
+    template <typename U>
+    NoInitAllocator(const NoInitAllocator<U>&) noexcept {}
+    template <typename U>
+    void construct(U* p) noexcept {
+      ::new (static_cast<void*>(p)) U;
+    }
+    template <typename U, typename... Args>
+    void construct(U* p, Args&&... args) {
+      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+  };
+  // Keys are mostly short: copied inline rather than through a call to memcpy.
+  static void CopyKey(std::uint8_t* to, ByteSpan key) {
+    const std::size_t n = key.size();
+    const std::uint8_t* from = key.data();
+    if (n >= 8 && n <= 32) {
+      std::uint64_t last;
+      std::memcpy(&last, from + n - 8, 8);
+      for (std::size_t i = 0; i + 8 < n; i += 8) std::memcpy(to + i, from + i, 8);
+      std::memcpy(to + n - 8, &last, 8);
+    } else if (n > 0) {
+      std::memcpy(to, from, n);
+    }
+  }
+
+  std::vector<std::uint8_t, NoInitAllocator<std::uint8_t>> data_;
   std::vector<std::size_t> ends_;
 };
 
