@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include "bloomcodec/key_list.h"
 
@@ -44,6 +45,29 @@ TEST(KeyFile, FormatNames) {
   EXPECT_TRUE(ParseKeyFormat("base64", f));
   EXPECT_EQ(f, KeyFormat::kBase64);
   EXPECT_FALSE(ParseKeyFormat("binary", f));
+}
+
+// Add copies keys of every length exactly (short ones by overlapping 8-byte moves, the rest by
+// memcpy), also into a list cleared and refilled in its kept capacity.
+RC_GTEST_PROP(KeyList, AddKeepsEveryKeyExactly, ()) {
+  const auto key = rc::gen::mapcat(rc::gen::inRange<std::size_t>(0, 81), [](std::size_t n) {
+    return rc::gen::container<std::vector<std::uint8_t>>(n, rc::gen::arbitrary<std::uint8_t>());
+  });
+  const auto keys = *rc::gen::container<std::vector<std::vector<std::uint8_t>>>(key);
+  KeyList list;
+  list.Add(AsBytes("a key the refill replaces"));
+  list.Clear();
+  std::size_t total = 0;
+  for (const auto& k : keys) {
+    list.Add(ByteSpan(k));
+    total += k.size();
+  }
+  RC_ASSERT(list.size() == keys.size());
+  RC_ASSERT(list.total_bytes() == total);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const ByteSpan got = list[i];
+    RC_ASSERT(std::vector<std::uint8_t>(got.begin(), got.end()) == keys[i]);
+  }
 }
 
 }  // namespace
