@@ -213,6 +213,12 @@ __attribute__((target("avx2"))) inline __m256i Row(const std::uint8_t* const* p,
                              reinterpret_cast<const __m128i*>(p[j] + off));
 }
 
+#if defined(__clang__)
+// Clang warns that this version of a multiversioned function is unused (the call resolves
+// through the "default" version's dispatch), and refuses [[maybe_unused]] on it.
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-function"
+#endif
 __attribute__((target("avx2"))) void HashGroups(LaneKeys& lanes, std::size_t groups) {
   static_assert(kLanes == 8);
   const __m256i multiplier = _mm256_set1_epi32(static_cast<std::int32_t>(kHashMultiplier));
@@ -258,6 +264,9 @@ __attribute__((target("avx2"))) void HashGroups(LaneKeys& lanes, std::size_t gro
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(lanes.h.data() + g * kLanes), v);
   }
 }
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 #endif
 
 // Hashes keys[0 .. n) (n <= kChunk) into out[0 .. n), kLanes keys in lockstep: the hash of one
