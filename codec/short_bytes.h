@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/internal/copy_short.h"
 
 namespace bloomcodec {
 
@@ -20,20 +21,9 @@ inline std::uint64_t LoadOrderedU64(const std::uint8_t* p) {
   return v;
 }
 
-// memcpy(dst, src, n).
-inline void CopyShort(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
-  if (n > 32) {
-    std::memcpy(dst, src, n);
-  } else if (n >= 8) {
-    // 8-byte steps, the last one overlapping the one before.
-    std::uint64_t last;
-    std::memcpy(&last, src + n - 8, 8);
-    for (std::size_t i = 0; i + 8 < n; i += 8) std::memcpy(dst + i, src + i, 8);
-    std::memcpy(dst + n - 8, &last, 8);
-  } else {
-    for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];
-  }
-}
+// memcpy(dst, src, n), inline for short n (defined in the public internal/ header, which
+// KeyList::Add inlines too).
+using internal::CopyShort;
 
 // The sign of memcmp(a, b, n): <0, 0, >0.
 inline int CompareShort(const std::uint8_t* a, const std::uint8_t* b, std::size_t n) {

@@ -10,7 +10,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <new>
 #include <span>
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/internal/copy_short.h"
 #include "bloomcodec/status.h"
 
 namespace bloomcodec {
@@ -33,7 +33,7 @@ class KeyList {
   void Add(ByteSpan key) {
     const std::size_t at = data_.size();
     data_.resize(at + key.size());  // default-initialized: the copy below is the only write
-    CopyKey(data_.data() + at, key);
+    internal::CopyShort(data_.data() + at, key.data(), key.size());
     ends_.push_back(data_.size());
   }
   void Add(std::string_view key) { Add(AsBytes(key)); }
@@ -78,19 +78,6 @@ class KeyList {
       ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
     }
   };
-  // Keys are mostly short: copied inline rather than through a call to memcpy.
-  static void CopyKey(std::uint8_t* to, ByteSpan key) {
-    const std::size_t n = key.size();
-    const std::uint8_t* from = key.data();
-    if (n >= 8 && n <= 32) {
-      std::uint64_t last;
-      std::memcpy(&last, from + n - 8, 8);
-      for (std::size_t i = 0; i + 8 < n; i += 8) std::memcpy(to + i, from + i, 8);
-      std::memcpy(to + n - 8, &last, 8);
-    } else if (n > 0) {
-      std::memcpy(to, from, n);
-    }
-  }
 
   std::vector<std::uint8_t, NoInitAllocator<std::uint8_t>> data_;
   std::vector<std::size_t> ends_;
