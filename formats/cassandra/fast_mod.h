@@ -26,6 +26,9 @@ class FastMod64 {
     return r >= m_ ? r - m_ : r;
   }
 
+  std::uint64_t modulus() const { return m_; }
+  std::uint64_t reciprocal() const { return reciprocal_; }
+
   // Trap (section 10.5): Java's Math.abs(x % max) with a truncating %, i.e. |x| mod m, for
   // x = base + i * step in wrapping long arithmetic; |x| on u64 (0 - x) is exact even for
   // Long.MIN_VALUE.

@@ -35,14 +35,20 @@ std::int64_t MurmurHash64Resume(std::uint64_t state, ByteSpan rest) {
 
   const std::size_t tail = rest.size() & 7;
   if (tail != 0) {
-    const std::uint8_t* t = data + blocks * 8;
-    // Trap (section 10.3): the tail bytes are NOT masked in the Java code; `(long) get(i) << s`
-    // sign-extends a byte >= 0x80, flipping every bit above it as well.
-    for (std::size_t j = 0; j < tail; ++j) h ^= SignExtendedByte64(t[j]) << (8 * j);
+    h ^= MurmurHash64TailBits(rest.subspan(blocks * 8));
     h *= m;
   }
 
   return MurmurHash64Final(h);
+}
+
+std::uint64_t MurmurHash64TailBits(ByteSpan tail) {
+  // Trap (section 10.3): the tail bytes are NOT masked in the Java code; `(long) get(i) << s`
+  // sign-extends a byte >= 0x80, flipping every bit above it as well. The Java code XORs them
+  // into the state one by one; XOR is associative, so their XOR alone is the same.
+  std::uint64_t bits = 0;
+  for (std::size_t j = 0; j < tail.size(); ++j) bits ^= SignExtendedByte64(tail[j]) << (8 * j);
+  return bits;
 }
 
 std::int64_t MurmurHash64(ByteSpan key, std::int64_t seed) {

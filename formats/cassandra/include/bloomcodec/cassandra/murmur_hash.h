@@ -40,6 +40,10 @@ inline std::uint64_t MurmurHash64Block(std::uint64_t state, std::uint64_t little
 }
 // The remaining whole blocks, the sign-extended tail and the final mix.
 std::int64_t MurmurHash64Resume(std::uint64_t state, ByteSpan rest);
+// What the tail (tail.size() < 8 bytes after the last whole block) XORs into the state before
+// its multiplication: MurmurHash64Resume(h, tail) == MurmurHash64Final((h ^ T) * multiplier)
+// for a non-empty tail, MurmurHash64Final(h) for an empty one.
+std::uint64_t MurmurHash64TailBits(ByteSpan tail);
 // The final mix alone: MurmurHash64Resume(state, {}) (a key of whole blocks only).
 inline std::int64_t MurmurHash64Final(std::uint64_t state) {
   state ^= state >> 47;  // Java `>>>`: logical shift, as on u64.

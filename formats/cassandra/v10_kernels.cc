@@ -1,0 +1,247 @@
+#include "v10_kernels.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <boost/endian/conversion.hpp>
+
+#if defined(__x86_64__)
+// GCC 12's AVX-512 intrinsics start some results from _mm512_undefined_epi32() and then warn
+// that it "may be used uninitialized" (GCC bug 105593, fixed in GCC 13); the warning points
+// into the header, where this pragma covers it.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
+#include "bloomcodec/cassandra/murmur_hash.h"
+
+namespace bloomcodec::cassandra {
+namespace {
+
+// Keys hashed in lockstep: each hash is a chain of dependent multiplications, so interleaving
+// independent keys keeps the multiplier busy.
+constexpr std::size_t kLanes = 8;
+
+// MurmurHash64(key, seed) of one key, in the steps of murmur_hash.h.
+inline std::uint64_t HashOne(const std::uint8_t* p, std::size_t len, std::uint64_t seed) {
+  return static_cast<std::uint64_t>(
+      MurmurHash64Resume(MurmurHash64Start(len, static_cast<std::int64_t>(seed)), ByteSpan(p, len)));
+}
+
+void HashKeysPortable(const std::uint8_t* const* p, const std::size_t* len, std::size_t n,
+                      std::uint64_t* h1, std::uint64_t* h2) {
+  std::size_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    std::size_t common = ~std::size_t{0};
+    for (std::size_t l = 0; l < kLanes; ++l) common = std::min(common, len[j + l]);
+    common &= ~std::size_t{7};
+    // Pass 0 computes h1 (seed 0); pass 1 computes h2, seeded with h1 (Trap, section 10.2: of
+    // which only the low 32 bits count, as MurmurHash64Start applies).
+    for (int pass = 0; pass < 2; ++pass) {
+      std::uint64_t h[kLanes];
+      for (std::size_t l = 0; l < kLanes; ++l) {
+        h[l] = MurmurHash64Start(len[j + l],
+                                 pass == 0 ? 0 : static_cast<std::int64_t>(h1[j + l]));
+      }
+      for (std::size_t off = 0; off < common; off += 8) {
+        for (std::size_t l = 0; l < kLanes; ++l) {
+          std::uint64_t block;
+          std::memcpy(&block, p[j + l] + off, 8);
+          h[l] = MurmurHash64Block(h[l], boost::endian::little_to_native(block));
+        }
+      }
+      for (std::size_t l = 0; l < kLanes; ++l) {
+        // A key of whole blocks only has just the final mix left, inline.
+        const std::uint64_t v = static_cast<std::uint64_t>(
+            len[j + l] == common
+                ? MurmurHash64Final(h[l])
+                : MurmurHash64Resume(h[l], ByteSpan(p[j + l] + common, len[j + l] - common)));
+        (pass == 0 ? h1 : h2)[j + l] = v;
+      }
+    }
+  }
+  for (; j < n; ++j) {
+    h1[j] = HashOne(p[j], len[j], 0);
+    h2[j] = HashOne(p[j], len[j], h1[j]);
+  }
+}
+
+void BucketIndicesPortable(const std::uint64_t* h1, const std::uint64_t* h2, std::size_t n,
+                           std::uint32_t first, std::uint32_t count, const FastMod64& mod,
+                           std::uint64_t* out, std::size_t stride) {
+  for (std::uint32_t i = 0; i < count; ++i) {
+    std::uint64_t* row = out + i * stride;
+    for (std::size_t j = 0; j < n; ++j) row[j] = mod.AbsMod(h1[j], h2[j], first + i);
+  }
+}
+
+#if defined(__x86_64__)
+#define BLOOMCODEC_AVX512 __attribute__((target("avx512f,avx512dq")))
+
+BLOOMCODEC_AVX512 inline __m512i MurmurBlock8(__m512i h, __m512i block, __m512i m) {
+  __m512i k = _mm512_mullo_epi64(block, m);
+  k = _mm512_xor_si512(k, _mm512_srli_epi64(k, 47));
+  k = _mm512_mullo_epi64(k, m);
+  return _mm512_mullo_epi64(_mm512_xor_si512(h, k), m);
+}
+
+BLOOMCODEC_AVX512 inline __m512i MurmurFinal8(__m512i h, __m512i m) {
+  h = _mm512_xor_si512(h, _mm512_srli_epi64(h, 47));
+  h = _mm512_mullo_epi64(h, m);
+  return _mm512_xor_si512(h, _mm512_srli_epi64(h, 47));
+}
+
+// Eight keys with the same number of whole blocks (`blocks`) in the lanes: `start` is
+// MurmurHash64Start(len, 0) per lane, p[0 .. 8) the keys, `tail` their
+// MurmurHash64TailBits, `has_tail` the lanes whose key has a tail. One pass of the hash, from
+// `seed_state` (start ^ the seed's low 32 bits).
+BLOOMCODEC_AVX512 inline __m512i MurmurPass8(__m512i state, const std::uint8_t* const* p,
+                                             std::size_t blocks, __m512i tail, __mmask8 has_tail,
+                                             __m512i m) {
+  for (std::size_t b = 0; b < blocks; ++b) {
+    // Eight scalar loads: a gather (vpgatherqq) cost more on AMD Zen 5. x86 is little-endian:
+    // the loaded block is the one the hash reads.
+    const auto at = [&](std::size_t l) {
+      long long v;
+      std::memcpy(&v, p[l] + 8 * b, 8);
+      return v;
+    };
+    const __m512i block = _mm512_set_epi64(at(7), at(6), at(5), at(4), at(3), at(2), at(1), at(0));
+    state = MurmurBlock8(state, block, m);
+  }
+  state = _mm512_xor_si512(state, tail);  // tail bits are 0 in lanes without a tail
+  state = _mm512_mask_mullo_epi64(state, has_tail, state, m);
+  return MurmurFinal8(state, m);
+}
+
+BLOOMCODEC_AVX512 void HashKeysAvx512(const std::uint8_t* const* p, const std::size_t* len,
+                                      std::size_t n, std::uint64_t* h1, std::uint64_t* h2) {
+  static_assert(sizeof(std::size_t) == 8 && sizeof(const std::uint8_t*) == 8);
+  const __m512i m = _mm512_set1_epi64(static_cast<long long>(kMurmur64Multiplier));
+  const __m512i low32 = _mm512_set1_epi64(0xffffffffLL);
+  std::size_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    const std::size_t blocks = len[j] / 8;
+    bool same_blocks = true;
+    alignas(64) std::uint64_t tail[kLanes];
+    __mmask8 has_tail = 0;
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      same_blocks &= len[j + l] / 8 == blocks;
+      const std::size_t t = len[j + l] & 7;
+      tail[l] = t == 0 || len[j + l] / 8 != blocks
+                    ? 0
+                    : MurmurHash64TailBits(ByteSpan(p[j + l] + 8 * blocks, t));
+      has_tail = static_cast<__mmask8>(has_tail | (t != 0 ? 1u << l : 0u));
+    }
+    if (!same_blocks) {
+      // Keys whose block counts differ: the portable kernel, one key after another.
+      HashKeysPortable(p + j, len + j, kLanes, h1 + j, h2 + j);
+      continue;
+    }
+    const __m512i lengths = _mm512_loadu_si512(len + j);
+    const __m512i tails = _mm512_load_si512(tail);
+    // MurmurHash64Start: the length as Java's int, widened, times the multiplier.
+    const __m512i start = _mm512_mullo_epi64(_mm512_and_si512(lengths, low32), m);
+    const __m512i a = MurmurPass8(start, p + j, blocks, tails, has_tail, m);
+    // Trap (section 10.2): the second hash is seeded with the low 32 bits of the first.
+    const __m512i b = MurmurPass8(_mm512_xor_si512(start, _mm512_and_si512(a, low32)), p + j,
+                                  blocks, tails, has_tail, m);
+    _mm512_storeu_si512(h1 + j, a);
+    _mm512_storeu_si512(h2 + j, b);
+  }
+  HashKeysPortable(p + j, len + j, n - j, h1 + j, h2 + j);
+}
+
+// The high 64 bits of n * r in each lane, r = r_high:r_low (32-bit halves, broadcast), from four
+// 32 x 32 -> 64-bit products; no intermediate sum overflows 64 bits.
+BLOOMCODEC_AVX512 inline __m512i MulHigh64(__m512i n, __m512i r_low, __m512i r_high) {
+  const __m512i n_high = _mm512_srli_epi64(n, 32);
+  const __m512i ll = _mm512_mul_epu32(n, r_low);
+  const __m512i lh = _mm512_mul_epu32(n, r_high);
+  const __m512i hl = _mm512_mul_epu32(n_high, r_low);
+  const __m512i hh = _mm512_mul_epu32(n_high, r_high);
+  const __m512i t = _mm512_add_epi64(lh, _mm512_srli_epi64(ll, 32));
+  const __m512i u = _mm512_add_epi64(hl, _mm512_and_si512(t, _mm512_set1_epi64(0xffffffffLL)));
+  return _mm512_add_epi64(_mm512_add_epi64(hh, _mm512_srli_epi64(t, 32)),
+                          _mm512_srli_epi64(u, 32));
+}
+
+BLOOMCODEC_AVX512 void BucketIndicesAvx512(const std::uint64_t* h1, const std::uint64_t* h2,
+                                           std::size_t n, std::uint32_t first,
+                                           std::uint32_t count, const FastMod64& mod,
+                                           std::uint64_t* out, std::size_t stride) {
+  const __m512i m = _mm512_set1_epi64(static_cast<long long>(mod.modulus()));
+  const __m512i r_low = _mm512_set1_epi64(static_cast<long long>(mod.reciprocal() & 0xffffffff));
+  const __m512i r_high = _mm512_set1_epi64(static_cast<long long>(mod.reciprocal() >> 32));
+  for (std::size_t j = 0; j < n; j += kLanes) {
+    const __mmask8 lanes =
+        n - j >= kLanes ? __mmask8{0xff} : static_cast<__mmask8>((1u << (n - j)) - 1);
+    const __m512i step = _mm512_maskz_loadu_epi64(lanes, h2 + j);
+    // x = h1 + i * h2 in wrapping 64-bit arithmetic, advanced by h2 per bucket.
+    __m512i x = _mm512_add_epi64(
+        _mm512_maskz_loadu_epi64(lanes, h1 + j),
+        _mm512_mullo_epi64(step, _mm512_set1_epi64(static_cast<long long>(first))));
+    for (std::uint32_t i = 0; i < count; ++i) {
+      // |x| (Long.MIN_VALUE stays 2^63, as 0 - x on u64), then FastMod64's reduction:
+      // q = high(n * R) is n / m or one less, so r = n - q * m < 2m; min(r, r - m) is r mod m
+      // (r - m wraps above r when r < m).
+      const __m512i a = _mm512_abs_epi64(x);
+      const __m512i q = MulHigh64(a, r_low, r_high);
+      const __m512i r = _mm512_sub_epi64(a, _mm512_mullo_epi64(q, m));
+      _mm512_mask_storeu_epi64(out + i * stride + j, lanes,
+                               _mm512_min_epu64(r, _mm512_sub_epi64(r, m)));
+      x = _mm512_add_epi64(x, step);
+    }
+  }
+}
+#endif
+
+}  // namespace
+
+bool V10KernelSupported(V10Kernel kernel) {
+  switch (kernel) {
+    case V10Kernel::kPortable:
+      return true;
+    case V10Kernel::kAvx512:
+#if defined(__x86_64__)
+      // libgcc's CPU model reports an AVX-512 feature only if the OS saves the zmm state too.
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+#else
+      return false;
+#endif
+  }
+  return false;
+}
+
+V10Kernel BestV10Kernel() {
+  static const V10Kernel best =
+      V10KernelSupported(V10Kernel::kAvx512) ? V10Kernel::kAvx512 : V10Kernel::kPortable;
+  return best;
+}
+
+void HashKeys64(V10Kernel kernel, const std::uint8_t* const* p, const std::size_t* len,
+                std::size_t n, std::uint64_t* h1, std::uint64_t* h2) {
+#if defined(__x86_64__)
+  if (kernel == V10Kernel::kAvx512) return HashKeysAvx512(p, len, n, h1, h2);
+#endif
+  HashKeysPortable(p, len, n, h1, h2);
+}
+
+void BucketIndices64(V10Kernel kernel, const std::uint64_t* h1, const std::uint64_t* h2,
+                     std::size_t n, std::uint32_t first, std::uint32_t count, const FastMod64& mod,
+                     std::uint64_t* out, std::size_t stride) {
+#if defined(__x86_64__)
+  if (kernel == V10Kernel::kAvx512) {
+    return BucketIndicesAvx512(h1, h2, n, first, count, mod, out, stride);
+  }
+#endif
+  BucketIndicesPortable(h1, h2, n, first, count, mod, out, stride);
+}
+
+}  // namespace bloomcodec::cassandra

@@ -1,0 +1,126 @@
+// The 1.0 filter's batch kernels (v10_kernels.h): every kernel this CPU supports computes the same
+// hashes and bucket indices as the scalar reference (HashKey64, BucketIndex, FastMod64::AbsMod),
+// for keys of any length, any mix of lengths and any modulus.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bloomcodec/cassandra/buckets.h"
+#include "cassandra/fast_mod.h"
+#include "cassandra/v10_kernels.h"
+
+namespace bloomcodec::cassandra {
+namespace {
+
+std::vector<V10Kernel> SupportedKernels() {
+  std::vector<V10Kernel> out;
+  for (V10Kernel k : kAllV10Kernels) {
+    if (V10KernelSupported(k)) out.push_back(k);
+  }
+  return out;
+}
+
+const char* NameOf(V10Kernel k) { return k == V10Kernel::kPortable ? "portable" : "avx512"; }
+
+TEST(V10Kernels, TheBestKernelIsSupportedAndThePortableOneAlwaysIs) {
+  EXPECT_TRUE(V10KernelSupported(V10Kernel::kPortable));
+  EXPECT_TRUE(V10KernelSupported(BestV10Kernel()));
+  std::string walked;
+  for (V10Kernel k : SupportedKernels()) walked += std::string(" ") + NameOf(k);
+  RecordProperty("kernels", walked);
+}
+
+// Lengths that exercise the vector path's cases: one length for the whole list (with and
+// without a tail), lengths with the same number of whole blocks but different tails, and
+// lengths of any block count (groups the vector kernel hands to the portable one).
+rc::Gen<std::vector<std::size_t>> GenLengths() {
+  return rc::gen::mapcat(rc::gen::inRange<std::size_t>(0, 41), [](std::size_t n) {
+    return rc::gen::oneOf(
+        rc::gen::map(rc::gen::inRange<std::size_t>(0, 41),
+                     [n](std::size_t len) { return std::vector<std::size_t>(n, len); }),
+        rc::gen::mapcat(rc::gen::inRange<std::size_t>(0, 5),
+                        [n](std::size_t blocks) {
+                          return rc::gen::container<std::vector<std::size_t>>(
+                              n, rc::gen::inRange<std::size_t>(8 * blocks, 8 * blocks + 8));
+                        }),
+        rc::gen::container<std::vector<std::size_t>>(n, rc::gen::inRange<std::size_t>(0, 41)));
+  });
+}
+
+RC_GTEST_PROP(V10Kernels, HashKeysIsHashKey64OfEveryKey, ()) {
+  const std::vector<std::size_t> lengths = *GenLengths();
+  std::vector<std::vector<std::uint8_t>> keys;
+  for (std::size_t len : lengths) {
+    keys.push_back(*rc::gen::container<std::vector<std::uint8_t>>(
+        len, rc::gen::arbitrary<std::uint8_t>()));
+  }
+  std::vector<const std::uint8_t*> p;
+  std::vector<std::size_t> len;
+  for (const auto& k : keys) {
+    p.push_back(k.data());
+    len.push_back(k.size());
+  }
+  for (V10Kernel kernel : SupportedKernels()) {
+    std::vector<std::uint64_t> h1(keys.size(), 0), h2(keys.size(), 0);
+    HashKeys64(kernel, p.data(), len.data(), keys.size(), h1.data(), h2.data());
+    for (std::size_t j = 0; j < keys.size(); ++j) {
+      const KeyHashes64 want = HashKey64(ByteSpan(keys[j]));
+      RC_ASSERT(h1[j] == static_cast<std::uint64_t>(want.h1));
+      RC_ASSERT(h2[j] == static_cast<std::uint64_t>(want.h2));
+    }
+  }
+}
+
+// A 64-bit value, often one of the edges of the wrapping arithmetic.
+rc::Gen<std::uint64_t> GenEdgy64() {
+  return rc::gen::oneOf(rc::gen::arbitrary<std::uint64_t>(),
+                        rc::gen::element<std::uint64_t>(0, 1, 2, (1ULL << 63) - 1, 1ULL << 63,
+                                                        (1ULL << 63) + 1, ~0ULL - 1, ~0ULL));
+}
+
+RC_GTEST_PROP(V10Kernels, BucketIndicesAreAbsModOfEveryBucket, ()) {
+  // The filters' moduli (64 * W, W an i32 >= 1) and any other.
+  const std::uint64_t m = *rc::gen::oneOf(
+      rc::gen::map(rc::gen::inRange<std::uint64_t>(1, std::uint64_t{INT32_MAX} + 1),
+                   [](std::uint64_t w) { return 64 * w; }),
+      rc::gen::inRange<std::uint64_t>(1, 1u << 12),
+      rc::gen::suchThat(GenEdgy64(), [](std::uint64_t v) { return v != 0; }));
+  const FastMod64 mod(m);
+  const std::size_t n = *rc::gen::inRange<std::size_t>(0, 30);
+  const std::uint32_t first = *rc::gen::inRange<std::uint32_t>(0, 40);
+  const std::uint32_t count = *rc::gen::inRange<std::uint32_t>(0, 33);
+  const std::size_t stride = n + *rc::gen::inRange<std::size_t>(0, 3);
+  std::vector<std::uint64_t> h1, h2;
+  for (std::size_t j = 0; j < n; ++j) {
+    h1.push_back(*GenEdgy64());
+    h2.push_back(*GenEdgy64());
+  }
+  constexpr std::uint64_t kUntouched = 0x5a5a5a5a5a5a5a5aULL;
+  for (V10Kernel kernel : SupportedKernels()) {
+    std::vector<std::uint64_t> out(count * stride + 1, kUntouched);
+    BucketIndices64(kernel, h1.data(), h2.data(), n, first, count, mod, out.data(), stride);
+    for (std::uint32_t i = 0; i < count; ++i) {
+      for (std::size_t j = 0; j < stride; ++j) {
+        const std::uint64_t got = out[i * stride + j];
+        if (j >= n) {
+          RC_ASSERT(got == kUntouched);  // the gaps between rows are not written
+          continue;
+        }
+        RC_ASSERT(got == mod.AbsMod(h1[j], h2[j], first + i));
+        if (m % 64 == 0 && m / 64 <= std::uint64_t{INT32_MAX}) {
+          const KeyHashes64 h{static_cast<std::int64_t>(h1[j]), static_cast<std::int64_t>(h2[j])};
+          RC_ASSERT(got == static_cast<std::uint64_t>(BucketIndex(
+                               h, static_cast<std::int32_t>(first + i), static_cast<std::int64_t>(m))));
+        }
+      }
+    }
+    RC_ASSERT(out.back() == kUntouched);
+  }
+}
+
+}  // namespace
+}  // namespace bloomcodec::cassandra
