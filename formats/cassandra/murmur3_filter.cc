@@ -11,19 +11,10 @@
 #include "fast_mod.h"
 #include "murmur3_inline.h"
 #include "word_filter_bytes.h"
+#include "word_rounds.h"
 
 namespace bloomcodec::cassandra {
 namespace {
-
-// Keys hashed per round of the batch paths before their bits are set or tested. In a filter
-// larger than the L2 cache a round's bytes are prefetched before they are used, and the round
-// must be long enough for the misses to arrive: 128 keys did better than 32 and 64 in
-// bench/run's 1M and 10M key rows (1.2 and 12 MiB filters), 256 no better than 128.
-constexpr std::size_t kBatch = 128;
-static_assert(kBatch <= 256, "survivors are numbered in a byte");
-// Above this many bytes of bits (about the L2 cache) the batch paths stage and prefetch every
-// index; below it the prefetches and the staging cost more than the misses they would hide.
-constexpr std::size_t kStageAbove = std::size_t{1} << 20;
 
 std::uint64_t SwizzleOf(Murmur3Layout layout) {
   // A big-endian long puts in-memory byte b of a word at file byte 7 - b of its group.
@@ -47,67 +38,10 @@ inline void BaseAndStep(Murmur3Hash h, IndexOrder order, std::uint64_t& base, st
   step = order == IndexOrder::kOld ? h1 : h0;
 }
 
-// What a lookup reads: the bits as stored and how bit j maps to its byte.
-struct BitTable {
-  const std::uint8_t* bits;
-  std::uint64_t swizzle;
-  FastMod64 mod;
-  std::uint64_t k;
-  IndexOrder order;
-  std::uint32_t Test(std::uint64_t j) const { return (bits[(j >> 3) ^ swizzle] >> (j & 7)) & 1u; }
-  void Prefetch(std::uint64_t j) const { __builtin_prefetch(bits + ((j >> 3) ^ swizzle)); }
-};
-
-// The answers of n hashed keys (K >= 1): compute and prefetch every key's first two bits; test
-// those two for every key without a branch between them (most absent keys fail there); walk the
-// remaining indexes only for the keys that passed. In a filter larger than the L2 cache
-// (kPrefetchRest) the survivors' remaining indexes are all computed and prefetched before the
-// first is tested, so that their misses overlap.
-template <bool kPrefetchRest>
-void ProbeRound(const BitTable& t, const Murmur3Hash* hashes, std::size_t n,
-                std::uint8_t* answers) {
-  std::array<std::uint64_t, kBatch> base, step, first, second;
-  for (std::size_t j = 0; j < n; ++j) {
-    BaseAndStep(hashes[j], t.order, base[j], step[j]);
-    first[j] = t.mod.AbsMod(base[j], step[j], 0);
-    second[j] = t.k > 1 ? t.mod.AbsMod(base[j], step[j], 1) : first[j];
-    t.Prefetch(first[j]);
-    t.Prefetch(second[j]);
-  }
-  if (!kPrefetchRest || t.k <= 2) {
-    for (std::size_t j = 0; j < n; ++j) {
-      std::uint32_t answer = t.Test(first[j]) & t.Test(second[j]);
-      for (std::uint64_t i = 2; i < t.k && answer != 0; ++i) {
-        answer = t.Test(t.mod.AbsMod(base[j], step[j], i));
-      }
-      answers[j] = static_cast<std::uint8_t>(answer);
-    }
-    return;
-  }
-  std::array<std::uint8_t, kBatch> survivors;
-  std::size_t surviving = 0;
-  for (std::size_t j = 0; j < n; ++j) {
-    const std::uint32_t answer = t.Test(first[j]) & t.Test(second[j]);
-    answers[j] = static_cast<std::uint8_t>(answer);
-    survivors[surviving] = static_cast<std::uint8_t>(j);
-    surviving += answer;
-  }
-  const std::size_t rest_per_key = static_cast<std::size_t>(t.k - 2);
-  std::array<std::uint64_t, kBatch*(kIndexArrayLength - 2)> rest;
-  for (std::size_t s = 0; s < surviving; ++s) {
-    const std::size_t j = survivors[s];
-    for (std::size_t i = 0; i < rest_per_key; ++i) {
-      rest[s * rest_per_key + i] = t.mod.AbsMod(base[j], step[j], i + 2);
-      t.Prefetch(rest[s * rest_per_key + i]);
-    }
-  }
-  for (std::size_t s = 0; s < surviving; ++s) {
-    std::uint32_t answer = 1;
-    for (std::size_t i = 0; i < rest_per_key && answer != 0; ++i) {
-      answer = t.Test(rest[s * rest_per_key + i]);
-    }
-    answers[survivors[s]] = static_cast<std::uint8_t>(answer);
-  }
+// The round's base and step of each key, from its hashes.
+inline void BasesAndSteps(const Murmur3Hash* hashes, std::size_t n, IndexOrder order,
+                          std::uint64_t* base, std::uint64_t* step) {
+  for (std::size_t j = 0; j < n; ++j) BaseAndStep(hashes[j], order, base[j], step[j]);
 }
 
 }  // namespace
@@ -222,42 +156,18 @@ void Murmur3Filter::AddAllOf(const Keys& keys, std::size_t total) {
     return;
   }
   // Rounds of keys: every key of a round is hashed first (independent chains of multiplications
-  // that overlap); in a filter larger than the L2 cache every index of the round is then computed
-  // and its byte prefetched before the first bit is set, so that the read-modify-writes overlap.
-  // Setting bits commutes: the bytes are those of adding the keys one by one.
+  // that overlap), then their bits are set (word_rounds.h).
+  const FilterKernel kernel = BestFilterKernel();
+  const WordShape shape{bits_bytes().size(), byte_swizzle_, Mod(),
+                        static_cast<std::uint32_t>(hash_count_)};
   std::uint8_t* bits = owned_.data() + kHeaderBytes;
-  const FastMod64 mod = Mod();
-  const std::size_t k = static_cast<std::size_t>(hash_count_);
-  std::array<std::uint64_t, kBatch * kIndexArrayLength> indexes;
-  const bool stage = bits_bytes().size() > kStageAbove;
-  for (std::size_t start = 0; start < total; start += kBatch) {
-    const std::size_t n = std::min(kBatch, total - start);
-    std::array<Murmur3Hash, kBatch> hashes;
+  std::array<Murmur3Hash, kRoundKeys> hashes;
+  std::array<std::uint64_t, kRoundKeys> base, step;
+  for (std::size_t start = 0; start < total; start += kRoundKeys) {
+    const std::size_t n = std::min(kRoundKeys, total - start);
     for (std::size_t j = 0; j < n; ++j) hashes[j] = InlineCassandraMurmur3(keys[start + j]);
-    if (!stage) {
-      for (std::size_t j = 0; j < n; ++j) {
-        std::uint64_t base, step;
-        BaseAndStep(hashes[j], OrderOf(layout_), base, step);
-        for (std::size_t i = 0; i < k; ++i) {
-          const std::uint64_t index = mod.AbsMod(base, step, i);
-          bits[ByteOf(index)] |= static_cast<std::uint8_t>(1u << (index & 7));
-        }
-      }
-      continue;
-    }
-    std::size_t count = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      std::uint64_t base, step;
-      BaseAndStep(hashes[j], OrderOf(layout_), base, step);
-      for (std::size_t i = 0; i < k; ++i) {
-        indexes[count] = mod.AbsMod(base, step, i);
-        __builtin_prefetch(bits + ByteOf(indexes[count]), 1);
-        ++count;
-      }
-    }
-    for (std::size_t i = 0; i < count; ++i) {
-      bits[ByteOf(indexes[i])] |= static_cast<std::uint8_t>(1u << (indexes[i] & 7));
-    }
+    BasesAndSteps(hashes.data(), n, OrderOf(layout_), base.data(), step.data());
+    SetRound(kernel, bits, shape, base.data(), step.data(), n);
   }
 }
 
@@ -315,22 +225,25 @@ void Murmur3Filter::BatchOf(HashOf&& hash_of, std::size_t count,
     return;
   }
   // Rounds of keys: hash every key first (independent chains of multiplications that overlap),
-  // then test its bits (ProbeRound). The answer is the same conjunction of the same K bits as the
-  // key-at-a-time path.
-  const BitTable table{bits_bytes().data(), byte_swizzle_, Mod(),
-                       static_cast<std::uint64_t>(hash_count_), OrderOf(layout_)};
-  // (The staged arrays hold kIndexArrayLength indexes per key; a larger K, which no lookup of
-  // the original survives, takes the unstaged path.)
-  const bool large = bits_bytes().size() > kStageAbove && hash_count_ <= kIndexArrayLength;
-  std::array<Murmur3Hash, kBatch> hashes;
-  for (std::size_t start = 0; start < total; start += kBatch) {
-    const std::size_t n = std::min(kBatch, total - start);
+  // then test their bits (word_rounds.h). The answer is the same conjunction of the same K bits
+  // as the key-at-a-time path.
+  const FilterKernel kernel = BestFilterKernel();
+  const WordShape shape{bits_bytes().size(), byte_swizzle_, Mod(),
+                        static_cast<std::uint32_t>(hash_count_)};
+  std::array<Murmur3Hash, kRoundKeys> hashes;
+  std::array<std::uint64_t, kRoundKeys> base, step;
+  for (std::size_t start = 0; start < total; start += kRoundKeys) {
+    const std::size_t n = std::min(kRoundKeys, total - start);
     for (std::size_t j = 0; j < n; ++j) hashes[j] = hash_of(start + j);
-    if (large) {
-      ProbeRound<true>(table, hashes.data(), n, answers.data() + start);
-    } else {
-      ProbeRound<false>(table, hashes.data(), n, answers.data() + start);
+    BasesAndSteps(hashes.data(), n, OrderOf(layout_), base.data(), step.data());
+    if (hash_count_ <= static_cast<std::int32_t>(kMaxRoundIndexes)) {
+      ProbeRound(kernel, bits_bytes().data(), shape, base.data(), step.data(), n,
+                 answers.data() + start);
+      continue;
     }
+    // A K the original's long[21] cannot hold (no lookup of it survives there): one key after
+    // another.
+    for (std::size_t j = 0; j < n; ++j) answers[start + j] = TestIndexes(hashes[j]) ? 1 : 0;
   }
 }
 

@@ -13,24 +13,18 @@
 #include "codec/byte_writer.h"
 #include "codec/popcount.h"
 #include "fast_mod.h"
-#include "v10_kernels.h"
+#include "filter_kernels.h"
 #include "word_filter_bytes.h"
+#include "word_rounds.h"
 
 namespace bloomcodec::cassandra {
 namespace {
 
-// Keys handled per round of the batch paths. In a filter larger than the L2 cache a round's
-// bytes are prefetched before they are used, and the round must be long enough for the misses to
-// arrive: 128 keys did better than 16, 32 and 64 in bench/run's 1M key rows (a 1.9 MiB filter),
-// 256 no better than 128.
-constexpr std::size_t kBatch = 128;
-static_assert(kBatch <= 256, "survivors are numbered in a byte");
-// Buckets per key the batch paths stage in arrays (1.0 writers use K <= 20; a larger K read
-// from a file takes the key-at-a-time path).
-constexpr std::int32_t kMaxStagedBuckets = 32;
-// Above this many filter bytes (about the L2 cache) the batch query prefetches every bucket of
-// a key that passed its first two, not only those two.
+// Above this many filter bytes (about the L2 cache) a key-at-a-time lookup computes and
+// prefetches all its buckets before the first test.
 constexpr std::size_t kPrefetchAllAbove = 1024 * 1024;
+// Buckets the key-at-a-time lookup stages in an array (1.0 writers use K <= 20).
+constexpr std::int32_t kMaxStagedBuckets = static_cast<std::int32_t>(kMaxRoundIndexes);
 
 // Bucket i of a key is |h1 + i*h2| mod m in Java's wrapping long arithmetic (BucketIndex in
 // buckets.cc is the reference), reduced without a division (fast_mod.h): the buckets of one key
@@ -39,15 +33,16 @@ inline std::uint64_t Bucket(const FastMod64& mod, KeyHashes64 h, std::uint64_t i
   return mod.AbsMod(static_cast<std::uint64_t>(h.h1), static_cast<std::uint64_t>(h.h2), i);
 }
 
-// Bucket b is bit b & 63 of big-endian word b >> 6: byte (b >> 3) ^ 7 of the words.
+// Bucket b is bit b & 63 of big-endian word b >> 6: byte (b >> 3) ^ kSwizzle of the words.
+constexpr std::uint64_t kSwizzle = 7;
 inline std::uint32_t TestBit(const std::uint8_t* words, std::uint64_t b) {
-  return (words[(b >> 3) ^ 7] >> (b & 7)) & 1u;
+  return (words[(b >> 3) ^ kSwizzle] >> (b & 7)) & 1u;
 }
 inline void SetBit(std::uint8_t* words, std::uint64_t b) {
-  words[(b >> 3) ^ 7] |= static_cast<std::uint8_t>(1u << (b & 7));
+  words[(b >> 3) ^ kSwizzle] |= static_cast<std::uint8_t>(1u << (b & 7));
 }
 inline void Prefetch(const std::uint8_t* words, std::uint64_t b) {
-  __builtin_prefetch(words + ((b >> 3) ^ 7));
+  __builtin_prefetch(words + ((b >> 3) ^ kSwizzle));
 }
 
 // One key at a time. In a filter larger than the L2 cache all K buckets are computed and their
@@ -75,8 +70,8 @@ bool ProbeBits(const std::uint8_t* words, std::size_t word_bytes, KeyHashes64 h,
 
 // The keys of a round: where each starts and how long it is (what the kernels read).
 struct RoundKeys {
-  std::array<const std::uint8_t*, kBatch> p;
-  std::array<std::size_t, kBatch> len;
+  std::array<const std::uint8_t*, kRoundKeys> p;
+  std::array<std::size_t, kRoundKeys> len;
 
   template <typename Keys>
   void Set(const Keys& keys, std::size_t start, std::size_t n, std::size_t total) {
@@ -88,7 +83,7 @@ struct RoundKeys {
     // The next round's keys are fetched while this round waits on the filter: the key bytes
     // are read in order, but the filter's random lines crowd them out of the caches (in the
     // benchmark's 1M-key batch of misses this took 11.2 to 10.4 ns per key).
-    const std::size_t next_end = std::min(total, start + n + kBatch);
+    const std::size_t next_end = std::min(total, start + n + kRoundKeys);
     for (std::size_t j = start + n; j < next_end; ++j) __builtin_prefetch(keys[j].data());
   }
 };
@@ -216,36 +211,17 @@ void V10Filter::AddAllOf(const Keys& keys, std::size_t total) {
     }
     return;
   }
+  // Rounds of keys: hashed (filter_kernels.h), then their bits set (word_rounds.h).
   std::uint8_t* words = owned_.data() + kHeaderBytes;
-  const FastMod64 mod = Mod();
-  const V10Kernel kernel = BestV10Kernel();
-  // Rounds of keys: hashed, then every bucket of the round computed (v10_kernels.h); in a filter
-  // larger than the L2 cache every bucket is prefetched before the first is set, so that the
-  // read-modify-writes overlap (in a smaller one that costs more than it saves). Setting bits
-  // commutes: the bytes are those of adding the keys one by one.
-  const bool prefetch = words_bytes().size() > kPrefetchAllAbove;
+  const FilterKernel kernel = BestFilterKernel();
+  const WordShape shape{words_bytes().size(), kSwizzle, Mod(), static_cast<std::uint32_t>(k)};
   RoundKeys round;
-  std::array<std::uint64_t, kBatch> h1, h2;
-  std::array<std::uint64_t, kBatch * kMaxStagedBuckets> buckets;  // bucket i of key j: [i][j]
-  for (std::size_t start = 0; start < total; start += kBatch) {
-    const std::size_t n = std::min(kBatch, total - start);
+  std::array<std::uint64_t, kRoundKeys> h1, h2;
+  for (std::size_t start = 0; start < total; start += kRoundKeys) {
+    const std::size_t n = std::min(kRoundKeys, total - start);
     round.Set(keys, start, n, total);
-    HashKeys64(kernel, round.p.data(), round.len.data(), n, h1.data(), h2.data());
-    BucketIndices64(kernel, h1.data(), h2.data(), n, 0, static_cast<std::uint32_t>(k), mod,
-                    buckets.data(), kBatch);
-    for (std::size_t i = 0; i < static_cast<std::size_t>(k); ++i) {
-      const std::uint64_t* row = buckets.data() + i * kBatch;
-      if (prefetch) {
-        for (std::size_t j = 0; j < n; ++j) Prefetch(words, row[j]);
-      } else {
-        for (std::size_t j = 0; j < n; ++j) SetBit(words, row[j]);
-      }
-    }
-    if (!prefetch) continue;
-    for (std::size_t i = 0; i < static_cast<std::size_t>(k); ++i) {
-      const std::uint64_t* row = buckets.data() + i * kBatch;
-      for (std::size_t j = 0; j < n; ++j) SetBit(words, row[j]);
-    }
+    MurmurHash64Keys(kernel, round.p.data(), round.len.data(), n, h1.data(), h2.data());
+    SetRound(kernel, words, shape, h1.data(), h2.data(), n);
   }
 }
 
@@ -271,71 +247,16 @@ void V10Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> ans
     }
     return;
   }
-  const FastMod64 mod = Mod();
-  const V10Kernel kernel = BestV10Kernel();
-  // Rounds over a chunk of keys, each round's memory accesses prefetched before they are made:
-  // hash every key and prefetch its first two buckets; test those two without a branch between
-  // them (most absent keys fail there, and an early exit per bucket costs a misprediction per
-  // key); for the survivors, compute the remaining buckets and test them (prefetching them all
-  // first when the filter is larger than the L2 cache). The answer is the same conjunction of
-  // the same K bits.
-  const bool prefetch_rest = words_bytes().size() > kPrefetchAllAbove;
-  // The portable kernel computes a bucket at a time: in a small filter a survivor's remaining
-  // buckets are computed only until one is clear.
-  const bool lazy_rest = !prefetch_rest && kernel == V10Kernel::kPortable;
-  const std::uint32_t rest_per_key = static_cast<std::uint32_t>(k - 2);
+  // Rounds of keys: hashed (filter_kernels.h), then their bits tested (word_rounds.h).
+  const FilterKernel kernel = BestFilterKernel();
+  const WordShape shape{words_bytes().size(), kSwizzle, Mod(), static_cast<std::uint32_t>(k)};
   RoundKeys round;
-  std::array<std::uint64_t, kBatch> h1, h2;
-  std::array<std::uint64_t, 2 * kBatch> first_two;  // bucket i < 2 of key j: [i][j]
-  std::array<std::uint8_t, kBatch> survivors;
-  std::array<std::uint64_t, kBatch> survivor_h1, survivor_h2;
-  std::array<std::uint64_t, kBatch * kMaxStagedBuckets> rest;  // bucket 2 + i of survivor s: [i][s]
-  for (std::size_t start = 0; start < total; start += kBatch) {
-    const std::size_t n = std::min(kBatch, total - start);
+  std::array<std::uint64_t, kRoundKeys> h1, h2;
+  for (std::size_t start = 0; start < total; start += kRoundKeys) {
+    const std::size_t n = std::min(kRoundKeys, total - start);
     round.Set(keys, start, n, total);
-    HashKeys64(kernel, round.p.data(), round.len.data(), n, h1.data(), h2.data());
-    BucketIndices64(kernel, h1.data(), h2.data(), n, 0, 2, mod, first_two.data(), kBatch);
-    const std::uint64_t* first = first_two.data();
-    const std::uint64_t* second = first_two.data() + kBatch;
-    for (std::size_t j = 0; j < n; ++j) {
-      Prefetch(words, first[j]);
-      Prefetch(words, second[j]);
-    }
-    std::size_t surviving = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      const std::uint8_t answer =
-          static_cast<std::uint8_t>(TestBit(words, first[j]) & TestBit(words, second[j]));
-      answers[start + j] = answer;
-      survivors[surviving] = static_cast<std::uint8_t>(j);
-      survivor_h1[surviving] = h1[j];
-      survivor_h2[surviving] = h2[j];
-      surviving += answer;
-    }
-    if (rest_per_key == 0 || surviving == 0) continue;
-    if (lazy_rest) {
-      for (std::size_t s = 0; s < surviving; ++s) {
-        std::uint32_t answer = 1;
-        for (std::uint64_t i = 2; i < static_cast<std::uint64_t>(k) && answer != 0; ++i) {
-          answer = TestBit(words, mod.AbsMod(survivor_h1[s], survivor_h2[s], i));
-        }
-        answers[start + survivors[s]] = static_cast<std::uint8_t>(answer);
-      }
-      continue;
-    }
-    BucketIndices64(kernel, survivor_h1.data(), survivor_h2.data(), surviving, 2, rest_per_key, mod,
-                    rest.data(), kBatch);
-    if (prefetch_rest) {
-      for (std::size_t i = 0; i < rest_per_key; ++i) {
-        for (std::size_t s = 0; s < surviving; ++s) Prefetch(words, rest[i * kBatch + s]);
-      }
-    }
-    for (std::size_t s = 0; s < surviving; ++s) {
-      std::uint32_t answer = 1;
-      for (std::size_t i = 0; i < rest_per_key && answer != 0; ++i) {
-        answer = TestBit(words, rest[i * kBatch + s]);
-      }
-      answers[start + survivors[s]] = static_cast<std::uint8_t>(answer);
-    }
+    MurmurHash64Keys(kernel, round.p.data(), round.len.data(), n, h1.data(), h2.data());
+    ProbeRound(kernel, words, shape, h1.data(), h2.data(), n, answers.data() + start);
   }
 }
 

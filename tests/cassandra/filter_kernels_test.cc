@@ -1,4 +1,4 @@
-// The 1.0 filter's batch kernels (v10_kernels.h): every kernel this CPU supports computes the same
+// The 1.0 filter's batch kernels (filter_kernels.h): every kernel this CPU supports computes the same
 // hashes and bucket indices as the scalar reference (HashKey64, BucketIndex, FastMod64::AbsMod),
 // for keys of any length, any mix of lengths and any modulus.
 #include <gtest/gtest.h>
@@ -11,26 +11,26 @@
 
 #include "bloomcodec/cassandra/buckets.h"
 #include "cassandra/fast_mod.h"
-#include "cassandra/v10_kernels.h"
+#include "cassandra/filter_kernels.h"
 
 namespace bloomcodec::cassandra {
 namespace {
 
-std::vector<V10Kernel> SupportedKernels() {
-  std::vector<V10Kernel> out;
-  for (V10Kernel k : kAllV10Kernels) {
-    if (V10KernelSupported(k)) out.push_back(k);
+std::vector<FilterKernel> SupportedKernels() {
+  std::vector<FilterKernel> out;
+  for (FilterKernel k : kAllFilterKernels) {
+    if (FilterKernelSupported(k)) out.push_back(k);
   }
   return out;
 }
 
-const char* NameOf(V10Kernel k) { return k == V10Kernel::kPortable ? "portable" : "avx512"; }
+const char* NameOf(FilterKernel k) { return k == FilterKernel::kPortable ? "portable" : "avx512"; }
 
-TEST(V10Kernels, TheBestKernelIsSupportedAndThePortableOneAlwaysIs) {
-  EXPECT_TRUE(V10KernelSupported(V10Kernel::kPortable));
-  EXPECT_TRUE(V10KernelSupported(BestV10Kernel()));
+TEST(FilterKernels, TheBestKernelIsSupportedAndThePortableOneAlwaysIs) {
+  EXPECT_TRUE(FilterKernelSupported(FilterKernel::kPortable));
+  EXPECT_TRUE(FilterKernelSupported(BestFilterKernel()));
   std::string walked;
-  for (V10Kernel k : SupportedKernels()) walked += std::string(" ") + NameOf(k);
+  for (FilterKernel k : SupportedKernels()) walked += std::string(" ") + NameOf(k);
   RecordProperty("kernels", walked);
 }
 
@@ -51,12 +51,12 @@ rc::Gen<std::vector<std::size_t>> GenLengths() {
   });
 }
 
-RC_GTEST_PROP(V10Kernels, HashKeysIsHashKey64OfEveryKey, ()) {
+RC_GTEST_PROP(FilterKernels, MurmurHash64KeysIsHashKey64OfEveryKey, ()) {
   const std::vector<std::size_t> lengths = *GenLengths();
   std::vector<std::vector<std::uint8_t>> keys;
   for (std::size_t len : lengths) {
-    keys.push_back(*rc::gen::container<std::vector<std::uint8_t>>(
-        len, rc::gen::arbitrary<std::uint8_t>()));
+    keys.push_back(
+        *rc::gen::container<std::vector<std::uint8_t>>(len, rc::gen::arbitrary<std::uint8_t>()));
   }
   std::vector<const std::uint8_t*> p;
   std::vector<std::size_t> len;
@@ -64,9 +64,9 @@ RC_GTEST_PROP(V10Kernels, HashKeysIsHashKey64OfEveryKey, ()) {
     p.push_back(k.data());
     len.push_back(k.size());
   }
-  for (V10Kernel kernel : SupportedKernels()) {
+  for (FilterKernel kernel : SupportedKernels()) {
     std::vector<std::uint64_t> h1(keys.size(), 0), h2(keys.size(), 0);
-    HashKeys64(kernel, p.data(), len.data(), keys.size(), h1.data(), h2.data());
+    MurmurHash64Keys(kernel, p.data(), len.data(), keys.size(), h1.data(), h2.data());
     for (std::size_t j = 0; j < keys.size(); ++j) {
       const KeyHashes64 want = HashKey64(ByteSpan(keys[j]));
       RC_ASSERT(h1[j] == static_cast<std::uint64_t>(want.h1));
@@ -82,13 +82,13 @@ rc::Gen<std::uint64_t> GenEdgy64() {
                                                         (1ULL << 63) + 1, ~0ULL - 1, ~0ULL));
 }
 
-RC_GTEST_PROP(V10Kernels, BucketIndicesAreAbsModOfEveryBucket, ()) {
+RC_GTEST_PROP(FilterKernels, AbsModIndicesAreAbsModOfEveryIndex, ()) {
   // The filters' moduli (64 * W, W an i32 >= 1) and any other.
-  const std::uint64_t m = *rc::gen::oneOf(
-      rc::gen::map(rc::gen::inRange<std::uint64_t>(1, std::uint64_t{INT32_MAX} + 1),
-                   [](std::uint64_t w) { return 64 * w; }),
-      rc::gen::inRange<std::uint64_t>(1, 1u << 12),
-      rc::gen::suchThat(GenEdgy64(), [](std::uint64_t v) { return v != 0; }));
+  const std::uint64_t m =
+      *rc::gen::oneOf(rc::gen::map(rc::gen::inRange<std::uint64_t>(1, std::uint64_t{INT32_MAX} + 1),
+                                   [](std::uint64_t w) { return 64 * w; }),
+                      rc::gen::inRange<std::uint64_t>(1, 1u << 12),
+                      rc::gen::suchThat(GenEdgy64(), [](std::uint64_t v) { return v != 0; }));
   const FastMod64 mod(m);
   const std::size_t n = *rc::gen::inRange<std::size_t>(0, 30);
   const std::uint32_t first = *rc::gen::inRange<std::uint32_t>(0, 40);
@@ -100,9 +100,9 @@ RC_GTEST_PROP(V10Kernels, BucketIndicesAreAbsModOfEveryBucket, ()) {
     h2.push_back(*GenEdgy64());
   }
   constexpr std::uint64_t kUntouched = 0x5a5a5a5a5a5a5a5aULL;
-  for (V10Kernel kernel : SupportedKernels()) {
+  for (FilterKernel kernel : SupportedKernels()) {
     std::vector<std::uint64_t> out(count * stride + 1, kUntouched);
-    BucketIndices64(kernel, h1.data(), h2.data(), n, first, count, mod, out.data(), stride);
+    AbsModIndices(kernel, h1.data(), h2.data(), n, first, count, mod, out.data(), stride);
     for (std::uint32_t i = 0; i < count; ++i) {
       for (std::size_t j = 0; j < stride; ++j) {
         const std::uint64_t got = out[i * stride + j];
@@ -113,8 +113,9 @@ RC_GTEST_PROP(V10Kernels, BucketIndicesAreAbsModOfEveryBucket, ()) {
         RC_ASSERT(got == mod.AbsMod(h1[j], h2[j], first + i));
         if (m % 64 == 0 && m / 64 <= std::uint64_t{INT32_MAX}) {
           const KeyHashes64 h{static_cast<std::int64_t>(h1[j]), static_cast<std::int64_t>(h2[j])};
-          RC_ASSERT(got == static_cast<std::uint64_t>(BucketIndex(
-                               h, static_cast<std::int32_t>(first + i), static_cast<std::int64_t>(m))));
+          RC_ASSERT(got ==
+                    static_cast<std::uint64_t>(BucketIndex(h, static_cast<std::int32_t>(first + i),
+                                                           static_cast<std::int64_t>(m))));
         }
       }
     }

@@ -1,4 +1,4 @@
-#include "v10_kernels.h"
+#include "filter_kernels.h"
 
 #include <algorithm>
 #include <cstring>
@@ -30,12 +30,12 @@ constexpr std::size_t kLanes = 8;
 
 // MurmurHash64(key, seed) of one key, in the steps of murmur_hash.h.
 inline std::uint64_t HashOne(const std::uint8_t* p, std::size_t len, std::uint64_t seed) {
-  return static_cast<std::uint64_t>(
-      MurmurHash64Resume(MurmurHash64Start(len, static_cast<std::int64_t>(seed)), ByteSpan(p, len)));
+  return static_cast<std::uint64_t>(MurmurHash64Resume(
+      MurmurHash64Start(len, static_cast<std::int64_t>(seed)), ByteSpan(p, len)));
 }
 
-void HashKeysPortable(const std::uint8_t* const* p, const std::size_t* len, std::size_t n,
-                      std::uint64_t* h1, std::uint64_t* h2) {
+void MurmurHash64KeysPortable(const std::uint8_t* const* p, const std::size_t* len, std::size_t n,
+                              std::uint64_t* h1, std::uint64_t* h2) {
   std::size_t j = 0;
   for (; j + kLanes <= n; j += kLanes) {
     std::size_t common = ~std::size_t{0};
@@ -46,8 +46,7 @@ void HashKeysPortable(const std::uint8_t* const* p, const std::size_t* len, std:
     for (int pass = 0; pass < 2; ++pass) {
       std::uint64_t h[kLanes];
       for (std::size_t l = 0; l < kLanes; ++l) {
-        h[l] = MurmurHash64Start(len[j + l],
-                                 pass == 0 ? 0 : static_cast<std::int64_t>(h1[j + l]));
+        h[l] = MurmurHash64Start(len[j + l], pass == 0 ? 0 : static_cast<std::int64_t>(h1[j + l]));
       }
       for (std::size_t off = 0; off < common; off += 8) {
         for (std::size_t l = 0; l < kLanes; ++l) {
@@ -72,12 +71,12 @@ void HashKeysPortable(const std::uint8_t* const* p, const std::size_t* len, std:
   }
 }
 
-void BucketIndicesPortable(const std::uint64_t* h1, const std::uint64_t* h2, std::size_t n,
+void AbsModIndicesPortable(const std::uint64_t* base, const std::uint64_t* step, std::size_t n,
                            std::uint32_t first, std::uint32_t count, const FastMod64& mod,
                            std::uint64_t* out, std::size_t stride) {
   for (std::uint32_t i = 0; i < count; ++i) {
     std::uint64_t* row = out + i * stride;
-    for (std::size_t j = 0; j < n; ++j) row[j] = mod.AbsMod(h1[j], h2[j], first + i);
+    for (std::size_t j = 0; j < n; ++j) row[j] = mod.AbsMod(base[j], step[j], first + i);
   }
 }
 
@@ -120,8 +119,8 @@ BLOOMCODEC_AVX512 inline __m512i MurmurPass8(__m512i state, const std::uint8_t* 
   return MurmurFinal8(state, m);
 }
 
-BLOOMCODEC_AVX512 void HashKeysAvx512(const std::uint8_t* const* p, const std::size_t* len,
-                                      std::size_t n, std::uint64_t* h1, std::uint64_t* h2) {
+BLOOMCODEC_AVX512 void MurmurHash64KeysAvx512(const std::uint8_t* const* p, const std::size_t* len,
+                                              std::size_t n, std::uint64_t* h1, std::uint64_t* h2) {
   static_assert(sizeof(std::size_t) == 8 && sizeof(const std::uint8_t*) == 8);
   const __m512i m = _mm512_set1_epi64(static_cast<long long>(kMurmur64Multiplier));
   const __m512i low32 = _mm512_set1_epi64(0xffffffffLL);
@@ -141,7 +140,7 @@ BLOOMCODEC_AVX512 void HashKeysAvx512(const std::uint8_t* const* p, const std::s
     }
     if (!same_blocks) {
       // Keys whose block counts differ: the portable kernel, one key after another.
-      HashKeysPortable(p + j, len + j, kLanes, h1 + j, h2 + j);
+      MurmurHash64KeysPortable(p + j, len + j, kLanes, h1 + j, h2 + j);
       continue;
     }
     const __m512i lengths = _mm512_loadu_si512(len + j);
@@ -155,7 +154,7 @@ BLOOMCODEC_AVX512 void HashKeysAvx512(const std::uint8_t* const* p, const std::s
     _mm512_storeu_si512(h1 + j, a);
     _mm512_storeu_si512(h2 + j, b);
   }
-  HashKeysPortable(p + j, len + j, n - j, h1 + j, h2 + j);
+  MurmurHash64KeysPortable(p + j, len + j, n - j, h1 + j, h2 + j);
 }
 
 // The high 64 bits of n * r in each lane, r = r_high:r_low (32-bit halves, broadcast), from four
@@ -168,25 +167,24 @@ BLOOMCODEC_AVX512 inline __m512i MulHigh64(__m512i n, __m512i r_low, __m512i r_h
   const __m512i hh = _mm512_mul_epu32(n_high, r_high);
   const __m512i t = _mm512_add_epi64(lh, _mm512_srli_epi64(ll, 32));
   const __m512i u = _mm512_add_epi64(hl, _mm512_and_si512(t, _mm512_set1_epi64(0xffffffffLL)));
-  return _mm512_add_epi64(_mm512_add_epi64(hh, _mm512_srli_epi64(t, 32)),
-                          _mm512_srli_epi64(u, 32));
+  return _mm512_add_epi64(_mm512_add_epi64(hh, _mm512_srli_epi64(t, 32)), _mm512_srli_epi64(u, 32));
 }
 
-BLOOMCODEC_AVX512 void BucketIndicesAvx512(const std::uint64_t* h1, const std::uint64_t* h2,
-                                           std::size_t n, std::uint32_t first,
-                                           std::uint32_t count, const FastMod64& mod,
-                                           std::uint64_t* out, std::size_t stride) {
+BLOOMCODEC_AVX512 void AbsModIndicesAvx512(const std::uint64_t* base, const std::uint64_t* step,
+                                           std::size_t n, std::uint32_t first, std::uint32_t count,
+                                           const FastMod64& mod, std::uint64_t* out,
+                                           std::size_t stride) {
   const __m512i m = _mm512_set1_epi64(static_cast<long long>(mod.modulus()));
   const __m512i r_low = _mm512_set1_epi64(static_cast<long long>(mod.reciprocal() & 0xffffffff));
   const __m512i r_high = _mm512_set1_epi64(static_cast<long long>(mod.reciprocal() >> 32));
   for (std::size_t j = 0; j < n; j += kLanes) {
     const __mmask8 lanes =
         n - j >= kLanes ? __mmask8{0xff} : static_cast<__mmask8>((1u << (n - j)) - 1);
-    const __m512i step = _mm512_maskz_loadu_epi64(lanes, h2 + j);
-    // x = h1 + i * h2 in wrapping 64-bit arithmetic, advanced by h2 per bucket.
+    const __m512i delta = _mm512_maskz_loadu_epi64(lanes, step + j);
+    // x = base + i * step in wrapping 64-bit arithmetic, advanced by step per index.
     __m512i x = _mm512_add_epi64(
-        _mm512_maskz_loadu_epi64(lanes, h1 + j),
-        _mm512_mullo_epi64(step, _mm512_set1_epi64(static_cast<long long>(first))));
+        _mm512_maskz_loadu_epi64(lanes, base + j),
+        _mm512_mullo_epi64(delta, _mm512_set1_epi64(static_cast<long long>(first))));
     for (std::uint32_t i = 0; i < count; ++i) {
       // |x| (Long.MIN_VALUE stays 2^63, as 0 - x on u64), then FastMod64's reduction:
       // q = high(n * R) is n / m or one less, so r = n - q * m < 2m; min(r, r - m) is r mod m
@@ -196,7 +194,7 @@ BLOOMCODEC_AVX512 void BucketIndicesAvx512(const std::uint64_t* h1, const std::u
       const __m512i r = _mm512_sub_epi64(a, _mm512_mullo_epi64(q, m));
       _mm512_mask_storeu_epi64(out + i * stride + j, lanes,
                                _mm512_min_epu64(r, _mm512_sub_epi64(r, m)));
-      x = _mm512_add_epi64(x, step);
+      x = _mm512_add_epi64(x, delta);
     }
   }
 }
@@ -204,11 +202,10 @@ BLOOMCODEC_AVX512 void BucketIndicesAvx512(const std::uint64_t* h1, const std::u
 
 }  // namespace
 
-bool V10KernelSupported(V10Kernel kernel) {
+bool FilterKernelSupported(FilterKernel kernel) {
   switch (kernel) {
-    case V10Kernel::kPortable:
-      return true;
-    case V10Kernel::kAvx512:
+    case FilterKernel::kPortable: return true;
+    case FilterKernel::kAvx512:
 #if defined(__x86_64__)
       // libgcc's CPU model reports an AVX-512 feature only if the OS saves the zmm state too.
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
@@ -219,29 +216,30 @@ bool V10KernelSupported(V10Kernel kernel) {
   return false;
 }
 
-V10Kernel BestV10Kernel() {
-  static const V10Kernel best =
-      V10KernelSupported(V10Kernel::kAvx512) ? V10Kernel::kAvx512 : V10Kernel::kPortable;
+FilterKernel BestFilterKernel() {
+  static const FilterKernel best = FilterKernelSupported(FilterKernel::kAvx512)
+                                       ? FilterKernel::kAvx512
+                                       : FilterKernel::kPortable;
   return best;
 }
 
-void HashKeys64(V10Kernel kernel, const std::uint8_t* const* p, const std::size_t* len,
-                std::size_t n, std::uint64_t* h1, std::uint64_t* h2) {
+void MurmurHash64Keys(FilterKernel kernel, const std::uint8_t* const* p, const std::size_t* len,
+                      std::size_t n, std::uint64_t* h1, std::uint64_t* h2) {
 #if defined(__x86_64__)
-  if (kernel == V10Kernel::kAvx512) return HashKeysAvx512(p, len, n, h1, h2);
+  if (kernel == FilterKernel::kAvx512) return MurmurHash64KeysAvx512(p, len, n, h1, h2);
 #endif
-  HashKeysPortable(p, len, n, h1, h2);
+  MurmurHash64KeysPortable(p, len, n, h1, h2);
 }
 
-void BucketIndices64(V10Kernel kernel, const std::uint64_t* h1, const std::uint64_t* h2,
-                     std::size_t n, std::uint32_t first, std::uint32_t count, const FastMod64& mod,
-                     std::uint64_t* out, std::size_t stride) {
+void AbsModIndices(FilterKernel kernel, const std::uint64_t* base, const std::uint64_t* step,
+                   std::size_t n, std::uint32_t first, std::uint32_t count, const FastMod64& mod,
+                   std::uint64_t* out, std::size_t stride) {
 #if defined(__x86_64__)
-  if (kernel == V10Kernel::kAvx512) {
-    return BucketIndicesAvx512(h1, h2, n, first, count, mod, out, stride);
+  if (kernel == FilterKernel::kAvx512) {
+    return AbsModIndicesAvx512(base, step, n, first, count, mod, out, stride);
   }
 #endif
-  BucketIndicesPortable(h1, h2, n, first, count, mod, out, stride);
+  AbsModIndicesPortable(base, step, n, first, count, mod, out, stride);
 }
 
 }  // namespace bloomcodec::cassandra
