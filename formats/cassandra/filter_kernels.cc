@@ -20,6 +20,7 @@
 #endif
 
 #include "bloomcodec/cassandra/murmur_hash.h"
+#include "murmur3_inline.h"
 
 namespace bloomcodec::cassandra {
 namespace {
@@ -69,6 +70,11 @@ void MurmurHash64KeysPortable(const std::uint8_t* const* p, const std::size_t* l
     h1[j] = HashOne(p[j], len[j], 0);
     h2[j] = HashOne(p[j], len[j], h1[j]);
   }
+}
+
+void CassandraMurmur3KeysPortable(const std::uint8_t* const* p, const std::size_t* len,
+                                  std::size_t n, Murmur3Hash* out) {
+  for (std::size_t j = 0; j < n; ++j) out[j] = InlineCassandraMurmur3(ByteSpan(p[j], len[j]));
 }
 
 void AbsModIndicesPortable(const std::uint64_t* base, const std::uint64_t* step, std::size_t n,
@@ -157,6 +163,88 @@ BLOOMCODEC_AVX512 void MurmurHash64KeysAvx512(const std::uint8_t* const* p, cons
   MurmurHash64KeysPortable(p + j, len + j, n - j, h1 + j, h2 + j);
 }
 
+// Murmur3's mix of one lane word: k * a, rotated left by r, times b.
+template <int r>
+BLOOMCODEC_AVX512 inline __m512i Murmur3Mix8(__m512i k, __m512i a, __m512i b) {
+  return _mm512_mullo_epi64(_mm512_rol_epi64(_mm512_mullo_epi64(k, a), r), b);
+}
+
+BLOOMCODEC_AVX512 inline __m512i Murmur3Fmix8(__m512i k) {
+  k = _mm512_xor_si512(k, _mm512_srli_epi64(k, 33));
+  k = _mm512_mullo_epi64(k, _mm512_set1_epi64(static_cast<long long>(0xff51afd7ed558ccdULL)));
+  k = _mm512_xor_si512(k, _mm512_srli_epi64(k, 33));
+  k = _mm512_mullo_epi64(k, _mm512_set1_epi64(static_cast<long long>(0xc4ceb9fe1a85ec53ULL)));
+  return _mm512_xor_si512(k, _mm512_srli_epi64(k, 33));
+}
+
+// h * 5 + c.
+BLOOMCODEC_AVX512 inline __m512i TimesFivePlus(__m512i h, long long c) {
+  return _mm512_add_epi64(_mm512_add_epi64(_mm512_slli_epi64(h, 2), h), _mm512_set1_epi64(c));
+}
+
+BLOOMCODEC_AVX512 void CassandraMurmur3KeysAvx512(const std::uint8_t* const* p,
+                                                  const std::size_t* len, std::size_t n,
+                                                  Murmur3Hash* out) {
+  using murmur3_detail::kC1;
+  using murmur3_detail::kC2;
+  static_assert(sizeof(Murmur3Hash) == 16);
+  const __m512i c1 = _mm512_set1_epi64(static_cast<long long>(kC1));
+  const __m512i c2 = _mm512_set1_epi64(static_cast<long long>(kC2));
+  // Lane l of h1 and of h2 side by side: the result's {h0, h1} pairs of keys 0 - 3, then 4 - 7.
+  const __m512i pairs_low = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11);
+  const __m512i pairs_high = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
+  std::size_t j = 0;
+  for (; j + kLanes <= n; j += kLanes) {
+    const std::size_t blocks = len[j] / 16;
+    bool same_blocks = true;
+    for (std::size_t l = 0; l < kLanes; ++l) same_blocks &= len[j + l] / 16 == blocks;
+    if (!same_blocks) {
+      // Keys whose block counts differ: the portable kernel, one key after another.
+      CassandraMurmur3KeysPortable(p + j, len + j, kLanes, out + j);
+      continue;
+    }
+    alignas(64) std::uint64_t tail1[kLanes], tail2[kLanes];
+    for (std::size_t l = 0; l < kLanes; ++l) {
+      murmur3_detail::TailWords(p[j + l] + 16 * blocks, len[j + l] & 15, true, tail1[l], tail2[l]);
+    }
+    __m512i h1 = _mm512_setzero_si512();  // seed 0
+    __m512i h2 = _mm512_setzero_si512();
+    for (std::size_t b = 0; b < blocks; ++b) {
+      // Eight scalar loads per word (see MurmurPass8); body bytes are little-endian words.
+      const auto at = [&](std::size_t l, std::size_t off) {
+        long long v;
+        std::memcpy(&v, p[j + l] + 16 * b + off, 8);
+        return v;
+      };
+      const __m512i k1 = _mm512_set_epi64(at(7, 0), at(6, 0), at(5, 0), at(4, 0), at(3, 0),
+                                          at(2, 0), at(1, 0), at(0, 0));
+      const __m512i k2 = _mm512_set_epi64(at(7, 8), at(6, 8), at(5, 8), at(4, 8), at(3, 8),
+                                          at(2, 8), at(1, 8), at(0, 8));
+      h1 = _mm512_xor_si512(h1, Murmur3Mix8<31>(k1, c1, c2));
+      h1 = _mm512_add_epi64(_mm512_rol_epi64(h1, 27), h2);
+      h1 = TimesFivePlus(h1, 0x52dce729);
+      h2 = _mm512_xor_si512(h2, Murmur3Mix8<33>(k2, c2, c1));
+      h2 = _mm512_add_epi64(_mm512_rol_epi64(h2, 31), h1);
+      h2 = TimesFivePlus(h2, 0x38495ab5);
+    }
+    // A lane word the tail does not reach is 0 and mixes to 0: no lane needs a mask.
+    h2 = _mm512_xor_si512(h2, Murmur3Mix8<33>(_mm512_load_si512(tail2), c2, c1));
+    h1 = _mm512_xor_si512(h1, Murmur3Mix8<31>(_mm512_load_si512(tail1), c1, c2));
+    const __m512i length = _mm512_loadu_si512(len + j);
+    h1 = _mm512_xor_si512(h1, length);
+    h2 = _mm512_xor_si512(h2, length);
+    h1 = _mm512_add_epi64(h1, h2);
+    h2 = _mm512_add_epi64(h2, h1);
+    h1 = Murmur3Fmix8(h1);
+    h2 = Murmur3Fmix8(h2);
+    h1 = _mm512_add_epi64(h1, h2);
+    h2 = _mm512_add_epi64(h2, h1);
+    _mm512_storeu_si512(out + j, _mm512_permutex2var_epi64(h1, pairs_low, h2));
+    _mm512_storeu_si512(out + j + 4, _mm512_permutex2var_epi64(h1, pairs_high, h2));
+  }
+  CassandraMurmur3KeysPortable(p + j, len + j, n - j, out + j);
+}
+
 // The high 64 bits of n * r in each lane, r = r_high:r_low (32-bit halves, broadcast), from four
 // 32 x 32 -> 64-bit products; no intermediate sum overflows 64 bits.
 BLOOMCODEC_AVX512 inline __m512i MulHigh64(__m512i n, __m512i r_low, __m512i r_high) {
@@ -221,6 +309,14 @@ FilterKernel BestFilterKernel() {
                                        ? FilterKernel::kAvx512
                                        : FilterKernel::kPortable;
   return best;
+}
+
+void CassandraMurmur3Keys(FilterKernel kernel, const std::uint8_t* const* p, const std::size_t* len,
+                          std::size_t n, Murmur3Hash* out) {
+#if defined(__x86_64__)
+  if (kernel == FilterKernel::kAvx512) return CassandraMurmur3KeysAvx512(p, len, n, out);
+#endif
+  CassandraMurmur3KeysPortable(p, len, n, out);
 }
 
 void MurmurHash64Keys(FilterKernel kernel, const std::uint8_t* const* p, const std::size_t* len,

@@ -1,15 +1,16 @@
 // Internal: the arithmetic of the word filters' batch paths (1.0's V10Filter and 1.2 - 5.0's
-// Murmur3Filter), apart from the filters' bits: the 1.0 hashes of a round of keys, and the bit
+// Murmur3Filter), apart from the filters' bits: the hashes of a round of keys, and the bit
 // indexes |base + i * step| mod m both filters derive from two hashes.
 //
 //   const FilterKernel kernel = BestFilterKernel();
+//   CassandraMurmur3Keys(kernel, p, len, n, hashes);              // 1.2+: hashes[j] of key j
 //   MurmurHash64Keys(kernel, p, len, n, h1, h2);                // 1.0: h1[j], h2[j] of key j
 //   AbsModIndices(kernel, base, step, n, 0, k, mod, out, stride);  // out[i * stride + j]
 //
 // Every kernel computes exactly the same values (HashKey64, FastMod64::AbsMod); they differ only
 // in the instructions used. kPortable is plain C++ (eight keys interleaved for the scalar
-// multiplier); kAvx512 runs eight keys in the lanes of one register: the hash's 64-bit
-// multiplications become vpmullq, and the reduction (fast_mod.h) needs the high half of a
+// multiplier); kAvx512 runs eight keys in the lanes of one register: the hashes' 64-bit
+// multiplications become vpmullq (and Murmur3's rotations vprolq), and the reduction (fast_mod.h) needs the high half of a
 // 64 x 64-bit product, which AVX-512 builds from four 32 x 32-bit ones. Tests walk every kernel
 // the CPU supports (FilterKernelSupported) against the scalar reference.
 #pragma once
@@ -17,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "bloomcodec/cassandra/murmur3.h"
 #include "fast_mod.h"
 
 namespace bloomcodec::cassandra {
@@ -29,6 +31,11 @@ inline constexpr FilterKernel kAllFilterKernels[] = {FilterKernel::kPortable,
 bool FilterKernelSupported(FilterKernel kernel);
 // The fastest supported kernel, decided once per process.
 FilterKernel BestFilterKernel();
+
+// The 1.2 - 5.0 filters' hash: out[j] = CassandraMurmur3(key j) for j < n, where key j is
+// p[j][0 .. len[j]). `kernel` must be supported.
+void CassandraMurmur3Keys(FilterKernel kernel, const std::uint8_t* const* p, const std::size_t* len,
+                          std::size_t n, Murmur3Hash* out);
 
 // The 1.0 filter's hashes (HashKey64, as u64): h1[j] = MurmurHash64(key j, 0),
 // h2[j] = MurmurHash64(key j, h1[j]) for j < n, where key j is p[j][0 .. len[j]). `kernel` must

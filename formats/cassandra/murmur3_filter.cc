@@ -161,11 +161,13 @@ void Murmur3Filter::AddAllOf(const Keys& keys, std::size_t total) {
   const WordShape shape{bits_bytes().size(), byte_swizzle_, Mod(),
                         static_cast<std::uint32_t>(hash_count_)};
   std::uint8_t* bits = owned_.data() + kHeaderBytes;
+  RoundKeys round;
   std::array<Murmur3Hash, kRoundKeys> hashes;
   std::array<std::uint64_t, kRoundKeys> base, step;
   for (std::size_t start = 0; start < total; start += kRoundKeys) {
     const std::size_t n = std::min(kRoundKeys, total - start);
-    for (std::size_t j = 0; j < n; ++j) hashes[j] = InlineCassandraMurmur3(keys[start + j]);
+    round.Set(keys, start, n, total);
+    CassandraMurmur3Keys(kernel, round.p.data(), round.len.data(), n, hashes.data());
     BasesAndSteps(hashes.data(), n, OrderOf(layout_), base.data(), step.data());
     SetRound(kernel, bits, shape, base.data(), step.data(), n);
   }
@@ -201,23 +203,41 @@ bool Murmur3Filter::MayContain(ByteSpan key) const {
   return TestIndexes(InlineCassandraMurmur3(key));
 }
 
+namespace {
+
+// BatchOf's hash_round for keys in a KeyList or in place: each round through the hash kernel.
+template <typename Keys>
+auto KeyRounds(const Keys& keys) {
+  return [&keys, kernel = BestFilterKernel(), round = RoundKeys()](std::size_t start, std::size_t n,
+                                                                   Murmur3Hash* out) mutable {
+    round.Set(keys, start, n, keys.size());
+    CassandraMurmur3Keys(kernel, round.p.data(), round.len.data(), n, out);
+  };
+}
+
+}  // namespace
+
 void Murmur3Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const {
-  BatchOf([&](std::size_t i) { return InlineCassandraMurmur3(keys[i]); }, keys.size(), answers);
+  BatchOf(KeyRounds(keys), keys.size(), answers);
 }
 
 void Murmur3Filter::MayContainBatch(std::span<const ByteSpan> keys,
                                     std::span<std::uint8_t> answers) const {
-  BatchOf([&](std::size_t i) { return InlineCassandraMurmur3(keys[i]); }, keys.size(), answers);
+  BatchOf(KeyRounds(keys), keys.size(), answers);
 }
 
 void Murmur3Filter::MayContainHashedBatch(std::span<const Murmur3Hash> hashes,
                                           std::span<std::uint8_t> answers) const {
-  BatchOf([&](std::size_t i) { return hashes[i]; }, hashes.size(), answers);
+  BatchOf(
+      [&](std::size_t start, std::size_t n, Murmur3Hash* out) {
+        std::copy_n(hashes.begin() + static_cast<std::ptrdiff_t>(start), n, out);
+      },
+      hashes.size(), answers);
 }
 
 // One kernel for keys in a KeyList, in place, or hashed already.
-template <typename HashOf>
-void Murmur3Filter::BatchOf(HashOf&& hash_of, std::size_t count,
+template <typename HashRound>
+void Murmur3Filter::BatchOf(HashRound&& hash_round, std::size_t count,
                             std::span<std::uint8_t> answers) const {
   const std::size_t total = std::min(count, answers.size());
   if (always_present_ || hash_count_ == 0) {
@@ -234,7 +254,7 @@ void Murmur3Filter::BatchOf(HashOf&& hash_of, std::size_t count,
   std::array<std::uint64_t, kRoundKeys> base, step;
   for (std::size_t start = 0; start < total; start += kRoundKeys) {
     const std::size_t n = std::min(kRoundKeys, total - start);
-    for (std::size_t j = 0; j < n; ++j) hashes[j] = hash_of(start + j);
+    hash_round(start, n, hashes.data());
     BasesAndSteps(hashes.data(), n, OrderOf(layout_), base.data(), step.data());
     if (hash_count_ <= static_cast<std::int32_t>(kMaxRoundIndexes)) {
       ProbeRound(kernel, bits_bytes().data(), shape, base.data(), step.data(), n,

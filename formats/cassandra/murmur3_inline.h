@@ -41,6 +41,18 @@ inline std::uint64_t Widen(std::uint8_t b, bool sign_extend) {
              : std::uint64_t{b};
 }
 
+// The two lane values of a tail of `rest` < 16 bytes, before they are mixed: k1 from bytes
+// 0 .. 7, k2 from bytes 8 .. 15; a lane the tail does not reach is 0 (and mixes to 0).
+inline void TailWords(const std::uint8_t* tail, std::size_t rest, bool sign_extend,
+                      std::uint64_t& k1, std::uint64_t& k2) {
+  k1 = 0;
+  k2 = 0;
+  // Trap: Java's `(long) key.get(offset + t) << s` sign-extends a byte >= 0x80, so every bit of
+  // the lane above that byte is flipped too (a no-op only at t = 7, where the shift is 56).
+  for (std::size_t t = 8; t < rest; ++t) k2 ^= Widen(tail[t], sign_extend) << (8 * (t - 8));
+  for (std::size_t t = 0; t < rest && t < 8; ++t) k1 ^= Widen(tail[t], sign_extend) << (8 * t);
+}
+
 inline Murmur3Hash Hash(ByteSpan key, bool sign_extend_tail) {
   const std::uint8_t* data = key.data();
   const std::size_t len = key.size();
@@ -66,20 +78,15 @@ inline Murmur3Hash Hash(ByteSpan key, bool sign_extend_tail) {
     h2 += h1;
     h2 = h2 * 5 + 0x38495ab5;
   }
-  const std::uint8_t* tail = data + blocks * 16;
   const std::size_t rest = len & 15;
-  std::uint64_t k1 = 0;
-  std::uint64_t k2 = 0;
-  // Trap: Java's `(long) key.get(offset + t) << s` sign-extends a byte >= 0x80, so every bit of
-  // the lane above that byte is flipped too (a no-op only at t = 7, where the shift is 56).
-  for (std::size_t t = 8; t < rest; ++t) k2 ^= Widen(tail[t], sign_extend_tail) << (8 * (t - 8));
+  std::uint64_t k1, k2;
+  TailWords(data + blocks * 16, rest, sign_extend_tail, k1, k2);
   if (rest > 8) {
     k2 *= kC2;
     k2 = Rotl(k2, 33);
     k2 *= kC1;
     h2 ^= k2;
   }
-  for (std::size_t t = 0; t < rest && t < 8; ++t) k1 ^= Widen(tail[t], sign_extend_tail) << (8 * t);
   if (rest > 0) {
     k1 *= kC1;
     k1 = Rotl(k1, 31);

@@ -68,26 +68,6 @@ bool ProbeBits(const std::uint8_t* words, std::size_t word_bytes, KeyHashes64 h,
   return true;
 }
 
-// The keys of a round: where each starts and how long it is (what the kernels read).
-struct RoundKeys {
-  std::array<const std::uint8_t*, kRoundKeys> p;
-  std::array<std::size_t, kRoundKeys> len;
-
-  template <typename Keys>
-  void Set(const Keys& keys, std::size_t start, std::size_t n, std::size_t total) {
-    for (std::size_t j = 0; j < n; ++j) {
-      const ByteSpan key = keys[start + j];
-      p[j] = key.data();
-      len[j] = key.size();
-    }
-    // The next round's keys are fetched while this round waits on the filter: the key bytes
-    // are read in order, but the filter's random lines crowd them out of the caches (in the
-    // benchmark's 1M-key batch of misses this took 11.2 to 10.4 ns per key).
-    const std::size_t next_end = std::min(total, start + n + kRoundKeys);
-    for (std::size_t j = start + n; j < next_end; ++j) __builtin_prefetch(keys[j].data());
-  }
-};
-
 // HashKey64 of one key, inline: the whole 8-byte blocks and the final mix in this loop, only a
 // tail through MurmurHash64Resume (the key-at-a-time lookups).
 inline KeyHashes64 HashOne(ByteSpan key) {

@@ -61,7 +61,8 @@ void ProbeRound(FilterKernel kernel, const std::uint8_t* bits, const WordShape& 
     }
     return;
   }
-  std::array<std::uint64_t, kRoundKeys * kMaxRoundIndexes> rest;  // index 2 + i of survivor s: [i][s]
+  std::array<std::uint64_t, kRoundKeys * kMaxRoundIndexes>
+      rest;  // index 2 + i of survivor s: [i][s]
   AbsModIndices(kernel, survivor_base.data(), survivor_step.data(), surviving, 2, rest_per_key,
                 shape.mod, rest.data(), kRoundKeys);
   if (prefetch) {

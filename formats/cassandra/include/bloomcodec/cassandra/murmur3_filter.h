@@ -110,9 +110,10 @@ class Murmur3Filter final : public Filter {
  private:
   template <typename Keys>
   void AddAllOf(const Keys& keys, std::size_t count);
-  // hash_of(i): the i-th key's CassandraMurmur3.
-  template <typename HashOf>
-  void BatchOf(HashOf&& hash_of, std::size_t count, std::span<std::uint8_t> answers) const;
+  // hash_round(start, n, out): the CassandraMurmur3 of keys start .. start + n - 1 into
+  // out[0 .. n), for consecutive rounds of at most 128 keys.
+  template <typename HashRound>
+  void BatchOf(HashRound&& hash_round, std::size_t count, std::span<std::uint8_t> answers) const;
   Murmur3Filter() = default;
   ByteSpan bytes() const { return owning_ ? ByteSpan(owned_) : view_; }
   // The file byte (within the bits) that holds bit j, given the layout's byte order.
