@@ -68,6 +68,20 @@ bool ProbeBits(const std::uint8_t* words, std::size_t word_bytes, KeyHashes64 h,
   return true;
 }
 
+// Calls round(start, n, h1, h2) for the consecutive rounds of keys[0 .. total): h1[j], h2[j]
+// are the hashes (HashKey64) of keys[start + j], j < n.
+template <typename Keys, typename Round>
+void ForEachHashedRound(const Keys& keys, std::size_t total, FilterKernel kernel, Round&& round) {
+  RoundKeys round_keys;
+  std::array<std::uint64_t, kRoundKeys> h1, h2;
+  for (std::size_t start = 0; start < total; start += kRoundKeys) {
+    const std::size_t n = std::min(kRoundKeys, total - start);
+    round_keys.Set(keys, start, n, total);
+    MurmurHash64Keys(kernel, round_keys.p.data(), round_keys.len.data(), n, h1.data(), h2.data());
+    round(start, n, h1.data(), h2.data());
+  }
+}
+
 // HashKey64 of one key, inline: the whole 8-byte blocks and the final mix in this loop, only a
 // tail through MurmurHash64Resume (the key-at-a-time lookups).
 inline KeyHashes64 HashOne(ByteSpan key) {
@@ -195,14 +209,9 @@ void V10Filter::AddAllOf(const Keys& keys, std::size_t total) {
   std::uint8_t* words = owned_.data() + kHeaderBytes;
   const FilterKernel kernel = BestFilterKernel();
   const WordShape shape{words_bytes().size(), kSwizzle, Mod(), static_cast<std::uint32_t>(k)};
-  RoundKeys round;
-  std::array<std::uint64_t, kRoundKeys> h1, h2;
-  for (std::size_t start = 0; start < total; start += kRoundKeys) {
-    const std::size_t n = std::min(kRoundKeys, total - start);
-    round.Set(keys, start, n, total);
-    MurmurHash64Keys(kernel, round.p.data(), round.len.data(), n, h1.data(), h2.data());
-    SetRound(kernel, words, shape, h1.data(), h2.data(), n);
-  }
+  ForEachHashedRound(keys, total, kernel,
+                     [&](std::size_t, std::size_t n, const std::uint64_t* h1,
+                         const std::uint64_t* h2) { SetRound(kernel, words, shape, h1, h2, n); });
 }
 
 bool V10Filter::MayContain(ByteSpan key) const {
@@ -230,14 +239,11 @@ void V10Filter::MayContainBatch(const KeyList& keys, std::span<std::uint8_t> ans
   // Rounds of keys: hashed (filter_kernels.h), then their bits tested (word_rounds.h).
   const FilterKernel kernel = BestFilterKernel();
   const WordShape shape{words_bytes().size(), kSwizzle, Mod(), static_cast<std::uint32_t>(k)};
-  RoundKeys round;
-  std::array<std::uint64_t, kRoundKeys> h1, h2;
-  for (std::size_t start = 0; start < total; start += kRoundKeys) {
-    const std::size_t n = std::min(kRoundKeys, total - start);
-    round.Set(keys, start, n, total);
-    MurmurHash64Keys(kernel, round.p.data(), round.len.data(), n, h1.data(), h2.data());
-    ProbeRound(kernel, words, shape, h1.data(), h2.data(), n, answers.data() + start);
-  }
+  ForEachHashedRound(
+      keys, total, kernel,
+      [&](std::size_t start, std::size_t n, const std::uint64_t* h1, const std::uint64_t* h2) {
+        ProbeRound(kernel, words, shape, h1, h2, n, answers.data() + start);
+      });
 }
 
 ByteVector V10Filter::TakeSerialized() && {
