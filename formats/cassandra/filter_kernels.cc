@@ -296,6 +296,8 @@ bool FilterKernelSupported(FilterKernel kernel) {
     case FilterKernel::kAvx512:
 #if defined(__x86_64__)
       // libgcc's CPU model reports an AVX-512 feature only if the OS saves the zmm state too.
+      // It is filled by a constructor; the init call makes this safe from any other one.
+      __builtin_cpu_init();
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
 #else
       return false;
