@@ -295,8 +295,14 @@ Result<ByteVector> DataReader::ReadPartitionKey(std::uint64_t position) {
 }
 
 Status DataReader::ReadPartitionKeyInto(std::uint64_t position, ByteVector& key) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(const ByteSpan view, PartitionKeyAt(position, key));
+  if (view.data() != key.data()) key.assign(view.begin(), view.end());
+  return Status();
+}
+
+Result<ByteSpan> DataReader::PartitionKeyAt(std::uint64_t position, ByteVector& buffer) {
   // The usual key lies whole, with its length, in the bytes at hand (an uncompressed file, or
-  // the chunk loaded last): one copy. Anything else, errors included, goes the general way.
+  // the chunk loaded last): no copy. Anything else, errors included, goes the general way.
   ByteSpan at_hand;
   std::uint64_t start = 0;
   if (info_ == nullptr) {
@@ -310,16 +316,16 @@ Status DataReader::ReadPartitionKeyInto(std::uint64_t position, ByteVector& key)
     const std::size_t rel = static_cast<std::size_t>(position - start);
     const std::size_t n = (std::size_t{at_hand[rel]} << 8) | at_hand[rel + 1];
     if (at_hand.size() - rel - 2 >= n) {
-      key.assign(at_hand.begin() + rel + 2, at_hand.begin() + rel + 2 + n);
       if (info_ == nullptr) Touched(position, position + 2 + n);
-      return Status();
+      return at_hand.subspan(rel + 2, n);
     }
   }
-  key.clear();
-  BLOOMCODEC_RETURN_IF_ERROR(Append(position, 2, key));
-  const std::uint64_t n = (std::uint64_t{key[0]} << 8) | key[1];
-  key.clear();
-  return Append(position + 2, n, key);
+  buffer.clear();
+  BLOOMCODEC_RETURN_IF_ERROR(Append(position, 2, buffer));
+  const std::uint64_t n = (std::uint64_t{buffer[0]} << 8) | buffer[1];
+  buffer.clear();
+  BLOOMCODEC_RETURN_IF_ERROR(Append(position + 2, n, buffer));
+  return ByteSpan(buffer);
 }
 
 Result<CompressedData> WriteCompressedData(ByteSpan data, ChunkCompressor compressor,

@@ -79,6 +79,10 @@ class DataReader {
   // The same into `key` (cleared first; no allocation once it has the capacity): a streaming
   // reader's one buffer for every key.
   Status ReadPartitionKeyInto(std::uint64_t position, ByteVector& key);
+  // The same as a view, without a copy where it can: into the bytes at hand when the key lies
+  // whole in them (an uncompressed file, or the chunk loaded last), else into `buffer` as
+  // ReadPartitionKeyInto reads it. Valid until the next call on this reader or on `buffer`.
+  Result<ByteSpan> PartitionKeyAt(std::uint64_t position, ByteVector& buffer);
   std::uint64_t chunks_read() const { return chunks_read_; }
   // Called with the byte range [begin, end) of the file each read uses (a whole chunk with its
   // checksum when compressed), for a reader that gives back the pages behind it.

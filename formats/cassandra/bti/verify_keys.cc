@@ -201,9 +201,13 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
       DataReader* reader = in_rows ? slice.rows.get() : slice.data.get();
       const std::uint64_t at = in_rows ? static_cast<std::uint64_t>(p.position)
                                        : ~static_cast<std::uint64_t>(p.position);
-      const Status read = reader != nullptr ? reader->ReadPartitionKeyInto(at, slice.key)
-                                            : (in_rows ? *rows_error : *data_error);
-      if (!read.ok()) {
+      // The key as a view into Data.db's bytes at hand where it can be (no copy before the one
+      // into the chunk's KeyList), else read into the slice's buffer.
+      Result<ByteSpan> key = reader != nullptr
+                                 ? reader->PartitionKeyAt(at, slice.key)
+                                 : Result<ByteSpan>(in_rows ? *rows_error : *data_error);
+      if (!key.ok()) {
+        const Status& read = key.status();
         if (!slice.first_damage) {
           Finding f = FindingFromStatus(Severity::kError, finding_kind::kIndex, read);
           f.message = read.ToString() + " (the key of the Partitions.db payload at " +
@@ -218,8 +222,8 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
       // Cassandra and ScyllaDB in the corpus). A mismatch: the payload leads to another
       // partition.
       // The key's hash is kept for the filter's probe too.
-      const Murmur3Hash hash = InlineCassandraMurmur3(slice.key);
-      if (p.hash >= 0 && !HashByteMatches(static_cast<std::uint8_t>(p.hash), slice.key, hash)) {
+      const Murmur3Hash hash = InlineCassandraMurmur3(*key);
+      if (p.hash >= 0 && !HashByteMatches(static_cast<std::uint8_t>(p.hash), *key, hash)) {
         if (!slice.hash_mismatch) {
           char text[160];
           std::snprintf(text, sizeof text,
@@ -236,7 +240,7 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
         }
         ++slice.mismatched;
       }
-      slice.keys.Add(ByteSpan(slice.key));
+      slice.keys.Add(*key);
       slice.positions.push_back(p.position);
       slice.hashes.push_back(hash);
     }
