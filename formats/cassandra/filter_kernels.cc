@@ -1,6 +1,7 @@
 #include "filter_kernels.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include <boost/endian/conversion.hpp>
@@ -19,6 +20,7 @@
 #endif
 #endif
 
+#include "bloomcodec/cassandra/buckets.h"
 #include "bloomcodec/cassandra/murmur_hash.h"
 #include "murmur3_inline.h"
 
@@ -28,12 +30,6 @@ namespace {
 // Keys hashed in lockstep: each hash is a chain of dependent multiplications, so interleaving
 // independent keys keeps the multiplier busy.
 constexpr std::size_t kLanes = 8;
-
-// MurmurHash64(key, seed) of one key, in the steps of murmur_hash.h.
-inline std::uint64_t HashOne(const std::uint8_t* p, std::size_t len, std::uint64_t seed) {
-  return static_cast<std::uint64_t>(MurmurHash64Resume(
-      MurmurHash64Start(len, static_cast<std::int64_t>(seed)), ByteSpan(p, len)));
-}
 
 void MurmurHash64KeysPortable(const std::uint8_t* const* p, const std::size_t* len, std::size_t n,
                               std::uint64_t* h1, std::uint64_t* h2) {
@@ -67,8 +63,9 @@ void MurmurHash64KeysPortable(const std::uint8_t* const* p, const std::size_t* l
     }
   }
   for (; j < n; ++j) {
-    h1[j] = HashOne(p[j], len[j], 0);
-    h2[j] = HashOne(p[j], len[j], h1[j]);
+    const KeyHashes64 h = HashKey64(ByteSpan(p[j], len[j]));
+    h1[j] = static_cast<std::uint64_t>(h.h1);
+    h2[j] = static_cast<std::uint64_t>(h.h2);
   }
 }
 
@@ -102,10 +99,10 @@ BLOOMCODEC_AVX512 inline __m512i MurmurFinal8(__m512i h, __m512i m) {
   return _mm512_xor_si512(h, _mm512_srli_epi64(h, 47));
 }
 
-// Eight keys with the same number of whole blocks (`blocks`) in the lanes: `start` is
-// MurmurHash64Start(len, 0) per lane, p[0 .. 8) the keys, `tail` their
-// MurmurHash64TailBits, `has_tail` the lanes whose key has a tail. One pass of the hash, from
-// `seed_state` (start ^ the seed's low 32 bits).
+// One pass of the hash over eight keys with the same number of whole blocks (`blocks`), one
+// per lane: p[0 .. 8) the keys, `state` their MurmurHash64Start (the seed's low 32 bits XOR
+// the length times the multiplier), `tail` their MurmurHash64TailBits, `has_tail` the lanes
+// whose key has a tail.
 BLOOMCODEC_AVX512 inline __m512i MurmurPass8(__m512i state, const std::uint8_t* const* p,
                                              std::size_t blocks, __m512i tail, __mmask8 has_tail,
                                              __m512i m) {
@@ -171,9 +168,9 @@ BLOOMCODEC_AVX512 inline __m512i Murmur3Mix8(__m512i k, __m512i a, __m512i b) {
 
 BLOOMCODEC_AVX512 inline __m512i Murmur3Fmix8(__m512i k) {
   k = _mm512_xor_si512(k, _mm512_srli_epi64(k, 33));
-  k = _mm512_mullo_epi64(k, _mm512_set1_epi64(static_cast<long long>(0xff51afd7ed558ccdULL)));
+  k = _mm512_mullo_epi64(k, _mm512_set1_epi64(static_cast<long long>(murmur3_detail::kFmix1)));
   k = _mm512_xor_si512(k, _mm512_srli_epi64(k, 33));
-  k = _mm512_mullo_epi64(k, _mm512_set1_epi64(static_cast<long long>(0xc4ceb9fe1a85ec53ULL)));
+  k = _mm512_mullo_epi64(k, _mm512_set1_epi64(static_cast<long long>(murmur3_detail::kFmix2)));
   return _mm512_xor_si512(k, _mm512_srli_epi64(k, 33));
 }
 
@@ -187,7 +184,8 @@ BLOOMCODEC_AVX512 void CassandraMurmur3KeysAvx512(const std::uint8_t* const* p,
                                                   Murmur3Hash* out) {
   using murmur3_detail::kC1;
   using murmur3_detail::kC2;
-  static_assert(sizeof(Murmur3Hash) == 16);
+  // The stores below write each key's {h0, h1} as two adjacent 64-bit lanes.
+  static_assert(sizeof(Murmur3Hash) == 16 && offsetof(Murmur3Hash, h1) == 8);
   const __m512i c1 = _mm512_set1_epi64(static_cast<long long>(kC1));
   const __m512i c2 = _mm512_set1_epi64(static_cast<long long>(kC2));
   // Lane l of h1 and of h2 side by side: the result's {h0, h1} pairs of keys 0 - 3, then 4 - 7.

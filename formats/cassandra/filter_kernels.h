@@ -3,16 +3,17 @@
 // indexes |base + i * step| mod m both filters derive from two hashes.
 //
 //   const FilterKernel kernel = BestFilterKernel();
-//   CassandraMurmur3Keys(kernel, p, len, n, hashes);              // 1.2+: hashes[j] of key j
-//   MurmurHash64Keys(kernel, p, len, n, h1, h2);                // 1.0: h1[j], h2[j] of key j
-//   AbsModIndices(kernel, base, step, n, 0, k, mod, out, stride);  // out[i * stride + j]
+//   CassandraMurmur3Keys(kernel, p, len, n, hashes);  // 1.2+: hashes[j] of key j
+//   MurmurHash64Keys(kernel, p, len, n, h1, h2);      // 1.0: h1[j], h2[j] of key j
+//   AbsModIndices(kernel, base, step, n, 0, k, mod, out, stride);  // index i of key j:
+//                                                                   // out[i * stride + j]
 //
-// Every kernel computes exactly the same values (HashKey64, FastMod64::AbsMod); they differ only
-// in the instructions used. kPortable is plain C++ (eight keys interleaved for the scalar
-// multiplier); kAvx512 runs eight keys in the lanes of one register: the hashes' 64-bit
-// multiplications become vpmullq (and Murmur3's rotations vprolq), and the reduction (fast_mod.h) needs the high half of a
-// 64 x 64-bit product, which AVX-512 builds from four 32 x 32-bit ones. Tests walk every kernel
-// the CPU supports (FilterKernelSupported) against the scalar reference.
+// Every kernel computes exactly the same values (CassandraMurmur3, HashKey64,
+// FastMod64::AbsMod); they differ only in the instructions used. kPortable is plain C++;
+// kAvx512 runs eight keys in the lanes of one register: the hashes' 64-bit multiplications
+// become vpmullq (Murmur3's rotations vprolq), and the reduction (fast_mod.h) builds the high
+// half of a 64 x 64-bit product from four 32 x 32-bit ones. Tests walk every kernel the CPU
+// supports (FilterKernelSupported) against the scalar reference.
 #pragma once
 
 #include <cstddef>

@@ -155,8 +155,7 @@ void Murmur3Filter::AddAllOf(const Keys& keys, std::size_t total) {
     for (std::size_t i = 0; i < total; ++i) Add(keys[i]);
     return;
   }
-  // Rounds of keys: every key of a round is hashed first (independent chains of multiplications
-  // that overlap), then their bits are set (word_rounds.h).
+  // Rounds of keys: hashed (filter_kernels.h), then their bits set (word_rounds.h).
   const FilterKernel kernel = BestFilterKernel();
   const WordShape shape{bits_bytes().size(), byte_swizzle_, Mod(),
                         static_cast<std::uint32_t>(hash_count_)};
@@ -244,9 +243,8 @@ void Murmur3Filter::BatchOf(HashRound&& hash_round, std::size_t count,
     std::fill(answers.begin(), answers.begin() + static_cast<std::ptrdiff_t>(total), 1);
     return;
   }
-  // Rounds of keys: hash every key first (independent chains of multiplications that overlap),
-  // then test their bits (word_rounds.h). The answer is the same conjunction of the same K bits
-  // as the key-at-a-time path.
+  // Rounds of keys: hashed (by hash_round), then their bits tested (word_rounds.h). The answer
+  // is the same conjunction of the same K bits as the key-at-a-time path.
   const FilterKernel kernel = BestFilterKernel();
   const WordShape shape{bits_bytes().size(), byte_swizzle_, Mod(),
                         static_cast<std::uint32_t>(hash_count_)};
