@@ -208,9 +208,10 @@ namespace {
 template <typename Keys>
 auto KeyRounds(const Keys& keys) {
   return [&keys, kernel = BestFilterKernel(), round = RoundKeys()](std::size_t start, std::size_t n,
-                                                                   Murmur3Hash* out) mutable {
+                                                                   Murmur3Hash* buffer) mutable {
     round.Set(keys, start, n, keys.size());
-    CassandraMurmur3Keys(kernel, round.p.data(), round.len.data(), n, out);
+    CassandraMurmur3Keys(kernel, round.p.data(), round.len.data(), n, buffer);
+    return static_cast<const Murmur3Hash*>(buffer);
   };
 }
 
@@ -227,11 +228,8 @@ void Murmur3Filter::MayContainBatch(std::span<const ByteSpan> keys,
 
 void Murmur3Filter::MayContainHashedBatch(std::span<const Murmur3Hash> hashes,
                                           std::span<std::uint8_t> answers) const {
-  BatchOf(
-      [&](std::size_t start, std::size_t n, Murmur3Hash* out) {
-        std::copy_n(hashes.begin() + static_cast<std::ptrdiff_t>(start), n, out);
-      },
-      hashes.size(), answers);
+  BatchOf([&](std::size_t start, std::size_t, Murmur3Hash*) { return hashes.data() + start; },
+          hashes.size(), answers);
 }
 
 // One kernel for keys in a KeyList, in place, or hashed already.
@@ -248,12 +246,12 @@ void Murmur3Filter::BatchOf(HashRound&& hash_round, std::size_t count,
   const FilterKernel kernel = BestFilterKernel();
   const WordShape shape{bits_bytes().size(), byte_swizzle_, Mod(),
                         static_cast<std::uint32_t>(hash_count_)};
-  std::array<Murmur3Hash, kRoundKeys> hashes;
+  std::array<Murmur3Hash, kRoundKeys> buffer;
   std::array<std::uint64_t, kRoundKeys> base, step;
   for (std::size_t start = 0; start < total; start += kRoundKeys) {
     const std::size_t n = std::min(kRoundKeys, total - start);
-    hash_round(start, n, hashes.data());
-    BasesAndSteps(hashes.data(), n, OrderOf(layout_), base.data(), step.data());
+    const Murmur3Hash* hashes = hash_round(start, n, buffer.data());
+    BasesAndSteps(hashes, n, OrderOf(layout_), base.data(), step.data());
     if (hash_count_ <= static_cast<std::int32_t>(kMaxRoundIndexes)) {
       ProbeRound(kernel, bits_bytes().data(), shape, base.data(), step.data(), n,
                  answers.data() + start);

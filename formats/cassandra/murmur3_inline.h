@@ -18,9 +18,9 @@ inline constexpr std::uint64_t kC2 = 0x4cf5ad432745937fULL;
 
 inline std::uint64_t Rotl(std::uint64_t v, int r) { return (v << r) | (v >> (64 - r)); }
 
-// Java's fmix uses `>>>`: logical shifts, as on u64.
 inline constexpr std::uint64_t kFmix1 = 0xff51afd7ed558ccdULL;
 inline constexpr std::uint64_t kFmix2 = 0xc4ceb9fe1a85ec53ULL;
+// Java's fmix uses `>>>`: logical shifts, as on u64.
 inline std::uint64_t Fmix(std::uint64_t k) {
   k ^= k >> 33;
   k *= kFmix1;

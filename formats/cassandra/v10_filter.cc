@@ -20,9 +20,6 @@
 namespace bloomcodec::cassandra {
 namespace {
 
-// Above this many filter bytes (about the L2 cache) a key-at-a-time lookup computes and
-// prefetches all its buckets before the first test.
-constexpr std::size_t kPrefetchAllAbove = 1024 * 1024;
 // Buckets the key-at-a-time lookup stages in an array (1.0 writers use K <= 20).
 constexpr std::int32_t kMaxStagedBuckets = static_cast<std::int32_t>(kMaxRoundIndexes);
 
@@ -51,7 +48,7 @@ inline void Prefetch(const std::uint8_t* words, std::uint64_t b) {
 bool ProbeBits(const std::uint8_t* words, std::size_t word_bytes, KeyHashes64 h, std::int32_t k,
                const FastMod64& mod) {
   // Trap (section 10.10): K = 0 tests nothing and answers "present" (emptyFilter).
-  if (k > kMaxStagedBuckets || word_bytes <= kPrefetchAllAbove) {
+  if (k > kMaxStagedBuckets || word_bytes <= kPrefetchAbove) {
     for (std::int32_t i = 0; i < k; ++i) {
       if (TestBit(words, Bucket(mod, h, static_cast<std::uint64_t>(i))) == 0) return false;
     }

@@ -6,11 +6,6 @@
 namespace bloomcodec::cassandra {
 namespace {
 
-// Above this many bytes of bits (about the L2 cache) every access of a round is prefetched
-// before the first is made, so that the misses overlap; below it the prefetches cost more than
-// the misses they would hide.
-constexpr std::size_t kPrefetchAbove = std::size_t{1} << 20;
-
 inline std::uint32_t TestBit(const std::uint8_t* bits, std::uint64_t swizzle, std::uint64_t b) {
   return (bits[(b >> 3) ^ swizzle] >> (b & 7)) & 1u;
 }
@@ -61,8 +56,8 @@ void ProbeRound(FilterKernel kernel, const std::uint8_t* bits, const WordShape& 
     }
     return;
   }
-  std::array<std::uint64_t, kRoundKeys * kMaxRoundIndexes>
-      rest;  // index 2 + i of survivor s: [i][s]
+  // Index 2 + i of survivor s: [i][s].
+  std::array<std::uint64_t, kRoundKeys * kMaxRoundIndexes> rest;
   AbsModIndices(kernel, survivor_base.data(), survivor_step.data(), surviving, 2, rest_per_key,
                 shape.mod, rest.data(), kRoundKeys);
   if (prefetch) {

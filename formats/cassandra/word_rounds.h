@@ -29,6 +29,10 @@ namespace bloomcodec::cassandra {
 // they are used, and the round must be long enough for the misses to arrive: 128 keys did
 // better than 16, 32 and 64 in bench/run's 1M and 10M key rows, 256 no better than 128.
 inline constexpr std::size_t kRoundKeys = 128;
+// Above this many bytes of bits (about the L2 cache) every access of a round is prefetched
+// before the first is made, so that the misses overlap; below it the prefetches cost more than
+// the misses they would hide. (The 1.0 filter's key-at-a-time lookup uses the same size.)
+inline constexpr std::size_t kPrefetchAbove = std::size_t{1} << 20;
 // The most bit indexes per key a round stages (1.0 writers use K <= 20, 1.2+ lookups K <= 21).
 inline constexpr std::uint32_t kMaxRoundIndexes = 32;
 
@@ -54,7 +58,7 @@ struct RoundKeys {
 };
 
 struct WordShape {
-  std::size_t bytes;      // of the bits: above about the L2 cache, every access is prefetched
+  std::size_t bytes;      // of the bits: above kPrefetchAbove, every access is prefetched
   std::uint64_t swizzle;  // bit b is in byte (b >> 3) ^ swizzle
   FastMod64 mod;          // m, the number of bits
   std::uint32_t k;        // indexes per key, 1 <= k <= kMaxRoundIndexes

@@ -110,8 +110,9 @@ class Murmur3Filter final : public Filter {
  private:
   template <typename Keys>
   void AddAllOf(const Keys& keys, std::size_t count);
-  // hash_round(start, n, out): the CassandraMurmur3 of keys start .. start + n - 1 into
-  // out[0 .. n), for consecutive rounds of at most 128 keys.
+  // hash_round(start, n, buffer): the CassandraMurmur3 of keys start .. start + n - 1, for
+  // consecutive rounds of at most 128 keys; returns where they are (computed into buffer[0 .. n),
+  // or the caller's own hashes, not copied).
   template <typename HashRound>
   void BatchOf(HashRound&& hash_round, std::size_t count, std::span<std::uint8_t> answers) const;
   Murmur3Filter() = default;
