@@ -13,9 +13,12 @@
 #include "bloomcodec/cassandra/murmur3.h"
 #include "cassandra/fast_mod.h"
 #include "cassandra/filter_kernels.h"
+#include "generators.h"
 
 namespace bloomcodec::cassandra {
 namespace {
+
+using testing::GenEdgy64;
 
 std::vector<FilterKernel> SupportedKernels() {
   std::vector<FilterKernel> out;
@@ -101,14 +104,6 @@ RC_GTEST_PROP(FilterKernels, MurmurHash64KeysIsHashKey64OfEveryKey, ()) {
       RC_ASSERT(h2[j] == static_cast<std::uint64_t>(want.h2));
     }
   }
-}
-
-// A 64-bit value, often one of the edges of the wrapping arithmetic.
-rc::Gen<std::uint64_t> GenEdgy64() {
-  // At full size from the first case (RapidCheck scales arbitrary values with the size).
-  return rc::gen::oneOf(rc::gen::resize(100, rc::gen::arbitrary<std::uint64_t>()),
-                        rc::gen::element<std::uint64_t>(0, 1, 2, (1ULL << 63) - 1, 1ULL << 63,
-                                                        (1ULL << 63) + 1, ~0ULL - 1, ~0ULL));
 }
 
 RC_GTEST_PROP(FilterKernels, AbsModIndicesAreAbsModOfEveryIndex, ()) {

@@ -14,10 +14,13 @@
 #include "bloomcodec/cassandra/sizing.h"
 #include "bloomcodec/cassandra/v10_filter.h"
 #include "cassandra/fast_mod.h"
+#include "generators.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::cassandra {
 namespace {
+
+using testing::GenEdgy64;
 
 KeyList ToKeyList(const std::vector<std::vector<std::uint8_t>>& keys) {
   KeyList list;
@@ -101,14 +104,6 @@ RC_GTEST_PROP(CassandraProperties, RowFilterRoundTrip, ()) {
   RC_ASSERT(parsed->consumed_bytes() == bytes->size());
   RC_ASSERT(parsed->v10()->signed_hash_count() == 3);
   CheckAllPresent(parsed->filter(), names);
-}
-
-// A 64-bit value, often one of the edges of the wrapping arithmetic (0, 2^63 = Long.MIN_VALUE,
-// 2^64 - 1 = -1, and their neighbours).
-rc::Gen<std::uint64_t> GenEdgy64() {
-  return rc::gen::oneOf(rc::gen::arbitrary<std::uint64_t>(),
-                        rc::gen::element<std::uint64_t>(0, 1, 2, (1ULL << 63) - 1, 1ULL << 63,
-                                                        (1ULL << 63) + 1, ~0ULL - 1, ~0ULL));
 }
 
 // The division-free reduction every filter kernel uses, against the remainder operator: any
