@@ -1,23 +1,17 @@
+// LevelDB's bloom filter policy (bloom.h): its sizing, the filter's layout, building filters and
+// probing them, one key or a batch. The kernels the paths share (hashing a chunk of keys,
+// probe positions, probes) are in filter_kernels.h.
 #include "bloomcodec/leveldb/bloom.h"
 
 #include <algorithm>
 #include <array>
-#include <cstring>
-
-#include <boost/endian/conversion.hpp>
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 #include "bloomcodec/bit_view.h"
+#include "filter_kernels.h"
 
 namespace bloomcodec::leveldb {
 
 namespace {
-
-// Probe positions start at h and step by h rotated right by 17 (the original's double hashing).
-inline std::uint32_t Delta(std::uint32_t h) { return (h >> 17) | (h << 15); }
 
 // Whether a reader probes the filter at all, or answers every key the same way.
 enum class FilterShape { kProbe, kAlwaysFalse, kAlwaysTrue };
@@ -30,39 +24,6 @@ inline FilterShape ShapeOf(ByteSpan filter) {
   if (filter.back() > kMaxProbes) return FilterShape::kAlwaysTrue;
   return FilterShape::kProbe;
 }
-
-// h % bits, the original's bit position, computed without a division when bits < 2^32 (every
-// filter below 512 MiB): with M = floor((2^64 - 1) / d) + 1, h mod d = ((M * h mod 2^64) * d) >> 64
-// exactly for every 32-bit h and d (Lemire, Kaser, Kurz, "Faster remainder by direct
-// computation", 2019). One division per filter or per key instead of one per probe.
-class FastMod32 {
-  __extension__ using U128 = unsigned __int128;  // GCC/Clang; -Wpedantic knows it is an extension
-
- public:
-  explicit FastMod32(std::uint64_t d) : FastMod32(d, MultiplierFor(d)) {}
-  FastMod32(std::uint64_t d, std::uint64_t m) : d_(d), m_(m) {}
-  static std::uint64_t MultiplierFor(std::uint64_t d) { return ~std::uint64_t{0} / d + 1; }
-  std::uint64_t operator()(std::uint32_t h) const {
-    const std::uint64_t low = m_ * h;
-    return static_cast<std::uint64_t>((static_cast<U128>(low) * d_) >> 64);
-  }
-
- private:
-  std::uint64_t d_;
-  std::uint64_t m_;
-};
-
-// The plain remainder, for the (>= 512 MiB) filters FastMod32 does not cover.
-class PlainMod {
- public:
-  explicit PlainMod(std::uint64_t d) : d_(d) {}
-  std::uint64_t operator()(std::uint32_t h) const { return h % d_; }
-
- private:
-  std::uint64_t d_;
-};
-
-inline bool FitsFastMod(std::uint64_t bits) { return bits < (std::uint64_t{1} << 32); }
 
 // FastMod32 of the filter this thread probed last. Single-key lookups usually ask one filter for
 // key after key (a table's filter block, a benchmark's filter); they then pay no division at all,
@@ -82,54 +43,6 @@ inline FastMod32 ModFor(std::uint64_t bits) {
   return FastMod32(bits, last.multiplier);
 }
 
-// BloomHash, with the whole 4-byte blocks inlined here (hash.h's HashStart / HashBlock, the same
-// steps as the batch paths' interleaved hash); only a tail goes through HashResume.
-inline std::uint32_t InlineBloomHash(ByteSpan key, HashFlavor flavor) {
-  const std::uint8_t* p = key.data();
-  const std::size_t n = key.size();
-  std::uint32_t h = HashStart(n, kBloomHashSeed);
-  const auto block = [p](std::size_t off) {
-    std::uint32_t w;
-    std::memcpy(&w, p + off, 4);
-    return boost::endian::little_to_native(w);
-  };
-  std::size_t off = 0;
-  // Four blocks per round: the chain of multiplications is as long as ever, but a long key's
-  // loop has fewer instructions in flight, so more of the next key's hash overlaps it.
-  for (; off + 16 <= n; off += 16) {
-    h = HashBlock(h, block(off));
-    h = HashBlock(h, block(off + 4));
-    h = HashBlock(h, block(off + 8));
-    h = HashBlock(h, block(off + 12));
-  }
-  for (; off + 4 <= n; off += 4) h = HashBlock(h, block(off));
-  return off == n ? h : HashResume(h, ByteSpan(p + off, n - off), flavor);
-}
-
-// Probes k positions starting at h and stepping by delta.
-template <typename Mod>
-inline bool ProbeAll(std::uint32_t h, std::uint32_t delta, const std::uint8_t* array,
-                     const Mod& mod, int k) {
-  // Trap: k = 0 makes no probe and answers true. The modulus is size_t in the original; h is
-  // 32-bit, so the sum h + delta wraps at 2^32 exactly as the original's uint32_t does.
-  for (int left = k; left > 0; --left) {
-    const std::uint64_t pos = mod(h);
-    if (((array[pos >> 3] >> (pos & 7)) & 1u) == 0) return false;
-    h += delta;
-  }
-  return true;
-}
-
-template <typename Mod>
-inline void SetProbes(std::uint32_t h, std::uint8_t* array, const Mod& mod, int k) {
-  const std::uint32_t delta = Delta(h);
-  for (int j = 0; j < k; ++j) {
-    const std::uint64_t pos = mod(h);
-    array[pos >> 3] |= static_cast<std::uint8_t>(1u << (pos & 7));
-    h += delta;
-  }
-}
-
 // Appends the zeroed bit array and k byte for `num_keys` keys; returns where the array starts.
 // A goleveldb geometry that panics in Go (bits = 0) gets its k byte only: nothing to probe.
 std::size_t AppendEmptyFilter(const BloomGeometry& g, ByteVector& dst) {
@@ -142,9 +55,6 @@ std::size_t AppendEmptyFilter(const BloomGeometry& g, ByteVector& dst) {
   return start;
 }
 
-// Keys handled per round of the batch paths: hashed together, their first probe prefetched,
-// then probed. Small enough for the hashes to stay in registers / L1.
-constexpr std::size_t kChunk = 32;
 // Above this filter size (about the L2 cache) a batch prefetches every probe of a key that
 // passed its first two, not only those two.
 constexpr std::size_t kPrefetchAllAbove = 1024 * 1024;
@@ -153,152 +63,6 @@ constexpr std::size_t kPrefetchAllAbove = 1024 * 1024;
 constexpr std::size_t kNoPrefetchUpTo = 256 * 1024;
 // How many keys ahead the batch query prefetches the keys' bytes (beyond the in-cache size).
 constexpr std::size_t kKeysAhead = 4 * kChunk;
-
-// Keys hashed in lockstep by HashChunk.
-constexpr std::size_t kLanes = 8;
-static_assert(kChunk % kLanes == 0);
-
-// Lanes of keys hashed together: where each key starts and how long it is (the caller fills
-// these), and what the kernel returns: the state after the blocks all the group's keys have
-// (`common` bytes, a multiple of 4, per group of kLanes).
-struct LaneKeys {
-  std::array<const std::uint8_t*, kChunk> p;
-  std::array<std::uint32_t, kChunk> len;  // lengths mod 2^32: what HashStart reads
-  std::array<std::size_t, kChunk> full_len;
-  std::array<std::uint32_t, kChunk> h;
-  std::array<std::size_t, kChunk / kLanes> common;
-  std::array<bool, kChunk / kLanes> tails;  // some key of the group is longer than `common`
-};
-
-// For each of the `groups` groups of kLanes keys: h = HashStart(len), then HashBlock over the
-// 4-byte blocks every key of the group has. Function multiversioning picks the kernel at run
-// time (the build targets portable x86-64): AVX2 runs a group's eight lanes in one register
-// (vpmulld instead of eight imuls) and reads 16 bytes of each key at a time, transposed so that
-// a register holds the same block of the eight keys.
-__attribute__((target("default"))) void HashGroups(LaneKeys& lanes, std::size_t groups) {
-  for (std::size_t g = 0; g < groups; ++g) {
-    const std::size_t first = g * kLanes;
-    std::size_t common = lanes.full_len[first];
-    std::size_t longest = 0;
-    for (std::size_t j = first; j < first + kLanes; ++j) {
-      lanes.h[j] = HashStart(lanes.full_len[j], kBloomHashSeed);
-      common = std::min(common, lanes.full_len[j]);
-      longest = std::max(longest, lanes.full_len[j]);
-    }
-    common &= ~std::size_t{3};
-    lanes.common[g] = common;
-    lanes.tails[g] = longest != common;
-    for (std::size_t off = 0; off < common; off += 4) {
-      for (std::size_t j = first; j < first + kLanes; ++j) {
-        std::uint32_t w;
-        std::memcpy(&w, lanes.p[j] + off, 4);
-        lanes.h[j] = HashBlock(lanes.h[j], boost::endian::little_to_native(w));
-      }
-    }
-  }
-}
-
-#if defined(__x86_64__)
-// HashBlock in each of the eight lanes.
-__attribute__((target("avx2"))) inline __m256i HashBlock8(__m256i v, __m256i w,
-                                                          __m256i multiplier) {
-  v = _mm256_mullo_epi32(_mm256_add_epi32(v, w), multiplier);
-  return _mm256_xor_si256(v, _mm256_srli_epi32(v, 16));
-}
-
-// 16 bytes of key j (low half) and key j + 4 (high half) from offset off.
-__attribute__((target("avx2"))) inline __m256i Row(const std::uint8_t* const* p, std::size_t j,
-                                                   std::size_t off) {
-  return _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(p[j + 4] + off),
-                             reinterpret_cast<const __m128i*>(p[j] + off));
-}
-
-#if defined(__clang__)
-// Clang warns that this version of a multiversioned function is unused (the call resolves
-// through the "default" version's dispatch), and refuses [[maybe_unused]] on it.
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wunused-function"
-#endif
-__attribute__((target("avx2"))) void HashGroups(LaneKeys& lanes, std::size_t groups) {
-  static_assert(kLanes == 8);
-  const __m256i multiplier = _mm256_set1_epi32(static_cast<std::int32_t>(kHashMultiplier));
-  for (std::size_t g = 0; g < groups; ++g) {
-    const std::uint8_t* const* p = lanes.p.data() + g * kLanes;
-    std::size_t common = ~std::size_t{0};
-    std::size_t longest = 0;
-    for (std::size_t j = 0; j < kLanes; ++j) {
-      common = std::min(common, lanes.full_len[g * kLanes + j]);
-      longest = std::max(longest, lanes.full_len[g * kLanes + j]);
-    }
-    common &= ~std::size_t{3};
-    lanes.common[g] = common;
-    lanes.tails[g] = longest != common;
-    const __m256i len =
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes.len.data() + g * kLanes));
-    __m256i v = _mm256_xor_si256(_mm256_set1_epi32(static_cast<std::int32_t>(kBloomHashSeed)),
-                                 _mm256_mullo_epi32(len, multiplier));
-    std::size_t off = 0;
-    // Rows: the 16 bytes of keys j (low half) and j + 4 (high half); the 4 x 4 transposes in
-    // each half turn them into columns: block b of keys 0 .. 7 in lane order.
-    for (; off + 16 <= common; off += 16) {
-      const __m256i r0 = Row(p, 0, off), r1 = Row(p, 1, off);
-      const __m256i r2 = Row(p, 2, off), r3 = Row(p, 3, off);
-      const __m256i t0 = _mm256_unpacklo_epi32(r0, r1), t1 = _mm256_unpackhi_epi32(r0, r1);
-      const __m256i t2 = _mm256_unpacklo_epi32(r2, r3), t3 = _mm256_unpackhi_epi32(r2, r3);
-      v = HashBlock8(v, _mm256_unpacklo_epi64(t0, t2), multiplier);
-      v = HashBlock8(v, _mm256_unpackhi_epi64(t0, t2), multiplier);
-      v = HashBlock8(v, _mm256_unpacklo_epi64(t1, t3), multiplier);
-      v = HashBlock8(v, _mm256_unpackhi_epi64(t1, t3), multiplier);
-    }
-    const auto word = [&](std::size_t j) {
-      std::int32_t w;  // x86 is little-endian: the block as the hash reads it
-      std::memcpy(&w, p[j] + off, 4);
-      return w;
-    };
-    for (; off < common; off += 4) {
-      v = HashBlock8(
-          v,
-          _mm256_setr_epi32(word(0), word(1), word(2), word(3), word(4), word(5), word(6), word(7)),
-          multiplier);
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(lanes.h.data() + g * kLanes), v);
-  }
-}
-#if defined(__clang__)
-#pragma clang diagnostic pop
-#endif
-#endif
-
-// Hashes keys[0 .. n) (n <= kChunk) into out[0 .. n), kLanes keys in lockstep: the hash of one
-// key is a chain of dependent multiplications, so interleaving independent keys keeps the
-// multiplier busy. The steps are hash.h's HashStart / HashBlock / HashResume: one
-// implementation of the hash.
-template <typename KeyAt>
-void HashChunk(HashFlavor flavor, KeyAt key_at, std::size_t n, std::uint32_t* out) {
-  LaneKeys lanes;
-  const std::size_t groups = n / kLanes;
-  const std::size_t grouped = groups * kLanes;
-  for (std::size_t i = 0; i < grouped; ++i) {
-    const ByteSpan k = key_at(i);
-    lanes.p[i] = k.data();
-    lanes.full_len[i] = k.size();
-    lanes.len[i] = static_cast<std::uint32_t>(k.size());
-  }
-  HashGroups(lanes, groups);
-  std::copy_n(lanes.h.begin(), grouped, out);
-  for (std::size_t g = 0; g < groups; ++g) {
-    // Keys that end exactly at `common` (no block, no tail left) need no further mixing; a
-    // group of keys of one length, a multiple of 4, has none that does.
-    if (!lanes.tails[g]) continue;
-    const std::size_t common = lanes.common[g];
-    for (std::size_t i = g * kLanes; i < (g + 1) * kLanes; ++i) {
-      if (lanes.full_len[i] == common) continue;
-      out[i] =
-          HashResume(lanes.h[i], ByteSpan(lanes.p[i] + common, lanes.full_len[i] - common), flavor);
-    }
-  }
-  for (std::size_t i = grouped; i < n; ++i) out[i] = BloomHash(key_at(i), flavor);
-}
 
 // Sets the bits of keys [0, n) in `array`, a filter of geometry g (g.bits > 0).
 template <typename KeyAt>

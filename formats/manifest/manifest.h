@@ -62,8 +62,9 @@ struct LogReadResult {
   bool damaged = false;  // an error finding: the originals would refuse the file
 };
 
-// Every record of a log file, in order. Stops at the first damage (an error) after which the
-// originals stop too; a fragment cut short by the end of the file is a warning.
+// Every record of a log file, in order (log_reader.cc). Stops at the first damage (an error)
+// after which the originals stop too; a torn tail (a header, a fragment or a record cut short by
+// the end of the file) is a warning.
 LogReadResult ReadLogRecords(ByteSpan file, Flavor flavor);
 
 struct TableMeta {
@@ -91,8 +92,9 @@ struct Manifest {
   bool damaged = false;  // an error finding: the view is what came before the damage
 };
 
-// Decodes one version edit and applies it to `state` (column family id -> (level, number) ->
-// table). Fails with the offset (through `record`) of the field that does not decode.
+// Decodes one version edit (version_edit.h) and applies it to `state` (column family id ->
+// (level, number) -> table). Fails with the offset (through `record`) of the field that does not
+// decode; the database-wide values before that field are taken, its table changes are not.
 struct ReplayState {
   std::map<std::uint32_t, std::string> names{{0, "default"}};
   std::map<std::uint32_t, std::map<std::pair<int, std::uint64_t>, TableMeta>> tables;
@@ -100,6 +102,9 @@ struct ReplayState {
 };
 Status ApplyEdit(const LogRecord& record, Flavor flavor, std::string_view source,
                  Manifest& manifest, ReplayState& state, std::vector<Finding>& notes);
+
+// A finding of kind "manifest" (about CURRENT, a MANIFEST's records or its edits).
+Finding ManifestFinding(Severity severity, std::string message, std::optional<std::uint64_t> at);
 
 // Reads and replays a whole MANIFEST.
 Manifest ReadManifest(ByteSpan file, Flavor flavor, std::string_view source);

@@ -1,0 +1,371 @@
+// Version edits (see version_edit.h): a sequence of (varint32 tag, value) fields. Each flavor has
+// a table from tag to the decoder of that field's value, and one decoder for the tags its table
+// lacks (an error, or RocksDB's skippable fields). A flavor lists every tag it knows, sharing the
+// decoders, rather than extending another flavor's list: the flavors agree on most tags but not all
+// (Pebble writes LevelDB's tags, RocksDB's new-file tags 100..103 and its own 104..108, but gives
+// 10 and 11 meanings of its own and refuses the column family tags). A new-file tag is described
+// by its layout (NewFileLayout): which parts it has and how its custom fields are read, since a
+// flavor's custom fields may set more of the table than RocksDB's path id.
+#include "manifest/version_edit.h"
+
+#include <span>
+
+#include "codec/byte_reader.h"
+
+namespace bloomcodec::manifest {
+namespace {
+
+// Version edit tags.
+enum : std::uint32_t {
+  kComparator = 1,
+  kLogNumber = 2,
+  kNextFileNumber = 3,
+  kLastSequence = 4,
+  kCompactPointer = 5,
+  kDeletedFile = 6,
+  kNewFile = 7,
+  kPrevLogNumber = 9,
+  kMinLogNumberToKeep = 10,
+  kNewFile2 = 100,
+  kNewFile3 = 102,
+  kNewFile4 = 103,
+  kColumnFamily = 200,
+  kColumnFamilyAdd = 201,
+  kColumnFamilyDrop = 202,
+  kMaxColumnFamily = 203,
+  kInAtomicGroup = 300,
+  kBlobFileAddition = 400,
+  kBlobFileGarbage = 401,
+  kTagSafeIgnoreMask = 1u << 13,
+};
+
+// Custom fields of RocksDB's new-file-4 records.
+enum : std::uint32_t {
+  kCustomTerminate = 1,
+  kCustomPathId = 65,
+  kCustomNonSafeIgnoreMask = 1u << 6,
+};
+
+// The fields of one edit, read in order. A value that does not decode fails with what was
+// expected and the value's offset in the file (the edit's fragments may be spread over blocks).
+class EditReader {
+ public:
+  EditReader(const LogRecord& record, std::string_view source, int max_levels)
+      : record_(record),
+        source_(source),
+        reader_(ByteSpan(record.payload.data(), record.payload.size()), source, 0),
+        max_levels_(max_levels) {}
+
+  bool at_end() const { return reader_.at_end(); }
+  std::size_t position() const { return reader_.position(); }
+
+  // A failure at `at`, a position in the edit.
+  Status Fail(std::size_t at, std::string what) const {
+    return Status::Corrupt(std::string(source_), record_.FileOffset(at), std::move(what));
+  }
+
+  Result<std::uint32_t> Varint32(std::string_view what) {
+    const std::size_t at = reader_.position();
+    Result<std::uint32_t> v = reader_.ReadVarint32(what);
+    if (!v.ok()) return Fail(at, std::string(what) + " (a varint32)");
+    return v;
+  }
+
+  Result<std::uint64_t> Varint64(std::string_view what) {
+    const std::size_t at = reader_.position();
+    Result<std::uint64_t> v = reader_.ReadVarint64(what);
+    if (!v.ok()) return Fail(at, std::string(what) + " (a varint64)");
+    return v;
+  }
+
+  // A varint32 length and that many bytes.
+  Result<ByteSpan> LengthPrefixed(std::string_view what) {
+    const std::size_t at = reader_.position();
+    Result<std::uint32_t> n = reader_.ReadVarint32(what);
+    if (!n.ok()) return Fail(at, std::string(what) + " (a varint32 length)");
+    if (*n > reader_.remaining()) {
+      return Fail(at, std::string(what) + " of " + std::to_string(*n) + " bytes within the edit (" +
+                          std::to_string(reader_.remaining()) + " left)");
+    }
+    return reader_.ReadBytes(*n, what);
+  }
+
+  // A level (a varint32) below the flavor's level count.
+  Result<int> Level(std::string_view what) {
+    const std::size_t at = reader_.position();
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint32_t v, Varint32(what));
+    if (v >= static_cast<std::uint32_t>(max_levels_)) {
+      return Fail(at, std::string(what) + " below " + std::to_string(max_levels_) + ", found " +
+                          std::to_string(v));
+    }
+    return static_cast<int>(v);
+  }
+
+  // A length-prefixed internal key: a user key and its 8-byte tag.
+  Result<ByteVector> InternalKey(std::string_view what) {
+    const std::size_t at = reader_.position();
+    BLOOMCODEC_ASSIGN_OR_RETURN(ByteSpan k, LengthPrefixed(what));
+    if (k.size() < 8) {
+      return Fail(at, std::string(what) + " of at least 8 bytes (an internal key), found " +
+                          std::to_string(k.size()));
+    }
+    return ByteVector(k.begin(), k.end());
+  }
+
+ private:
+  const LogRecord& record_;
+  std::string_view source_;
+  ByteReader reader_;
+  int max_levels_;
+};
+
+// Decodes the value of one field (its tag read already) into `edit`.
+using FieldDecoder = Status (*)(EditReader& in, VersionEdit& edit);
+
+struct TagDecoder {
+  std::uint32_t tag;
+  FieldDecoder decode;
+};
+
+// What a flavor does with a tag its table lacks; `tag_at` is where the tag starts.
+using UnknownTagDecoder = Status (*)(EditReader& in, std::uint32_t tag, std::size_t tag_at,
+                                     VersionEdit& edit);
+
+struct EditFlavor {
+  int max_levels;
+  std::span<const TagDecoder> tags;
+  UnknownTagDecoder unknown_tag;
+};
+
+const TagDecoder* Find(std::span<const TagDecoder> tags, std::uint32_t tag) {
+  for (const TagDecoder& d : tags) {
+    if (d.tag == tag) return &d;
+  }
+  return nullptr;
+}
+
+// --- The fields LevelDB writes (RocksDB writes them too) ---
+
+Status Comparator(EditReader& in, VersionEdit& edit) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteSpan name, in.LengthPrefixed("the comparator name"));
+  edit.comparator = std::string(name.begin(), name.end());
+  return Status();
+}
+
+Status LogNumber(EditReader& in, VersionEdit& edit) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(edit.log_number, in.Varint64("the log number"));
+  return Status();
+}
+
+Status NextFileNumber(EditReader& in, VersionEdit& edit) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(edit.next_file, in.Varint64("the next file number"));
+  return Status();
+}
+
+Status LastSequence(EditReader& in, VersionEdit& edit) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(edit.last_sequence, in.Varint64("the last sequence number"));
+  return Status();
+}
+
+Status PrevLogNumber(EditReader& in, VersionEdit& edit) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(edit.prev_log_number, in.Varint64("the previous log number"));
+  return Status();
+}
+
+// Where the next compaction of a level starts: decoded for its validity only.
+Status CompactPointer(EditReader& in, VersionEdit&) {
+  BLOOMCODEC_RETURN_IF_ERROR(in.Level("a compact pointer's level").status());
+  return in.InternalKey("a compact pointer's key").status();
+}
+
+Status DeletedFile(EditReader& in, VersionEdit& edit) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(int level, in.Level("a deleted file's level"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t number, in.Varint64("a deleted file's number"));
+  edit.deleted.push_back({level, number});
+  return Status();
+}
+
+// --- New files: one layout per tag ---
+
+// Decodes one custom field of a new file (its tag `custom`, at `at`, read already) into `table`.
+using CustomFieldDecoder = Status (*)(EditReader& in, std::uint32_t custom, std::size_t at,
+                                      TableMeta& table);
+
+// The parts of a new-file field, in order: level, number, [path id], size, smallest and largest
+// keys, [smallest and largest sequence numbers], [custom fields up to kCustomTerminate].
+struct NewFileLayout {
+  bool path_id = false;
+  bool sequence_numbers = false;
+  CustomFieldDecoder custom_field = nullptr;  // null: the tag has no custom fields
+};
+
+Status DecodeNewFile(EditReader& in, const NewFileLayout& layout, VersionEdit& edit) {
+  TableMeta t;
+  BLOOMCODEC_ASSIGN_OR_RETURN(t.level, in.Level("a new file's level"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(t.number, in.Varint64("a new file's number"));
+  if (layout.path_id) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(t.path_id, in.Varint32("a new file's path id"));
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(t.size, in.Varint64("a new file's size"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(t.smallest, in.InternalKey("a new file's smallest key"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(t.largest, in.InternalKey("a new file's largest key"));
+  if (layout.sequence_numbers) {
+    BLOOMCODEC_RETURN_IF_ERROR(in.Varint64("a new file's smallest sequence number").status());
+    BLOOMCODEC_RETURN_IF_ERROR(in.Varint64("a new file's largest sequence number").status());
+  }
+  if (layout.custom_field != nullptr) {
+    for (;;) {
+      const std::size_t field_at = in.position();
+      BLOOMCODEC_ASSIGN_OR_RETURN(std::uint32_t custom,
+                                  in.Varint32("a new file's custom field tag"));
+      if (custom == kCustomTerminate) break;
+      BLOOMCODEC_RETURN_IF_ERROR(layout.custom_field(in, custom, field_at, t));
+    }
+  }
+  edit.added.push_back(std::move(t));
+  return Status();
+}
+
+// RocksDB's custom fields are all length-prefixed: the path id is read, the others skipped
+// unless their tag says a reader must understand them.
+Status RocksDbCustomField(EditReader& in, std::uint32_t custom, std::size_t at, TableMeta& table) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteSpan field, in.LengthPrefixed("a new file's custom field"));
+  if (custom == kCustomPathId) {
+    if (field.size() != 1) {
+      return in.Fail(at, "a path id field of 1 byte, found " + std::to_string(field.size()));
+    }
+    table.path_id = field[0];
+  } else if ((custom & kCustomNonSafeIgnoreMask) != 0) {
+    return in.Fail(at, "a new-file custom field RocksDB may ignore (tag " + std::to_string(custom) +
+                           " is marked as one a reader must understand)");
+  }
+  return Status();
+}
+
+Status NewFile(EditReader& in, VersionEdit& edit) { return DecodeNewFile(in, {}, edit); }
+
+Status NewFile2(EditReader& in, VersionEdit& edit) {
+  return DecodeNewFile(in, {.sequence_numbers = true}, edit);
+}
+
+Status NewFile3(EditReader& in, VersionEdit& edit) {
+  return DecodeNewFile(in, {.path_id = true, .sequence_numbers = true}, edit);
+}
+
+Status NewFile4(EditReader& in, VersionEdit& edit) {
+  return DecodeNewFile(in, {.sequence_numbers = true, .custom_field = RocksDbCustomField}, edit);
+}
+
+// --- The fields RocksDB adds ---
+
+Status MinLogNumberToKeep(EditReader& in, VersionEdit&) {
+  return in.Varint64("the min log number to keep").status();
+}
+
+Status ColumnFamily(EditReader& in, VersionEdit& edit) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(edit.column_family, in.Varint32("a column family id"));
+  return Status();
+}
+
+Status ColumnFamilyAdd(EditReader& in, VersionEdit& edit) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteSpan name, in.LengthPrefixed("a column family name"));
+  edit.added_column_family = std::string(name.begin(), name.end());
+  return Status();
+}
+
+Status ColumnFamilyDrop(EditReader&, VersionEdit& edit) {
+  edit.drops_column_family = true;
+  return Status();
+}
+
+Status MaxColumnFamily(EditReader& in, VersionEdit&) {
+  return in.Varint32("the max column family").status();
+}
+
+Status InAtomicGroup(EditReader& in, VersionEdit& edit) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(edit.atomic_remaining, in.Varint32("an atomic group's count"));
+  return Status();
+}
+
+// Blob file records: not about tables.
+Status BlobFileRecord(EditReader& in, VersionEdit&) {
+  return in.LengthPrefixed("a blob file record").status();
+}
+
+// --- The flavors ---
+
+constexpr TagDecoder kLevelDbTags[] = {
+    {kComparator, Comparator},
+    {kLogNumber, LogNumber},
+    {kNextFileNumber, NextFileNumber},
+    {kLastSequence, LastSequence},
+    {kCompactPointer, CompactPointer},
+    {kDeletedFile, DeletedFile},
+    {kNewFile, NewFile},
+    {kPrevLogNumber, PrevLogNumber},
+};
+
+constexpr TagDecoder kRocksDbTags[] = {
+    {kComparator, Comparator},
+    {kLogNumber, LogNumber},
+    {kNextFileNumber, NextFileNumber},
+    {kLastSequence, LastSequence},
+    {kCompactPointer, CompactPointer},
+    {kDeletedFile, DeletedFile},
+    {kNewFile, NewFile},
+    {kPrevLogNumber, PrevLogNumber},
+    {kMinLogNumberToKeep, MinLogNumberToKeep},
+    {kNewFile2, NewFile2},
+    {kNewFile3, NewFile3},
+    {kNewFile4, NewFile4},
+    {kColumnFamily, ColumnFamily},
+    {kColumnFamilyAdd, ColumnFamilyAdd},
+    {kColumnFamilyDrop, ColumnFamilyDrop},
+    {kMaxColumnFamily, MaxColumnFamily},
+    {kInAtomicGroup, InAtomicGroup},
+    {kBlobFileAddition, BlobFileRecord},
+    {kBlobFileGarbage, BlobFileRecord},
+};
+
+// LevelDB knows no other tag; one of RocksDB's says so in the message (a RocksDB MANIFEST read as
+// LevelDB's).
+Status LevelDbUnknownTag(EditReader& in, std::uint32_t tag, std::size_t tag_at, VersionEdit&) {
+  if (Find(kRocksDbTags, tag) != nullptr) {
+    return in.Fail(tag_at, "a LevelDB version edit tag (1 to 9), found " + std::to_string(tag));
+  }
+  return in.Fail(tag_at,
+                 "a known version edit tag (LevelDB: 1 to 9), found " + std::to_string(tag));
+}
+
+Status RocksDbUnknownTag(EditReader& in, std::uint32_t tag, std::size_t tag_at, VersionEdit&) {
+  if ((tag & kTagSafeIgnoreMask) != 0) {
+    // A field a reader may skip (db id, WAL additions, ...): length-prefixed.
+    return in.LengthPrefixed("an ignorable field").status();
+  }
+  return in.Fail(tag_at, "a known version edit tag (RocksDB), found " + std::to_string(tag));
+}
+
+constexpr EditFlavor kLevelDbEdits{kLevelDbLevels, kLevelDbTags, LevelDbUnknownTag};
+constexpr EditFlavor kRocksDbEdits{kMaxLevels, kRocksDbTags, RocksDbUnknownTag};
+
+const EditFlavor& EditFlavorOf(Flavor flavor) {
+  return flavor == Flavor::kLevelDb ? kLevelDbEdits : kRocksDbEdits;
+}
+
+}  // namespace
+
+Status DecodeVersionEdit(const LogRecord& record, Flavor flavor, std::string_view source,
+                         VersionEdit& edit) {
+  const EditFlavor& fields = EditFlavorOf(flavor);
+  EditReader in(record, source, fields.max_levels);
+  while (!in.at_end()) {
+    const std::size_t tag_at = in.position();
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint32_t tag, in.Varint32("a version edit tag"));
+    const TagDecoder* decoder = Find(fields.tags, tag);
+    BLOOMCODEC_RETURN_IF_ERROR(decoder != nullptr ? decoder->decode(in, edit)
+                                                  : fields.unknown_tag(in, tag, tag_at, edit));
+  }
+  return Status();
+}
+
+}  // namespace bloomcodec::manifest
