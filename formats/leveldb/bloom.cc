@@ -6,11 +6,8 @@
 
 #include <boost/endian/conversion.hpp>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
-
 #include "bloomcodec/bit_view.h"
+#include "lane_hash.h"
 
 namespace bloomcodec::leveldb {
 
@@ -142,9 +139,6 @@ std::size_t AppendEmptyFilter(const BloomGeometry& g, ByteVector& dst) {
   return start;
 }
 
-// Keys handled per round of the batch paths: hashed together, their first probe prefetched,
-// then probed. Small enough for the hashes to stay in registers / L1.
-constexpr std::size_t kChunk = 32;
 // Above this filter size (about the L2 cache) a batch prefetches every probe of a key that
 // passed its first two, not only those two.
 constexpr std::size_t kPrefetchAllAbove = 1024 * 1024;
@@ -153,152 +147,6 @@ constexpr std::size_t kPrefetchAllAbove = 1024 * 1024;
 constexpr std::size_t kNoPrefetchUpTo = 256 * 1024;
 // How many keys ahead the batch query prefetches the keys' bytes (beyond the in-cache size).
 constexpr std::size_t kKeysAhead = 4 * kChunk;
-
-// Keys hashed in lockstep by HashChunk.
-constexpr std::size_t kLanes = 8;
-static_assert(kChunk % kLanes == 0);
-
-// Lanes of keys hashed together: where each key starts and how long it is (the caller fills
-// these), and what the kernel returns: the state after the blocks all the group's keys have
-// (`common` bytes, a multiple of 4, per group of kLanes).
-struct LaneKeys {
-  std::array<const std::uint8_t*, kChunk> p;
-  std::array<std::uint32_t, kChunk> len;  // lengths mod 2^32: what HashStart reads
-  std::array<std::size_t, kChunk> full_len;
-  std::array<std::uint32_t, kChunk> h;
-  std::array<std::size_t, kChunk / kLanes> common;
-  std::array<bool, kChunk / kLanes> tails;  // some key of the group is longer than `common`
-};
-
-// For each of the `groups` groups of kLanes keys: h = HashStart(len), then HashBlock over the
-// 4-byte blocks every key of the group has. Function multiversioning picks the kernel at run
-// time (the build targets portable x86-64): AVX2 runs a group's eight lanes in one register
-// (vpmulld instead of eight imuls) and reads 16 bytes of each key at a time, transposed so that
-// a register holds the same block of the eight keys.
-__attribute__((target("default"))) void HashGroups(LaneKeys& lanes, std::size_t groups) {
-  for (std::size_t g = 0; g < groups; ++g) {
-    const std::size_t first = g * kLanes;
-    std::size_t common = lanes.full_len[first];
-    std::size_t longest = 0;
-    for (std::size_t j = first; j < first + kLanes; ++j) {
-      lanes.h[j] = HashStart(lanes.full_len[j], kBloomHashSeed);
-      common = std::min(common, lanes.full_len[j]);
-      longest = std::max(longest, lanes.full_len[j]);
-    }
-    common &= ~std::size_t{3};
-    lanes.common[g] = common;
-    lanes.tails[g] = longest != common;
-    for (std::size_t off = 0; off < common; off += 4) {
-      for (std::size_t j = first; j < first + kLanes; ++j) {
-        std::uint32_t w;
-        std::memcpy(&w, lanes.p[j] + off, 4);
-        lanes.h[j] = HashBlock(lanes.h[j], boost::endian::little_to_native(w));
-      }
-    }
-  }
-}
-
-#if defined(__x86_64__)
-// HashBlock in each of the eight lanes.
-__attribute__((target("avx2"))) inline __m256i HashBlock8(__m256i v, __m256i w,
-                                                          __m256i multiplier) {
-  v = _mm256_mullo_epi32(_mm256_add_epi32(v, w), multiplier);
-  return _mm256_xor_si256(v, _mm256_srli_epi32(v, 16));
-}
-
-// 16 bytes of key j (low half) and key j + 4 (high half) from offset off.
-__attribute__((target("avx2"))) inline __m256i Row(const std::uint8_t* const* p, std::size_t j,
-                                                   std::size_t off) {
-  return _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(p[j + 4] + off),
-                             reinterpret_cast<const __m128i*>(p[j] + off));
-}
-
-#if defined(__clang__)
-// Clang warns that this version of a multiversioned function is unused (the call resolves
-// through the "default" version's dispatch), and refuses [[maybe_unused]] on it.
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wunused-function"
-#endif
-__attribute__((target("avx2"))) void HashGroups(LaneKeys& lanes, std::size_t groups) {
-  static_assert(kLanes == 8);
-  const __m256i multiplier = _mm256_set1_epi32(static_cast<std::int32_t>(kHashMultiplier));
-  for (std::size_t g = 0; g < groups; ++g) {
-    const std::uint8_t* const* p = lanes.p.data() + g * kLanes;
-    std::size_t common = ~std::size_t{0};
-    std::size_t longest = 0;
-    for (std::size_t j = 0; j < kLanes; ++j) {
-      common = std::min(common, lanes.full_len[g * kLanes + j]);
-      longest = std::max(longest, lanes.full_len[g * kLanes + j]);
-    }
-    common &= ~std::size_t{3};
-    lanes.common[g] = common;
-    lanes.tails[g] = longest != common;
-    const __m256i len =
-        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes.len.data() + g * kLanes));
-    __m256i v = _mm256_xor_si256(_mm256_set1_epi32(static_cast<std::int32_t>(kBloomHashSeed)),
-                                 _mm256_mullo_epi32(len, multiplier));
-    std::size_t off = 0;
-    // Rows: the 16 bytes of keys j (low half) and j + 4 (high half); the 4 x 4 transposes in
-    // each half turn them into columns: block b of keys 0 .. 7 in lane order.
-    for (; off + 16 <= common; off += 16) {
-      const __m256i r0 = Row(p, 0, off), r1 = Row(p, 1, off);
-      const __m256i r2 = Row(p, 2, off), r3 = Row(p, 3, off);
-      const __m256i t0 = _mm256_unpacklo_epi32(r0, r1), t1 = _mm256_unpackhi_epi32(r0, r1);
-      const __m256i t2 = _mm256_unpacklo_epi32(r2, r3), t3 = _mm256_unpackhi_epi32(r2, r3);
-      v = HashBlock8(v, _mm256_unpacklo_epi64(t0, t2), multiplier);
-      v = HashBlock8(v, _mm256_unpackhi_epi64(t0, t2), multiplier);
-      v = HashBlock8(v, _mm256_unpacklo_epi64(t1, t3), multiplier);
-      v = HashBlock8(v, _mm256_unpackhi_epi64(t1, t3), multiplier);
-    }
-    const auto word = [&](std::size_t j) {
-      std::int32_t w;  // x86 is little-endian: the block as the hash reads it
-      std::memcpy(&w, p[j] + off, 4);
-      return w;
-    };
-    for (; off < common; off += 4) {
-      v = HashBlock8(
-          v,
-          _mm256_setr_epi32(word(0), word(1), word(2), word(3), word(4), word(5), word(6), word(7)),
-          multiplier);
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(lanes.h.data() + g * kLanes), v);
-  }
-}
-#if defined(__clang__)
-#pragma clang diagnostic pop
-#endif
-#endif
-
-// Hashes keys[0 .. n) (n <= kChunk) into out[0 .. n), kLanes keys in lockstep: the hash of one
-// key is a chain of dependent multiplications, so interleaving independent keys keeps the
-// multiplier busy. The steps are hash.h's HashStart / HashBlock / HashResume: one
-// implementation of the hash.
-template <typename KeyAt>
-void HashChunk(HashFlavor flavor, KeyAt key_at, std::size_t n, std::uint32_t* out) {
-  LaneKeys lanes;
-  const std::size_t groups = n / kLanes;
-  const std::size_t grouped = groups * kLanes;
-  for (std::size_t i = 0; i < grouped; ++i) {
-    const ByteSpan k = key_at(i);
-    lanes.p[i] = k.data();
-    lanes.full_len[i] = k.size();
-    lanes.len[i] = static_cast<std::uint32_t>(k.size());
-  }
-  HashGroups(lanes, groups);
-  std::copy_n(lanes.h.begin(), grouped, out);
-  for (std::size_t g = 0; g < groups; ++g) {
-    // Keys that end exactly at `common` (no block, no tail left) need no further mixing; a
-    // group of keys of one length, a multiple of 4, has none that does.
-    if (!lanes.tails[g]) continue;
-    const std::size_t common = lanes.common[g];
-    for (std::size_t i = g * kLanes; i < (g + 1) * kLanes; ++i) {
-      if (lanes.full_len[i] == common) continue;
-      out[i] =
-          HashResume(lanes.h[i], ByteSpan(lanes.p[i] + common, lanes.full_len[i] - common), flavor);
-    }
-  }
-  for (std::size_t i = grouped; i < n; ++i) out[i] = BloomHash(key_at(i), flavor);
-}
 
 // Sets the bits of keys [0, n) in `array`, a filter of geometry g (g.bits > 0).
 template <typename KeyAt>
@@ -310,11 +158,12 @@ void SetKeyBits(HashFlavor flavor, const BloomGeometry& g, std::uint8_t* array, 
   // bytes are those of setting them key after key, as the original does.
   std::array<std::uint64_t, kChunk * kMaxProbes> positions;
   const int k = g.probes;
+  const LaneKernel kernel = BestLaneKernel();
   const auto build = [&](const auto& mod) {
     for (std::size_t base = 0; base < n; base += kChunk) {
       const std::size_t m = std::min(kChunk, n - base);
       HashChunk(
-          flavor, [&](std::size_t i) { return key_at(base + i); }, m, hashes.data());
+          kernel, flavor, [&](std::size_t i) { return key_at(base + i); }, m, hashes.data());
       std::size_t count = 0;
       for (std::size_t i = 0; i < m; ++i) {
         std::uint32_t h = hashes[i];
@@ -477,6 +326,7 @@ void BloomKeyMayMatchBatch(HashFlavor flavor, const KeyList& keys, ByteSpan filt
   const std::uint8_t* array = filter.data();
   const std::uint64_t bits = std::uint64_t{filter.size() - 1} * 8;
   const int k = filter.back();
+  const LaneKernel kernel = BestLaneKernel();
   // Rounds over a chunk of keys, each round's memory accesses prefetched before they are made:
   // 1. hash the chunk (kLanes keys interleaved); compute and prefetch every key's first two
   //    probe positions;
@@ -511,7 +361,7 @@ void BloomKeyMayMatchBatch(HashFlavor flavor, const KeyList& keys, ByteSpan filt
         }
       }
       HashChunk(
-          flavor, [&](std::size_t i) { return keys[base + i]; }, m, hashes.data());
+          kernel, flavor, [&](std::size_t i) { return keys[base + i]; }, m, hashes.data());
       if (in_cache && k >= 2) {
         // A filter in L1/L2: no prefetch stage and no staging arrays; each key's first two
         // probes are tested without a branch between them, the rest only for the survivors.
