@@ -74,11 +74,12 @@ void SetKeyBits(HashFlavor flavor, const BloomGeometry& g, std::uint8_t* array, 
   // bytes are those of setting them key after key, as the original does.
   std::array<std::uint64_t, kChunk * kMaxProbes> positions;
   const int k = g.probes;
+  const LaneKernel kernel = BestLaneKernel();
   const auto build = [&](const auto& mod) {
     for (std::size_t base = 0; base < n; base += kChunk) {
       const std::size_t m = std::min(kChunk, n - base);
       HashChunk(
-          flavor, [&](std::size_t i) { return key_at(base + i); }, m, hashes.data());
+          kernel, flavor, [&](std::size_t i) { return key_at(base + i); }, m, hashes.data());
       std::size_t count = 0;
       for (std::size_t i = 0; i < m; ++i) {
         std::uint32_t h = hashes[i];
@@ -256,6 +257,7 @@ void BloomKeyMayMatchBatch(HashFlavor flavor, const KeyList& keys, ByteSpan filt
   const bool prefetch_rest = filter.size() > kPrefetchAllAbove;
   const bool in_cache = filter.size() <= kNoPrefetchUpTo;
   const bool prefetch_keys = !in_cache;
+  const LaneKernel kernel = BestLaneKernel();
   const auto bit = [array](std::uint64_t pos) { return (array[pos >> 3] >> (pos & 7)) & 1u; };
   const auto probe = [&](const auto& mod) {
     for (std::size_t base = 0; base < n; base += kChunk) {
@@ -275,7 +277,7 @@ void BloomKeyMayMatchBatch(HashFlavor flavor, const KeyList& keys, ByteSpan filt
         }
       }
       HashChunk(
-          flavor, [&](std::size_t i) { return keys[base + i]; }, m, hashes.data());
+          kernel, flavor, [&](std::size_t i) { return keys[base + i]; }, m, hashes.data());
       if (in_cache && k >= 2) {
         // A filter in L1/L2: no prefetch stage and no staging arrays; each key's first two
         // probes are tested without a branch between them, the rest only for the survivors.

@@ -1,18 +1,20 @@
-// The lockstep hashing of groups of kLanes keys (filter_kernels.h), in two kernels picked at run
-// time by function multiversioning: the build targets portable x86-64.
+// The lockstep hashing of groups of kLanes keys (filter_kernels.h): the portable and AVX2 kernels,
+// and the choice between them.
 #include "filter_kernels.h"
+
+#include <cstring>
+
+#include <boost/endian/conversion.hpp>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
 namespace bloomcodec::leveldb {
+
 namespace {
 
-// The portable kernel. AVX2 runs a group's eight lanes in one register (vpmulld instead of eight
-// imuls) and reads 16 bytes of each key at a time, transposed so that a register holds the same
-// block of the eight keys.
-__attribute__((target("default"))) void HashGroupsKernel(LaneKeys& lanes, std::size_t groups) {
+void HashGroupsPortable(LaneKeys& lanes, std::size_t groups) {
   for (std::size_t g = 0; g < groups; ++g) {
     const std::size_t first = g * kLanes;
     std::size_t common = lanes.full_len[first];
@@ -50,13 +52,7 @@ __attribute__((target("avx2"))) inline __m256i Row(const std::uint8_t* const* p,
                              reinterpret_cast<const __m128i*>(p[j] + off));
 }
 
-#if defined(__clang__)
-// Clang warns that this version of a multiversioned function is unused (the call resolves
-// through the "default" version's dispatch), and refuses [[maybe_unused]] on it.
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wunused-function"
-#endif
-__attribute__((target("avx2"))) void HashGroupsKernel(LaneKeys& lanes, std::size_t groups) {
+__attribute__((target("avx2"))) void HashGroupsAvx2(LaneKeys& lanes, std::size_t groups) {
   static_assert(kLanes == 8);
   const __m256i multiplier = _mm256_set1_epi32(static_cast<std::int32_t>(kHashMultiplier));
   for (std::size_t g = 0; g < groups; ++g) {
@@ -101,13 +97,35 @@ __attribute__((target("avx2"))) void HashGroupsKernel(LaneKeys& lanes, std::size
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(lanes.h.data() + g * kLanes), v);
   }
 }
-#if defined(__clang__)
-#pragma clang diagnostic pop
-#endif
 #endif
 
 }  // namespace
 
-void HashGroups(LaneKeys& lanes, std::size_t groups) { HashGroupsKernel(lanes, groups); }
+bool LaneKernelSupported(LaneKernel kernel) {
+  switch (kernel) {
+    case LaneKernel::kPortable: return true;
+    case LaneKernel::kAvx2:
+#if defined(__x86_64__)
+      __builtin_cpu_init();  // safe from any constructor
+      return __builtin_cpu_supports("avx2");
+#else
+      return false;
+#endif
+  }
+  return false;
+}
+
+LaneKernel BestLaneKernel() {
+  static const LaneKernel best =
+      LaneKernelSupported(LaneKernel::kAvx2) ? LaneKernel::kAvx2 : LaneKernel::kPortable;
+  return best;
+}
+
+void HashGroups(LaneKernel kernel, LaneKeys& lanes, std::size_t groups) {
+#if defined(__x86_64__)
+  if (kernel == LaneKernel::kAvx2) return HashGroupsAvx2(lanes, groups);
+#endif
+  HashGroupsPortable(lanes, groups);
+}
 
 }  // namespace bloomcodec::leveldb

@@ -1,10 +1,12 @@
 // Internal to formats/leveldb: the kernels of the bloom filter's paths (bloom.cc), apart from
 // the policy, the filter layout and the batch paths' staging: the probe positions' double hashing
 // and bit position (h % bits without a division), the probes themselves, and the hashing of a
-// chunk of keys in lockstep (eight lanes; AVX2 when the CPU has it, chosen at run time).
+// chunk of keys in lockstep (eight lanes, in one of the LaneKernel implementations: kPortable is plain
+// C++, kAvx2 runs a group's lanes in one register; BestLaneKernel picks AVX2 where the CPU has it,
+// and tests walk kAllLaneKernels).
 //
 //   std::uint32_t hashes[kChunk];
-//   HashChunk(flavor, [&](std::size_t i) { return keys[i]; }, n, hashes);  // n <= kChunk
+//   HashChunk(BestLaneKernel(), flavor, [&](std::size_t i) { return keys[i]; }, n, hashes);
 //   bool hit = ProbeAll(hashes[0], Delta(hashes[0]), array, FastMod32(bits), k);
 //
 // Everything here but HashGroups is inline: the batch paths' loops are built around these steps
@@ -109,10 +111,18 @@ inline void SetProbes(std::uint32_t h, std::uint8_t* array, const Mod& mod, int 
 
 // Keys handled per round of the batch paths: hashed together, their first probe prefetched,
 // then probed. Small enough for the hashes to stay in registers / L1.
-inline constexpr std::size_t kChunk = 32;
+constexpr std::size_t kChunk = 32;
+
+enum class LaneKernel { kPortable, kAvx2 };
+inline constexpr LaneKernel kAllLaneKernels[] = {LaneKernel::kPortable, LaneKernel::kAvx2};
+
+// Whether this CPU runs `kernel`; kPortable always.
+bool LaneKernelSupported(LaneKernel kernel);
+// The fastest supported kernel (AVX2 where the CPU has it), decided once per process.
+LaneKernel BestLaneKernel();
 
 // Keys hashed in lockstep by HashChunk.
-inline constexpr std::size_t kLanes = 8;
+constexpr std::size_t kLanes = 8;
 static_assert(kChunk % kLanes == 0);
 
 // Lanes of keys hashed together: where each key starts and how long it is (the caller fills
@@ -128,15 +138,16 @@ struct LaneKeys {
 };
 
 // For each of the `groups` groups of kLanes keys: h = HashStart(len), then HashBlock over the
-// 4-byte blocks every key of the group has (filter_kernels.cc: a portable and an AVX2 kernel).
-void HashGroups(LaneKeys& lanes, std::size_t groups);
+// 4-byte blocks every key of the group has. `kernel` must be supported.
+void HashGroups(LaneKernel kernel, LaneKeys& lanes, std::size_t groups);
 
 // Hashes keys[0 .. n) (n <= kChunk) into out[0 .. n), kLanes keys in lockstep: the hash of one
 // key is a chain of dependent multiplications, so interleaving independent keys keeps the
 // multiplier busy. The steps are hash.h's HashStart / HashBlock / HashResume: one
 // implementation of the hash.
 template <typename KeyAt>
-void HashChunk(HashFlavor flavor, KeyAt key_at, std::size_t n, std::uint32_t* out) {
+void HashChunk(LaneKernel kernel, HashFlavor flavor, KeyAt key_at, std::size_t n,
+               std::uint32_t* out) {
   LaneKeys lanes;
   const std::size_t groups = n / kLanes;
   const std::size_t grouped = groups * kLanes;
@@ -146,7 +157,7 @@ void HashChunk(HashFlavor flavor, KeyAt key_at, std::size_t n, std::uint32_t* ou
     lanes.full_len[i] = k.size();
     lanes.len[i] = static_cast<std::uint32_t>(k.size());
   }
-  HashGroups(lanes, groups);
+  HashGroups(kernel, lanes, groups);
   std::copy_n(lanes.h.begin(), grouped, out);
   for (std::size_t g = 0; g < groups; ++g) {
     // Keys that end exactly at `common` (no block, no tail left) need no further mixing; a

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "bloomcodec/format.h"
+#include "bloomcodec/key_list.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 
 namespace bloomcodec::rocksdb {
@@ -26,5 +27,18 @@ std::optional<Document> PolicyFacts(const FullFilterReader& filter);
 std::optional<double> KeysAllowedByPolicy(const FullFilterReader& filter);
 // RocksDB's own false-positive expectation for a Ribbon filter (ExpectedFpRate).
 double RibbonExpectedFpRate(const FullFilterReader& filter);
+
+// Finish of RocksDB's FastLocalBloom and Ribbon builders with optimize_filters_for_memory when
+// AllocateMaybeRounding settled on `filter_bytes` (trailer included) rather than the size the
+// keys ask: cut to 3/4 - 15/16 of it while the writing process's rounding balance is negative,
+// or grown to what the allocator granted (malloc_usable_size). Everything else is decided as
+// for that option: a Ribbon filter's slots, seed and Bloom fallback from the keys, its solution
+// laid out in the segments of that size; a Bloom filter's probes from the bits per key of that
+// size. The witness tests rebuild such filters of RocksDB 9.7 / 10.5 at their stored size.
+// InvalidArgument for the legacy Bloom builder (it does not round), for no keys, and for sizes
+// RoundDownUsableSpace never gives (5 + a positive multiple of 64, of 16 for Ribbon).
+Result<ByteVector> BuildMemoryOptimizedFilterAtSize(FilterEncoding encoding, double bits_per_key,
+                                                    const KeyList& keys,
+                                                    std::uint64_t filter_bytes);
 
 }  // namespace bloomcodec::rocksdb

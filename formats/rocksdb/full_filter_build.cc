@@ -1,11 +1,13 @@
 // Building RocksDB 7.8 full filters byte for byte: LegacyBloomBitsBuilder,
 // FastLocalBloomBitsBuilder and Standard128RibbonBitsBuilder::Finish with
-// optimize_filters_for_memory = false (the 7.8 default).
+// optimize_filters_for_memory = false (the 7.8 default), and with it on: at the size the keys
+// ask, or at a size the writer's allocator and rounding balance chose.
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -114,17 +116,17 @@ std::uint64_t FastLocalBytes(std::uint64_t num_entries, int millibits) {
   return ((raw + 63) & ~std::uint64_t{63}) + kMetadataBytes;
 }
 
-// `optimize_for_memory`: the probe count follows the rounded size (RocksDB's GetNumProbes with
-// a rounding balance: payload bits * 1000 / keys), not the configured millibits.
-ByteVector BuildFastLocal(int millibits, std::span<const std::uint64_t> hashes,
-                          bool optimize_for_memory) {
-  const std::uint64_t total = FastLocalBytes(hashes.size(), millibits);
+// With optimize_filters_for_memory the probe count follows the size RocksDB settled on
+// (GetNumProbes with a rounding balance: payload bits * 1000 / keys), not the configured millibits.
+int MemoryOptimizedProbes(std::uint64_t total, std::uint64_t num_entries) {
+  return FastLocalProbes(
+      static_cast<int>((total - kMetadataBytes) * 8000 / std::max<std::uint64_t>(num_entries, 1)));
+}
+
+// FastLocalBloomBitsBuilder::Finish into `total` bytes (trailer included) with `probes` probes.
+ByteVector BuildFastLocalAt(std::uint64_t total, int probes,
+                            std::span<const std::uint64_t> hashes) {
   const auto len = static_cast<std::uint32_t>(total - kMetadataBytes);
-  const int probes =
-      optimize_for_memory
-          ? FastLocalProbes(static_cast<int>(std::uint64_t{len} * 8000 /
-                                             std::max<std::uint64_t>(hashes.size(), 1)))
-          : FastLocalProbes(millibits);
   ByteVector out(total, 0);
   const std::uint32_t lines = len >> 6;
   if (len > 0) {
@@ -143,6 +145,16 @@ ByteVector BuildFastLocal(int millibits, std::span<const std::uint64_t> hashes,
   out[len + 1] = 0;
   out[len + 2] = static_cast<std::uint8_t>(probes);
   return out;
+}
+
+// `optimize_for_memory`: the probe count follows the rounded size, which is the one the keys ask.
+ByteVector BuildFastLocal(int millibits, std::span<const std::uint64_t> hashes,
+                          bool optimize_for_memory) {
+  const std::uint64_t total = FastLocalBytes(hashes.size(), millibits);
+  return BuildFastLocalAt(total,
+                          optimize_for_memory ? MemoryOptimizedProbes(total, hashes.size())
+                                              : FastLocalProbes(millibits),
+                          hashes);
 }
 
 // ---- Standard128 Ribbon ----
@@ -316,11 +328,24 @@ void BackSubstitute(const Banding& banding, std::uint32_t num_blocks, std::uint8
   while (block > 0) substitute_block(--block);
 }
 
+// Where RocksDB's Ribbon builder hands the keys to its FastLocalBloom builder: at the size the
+// keys ask, or at `at_size` (optimize_filters_for_memory, the size RocksDB settled on).
+ByteVector RibbonFallback(const FilterPolicyParams& p, std::span<const std::uint64_t> hashes,
+                          bool optimize_for_memory, std::optional<std::uint64_t> at_size) {
+  if (at_size) {
+    return BuildFastLocalAt(*at_size, MemoryOptimizedProbes(*at_size, hashes.size()), hashes);
+  }
+  return BuildFastLocal(p.millibits_per_key, hashes, optimize_for_memory);
+}
+
+// `at_size`: the filter's size (trailer included) when RocksDB's AllocateMaybeRounding chose
+// one other than the keys ask; the banding (slots, seed) is decided from the keys all the same,
+// and the solution is laid out in the segments that size holds.
 ByteVector BuildRibbon(const FilterPolicyParams& p, std::span<const std::uint64_t> hashes,
-                       bool optimize_for_memory) {
+                       bool optimize_for_memory, std::optional<std::uint64_t> at_size = {}) {
   if (hashes.empty()) return {};  // RocksDB's "always false" encoding: zero bytes
   const RibbonPlan plan = PlanRibbon(p, hashes.size(), hashes.front());
-  if (plan.num_slots == 0) return BuildFastLocal(p.millibits_per_key, hashes, optimize_for_memory);
+  if (plan.num_slots == 0) return RibbonFallback(p, hashes, optimize_for_memory, at_size);
   const std::uint32_t start_seed = static_cast<std::uint32_t>(hashes.front()) & 255U;
   std::uint32_t seed = start_seed;
   std::unique_ptr<Banding> solved;
@@ -346,14 +371,13 @@ ByteVector BuildRibbon(const FilterPolicyParams& p, std::span<const std::uint64_
     }
     seed = (seed + 1) & 255U;
   } while (seed != start_seed);
-  if (!solved)
-    return BuildFastLocal(p.millibits_per_key, hashes, optimize_for_memory);  // 256 seeds failed
+  if (!solved) return RibbonFallback(p, hashes, optimize_for_memory, at_size);  // 256 seeds failed
 
-  ByteVector out(plan.filter_bytes, 0);
+  const std::uint64_t filter_bytes = at_size.value_or(plan.filter_bytes);
+  ByteVector out(filter_bytes, 0);
   const std::uint32_t num_blocks = plan.num_slots / ribbon::kCoeffBits;
   // RocksDB sizes the segment array from the whole buffer, trailer included (it rounds down).
-  BackSubstitute(*solved, num_blocks, out.data(),
-                 static_cast<std::uint32_t>(plan.filter_bytes / 16));
+  BackSubstitute(*solved, num_blocks, out.data(), static_cast<std::uint32_t>(filter_bytes / 16));
   const std::size_t m = out.size() - kMetadataBytes;
   out[m] = 0xFE;
   out[m + 1] = static_cast<std::uint8_t>(seed);
@@ -431,6 +455,34 @@ Result<ByteVector> BuildFullFilter(FilterEncoding encoding, double bits_per_key,
                                    const KeyList& keys, bool optimize_filters_for_memory) {
   const std::vector<std::uint64_t> hashes = CollapsedHashes(encoding, keys);
   return BuildFullFilterFromHashes(encoding, bits_per_key, hashes, optimize_filters_for_memory);
+}
+
+Result<ByteVector> BuildMemoryOptimizedFilterAtSize(FilterEncoding encoding, double bits_per_key,
+                                                    const KeyList& keys,
+                                                    std::uint64_t filter_bytes) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(FilterPolicyParams p, PolicyParamsFor(bits_per_key));
+  const std::vector<std::uint64_t> hashes = CollapsedHashes(encoding, keys);
+  if (encoding == FilterEncoding::kLegacyBloom) {
+    return Status::InvalidArgument("the legacy Bloom builder does not round its size for memory");
+  }
+  if (hashes.empty()) return Status::InvalidArgument("no keys: RocksDB writes an empty filter");
+  // The granule of RoundDownUsableSpace: 64-byte lines, or Ribbon's 16-byte segments (unless
+  // the keys make the Ribbon builder write Bloom).
+  const bool ribbon = encoding == FilterEncoding::kRibbon &&
+                      PlanRibbon(p, hashes.size(), hashes.front()).num_slots != 0;
+  const std::uint64_t granule = ribbon ? 16 : 64;
+  if (filter_bytes <= kMetadataBytes || (filter_bytes - kMetadataBytes) % granule != 0 ||
+      filter_bytes - kMetadataBytes > 0xffffffc0U) {
+    return Status::InvalidArgument("a filter of " + std::to_string(filter_bytes) +
+                                   " bytes is no size RocksDB's rounding gives: expected 5 + a "
+                                   "positive multiple of " +
+                                   std::to_string(granule));
+  }
+  if (encoding == FilterEncoding::kFastLocalBloom) {
+    return BuildFastLocalAt(filter_bytes, MemoryOptimizedProbes(filter_bytes, hashes.size()),
+                            hashes);
+  }
+  return BuildRibbon(p, hashes, true, filter_bytes);
 }
 
 Result<FullFilterSize> SizeFullFilter(FilterEncoding encoding, double bits_per_key,

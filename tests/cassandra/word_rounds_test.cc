@@ -13,6 +13,8 @@
 #include "cassandra/fast_mod.h"
 #include "cassandra/filter_kernels.h"
 #include "cassandra/word_rounds.h"
+#include "kernels.h"
+#include "support/rc_rates.h"
 
 namespace bloomcodec::cassandra {
 namespace {
@@ -22,28 +24,34 @@ std::uint32_t ReferenceBit(const std::vector<std::uint8_t>& bits, std::uint64_t 
   return (bits[(b >> 3) ^ swizzle] >> (b % 8)) & 1u;
 }
 
+using testing::Uniform;
+
 RC_GTEST_PROP(WordRounds, SetAndProbeAreTheKeyAtATimeLoops, ()) {
-  // Up to 4096 words (32 KiB) or 131072 - 262144 words (1 - 2 MiB): the latter prefetch.
-  const std::uint64_t words = *rc::gen::oneOf(rc::gen::inRange<std::uint64_t>(1, 4097),
-                                              rc::gen::inRange<std::uint64_t>(131072, 262145));
+  // Up to 4096 words (32 KiB), or 131073 - 262144 words (above 1 MiB: every access prefetched),
+  // each in 1 case of 2.
+  const std::uint64_t words =
+      *rc::gen::oneOf(Uniform<std::uint64_t>(1, 4097), Uniform<std::uint64_t>(131073, 262145));
   const std::uint64_t m = 64 * words;
   const std::uint64_t swizzle = *rc::gen::element<std::uint64_t>(0, 7);
-  const std::uint32_t k = *rc::gen::inRange<std::uint32_t>(1, kMaxRoundIndexes + 1);
+  const std::uint32_t k = *Uniform<std::uint32_t>(1, kMaxRoundIndexes + 1);
   const WordShape shape{m / 8, swizzle, FastMod64(m), k};
   const auto gen_hashes = [](std::size_t n) {
     // At full size from the first case (RapidCheck scales arbitrary values with the size).
     return *rc::gen::resize(100, rc::gen::container<std::vector<std::uint64_t>>(
                                      n, rc::gen::arbitrary<std::uint64_t>()));
   };
-  const std::size_t n = *rc::gen::inRange<std::size_t>(0, kRoundKeys + 1);
+  const std::size_t n = *Uniform<std::size_t>(0, kRoundKeys + 1);
   const std::vector<std::uint64_t> base = gen_hashes(n), step = gen_hashes(n);
-  const std::size_t probes = *rc::gen::inRange<std::size_t>(0, kRoundKeys + 1);
+  const std::size_t probes = *Uniform<std::size_t>(0, kRoundKeys + 1);
   const std::vector<std::uint64_t> probe_base = gen_hashes(probes), probe_step = gen_hashes(probes);
 
   // The bits start empty, or 7 in 8 set (then probes of keys never added pass or fail on their
   // last bits too, also in the large filters).
   std::vector<std::uint8_t> initial(m / 8, 0);
-  if (*rc::gen::arbitrary<bool>()) {
+  const bool dense = *rc::gen::arbitrary<bool>();
+  RC_TAG(m / 8 > kPrefetchAbove ? "above 1 MiB (prefetched)" : "32 KiB at most",
+         dense ? "7 in 8 bits set" : "empty");
+  if (dense) {
     std::mt19937_64 random(*rc::gen::arbitrary<std::uint64_t>());
     for (std::uint8_t& byte : initial) {
       byte = static_cast<std::uint8_t>(random() | random() | random());
@@ -56,8 +64,7 @@ RC_GTEST_PROP(WordRounds, SetAndProbeAreTheKeyAtATimeLoops, ()) {
       want[(b >> 3) ^ swizzle] |= static_cast<std::uint8_t>(1u << (b % 8));
     }
   }
-  for (FilterKernel kernel : kAllFilterKernels) {
-    if (!FilterKernelSupported(kernel)) continue;  // the CPU has no such instructions
+  for (FilterKernel kernel : KernelsToTest()) {  // kernels the CPU lacks are reported
     std::vector<std::uint8_t> bits = initial;
     SetRound(kernel, bits.data(), shape, base.data(), step.data(), n);
     RC_ASSERT(bits == want);

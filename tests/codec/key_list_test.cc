@@ -2,6 +2,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "bloomcodec/key_list.h"
+#include "support/rc_rates.h"
 
 namespace bloomcodec {
 namespace {
@@ -48,12 +49,20 @@ TEST(KeyFile, FormatNames) {
 }
 
 // Add copies keys of every length exactly (short ones by overlapping 8-byte moves, the rest by
-// memcpy), also into a list cleared and refilled in its kept capacity.
+// memcpy), also into a list cleared and refilled in its kept capacity. Key lengths are uniform
+// in 0 - 80 whatever the case size: under 8 bytes, 8 - 32 and over 32 in about 1, 3 and 6 of 10.
 RC_GTEST_PROP(KeyList, AddKeepsEveryKeyExactly, ()) {
-  const auto key = rc::gen::mapcat(rc::gen::inRange<std::size_t>(0, 81), [](std::size_t n) {
-    return rc::gen::container<std::vector<std::uint8_t>>(n, rc::gen::arbitrary<std::uint8_t>());
+  const auto key = rc::gen::mapcat(testing::Uniform<std::size_t>(0, 81), [](std::size_t n) {
+    return rc::gen::container<std::vector<std::uint8_t>>(n, testing::AnyByte());
   });
   const auto keys = *rc::gen::container<std::vector<std::vector<std::uint8_t>>>(key);
+  bool bytewise = false, overlapping = false, copied = false;
+  for (const auto& k : keys) {
+    (k.size() < 8 ? bytewise : k.size() <= 32 ? overlapping : copied) = true;
+  }
+  RC_CLASSIFY(bytewise, "< 8 bytes");
+  RC_CLASSIFY(overlapping, "8 - 32 bytes");
+  RC_CLASSIFY(copied, "> 32 bytes");
   KeyList list;
   list.Add(AsBytes("a key the refill replaces"));
   list.Clear();

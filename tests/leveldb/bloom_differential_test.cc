@@ -15,6 +15,7 @@
 #include "leveldb_internal.h"
 #include "random_keys.h"
 #include "rc_check.h"
+#include "support/rc_rates.h"
 
 namespace bloomcodec::leveldb {
 namespace {
@@ -108,9 +109,11 @@ TEST(BloomDifferential, LargeKeySetsEqualCreateFilterAndKeyMayMatch) {
 TEST(BloomDifferential, SameLengthKeysEqualKeyMayMatch) {
   CheckProperty(200, 100, [] {
     const auto seed = *rc::gen::arbitrary<std::uint64_t>();
-    const auto length = *rc::gen::inRange<std::size_t>(0, 150);
-    const auto spread = *rc::gen::inRange<std::size_t>(0, 6);
-    const auto count = *rc::gen::inRange<std::size_t>(0, 600);
+    const auto length = *testing::Uniform<std::size_t>(0, 150);
+    const auto spread = *testing::Uniform<std::size_t>(0, 6);
+    const auto count = *testing::Uniform<std::size_t>(0, 600);
+    RC_TAG(count >= 8 && length >= 16 ? "groups of 8 keys sharing >= 16 bytes"
+                                      : "shorter or fewer");
     const int bits_per_key = *rc::gen::inRange(1, 25);
     ::bloomcodec::testing::SplitMix64 rng(seed);
     const auto make_keys = [&](std::size_t n) {
@@ -133,9 +136,13 @@ TEST(BloomDifferential, ArbitraryFilterBytesAnswerAsKeyMayMatch) {
     const auto length = *rc::gen::inRange<std::size_t>(0, 301);
     auto bytes = *rc::gen::container<std::string>(length, rc::gen::arbitrary<char>());
     if (!bytes.empty()) {
-      // Mostly readable k values, sometimes anything (0, > 30, >= 0x80).
+      // Mostly readable k values, sometimes anything (0, > 30, >= 0x80), whatever the case size.
       bytes.back() =
-          static_cast<char>(*rc::gen::oneOf(rc::gen::inRange(0, 33), rc::gen::inRange(0, 256)));
+          static_cast<char>(*rc::gen::oneOf(testing::Uniform(0, 33), testing::Uniform(0, 256)));
+      const auto k = static_cast<std::uint8_t>(bytes.back());
+      RC_TAG(k == 0 ? "k = 0" : k <= 30 ? "k 1 - 30" : k < 0x80 ? "k 31 - 127" : "k >= 0x80");
+    } else {
+      RC_TAG("empty");
     }
     // Dense bit arrays too, or almost every probe stops at the first clear bit.
     if (*rc::gen::arbitrary<bool>()) {

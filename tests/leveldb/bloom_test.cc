@@ -3,13 +3,18 @@
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <string>
 #include <vector>
 
 #include "bloomcodec/leveldb/bloom.h"
+#include "leveldb/filter_kernels.h"
 #include "random_keys.h"
 #include "rc_check.h"
+#include "support/cpu_kernels.h"
+#include "support/rc_rates.h"
 
 namespace bloomcodec::leveldb {
 namespace {
@@ -159,8 +164,10 @@ TEST(BloomFilter, BatchEqualsSingleAndFindsEveryInsertedKey) {
 TEST(BloomFilter, BatchEqualsSingleForSameLengthKeys) {
   CheckProperty(200, 100, [] {
     const auto seed = *rc::gen::arbitrary<std::uint64_t>();
-    const auto length = *rc::gen::inRange<std::size_t>(0, 120);
-    const auto count = *rc::gen::inRange<std::size_t>(0, 400);
+    const auto length = *testing::Uniform<std::size_t>(0, 120);
+    const auto count = *testing::Uniform<std::size_t>(0, 400);
+    // The kernel reads 16 bytes of eight keys at a time: a group of eight keys, 16 bytes each.
+    RC_TAG(count >= 16 && length >= 16 ? "groups of 8 keys of >= 16 bytes" : "shorter or fewer");
     const int bits_per_key = *rc::gen::inRange(1, 25);
     const HashFlavor flavor = *rc::gen::element(HashFlavor::kUnsignedTail, HashFlavor::kSignedTail);
     ::bloomcodec::testing::SplitMix64 rng(seed);
@@ -177,6 +184,63 @@ TEST(BloomFilter, BatchEqualsSingleForSameLengthKeys) {
     BloomKeyMayMatchBatch(flavor, probes, f, answers);
     for (std::size_t i = 0; i < probes.size(); ++i) {
       RC_ASSERT((answers[i] == 1) == BloomKeyMayMatch(flavor, probes[i], f));
+    }
+  });
+}
+
+const char* LaneKernelName(LaneKernel k) {
+  return k == LaneKernel::kPortable ? "portable" : "avx2";
+}
+
+// Every lane kernel this CPU supports, reported (once per test) with those it does not.
+std::vector<LaneKernel> LaneKernelsToTest() {
+  std::vector<LaneKernel> out;
+  std::vector<testing::KernelRun> runs;
+  for (LaneKernel k : kAllLaneKernels) {
+    const bool supported = LaneKernelSupported(k);
+    if (supported) out.push_back(k);
+    runs.push_back({LaneKernelName(k), supported, "the CPU lacks avx2"});
+  }
+  testing::ReportKernels("filter_kernels", "formats/leveldb/filter_kernels.h", runs,
+                         LaneKernelName(BestLaneKernel()));
+  return out;
+}
+
+TEST(LaneHash, TheBestKernelIsSupportedAndThePortableOneAlwaysIs) {
+  EXPECT_TRUE(LaneKernelSupported(LaneKernel::kPortable));
+  EXPECT_EQ(BestLaneKernel(),
+            LaneKernelSupported(LaneKernel::kAvx2) ? LaneKernel::kAvx2 : LaneKernel::kPortable);
+  const std::vector<LaneKernel> walked = LaneKernelsToTest();
+  EXPECT_NE(std::find(walked.begin(), walked.end(), BestLaneKernel()), walked.end());
+}
+
+// Every kernel hashes a chunk of keys as BloomHash hashes each: chunks of one key length (a
+// multiple of 4 or not) in 1 case of 2, of lengths a few bytes apart otherwise; at least one
+// group of eight keys in 3 cases of 4; bytes uniform, so tails hold bytes >= 0x80.
+TEST(LaneHash, EveryKernelHashesAChunkAsBloomHash) {
+  CheckProperty(300, 100, [] {
+    const HashFlavor flavor = *rc::gen::element(HashFlavor::kUnsignedTail, HashFlavor::kSignedTail);
+    const std::size_t n = *testing::Uniform<std::size_t>(0, kChunk + 1);
+    const std::size_t length = *testing::Uniform<std::size_t>(0, 80);
+    const std::size_t spread =
+        *rc::gen::weightedElement<std::size_t>({{4, 0}, {1, 1}, {1, 3}, {1, 7}, {1, 16}});
+    std::vector<std::string> keys;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t len = length + *testing::Uniform<std::size_t>(0, spread + 1);
+      keys.push_back(*rc::gen::container<std::string>(
+          len,
+          rc::gen::map(testing::AnyByte(), [](std::uint8_t b) { return static_cast<char>(b); })));
+    }
+    RC_TAG(n < 8          ? "no group of 8"
+           : length >= 16 ? "groups, >= 16 shared bytes"
+                          : "groups, short keys",
+           spread == 0 ? "one length" : "lengths apart");
+    for (LaneKernel kernel : LaneKernelsToTest()) {
+      std::array<std::uint32_t, kChunk> out;
+      out.fill(0x5a5a5a5a);
+      HashChunk(
+          kernel, flavor, [&](std::size_t i) { return AsBytes(keys[i]); }, n, out.data());
+      for (std::size_t i = 0; i < n; ++i) RC_ASSERT(out[i] == BloomHash(AsBytes(keys[i]), flavor));
     }
   });
 }

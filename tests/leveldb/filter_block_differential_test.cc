@@ -14,6 +14,7 @@
 #include "leveldb_internal.h"
 #include "random_keys.h"
 #include "rc_check.h"
+#include "support/rc_rates.h"
 
 namespace bloomcodec::leveldb {
 namespace {
@@ -142,7 +143,11 @@ TEST(FilterBlockDifferential, ReaderAnswersAsTheOriginalOnDamagedBlocks) {
     ByteVector block = builder.Finish();
     // Damage: overwrite bytes (often in the offset array and trailer), truncate, extend, or
     // replace the whole block by random bytes.
-    const auto damage = *rc::gen::inRange(0, 9);
+    const auto damage = *testing::Uniform(0, 9);  // each kind in 1 case of 9
+    static const char* const kKinds[] = {
+        "none",         "trailer bytes",    "bytes anywhere", "truncated",      "extended",
+        "random bytes", "misaligned array", "array offset",   "an offset entry"};
+    RC_TAG(kKinds[damage]);
     if (damage == 1 || damage == 2) {
       const std::size_t writes = 1 + rng.Below(4);
       for (std::size_t i = 0; i < writes && !block.empty(); ++i) {

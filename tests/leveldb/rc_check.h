@@ -1,10 +1,12 @@
 // Runs a RapidCheck property with an explicit case count and size, so that each property's run
-// time stays bounded whatever RC_PARAMS says (its seed and reproduce settings still apply).
+// time stays bounded whatever RC_PARAMS says (its seed and reproduce settings still apply). As
+// RC_GTEST_PROP does, a passing run prints its case count and tags (RC_TAG, RC_CLASSIFY).
 #pragma once
 
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -26,7 +28,9 @@ void CheckProperty(int max_success, int max_size, Testable&& testable) {
   std::ostringstream message;
   printResultMessage(result, message);
   if (result.template is<SuccessResult>()) {
-    EXPECT_EQ(result.template get<SuccessResult>().numSuccess, max_success) << message.str();
+    const auto& success = result.template get<SuccessResult>();
+    EXPECT_EQ(success.numSuccess, max_success) << message.str();
+    if (!success.distribution.empty()) std::cout << message.str() << "\n";
   } else {
     ADD_FAILURE() << message.str();
   }

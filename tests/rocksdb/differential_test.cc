@@ -11,7 +11,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <map>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -20,11 +23,19 @@
 #include "leveldb/random_keys.h"
 #include "leveldb/rc_check.h"
 #include "rocksdb/filter_policy.h"
+#include "rocksdb/filter_sizing.h"
 #include "rocksdb/table.h"
 #include "rocksdb_internal.h"
+#include "support/rc_rates.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::rocksdb {
+
+// While non-zero, operator new[] (below) allocates this many bytes more than asked: an allocator
+// that grants more than the request, as glibc does now and then, which RocksDB's
+// optimize_filters_for_memory sees through malloc_usable_size.
+thread_local std::size_t new_array_extra = 0;
+
 namespace {
 
 using ::bloomcodec::testing::CheckProperty;
@@ -52,9 +63,11 @@ Original OriginalFor(FilterEncoding encoding, double bits_per_key) {
           5};
 }
 
-std::string OriginalBuild(const Original& o, const std::vector<std::string>& keys) {
+std::string OriginalBuild(const Original& o, const std::vector<std::string>& keys,
+                          bool optimize_filters_for_memory = false) {
   ::rocksdb::BlockBasedTableOptions options;
   options.format_version = o.format_version;
+  options.optimize_filters_for_memory = optimize_filters_for_memory;
   ::rocksdb::FilterBuildingContext context(options);
   std::unique_ptr<::rocksdb::FilterBitsBuilder> builder(o.policy->GetBuilderWithContext(context));
   if (!builder) return "<no builder>";
@@ -108,6 +121,12 @@ void CompareBuild(FilterEncoding encoding, int max_keys) {
     const std::string theirs = OriginalBuild(original, keys);
     auto ours = BuildFullFilter(encoding, bpk, ToKeyList(keys));
     RC_ASSERT(ours.ok());
+    // What was written: a Ribbon policy writes Bloom for few keys (its fallback).
+    const std::uint8_t marker = ours->size() > 5 ? (*ours)[ours->size() - 5] : 0;
+    RC_TAG(ours->size() <= 5 ? "no keys"
+           : marker == 0xfe  ? "Ribbon"
+           : marker == 0xff  ? "FastLocalBloom"
+                             : "legacy Bloom");
     RC_ASSERT(ToHex(ours.value()) == ToHex(AsBytes(theirs)));
     RC_ASSERT(OurAnswers(ours.value(), probes) == OriginalAnswers(original, theirs, probes));
     RC_ASSERT(OurAnswers(ours.value(), keys) == OriginalAnswers(original, theirs, keys));
@@ -145,6 +164,58 @@ TEST(RocksdbDifferential, LargeFilters) {
   }
 }
 
+// optimize_filters_for_memory: RocksDB sizes a filter by what malloc_usable_size grants and,
+// while its policy's rounding balance is negative, cuts the next ones to 3/4 - 15/16 of the size
+// the keys ask: a history of the writing process, not of the keys. One policy per encoding and
+// bits_per_key lives through the run, so its balance moves as in a writer. Every filter rebuilt
+// at RocksDB's size is RocksDB's byte for byte; one at the size the keys ask is also
+// BuildFullFilter's with the option on.
+TEST(RocksdbDifferential, MemoryOptimizedFiltersRebuiltAtTheSizeRocksDbChose) {
+  std::map<std::pair<FilterEncoding, double>, Original> policies;
+  CheckProperty(150, 100, [&policies] {
+    const FilterEncoding e =
+        *rc::gen::element(FilterEncoding::kFastLocalBloom, FilterEncoding::kRibbon);
+    const double bpk = *rc::gen::element(6.0, 9.9, 10.0, 15.5);
+    Original& original = policies[{e, bpk}];
+    if (!original.policy) original = OriginalFor(e, bpk);
+    const auto seed = *rc::gen::arbitrary<std::uint64_t>();
+    const auto count = static_cast<std::size_t>(*::bloomcodec::testing::Uniform(1, 3000));
+    const auto keys = RandomKeys(seed, count, /*duplicate_every=*/4);
+    // A grant 16 - 80 bytes larger in 3 cases of 5: RocksDB then writes a larger filter, which
+    // makes its rounding balance negative, and cuts the next filters of that policy.
+    new_array_extra = *rc::gen::element<std::size_t>(0, 0, 16, 32, 80);
+    const std::string theirs = OriginalBuild(original, keys, /*optimize_filters_for_memory=*/true);
+    new_array_extra = 0;
+    auto at_size = BuildMemoryOptimizedFilterAtSize(e, bpk, ToKeyList(keys), theirs.size());
+    RC_ASSERT(at_size.ok());
+    RC_ASSERT(ToHex(*at_size) == ToHex(AsBytes(theirs)));
+    auto asked = BuildFullFilter(e, bpk, ToKeyList(keys), /*optimize_filters_for_memory=*/true);
+    RC_ASSERT(asked.ok());
+    if (asked->size() == theirs.size()) RC_ASSERT(ToHex(*asked) == ToHex(AsBytes(theirs)));
+    RC_TAG(theirs[theirs.size() - 5] == '\xfe' ? "Ribbon" : "FastLocalBloom",
+           asked->size() == theirs.size()  ? "the size the keys ask"
+           : theirs.size() < asked->size() ? "cut (rounding balance negative)"
+                                           : "grown (allocator's grant)");
+  });
+}
+
+// The sizes RocksDB's rounding never gives are refused, as is the builder that does not round.
+TEST(RocksdbMemoryOptimizedBuild, RefusesSizesRocksDbNeverWrites) {
+  const KeyList keys = ToKeyList(RandomKeys(5, 2000));
+  const ByteVector ribbon = BuildFullFilter(FilterEncoding::kRibbon, 10, keys, true).value();
+  EXPECT_TRUE(
+      BuildMemoryOptimizedFilterAtSize(FilterEncoding::kRibbon, 10, keys, ribbon.size()).ok());
+  EXPECT_FALSE(
+      BuildMemoryOptimizedFilterAtSize(FilterEncoding::kRibbon, 10, keys, ribbon.size() + 8).ok());
+  EXPECT_FALSE(BuildMemoryOptimizedFilterAtSize(FilterEncoding::kRibbon, 10, keys, 5).ok());
+  EXPECT_FALSE(
+      BuildMemoryOptimizedFilterAtSize(FilterEncoding::kFastLocalBloom, 10, keys, 64 * 40 + 21)
+          .ok());
+  EXPECT_FALSE(
+      BuildMemoryOptimizedFilterAtSize(FilterEncoding::kLegacyBloom, 10, keys, 64 * 40 + 5).ok());
+  EXPECT_FALSE(BuildMemoryOptimizedFilterAtSize(FilterEncoding::kRibbon, 10, KeyList(), 21).ok());
+}
+
 // Consecutive duplicates collapse, others do not: runs of equal keys.
 TEST(RocksdbDifferential, DuplicateRuns) {
   CheckProperty(40, 100, [] {
@@ -171,7 +242,10 @@ TEST(RocksdbDifferential, ReaderOnArbitraryBytes) {
   CheckProperty(300, 100, [] {
     const auto seed = *rc::gen::arbitrary<std::uint64_t>();
     ::bloomcodec::testing::SplitMix64 rng(seed);
-    const int shape = *rc::gen::inRange(0, 6);
+    const int shape = *::bloomcodec::testing::Uniform(0, 6);  // each in 1 case of 6
+    static const char* const kShapes[] = {"legacy Bloom",    "FastLocalBloom", "Ribbon",
+                                          "reserved marker", "0 - 5 bytes",    "0 - 5 bytes"};
+    RC_TAG(kShapes[shape]);
     std::string f;
     auto payload = [&](std::size_t n, int density) {
       for (std::size_t i = 0; i < n; ++i) {
@@ -182,7 +256,7 @@ TEST(RocksdbDifferential, ReaderOnArbitraryBytes) {
         f.push_back(static_cast<char>(b));
       }
     };
-    const int density = *rc::gen::inRange(0, 9);
+    const int density = *::bloomcodec::testing::Uniform(0, 9);
     switch (shape) {
       case 0: {  // legacy: num_probes 1..127, valid or invalid line counts (never wrapping)
         const std::uint32_t lines = 1 + static_cast<std::uint32_t>(rng.Below(40));
@@ -246,3 +320,13 @@ TEST(RocksdbDifferential, Hashes) {
 
 }  // namespace
 }  // namespace bloomcodec::rocksdb
+
+// The allocator of new_array_extra. RocksDB's filter builders allocate with new char[]; every
+// other allocation of this test binary goes through here too, unchanged while the extra is 0.
+void* operator new[](std::size_t n) {
+  void* p = std::malloc(n + bloomcodec::rocksdb::new_array_extra + (n == 0 ? 1 : 0));
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }

@@ -37,6 +37,7 @@
 #include "rocksdb/statistics.h"
 #include "rocksdb/table.h"
 #include "rocksdb/table_properties.h"
+#include "support/rc_rates.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::rocksdb {
@@ -48,6 +49,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::bloomcodec::testing::CheckProperty;
+using ::bloomcodec::testing::OneIn;
+using ::bloomcodec::testing::Uniform;
 
 struct SstCase {
   int format_version = 5;
@@ -83,10 +86,12 @@ std::string Describe(const SstCase& c) {
          " hash_index=" + std::to_string(c.hash_index) + " keys=" + std::to_string(c.keys.size());
 }
 
+// The options are drawn at fixed rates (each format_version in 1 case of 4, whole-key filtering
+// off in 1 of 5, ...); sizes (keys, blocks, bits per key) grow with RapidCheck's case size.
 rc::Gen<SstCase> GenCase() {
   return rc::gen::exec([] {
     SstCase c;
-    c.format_version = *rc::gen::inRange(2, 6);
+    c.format_version = *rc::gen::element(2, 3, 4, 5);
     c.checksum = *rc::gen::element(::rocksdb::kCRC32c, ::rocksdb::kxxHash, ::rocksdb::kxxHash64,
                                    ::rocksdb::kXXH3);
     const std::vector<::rocksdb::CompressionType> supported = ::rocksdb::GetSupportedCompressions();
@@ -108,7 +113,7 @@ rc::Gen<SstCase> GenCase() {
     c.metadata_block_size = *rc::gen::inRange(64, 2048);
     c.ribbon = *rc::gen::arbitrary<bool>();
     c.bits_per_key = *rc::gen::inRange(10, 200) / 10.0;
-    c.whole_key_filtering = *rc::gen::inRange(0, 5) != 0;
+    c.whole_key_filtering = !*OneIn(1, 5);
     c.hash_index = *rc::gen::arbitrary<bool>();
     const std::uint64_t seed = *rc::gen::arbitrary<std::uint64_t>();
     const std::size_t n = *rc::gen::inRange(1, 1500);
@@ -286,7 +291,7 @@ std::vector<BlockHandle> AllBlocks(const SstReader& sst) {
 TEST(SstDifferential, FilesWrittenByRocksDbReadAsRocksDbReadsThem) {
   CheckProperty(60, 100, [] {
     const SstCase c = *GenCase();
-    RC_TAG(c.format_version);
+    RC_TAG("format_version " + std::to_string(c.format_version));
     RC_LOG() << Describe(c) << "\n";
     TempDir dir;
     RC_ASSERT(!dir.path().empty());
@@ -354,9 +359,18 @@ TEST(SstDifferential, AFlippedByteInAnyBlockIsReportedAtThatBlock) {
     RC_ASSERT(sst.ok());
     const std::vector<BlockHandle> blocks = AllBlocks(*sst);
     const BlockHandle block = *rc::gen::elementOf(blocks);
-    // Any byte of the block or its trailer.
-    const std::uint64_t at = block.offset + *rc::gen::inRange<std::uint64_t>(0, block.size + 5);
-    const std::uint8_t mask = *rc::gen::inRange<int>(1, 256);
+    // Any byte of the block or its trailer: the trailer (compression type, then the checksum) in
+    // 1 case of 4, otherwise any byte of the block, uniformly (its last 40% in 3 cases of 10).
+    const bool in_trailer = block.size == 0 || *OneIn(1, 4);
+    const std::uint64_t within = in_trailer ? block.size + *Uniform<std::uint64_t>(0, 5)
+                                            : *Uniform<std::uint64_t>(0, block.size);
+    const std::uint64_t at = block.offset + within;
+    RC_CLASSIFY(c.format_version == 5, "format_version 5");
+    RC_TAG(within == block.size            ? "trailer: compression type"
+           : within > block.size           ? "trailer: checksum"
+           : 10 * within >= 6 * block.size ? "block: its last 40%"
+                                           : "block: its first 60%");
+    const std::uint8_t mask = static_cast<std::uint8_t>(*Uniform(1, 256));
     file[at] ^= mask;
     const std::string damaged = dir.path() + "/000002.sst";
     {
@@ -461,7 +475,9 @@ TEST(SstDifferential, RewrittenFiltersAreTheOnesRocksDbWritesAndItReadsTheFile) 
     const ByteVector original = ReadFile(original_path);
     auto sst = SstReader::Open(original, original_path);
     RC_ASSERT(sst.ok());
-    const bool remove = *rc::gen::inRange(0, 5) == 0;
+    const bool remove = *OneIn(1, 5);
+    RC_TAG(remove ? "filter removed" : "filter rewritten");
+    RC_CLASSIFY(c.format_version == 5, "format_version 5");
     SstCase target = c;
     target.bits_per_key = *rc::gen::inRange(10, 200) / 10.0;
     auto rewritten =
@@ -601,6 +617,8 @@ TEST(SstDifferential, DeletionsMergesAndRangeDeletionsAreCountedAsRocksDbCountsT
     const std::string name =
         *rc::gen::element<std::string>("rocksdb.num.entries", "rocksdb.num.range-deletions",
                                        "rocksdb.merge.operands", "rocksdb.deleted.keys");
+    RC_TAG(name, t.range_deletions > 0 ? "range deletions" : "no range deletion");
+    RC_CLASSIFY(c.format_version == 5, "format_version 5");
     const std::uint64_t at = PropertyValueAt(*sst, name);
     // One more in the low 7 bits of the first varint byte: still a varint, one above. Every one
     // of the four is then wrong (deleted.keys may lie between the point deletions and those plus
@@ -633,11 +651,12 @@ TEST(SstDifferential, DeletionsMergesAndRangeDeletionsAreCountedAsRocksDbCountsT
 TEST(SstDifferential, BlockBasedFiltersOfRocksDb6AreProbedThroughTheirDataBlocks) {
   CheckProperty(30, 60, [] {
     SstCase c = *GenCase();
-    const std::uint32_t fv = *rc::gen::inRange<std::uint32_t>(0, 6);
+    const std::uint32_t fv = *rc::gen::element<std::uint32_t>(0, 1, 2, 3, 4, 5);
+    RC_TAG("format_version " + std::to_string(fv));
     SstWriteOptions ours;
     ours.block_based_filter = true;
     ours.format_version = fv;
-    ours.bits_per_key = *rc::gen::inRange(1, 25);
+    ours.bits_per_key = *Uniform(1, 25);
     ours.block_size = static_cast<std::size_t>(c.block_size);
     ours.restart_interval = c.restart_interval;
     ours.checksum = fv == 0 ? ChecksumType::kCrc32c
@@ -754,12 +773,15 @@ TEST(SstDifferential, AFolderOfSstsUnderAnyNamesIsVerifiedAsASet) {
     const std::vector<std::string> names = {"v5_crc32c_lz4.sst", "table with spaces",
                                             "export.sst.bak"};
     std::vector<std::string> expected;
+    bool fv5 = false;
     for (const std::string& name : names) {
       const SstCase c = *GenCase();
+      fv5 |= c.format_version == 5;
       const std::string written = WriteWithRocksDb(c, dir.path());
       fs::rename(written, dir.path() + "/" + name);
       expected.push_back(dir.path() + "/" + name);
     }
+    RC_CLASSIFY(fv5, "a format_version 5 table");
     std::ofstream(dir.path() + "/notes.txt") << "not a table\n";
     std::sort(expected.begin(), expected.end());
     RC_ASSERT(LooksLikeRocksDb(dir.path()));
