@@ -14,6 +14,7 @@
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "bloomcodec/rocksdb/hash.h"
 #include "filter_sizing.h"
+#include "legacy_bloom.h"
 #include "ribbon_math.h"
 
 namespace bloomcodec::rocksdb {
@@ -87,25 +88,8 @@ LegacyGeometry LegacyGeometryFor(std::uint64_t num_entries, int whole_bits) {
 
 ByteVector BuildLegacy(int whole_bits, std::span<const std::uint64_t> hashes) {
   const LegacyGeometry g = LegacyGeometryFor(hashes.size(), whole_bits);
-  const int probes = LegacyProbes(whole_bits);
-  const std::uint32_t payload = g.total_bits / 8;
-  ByteVector out(std::size_t{payload} + kMetadataBytes, 0);
-  if (g.num_lines != 0) {
-    for (std::uint64_t wide : hashes) {
-      auto h = static_cast<std::uint32_t>(wide);
-      std::uint8_t* line = out.data() + std::size_t{h % g.num_lines} * 64;
-      const std::uint32_t delta = (h >> 17) | (h << 15);
-      for (int i = 0; i < probes; ++i) {
-        const std::uint32_t bit = h & (kLineBits - 1);
-        line[bit / 8] |= static_cast<std::uint8_t>(1U << (bit % 8));
-        h += delta;
-      }
-    }
-  }
-  out[payload] = static_cast<std::uint8_t>(probes);
-  for (int i = 0; i < 4; ++i)
-    out[payload + 1 + i] = static_cast<std::uint8_t>(g.num_lines >> (8 * i));
-  return out;
+  return BuildLegacyBloom(g.num_lines, static_cast<std::uint32_t>(LegacyProbes(whole_bits)),
+                          hashes);
 }
 
 // ---- FastLocalBloom ----
@@ -388,6 +372,22 @@ ByteVector BuildRibbon(const FilterPolicyParams& p, std::span<const std::uint64_
 }
 
 }  // namespace
+
+ByteVector BuildLegacyBloom(std::uint32_t num_lines, std::uint32_t num_probes,
+                            std::span<const std::uint64_t> hashes) {
+  const std::size_t payload = std::size_t{num_lines} * kLegacyLineBytes;
+  ByteVector out(payload + kMetadataBytes, 0);
+  if (num_lines != 0) {
+    for (std::uint64_t wide : hashes) {
+      const auto h = static_cast<std::uint32_t>(wide);
+      LegacyLineAdd(out.data() + std::size_t{h % num_lines} * kLegacyLineBytes, h, num_probes);
+    }
+  }
+  out[payload] = static_cast<std::uint8_t>(num_probes);
+  for (int i = 0; i < 4; ++i)
+    out[payload + 1 + i] = static_cast<std::uint8_t>(num_lines >> (8 * i));
+  return out;
+}
 
 int FastLocalProbesFor(int millibits_per_key) { return FastLocalProbes(millibits_per_key); }
 int LegacyProbesFor(int whole_bits_per_key) { return LegacyProbes(whole_bits_per_key); }
