@@ -24,7 +24,7 @@ enum class FormatId {
 };
 
 const FormatCodec* Codec(FormatId id);
-// The cassandra-0.6 codec (legacy/format_codecs.cc).
+// The cassandra-0.6 codec (v06/format_codecs.cc).
 const FormatCodec* JavaStringCodec();
 // In the order of the command-line contract.
 std::span<const FormatCodec* const> Formats();

@@ -1,5 +1,5 @@
 // Internal header: what the FormatCodec adapters of Cassandra's filter formats share (here and
-// in legacy/format_codecs.cc): which Filter.db a format claims, and how the command line's
+// in v06/format_codecs.cc): which Filter.db a format claims, and how the command line's
 // parameters pick one of Cassandra's getFilter overloads.
 #pragma once
 

@@ -11,7 +11,7 @@
 #include "cassandra/bti/data_db.h"
 #include "cassandra/bti/page_window.h"
 #include "cassandra/bti/partitions_db.h"
-#include "cassandra/murmur3_inline.h"
+#include "cassandra/murmur3/hash_inline.h"
 #include "codec/parallel.h"
 
 namespace bloomcodec::cassandra::bti {

@@ -12,10 +12,10 @@
 #include "codec/byte_reader.h"
 #include "codec/byte_writer.h"
 #include "codec/popcount.h"
-#include "fast_mod.h"
-#include "filter_kernels.h"
-#include "word_filter_bytes.h"
-#include "word_rounds.h"
+#include "cassandra/fast_mod.h"
+#include "cassandra/filter_kernels.h"
+#include "cassandra/word_filter_bytes.h"
+#include "cassandra/word_rounds.h"
 
 namespace bloomcodec::cassandra {
 namespace {

@@ -8,10 +8,10 @@
 #include "codec/byte_reader.h"
 #include "codec/byte_writer.h"
 #include "codec/popcount.h"
-#include "fast_mod.h"
-#include "murmur3_inline.h"
-#include "word_filter_bytes.h"
-#include "word_rounds.h"
+#include "cassandra/fast_mod.h"
+#include "cassandra/murmur3/hash_inline.h"
+#include "cassandra/word_filter_bytes.h"
+#include "cassandra/word_rounds.h"
 
 namespace bloomcodec::cassandra {
 namespace {
