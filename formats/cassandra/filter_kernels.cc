@@ -1,4 +1,4 @@
-#include "cassandra/filter_kernels.h"
+#include "filter_kernels.h"
 
 #include <algorithm>
 #include <cstddef>

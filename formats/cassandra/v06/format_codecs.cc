@@ -1,6 +1,7 @@
-// cassandra-0.6: the Filter.db of SSTable versions before c (Cassandra 0.4 - 0.7 beta). The bytes
-// are the legacy filter's (i32 hash count + a Java-serialized java.util.BitSet, 32-bit
-// MurmurHash2 buckets); what differs is the key: the filter was given a Java String and hashed
+// The cassandra-0.6 codec: the 0.6 era's Filter.db (SSTable versions before c, Cassandra 0.4 -
+// 0.7 beta) as the command line sees it (docs/cli.md). The bytes are the legacy era's filter's
+// (i32 hash count + a Java-serialized java.util.BitSet, 32-bit MurmurHash2 buckets), read and
+// written by legacy/; what differs is the key: the filter was given a Java String and hashed
 // String.getBytes("UTF-16") (java_string.h). Keys given here are UTF-8 text.
 #include <string>
 
@@ -8,15 +9,12 @@
 #include "bloomcodec/cassandra/java_string.h"
 #include "bloomcodec/cassandra/legacy_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
-#include "cassandra/descriptor.h"
+#include "cassandra/era_table.h"
 #include "cassandra/format_codecs.h"
-#include "cassandra/inspect.h"
-#include "formats/cassandra/family.h"
+#include "cassandra/legacy/inspect.h"
 
 namespace bloomcodec::cassandra {
 namespace {
-
-constexpr std::string_view kName = "cassandra-0.6";
 
 Result<LegacyFilterSpec> StringSpec(std::int64_t n, const FilterParams& params) {
   BLOOMCODEC_RETURN_IF_ERROR(CheckOverload(params));
@@ -27,16 +25,15 @@ Result<LegacyFilterSpec> StringSpec(std::int64_t n, const FilterParams& params) 
 
 class StringFormat final : public FormatCodec {
  public:
-  std::string_view name() const override { return kName; }
-  std::string_view summary() const override {
-    return "Cassandra Filter.db of SSTable versions before c (0.4 - 0.7 beta): the legacy bytes, "
-           "keys hashed as Java Strings (String.getBytes(\"UTF-16\"))";
-  }
+  explicit StringFormat(Era era) : facts_(Facts(era)) {}
+
+  std::string_view name() const override { return facts_.name; }
+  std::string_view summary() const override { return facts_.summary; }
   std::string_view params_help() const override {
     return "--fp-chance P | --buckets-per-element N (Cassandra's writer: 15); keys are UTF-8 text";
   }
   bool Claims(std::string_view path, ByteSpan) const override {
-    return ClaimsKind(path, FilterKind::kJavaStrings);
+    return ClaimsEra(path, facts_.era);
   }
   Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const override {
     BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilterSpec spec,
@@ -59,7 +56,7 @@ class StringFormat final : public FormatCodec {
   Status Hash(ByteSpan key, std::string& line) const override {
     BLOOMCODEC_ASSIGN_OR_RETURN(std::u16string text, DecodeUtf8Text(key, "the key"));
     const KeyHashes32 h = HashKey32(JavaUtf16Bytes(text));
-    line = std::to_string(h.h1) + "\t" + std::to_string(h.h2);
+    line = HashLine(h.h1, h.h2);
     return {};
   }
   Status Probe(ByteSpan file, std::string_view source, const KeyList& keys, const ProbeOptions&,
@@ -70,23 +67,23 @@ class StringFormat final : public FormatCodec {
     return {};
   }
   Result<Document> Inspect(ByteSpan file, std::string_view source) const override {
-    BLOOMCODEC_ASSIGN_OR_RETURN(Document doc, InspectLegacyFilter(file, source, kName));
+    BLOOMCODEC_ASSIGN_OR_RETURN(Document doc, InspectLegacyFilter(file, source, facts_.era));
     doc["key_encoding"] = "String.getBytes(\"UTF-16\")";
     return doc;
   }
   Result<Document> Dump(ByteSpan file, std::string_view source) const override {
-    return DumpLegacyFilter(file, source, kName);
+    return DumpLegacyFilter(file, source, facts_.era);
   }
   Result<ByteVector> Undump(const Document& dump, std::string_view source) const override {
-    return UndumpLegacyFilter(dump, source, kName);
+    return UndumpLegacyFilter(dump, source, facts_.era);
   }
+
+ private:
+  const EraFacts& facts_;
 };
 
 }  // namespace
 
-const FormatCodec* JavaStringCodec() {
-  static const StringFormat codec;
-  return &codec;
-}
+std::unique_ptr<FormatCodec> MakeV06Codec(Era era) { return std::make_unique<StringFormat>(era); }
 
 }  // namespace bloomcodec::cassandra

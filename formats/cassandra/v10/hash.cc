@@ -1,7 +1,11 @@
-// Both hashes are written on unsigned integers so that every wraparound Java performs on its
-// signed long/int is well defined here; the result is converted back to the signed type only at
-// the end (a modular conversion in C++20).
+// The 1.0 era's hash (Filter.db versions f .. hf and the row filter): MurmurHash64A as Java
+// computes it (murmur_hash.h), and the two hashes and buckets of a key (buckets.h).
+// Written on unsigned integers so that every wraparound Java performs on its signed long is well
+// defined here; the result is converted back to the signed type only at the end (a modular
+// conversion in C++20).
 #include "bloomcodec/cassandra/murmur_hash.h"
+
+#include "bloomcodec/cassandra/buckets.h"
 
 #include <boost/endian/conversion.hpp>
 #include <cstring>
@@ -13,9 +17,6 @@ namespace {
 // 0xffffffffffffff80..0xffffffffffffffff.
 inline std::uint64_t SignExtendedByte64(std::uint8_t b) {
   return static_cast<std::uint64_t>(static_cast<std::int64_t>(static_cast<std::int8_t>(b)));
-}
-inline std::uint32_t SignExtendedByte32(std::uint8_t b) {
-  return static_cast<std::uint32_t>(static_cast<std::int32_t>(static_cast<std::int8_t>(b)));
 }
 
 }  // namespace
@@ -55,45 +56,31 @@ std::int64_t MurmurHash64(ByteSpan key, std::int64_t seed) {
   return MurmurHash64Resume(MurmurHash64Start(key.size(), seed), key);
 }
 
-std::int32_t MurmurHash32(ByteSpan key, std::int32_t seed) {
-  constexpr std::uint32_t m = 0x5bd1e995U;
-  constexpr int r = 24;
-  const std::size_t length = key.size();
-  const std::uint8_t* data = key.data();
+KeyHashes64 HashKey64(ByteSpan key) {
+  const std::int64_t h1 = MurmurHash64(key, 0);
+  // Trap (section 10.2): hash2 is seeded with hash1, of which hash64 keeps the low 32 bits.
+  return {h1, MurmurHash64(key, h1)};
+}
 
-  // The whole 32-bit seed is used here (unlike hash64).
-  std::uint32_t h = static_cast<std::uint32_t>(seed) ^ static_cast<std::uint32_t>(length);
+std::int64_t BucketIndex(KeyHashes64 h, std::int32_t i, std::int64_t max) {
+  // Trap (section 10.5): Java computes `hash1 + i * hash2` in long and lets it wrap. Signed
+  // overflow is undefined in C++, so the sum is formed on u64 and read back as i64.
+  const std::uint64_t x =
+      static_cast<std::uint64_t>(h.h1) +
+      static_cast<std::uint64_t>(static_cast<std::int64_t>(i)) * static_cast<std::uint64_t>(h.h2);
+  // Java's `Math.abs(x % max)`: `%` truncates toward zero (the remainder carries x's sign) and
+  // abs drops the sign, so the result is |x| mod max. |x| is taken on u64 (0 - x), which is
+  // exact even for Long.MIN_VALUE; the remainder is below max so abs never meets MIN_VALUE.
+  const bool negative = static_cast<std::int64_t>(x) < 0;
+  const std::uint64_t magnitude = negative ? 0 - x : x;
+  return static_cast<std::int64_t>(magnitude % static_cast<std::uint64_t>(max));
+}
 
-  const std::size_t blocks = length / 4;
-  for (std::size_t i = 0; i < blocks; ++i) {
-    const std::uint8_t* p = data + i * 4;
-    // The Java code sign-extends the top byte, but `<< 24` pushes the extension out of the int:
-    // the block is effectively the unsigned little-endian value.
-    std::uint32_t k = static_cast<std::uint32_t>(p[0]) | (static_cast<std::uint32_t>(p[1]) << 8) |
-                      (static_cast<std::uint32_t>(p[2]) << 16) |
-                      (static_cast<std::uint32_t>(p[3]) << 24);
-    k *= m;
-    k ^= k >> r;
-    k *= m;
-    h *= m;
-    h ^= k;
-  }
-
-  const std::size_t tail = length & 3;
-  if (tail != 0) {
-    // Trap (section 10.4): the Java tail reads the byte at len-3 into bits 16.., len-2 into 8..
-    // and len-1 unshifted - the REVERSE of C MurmurHash2's order - and each byte is
-    // sign-extended to 32 bits before the XOR.
-    if (tail >= 3) h ^= SignExtendedByte32(data[length - 3]) << 16;
-    if (tail >= 2) h ^= SignExtendedByte32(data[length - 2]) << 8;
-    h ^= SignExtendedByte32(data[length - 1]);
-    h *= m;
-  }
-
-  h ^= h >> 13;
-  h *= m;
-  h ^= h >> 15;
-  return static_cast<std::int32_t>(h);
+void HashBuckets(ByteSpan key, std::int32_t hash_count, std::int64_t max,
+                 std::span<std::int64_t> out) {
+  const KeyHashes64 h = HashKey64(key);
+  for (std::int32_t i = 0; i < hash_count; ++i)
+    out[static_cast<std::size_t>(i)] = BucketIndex(h, i, max);
 }
 
 }  // namespace bloomcodec::cassandra
