@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bloomcodec/cassandra/murmur3_filter.h"
 #include "bloomcodec/format.h"
 
 namespace bloomcodec::cassandra {
@@ -113,6 +114,24 @@ TEST(CassandraMurmur3Descriptor, EraTable) {
   EXPECT_EQ(Facts(Era::kV10Row).component, "Data.db");
   for (const char* v : {"a", "c", "f", "hc", "ia", "ma", "na", "oa"}) {
     EXPECT_NE(EraForVersion(v), Era::kV10Row) << v;
+  }
+}
+
+// Murmur3Filter reads the Murmur3 eras only: any other era is refused, never read as one.
+TEST(CassandraMurmur3Descriptor, Murmur3FilterTakesOnlyTheMurmur3Eras) {
+  const ByteVector file = *BuildMurmur3Filter(KeyList(), 3, 2, Era::kV30);
+  for (Era era : {Era::kV10, Era::kLegacy, Era::kV06, Era::kV10Row}) {
+    Result<Murmur3Filter> parsed = Murmur3Filter::Parse(file, "Filter.db", era);
+    ASSERT_FALSE(parsed.ok()) << Facts(era).name;
+    EXPECT_EQ(parsed.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(parsed.status().ToString().find(Facts(era).name), std::string::npos);
+    EXPECT_FALSE(Murmur3Filter::Create(3, 2, era).ok()) << Facts(era).name;
+    EXPECT_FALSE(SwapMurmur3Serialization(file, "Filter.db", Era::kV30, era).ok());
+  }
+  for (Era era : {Era::kV12, Era::kV30, Era::kV40}) {
+    Result<Murmur3Filter> parsed = Murmur3Filter::Parse(file, "Filter.db", era);
+    ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+    EXPECT_EQ(parsed->era(), era);
   }
 }
 
