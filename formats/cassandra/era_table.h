@@ -44,7 +44,7 @@ enum class WordOrder { kBigEndian, kLittleEndian };
 struct EraFacts {
   Era era;
   std::string_view name;     // the command line's --format
-  std::string_view summary;  // the line `bloomcodec formats` prints for it
+  std::string_view summary;  // what `bloomcodec --help` says of it
   // The sstable component the filter is in: "Filter.db", or "Data.db" (the row filter, at the
   // start of each row). A file name's version names a Filter.db era only.
   std::string_view component;
