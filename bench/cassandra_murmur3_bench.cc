@@ -12,8 +12,8 @@
 namespace bloomcodec::bench {
 namespace {
 
+using cassandra::Era;
 using cassandra::Murmur3Filter;
-using cassandra::Murmur3Layout;
 
 constexpr std::size_t kKeyLength = 16;  // as the JVM program's keys
 
@@ -23,7 +23,7 @@ cassandra::Murmur3FilterSpec SpecFor(std::size_t n) {
 
 Murmur3Filter Empty(std::size_t n) {
   const cassandra::Murmur3FilterSpec spec = SpecFor(n);
-  return Murmur3Filter::Create(spec.hash_count, spec.word_count, Murmur3Layout::kRawBytes).value();
+  return Murmur3Filter::Create(spec.hash_count, spec.word_count, Era::kV40).value();
 }
 
 void Build(benchmark::State& state, std::size_t n) {

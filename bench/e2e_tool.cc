@@ -151,10 +151,9 @@ std::vector<std::uint64_t> SplitEven(std::uint64_t keys, std::uint64_t parts) {
 void WriteFilter(const fs::path& p, const KeyList& keys) {
   const cassandra::FilterSpec spec =
       Check(cassandra::SizeForFpChance(static_cast<std::int64_t>(keys.size()), 0.01), "sizing");
-  const ByteVector filter =
-      Check(cassandra::BuildMurmur3Filter(keys, spec.hash_count, spec.word_count,
-                                          cassandra::Murmur3Layout::kRawBytes),
-            "building " + p.string());
+  const ByteVector filter = Check(
+      cassandra::BuildMurmur3Filter(keys, spec.hash_count, spec.word_count, cassandra::Era::kV40),
+      "building " + p.string());
   Writer w(p);
   w.Put(filter);
 }
@@ -380,9 +379,9 @@ void ProbeCassandra(const fs::path& dir, bool bti, ProbeTotals& t) {
             "reading " + in.path());
     }
     const InputFile in = Check(InputFile::Open(filter_path.string()), "opening filter");
-    const cassandra::Murmur3Filter filter = Check(
-        cassandra::Murmur3Filter::Parse(in.bytes(), in.path(), cassandra::Murmur3Layout::kRawBytes),
-        "parsing " + in.path());
+    const cassandra::Murmur3Filter filter =
+        Check(cassandra::Murmur3Filter::Parse(in.bytes(), in.path(), cassandra::Era::kV40),
+              "parsing " + in.path());
     (void)filter.bits_set();  // every page of the filter in memory before the clock starts
     std::vector<std::uint8_t> answers(index.keys.size());
     Timed(t, answers, filter_path.string(), [&] { filter.MayContainBatch(index.keys, answers); });

@@ -51,11 +51,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(d->column_family.empty() != d->sstable_format.empty());
   FUZZ_CHECK(d->column_family.find('-') == std::string::npos);
   FUZZ_CHECK(d->component.find('/') == std::string::npos);
-  // A layout exactly for the Murmur3 kind, and every (kind, layout) has its name.
-  const cassandra::FilterFormat format = d->filter_format();
-  FUZZ_CHECK(format.murmur3_layout.has_value() == (format.kind == cassandra::FilterKind::kMurmur3));
-  FUZZ_CHECK(cassandra::FilterFormatName(format) != "?");
-  FUZZ_CHECK(d->uses_old_bloom_filter() == (d->version < "f"));
+  // Every name has a Filter.db era, the era of the table whose versions hold it: Murmur3 from
+  // ia on (and for every BTI name), a Java BitSet before f.
+  const cassandra::EraFacts& era = cassandra::Facts(d->era());
+  FUZZ_CHECK(era.component == "Filter.db");
+  FUZZ_CHECK((era.hash == cassandra::KeyHash::kMurmur3) ==
+             (d->sstable_format == "bti" || d->version >= "ia"));
+  FUZZ_CHECK((era.layout == cassandra::Layout::kJavaBitSet) ==
+             (d->sstable_format != "bti" && d->version < "f"));
   Result<cassandra::Descriptor> again = cassandra::ParseDescriptor(Canonical(*d));
   FUZZ_CHECK(again.ok() && Same(*again, *d));
   return 0;

@@ -13,11 +13,10 @@ using namespace bloomcodec::cassandra;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  constexpr Murmur3Layout kLayouts[] = {Murmur3Layout::kOldOrderLongs,
-                                        Murmur3Layout::kNewOrderLongs, Murmur3Layout::kRawBytes};
-  const Murmur3Layout layout = kLayouts[data[0] % 3];
+  constexpr Era kEras[] = {Era::kV12, Era::kV30, Era::kV40};
+  const Era era = kEras[data[0] % 3];
   const ByteSpan input(data + 1, size - 1);
-  Result<Murmur3Filter> parsed = Murmur3Filter::Parse(input, "Filter.db", layout);
+  Result<Murmur3Filter> parsed = Murmur3Filter::Parse(input, "Filter.db", era);
   if (!parsed.ok()) {
     fuzz::CheckNamesSource(parsed.status(), "Filter.db");
     const std::optional<std::uint64_t> at = parsed.status().offset();
@@ -31,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(filter.bits_set() <= filter.bit_count());
   FUZZ_CHECK(filter.always_present() == input.empty());
 
-  Result<Murmur3Filter> again = Murmur3Filter::Parse(serialized, "copy", layout);
+  Result<Murmur3Filter> again = Murmur3Filter::Parse(serialized, "copy", era);
   FUZZ_CHECK(again.ok());
   FUZZ_CHECK(again->signed_hash_count() == filter.signed_hash_count());
   FUZZ_CHECK(again->word_count() == filter.word_count());
@@ -48,17 +47,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (std::size_t i = 0; i < keys.size(); ++i) {
     FUZZ_CHECK(answers[i] == (filter.MayContain(keys[i]) ? 1 : 0));
   }
-  if (layout == Murmur3Layout::kOldOrderLongs || filter.always_present()) return 0;
-  const Murmur3Layout other =
-      layout == Murmur3Layout::kRawBytes ? Murmur3Layout::kNewOrderLongs : Murmur3Layout::kRawBytes;
-  Result<ByteVector> swapped = SwapMurmur3Serialization(input, "Filter.db", layout, other);
+  if (era == Era::kV12 || filter.always_present()) return 0;
+  const Era other = era == Era::kV40 ? Era::kV30 : Era::kV40;
+  Result<ByteVector> swapped = SwapMurmur3Serialization(input, "Filter.db", era, other);
   FUZZ_CHECK(swapped.ok() && swapped->size() == serialized.size());
   Result<Murmur3Filter> converted = Murmur3Filter::Parse(*swapped, "swapped", other);
   FUZZ_CHECK(converted.ok());
   for (std::size_t i = 0; i < keys.size(); ++i) {
     FUZZ_CHECK(converted->MayContain(keys[i]) == (answers[i] == 1));
   }
-  Result<ByteVector> back = SwapMurmur3Serialization(*swapped, "swapped", other, layout);
+  Result<ByteVector> back = SwapMurmur3Serialization(*swapped, "swapped", other, era);
   FUZZ_CHECK(back.ok() && fuzz::SameBytes(*back, serialized));
   return 0;
 }

@@ -45,7 +45,7 @@ const ByteVector& FilterBytes() {
   static const ByteVector filter = [] {
     KeyList keys;
     for (int i = 0; i < 64; ++i) keys.Add("k" + std::to_string(i));
-    return *cassandra::BuildMurmur3Filter(keys, 5, 64, cassandra::Murmur3Layout::kRawBytes);
+    return *cassandra::BuildMurmur3Filter(keys, 5, 64, cassandra::Era::kV40);
   }();
   return filter;
 }

@@ -54,8 +54,8 @@ Result<std::optional<Conversion>> DropRowPrefix(const ConvertCall& call) {
 
 // cassandra-3.0 <-> cassandra-4.0: one bit set (new index order) in its two serializations.
 Result<std::optional<Conversion>> Reserialize(const ConvertCall& call) {
-  const Murmur3Layout from = *Murmur3LayoutOf(call.from);
-  const Murmur3Layout to = *Murmur3LayoutOf(call.options.to);
+  const Era from = *EraOf(call.from);
+  const Era to = *EraOf(call.options.to);
   BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3Filter f,
                               Murmur3Filter::Parse(call.bytes, call.input.source, from));
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out,
@@ -141,19 +141,19 @@ Result<std::unique_ptr<KeyStream>> IndexKeys(const std::string& path,
   std::string_view name = file.path();
   if (name.ends_with(".gz")) name.remove_suffix(3);
   Result<Descriptor> d = ParseDescriptor(name);
+  const std::optional<Era> era = EraOf(filter_format);
   // The 0.6 filter holds each entry's whole String (the disk form): no token is cut off.
-  const bool java_strings = filter_format == Codec(FormatId::kJavaStrings);
+  const bool java_strings = era && Facts(*era).hash == KeyHash::kMurmur2x32JavaString;
   const IndexKeyForm form = !java_strings && d.ok() && d->sstable_format.empty()
                                 ? IndexKeyFormFor(d->version, file.bytes())
                                 : IndexKeyForm::kRaw;
+  // A name without a (BIG) version: the entries of the filter's era, as its first version has
+  // them.
   IndexEntryForm entries = IndexEntryForm::kPositionOnly;
-  const std::optional<Murmur3Layout> layout = Murmur3LayoutOf(filter_format);
   if (d.ok() && d->sstable_format != "bti") {
     entries = IndexEntryFormForVersion(d->version);
-  } else if (layout == Murmur3Layout::kOldOrderLongs) {
-    entries = IndexEntryForm::kLongPositionAndPromoted;
-  } else if (layout) {
-    entries = IndexEntryForm::kVIntPositionAndPromoted;
+  } else if (era) {
+    entries = IndexEntryFormForVersion(Facts(*era).first_version);
   }
   return std::unique_ptr<KeyStream>(
       std::make_unique<IndexDbKeyStream>(std::move(file), form, entries, java_strings));
@@ -161,10 +161,10 @@ Result<std::unique_ptr<KeyStream>> IndexKeys(const std::string& path,
 
 std::span<const engine::ConversionRule> ConversionRules() {
   using engine::When;
-  const FormatCodec* v10 = Codec(FormatId::kV10);
-  const FormatCodec* row = Codec(FormatId::kV10Row);
-  const FormatCodec* v30 = Codec(FormatId::kMurmur3V30);
-  const FormatCodec* v40 = Codec(FormatId::kMurmur3V40);
+  const FormatCodec* v10 = Codec(Era::kV10);
+  const FormatCodec* row = Codec(Era::kV10Row);
+  const FormatCodec* v30 = Codec(Era::kV30);
+  const FormatCodec* v40 = Codec(Era::kV40);
   constexpr ConversionKind kLossless = ConversionKind::kLossless;
   static const engine::ConversionRule rules[] = {
       {v10, row, kLossless, When::kBitsCarryOver, AddRowPrefix, "the row's length prefix added"},

@@ -31,55 +31,6 @@ bool IsSstableFormat(std::string_view s) { return s == "big" || s == "bti"; }
 
 }  // namespace
 
-FilterKind FilterKindForVersion(std::string_view version, std::string_view sstable_format) {
-  if (sstable_format == "bti") return FilterKind::kMurmur3;  // BTI begins with 5.0
-  // Versions compare as strings, as Descriptor does (e.g. "hc" < "ia").
-  if (version < "c") return FilterKind::kJavaStrings;  // hasStringsInBloomFilter
-  if (version < "f") return FilterKind::kLegacy;       // usesOldBloomFilter
-  if (version < "ia") return FilterKind::kV10;         // Murmur2 until ia (1.2)
-  return FilterKind::kMurmur3;
-}
-
-std::optional<Murmur3Layout> Murmur3LayoutForVersion(std::string_view version,
-                                                     std::string_view sstable_format) {
-  if (FilterKindForVersion(version, sstable_format) != FilterKind::kMurmur3) return std::nullopt;
-  if (sstable_format == "bti") {
-    // BtiFormat: hasOldBfFormat = version < "b" once "ab" is read as "b"; Apache's only BTI
-    // version, da, has the raw-bytes serialization (and the new order, as every 5.0 filter).
-    const bool old_serialization = version < "b" && version != "ab";
-    return old_serialization ? Murmur3Layout::kNewOrderLongs : Murmur3Layout::kRawBytes;
-  }
-  if (version < "ma") return Murmur3Layout::kOldOrderLongs;  // hasOldBfHashOrder
-  if (version < "na") return Murmur3Layout::kNewOrderLongs;  // hasOldBfFormat
-  return Murmur3Layout::kRawBytes;
-}
-
-FilterFormat FilterFormatForVersion(std::string_view version, std::string_view sstable_format) {
-  return {FilterKindForVersion(version, sstable_format),
-          Murmur3LayoutForVersion(version, sstable_format)};
-}
-
-std::string_view FilterFormatName(const FilterFormat& format) {
-  switch (format.kind) {
-    case FilterKind::kJavaStrings: return "cassandra-0.6";
-    case FilterKind::kLegacy: return "cassandra-legacy";
-    case FilterKind::kV10: return "cassandra-1.0";
-    case FilterKind::kMurmur3:
-      return format.murmur3_layout ? LayoutFormatName(*format.murmur3_layout) : "?";
-  }
-  return "?";
-}
-
-std::optional<FilterFormat> FilterFormatForName(std::string_view name) {
-  if (name == "cassandra-1.0") return FilterFormat{FilterKind::kV10, std::nullopt};
-  if (name == "cassandra-legacy") return FilterFormat{FilterKind::kLegacy, std::nullopt};
-  if (name == "cassandra-0.6") return FilterFormat{FilterKind::kJavaStrings, std::nullopt};
-  if (std::optional<Murmur3Layout> layout = LayoutForFormatName(name)) {
-    return FilterFormat{FilterKind::kMurmur3, layout};
-  }
-  return std::nullopt;
-}
-
 Result<Descriptor> ParseDescriptor(std::string_view path) {
   const std::size_t slash = path.find_last_of('/');
   const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
@@ -135,7 +86,7 @@ Result<Descriptor> ParseDescriptor(std::string_view path) {
   }
   d.generation = generation;
   d.generation_id = std::string(gen);
-  d.version = std::string(kLegacyVersion);
+  d.version = std::string(kVersionWhenAbsent);
   // "tmp" (and 2.1's "tmplink") is the temporary marker, never a version (versions are one or
   // two letters).
   const auto is_temporary_marker = [](std::string_view t) { return t == "tmp" || t == "tmplink"; };

@@ -1,16 +1,7 @@
 // The Cassandra family's registration: its formats, conversions, verify hooks and key sources.
 #include "formats/cassandra/family.h"
 
-#include "cassandra/murmur3/inspect.h"
-
 namespace bloomcodec::cassandra {
-
-std::optional<Murmur3Layout> Murmur3LayoutOf(const FormatCodec* format) {
-  for (const Murmur3LayoutName& n : kMurmur3LayoutNames) {
-    if (Murmur3Codec(n.layout) == format) return n.layout;
-  }
-  return std::nullopt;
-}
 
 const engine::Family& TheFamily() {
   static const engine::Family family{

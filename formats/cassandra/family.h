@@ -1,35 +1,16 @@
-// The Cassandra family: its formats, declared once, and its registration with the engines.
-// Internal to the library.
+// The Cassandra family's registration with the engines. Internal to the library. Its formats are
+// the eras of the era table (era_table.h: Formats(), Codec(Era), EraOf).
 #pragma once
 
 #include <memory>
-#include <optional>
 #include <span>
+#include <string>
 
-#include "bloomcodec/cassandra/murmur3_filter.h"
 #include "bloomcodec/format.h"
+#include "cassandra/era_table.h"
 #include "engine/family.h"
 
 namespace bloomcodec::cassandra {
-
-// The family's formats; the command-line names are their codecs' name().
-enum class FormatId {
-  kV10,          // cassandra-1.0: Filter.db of versions f .. hf (0.7 - 1.1)
-  kLegacy,       // cassandra-legacy: Filter.db of versions c .. e
-  kJavaStrings,  // cassandra-0.6: Filter.db of versions before c (keys hashed as Java Strings)
-  kV10Row,       // cassandra-1.0-row: the column filter at the start of a 1.0 row
-  kMurmur3V12,   // cassandra-1.2: versions ia .. lb
-  kMurmur3V30,   // cassandra-3.0: versions ma .. me
-  kMurmur3V40,   // cassandra-4.0: versions na .. oa and BTI da
-};
-
-const FormatCodec* Codec(FormatId id);
-// The cassandra-0.6 codec (legacy/format_codecs.cc).
-const FormatCodec* JavaStringCodec();
-// In the order of the command-line contract.
-std::span<const FormatCodec* const> Formats();
-// The Murmur3 layout of a format; nullopt for the formats before 1.2.
-std::optional<Murmur3Layout> Murmur3LayoutOf(const FormatCodec* format);
 
 const engine::Family& TheFamily();
 

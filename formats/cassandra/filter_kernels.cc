@@ -22,7 +22,7 @@
 
 #include "bloomcodec/cassandra/buckets.h"
 #include "bloomcodec/cassandra/murmur_hash.h"
-#include "murmur3_inline.h"
+#include "cassandra/murmur3/hash_inline.h"
 
 namespace bloomcodec::cassandra {
 namespace {

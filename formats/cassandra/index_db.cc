@@ -9,7 +9,7 @@
 
 #include <nettle/md5.h>
 
-#include "cassandra/murmur3_inline.h"
+#include "cassandra/murmur3/hash_inline.h"
 #include "codec/byte_reader.h"
 #include "codec/byte_writer.h"
 

@@ -1,6 +1,8 @@
-// inspect / dump / undump for Filter.db (f .. hf), legacy Filter.db (c .. e) and the 1.0 row
-// filter. The dumps carry the header fields and the words exactly as stored (big-endian bytes,
-// base64), so Undump(Dump(file)) is the file byte for byte, trailing bytes included.
+// What inspect, dump and undump of the eras before 1.2 share (the 0.6, legacy, 1.0 and 1.0 row
+// filters: their own parts are in the era folders), and the sizing facts every era's inspect
+// reports: which of Cassandra 1.0's getFilter calls could have sized a filter.
+#include "cassandra/inspect.h"
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -9,48 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "bloomcodec/cassandra/legacy_filter.h"
-#include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
-#include "bloomcodec/cassandra/v10_filter.h"
 #include "bloomcodec/input_file.h"
 #include "cassandra/descriptor.h"
 #include "cassandra/index_db.h"
-#include "cassandra/inspect.h"
-#include "codec/byte_writer.h"
 #include "inspect_support.h"
 
 namespace bloomcodec::cassandra {
 namespace {
-
-// The version letters of an SSTable file name, when `source` is one (a .gz suffix is ignored).
-void AddDescriptor(Document& doc, std::string_view source) {
-  if (source.ends_with(".gz")) source.remove_suffix(3);
-  Result<Descriptor> d = ParseDescriptor(source);
-  if (!d.ok()) return;
-  Document sstable;
-  if (!d->keyspace.empty()) sstable["keyspace"] = d->keyspace;
-  sstable["column_family"] = d->column_family;
-  sstable["version"] = d->version;
-  sstable["generation"] = d->generation;
-  sstable["component"] = d->component;
-  sstable["filter_kind"] = std::string(FilterFormatName(d->filter_format()));
-  // Before e the partitioner decides what Index.db holds: told from the Index.db beside the
-  // filter, when there is one (as verify tells it).
-  if (d->filter_kind() != FilterKind::kMurmur3 &&
-      IndexKeyFormForVersion(d->version) != IndexKeyForm::kRaw && source.ends_with("Filter.db")) {
-    const std::string index =
-        std::string(source.substr(0, source.size() - std::string_view("Filter.db").size())) +
-        "Index.db";
-    if (Result<InputFile> in = InputFile::Open(index); in.ok()) {
-      sstable["partitioner"] = DetectIndexKeyFormBeforeE(in->bytes()) == IndexKeyForm::kRaw
-                                   ? "order-preserving"
-                                   : "random";
-      sstable["partitioner_from"] = index;
-    }
-  }
-  doc["sstable"] = std::move(sstable);
-}
 
 // What K and the modulus say about how the filter was sized. getFilter(n, buckets) picks
 // K = optKPerBuckets[bpe] and allocates n * bpe + 20 bits rounded up to whole words, so every bpe
@@ -128,6 +96,36 @@ Document SizingFacts(std::int32_t hash_count, std::int64_t modulus, std::int32_t
   return sizing;
 }
 
+}  // namespace
+
+void AddSstableBefore12(Document& doc, std::string_view source) {
+  if (source.ends_with(".gz")) source.remove_suffix(3);
+  Result<Descriptor> d = ParseDescriptor(source);
+  if (!d.ok()) return;
+  Document sstable;
+  if (!d->keyspace.empty()) sstable["keyspace"] = d->keyspace;
+  sstable["column_family"] = d->column_family;
+  sstable["version"] = d->version;
+  sstable["generation"] = d->generation;
+  sstable["component"] = d->component;
+  sstable["filter_kind"] = std::string(Facts(d->era()).name);
+  // Before e the partitioner decides what Index.db holds: told from the Index.db beside the
+  // filter, when there is one (as verify tells it).
+  if (Facts(d->era()).hash != KeyHash::kMurmur3 &&
+      IndexKeyFormForVersion(d->version) != IndexKeyForm::kRaw && source.ends_with("Filter.db")) {
+    const std::string index =
+        std::string(source.substr(0, source.size() - std::string_view("Filter.db").size())) +
+        "Index.db";
+    if (Result<InputFile> in = InputFile::Open(index); in.ok()) {
+      sstable["partitioner"] = DetectIndexKeyFormBeforeE(in->bytes()) == IndexKeyForm::kRaw
+                                   ? "order-preserving"
+                                   : "random";
+      sstable["partitioner_from"] = index;
+    }
+  }
+  doc["sstable"] = std::move(sstable);
+}
+
 Document FilterFields(std::string_view format, std::int32_t hash_count, std::int32_t word_count,
                       std::int64_t modulus, std::uint64_t bits_set, std::int32_t fixed_bpe) {
   Document doc;
@@ -167,18 +165,6 @@ void PutWords(Document& doc, std::int32_t hash_count, std::int32_t word_count, B
   doc["words_base64"] = ToBase64(words);
 }
 
-ByteVector V10FilterBytes(std::int32_t hash_count, std::int32_t word_count, ByteSpan words) {
-  ByteVector out;
-  out.reserve(V10Filter::kHeaderBytes + words.size());
-  ByteWriter w(out);
-  w.PutBigI32(hash_count);
-  w.PutBigI32(word_count);
-  out.insert(out.end(), words.begin(), words.end());
-  return out;
-}
-
-}  // namespace
-
 std::optional<double> KeysAllowedBySizing(std::int32_t hash_count, std::int64_t modulus,
                                           std::int32_t fixed_bpe) {
   // The smallest buckets-per-element giving this K allows the most keys in these bits: the
@@ -203,135 +189,6 @@ std::string SeveralCandidatesNote(std::int32_t hash_count, std::size_t candidate
   return "K = " + std::to_string(hash_count) + " comes with " + std::to_string(candidates) +
          " buckets-per-element values: the key count it was sized for is one of the "
          "candidates'";
-}
-
-Result<Document> InspectV10Filter(ByteSpan file, std::string_view source) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter f, V10Filter::Parse(file, source));
-  Document doc = FilterFields("cassandra-1.0", f.signed_hash_count(), f.word_count(), f.modulus(),
-                              f.bits_set(), 0);
-  doc["file_bytes"] = file.size();
-  doc["trailing_bytes"] = f.trailing_bytes();
-  AddDescriptor(doc, source);
-  return doc;
-}
-
-Result<Document> InspectLegacyFilter(ByteSpan file, std::string_view source,
-                                     std::string_view name) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilter f, LegacyFilter::Parse(file, source));
-  Document doc =
-      FilterFields(name, f.signed_hash_count(), f.word_count(), f.modulus(), f.bits_set(), 0);
-  doc["file_bytes"] = file.size();
-  doc["trailing_bytes"] = f.trailing_bytes();
-  AddDescriptor(doc, source);
-  return doc;
-}
-
-Result<Document> InspectRowFilter(ByteSpan file, std::string_view source) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(RowFilter row, RowFilter::Parse(file, source));
-  const V10Filter& f = *row.v10();
-  Document doc = FilterFields("cassandra-1.0-row", f.signed_hash_count(), f.word_count(),
-                              f.modulus(), f.bits_set(), kRowFilterBucketsPerElement);
-  doc["length_prefix"] = row.length_prefix();
-  doc["padding_bytes"] = f.trailing_bytes();
-  doc["file_bytes"] = file.size();
-  doc["trailing_bytes"] = file.size() - row.consumed_bytes();
-  return doc;
-}
-
-Result<Document> DumpV10Filter(ByteSpan file, std::string_view source) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter f, V10Filter::Parse(file, source));
-  Document doc = DumpHead("cassandra-1.0");
-  PutWords(doc, f.signed_hash_count(), f.word_count(), f.words_bytes());
-  if (f.trailing_bytes() > 0) {
-    doc["trailing_base64"] = ToBase64(file.subspan(f.serialized().size()));
-  }
-  return doc;
-}
-
-Result<Document> DumpLegacyFilter(ByteSpan file, std::string_view source, std::string_view name) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilter f, LegacyFilter::Parse(file, source));
-  Document doc = DumpHead(name);
-  PutWords(doc, f.signed_hash_count(), f.word_count(), f.words_bytes());
-  if (f.trailing_bytes() > 0) {
-    doc["trailing_base64"] = ToBase64(file.subspan(f.serialized().size()));
-  }
-  return doc;
-}
-
-Result<Document> DumpRowFilter(ByteSpan file, std::string_view source) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(RowFilter row, RowFilter::Parse(file, source));
-  const V10Filter& f = *row.v10();
-  Document doc = DumpHead("cassandra-1.0-row");
-  doc["length_prefix"] = row.length_prefix();
-  PutWords(doc, f.signed_hash_count(), f.word_count(), f.words_bytes());
-  const std::size_t filter_end = 4 + f.serialized().size();
-  if (f.trailing_bytes() > 0) {
-    doc["padding_base64"] = ToBase64(file.subspan(filter_end, f.trailing_bytes()));
-  }
-  if (file.size() > row.consumed_bytes()) {
-    doc["trailing_base64"] = ToBase64(file.subspan(row.consumed_bytes()));
-  }
-  return doc;
-}
-
-Result<ByteVector> UndumpV10Filter(const Document& dump, std::string_view source) {
-  BLOOMCODEC_RETURN_IF_ERROR(CheckDumpHead(dump, "cassandra-1.0", source));
-  std::int64_t k = 0, w = 0;
-  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector words, WordsField(dump, source, k, w));
-  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector trailing,
-                              DumpOptionalBase64(dump, "trailing_base64", source));
-  ByteVector out =
-      V10FilterBytes(static_cast<std::int32_t>(k), static_cast<std::int32_t>(w), words);
-  out.insert(out.end(), trailing.begin(), trailing.end());
-  return out;
-}
-
-Result<ByteVector> UndumpLegacyFilter(const Document& dump, std::string_view source,
-                                      std::string_view name) {
-  BLOOMCODEC_RETURN_IF_ERROR(CheckDumpHead(dump, name, source));
-  std::int64_t k = 0, w = 0;
-  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector words, WordsField(dump, source, k, w));
-  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector trailing,
-                              DumpOptionalBase64(dump, "trailing_base64", source));
-  if (w > LegacyFilter::kMaxWordCount) {
-    return BadDumpField(source, "word_count",
-                        "at most " + std::to_string(LegacyFilter::kMaxWordCount) +
-                            " (64 * W must fit Java's int BitSet.size())");
-  }
-  // The serialization stream around the words is fixed for a given W: let the writer produce it,
-  // then put the dumped words in place.
-  BLOOMCODEC_ASSIGN_OR_RETURN(
-      LegacyFilter empty,
-      LegacyFilter::Create(static_cast<std::int32_t>(k), static_cast<std::int32_t>(w)));
-  ByteVector out = empty.Serialize();
-  std::copy(words.begin(), words.end(), out.begin() + LegacyFilter::kWordsOffset);
-  out.insert(out.end(), trailing.begin(), trailing.end());
-  return out;
-}
-
-Result<ByteVector> UndumpRowFilter(const Document& dump, std::string_view source) {
-  BLOOMCODEC_RETURN_IF_ERROR(CheckDumpHead(dump, "cassandra-1.0-row", source));
-  std::int64_t k = 0, w = 0;
-  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector words, WordsField(dump, source, k, w));
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::int64_t length, DumpInt(dump, "length_prefix", source));
-  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector padding,
-                              DumpOptionalBase64(dump, "padding_base64", source));
-  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector trailing,
-                              DumpOptionalBase64(dump, "trailing_base64", source));
-  const std::int64_t inner = 8 + 8 * w + static_cast<std::int64_t>(padding.size());
-  if (length != inner) {
-    return BadDumpField(source, "length_prefix",
-                        std::to_string(inner) + " (8 + 8 * word_count + padding bytes)");
-  }
-  ByteVector out;
-  ByteWriter writer(out);
-  writer.PutBigI32(static_cast<std::int32_t>(length));
-  ByteVector filter =
-      V10FilterBytes(static_cast<std::int32_t>(k), static_cast<std::int32_t>(w), words);
-  out.insert(out.end(), filter.begin(), filter.end());
-  out.insert(out.end(), padding.begin(), padding.end());
-  out.insert(out.end(), trailing.begin(), trailing.end());
-  return out;
 }
 
 }  // namespace bloomcodec::cassandra

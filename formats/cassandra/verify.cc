@@ -15,6 +15,7 @@
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
 #include "cassandra/bti/verify_keys.h"
+#include "cassandra/era_table.h"
 #include "cassandra/filter_keys.h"
 #include "cassandra/index_db.h"
 #include "cassandra/inspect.h"
@@ -31,9 +32,10 @@ namespace fs = std::filesystem;
 // read but no Cassandra writer produced it.
 constexpr std::int32_t kMaxPlausibleHashCount = 20;
 
-std::string FormatNameFor(const FilterFormat& format) {
-  return std::string(FilterFormatName(format));
-}
+std::string FormatNameFor(Era era) { return std::string(Facts(era).name); }
+
+// Whose keys are Java Strings' bytes (the 0.6 era).
+bool HashesJavaStrings(Era era) { return Facts(era).hash == KeyHash::kMurmur2x32JavaString; }
 
 // The most keys the filter's own size and K allow (the fill judgement without a key count).
 std::optional<double> AllowedKeys(const V10Filter& f) {
@@ -46,14 +48,13 @@ std::optional<double> AllowedKeys(const Murmur3Filter& f) {
   return KeysAllowedByMurmur3Sizing(f.signed_hash_count(), f.modulus());
 }
 
-// The row index entry of an Index.db read for a filter of `format` (the version decides before
-// 1.2; from 1.2 on the format does, so that --index works for a filter whose name has no
-// version).
-IndexEntryForm EntryFormFor(const FilterFormat& format, std::string_view version) {
-  if (format.murmur3_layout == Murmur3Layout::kOldOrderLongs) {
-    return IndexEntryForm::kLongPositionAndPromoted;
+// The row index entry of an Index.db read for a filter of `era` (the version decides before
+// 1.2; from 1.2 on the era does, as its first version has them, so that --index works for a
+// filter whose name has no version).
+IndexEntryForm EntryFormFor(Era era, std::string_view version) {
+  if (Facts(era).hash == KeyHash::kMurmur3) {
+    return IndexEntryFormForVersion(Facts(era).first_version);
   }
-  if (format.kind == FilterKind::kMurmur3) return IndexEntryForm::kVIntPositionAndPromoted;
   return IndexEntryFormForVersion(version);
 }
 
@@ -142,22 +143,21 @@ std::unique_ptr<InputFile> OpenOrReport(const std::string& path, std::string_vie
 
 // The keys of an Index.db, read as they are checked (filter_keys.h); damage is an "index"
 // finding and the keys before it are checked.
-std::unique_ptr<FilterKeys> LoadIndex(const std::string& path, std::string_view version,
-                                      const FilterFormat& format, FileReport& report,
-                                      std::optional<IndexKeyForm> forced,
+std::unique_ptr<FilterKeys> LoadIndex(const std::string& path, std::string_view version, Era era,
+                                      FileReport& report, std::optional<IndexKeyForm> forced,
                                       CountIsLowerBound lower_bound, const StreamLimits& limits) {
   std::unique_ptr<InputFile> in = OpenOrReport(path, "Index.db", report);
   if (!in) return nullptr;
   // Keys are stored encoded only before version e; a 1.2+ kind (BTI's "da" sorts before "e")
   // always has raw keys.
   const bool before_e =
-      format.kind != FilterKind::kMurmur3 && IndexKeyFormForVersion(version) != IndexKeyForm::kRaw;
+      Facts(era).hash != KeyHash::kMurmur3 && IndexKeyFormForVersion(version) != IndexKeyForm::kRaw;
   // --partitioner forces the reading before e; otherwise the data tells.
   const IndexKeyForm detected = !before_e ? IndexKeyForm::kRaw
                                 : forced  ? *forced
                                           : IndexKeyFormFor(version, in->bytes());
   // The 0.6 filter was given the partitioner's whole disk form, as Index.db stores it.
-  const bool java_strings = format.kind == FilterKind::kJavaStrings;
+  const bool java_strings = HashesJavaStrings(era);
   const IndexKeyForm key_form = java_strings ? IndexKeyForm::kRaw : detected;
   if (before_e) {
     // Before e the partitioner decides what Index.db holds; say which one the data shows.
@@ -179,7 +179,7 @@ std::unique_ptr<FilterKeys> LoadIndex(const std::string& path, std::string_view 
     report.findings.back().fields.emplace_back(
         "partitioner", detected == IndexKeyForm::kRaw ? "order-preserving" : "random");
   }
-  return std::make_unique<IndexDbKeys>(std::move(in), key_form, EntryFormFor(format, version),
+  return std::make_unique<IndexDbKeys>(std::move(in), key_form, EntryFormFor(era, version),
                                        java_strings, report, lower_bound, limits);
 }
 
@@ -227,15 +227,21 @@ SnapshotPlace PlaceOf(const fs::path& dir) {
   return place;
 }
 
-// The filter formats of the family a writer may have used instead of the version's: the Murmur3
-// layouts and the older eras' filters (each parses only when the bytes fit its layout).
-constexpr FilterFormat kKnownFormats[] = {
-    {FilterKind::kMurmur3, Murmur3Layout::kRawBytes},
-    {FilterKind::kMurmur3, Murmur3Layout::kNewOrderLongs},
-    {FilterKind::kMurmur3, Murmur3Layout::kOldOrderLongs},
-    {FilterKind::kV10, std::nullopt},
-    {FilterKind::kLegacy, std::nullopt},
-};
+// The eras whose Filter.db a writer may have used instead of the version's, newest first: every
+// Filter.db era of the table but 0.6, whose keys are Java Strings' bytes no other era hashes (each
+// parses only when the bytes fit its layout).
+const std::vector<Era>& OtherKnownEras() {
+  static const std::vector<Era> eras = [] {
+    std::vector<Era> all;
+    for (const EraFacts& e : kEras) {
+      if (e.component == "Filter.db" && !HashesJavaStrings(e.era)) all.push_back(e.era);
+    }
+    std::sort(all.begin(), all.end(),
+              [](Era a, Era b) { return Facts(a).first_version > Facts(b).first_version; });
+    return all;
+  }();
+  return eras;
+}
 
 // A filter that answers every one of `keys` by chance has probability fp^n; an alternative is
 // named only when that is below this, so a damaged filter that a loose reading happens to
@@ -255,40 +261,39 @@ bool AnswersEveryKey(const Filter& filter, const FilterKeys& keys) {
   return keys.AllPresent(filter);
 }
 
-// The first known format other than `used` under which `file` parses and answers every key, as
+// The first known era other than `used` under which `file` parses and answers every key, as
 // its --format name; "" when none does.
-std::string FormatAnsweringEveryKey(ByteSpan file, const FilterFormat& used,
-                                    const FilterKeys& keys) {
-  // The 0.6 filter's keys are Java Strings' bytes, which no other format hashes.
-  if (used.kind == FilterKind::kJavaStrings) return "";
-  for (const FilterFormat& other : kKnownFormats) {
+std::string FormatAnsweringEveryKey(ByteSpan file, Era used, const FilterKeys& keys) {
+  // The 0.6 filter's keys are Java Strings' bytes, which no other era hashes.
+  if (HashesJavaStrings(used)) return "";
+  for (Era other : OtherKnownEras()) {
     if (other == used) continue;
     bool answers = false;
-    if (other.kind == FilterKind::kMurmur3) {
-      Result<Murmur3Filter> f = Murmur3Filter::Parse(file, "", *other.murmur3_layout);
+    if (Facts(other).hash == KeyHash::kMurmur3) {
+      Result<Murmur3Filter> f = Murmur3Filter::Parse(file, "", other);
       answers =
           f.ok() && f->CheckLookups("").ok() && !f->always_present() && AnswersEveryKey(*f, keys);
-    } else if (other.kind == FilterKind::kLegacy) {
+    } else if (Facts(other).hash == KeyHash::kMurmur2x32) {
       Result<LegacyFilter> f = LegacyFilter::Parse(file, "");
       answers = f.ok() && AnswersEveryKey(*f, keys);
     } else {
       Result<V10Filter> f = V10Filter::Parse(file, "");
       answers = f.ok() && AnswersEveryKey(*f, keys);
     }
-    if (answers) return std::string(FilterFormatName(other));
+    if (answers) return FormatNameFor(other);
   }
   return "";
 }
 
-void CheckFilterBytes(ByteSpan file, const FilterFormat& format, FilterKeys* keys,
-                      const std::string& sized_from, FileReport& report);
+void CheckFilterBytes(ByteSpan file, Era era, FilterKeys* keys, const std::string& sized_from,
+                      FileReport& report);
 
 }  // namespace
 
-std::optional<double> VerifyFilterBytes(ByteSpan file, const FilterFormat& format, FilterKeys* keys,
+std::optional<double> VerifyFilterBytes(ByteSpan file, Era era, FilterKeys* keys,
                                         const std::string& sized_from, FileReport& report) {
   const std::uint64_t false_negatives_before = report.false_negative_count;
-  CheckFilterBytes(file, format, keys, sized_from, report);
+  CheckFilterBytes(file, era, keys, sized_from, report);
   // A filter that could not be read still has its keys read: their damage is a finding too.
   if (keys != nullptr) keys->CheckWithoutFilter(report);
   const std::optional<double> sized = SizedKeys(keys, sized_from);
@@ -296,7 +301,7 @@ std::optional<double> VerifyFilterBytes(ByteSpan file, const FilterFormat& forma
   // A writer that serialized the filter in another era's layout (the na tables Cassandra 4.0
   // wrote with 3.x's big-endian longs): the version's reader still answers wrongly, so it stays
   // an error, but the finding says which reading answers every key.
-  const std::string other = FormatAnsweringEveryKey(file, format, *keys);
+  const std::string other = FormatAnsweringEveryKey(file, era, *keys);
   if (other.empty()) return sized;
   for (auto it = report.findings.rbegin(); it != report.findings.rend(); ++it) {
     if (it->kind != finding_kind::kFalseNegative) continue;
@@ -311,11 +316,11 @@ std::optional<double> VerifyFilterBytes(ByteSpan file, const FilterFormat& forma
 
 namespace {
 
-void CheckFilterBytes(ByteSpan file, const FilterFormat& format, FilterKeys* keys,
-                      const std::string& sized_from, FileReport& report) {
-  if (format.kind == FilterKind::kMurmur3) {
-    const Murmur3Layout layout = format.murmur3_layout.value_or(Murmur3Layout::kRawBytes);
-    Result<Murmur3Filter> f = Murmur3Filter::Parse(file, report.path, layout);
+void CheckFilterBytes(ByteSpan file, Era era, FilterKeys* keys, const std::string& sized_from,
+                      FileReport& report) {
+  const KeyHash hash = Facts(era).hash;
+  if (hash == KeyHash::kMurmur3) {
+    Result<Murmur3Filter> f = Murmur3Filter::Parse(file, report.path, era);
     Status lookups = f.ok() ? f->CheckLookups(report.path) : f.status();
     if (!lookups.ok()) {
       report.findings.push_back(
@@ -347,7 +352,7 @@ void CheckFilterBytes(ByteSpan file, const FilterFormat& format, FilterKeys* key
     CheckParsed(*f, file, keys, sized_from, Murmur3Filter::kHeaderBytes, report);
     return;
   }
-  if (format.kind == FilterKind::kLegacy || format.kind == FilterKind::kJavaStrings) {
+  if (hash == KeyHash::kMurmur2x32 || hash == KeyHash::kMurmur2x32JavaString) {
     Result<LegacyFilter> f = LegacyFilter::Parse(file, report.path);
     if (!f.ok()) {
       report.findings.push_back(
@@ -442,8 +447,8 @@ FileReport VerifySstable(const SstableFiles& sstable) {
   report.path = sstable.filter_path;
   const Descriptor& d = sstable.descriptor;
   report.version = d.version;
-  const FilterFormat format = d.filter_format();
-  report.format = FormatNameFor(format);
+  const Era era = d.era();
+  report.format = FormatNameFor(era);
   if (d.temporary) {
     report.Add(Severity::kInfo, finding_kind::kTemporary,
                "a temporary sstable (tmp-): Cassandra deletes it at startup; not checked");
@@ -466,16 +471,16 @@ FileReport VerifySstable(const SstableFiles& sstable) {
                                               CountIsLowerBound::kOnIndexOrUnsupported,
                                               sstable.limits);
   } else if (sstable.has_index) {
-    keys = LoadIndex(sstable.index_path, d.version, format, report, sstable.forced_key_form,
+    keys = LoadIndex(sstable.index_path, d.version, era, report, sstable.forced_key_form,
                      CountIsLowerBound::kOnIndexOrUnsupported, sstable.limits);
   }
   if (!sstable.has_filter) {
     report.Add(Severity::kWarning, finding_kind::kMissingFilter,
-               format.kind == FilterKind::kMurmur3
+               Facts(era).hash == KeyHash::kMurmur3
                    ? "no Filter.db: the table's bloom_filter_fp_chance is 1.0 (Cassandra writes no "
                      "filter and uses its always-present one); every key is reported present and "
                      "every read of this sstable goes to disk"
-               : format.kind == FilterKind::kJavaStrings
+               : HashesJavaStrings(era)
                    ? "no Filter.db: the releases that wrote this version (0.4 - 0.7 beta) always "
                      "wrote one and cannot open the sstable without it; Cassandra 1.0 rebuilds "
                      "the filter from Index.db at load"
@@ -502,7 +507,7 @@ FileReport VerifySstable(const SstableFiles& sstable) {
   // A damaged index (or keys left unread) only gives a lower bound of the key count: no fill
   // judgement from it.
   const std::optional<double> sized =
-      VerifyFilterBytes(filter->bytes(), format, keys.get(), "index", report);
+      VerifyFilterBytes(filter->bytes(), era, keys.get(), "index", report);
   if (sstable.has_statistics) {
     CheckStatistics(sstable.statistics_path, d.version, d.sstable_format,
                     sized ? std::optional<std::int64_t>(static_cast<std::int64_t>(*sized))
@@ -512,14 +517,13 @@ FileReport VerifySstable(const SstableFiles& sstable) {
   return report;
 }
 
-FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
-                            const std::string& version, const KeyStream* keys,
-                            const std::string& index_path,
+FileReport VerifyFilterFile(const std::string& path, Era era, const std::string& version,
+                            const KeyStream* keys, const std::string& index_path,
                             std::optional<IndexKeyForm> forced_key_form,
                             const StreamLimits& limits) {
   FileReport report;
   report.path = path;
-  report.format = FormatNameFor(format);
+  report.format = FormatNameFor(era);
   report.version = version;
   if (Result<Descriptor> d = ParseDescriptor(path); d.ok()) {
     const SnapshotPlace place = PlaceOf(fs::path(path).parent_path());
@@ -538,13 +542,13 @@ FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
   KeyList java_keys;
   std::unique_ptr<KeyStream> java_stream;
   if (!index_path.empty()) {
-    filter_keys = LoadIndex(index_path, version.empty() ? "hc" : version, format, report,
+    filter_keys = LoadIndex(index_path, version.empty() ? "hc" : version, era, report,
                             forced_key_form, CountIsLowerBound::kOnIndex, limits);
     sized_from = "index";
   } else if (keys != nullptr) {
     // Keys the user says the filter holds: the fill must be explainable by that many.
     sized_from = "keys";
-    if (format.kind == FilterKind::kJavaStrings) {
+    if (HashesJavaStrings(era)) {
       // UTF-8 text, hashed as Java Strings: a key that is not text cannot be asked, and none is
       // asked then. The 0.6 filter's keys are read whole (its sstables are small and rare).
       Result<KeyList> utf8 = CollectKeys(*keys);
@@ -574,7 +578,7 @@ FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
       filter_keys->CheckWithoutFilter(report);  // the index's own damage is a finding
     return report;
   }
-  VerifyFilterBytes(in->bytes(), format, filter_keys.get(), sized_from, report);
+  VerifyFilterBytes(in->bytes(), era, filter_keys.get(), sized_from, report);
   return report;
 }
 

@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/cassandra/era.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/key_stream.h"
 #include "bloomcodec/status.h"
@@ -56,13 +57,13 @@
 
 namespace bloomcodec::cassandra {
 
-// Checks one filter's bytes (read as `format`: legacy, 1.0 or a Murmur3 layout; never
-// the 0.6 filter, whose keys are then the Strings' UTF-16 bytes) and, when `keys` is given, every key
+// Checks one filter's bytes (read as `era`'s Filter.db; for the 0.6 era the keys are then the
+// Strings' UTF-16 bytes) and, when `keys` is given, every key
 // against it (keys->Check: streamed, on the run's idle workers). The fill is judged against the
 // keys' count when they are complete and `sized_from` names them ("index" or "keys"), else
 // against the most keys the filter's size and K allow; every bit set is always a finding.
 // Appends to `report`; returns the count the fill was judged against, if any.
-std::optional<double> VerifyFilterBytes(ByteSpan file, const FilterFormat& format, FilterKeys* keys,
+std::optional<double> VerifyFilterBytes(ByteSpan file, Era era, FilterKeys* keys,
                                         const std::string& sized_from, FileReport& report);
 
 // One SSTable of a data directory, by its components.
@@ -91,12 +92,10 @@ Result<std::vector<SstableFiles>> FindSstables(const std::string& root);
 // are findings).
 FileReport VerifySstable(const SstableFiles& sstable);
 
-// Verifies a single filter file. `format` says how to read it (from the file name's version or
-// --format, FilterFormatForName); `keys` or `index_path` (an Index.db, decoded for `version`)
-// supply the keys.
-FileReport VerifyFilterFile(const std::string& path, const FilterFormat& format,
-                            const std::string& version, const KeyStream* keys,
-                            const std::string& index_path,
+// Verifies a single filter file. `era` says how to read it (from the file name's version or
+// --format); `keys` or `index_path` (an Index.db, decoded for `version`) supply the keys.
+FileReport VerifyFilterFile(const std::string& path, Era era, const std::string& version,
+                            const KeyStream* keys, const std::string& index_path,
                             std::optional<IndexKeyForm> forced_key_form = std::nullopt,
                             const StreamLimits& limits = {});
 

@@ -44,24 +44,18 @@ Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions& options,
   return true;
 }
 
-// How verify reads a Filter.db of this format; unset for the row filter (generic verifier).
-std::optional<FilterFormat> FilterFormatOf(const FormatCodec* format) {
-  if (format == Codec(FormatId::kV10)) return FilterFormat{FilterKind::kV10, std::nullopt};
-  if (format == Codec(FormatId::kLegacy)) return FilterFormat{FilterKind::kLegacy, std::nullopt};
-  if (format == Codec(FormatId::kJavaStrings)) {
-    return FilterFormat{FilterKind::kJavaStrings, std::nullopt};
-  }
-  if (std::optional<Murmur3Layout> layout = Murmur3LayoutOf(format)) {
-    return FilterFormat{FilterKind::kMurmur3, layout};
-  }
-  return std::nullopt;
+// The era of a Filter.db format; unset for the row filter (generic verifier).
+std::optional<Era> FilterDbEraOf(const FormatCodec* format) {
+  const std::optional<Era> era = EraOf(format);
+  if (!era || Facts(*era).component != "Filter.db") return std::nullopt;
+  return era;
 }
 
 // A Filter.db with keys from --keys, --index or the Index.db beside it.
 Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tasks) {
-  const std::optional<FilterFormat> format_of = FilterFormatOf(plan.format);
-  if (!format_of) return false;
-  const FilterFormat filter_format = *format_of;
+  const std::optional<Era> era_of = FilterDbEraOf(plan.format);
+  if (!era_of) return false;
+  const Era era = *era_of;
   const std::string& path = plan.path;
   const KeyStream* keys = plan.keys;
   std::string version;
@@ -83,8 +77,8 @@ Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tas
     }
   }
   const std::optional<IndexKeyForm> forced = ForcedKeyForm(plan.options);
-  tasks.push_back([path, filter_format, version, keys, index, forced] {
-    return VerifyFilterFile(path, filter_format, version, keys, index, forced);
+  tasks.push_back([path, era, version, keys, index, forced] {
+    return VerifyFilterFile(path, era, version, keys, index, forced);
   });
   return true;
 }
@@ -93,7 +87,7 @@ Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tas
 std::vector<engine::FilterFill> FiltersOf(const FormatCodec* format, ByteSpan file,
                                           std::string_view source, FileReport&) {
   std::vector<engine::FilterFill> filters;
-  if (format != Codec(FormatId::kV10Row)) return filters;
+  if (format != Codec(Era::kV10Row)) return filters;
   Result<RowFilter> row = RowFilter::Parse(file, source);
   if (!row.ok() || row->v10() == nullptr) return filters;  // Probe has reported it
   const V10Filter& f = *row->v10();

@@ -23,4 +23,16 @@ inline ByteVector NewWordFilterBytes(std::int32_t hash_count, std::int32_t word_
   return bytes;
 }
 
+// A filter's serialized bytes around `words` as stored (undump): the header, then the words.
+inline ByteVector WordFilterBytes(std::int32_t hash_count, std::int32_t word_count,
+                                  ByteSpan words) {
+  ByteVector bytes;
+  bytes.reserve(8 + words.size());
+  ByteWriter out(bytes);
+  out.PutBigI32(hash_count);
+  out.PutBigI32(word_count);
+  out.PutBytes(words);
+  return bytes;
+}
+
 }  // namespace bloomcodec::cassandra

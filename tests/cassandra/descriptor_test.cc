@@ -5,8 +5,6 @@
 namespace bloomcodec::cassandra {
 namespace {
 
-FilterFormat Murmur3(Murmur3Layout layout) { return {FilterKind::kMurmur3, layout}; }
-
 TEST(CassandraDescriptor, V10Naming) {
   auto d = ParseDescriptor("/var/lib/cassandra/data/Keyspace1/Standard1-hc-12-Filter.db");
   ASSERT_TRUE(d.ok()) << d.status().ToString();
@@ -16,7 +14,7 @@ TEST(CassandraDescriptor, V10Naming) {
   EXPECT_EQ(d->generation, 12);
   EXPECT_EQ(d->component, "Filter.db");
   EXPECT_FALSE(d->temporary);
-  EXPECT_EQ(d->filter_kind(), FilterKind::kV10);
+  EXPECT_EQ(d->era(), Era::kV10);
 }
 
 TEST(CassandraDescriptor, KeyspacePrefixTemporaryAndLegacy) {
@@ -24,20 +22,20 @@ TEST(CassandraDescriptor, KeyspacePrefixTemporaryAndLegacy) {
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->keyspace, "Keyspace1");
   EXPECT_EQ(a->column_family, "Standard1");
-  EXPECT_EQ(a->filter_kind(), FilterKind::kV10);
+  EXPECT_EQ(a->era(), Era::kV10);
 
   auto t = ParseDescriptor("Standard1-tmp-e-5-Filter.db");
   ASSERT_TRUE(t.ok());
   EXPECT_TRUE(t->temporary);
   EXPECT_EQ(t->version, "e");
-  EXPECT_EQ(t->filter_kind(), FilterKind::kLegacy);
+  EXPECT_EQ(t->era(), Era::kLegacy);
 
   // No version: the 0.6 naming, version "a", whose filter hashes keys as Java Strings.
   auto old = ParseDescriptor("Standard1-7-Filter.db");
   ASSERT_TRUE(old.ok());
   EXPECT_EQ(old->version, "a");
-  EXPECT_EQ(old->filter_kind(), FilterKind::kJavaStrings);
-  EXPECT_EQ(FilterFormatName(old->filter_format()), "cassandra-0.6");
+  EXPECT_EQ(old->era(), Era::kV06);
+  EXPECT_EQ(Facts(old->era()).name, "cassandra-0.6");
   auto old_tmp = ParseDescriptor("Standard1-tmp-7-Data.db");
   ASSERT_TRUE(old_tmp.ok());
   EXPECT_TRUE(old_tmp->temporary);
@@ -45,20 +43,20 @@ TEST(CassandraDescriptor, KeyspacePrefixTemporaryAndLegacy) {
 }
 
 TEST(CassandraDescriptor, VersionTable) {
-  EXPECT_EQ(FilterKindForVersion("a"), FilterKind::kJavaStrings);
-  EXPECT_EQ(FilterKindForVersion("b"), FilterKind::kJavaStrings);
-  EXPECT_EQ(FilterKindForVersion("c"), FilterKind::kLegacy);
-  EXPECT_EQ(FilterKindForVersion("d"), FilterKind::kLegacy);
-  EXPECT_EQ(FilterKindForVersion("e"), FilterKind::kLegacy);
+  EXPECT_EQ(EraForVersion("a"), Era::kV06);
+  EXPECT_EQ(EraForVersion("b"), Era::kV06);
+  EXPECT_EQ(EraForVersion("c"), Era::kLegacy);
+  EXPECT_EQ(EraForVersion("d"), Era::kLegacy);
+  EXPECT_EQ(EraForVersion("e"), Era::kLegacy);
   for (const char* v : {"f", "g", "h", "hb", "hc", "hd", "he", "hf"}) {
-    EXPECT_EQ(FilterKindForVersion(v), FilterKind::kV10) << v;
+    EXPECT_EQ(EraForVersion(v), Era::kV10) << v;
   }
   // ia and later: the Murmur3 filters of 1.2 - 5.0 (tests/cassandra_murmur3).
   for (const char* v : {"ia", "ib", "ja", "ka", "la"}) {
-    EXPECT_EQ(FilterFormatForVersion(v), Murmur3(Murmur3Layout::kOldOrderLongs)) << v;
+    EXPECT_EQ(EraForVersion(v), Era::kV12) << v;
   }
-  EXPECT_EQ(FilterFormatForVersion("ma"), Murmur3(Murmur3Layout::kNewOrderLongs));
-  EXPECT_EQ(FilterFormatForVersion("na"), Murmur3(Murmur3Layout::kRawBytes));
+  EXPECT_EQ(EraForVersion("ma"), Era::kV30);
+  EXPECT_EQ(EraForVersion("na"), Era::kV40);
 }
 
 TEST(CassandraDescriptor, RejectsNonSSTableNames) {

@@ -410,11 +410,9 @@ Sstable MakeSstable(const std::string& name, const std::string& component_prefix
   for (std::size_t i = 0; i < k.keys.size(); ++i) {
     if (filter_has_all || i != 3) list.Add(k.keys[i]);
   }
-  const Murmur3Layout layout = component_prefix.find("bti") != std::string::npos
-                                   ? Murmur3Layout::kRawBytes
-                                   : Murmur3Layout::kNewOrderLongs;
+  const Era era = component_prefix.find("bti") != std::string::npos ? Era::kV40 : Era::kV30;
   Result<ByteVector> filter =
-      BuildMurmur3Filter(list, 5, static_cast<std::int32_t>(n / 4 + 1), layout);
+      BuildMurmur3Filter(list, 5, static_cast<std::int32_t>(n / 4 + 1), era);
   EXPECT_TRUE(filter.ok());
   WriteFile(s.prefix + "Filter.db", *filter);
   return s;
@@ -461,15 +459,14 @@ TEST(TrieIndexedSstable, VerifyChecksEveryKey) {
 
 TEST(TrieIndexedSstable, AFilterGivenAloneFindsItsPartitionsDb) {
   Sstable s = MakeSstable("alone", "ms-3-big-", ChunkCompressor::kSnappy, false, 20);
-  const FilterFormat format{FilterKind::kMurmur3, Murmur3Layout::kNewOrderLongs};
-  FileReport r = VerifyFilterFile(s.prefix + "Filter.db", format, "ms", nullptr, "");
+  FileReport r = VerifyFilterFile(s.prefix + "Filter.db", Era::kV30, "ms", nullptr, "");
   EXPECT_EQ(r.keys_checked, 20u);
   EXPECT_TRUE(HasKind(r, kKeySource));
   ASSERT_TRUE(r.fill.has_value());
   EXPECT_EQ(r.fill->sized_keys_from, "index");
   // Without Partitions.db the filter is checked alone (no keys, no error).
   fs::remove(s.prefix + "Partitions.db");
-  FileReport alone = VerifyFilterFile(s.prefix + "Filter.db", format, "ms", nullptr, "");
+  FileReport alone = VerifyFilterFile(s.prefix + "Filter.db", Era::kV30, "ms", nullptr, "");
   EXPECT_EQ(alone.keys_checked, 0u);
   EXPECT_FALSE(HasKind(alone, kKeySource));
   fs::remove_all(s.dir);
@@ -479,8 +476,7 @@ TEST(TrieIndexedSstable, InspectShowsTheKeySource) {
   Sstable s = MakeSstable("inspect", "mt-7-big-", ChunkCompressor::kDeflate, false, 12);
   std::ifstream in(s.prefix + "Filter.db", std::ios::binary);
   const ByteVector filter((std::istreambuf_iterator<char>(in)), {});
-  Result<Document> doc =
-      InspectMurmur3Filter(filter, s.prefix + "Filter.db", Murmur3Layout::kNewOrderLongs);
+  Result<Document> doc = InspectMurmur3Filter(filter, s.prefix + "Filter.db", Era::kV30);
   ASSERT_TRUE(doc.ok()) << doc.status().ToString();
   const Document& source = (*doc)["sstable"]["key_source"];
   EXPECT_EQ(source["index"], "Partitions.db");
@@ -489,8 +485,7 @@ TEST(TrieIndexedSstable, InspectShowsTheKeySource) {
   EXPECT_EQ(source["data_compression"]["compressor"], "Deflate");
   // A Filter.db without Partitions.db beside it: no key source.
   fs::remove(s.prefix + "Partitions.db");
-  Result<Document> alone =
-      InspectMurmur3Filter(filter, s.prefix + "Filter.db", Murmur3Layout::kNewOrderLongs);
+  Result<Document> alone = InspectMurmur3Filter(filter, s.prefix + "Filter.db", Era::kV30);
   ASSERT_TRUE(alone.ok());
   EXPECT_FALSE((*alone)["sstable"].contains("key_source"));
   fs::remove_all(s.dir);
@@ -520,7 +515,7 @@ TEST(TrieIndexedSstable, AMissingKeyIsAFalseNegative) {
   // the hashes the stream made to check the payloads' hash bytes).
   std::ifstream in(s.prefix + "Filter.db", std::ios::binary);
   const ByteVector bytes((std::istreambuf_iterator<char>(in)), {});
-  Result<Murmur3Filter> filter = Murmur3Filter::Parse(bytes, "Filter.db", Murmur3Layout::kRawBytes);
+  Result<Murmur3Filter> filter = Murmur3Filter::Parse(bytes, "Filter.db", Era::kV40);
   ASSERT_TRUE(filter.ok());
   std::vector<ByteVector> absent;
   for (const ByteVector& key : s.keys) {

@@ -197,7 +197,7 @@ TEST(CassandraMurmur3Convert, DamagedFilesAreCorruptWithOffsets) {
   std::vector<std::uint8_t> answers(1);
   for (const auto& v : murmur3_testing::Variants()) {
     for (std::size_t cut = 0; cut < file.size(); ++cut) {
-      if (cut == 0 && v.layout == Murmur3Layout::kRawBytes) continue;  // always-present
+      if (cut == 0 && v.era == Era::kV40) continue;  // always-present
       Status s = Codec(v.format).Probe(ByteSpan(file).first(cut), "f", probe, {}, answers);
       ASSERT_EQ(s.code(), StatusCode::kCorrupt) << v.format << " cut " << cut;
       ASSERT_TRUE(s.offset().has_value()) << s.ToString();

@@ -44,7 +44,7 @@ TEST(CassandraMurmur3FilterGolden, EveryRowOfFiltersTsv) {
     std::vector<std::uint8_t> answers(probes.size());
 
     if (t.At(i, "result") == "ALWAYS_PRESENT") {
-      if (variant.layout == Murmur3Layout::kRawBytes) {
+      if (variant.era == Era::kV40) {
         ASSERT_TRUE(built.ok()) << where << ": " << built.status().ToString();
         const ByteVector golden = ReadFixture(kDir + variant.folder + "/" + t.At(i, "file"));
         EXPECT_EQ(*built, golden) << where;
@@ -69,7 +69,7 @@ TEST(CassandraMurmur3FilterGolden, EveryRowOfFiltersTsv) {
     EXPECT_EQ(*built, golden) << where << ": rebuilt bytes differ";
     EXPECT_EQ(std::to_string(golden.size()), t.At(i, "file_bytes")) << where;
 
-    auto parsed = Murmur3Filter::Parse(golden, file, variant.layout);
+    auto parsed = Murmur3Filter::Parse(golden, file, variant.era);
     ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
     EXPECT_EQ(parsed->serialized().data(), golden.data()) << "zero-copy view";
     EXPECT_EQ(std::to_string(parsed->signed_hash_count()), t.At(i, "hash_count")) << where;
@@ -115,12 +115,10 @@ TEST(CassandraMurmur3FilterGolden, LongAndRawSerializationsAreOneBitSet) {
     if (t.At(i, "variant") != "v3_x" || t.At(i, "file").empty()) continue;
     const ByteVector longs = ReadFixture(kDir + "v3_x/" + t.At(i, "file"));
     const ByteVector raw = ReadFixture(kDir + "v4_0_to_5_0/" + t.At(i, "file"));
-    auto to_raw = SwapMurmur3Serialization(longs, "v3", Murmur3Layout::kNewOrderLongs,
-                                           Murmur3Layout::kRawBytes);
+    auto to_raw = SwapMurmur3Serialization(longs, "v3", Era::kV30, Era::kV40);
     ASSERT_TRUE(to_raw.ok()) << to_raw.status().ToString();
     EXPECT_EQ(*to_raw, raw) << t.At(i, "file");
-    auto back = SwapMurmur3Serialization(raw, "v4", Murmur3Layout::kRawBytes,
-                                         Murmur3Layout::kNewOrderLongs);
+    auto back = SwapMurmur3Serialization(raw, "v4", Era::kV40, Era::kV30);
     ASSERT_TRUE(back.ok());
     EXPECT_EQ(*back, longs) << t.At(i, "file");
     ++compared;
@@ -128,9 +126,7 @@ TEST(CassandraMurmur3FilterGolden, LongAndRawSerializationsAreOneBitSet) {
   EXPECT_EQ(compared, 15u);
   // Old and new index orders do not carry over.
   const ByteVector old_order = ReadFixture(kDir + "v1_2_to_2_2/n10_fp0.01.Filter.db");
-  EXPECT_FALSE(SwapMurmur3Serialization(old_order, "v1", Murmur3Layout::kOldOrderLongs,
-                                        Murmur3Layout::kNewOrderLongs)
-                   .ok());
+  EXPECT_FALSE(SwapMurmur3Serialization(old_order, "v1", Era::kV12, Era::kV30).ok());
 }
 
 }  // namespace

@@ -17,13 +17,13 @@ inline const std::string kDir = "cassandra-murmur3/";
 struct Variant {
   std::string folder;
   std::string format;
-  Murmur3Layout layout;
+  Era era;
 };
 inline const std::vector<Variant>& Variants() {
   static const std::vector<Variant> v = {
-      {"v1_2_to_2_2", "cassandra-1.2", Murmur3Layout::kOldOrderLongs},
-      {"v3_x", "cassandra-3.0", Murmur3Layout::kNewOrderLongs},
-      {"v4_0_to_5_0", "cassandra-4.0", Murmur3Layout::kRawBytes},
+      {"v1_2_to_2_2", "cassandra-1.2", Era::kV12},
+      {"v3_x", "cassandra-3.0", Era::kV30},
+      {"v4_0_to_5_0", "cassandra-4.0", Era::kV40},
   };
   return v;
 }

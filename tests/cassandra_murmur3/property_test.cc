@@ -56,7 +56,7 @@ RC_GTEST_PROP(CassandraMurmur3Properties, BuildParseKeepsEveryKeyInEveryVariant,
     RC_ASSERT(static_cast<std::int64_t>(built->size()) == spec->file_bytes());
     const Result<SizeInfo> size = codec.Size(params);
     RC_ASSERT(size.ok() && size->file_bytes == spec->file_bytes());
-    Result<Murmur3Filter> parsed = Murmur3Filter::Parse(*built, "p", v.layout);
+    Result<Murmur3Filter> parsed = Murmur3Filter::Parse(*built, "p", v.era);
     RC_ASSERT(parsed.ok());
     RC_ASSERT(parsed->signed_hash_count() == spec->hash_count);
     RC_ASSERT(parsed->word_count() == spec->word_count);
@@ -89,8 +89,7 @@ RC_GTEST_PROP(CassandraMurmur3Properties, BuildParseKeepsEveryKeyInEveryVariant,
     files.push_back(std::move(*built));
   }
   // 3.0 and 4.0: the same bit set, each 8-byte group reversed.
-  Result<ByteVector> swapped = SwapMurmur3Serialization(
-      files[1], "v3", Murmur3Layout::kNewOrderLongs, Murmur3Layout::kRawBytes);
+  Result<ByteVector> swapped = SwapMurmur3Serialization(files[1], "v3", Era::kV30, Era::kV40);
   RC_ASSERT(swapped.ok() && *swapped == files[2]);
   // The two index orders share index 1 of every key (base + step is the same sum).
   for (std::size_t i = 0; i < keys.size(); ++i) {
@@ -103,9 +102,14 @@ RC_GTEST_PROP(CassandraMurmur3Properties, BuildParseKeepsEveryKeyInEveryVariant,
 
 // The file byte of bit j: byte j / 8 of the raw bytes (4.0+), or that byte of a big-endian long
 // (1.2 - 3.x: its 8-byte group reversed).
-std::size_t ReferenceByteOf(std::int64_t j, Murmur3Layout layout) {
+std::size_t ReferenceByteOf(std::int64_t j, Era era) {
   const std::size_t byte = static_cast<std::size_t>(j >> 3);
-  return layout == Murmur3Layout::kRawBytes ? byte : byte ^ 7;
+  return era == Era::kV40 ? byte : byte ^ 7;
+}
+
+// The index order: old (base h0) before 3.0 (1.2 - 2.2), new from 3.0 on.
+IndexOrder ReferenceOrderOf(Era era) {
+  return era == Era::kV12 ? IndexOrder::kOld : IndexOrder::kNew;
 }
 
 // The batch kernels (hashes of a round first, staged and prefetched rounds in filters above the
@@ -117,8 +121,7 @@ RC_GTEST_PROP(CassandraMurmur3Properties, KernelsMatchTheReference, ()) {
   ReportDefaultKernel();
   const auto raw = *GenKeys();
   const KeyList keys = ToKeyList(raw);
-  const Murmur3Layout layout = *rc::gen::element(
-      Murmur3Layout::kOldOrderLongs, Murmur3Layout::kNewOrderLongs, Murmur3Layout::kRawBytes);
+  const Era era = *rc::gen::element(Era::kV12, Era::kV30, Era::kV40);
   const std::int32_t k =
       *rc::gen::weightedOneOf<std::int32_t>({{3, Uniform(0, 22)}, {1, Uniform(22, 26)}});
   // 1 MiB of bits is 131072 words: below it the unstaged path, above it the staged one.
@@ -127,7 +130,7 @@ RC_GTEST_PROP(CassandraMurmur3Properties, KernelsMatchTheReference, ()) {
   RC_TAG(k > 21 ? "K > 21 (key at a time)" : "K <= 21 (rounds)",
          w > 131072 ? "above 1 MiB (staged)" : "at most 1 MiB (unstaged)");
   RC_CLASSIFY(SomeTailByteIsHigh(raw, 16), "a tail byte >= 0x80");
-  Result<Murmur3Filter> built = Murmur3Filter::Create(k, w, layout);
+  Result<Murmur3Filter> built = Murmur3Filter::Create(k, w, era);
   RC_ASSERT(built.ok());
   built->AddAll(keys);
   const std::int64_t max = std::int64_t{w} * 64;
@@ -136,9 +139,9 @@ RC_GTEST_PROP(CassandraMurmur3Properties, KernelsMatchTheReference, ()) {
   expected[3] = static_cast<std::uint8_t>(k);
   for (int b = 0; b < 4; ++b) expected[4 + b] = static_cast<std::uint8_t>(w >> (24 - 8 * b));
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    Murmur3BitIndexes(keys[i], OrderOf(layout), k, max, indexes);
+    Murmur3BitIndexes(keys[i], ReferenceOrderOf(era), k, max, indexes);
     for (std::int64_t j : indexes) {
-      expected[8 + ReferenceByteOf(j, layout)] |= static_cast<std::uint8_t>(1u << (j & 7));
+      expected[8 + ReferenceByteOf(j, era)] |= static_cast<std::uint8_t>(1u << (j & 7));
     }
   }
   const ByteSpan got = built->serialized();
@@ -146,14 +149,14 @@ RC_GTEST_PROP(CassandraMurmur3Properties, KernelsMatchTheReference, ()) {
   // The streamed build's entry point: the same bytes.
   std::vector<ByteSpan> spans;
   for (std::size_t i = 0; i < keys.size(); ++i) spans.push_back(keys[i]);
-  Result<Murmur3Filter> streamed = Murmur3Filter::Create(k, w, layout);
+  Result<Murmur3Filter> streamed = Murmur3Filter::Create(k, w, era);
   streamed->AddAll(std::span<const ByteSpan>(spans));
   const ByteSpan s = streamed->serialized();
   RC_ASSERT(ByteVector(s.begin(), s.end()) == expected);
   // Answers for stored keys and others (false positives included), from a parsed view of the
   // bits filled densely.
   testing::FillDensely(std::span(expected).subspan(8), k, *rc::gen::arbitrary<std::uint64_t>());
-  Result<Murmur3Filter> parsed = Murmur3Filter::Parse(expected, "p", layout);
+  Result<Murmur3Filter> parsed = Murmur3Filter::Parse(expected, "p", era);
   RC_ASSERT(parsed.ok());
   KeyList probes = ToKeyList(*GenKeys());
   for (std::size_t i = 0; i < keys.size(); ++i) probes.Add(keys[i]);
@@ -168,10 +171,10 @@ RC_GTEST_PROP(CassandraMurmur3Properties, KernelsMatchTheReference, ()) {
   parsed->MayContainBatch(std::span<const ByteSpan>(probe_spans), in_place);
   parsed->MayContainHashedBatch(hashes, hashed);
   for (std::size_t i = 0; i < probes.size(); ++i) {
-    Murmur3BitIndexes(probes[i], OrderOf(layout), k, max, indexes);
+    Murmur3BitIndexes(probes[i], ReferenceOrderOf(era), k, max, indexes);
     bool want = true;
     for (std::int64_t j : indexes) {
-      want = want && ((expected[8 + ReferenceByteOf(j, layout)] >> (j & 7)) & 1u) != 0;
+      want = want && ((expected[8 + ReferenceByteOf(j, era)] >> (j & 7)) & 1u) != 0;
     }
     RC_ASSERT(parsed->MayContain(probes[i]) == want);
     RC_ASSERT(batch[i] == (want ? 1 : 0));

@@ -65,7 +65,7 @@ TEST(CassandraMurmur3SizingGolden, EveryRow) {
         EXPECT_TRUE(size->always_present) << where;
         EXPECT_EQ(size->file_bytes, 0) << where;
         ASSERT_TRUE(size->writes_filter_file.has_value());
-        EXPECT_EQ(*size->writes_filter_file, v.layout == Murmur3Layout::kRawBytes) << where;
+        EXPECT_EQ(*size->writes_filter_file, v.era == Era::kV40) << where;
       }
       continue;
     }

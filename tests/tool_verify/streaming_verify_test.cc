@@ -51,7 +51,7 @@ struct Sstable {
 // A 4.0 (na) sstable: Index.db with promoted indexes of varied sizes, the filter built from
 // `filter_keys` of `keys` (all of them unless given fewer).
 Sstable MakeSstable(std::size_t n, std::uint32_t seed, std::size_t filter_keys,
-                    Murmur3Layout layout = Murmur3Layout::kRawBytes) {
+                    Era era = Era::kV40) {
   Sstable s;
   s.keys = RandomKeys(n, seed);
   std::vector<std::int64_t> positions(n);
@@ -65,7 +65,7 @@ Sstable MakeSstable(std::size_t n, std::uint32_t seed, std::size_t filter_keys,
   KeyList in_filter;
   for (std::size_t i = 0; i < filter_keys; ++i) in_filter.Add(s.keys[i]);
   const auto words = static_cast<std::int32_t>(n * 10 / 64 + 1);
-  s.filter = *BuildMurmur3Filter(in_filter, 5, words, layout);
+  s.filter = *BuildMurmur3Filter(in_filter, 5, words, era);
   return s;
 }
 
@@ -132,7 +132,7 @@ void ExpectWholeFileAnswers(const FileReport& report, const Sstable& s) {
   ASSERT_TRUE(ReadIndexDbInto(s.index, "Index.db", IndexKeyForm::kRaw,
                               IndexEntryForm::kVIntPositionAndPromoted, all)
                   .ok());
-  auto filter = Murmur3Filter::Parse(s.filter, "Filter.db", Murmur3Layout::kRawBytes);
+  auto filter = Murmur3Filter::Parse(s.filter, "Filter.db", Era::kV40);
   ASSERT_TRUE(filter.ok());
   std::vector<std::uint8_t> answers(all.keys.size());
   filter->MayContainBatch(all.keys, answers);
@@ -208,7 +208,7 @@ TEST_F(StreamingVerify, DamageMidFileKeepsItsOffsetAndTheKeysBeforeIt) {
 
 TEST_F(StreamingVerify, AnotherLayoutThatAnswersEveryKeyIsNamed) {
   // Written in 3.x's long order though the version reads raw bytes: the hint re-reads the keys.
-  const Sstable s = MakeSstable(3000, 4, 3000, Murmur3Layout::kNewOrderLongs);
+  const Sstable s = MakeSstable(3000, 4, 3000, Era::kV30);
   Put(1, s.index, &s.filter);
   const std::vector<FileReport> reports = VerifyAllWays(Find());
   ASSERT_EQ(reports.size(), 1u);

@@ -255,8 +255,8 @@ Json VerifyTable(CliDir& dir, std::int64_t estimated, const ByteVector& statisti
   }
   auto spec = cassandra::SizeMurmur3Filter(estimated, 0.01);
   EXPECT_TRUE(spec.ok());
-  auto filter = cassandra::BuildMurmur3Filter(keys, spec->hash_count, spec->word_count,
-                                              cassandra::Murmur3Layout::kNewOrderLongs);
+  auto filter =
+      cassandra::BuildMurmur3Filter(keys, spec->hash_count, spec->word_count, cassandra::Era::kV30);
   EXPECT_TRUE(filter.ok());
   auto index =
       cassandra::WriteIndexDb(keys, positions, cassandra::IndexEntryForm::kVIntPositionAndPromoted);

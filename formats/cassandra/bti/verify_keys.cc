@@ -11,7 +11,7 @@
 #include "cassandra/bti/data_db.h"
 #include "cassandra/bti/page_window.h"
 #include "cassandra/bti/partitions_db.h"
-#include "cassandra/murmur3_inline.h"
+#include "cassandra/murmur3/hash_inline.h"
 #include "codec/parallel.h"
 
 namespace bloomcodec::cassandra::bti {
@@ -73,122 +73,219 @@ struct Slice {
 // at its edges again).
 constexpr std::size_t kMinSliceKeys = 1024;
 
-void Stream(const std::string& prefix, std::string_view version, std::string_view sstable_format,
-            const TrieStreamLimits& limits, const ChunkSink& on_chunk, TrieKeys& out) {
-  const std::string partitions_path = prefix + "Partitions.db";
-  Result<InputFile> partitions = InputFile::Open(partitions_path);
-  if (!partitions.ok()) {
-    Finding f;
-    f.severity = Severity::kError;
-    f.kind = finding_kind::kMissingIndex;
-    f.message = "no readable Partitions.db (" + partitions.status().ToString() +
-                "): the sstable's partition index; it cannot be opened, and its keys cannot be "
-                "checked";
-    out.findings.push_back(std::move(f));
-    out.summary = "Partitions.db cannot be read";
-    return;
+// How Data.db is read, as CompressionInfo.db beside it says (uncompressed without one), and the
+// words of the key-source line for it.
+struct DataCompression {
+  std::optional<CompressionInfo> info;
+  std::string text = "Data.db uncompressed";
+  bool damaged = false;      // CompressionInfo.db cannot be used: Data.db is not read
+  bool unsupported = false;  // a compressor we do not read: the keys in Data.db go unchecked
+};
+
+DataCompression ReadDataCompression(const std::string& info_path, std::string_view version,
+                                    std::string_view sstable_format,
+                                    std::vector<Finding>& findings) {
+  DataCompression out;
+  if (!Exists(info_path)) return out;
+  Result<InputFile> ci = InputFile::Open(info_path);
+  Result<CompressionInfo> parsed =
+      ci.ok() ? ReadCompressionInfo(ci->bytes(), info_path,
+                                    HasMaxCompressedLength(version, sstable_format))
+              : Result<CompressionInfo>(ci.status());
+  if (parsed.ok()) {
+    out.info = std::move(parsed).value();
+    out.text = "Data.db " + std::string(CompressorName(out.info->compressor)) + "-compressed (" +
+               std::to_string(out.info->chunk_offsets.size()) +
+               (out.info->chunk_offsets.size() == 1 ? " chunk" : " chunks") + " of " +
+               std::to_string(out.info->chunk_length) + " bytes)";
+    return out;
   }
-  out.opened = true;
-  const ByteSpan partitions_bytes = partitions->bytes();
-  const std::uint64_t window_bytes = std::max<std::uint64_t>(limits.window_bytes, 1);
+  out.damaged = true;
+  if (parsed.status().code() == StatusCode::kUnsupported) {
+    // Not damage: a compressor we do not read; the keys in Data.db go unchecked.
+    Finding f;
+    f.severity = Severity::kWarning;
+    f.kind = finding_kind::kUnsupported;
+    f.message = parsed.status().ToString() + ": the keys in Data.db are not checked";
+    findings.push_back(std::move(f));
+    out.text = "Data.db compressed with an unsupported compressor";
+    out.unsupported = true;
+  } else {
+    findings.push_back(Damage(info_path, parsed.status(), " (Data.db cannot be read)"));
+    out.text = "CompressionInfo.db is damaged";
+  }
+  return out;
+}
+
+// What the slices of every chunk found, summed in key order: the findings and counts of one
+// reader going through all the payloads.
+struct ReadTotals {
+  std::uint64_t unreadable = 0, via_rows = 0, mismatched = 0, delivered = 0;
+  std::optional<Finding> first_damage, hash_mismatch;
+  ByteVector first_key, last_key;
+};
+
+// One stream of a trie-indexed sstable's keys (StreamTrieIndexKeys' contract), in its steps:
+// Partitions.db and its footer opened, Data.db's compression read, then a chunk's worth of
+// payloads at a time walked, their keys read in slices and delivered, and what it all found
+// concluded into `out`. Used once, in place: the readers point into the files it holds.
+class TrieKeyStream {
+ public:
+  TrieKeyStream(const std::string& prefix, std::string_view version,
+                std::string_view sstable_format, const TrieStreamLimits& limits, TrieKeys& out)
+      : version_(version),
+        sstable_format_(sstable_format),
+        partitions_path_(prefix + "Partitions.db"),
+        data_path_(prefix + "Data.db"),
+        info_path_(prefix + "CompressionInfo.db"),
+        rows_path_(prefix + "Rows.db"),
+        window_bytes_(std::max<std::uint64_t>(limits.window_bytes, 1)),
+        chunk_keys_(std::max<std::size_t>(limits.chunk_keys, 1)),
+        out_(out) {}
+  TrieKeyStream(const TrieKeyStream&) = delete;
+  TrieKeyStream& operator=(const TrieKeyStream&) = delete;
+
+  void Run(const ChunkSink& on_chunk) {
+    if (!OpenPartitions()) return;
+    data_ = ReadDataCompression(info_path_, version_, sstable_format_, out_.findings);
+    MakeSlices();
+    batch_.reserve(std::min<std::uint64_t>(chunk_keys_, footer_.key_count));
+    // The walk: every node checked, the payloads in key order, a chunk's worth at a time.
+    PageWindow trie_window(&*partitions_, window_bytes_);
+    PartitionsWalker walk(partitions_->bytes(), partitions_path_, footer_, /*check_tree=*/true);
+    walk.set_window(&trie_window);
+    std::optional<Status> walk_error;  // damage in the trie: no keys
+    bool more = true;
+    while (more) {
+      more = NextBatch(walk, walk_error);
+      if (batch_.empty() || walk_error) break;
+      Deliver(ReadBatch(), on_chunk);
+    }
+    trie_window.Flush();
+    for (Slice& slice : slices_) {
+      slice.data_window.Flush();
+      slice.rows_window.Flush();
+    }
+    if (walk_error) {
+      TrieDamaged(*walk_error);
+      return;
+    }
+    Conclude();
+  }
+
+ private:
+  // Partitions.db and its footer; false when no key can come (the findings say why).
+  bool OpenPartitions() {
+    Result<InputFile> partitions = InputFile::Open(partitions_path_);
+    if (!partitions.ok()) {
+      Finding f;
+      f.severity = Severity::kError;
+      f.kind = finding_kind::kMissingIndex;
+      f.message = "no readable Partitions.db (" + partitions.status().ToString() +
+                  "): the sstable's partition index; it cannot be opened, and its keys cannot be "
+                  "checked";
+      out_.findings.push_back(std::move(f));
+      out_.summary = "Partitions.db cannot be read";
+      return false;
+    }
+    out_.opened = true;
+    partitions_.emplace(std::move(partitions).value());
+    Result<PartitionsFooter> footer = ReadPartitionsFooter(partitions_->bytes(), partitions_path_);
+    if (!footer.ok()) {
+      TrieDamaged(footer.status());
+      return false;
+    }
+    footer_ = std::move(footer).value();
+    return true;
+  }
+
   // One walk checks the whole trie and follows its payloads. Damage in the trie means no keys
   // (as ReadPartitionsDb says): what was read before it is dropped, findings and chunks alike
   // (the caller drops the chunks when trie_read is false).
-  Result<PartitionsFooter> footer = ReadPartitionsFooter(partitions_bytes, partitions_path);
-  const auto trie_damaged = [&](const Status& status) {
-    out.findings.clear();
-    out.findings.push_back(Damage(partitions_path, status, " (no keys are read)"));
-    out.summary = "Partitions.db is damaged: " + status.ToString();
-  };
-  if (!footer.ok()) {
-    trie_damaged(footer.status());
-    return;
+  void TrieDamaged(const Status& status) {
+    out_.findings.clear();
+    out_.findings.push_back(Damage(partitions_path_, status, " (no keys are read)"));
+    out_.summary = "Partitions.db is damaged: " + status.ToString();
   }
-  // Data.db, through CompressionInfo.db when there is one; Rows.db for payloads >= 0.
-  const std::string data_path = prefix + "Data.db";
-  const std::string info_path = prefix + "CompressionInfo.db";
-  const std::string rows_path = prefix + "Rows.db";
-  std::optional<InputFile> data, rows;
-  std::optional<CompressionInfo> info;
-  std::optional<Status> data_error, rows_error;
-  std::string data_text = "Data.db uncompressed";
-  bool info_damaged = false, data_unsupported = false;
-  if (Exists(info_path)) {
-    Result<InputFile> ci = InputFile::Open(info_path);
-    Result<CompressionInfo> parsed =
-        ci.ok() ? ReadCompressionInfo(ci->bytes(), info_path,
-                                      HasMaxCompressedLength(version, sstable_format))
-                : Result<CompressionInfo>(ci.status());
-    if (!parsed.ok()) {
-      if (parsed.status().code() == StatusCode::kUnsupported) {
-        // Not damage: a compressor we do not read; the keys in Data.db go unchecked.
-        Finding f;
-        f.severity = Severity::kWarning;
-        f.kind = finding_kind::kUnsupported;
-        f.message = parsed.status().ToString() + ": the keys in Data.db are not checked";
-        out.findings.push_back(std::move(f));
-        data_text = "Data.db compressed with an unsupported compressor";
-        data_unsupported = true;
-      } else {
-        out.findings.push_back(Damage(info_path, parsed.status(), " (Data.db cannot be read)"));
-        data_text = "CompressionInfo.db is damaged";
-      }
-      info_damaged = true;
-    } else {
-      info = std::move(parsed).value();
-      data_text = "Data.db " + std::string(CompressorName(info->compressor)) + "-compressed (" +
-                  std::to_string(info->chunk_offsets.size()) +
-                  (info->chunk_offsets.size() == 1 ? " chunk" : " chunks") + " of " +
-                  std::to_string(info->chunk_length) + " bytes)";
-    }
+
+  // One slice per worker the pool may lend (one outside a pool); each gets its own readers.
+  void MakeSlices() {
+    WorkPool* pool = CurrentWorkPool();
+    max_slices_ = std::max<std::size_t>(
+        1, std::min<std::size_t>(pool != nullptr ? pool->threads() : 1,
+                                 (chunk_keys_ + kMinSliceKeys - 1) / kMinSliceKeys));
+    slices_ = std::vector<Slice>(max_slices_);
   }
-  // One slice per worker the pool may lend (one outside a pool); each its own readers.
-  WorkPool* pool = CurrentWorkPool();
-  const std::size_t chunk_keys = std::max<std::size_t>(limits.chunk_keys, 1);
-  const std::size_t max_slices = std::max<std::size_t>(
-      1, std::min<std::size_t>(pool != nullptr ? pool->threads() : 1,
-                               (chunk_keys + kMinSliceKeys - 1) / kMinSliceKeys));
-  std::vector<Slice> slices(max_slices);
+
   // Data.db and Rows.db are opened when a payload first leads there; each slice gets its reader.
-  bool data_tried = false, rows_tried = false;
-  const auto open_data = [&] {
-    data_tried = true;
-    Result<InputFile> d = InputFile::Open(data_path);
+  void OpenData() {
+    data_tried_ = true;
+    Result<InputFile> d = InputFile::Open(data_path_);
     if (!d.ok()) {
-      data_error = d.status();
-    } else if (info_damaged) {
-      data_error = Status::CorruptFile(info_path, "damaged, so Data.db cannot be read");
+      data_error_ = d.status();
+    } else if (data_.damaged) {
+      data_error_ = Status::CorruptFile(info_path_, "damaged, so Data.db cannot be read");
     } else {
-      data.emplace(std::move(d).value());
-      data->AdviseSequential();
-      for (Slice& slice : slices) {
-        slice.data =
-            std::make_unique<DataReader>(data->bytes(), data_path, info ? &*info : nullptr);
-        slice.data_window = PageWindow(&*data, window_bytes);
+      data_file_.emplace(std::move(d).value());
+      data_file_->AdviseSequential();
+      for (Slice& slice : slices_) {
+        slice.data = std::make_unique<DataReader>(data_file_->bytes(), data_path_,
+                                                  data_.info ? &*data_.info : nullptr);
+        slice.data_window = PageWindow(&*data_file_, window_bytes_);
         slice.data->set_window(&slice.data_window);
       }
     }
-  };
-  const auto open_rows = [&] {
-    rows_tried = true;
-    Result<InputFile> r = InputFile::Open(rows_path);
+  }
+  void OpenRows() {
+    rows_tried_ = true;
+    Result<InputFile> r = InputFile::Open(rows_path_);
     if (!r.ok()) {
-      rows_error = r.status();
+      rows_error_ = r.status();
     } else {
-      rows.emplace(std::move(r).value());
-      rows->AdviseSequential();
-      for (Slice& slice : slices) {
-        slice.rows = std::make_unique<DataReader>(rows->bytes(), rows_path, nullptr);
-        slice.rows_window = PageWindow(&*rows, window_bytes);
+      rows_file_.emplace(std::move(r).value());
+      rows_file_->AdviseSequential();
+      for (Slice& slice : slices_) {
+        slice.rows = std::make_unique<DataReader>(rows_file_->bytes(), rows_path_, nullptr);
+        slice.rows_window = PageWindow(&*rows_file_, window_bytes_);
         slice.rows->set_window(&slice.rows_window);
       }
     }
-  };
-  std::vector<Pending> batch;
-  batch.reserve(std::min<std::uint64_t>(chunk_keys, footer->key_count));
+  }
 
-  // Reads the keys of batch[begin, end) into `slice`.
-  auto read_slice = [&](Slice& slice, std::size_t begin, std::size_t end) {
+  // The next chunk's payloads into batch_; false when the walk has ended (or found damage,
+  // in walk_error).
+  bool NextBatch(PartitionsWalker& walk, std::optional<Status>& walk_error) {
+    batch_.clear();
+    PartitionPayload p;
+    while (batch_.size() < chunk_keys_) {
+      Result<bool> next = walk.Next(p);
+      if (!next.ok()) walk_error = next.status();
+      if (!next.ok() || !*next) return false;
+      if (p.position < 0 && data_.unsupported) continue;  // said once by the unsupported finding
+      if (p.position < 0 && !data_tried_) OpenData();
+      if (p.position >= 0 && !rows_tried_) OpenRows();
+      const std::int16_t hash = p.hash ? static_cast<std::int16_t>(*p.hash) : std::int16_t{-1};
+      batch_.push_back({p.node_offset, p.position, hash});
+    }
+    return true;
+  }
+
+  // The keys of batch_, in slices read side by side on the pool; returns how many slices.
+  std::size_t ReadBatch() {
+    const std::size_t n_slices =
+        std::min(max_slices_, (batch_.size() + kMinSliceKeys - 1) / kMinSliceKeys);
+    if (n_slices <= 1) {
+      ReadSlice(slices_[0], 0, batch_.size());
+    } else {
+      ParallelFor(n_slices, [&](std::size_t s) {
+        ReadSlice(slices_[s], batch_.size() * s / n_slices, batch_.size() * (s + 1) / n_slices);
+      });
+    }
+    return n_slices;
+  }
+
+  // Reads the keys of batch_[begin, end) into `slice`.
+  void ReadSlice(Slice& slice, std::size_t begin, std::size_t end) const {
     slice.keys.Clear();
     slice.positions.clear();
     slice.hashes.clear();
@@ -196,7 +293,7 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
     slice.first_damage.reset();
     slice.hash_mismatch.reset();
     for (std::size_t i = begin; i < end; ++i) {
-      const Pending& p = batch[i];
+      const Pending& p = batch_[i];
       const bool in_rows = p.position >= 0;
       DataReader* reader = in_rows ? slice.rows.get() : slice.data.get();
       const std::uint64_t at = in_rows ? static_cast<std::uint64_t>(p.position)
@@ -205,7 +302,7 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
       // into the chunk's KeyList), else read into the slice's buffer.
       Result<ByteSpan> key = reader != nullptr
                                  ? reader->PartitionKeyAt(at, slice.key)
-                                 : Result<ByteSpan>(in_rows ? *rows_error : *data_error);
+                                 : Result<ByteSpan>(in_rows ? *rows_error_ : *data_error_);
       if (!key.ok()) {
         const Status& read = key.status();
         if (!slice.first_damage) {
@@ -220,156 +317,134 @@ void Stream(const std::string& prefix, std::string_view version, std::string_vie
       slice.via_rows += in_rows ? 1 : 0;
       // The hash byte is the low byte of the key's Murmur3 h1 (the filter's hash; both
       // Cassandra and ScyllaDB in the corpus). A mismatch: the payload leads to another
-      // partition.
-      // The key's hash is kept for the filter's probe too.
+      // partition. The key's hash is kept for the filter's probe too.
       const Murmur3Hash hash = InlineCassandraMurmur3(*key);
       if (p.hash >= 0 && !HashByteMatches(static_cast<std::uint8_t>(p.hash), *key, hash)) {
-        if (!slice.hash_mismatch) {
-          char text[160];
-          std::snprintf(text, sizeof text,
-                        "the hash byte %02x of the payload at %llu is not the low byte of the "
-                        "Murmur3 hash of the key it leads to",
-                        static_cast<unsigned>(p.hash),
-                        static_cast<unsigned long long>(p.node_offset));
-          Finding f;
-          f.severity = Severity::kError;
-          f.kind = finding_kind::kIndex;
-          f.offset = p.node_offset;
-          f.message = partitions_path + ": " + text;
-          slice.hash_mismatch = std::move(f);
-        }
+        if (!slice.hash_mismatch) slice.hash_mismatch = HashMismatch(p);
         ++slice.mismatched;
       }
       slice.keys.Add(*key);
       slice.positions.push_back(p.position);
       slice.hashes.push_back(hash);
     }
-  };
+  }
 
-  // The walk: every node checked, the payloads in key order, a chunk's worth at a time.
-  PageWindow trie_window(&*partitions, window_bytes);
-  PartitionsWalker walk(partitions_bytes, partitions_path, *footer, /*check_tree=*/true);
-  walk.set_window(&trie_window);
-  KeyList chunk;
-  std::vector<std::int64_t> chunk_positions;
-  std::vector<Murmur3Hash> chunk_hashes;
-  std::uint64_t unreadable = 0, via_rows = 0, mismatched = 0, delivered = 0;
-  std::optional<Finding> first_damage, hash_mismatch;
-  std::optional<Status> walk_error;  // damage in the trie: no keys
-  ByteVector first_key, last_key;
-  PartitionPayload p;
-  bool more = true;
-  while (more) {
-    batch.clear();
-    while (batch.size() < chunk_keys) {
-      Result<bool> next = walk.Next(p);
-      if (!next.ok()) walk_error = next.status();
-      if (!next.ok() || !*next) {
-        more = false;
-        break;
-      }
-      if (p.position < 0 && data_unsupported) continue;  // said once by the unsupported finding
-      if (p.position < 0 && !data_tried) open_data();
-      if (p.position >= 0 && !rows_tried) open_rows();
-      const std::int16_t hash = p.hash ? static_cast<std::int16_t>(*p.hash) : std::int16_t{-1};
-      batch.push_back({p.node_offset, p.position, hash});
-    }
-    if (batch.empty() || walk_error) break;
-    const std::size_t n_slices =
-        std::min(max_slices, (batch.size() + kMinSliceKeys - 1) / kMinSliceKeys);
-    auto slice_range = [&](std::size_t s) {
-      return std::pair<std::size_t, std::size_t>(batch.size() * s / n_slices,
-                                                 batch.size() * (s + 1) / n_slices);
-    };
-    if (n_slices <= 1) {
-      read_slice(slices[0], 0, batch.size());
-    } else {
-      ParallelFor(n_slices, [&](std::size_t s) {
-        const auto [b, e] = slice_range(s);
-        read_slice(slices[s], b, e);
-      });
-    }
-    // Merged in order: the findings and counts are those of one reader going through them all.
-    const KeyList* deliver = &slices[0].keys;
-    const std::vector<std::int64_t>* deliver_positions = &slices[0].positions;
-    const std::vector<Murmur3Hash>* deliver_hashes = &slices[0].hashes;
-    if (n_slices > 1) {
-      chunk.Clear();
-      chunk_positions.clear();
-      chunk_hashes.clear();
+  Finding HashMismatch(const Pending& p) const {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "the hash byte %02x of the payload at %llu is not the low byte of the "
+                  "Murmur3 hash of the key it leads to",
+                  static_cast<unsigned>(p.hash), static_cast<unsigned long long>(p.node_offset));
+    Finding f;
+    f.severity = Severity::kError;
+    f.kind = finding_kind::kIndex;
+    f.offset = p.node_offset;
+    f.message = partitions_path_ + ": " + text;
+    return f;
+  }
+
+  // The slices' keys merged in order and given to on_chunk: the findings and counts are those
+  // of one reader going through them all. One slice is delivered as it is, without a copy.
+  void Deliver(std::size_t n_slices, const ChunkSink& on_chunk) {
+    const bool merge = n_slices > 1;
+    if (merge) {
+      chunk_.Clear();
+      chunk_positions_.clear();
+      chunk_hashes_.clear();
     }
     for (std::size_t s = 0; s < std::max<std::size_t>(n_slices, 1); ++s) {
-      Slice& slice = slices[s];
-      if (!first_damage && slice.first_damage) first_damage = std::move(slice.first_damage);
-      if (!hash_mismatch && slice.hash_mismatch) hash_mismatch = std::move(slice.hash_mismatch);
-      unreadable += slice.unreadable;
-      via_rows += slice.via_rows;
-      mismatched += slice.mismatched;
-      if (n_slices > 1) {
-        for (std::size_t i = 0; i < slice.keys.size(); ++i) chunk.Add(slice.keys[i]);
-        chunk_positions.insert(chunk_positions.end(), slice.positions.begin(),
-                               slice.positions.end());
-        chunk_hashes.insert(chunk_hashes.end(), slice.hashes.begin(), slice.hashes.end());
+      Slice& slice = slices_[s];
+      if (!totals_.first_damage && slice.first_damage) {
+        totals_.first_damage = std::move(slice.first_damage);
+      }
+      if (!totals_.hash_mismatch && slice.hash_mismatch) {
+        totals_.hash_mismatch = std::move(slice.hash_mismatch);
+      }
+      totals_.unreadable += slice.unreadable;
+      totals_.via_rows += slice.via_rows;
+      totals_.mismatched += slice.mismatched;
+      if (merge) {
+        for (std::size_t i = 0; i < slice.keys.size(); ++i) chunk_.Add(slice.keys[i]);
+        chunk_positions_.insert(chunk_positions_.end(), slice.positions.begin(),
+                                slice.positions.end());
+        chunk_hashes_.insert(chunk_hashes_.end(), slice.hashes.begin(), slice.hashes.end());
       }
     }
-    if (n_slices > 1) {
-      deliver = &chunk;
-      deliver_positions = &chunk_positions;
-      deliver_hashes = &chunk_hashes;
+    const KeyList& keys = merge ? chunk_ : slices_[0].keys;
+    if (keys.empty()) return;
+    if (totals_.delivered == 0) {
+      const ByteSpan k = keys[0];
+      totals_.first_key.assign(k.begin(), k.end());
     }
-    if (!deliver->empty()) {
-      if (delivered == 0) {
-        const ByteSpan k = (*deliver)[0];
-        first_key.assign(k.begin(), k.end());
+    const ByteSpan k = keys[keys.size() - 1];
+    totals_.last_key.assign(k.begin(), k.end());
+    totals_.delivered += keys.size();
+    on_chunk(keys, merge ? chunk_positions_ : slices_[0].positions,
+             merge ? chunk_hashes_ : slices_[0].hashes);
+  }
+
+  // The whole trie was walked: what reading the keys found, and the key-source summary.
+  void Conclude() {
+    out_.trie_read = true;
+    out_.key_count = footer_.key_count;
+    const std::uint64_t payloads = footer_.key_count;
+    const std::uint64_t unreadable = totals_.unreadable;
+    if (totals_.first_damage) {
+      totals_.first_damage->message +=
+          "; " + std::to_string(unreadable) + " of " + std::to_string(payloads) +
+          (unreadable == payloads ? " keys cannot be read"
+                                  : " keys cannot be read, the others are checked");
+      out_.findings.push_back(std::move(*totals_.first_damage));
+    }
+    if (totals_.hash_mismatch) {
+      totals_.hash_mismatch->message +=
+          " (" + std::to_string(totals_.mismatched) + " such payloads)";
+      out_.findings.push_back(std::move(*totals_.hash_mismatch));
+    }
+    // The footer names the first and last key: they must be the first and last read.
+    if (unreadable == 0 && totals_.delivered > 0 && totals_.delivered == payloads) {
+      const bool first_ok = totals_.first_key == footer_.first_key;
+      const bool last_ok = totals_.last_key == footer_.last_key;
+      if (!first_ok || !last_ok) {
+        Finding f;
+        f.severity = Severity::kError;
+        f.kind = finding_kind::kIndex;
+        f.offset = footer_.trie_end;
+        f.message = partitions_path_ + ": the footer's " + (first_ok ? "last" : "first") +
+                    " key differs from the key its payload leads to";
+        out_.findings.push_back(std::move(f));
       }
-      const ByteSpan k = (*deliver)[deliver->size() - 1];
-      last_key.assign(k.begin(), k.end());
-      delivered += deliver->size();
-      on_chunk(*deliver, *deliver_positions, *deliver_hashes);
     }
+    out_.keys_read = totals_.delivered;
+    out_.via_rows = totals_.via_rows;
+    out_.compression = std::move(data_.info);
+    out_.summary = "Partitions.db: " + std::to_string(footer_.key_count) + " keys (" +
+                   std::to_string(totals_.via_rows) + " through Rows.db), " + data_.text;
   }
-  trie_window.Flush();
-  for (Slice& slice : slices) {
-    slice.data_window.Flush();
-    slice.rows_window.Flush();
-  }
-  if (walk_error) {
-    trie_damaged(*walk_error);
-    return;
-  }
-  out.trie_read = true;
-  out.key_count = footer->key_count;
-  const std::uint64_t payloads = footer->key_count;
-  if (first_damage) {
-    first_damage->message +=
-        "; " + std::to_string(unreadable) + " of " + std::to_string(payloads) +
-        (unreadable == payloads ? " keys cannot be read"
-                                : " keys cannot be read, the others are checked");
-    out.findings.push_back(std::move(*first_damage));
-  }
-  if (hash_mismatch) {
-    hash_mismatch->message += " (" + std::to_string(mismatched) + " such payloads)";
-    out.findings.push_back(std::move(*hash_mismatch));
-  }
-  // The footer names the first and last key: they must be the first and last read.
-  if (unreadable == 0 && delivered > 0 && delivered == payloads) {
-    const bool first_ok = first_key == footer->first_key;
-    const bool last_ok = last_key == footer->last_key;
-    if (!first_ok || !last_ok) {
-      Finding f;
-      f.severity = Severity::kError;
-      f.kind = finding_kind::kIndex;
-      f.offset = footer->trie_end;
-      f.message = partitions_path + ": the footer's " + (first_ok ? "last" : "first") +
-                  " key differs from the key its payload leads to";
-      out.findings.push_back(std::move(f));
-    }
-  }
-  out.keys_read = delivered;
-  out.via_rows = via_rows;
-  out.compression = std::move(info);
-  out.summary = "Partitions.db: " + std::to_string(footer->key_count) + " keys (" +
-                std::to_string(via_rows) + " through Rows.db), " + data_text;
+
+  const std::string_view version_, sstable_format_;
+  const std::string partitions_path_, data_path_, info_path_, rows_path_;
+  const std::uint64_t window_bytes_;
+  const std::size_t chunk_keys_;
+  TrieKeys& out_;
+  // The files outlive the slices' readers and page windows, which point into them.
+  std::optional<InputFile> partitions_, data_file_, rows_file_;
+  PartitionsFooter footer_;
+  DataCompression data_;
+  bool data_tried_ = false, rows_tried_ = false;
+  std::optional<Status> data_error_, rows_error_;
+  std::size_t max_slices_ = 1;
+  std::vector<Slice> slices_;
+  std::vector<Pending> batch_;
+  KeyList chunk_;  // the merged chunk, when several slices read it
+  std::vector<std::int64_t> chunk_positions_;
+  std::vector<Murmur3Hash> chunk_hashes_;
+  ReadTotals totals_;
+};
+
+void Stream(const std::string& prefix, std::string_view version, std::string_view sstable_format,
+            const TrieStreamLimits& limits, const ChunkSink& on_chunk, TrieKeys& out) {
+  TrieKeyStream(prefix, version, sstable_format, limits, out).Run(on_chunk);
 }
 
 TrieStreamResult Finish(TrieKeys& t, FileReport& report) {

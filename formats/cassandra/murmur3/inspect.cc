@@ -1,5 +1,5 @@
-// inspect / dump / undump of the Murmur3 Filter.db. Dumps carry the header and the bits exactly
-// as stored (in the layout's byte order), so Undump(Dump(file)) is the file byte for byte.
+// inspect / dump / undump of the Murmur3 eras' Filter.db. Dumps carry the header and the bits
+// exactly as stored (in the era's byte order), so Undump(Dump(file)) is the file byte for byte.
 #include "cassandra/murmur3/inspect.h"
 
 #include <climits>
@@ -9,10 +9,12 @@
 #include <string>
 
 #include "bloomcodec/cassandra/filter_factory.h"
+#include "bloomcodec/cassandra/murmur3_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
 #include "bloomcodec/input_file.h"
 #include "cassandra/bti/verify_keys.h"
 #include "cassandra/descriptor.h"
+#include "cassandra/era_table.h"
 #include "cassandra/index_db.h"
 #include "cassandra/inspect.h"
 #include "cassandra/statistics_db.h"
@@ -22,9 +24,9 @@
 namespace bloomcodec::cassandra {
 namespace {
 
-std::string_view SerializationName(Murmur3Layout layout) {
-  return layout == Murmur3Layout::kRawBytes ? "raw bytes (every word little-endian)"
-                                            : "big-endian longs";
+std::string_view SerializationName(const EraFacts& era) {
+  return era.layout == Layout::kRawBytes ? "raw bytes (every word little-endian)"
+                                         : "big-endian longs";
 }
 
 // What the Statistics.db beside the filter says of it (partitioner, fp chance) and, with the key
@@ -73,7 +75,7 @@ void AddDescriptor(Document& doc, std::string_view source) {
   if (!d->sstable_format.empty()) sstable["sstable_format"] = d->sstable_format;
   sstable["generation"] = d->generation_id;
   sstable["component"] = d->component;
-  sstable["filter_kind"] = std::string(FilterFormatName(d->filter_format()));
+  sstable["filter_kind"] = std::string(Facts(d->era()).name);
   // A trie-indexed sstable (BTI, ScyllaDB ms / mt) with its Partitions.db beside: where its keys
   // are and how many.
   if (bti::UsesTrieIndex(d->version, d->sstable_format) && source.ends_with(d->component)) {
@@ -156,14 +158,14 @@ std::optional<double> KeysAllowedByMurmur3Sizing(std::int32_t hash_count, std::i
   return most;
 }
 
-Result<Document> InspectMurmur3Filter(ByteSpan file, std::string_view source,
-                                      Murmur3Layout layout) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3Filter f, Murmur3Filter::Parse(file, source, layout));
+Result<Document> InspectMurmur3Filter(ByteSpan file, std::string_view source, Era era) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3Filter f, Murmur3Filter::Parse(file, source, era));
   Document doc;
-  doc["format"] = std::string(LayoutFormatName(layout));
+  const EraFacts& facts = Facts(era);
+  doc["format"] = std::string(facts.name);
   doc["index_order"] =
-      OrderOf(layout) == IndexOrder::kOld ? "old (base h0, step h1)" : "new (base h1, step h0)";
-  doc["serialization"] = std::string(SerializationName(layout));
+      facts.order == IndexOrder::kOld ? "old (base h0, step h1)" : "new (base h1, step h0)";
+  doc["serialization"] = std::string(SerializationName(facts));
   if (f.always_present()) {
     doc["always_present"] = true;
     doc["note"] =
@@ -191,29 +193,28 @@ Result<Document> InspectMurmur3Filter(ByteSpan file, std::string_view source,
   return doc;
 }
 
-Result<Document> DumpMurmur3Filter(ByteSpan file, std::string_view source, Murmur3Layout layout) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3Filter f, Murmur3Filter::Parse(file, source, layout));
-  Document doc = DumpHead(LayoutFormatName(layout));
+Result<Document> DumpMurmur3Filter(ByteSpan file, std::string_view source, Era era) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3Filter f, Murmur3Filter::Parse(file, source, era));
+  Document doc = DumpHead(Facts(era).name);
   if (f.always_present()) {
     doc["always_present"] = true;
     return doc;
   }
   doc["hash_count"] = f.signed_hash_count();
   doc["word_count"] = f.word_count();
-  doc["serialization"] = std::string(SerializationName(layout));
+  doc["serialization"] = std::string(SerializationName(Facts(era)));
   doc["bits_base64"] = ToBase64(f.bits_bytes());
   if (f.trailing_bytes() > 0)
     doc["trailing_base64"] = ToBase64(file.subspan(f.serialized().size()));
   return doc;
 }
 
-Result<ByteVector> UndumpMurmur3Filter(const Document& dump, std::string_view source,
-                                       Murmur3Layout layout) {
-  BLOOMCODEC_RETURN_IF_ERROR(CheckDumpHead(dump, LayoutFormatName(layout), source));
+Result<ByteVector> UndumpMurmur3Filter(const Document& dump, std::string_view source, Era era) {
+  BLOOMCODEC_RETURN_IF_ERROR(CheckDumpHead(dump, Facts(era).name, source));
   if (auto it = dump.find("always_present"); it != dump.end()) {
     if (!it->is_boolean()) return BadDumpField(source, "always_present", "true or false");
     if (it->get<bool>()) {
-      if (layout != Murmur3Layout::kRawBytes) {
+      if (Facts(era).layout != Layout::kRawBytes) {
         return BadDumpField(source, "always_present",
                             "false: only cassandra-4.0 (5.0) writes an always-present Filter.db");
       }

@@ -1,10 +1,11 @@
 // Filter.db of Cassandra SSTable versions ia .. oa and BTI da (1.2 - 5.0): the Murmur3 bloom
-// filter in its three on-disk variants.
+// filter of the eras cassandra-1.2, cassandra-3.0 and cassandra-4.0 (era.h), one bit set in three
+// on-disk variants.
 //
 //   using namespace bloomcodec::cassandra;
 //   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open("nb-1-big-Filter.db"));
 //   BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3Filter f,
-//                               Murmur3Filter::Parse(in.bytes(), in.path(), Murmur3Layout::kRawBytes));
+//                               Murmur3Filter::Parse(in.bytes(), in.path(), Era::kV40));
 //   BLOOMCODEC_RETURN_IF_ERROR(f.CheckLookups(in.path()));   // K > 21: Cassandra cannot look up
 //   f.MayContainBatch(keys, answers);                       // reads the mapped bytes in place
 //
@@ -15,13 +16,14 @@
 // (base h1, step h0) from ma on; index i = |base + i * step (wrapping) rem 64W|.
 //
 // Compatibility contract: a filter built here from the same keys, K and W is byte-identical to
-// what the original BloomFilterSerializer writes for the layout, and MayContain answers as
-// BloomFilter.isPresent, false positives included. A 0-byte file in the raw layout is 5.0's
+// what the original BloomFilterSerializer writes for the era, and MayContain answers as
+// BloomFilter.isPresent, false positives included. A 0-byte file of Era::kV40 is 5.0's
 // always-present filter (every answer 1). The reader is stricter than the original: it refuses
 // K < 0, W <= 0 and a file shorter than 8 + 8W (Corrupt, with the offset); bytes after the bits
 // are ignored as the original ignores them and reported by trailing_bytes(). A file with K > 21
 // parses, but CheckLookups refuses it: Cassandra's lookup writes the K indexes into a reusable
 // long[21] and throws ArrayIndexOutOfBoundsException, so there is no original answer to give.
+// An era that is not a Murmur3 one (cassandra-1.0, ...) is refused (InvalidArgument).
 #pragma once
 
 #include <cstdint>
@@ -29,8 +31,8 @@
 #include <string_view>
 
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/cassandra/era.h"
 #include "bloomcodec/cassandra/murmur3.h"
-#include "bloomcodec/cassandra/murmur3_layout.h"
 #include "bloomcodec/filter.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/status.h"
@@ -38,12 +40,6 @@
 namespace bloomcodec::cassandra {
 
 class FastMod64;  // fast_mod.h (internal)
-
-enum class IndexOrder { kOld, kNew };
-
-inline IndexOrder OrderOf(Murmur3Layout layout) {
-  return layout == Murmur3Layout::kOldOrderLongs ? IndexOrder::kOld : IndexOrder::kNew;
-}
 
 // The size of the reusable index array of Cassandra's lookup path (BloomFilter.indexes).
 inline constexpr std::int32_t kIndexArrayLength = 21;
@@ -59,14 +55,13 @@ class Murmur3Filter final : public Filter {
   static constexpr std::size_t kHeaderBytes = 8;
 
   // A view of `file` (which must outlive the result); nothing is copied.
-  static Result<Murmur3Filter> Parse(ByteSpan file, std::string_view source, Murmur3Layout layout);
+  static Result<Murmur3Filter> Parse(ByteSpan file, std::string_view source, Era era);
   // An owning filter with every bit clear; refuses word_count <= 0 and hash_count < 0.
-  static Result<Murmur3Filter> Create(std::int32_t hash_count, std::int32_t word_count,
-                                      Murmur3Layout layout);
-  // 5.0's always-present filter (fp chance 1.0); serializes to 0 bytes.
+  static Result<Murmur3Filter> Create(std::int32_t hash_count, std::int32_t word_count, Era era);
+  // 5.0's always-present filter (fp chance 1.0, Era::kV40); serializes to 0 bytes.
   static Murmur3Filter AlwaysPresent();
 
-  Murmur3Layout layout() const { return layout_; }
+  Era era() const { return era_; }
   bool always_present() const { return always_present_; }
   bool owning() const { return owning_; }
 
@@ -95,7 +90,7 @@ class Murmur3Filter final : public Filter {
   std::int32_t word_count() const { return word_count_; }
   std::int64_t modulus() const { return std::int64_t{word_count_} * 64; }
 
-  // The 8W bytes of bits as stored in this layout.
+  // The 8W bytes of bits as stored in this era.
   ByteSpan bits_bytes() const {
     return bytes().subspan(always_present_ ? 0 : kHeaderBytes,
                            static_cast<std::size_t>(word_count_) * 8);
@@ -117,12 +112,13 @@ class Murmur3Filter final : public Filter {
   void BatchOf(HashRound&& hash_round, std::size_t count, std::span<std::uint8_t> answers) const;
   Murmur3Filter() = default;
   ByteSpan bytes() const { return owning_ ? ByteSpan(owned_) : view_; }
-  // The file byte (within the bits) that holds bit j, given the layout's byte order.
+  // The file byte (within the bits) that holds bit j, given the era's byte order.
   std::uint64_t ByteOf(std::uint64_t j) const { return (j >> 3) ^ byte_swizzle_; }
   bool TestIndexes(Murmur3Hash h) const;
 
-  Murmur3Layout layout_ = Murmur3Layout::kRawBytes;
-  std::uint64_t byte_swizzle_ = 0;  // 7 for the big-endian longs, 0 for raw bytes
+  Era era_ = Era::kV40;
+  IndexOrder order_ = IndexOrder::kNew;  // the era's
+  std::uint64_t byte_swizzle_ = 0;       // 7 for the big-endian longs, 0 for raw bytes
   std::int32_t hash_count_ = 0;
   std::int32_t word_count_ = 0;
   bool always_present_ = false;
@@ -137,13 +133,14 @@ class Murmur3Filter final : public Filter {
   std::uint64_t modulus_reciprocal_ = 0;
 };
 
-// Creates the filter of (K, W, layout) and adds every key.
+// Creates the filter of (K, W, era) and adds every key.
 Result<ByteVector> BuildMurmur3Filter(const KeyList& keys, std::int32_t hash_count,
-                                      std::int32_t word_count, Murmur3Layout layout);
+                                      std::int32_t word_count, Era era);
 
-// Reverses every 8-byte group of the bits: long serialization <-> raw bytes (the same bit set).
+// The bits of `from`'s file in `to`'s serialization (the same bit set): every 8-byte group
+// reversed between the long serialization and the raw bytes. The eras' index orders must agree.
 // `file` must be a whole filter (8 + 8W bytes, W from its header); trailing bytes are dropped.
-Result<ByteVector> SwapMurmur3Serialization(ByteSpan file, std::string_view source,
-                                            Murmur3Layout from, Murmur3Layout to);
+Result<ByteVector> SwapMurmur3Serialization(ByteSpan file, std::string_view source, Era from,
+                                            Era to);
 
 }  // namespace bloomcodec::cassandra

@@ -53,7 +53,7 @@ inline std::int64_t MurmurHash64Final(std::uint64_t state) {
 }
 
 // MurmurHash2 (32-bit) as Java computes it: tail bytes sign-extended and in reversed order
-// compared with the C code. Used by the legacy filter (versions c .. e).
+// compared with the C code. Used by the legacy filter (versions c .. e) and the 0.6 one.
 std::int32_t MurmurHash32(ByteSpan key, std::int32_t seed);
 
 }  // namespace bloomcodec::cassandra

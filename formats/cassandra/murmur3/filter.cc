@@ -5,20 +5,28 @@
 #include <cstring>
 #include <string>
 
+#include "cassandra/era_table.h"
+#include "cassandra/fast_mod.h"
+#include "cassandra/murmur3/hash_inline.h"
+#include "cassandra/word_filter_bytes.h"
+#include "cassandra/word_rounds.h"
 #include "codec/byte_reader.h"
 #include "codec/byte_writer.h"
 #include "codec/popcount.h"
-#include "fast_mod.h"
-#include "murmur3_inline.h"
-#include "word_filter_bytes.h"
-#include "word_rounds.h"
 
 namespace bloomcodec::cassandra {
 namespace {
 
-std::uint64_t SwizzleOf(Murmur3Layout layout) {
+std::uint64_t SwizzleOf(Era era) {
   // A big-endian long puts in-memory byte b of a word at file byte 7 - b of its group.
-  return layout == Murmur3Layout::kRawBytes ? 0 : 7;
+  return Facts(era).word_order == WordOrder::kLittleEndian ? 0 : 7;
+}
+
+// Murmur3Filter reads and writes the Murmur3 eras only.
+Status CheckMurmur3Era(Era era) {
+  if (Facts(era).hash == KeyHash::kMurmur3) return {};
+  return Status::InvalidArgument(std::string(Facts(era).name) +
+                                 " is not a Murmur3 era (cassandra-1.2, -3.0 or -4.0)");
 }
 
 // `abs(base % max)` with Java's truncating remainder is |base| mod max; |x| on u64 (0 - x) is
@@ -61,9 +69,9 @@ void Murmur3BitIndexes(ByteSpan key, IndexOrder order, std::int32_t hash_count, 
   }
 }
 
-Result<Murmur3Filter> Murmur3Filter::Parse(ByteSpan file, std::string_view source,
-                                           Murmur3Layout layout) {
-  if (file.empty() && layout == Murmur3Layout::kRawBytes) {
+Result<Murmur3Filter> Murmur3Filter::Parse(ByteSpan file, std::string_view source, Era era) {
+  BLOOMCODEC_RETURN_IF_ERROR(CheckMurmur3Era(era));
+  if (file.empty() && Facts(era).layout == Layout::kRawBytes) {
     // 5.0's loader: a 0-byte Filter.db is the always-present filter (isInformative() false).
     Murmur3Filter f = AlwaysPresent();
     f.owning_ = false;
@@ -87,8 +95,9 @@ Result<Murmur3Filter> Murmur3Filter::Parse(ByteSpan file, std::string_view sourc
                    "only " + std::to_string(r.remaining()) + " bytes left");
   }
   Murmur3Filter f;
-  f.layout_ = layout;
-  f.byte_swizzle_ = SwizzleOf(layout);
+  f.era_ = era;
+  f.order_ = Facts(era).order;
+  f.byte_swizzle_ = SwizzleOf(era);
   f.hash_count_ = k;
   f.word_count_ = w;
   f.view_ = file;
@@ -98,7 +107,8 @@ Result<Murmur3Filter> Murmur3Filter::Parse(ByteSpan file, std::string_view sourc
 }
 
 Result<Murmur3Filter> Murmur3Filter::Create(std::int32_t hash_count, std::int32_t word_count,
-                                            Murmur3Layout layout) {
+                                            Era era) {
+  BLOOMCODEC_RETURN_IF_ERROR(CheckMurmur3Era(era));
   if (word_count <= 0) {
     return Status::InvalidArgument("word count " + std::to_string(word_count) +
                                    ": a filter has at least one word");
@@ -107,8 +117,9 @@ Result<Murmur3Filter> Murmur3Filter::Create(std::int32_t hash_count, std::int32_
     return Status::InvalidArgument("hash count " + std::to_string(hash_count) + " < 0");
   }
   Murmur3Filter f;
-  f.layout_ = layout;
-  f.byte_swizzle_ = SwizzleOf(layout);
+  f.era_ = era;
+  f.order_ = Facts(era).order;
+  f.byte_swizzle_ = SwizzleOf(era);
   f.hash_count_ = hash_count;
   f.word_count_ = word_count;
   f.owning_ = true;
@@ -127,7 +138,9 @@ FastMod64 Murmur3Filter::Mod() const {
 
 Murmur3Filter Murmur3Filter::AlwaysPresent() {
   Murmur3Filter f;
-  f.layout_ = Murmur3Layout::kRawBytes;
+  f.era_ = Era::kV40;
+  f.order_ = Facts(Era::kV40).order;
+  f.byte_swizzle_ = SwizzleOf(Era::kV40);
   f.always_present_ = true;
   f.owning_ = true;
   return f;
@@ -137,7 +150,7 @@ void Murmur3Filter::Add(ByteSpan key) {
   if (!owning_ || always_present_) return;  // AlwaysPresentFilter.add does nothing
   std::uint8_t* bits = owned_.data() + kHeaderBytes;
   std::uint64_t base, step;
-  BaseAndStep(CassandraMurmur3(key), OrderOf(layout_), base, step);
+  BaseAndStep(CassandraMurmur3(key), order_, base, step);
   const FastMod64 mod = Mod();
   for (std::int32_t i = 0; i < hash_count_; ++i) {
     const std::uint64_t j = mod.AbsMod(base, step, static_cast<std::uint64_t>(i));
@@ -167,7 +180,7 @@ void Murmur3Filter::AddAllOf(const Keys& keys, std::size_t total) {
     const std::size_t n = std::min(kRoundKeys, total - start);
     round.Set(keys, start, n, total);
     CassandraMurmur3Keys(kernel, round.p.data(), round.len.data(), n, hashes.data());
-    BasesAndSteps(hashes.data(), n, OrderOf(layout_), base.data(), step.data());
+    BasesAndSteps(hashes.data(), n, order_, base.data(), step.data());
     SetRound(kernel, bits, shape, base.data(), step.data(), n);
   }
 }
@@ -187,7 +200,7 @@ Status Murmur3Filter::CheckLookups(std::string_view source) const {
 bool Murmur3Filter::TestIndexes(Murmur3Hash h) const {
   const std::uint8_t* bits = bits_bytes().data();
   std::uint64_t base, step;
-  BaseAndStep(h, OrderOf(layout_), base, step);
+  BaseAndStep(h, order_, base, step);
   const FastMod64 mod = Mod();
   // isPresent: false at the first clear bit; K = 0 tests nothing and answers true.
   for (std::int32_t i = 0; i < hash_count_; ++i) {
@@ -251,7 +264,7 @@ void Murmur3Filter::BatchOf(HashRound&& hash_round, std::size_t count,
   for (std::size_t start = 0; start < total; start += kRoundKeys) {
     const std::size_t n = std::min(kRoundKeys, total - start);
     const Murmur3Hash* hashes = hash_round(start, n, buffer.data());
-    BasesAndSteps(hashes, n, OrderOf(layout_), base.data(), step.data());
+    BasesAndSteps(hashes, n, order_, base.data(), step.data());
     if (hash_count_ <= static_cast<std::int32_t>(kMaxRoundIndexes)) {
       ProbeRound(kernel, bits_bytes().data(), shape, base.data(), step.data(), n,
                  answers.data() + start);
@@ -272,18 +285,18 @@ ByteVector Murmur3Filter::TakeSerialized() && {
 }
 
 Result<ByteVector> BuildMurmur3Filter(const KeyList& keys, std::int32_t hash_count,
-                                      std::int32_t word_count, Murmur3Layout layout) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3Filter f,
-                              Murmur3Filter::Create(hash_count, word_count, layout));
+                                      std::int32_t word_count, Era era) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3Filter f, Murmur3Filter::Create(hash_count, word_count, era));
   f.AddAll(keys);
   return std::move(f).TakeSerialized();
 }
 
-Result<ByteVector> SwapMurmur3Serialization(ByteSpan file, std::string_view source,
-                                            Murmur3Layout from, Murmur3Layout to) {
-  if (OrderOf(from) != OrderOf(to)) {
-    return Status::InvalidArgument("the index orders of " + std::string(LayoutFormatName(from)) +
-                                   " and " + std::string(LayoutFormatName(to)) +
+Result<ByteVector> SwapMurmur3Serialization(ByteSpan file, std::string_view source, Era from,
+                                            Era to) {
+  BLOOMCODEC_RETURN_IF_ERROR(CheckMurmur3Era(to));
+  if (Facts(from).order != Facts(to).order) {
+    return Status::InvalidArgument("the index orders of " + std::string(Facts(from).name) +
+                                   " and " + std::string(Facts(to).name) +
                                    " differ: the bits do not carry over, rebuild from keys");
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3Filter f, Murmur3Filter::Parse(file, source, from));
@@ -291,7 +304,7 @@ Result<ByteVector> SwapMurmur3Serialization(ByteSpan file, std::string_view sour
     return Status::Refused(std::string(source) +
                            ": the always-present filter (0 bytes, 5.0) has "
                            "no form in " +
-                           std::string(LayoutFormatName(to)) +
+                           std::string(Facts(to).name) +
                            ", whose writers write no Filter.db for fp chance 1.0");
   }
   const ByteSpan s = f.serialized();

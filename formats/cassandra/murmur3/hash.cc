@@ -1,6 +1,6 @@
 #include "bloomcodec/cassandra/murmur3.h"
 
-#include "murmur3_inline.h"
+#include "cassandra/murmur3/hash_inline.h"
 
 namespace bloomcodec::cassandra {
 

@@ -9,13 +9,13 @@
 
 #include "bloomcodec/cassandra/buckets.h"
 #include "bloomcodec/cassandra/murmur_hash.h"
+#include "cassandra/fast_mod.h"
+#include "cassandra/filter_kernels.h"
+#include "cassandra/word_filter_bytes.h"
+#include "cassandra/word_rounds.h"
 #include "codec/byte_reader.h"
 #include "codec/byte_writer.h"
 #include "codec/popcount.h"
-#include "fast_mod.h"
-#include "filter_kernels.h"
-#include "word_filter_bytes.h"
-#include "word_rounds.h"
 
 namespace bloomcodec::cassandra {
 namespace {
@@ -24,7 +24,7 @@ namespace {
 constexpr std::int32_t kMaxStagedBuckets = static_cast<std::int32_t>(kMaxRoundIndexes);
 
 // Bucket i of a key is |h1 + i*h2| mod m in Java's wrapping long arithmetic (BucketIndex in
-// buckets.cc is the reference), reduced without a division (fast_mod.h): the buckets of one key
+// v10/hash.cc is the reference), reduced without a division (fast_mod.h): the buckets of one key
 // are then independent of each other (no dependency chain).
 inline std::uint64_t Bucket(const FastMod64& mod, KeyHashes64 h, std::uint64_t i) {
   return mod.AbsMod(static_cast<std::uint64_t>(h.h1), static_cast<std::uint64_t>(h.h2), i);

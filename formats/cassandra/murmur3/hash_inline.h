@@ -1,4 +1,4 @@
-// The body of CassandraMurmur3 / CanonicalMurmur3 (murmur3.cc), for the filter kernels that
+// The body of CassandraMurmur3 / CanonicalMurmur3 (murmur3/hash.cc), for the filter kernels that
 // inline it into their loops of keys.
 // Written on u64 so that every wraparound of Java's long arithmetic is defined here; the results
 // convert back to signed at the end (modular in C++20).
