@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "bloomcodec/bytes.h"
-#include "bloomcodec/internal/copy_short.h"
+#include "bloomcodec/key_list.h"
 
 namespace bloomcodec {
 
@@ -21,8 +21,8 @@ inline std::uint64_t LoadOrderedU64(const std::uint8_t* p) {
   return v;
 }
 
-// memcpy(dst, src, n), inline for short n (defined in the public internal/ header, which
-// KeyList::Add inlines too).
+// memcpy(dst, src, n), inline for short n (defined beside KeyList::Add, which inlines it too:
+// bloomcodec/key_list.h).
 using internal::CopyShort;
 
 // The sign of memcmp(a, b, n): <0, 0, >0.

@@ -2,7 +2,8 @@
 # scripts/fuzz-explore (random seeds, long runs: finds new crashes before you stop). Source it
 # with $root set to the top of the checkout. It defines:
 #   fuzz_targets                 every target of fuzz/CMakeLists.txt, one a line
-#   fuzz_build BUILD_DIR         configures and builds the fuzzers (clang, ASan + UBSan) and the CLI
+#   fuzz_build BUILD_DIR         configures (unless it is configured with the fuzzers on) and builds
+#                                the fuzzers (clang, ASan + UBSan) and the CLI
 #   fuzz_seeds BUILD_DIR OUT     the seed corpus of every target into OUT/<target>/ (deterministic:
 #                                the fixtures, plus JSON dumps by the instrumented CLI)
 #   fuzz_regressions TARGET      the committed regression inputs of TARGET, one path a line, sorted
@@ -19,9 +20,13 @@ fuzz_build() {
   if command -v ninja >/dev/null; then generator=(-G Ninja); fi
   # ccache, when present, keeps a rebuild after a small change (or in another worktree) short.
   if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
-  cmake -S "$root" -B "$build" "${generator[@]}" "${launcher[@]}" -DCMAKE_CXX_COMPILER=clang++ \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
-    -DBLOOMCODEC_BUILD_FUZZERS=ON -DBLOOMCODEC_BUILD_TESTS=OFF >/dev/null
+  # A directory already configured with the fuzzers on is built as it is: .ci/run's sanitizer
+  # build (build-asan: the tests and the fuzzers on one instrumented library) is fuzzed in place.
+  if ! grep -q '^BLOOMCODEC_BUILD_FUZZERS:BOOL=ON$' "$build/CMakeCache.txt" 2>/dev/null; then
+    cmake -S "$root" -B "$build" "${generator[@]}" "${launcher[@]}" -DCMAKE_CXX_COMPILER=clang++ \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
+      -DBLOOMCODEC_BUILD_FUZZERS=ON -DBLOOMCODEC_BUILD_TESTS=OFF >/dev/null
+  fi
   cmake --build "$build" -j"$(nproc)" --target fuzzers bloomcodec_cli
 }
 

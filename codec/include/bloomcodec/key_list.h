@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <span>
@@ -18,10 +19,30 @@
 #include <vector>
 
 #include "bloomcodec/bytes.h"
-#include "bloomcodec/internal/copy_short.h"
 #include "bloomcodec/status.h"
 
 namespace bloomcodec {
+
+namespace internal {
+
+// Not part of the API: the key copy that KeyList::Add inlines, here because Add is inline. The
+// library's own code calls it CopyShort too (codec/short_bytes.h). Copies n bytes without a call
+// to memcpy when n is small (keys are mostly 8 - 32 bytes).
+inline void CopyShort(std::uint8_t* dst, const std::uint8_t* src, std::size_t n) {
+  if (n > 32) {
+    std::memcpy(dst, src, n);
+  } else if (n >= 8) {
+    // 8-byte steps, the last one overlapping the one before.
+    std::uint64_t last;
+    std::memcpy(&last, src + n - 8, 8);
+    for (std::size_t i = 0; i + 8 < n; i += 8) std::memcpy(dst + i, src + i, 8);
+    std::memcpy(dst + n - 8, &last, 8);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) dst[i] = src[i];
+  }
+}
+
+}  // namespace internal
 
 class KeyList {
  public:
