@@ -1,6 +1,8 @@
 #include "pebble/colblk/data_block.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 #include <string>
 
 #include "codec/short_bytes.h"
@@ -13,6 +15,16 @@ constexpr std::string_view kFormatColumnNames[] = {
     "trailers",           "prefix changed",        "values",
     "is value external",  "is obsolete",           "tiering span IDs",
     "tiering attributes", "secondary blob handles"};
+
+void StoreBE64(std::uint8_t* p, std::uint64_t v) {
+  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+  std::memcpy(p, &v, 8);
+}
+
+void StoreBE32(std::uint8_t* p, std::uint32_t v) {
+  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap32(v);
+  std::memcpy(p, &v, 4);
+}
 
 }  // namespace
 
@@ -145,13 +157,13 @@ void DataBlockIterator::MaterializeCrdb1Version(std::size_t roach) {
   buffer_.Reserve(roach + 14);
   std::uint8_t* p = buffer_.data() + roach;
   p[0] = 0;
-  for (int i = 0; i < 8; ++i) p[1 + i] = static_cast<std::uint8_t>(wall >> (56 - 8 * i));
+  StoreBE64(p + 1, wall);
   if (logical == 0) {
     p[9] = 9;
     key_size_ = roach + 10;
     return;
   }
-  for (int i = 0; i < 4; ++i) p[9 + i] = static_cast<std::uint8_t>(logical >> (24 - 8 * i));
+  StoreBE32(p + 9, logical);
   p[13] = 13;
   key_size_ = roach + 14;
 }

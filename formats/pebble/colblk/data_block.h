@@ -122,6 +122,8 @@ class DataBlockIterator {
 
   bool Valid() const { return row_ < block_->rows(); }
   std::uint32_t row() const { return row_; }
+  // Up to a prefix bundle's rows of work (PrefixBytes::RowSuffix); Next costs only the bytes
+  // that change.
   void SeekToRow(std::uint32_t row);
   void Next() {
     ++row_;

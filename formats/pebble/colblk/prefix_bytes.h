@@ -61,7 +61,9 @@ class PrefixBytes {
   ByteSpan SharedPrefix() const { return ByteSpan(raw_.data(), shared_); }
   ByteSpan BundlePrefix(std::uint64_t bundle) const { return Slice(BundleSlice(bundle)); }
   ByteSpan RowBundlePrefix(std::uint32_t row) const { return Slice(BundleSlice(row >> shift_)); }
-  // Row `row`'s own bytes, after following empty "same as before" slices back.
+  // Row `row`'s own bytes, after following empty "same as before" slices back: up to a bundle's
+  // rows of work (16 in Pebble's blocks, 2^31 at most); walking with a cursor costs only what
+  // changed.
   ByteSpan RowSuffix(std::uint32_t row) const;
   // Appends row `row`'s whole string to `out`.
   void AppendRow(std::uint32_t row, ByteVector& out) const;

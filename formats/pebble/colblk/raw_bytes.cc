@@ -42,9 +42,7 @@ Result<RawBytes> DecodeRawBytes(const ColumnBytes& column, std::uint64_t& pos, s
   }
   const std::uint64_t table_at = pos;
   std::uint64_t p = pos;
-  BLOOMCODEC_ASSIGN_OR_RETURN(
-      Uints offsets,
-      DecodeOffsets(column, p, count + 1, "offset table of the " + std::string(what)));
+  BLOOMCODEC_ASSIGN_OR_RETURN(Uints offsets, DecodeOffsets(column, p, count + 1, "offset table"));
   const std::uint64_t data_at = p;
   const std::uint64_t last = offsets.At(count);
   if (last > column.end - data_at) {

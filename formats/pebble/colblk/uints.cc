@@ -42,23 +42,24 @@ std::uint64_t UintColumnEnd(std::uint64_t rows, std::uint64_t offset, UintEncodi
 Result<Uints> DecodeUints(const ColumnBytes& column, std::uint64_t& pos, std::uint64_t rows,
                           std::string_view what) {
   if (rows == 0) return Uints();
-  const std::string name(what);
+  const std::string_view name = what;  // made a string only for a message
   if (pos >= column.end) {
-    return column.Error(pos, "the encoding byte of the " + name, "the end of the column");
+    return column.Error(pos, "the encoding byte of the " + std::string(name),
+                        "the end of the column");
   }
   const UintEncoding e(column.block[pos]);
   if (!e.valid()) {
     return column.Error(pos,
                         "a uint encoding of width 0, 1, 2, 4 or 8 (8 without the delta bit 0x80) "
                         "for the " +
-                            name,
+                            std::string(name),
                         HexByte(e.byte()));
   }
   std::uint64_t p = pos + 1;
   std::uint64_t base = 0;
   if (e.delta()) {
     if (column.end - p < 8) {
-      return column.Error(p, "the 8-byte delta base of the " + name,
+      return column.Error(p, "the 8-byte delta base of the " + std::string(name),
                           std::to_string(column.end - p) + " bytes left in the column");
     }
     base = LoadLE64(column.block.data() + p);
@@ -68,11 +69,11 @@ Result<Uints> DecodeUints(const ColumnBytes& column, std::uint64_t& pos, std::ui
   if (w > 0) p = AlignUp(p, w);
   const std::uint64_t need = rows * w;
   if (p > column.end || need > column.end - p) {
-    return column.Error(pos,
-                        std::to_string(rows) + " values of " + std::to_string(w) +
-                            " bytes for the " + name + " (" + std::to_string(need) + " bytes)",
-                        std::to_string(p > column.end ? 0 : column.end - p) +
-                            " bytes left in the column");
+    return column.Error(
+        pos,
+        std::to_string(rows) + " values of " + std::to_string(w) + " bytes for the " +
+            std::string(name) + " (" + std::to_string(need) + " bytes)",
+        std::to_string(p > column.end ? 0 : column.end - p) + " bytes left in the column");
   }
   const Uints u(column.block.data() + p, base, w);
   pos = p + need;
