@@ -27,13 +27,13 @@ bool EndsInTableMagic(const fs::path& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return false;
   const std::streamoff size = in.tellg();
-  if (size < static_cast<std::streamoff>(blocktable::kLegacyFooterSize)) return false;
+  if (size < static_cast<std::streamoff>(blocktable::kLevelDbFooterSize)) return false;
   in.seekg(size - 8);
   std::uint8_t tail[8];
   if (!in.read(reinterpret_cast<char*>(tail), 8)) return false;
   std::uint64_t magic = 0;
   for (int i = 7; i >= 0; --i) magic = magic << 8 | tail[i];
-  return magic == blocktable::kLegacyTableMagic;
+  return magic == blocktable::kLevelDbTableMagic;
 }
 
 // A folder of tables under any names (an export, a backup): every regular file that ends in

@@ -673,7 +673,7 @@ TEST(SstDifferential, BlockBasedFiltersOfRocksDb6AreProbedThroughTheirDataBlocks
 
     auto sst = SstReader::Open(*written, path);
     RC_ASSERT(sst.ok());
-    RC_ASSERT(sst->footer().legacy() == (fv == 0));
+    RC_ASSERT(sst->footer().has_leveldb_magic() == (fv == 0));
     RC_ASSERT(sst->filter().has_value());
     RC_ASSERT(sst->filter()->placement == FilterPlacement::kBlockBased);
     for (const std::string& k : c.keys) {

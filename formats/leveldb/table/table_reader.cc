@@ -109,8 +109,8 @@ Result<TableReader> TableReader::Open(ByteSpan file, std::string source,
   if (t.key_kind_ == KeyKind::kUser) BLOOMCODEC_RETURN_IF_ERROR(t.LoadUserKeyRange());
   if (options.writer != FilterWriter::kAuto) {
     BLOOMCODEC_RETURN_IF_ERROR(t.ForceWriter(options.writer));
-  } else if (t.filter_ && t.filter_->legacy_v117) {
-    BLOOMCODEC_RETURN_IF_ERROR(t.DecideLegacyWriter());
+  } else if (t.filter_ && t.filter_->v117) {
+    BLOOMCODEC_RETURN_IF_ERROR(t.DecideV117OrGoLevelDb());
   }
   return t;
 }
@@ -126,8 +126,8 @@ Result<FilterWriter> ParseFilterWriter(std::string_view name) {
 
 Status TableReader::ForceWriter(FilterWriter writer) {
   if (!filter_) return Status();  // nothing to read differently
-  const bool wants_legacy_name = writer != FilterWriter::kLevelDb;
-  if (filter_->legacy_v117 != wants_legacy_name) {
+  const bool wants_v117_name = writer != FilterWriter::kLevelDb;
+  if (filter_->v117 != wants_v117_name) {
     const std::string_view name = writer == FilterWriter::kLevelDb117  ? "leveldb-1.17"
                                   : writer == FilterWriter::kGoLevelDb ? "goleveldb"
                                                                        : "leveldb-1.18+";
@@ -135,11 +135,11 @@ Status TableReader::ForceWriter(FilterWriter writer) {
         source_ + ": --writer " + std::string(name) + ": the table's filter is " +
         filter_->metaindex_key + ", which " + std::string(name) + " neither writes nor reads (" +
         std::string(name) + " uses filter." +
-        std::string(wants_legacy_name ? kLegacyPolicyName : kCurrentPolicyName) + ")");
+        std::string(wants_v117_name ? kLegacyPolicyName : kCurrentPolicyName) + ")");
   }
   filter_->writer_forced = true;
   if (writer == FilterWriter::kGoLevelDb) {
-    filter_->legacy_v117 = false;
+    filter_->v117 = false;
     filter_->goleveldb = true;
     filter_->flavor = HashFlavor::kUnsignedTail;
     filter_reader_.emplace(filter_->contents.bytes(), filter_->flavor, true);  // goleveldb's
@@ -151,10 +151,10 @@ std::string_view TableReader::writer() const {
   if (!filter_) return "";
   if (filter_->goleveldb) return "goleveldb";
   if (filter_->writer_ambiguous) return "leveldb-1.17-or-goleveldb";
-  return filter_->legacy_v117 ? "leveldb-1.17" : "leveldb-1.18+";
+  return filter_->v117 ? "leveldb-1.17" : "leveldb-1.18+";
 }
 
-Status TableReader::DecideLegacyWriter() {
+Status TableReader::DecideV117OrGoLevelDb() {
   // Every stored key must answer "may contain" under its writer's hash. A key whose hash differs
   // between the two (a tail byte >= 0x80) tells them apart; with none, both fit every key.
   FilterBlockReader as_signed(filter_->contents.bytes(), HashFlavor::kSignedTail);
@@ -174,7 +174,7 @@ Status TableReader::DecideLegacyWriter() {
   // Damage is for Verify to report; the name's writer stays.
   if (!s.ok()) return Status();
   if (unsigned_misses < signed_misses) {
-    filter_->legacy_v117 = false;
+    filter_->v117 = false;
     filter_->goleveldb = true;
     filter_->flavor = HashFlavor::kUnsignedTail;
     filter_reader_.emplace(filter_->contents.bytes(), filter_->flavor, true);  // goleveldb's
@@ -206,23 +206,23 @@ Status TableReader::ReadMetaindex() {
   // 1.17 or older only has "filter.leveldb.BuiltinBloomFilter", whose hash differs (signed tail
   // bytes on x86). Never answer one name's filter with the other name's hash.
   const MetaindexEntry* chosen = nullptr;
-  bool legacy = false;
+  bool v117 = false;
   for (const MetaindexEntry& e : metaindex_entries_) {
     if (e.key == std::string(kFilterPrefix) + std::string(kCurrentPolicyName)) {
       chosen = &e;
-      legacy = false;
+      v117 = false;
       break;
     }
     if (e.key == std::string(kFilterPrefix) + std::string(kLegacyPolicyName)) {
       chosen = &e;
-      legacy = true;
+      v117 = true;
     }
   }
   if (chosen == nullptr) return Status();
   TableFilter f;
   f.metaindex_key = chosen->key;
-  f.legacy_v117 = legacy;
-  f.flavor = legacy ? HashFlavor::kSignedTail : HashFlavor::kUnsignedTail;
+  f.v117 = v117;
+  f.flavor = v117 ? HashFlavor::kSignedTail : HashFlavor::kUnsignedTail;
   ByteReader reader(chosen->value, source_, chosen->value_offset);
   BLOOMCODEC_ASSIGN_OR_RETURN(f.handle, ReadBlockHandle(reader, "filter block handle"));
   BLOOMCODEC_RETURN_IF_ERROR(
@@ -294,7 +294,7 @@ Status TableReader::ResolveKeyKind(KeyKind requested) {
   // A leveldb.BuiltinBloomFilter may be LevelDB 1.17's (signed tails) or goleveldb's (unsigned).
   const auto fits = [&](bool strip_tag) {
     return FilterIsExactlyFrom(choice.filter, keys, strip_tag, filter_->flavor) ||
-           (filter_->legacy_v117 &&
+           (filter_->v117 &&
             FilterIsExactlyFrom(choice.filter, keys, strip_tag, HashFlavor::kUnsignedTail));
   };
   const bool as_user = fits(true);

@@ -78,9 +78,9 @@ struct MetaindexEntry {
 
 struct TableFilter {
   std::string metaindex_key;  // "filter." + policy name
-  bool legacy_v117 = false;   // leveldb.BuiltinBloomFilter: LevelDB <= 1.17's name and hash
+  bool v117 = false;          // leveldb.BuiltinBloomFilter: LevelDB <= 1.17's name and hash
   // goleveldb names its filter leveldb.BuiltinBloomFilter too but hashes tail bytes unsigned
-  // (1.18+'s hash), and reads its own filter. Decided from the table's keys (legacy_v117 is then
+  // (1.18+'s hash), and reads its own filter. Decided from the table's keys (v117 is then
   // false); `ambiguous` when no key hashes differently under the two (no tail byte >= 0x80).
   bool goleveldb = false;
   bool writer_ambiguous = false;
@@ -148,7 +148,7 @@ class TableReader {
   Status ReadMetaindex();
   Status ResolveKeyKind(KeyKind requested);
   // For a leveldb.BuiltinBloomFilter table: LevelDB <= 1.17 or goleveldb, from the keys.
-  Status DecideLegacyWriter();
+  Status DecideV117OrGoLevelDb();
   Status ForceWriter(FilterWriter writer);
   Status LoadUserKeyRange();
   blocktable::ReadBlockOptions BlockOptions() const;

@@ -490,7 +490,7 @@ FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyStrea
   if (tf) {
     report.version = tf->metaindex_key.substr(std::string_view("filter.").size());
     report.writer = std::string(table.writer());
-    if (tf->legacy_v117) {
+    if (tf->v117) {
       report.Add(Severity::kWarning, finding_kind::kUnsupported,
                  "the filter was written by LevelDB <= 1.17 (" + tf->metaindex_key +
                      "); LevelDB 1.18 and later ignore it and read every data block" +

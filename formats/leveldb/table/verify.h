@@ -19,7 +19,7 @@
 // fp rate is the mean of its filters' rates weighted by their key counts (a probe consults the
 // one filter of the block it falls in), its estimated keys the sum of the filters' estimates.
 // Findings: structure (error, with the offset), false-negative (error), overfilled (error),
-// no-filter (warning: every lookup reads a data block), legacy filter of LevelDB <= 1.17
+// no-filter (warning: every lookup reads a data block), a filter of LevelDB <= 1.17
 // (warning "unsupported": LevelDB 1.18+ ignores it; the report's filter_ignored_by_reader makes
 // the group summary count it as p = 1, a 1.18+ reader being assumed), unreadable (error).
 #pragma once

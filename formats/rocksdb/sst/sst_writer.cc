@@ -117,7 +117,7 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
   }
 
   Footer footer;
-  footer.magic = format_version == 0 ? blocktable::kLegacyTableMagic : kBlockBasedTableMagic;
+  footer.magic = format_version == 0 ? blocktable::kLevelDbTableMagic : kBlockBasedTableMagic;
   footer.format_version = format_version;
   footer.checksum = options.checksum;
   if (footer.context_checksums()) footer.base_context_checksum = options.base_context_checksum;

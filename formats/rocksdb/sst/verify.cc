@@ -594,7 +594,7 @@ std::uint64_t TailMagic(const fs::path& path) {
   if (!in) return 0;
   in.seekg(0, std::ios::end);
   const std::streamoff size = in.tellg();
-  if (size < static_cast<std::streamoff>(blocktable::kLegacyFooterSize)) return 0;
+  if (size < static_cast<std::streamoff>(blocktable::kLevelDbFooterSize)) return 0;
   in.seekg(size - 8);
   std::uint8_t tail[8];
   if (!in.read(reinterpret_cast<char*>(tail), 8)) return 0;
@@ -616,20 +616,20 @@ bool IsRocksDbSst(const fs::directory_entry& entry, bool set) {
     Result<InputFile> in = InputFile::Open(path);
     if (!in.ok()) return false;
     return HasBlockBasedTableMagic(in->bytes()) ||
-           (set && IsRocksDbLegacyFooterTable(in->bytes(), path));
+           (set && IsRocksDbFormatVersion0Table(in->bytes(), path));
   }
   if (!set) return false;
   const std::uint64_t magic = TailMagic(entry.path());
   if (magic == blocktable::kBlockBasedTableMagic) return true;
-  if (magic != blocktable::kLegacyTableMagic) return false;
+  if (magic != blocktable::kLevelDbTableMagic) return false;
   Result<InputFile> in = InputFile::Open(path);
-  return in.ok() && IsRocksDbLegacyFooterTable(in->bytes(), path);
+  return in.ok() && IsRocksDbFormatVersion0Table(in->bytes(), path);
 }
 
 }  // namespace
 
-bool IsRocksDbLegacyFooterTable(ByteSpan bytes, const std::string& path) {
-  if (!blocktable::HasLegacyTableMagic(bytes)) return false;
+bool IsRocksDbFormatVersion0Table(ByteSpan bytes, const std::string& path) {
+  if (!blocktable::HasLevelDbTableMagic(bytes)) return false;
   Result<SstReader> sst = SstReader::Open(bytes, path);
   return sst.ok() && sst->properties().has_value();
 }

@@ -42,7 +42,7 @@ Result<std::vector<std::string>> FindSstFiles(const std::string& dir);
 
 // A table ending in LevelDB's magic that RocksDB wrote (format_version 0): its metaindex names
 // RocksDB's properties block, which LevelDB never writes.
-bool IsRocksDbLegacyFooterTable(ByteSpan bytes, const std::string& path);
+bool IsRocksDbFormatVersion0Table(ByteSpan bytes, const std::string& path);
 
 // `prefix` replaces the extractor the table records (--prefix-extractor); without it the
 // built-in extractors the properties name (rocksdb.FixedPrefix.N, rocksdb.CappedPrefix.N,
