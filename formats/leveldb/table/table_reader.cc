@@ -6,6 +6,7 @@
 #include <boost/endian/conversion.hpp>
 
 #include "blocktable/block_handle.h"
+#include "blocktable/index_block.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "codec/byte_reader.h"
 
@@ -39,11 +40,11 @@ std::uint64_t LoadTag(ByteSpan key) {
   return tag;
 }
 
-// Decodes a data-block handle stored as an index value.
-Result<BlockHandle> DecodeIndexValue(const Block& index, const BlockIterator& it) {
+// Decodes a data-block handle stored as an index value (`value` lies inside `index`).
+Result<BlockHandle> HandleInIndex(const Block& index, ByteSpan value) {
   const std::uint64_t at =
-      index.contents().file_offset() + (it.value().data() - index.contents().bytes().data());
-  ByteReader reader(it.value(), index.source(), at);
+      index.contents().file_offset() + (value.data() - index.contents().bytes().data());
+  ByteReader reader(value, index.source(), at);
   return ReadBlockHandle(reader, "data block handle in the index block");
 }
 
@@ -257,7 +258,7 @@ Status TableReader::ResolveKeyKind(KeyKind requested) {
   BLOOMCODEC_RETURN_IF_ERROR(index.SeekToFirst());
   const std::uint8_t base_lg = filter_reader_ ? filter_reader_->base_lg() : kFilterBaseLg;
   for (bool first = true; index.valid(); first = false) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle handle, DecodeIndexValue(index_, index));
+    BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle handle, HandleInIndex(index_, index.value()));
     if (!first && (base_lg >= 64 || (handle.offset >> base_lg) != 0)) break;
     BLOOMCODEC_ASSIGN_OR_RETURN(Block block, ReadDataBlock(handle));
     BlockIterator it(block, KeyOrder::kBytewise);
@@ -311,10 +312,10 @@ Status TableReader::LoadUserKeyRange() {
   BlockIterator index(index_, KeyOrder::kInternal);
   BLOOMCODEC_RETURN_IF_ERROR(index.SeekToFirst());
   BlockHandle first, last;
-  BLOOMCODEC_ASSIGN_OR_RETURN(first, DecodeIndexValue(index_, index));
+  BLOOMCODEC_ASSIGN_OR_RETURN(first, HandleInIndex(index_, index.value()));
   last = first;
   while (index.valid()) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(last, DecodeIndexValue(index_, index));
+    BLOOMCODEC_ASSIGN_OR_RETURN(last, HandleInIndex(index_, index.value()));
     BLOOMCODEC_RETURN_IF_ERROR(index.Next());
   }
   {
@@ -371,7 +372,7 @@ class TableReader::Lookup {
     }
     if (!index_.valid()) return Status();  // past the last index entry: not in this table
     trace.block_found = true;
-    BLOOMCODEC_ASSIGN_OR_RETURN(trace.block, DecodeIndexValue(table_.index_, index_));
+    BLOOMCODEC_ASSIGN_OR_RETURN(trace.block, HandleInIndex(table_.index_, index_.value()));
     if (!table_.filter_reader_) {
       trace.answer = true;  // no filter: LevelDB reads the block; "may contain" is all we say
       return Status();
@@ -414,16 +415,15 @@ Status TableReader::MayContainBatch(const KeyList& probes, std::span<std::uint8_
   return Status();
 }
 
+Result<BlockHandle> TableReader::DecodeIndexValue(const blocktable::IndexEntry& entry) const {
+  return HandleInIndex(entry.block, entry.value);
+}
+
 Status TableReader::ForEachDataBlock(
     const std::function<Status(ByteSpan index_key, const BlockHandle& handle)>& fn) const {
-  BlockIterator index(index_, key_order());
-  BLOOMCODEC_RETURN_IF_ERROR(index.SeekToFirst());
-  while (index.valid()) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle handle, DecodeIndexValue(index_, index));
-    BLOOMCODEC_RETURN_IF_ERROR(fn(index.key(), handle));
-    BLOOMCODEC_RETURN_IF_ERROR(index.Next());
-  }
-  return Status();
+  return blocktable::ForEachIndexEntry(
+      index_, key_order(), blocktable::ValueEncoding::kLengthPrefixed,
+      [this](const blocktable::IndexEntry& e) { return DecodeIndexValue(e); }, fn);
 }
 
 Status TableReader::ForEachEntry(

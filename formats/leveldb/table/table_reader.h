@@ -35,6 +35,7 @@
 
 #include "blocktable/block.h"  // internal for now: BlockHandle, Block, KeyOrder in this API
 #include "blocktable/footer.h"
+#include "blocktable/index_block.h"
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
@@ -125,6 +126,8 @@ class TableReader {
   Status MayContainBatch(const KeyList& probes, std::span<std::uint8_t> answers) const;
   Result<LookupTrace> Trace(ByteSpan probe) const;
 
+  // An index entry's value: the data block's handle (varint64 offset, varint64 size).
+  Result<blocktable::BlockHandle> DecodeIndexValue(const blocktable::IndexEntry& entry) const;
   // Every data block in index order with its index key (the separator LevelDB stored).
   Status ForEachDataBlock(
       const std::function<Status(ByteSpan index_key, const blocktable::BlockHandle& handle)>& fn)
