@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "blocktable/file_names.h"
 #include "blocktable/footer.h"
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
@@ -13,6 +14,7 @@
 #include "bloomcodec/leveldb/filter_block.h"
 #include "formats/leveldb/family.h"
 #include "leveldb/inspect.h"
+#include "leveldb/table/table_files.h"
 #include "leveldb/table/table_reader.h"
 #include "leveldb/table/verify.h"
 #include "manifest/database_plan.h"
@@ -75,7 +77,7 @@ Result<manifest::TableKeyRange> KeyRangeOf(const std::string& path) {
   return range;
 }
 
-bool IsDatabaseTableName(std::string_view name) { return IsTableFileName(name); }
+bool IsDatabaseTableName(std::string_view name) { return blocktable::IsTableFileName(name); }
 
 Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
                            std::vector<VerifyTask>& tasks) {

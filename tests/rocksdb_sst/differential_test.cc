@@ -31,6 +31,7 @@
 #include "rocksdb/sst/inspect.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/sst_writer.h"
+#include "rocksdb/sst/table_files.h"
 #include "rocksdb/sst/verify.h"
 #include "rocksdb/sst_file_reader.h"
 #include "rocksdb/sst_file_writer.h"

@@ -1,9 +1,7 @@
 #include "leveldb/table/verify.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <optional>
-#include <system_error>
 #include <unordered_map>
 #include <utility>
 
@@ -29,8 +27,6 @@ using blocktable::KeyOrder;
 using blocktable::StreamLimits;
 
 namespace {
-
-namespace fs = std::filesystem;
 
 void AddFill(const TableReader& table, const FilterBlockLayout& layout,
              const std::vector<std::uint64_t>& distinct, FileReport& report) {
@@ -424,41 +420,6 @@ Status CheckKeyKindKnown(const std::string& path, KeyKind key_kind, bool probes)
     if (plain.ok() && !plain->filter()) return Status();
   }
   return t.status();
-}
-
-bool IsTableFileName(std::string_view name) {
-  // A gzipped table (how bundled fixtures are stored) is read transparently by InputFile.
-  if (name.ends_with(".gz")) name.remove_suffix(3);
-  std::string_view stem;
-  if (name.ends_with(".ldb") || name.ends_with(".sst")) {
-    stem = name.substr(0, name.size() - 4);
-  } else {
-    return false;
-  }
-  return !stem.empty() &&
-         std::all_of(stem.begin(), stem.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-bool LooksLikeDatabase(const std::string& dir) {
-  std::error_code ec;
-  if (fs::is_regular_file(fs::path(dir) / "CURRENT", ec)) return true;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (IsTableFileName(it->path().filename().string())) return true;
-  }
-  return false;
-}
-
-Result<std::vector<std::string>> FindTables(const std::string& dir) {
-  std::vector<std::string> tables;
-  std::error_code ec;
-  fs::directory_iterator it(dir, ec);
-  if (ec) return Status::IoError(dir, "cannot list the directory: " + ec.message());
-  for (; it != fs::directory_iterator(); it.increment(ec)) {
-    if (ec) return Status::IoError(dir, "cannot list the directory: " + ec.message());
-    if (IsTableFileName(it->path().filename().string())) tables.push_back(it->path().string());
-  }
-  std::sort(tables.begin(), tables.end());
-  return tables;
 }
 
 FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyStream* probes,

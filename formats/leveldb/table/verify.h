@@ -1,4 +1,5 @@
-// Verifying LevelDB tables: one .ldb / .sst file, or every table of a database directory.
+// Verifying LevelDB tables: one .ldb / .sst file, or every table of a database directory
+// (leveldb/table/table_files.h finds them).
 //
 //   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<std::string> tables, leveldb::FindTables(db_dir));
 //   for (const std::string& t : tables) {
@@ -25,7 +26,6 @@
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
@@ -34,14 +34,6 @@
 #include "leveldb/table/table_reader.h"
 
 namespace bloomcodec::leveldb {
-
-// True for the table file names of a database directory: NNNNNN.ldb (1.14+) and NNNNNN.sst
-// (also with .gz appended: a compressed copy is read transparently).
-bool IsTableFileName(std::string_view name);
-// True when `dir` looks like a database: a CURRENT file or at least one table file.
-bool LooksLikeDatabase(const std::string& dir);
-// The tables directly inside `dir` (LevelDB keeps no subfolders), sorted by name.
-Result<std::vector<std::string>> FindTables(const std::string& dir);
 
 // For a single table given without --key-kind: fails (InvalidArgument, bad usage) when the
 // table's key kind cannot be told and the check needs it (a filter to rebuild, or `probes`).

@@ -9,7 +9,7 @@
 #include "rocksdb/sst/inspect.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/sst_writer.h"
-#include "rocksdb/sst/verify.h"
+#include "rocksdb/sst/table_files.h"
 
 namespace bloomcodec::rocksdb {
 
