@@ -11,10 +11,11 @@
 // and then, block by block, every stored key against the filter of its block (user keys in a
 // database's tables, as LevelDB's InternalFilterPolicy hashes them). Unlike Verify, which stops
 // at the first false negative, every false negative is counted (and a false negative does not
-// hide damage further on). Each data block is read once; keys are asked in batches per filter;
+// hide damage further on). The scan and the report are the block-table verify pipeline's
+// (blocktable/verify.h): each data block is read once; keys are asked in batches per filter;
 // the mapped pages behind the cursor are given back; a large table is split into ranges of data
-// blocks checked with ParallelFor and merged in order, so the report does not depend on the
-// split (blocktable/stream.h holds the limits; tests shrink them). Statistics: each filter of the
+// blocks checked on every core and merged in order, so the report does not depend on the split
+// (blocktable/stream.h holds the limits; tests shrink them). Statistics: each filter of the
 // filter block is a bloom filter of its own, sized by LevelDB for exactly the keys hashed into
 // it, so its fill is judged against that count (FillExceedsExpectation, 6 sigma); the table's
 // fp rate is the mean of its filters' rates weighted by their key counts (a probe consults the

@@ -9,21 +9,20 @@
 // blocks), each index key bracketing its data block's last key, the entry count against the
 // property rocksdb.num.entries, and every user key of the data blocks answered "may contain" by
 // the filter (whole-key filtering; each false negative counted). `probes` (optional) must be
-// answered "may contain" too. Data blocks are read once, keys asked in batches, the pages behind
-// the cursor given back, a large SST checked in ranges on every core and merged in order (the
-// report does not depend on the split; blocktable/stream.h). Statistics: the filter's bits, bits set and probes; the fp rate of
-// a Bloom filter from its fill (fill^k), of a Ribbon filter measured with synthetic absent keys.
-// Findings: structure (error, offset), false-negative (error), overfilled (error), no-filter
-// (warning), unsupported (warning: a filter RocksDB 7.8 does not use, or no whole-key
-// filtering), unreadable (error).
+// answered "may contain" too. The scan and the report are the block-table verify pipeline's
+// (blocktable/verify.h): data blocks are read once, keys asked in batches, the pages behind the
+// cursor given back, a large SST checked in ranges on every core and merged in order (the
+// report does not depend on the split; blocktable/stream.h). Statistics: the filter's bits,
+// bits set and probes; the fp rate of a Bloom filter from its fill (fill^k), of a Ribbon filter
+// measured with synthetic absent keys. Findings: structure (error, offset), false-negative
+// (error), overfilled (error), no-filter (warning), unsupported (warning: a filter RocksDB 7.8
+// does not use, or no whole-key filtering), unreadable (error).
 #pragma once
 
 #include <optional>
 #include <string>
-#include <vector>
 
-#include "bloomcodec/key_list.h"
-#include "bloomcodec/status.h"
+#include "bloomcodec/key_stream.h"
 #include "bloomcodec/verify.h"
 #include "rocksdb/sst/prefix_extractor.h"
 
