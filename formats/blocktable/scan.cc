@@ -72,12 +72,13 @@ class RangeScan {
 
   bool ReadPreviousLastKey(std::size_t b);
   bool ScanBlock(std::size_t b);
+  // The per-key loop, one instance per StoredKeys (its tests hoisted out of the loop).
+  template <StoredKeys kAsked>
   Status WalkKeys(const DataBlockView& view, CheckedBlockWalk& it, FilterGroup group,
                   Status& kind_damage, Status& value_damage);
-  bool Fresh(const CheckedBlockWalk& it, ByteSpan filter_key, std::uint64_t group);
+  bool FirstOfBlockFresh(ByteSpan filter_key, std::uint64_t group);
   void AddDistinct(ByteSpan filter_key, std::uint64_t block_offset, bool range_first);
-  void Collect(ByteSpan filter_key, const ByteSpan* prefix, std::uint64_t block_offset,
-               bool range_first);
+  bool Room(std::uint64_t block_offset);
   void Flush();
   // Records damage met while checking; false when it ends the range (damage_ends_report).
   bool Damage(const Status& s);
@@ -86,6 +87,13 @@ class RangeScan {
   const VerifyPlugin& plugin_;
   const VerifySetup& setup_;
   const BlockRange range_;
+  // Read for every key: kept here rather than behind shared_ and setup_.
+  const std::size_t trailer_;
+  const std::size_t chunk_limit_;
+  const bool monotone_;
+  const bool prefixes_asked_;
+  // The last key kind seen without flags (-1: none yet): most keys are of one such kind.
+  int plain_kind_ = -1;
   RangeResult& out_;
   std::unique_ptr<RangeFilter> filter_;
   bool checking_;
@@ -97,7 +105,7 @@ class RangeScan {
   KeyList prefixes_;
   std::vector<std::uint8_t> has_prefix_;
   std::vector<std::uint8_t> answers_;
-  std::uint64_t chunk_block_ = 0;
+  std::uint64_t chunk_block_ = 0;  // the data block of chunk_[0]
   std::size_t range_first_ = kNone;
   // Distinct keys: the group of the last key counted and that key (out_.last_key); with a
   // damaged index (groups going back) also the last key of every group left.
@@ -112,6 +120,10 @@ RangeScan::RangeScan(const Shared& shared, BlockRange range, RangeResult& out)
       plugin_(shared.plugin),
       setup_(shared.setup),
       range_(range),
+      trailer_(shared.setup.keys.trailer_bytes),
+      chunk_limit_(shared.limits.chunk_keys),
+      monotone_(shared.monotone),
+      prefixes_asked_(static_cast<bool>(shared.setup.prefix)),
       out_(out),
       filter_(shared.plugin.NewRangeFilter()),
       checking_(shared.check_structure),
@@ -121,7 +133,7 @@ RangeScan::RangeScan(const Shared& shared, BlockRange range, RangeResult& out)
   const std::size_t n = std::min<std::size_t>(shared.limits.chunk_keys, 1 << 16);
   chunk_.Reserve(n, n * 32);
   answers_.reserve(n);
-  if (setup_.prefix) {
+  if (prefixes_asked_) {
     prefixes_.Reserve(n, n * 16);
     has_prefix_.reserve(n);
   }
@@ -196,7 +208,10 @@ bool RangeScan::ScanBlock(std::size_t b) {
   const FilterGroup group = plugin_.FilterGroupOf(handle);
   if (walked.ok()) {
     if (asking_ && filter_->StartsNewFilter(handle)) Flush();
-    walked = WalkKeys(view, it, group, kind_damage, value_damage);
+    if (chunk_.empty()) chunk_block_ = handle.offset;
+    walked = setup_.asked == StoredKeys::kEveryEntry
+                 ? WalkKeys<StoredKeys::kEveryEntry>(view, it, group, kind_damage, value_damage)
+                 : WalkKeys<StoredKeys::kDistinct>(view, it, group, kind_damage, value_damage);
   }
   // The last key counted, kept once per block rather than per key.
   if (group.counted && asking_ && it.entries() > 0) {
@@ -229,52 +244,88 @@ bool RangeScan::ScanBlock(std::size_t b) {
 }
 
 // The keys of one block, from the one `it` is at: kinds, values, and the filter's questions.
+template <StoredKeys kAsked>
 Status RangeScan::WalkKeys(const DataBlockView& view, CheckedBlockWalk& it, FilterGroup group,
                            Status& kind_damage, Status& value_damage) {
-  const std::size_t trailer = setup_.keys.trailer_bytes;
+  constexpr bool kEvery = kAsked == StoredKeys::kEveryEntry;
+  // Locals, not members: the chunk's byte stores may alias any member, which would then be read
+  // again for every key.
+  RangeResult& out = out_;
+  const std::size_t trailer = trailer_;
   const KindFlags* const kinds = trailer > 0 ? setup_.keys.kind_flags : nullptr;
   const std::uint8_t mask = setup_.keys.kind_mask;
-  const bool every = setup_.asked == StoredKeys::kEveryEntry;
   const bool check_values = setup_.check_values;
+  const bool counted = group.counted;
   const std::uint64_t offset = view.handle.offset;
+  bool asking = asking_;  // changes only when the chunk is asked (Room, AddDistinct)
+  int plain_kind = plain_kind_;
   std::uint64_t entries = 0;
+  std::uint64_t fresh_in_block = 0;  // added to the block's run once, at its end
   Status walked;
   while (it.valid()) {
     const ByteSpan key = it.key();
     ++entries;
-    if (kinds != nullptr && key.size() >= trailer) {
+    // Most keys are of one kind without flags (values): the table is looked up for others only.
+    if (kinds != nullptr && key.size() >= trailer && key[key.size() - trailer] != plain_kind) {
       const std::uint8_t kind = key[key.size() - trailer];
-      if (const std::uint8_t flags = (*kinds)[kind & mask]; flags != 0) {
-        for (std::size_t c = 0; c < kKindCounters; ++c) out_.kind_counts[c] += (flags >> c) & 1;
+      if (const std::uint8_t flags = (*kinds)[kind & mask]; flags == 0) {
+        plain_kind = kind;
+      } else {
+        for (std::size_t c = 0; c < kKindCounters; ++c) out.kind_counts[c] += (flags >> c) & 1;
         if ((flags & kKindInvalid) != 0 && checking_ && kind_damage.ok()) {
           kind_damage = plugin_.InvalidKind(view.block, it.entry_position(), kind);
         }
       }
     }
-    if (check_values && checking_ && value_damage.ok()) {
+    if (check_values && checking_ && value_damage.ok()) [[unlikely]] {
       value_damage = plugin_.CheckValue(view, it.entry_position(), key, it.value());
     }
     const ByteSpan filter_key = FilterKeyOf(key, trailer);
-    if (every && asking_) Collect(filter_key, nullptr, offset, false);
-    if (group.counted && asking_) {
-      const bool range_first = !counting_;
-      if (Fresh(it, filter_key, group.group) && !every) {
-        AddDistinct(filter_key, offset, range_first);
+    if constexpr (kEvery) {
+      if (asking) {
+        if (Room(offset)) {
+          chunk_.Add(filter_key);
+        } else {
+          asking = false;
+        }
+      }
+    }
+    if (counted && asking) {
+      // A block is one filter group: only its first key may start a run; the others are new
+      // when they differ from the entry before (which shares it.shared() bytes).
+      bool fresh;
+      bool range_first = false;  // the range's first key counted
+      if (it.entries() == 1) [[unlikely]] {
+        range_first = !counting_;
+        fresh = FirstOfBlockFresh(filter_key, group.group);
+      } else {
+        const ByteSpan previous = FilterKeyOf(it.previous_key(), trailer);
+        fresh = !SameBytesAfter(previous, filter_key, it.shared());
+        fresh_in_block += fresh ? 1 : 0;
+      }
+      if constexpr (!kEvery) {
+        if (fresh) {
+          AddDistinct(filter_key, offset, range_first);
+          asking = asking_;
+        }
       }
     }
     if (walked = it.Next(); !walked.ok()) break;
   }
-  out_.entries += entries;
+  if (fresh_in_block > 0) out.runs.back().second += fresh_in_block;
+  out.entries += entries;
+  plain_kind_ = plain_kind;
   return walked;
 }
 
-// Whether the filter key of the entry `it` is at differs from the key counted before it; counts
-// it in its group's run.
-bool RangeScan::Fresh(const CheckedBlockWalk& it, ByteSpan filter_key, std::uint64_t group) {
+// Whether a block's first filter key is not the key counted before it (the previous block's
+// last, or with a damaged index the last of its group); counts it in its group's run, starting
+// one when the group changes.
+bool RangeScan::FirstOfBlockFresh(ByteSpan filter_key, std::uint64_t group) {
   bool fresh;
   if (!counting_ || group != current_group_) {
-    if (counting_ && !shared_.monotone) left_[current_group_] = out_.last_key;
-    const auto earlier = shared_.monotone ? left_.end() : left_.find(group);
+    if (counting_ && !monotone_) left_[current_group_] = out_.last_key;
+    const auto earlier = monotone_ ? left_.end() : left_.find(group);
     fresh = earlier == left_.end() || !SameBytes(earlier->second, filter_key);
     if (!counting_) {
       out_.any = true;
@@ -284,47 +335,46 @@ bool RangeScan::Fresh(const CheckedBlockWalk& it, ByteSpan filter_key, std::uint
     out_.runs.emplace_back(group, 0);
     counting_ = true;
     current_group_ = group;
-  } else if (it.entries() > 1) {
-    // The key counted before is the entry before, which shares it.shared() bytes.
-    const ByteSpan previous = FilterKeyOf(it.previous_key(), setup_.keys.trailer_bytes);
-    fresh = !SameBytesAfter(previous, filter_key, it.shared());
   } else {
     fresh = !SameBytes(out_.last_key, filter_key);
   }
-  if (fresh) {
-    ++out_.runs.back().second;
-    if (setup_.filter_holds_whole_keys) ++out_.filter_entries;
-  }
+  if (fresh) ++out_.runs.back().second;
   return fresh;
 }
 
-// A distinct filter key and its prefix (each prefix counted once per run of equal ones).
-void RangeScan::AddDistinct(ByteSpan filter_key, std::uint64_t block_offset, bool range_first) {
+// A distinct filter key (counted as a filter entry when the filter holds whole keys) and its
+// prefix (each prefix counted once per run of equal ones), collected for the filter.
+[[gnu::always_inline]] inline void RangeScan::AddDistinct(ByteSpan filter_key,
+                                                          std::uint64_t block_offset,
+                                                          bool range_first) {
+  if (setup_.filter_holds_whole_keys) ++out_.filter_entries;
   ByteSpan prefix;
   const bool has_prefix =
-      setup_.prefix && setup_.prefix.of(setup_.prefix.context, filter_key, prefix);
+      prefixes_asked_ && setup_.prefix.of(setup_.prefix.context, filter_key, prefix);
   if (has_prefix && (!out_.any_prefix || !SameBytes(prefix, out_.last_prefix))) {
     ++out_.filter_entries;
     if (!out_.any_prefix) out_.first_prefix.assign(prefix.begin(), prefix.end());
     out_.last_prefix.assign(prefix.begin(), prefix.end());
     out_.any_prefix = true;
   }
-  Collect(filter_key, has_prefix ? &prefix : nullptr, block_offset, range_first);
-}
-
-void RangeScan::Collect(ByteSpan filter_key, const ByteSpan* prefix, std::uint64_t block_offset,
-                        bool range_first) {
-  if (chunk_.size() >= shared_.limits.chunk_keys) {
-    Flush();
-    if (!asking_) return;
-  }
-  if (chunk_.empty()) chunk_block_ = block_offset;
+  if (!Room(block_offset)) return;
   if (range_first) range_first_ = chunk_.size();
   chunk_.Add(filter_key);
-  if (setup_.prefix) {
-    has_prefix_.push_back(prefix != nullptr ? 1 : 0);
-    if (prefix != nullptr) prefixes_.Add(*prefix);
+  if (prefixes_asked_) {
+    has_prefix_.push_back(has_prefix ? 1 : 0);
+    if (has_prefix) prefixes_.Add(prefix);
   }
+}
+
+// Room for one more key in the chunk: asks the filter for a full chunk first. False once the
+// filter is asked no more.
+[[gnu::always_inline]] inline bool RangeScan::Room(std::uint64_t block_offset) {
+  if (chunk_.size() < chunk_limit_) [[likely]] {
+    return true;
+  }
+  Flush();
+  chunk_block_ = block_offset;
+  return asking_;
 }
 
 // Asks the filter for the keys collected, and counts those answered "absent".
@@ -405,7 +455,8 @@ ScanTotals Merge(std::vector<RangeResult>& results, const Shared& s) {
     for (std::size_t c = 0; c < kKindCounters; ++c) t.kind_counts[c] += r.kind_counts[c];
     // Once the filter could not be asked, only the structure still counts.
     if (!t.filter_error) {
-      MergeCounted(r, s.setup.filter_holds_whole_keys, carry, t);
+      MergeCounted(r, s.setup.asked == StoredKeys::kDistinct && s.setup.filter_holds_whole_keys,
+                   carry, t);
       if (r.filter_error) t.filter_error = std::move(r.filter_error);
     }
     if (r.stopped) {

@@ -146,7 +146,8 @@ struct VerifySetup {
   ValueEncoding values = ValueEncoding::kLengthPrefixed;
   KeyEncoding keys;
   StoredKeys asked = StoredKeys::kEveryEntry;
-  // Whether the filter holds whole keys (counted in ScanTotals::filter_entries), and a prefix.
+  // kDistinct: whether the filter holds whole keys (counted in ScanTotals::filter_entries), and
+  // a prefix of each key it holds as well.
   bool filter_holds_whole_keys = true;
   KeyPrefix prefix;
   // The filter groups distinct keys are counted in (FilterGroupOf; ScanTotals::distinct).
@@ -224,8 +225,8 @@ struct ScanTotals {
   std::uint64_t entries = 0;           // entries walked
   std::array<std::uint64_t, kKindCounters> kind_counts{};
   std::vector<std::uint64_t> distinct;  // distinct filter keys per filter group
-  // What a filter builder added: each distinct whole key (filter_holds_whole_keys), and each
-  // prefix once per run of equal prefixes.
+  // kDistinct: what a filter builder added, each distinct whole key (filter_holds_whole_keys)
+  // and each prefix once per run of equal prefixes.
   std::uint64_t filter_entries = 0;
   std::uint64_t false_negative_count = 0;
   std::vector<ByteVector> false_negatives;  // the first kMaxListedFalseNegatives, in key order
