@@ -7,15 +7,15 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "blocktable/block_handle.h"
 #include "blocktable/stream.h"
 #include "blocktable/verify.h"
 #include "bloomcodec/filter_stats.h"
-#include "bloomcodec/input_file.h"
 #include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/rocksdb/full_filter.h"
-#include "codec/byte_reader.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "sst_filter_stats.h"
 
