@@ -39,15 +39,15 @@ Status DecodeHandles(ByteSpan file, std::string_view source, std::uint64_t handl
 }
 
 Result<Footer> DecodeLevelDbFooter(ByteSpan file, std::string_view source) {
-  if (file.size() < kLegacyFooterSize) {
+  if (file.size() < kLevelDbFooterSize) {
     return Status::Corrupt(std::string(source), 0, "a table of at least 48 bytes (the footer)",
                            std::to_string(file.size()) + " bytes");
   }
-  const std::uint64_t footer_at = file.size() - kLegacyFooterSize;
+  const std::uint64_t footer_at = file.size() - kLevelDbFooterSize;
   ByteReader reader(file.subspan(footer_at), source, footer_at);
   BLOOMCODEC_RETURN_IF_ERROR(reader.Skip(40, "footer handles"));
   BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t magic, reader.ReadLittleU64("table magic"));
-  if (magic != kLegacyTableMagic) {
+  if (magic != kLevelDbTableMagic) {
     return Status::Corrupt(std::string(source), footer_at + 40,
                            "LevelDB table magic 57 fb 80 8b 24 75 47 db",
                            ToHex(file.subspan(footer_at + 40)));
@@ -144,7 +144,7 @@ Status DecodeContextFields(ByteSpan file, const std::string& src, Footer& footer
 
 Result<Footer> DecodeRocksDbFooter(ByteSpan file, std::string_view source) {
   const std::string src(source);
-  if (file.size() < kLegacyFooterSize) {
+  if (file.size() < kLevelDbFooterSize) {
     return Status::Corrupt(src, 0, "an SST file of at least 48 bytes (the footer)",
                            std::to_string(file.size()) + " bytes");
   }
@@ -153,8 +153,8 @@ Result<Footer> DecodeRocksDbFooter(ByteSpan file, std::string_view source) {
   Footer footer;
   footer.magic = magic;
   std::uint64_t handles_at = 0;
-  if (magic == kLegacyTableMagic) {
-    handles_at = file.size() - kLegacyFooterSize;  // format_version 0, CRC-32C: the defaults
+  if (magic == kLevelDbTableMagic) {
+    handles_at = file.size() - kLevelDbFooterSize;  // format_version 0, CRC-32C: the defaults
   } else if (magic == kBlockBasedTableMagic) {
     if (file.size() < kVersionedFooterSize) {
       return Status::Corrupt(src, 0, "an SST file of at least 53 bytes (the footer)",
@@ -166,7 +166,7 @@ Result<Footer> DecodeRocksDbFooter(ByteSpan file, std::string_view source) {
       return footer;
     }
     handles_at = file.size() - kVersionedFooterSize + 1;
-  } else if (magic == kPlainTableMagic || magic == kLegacyPlainTableMagic ||
+  } else if (magic == kPlainTableMagic || magic == kPlainTableFormatVersion0Magic ||
              magic == kCuckooTableMagic) {
     return Status::Unsupported(
         src + ": byte " + std::to_string(magic_at) + ": a RocksDB " +
@@ -192,8 +192,8 @@ std::uint64_t TrailingMagic(ByteSpan file) {
   return magic;
 }
 
-bool HasLegacyTableMagic(ByteSpan file) {
-  return file.size() >= kLegacyFooterSize && TrailingMagic(file) == kLegacyTableMagic;
+bool HasLevelDbTableMagic(ByteSpan file) {
+  return file.size() >= kLevelDbFooterSize && TrailingMagic(file) == kLevelDbTableMagic;
 }
 
 bool HasBlockBasedTableMagic(ByteSpan file) {
@@ -222,13 +222,13 @@ void AppendFooter(const Footer& footer, ByteVector& out) {
     for (int i = 0; i < 4; ++i) out[start + 5 + i] = static_cast<std::uint8_t>(checksum >> (8 * i));
     return;
   }
-  if (!footer.legacy()) out.push_back(static_cast<std::uint8_t>(footer.checksum));
+  if (!footer.has_leveldb_magic()) out.push_back(static_cast<std::uint8_t>(footer.checksum));
   AppendBlockHandle(footer.metaindex_handle, out);
   AppendBlockHandle(footer.index_handle, out);
   // Zero padding up to the fixed-size fields (the handles take at most their 20 bytes each).
-  out.resize(start + (footer.legacy() ? 0 : 1) + 2 * kMaxEncodedHandleSize, 0);
+  out.resize(start + (footer.has_leveldb_magic() ? 0 : 1) + 2 * kMaxEncodedHandleSize, 0);
   ByteWriter w(out);
-  if (!footer.legacy()) w.PutLittleU32(footer.format_version);
+  if (!footer.has_leveldb_magic()) w.PutLittleU32(footer.format_version);
   w.PutLittleU64(footer.magic);
 }
 

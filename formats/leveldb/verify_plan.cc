@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "blocktable/file_names.h"
 #include "blocktable/footer.h"
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
@@ -13,6 +14,7 @@
 #include "bloomcodec/leveldb/filter_block.h"
 #include "formats/leveldb/family.h"
 #include "leveldb/inspect.h"
+#include "leveldb/table/table_files.h"
 #include "leveldb/table/table_reader.h"
 #include "leveldb/table/verify.h"
 #include "manifest/database_plan.h"
@@ -27,13 +29,13 @@ bool EndsInTableMagic(const fs::path& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return false;
   const std::streamoff size = in.tellg();
-  if (size < static_cast<std::streamoff>(blocktable::kLegacyFooterSize)) return false;
+  if (size < static_cast<std::streamoff>(blocktable::kLevelDbFooterSize)) return false;
   in.seekg(size - 8);
   std::uint8_t tail[8];
   if (!in.read(reinterpret_cast<char*>(tail), 8)) return false;
   std::uint64_t magic = 0;
   for (int i = 7; i >= 0; --i) magic = magic << 8 | tail[i];
-  return magic == blocktable::kLegacyTableMagic;
+  return magic == blocktable::kLevelDbTableMagic;
 }
 
 // A folder of tables under any names (an export, a backup): every regular file that ends in
@@ -75,7 +77,7 @@ Result<manifest::TableKeyRange> KeyRangeOf(const std::string& path) {
   return range;
 }
 
-bool IsDatabaseTableName(std::string_view name) { return IsTableFileName(name); }
+bool IsDatabaseTableName(std::string_view name) { return blocktable::IsTableFileName(name); }
 
 Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
                            std::vector<VerifyTask>& tasks) {

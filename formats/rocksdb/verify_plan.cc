@@ -4,14 +4,15 @@
 #include <string>
 #include <vector>
 
+#include "blocktable/file_names.h"
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "formats/rocksdb/family.h"
-#include "leveldb/table/verify.h"
 #include "manifest/database_plan.h"
 #include "rocksdb/filter_sizing.h"
 #include "rocksdb/sst/sst_reader.h"
+#include "rocksdb/sst/table_files.h"
 #include "rocksdb/sst/verify.h"
 
 namespace bloomcodec::rocksdb {
@@ -47,10 +48,7 @@ Result<manifest::TableKeyRange> KeyRangeOf(const std::string& path) {
   return range;
 }
 
-bool IsDatabaseSstName(std::string_view name) {
-  if (name.ends_with(".gz")) name.remove_suffix(3);
-  return name.ends_with(".sst") && leveldb::IsTableFileName(name);
-}
+bool IsDatabaseSstName(std::string_view name) { return blocktable::IsSstFileName(name); }
 
 Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
                            std::vector<VerifyTask>& tasks) {

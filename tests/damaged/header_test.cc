@@ -366,8 +366,8 @@ ByteVector SmallTable() {
 ByteVector WithFooter(ByteVector table, const blocktable::Footer& footer) {
   ByteVector encoded;
   blocktable::AppendFooter(footer, encoded);
-  EXPECT_EQ(encoded.size(), blocktable::kLegacyFooterSize);
-  std::copy(encoded.begin(), encoded.end(), table.end() - blocktable::kLegacyFooterSize);
+  EXPECT_EQ(encoded.size(), blocktable::kLevelDbFooterSize);
+  std::copy(encoded.begin(), encoded.end(), table.end() - blocktable::kLevelDbFooterSize);
   return table;
 }
 
@@ -390,7 +390,7 @@ TEST(DamagedLevelDbTable, HandlesOutsideTheFileOrAtTheFooter) {
   Result<blocktable::Footer> footer =
       blocktable::DecodeFooter(t, "t", blocktable::TableFamily::kLevelDb);
   ASSERT_TRUE(footer.ok());
-  const std::uint64_t size = t.size(), footer_at = size - blocktable::kLegacyFooterSize;
+  const std::uint64_t size = t.size(), footer_at = size - blocktable::kLevelDbFooterSize;
   struct Lie {
     const char* what;
     blocktable::BlockHandle metaindex, index;
@@ -401,7 +401,7 @@ TEST(DamagedLevelDbTable, HandlesOutsideTheFileOrAtTheFooter) {
       {"index size 2^63", footer->metaindex_handle, {0, std::uint64_t{1} << 63}},
       {"index at the footer itself",
        footer->metaindex_handle,
-       {footer_at, blocktable::kLegacyFooterSize - 5}},
+       {footer_at, blocktable::kLevelDbFooterSize - 5}},
       {"metaindex beyond the end", {size * 2, 100}, footer->index_handle},
       {"metaindex at the footer itself", {footer_at, 43}, footer->index_handle},
       {"index = metaindex", footer->metaindex_handle, footer->metaindex_handle},
@@ -434,7 +434,7 @@ TEST(DamagedLevelDbTable, MetaindexHandleAtTheIndexBlockReadsAsNoFilter) {
 TEST(DamagedLevelDbTable, VarintsThatNeverEnd) {
   ByteVector t = SmallTable();
   // The handles: continuation bits only.
-  std::fill(t.end() - blocktable::kLegacyFooterSize, t.end() - 8, 0xff);
+  std::fill(t.end() - blocktable::kLevelDbFooterSize, t.end() - 8, 0xff);
   Damaged d;
   Child r = d.Probe("leveldb-table", t);
   ExpectCorruptMessage(r, "probe", d.file, t.size());

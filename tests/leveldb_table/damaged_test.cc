@@ -87,12 +87,12 @@ TEST(DamagedTableTest, HandleOutsideTheFile) {
   ASSERT_TRUE(reader.ok());
   Footer footer = reader->footer();
   footer.index_handle.offset = t.size() + 1000;
-  t.resize(t.size() - kLegacyFooterSize);
+  t.resize(t.size() - kLevelDbFooterSize);
   AppendFooter(footer, t);
   ByteVector metaindex_handle;
   AppendBlockHandle(footer.metaindex_handle, metaindex_handle);
   // Named where the index handle starts: right after the metaindex handle.
-  ExpectCorrupt(OpenStatus(t, false), t.size() - kLegacyFooterSize + metaindex_handle.size(),
+  ExpectCorrupt(OpenStatus(t, false), t.size() - kLevelDbFooterSize + metaindex_handle.size(),
                 "index block inside the file");
 }
 

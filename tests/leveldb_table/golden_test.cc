@@ -130,7 +130,7 @@ TEST_P(GoldenTableTest, FooterMetaindexAndFilterBlockAsInMeta) {
   if (t.filter()) {
     const TableFilter& f = *t.filter();
     EXPECT_EQ(f.metaindex_key, meta["filter_metaindex_key"]);
-    EXPECT_EQ(f.legacy_v117, g_.kind.find("legacy") != std::string::npos);
+    EXPECT_EQ(f.v117, g_.kind.find("legacy") != std::string::npos);
     EXPECT_EQ(HandleText(f.handle), meta["filter_block_handle"]);
     const ByteSpan trailer = ByteSpan(bytes_).subspan(f.handle.offset + f.handle.size, 5);
     EXPECT_EQ(std::to_string(trailer[0]), meta["filter_block_trailer_type"]);

@@ -80,7 +80,7 @@ TEST(GoLevelDbWriterTest, GoLevelDbPolicyNamesTheLegacyFilterWithTheCurrentHash)
   auto t = TableReader::Open(bytes, "000005.ldb", TableOpenOptions{});
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   ASSERT_TRUE(t->filter().has_value());
-  EXPECT_FALSE(t->filter()->legacy_v117);
+  EXPECT_FALSE(t->filter()->v117);
   EXPECT_TRUE(t->filter()->goleveldb);
 
   // verify reports it healthy, names the writer, and counts its filter (not ignored).

@@ -25,9 +25,9 @@ using blocktable::DecodeFooter;
 using blocktable::Footer;
 using blocktable::kBlockBasedTableMagic;
 using blocktable::kCuckooTableMagic;
-using blocktable::kLegacyFooterSize;
-using blocktable::kLegacyPlainTableMagic;
-using blocktable::kLegacyTableMagic;
+using blocktable::kLevelDbFooterSize;
+using blocktable::kLevelDbTableMagic;
+using blocktable::kPlainTableFormatVersion0Magic;
 using blocktable::kPlainTableMagic;
 using blocktable::ReadBlock;
 using blocktable::ReadBlockOptions;
@@ -126,7 +126,8 @@ TEST(SstDamaged, NewerFormatVersionsAndOtherTableKindsAreRefusedClearly) {
       DecodeFooter(WithFooter(kBlockBasedTableMagic, 5, 5), "c.sst", TableFamily::kRocksDb);
   ASSERT_FALSE(bad_checksum.ok());
   EXPECT_EQ(bad_checksum.status().offset(), std::optional<std::uint64_t>(200));
-  for (std::uint64_t magic : {kPlainTableMagic, kLegacyPlainTableMagic, kCuckooTableMagic}) {
+  for (std::uint64_t magic :
+       {kPlainTableMagic, kPlainTableFormatVersion0Magic, kCuckooTableMagic}) {
     ByteVector file(200, 0);
     for (int i = 0; i < 8; ++i) file.push_back(static_cast<std::uint8_t>(magic >> (8 * i)));
     auto r = DecodeFooter(file, "p.sst", TableFamily::kRocksDb);
@@ -135,11 +136,11 @@ TEST(SstDamaged, NewerFormatVersionsAndOtherTableKindsAreRefusedClearly) {
     EXPECT_NE(r.status().ToString().find("block-based tables only"), std::string::npos);
   }
   // LevelDB's magic is format_version 0 with CRC-32C and the 48-byte footer.
-  auto legacy = DecodeFooter(WithFooter(kLegacyTableMagic, 0, 1), "l.sst", TableFamily::kRocksDb);
-  ASSERT_TRUE(legacy.ok()) << legacy.status().ToString();
-  EXPECT_EQ(legacy->format_version, 0u);
-  EXPECT_EQ(legacy->checksum, ChecksumType::kCrc32c);
-  EXPECT_EQ(legacy->size(), kLegacyFooterSize);
+  auto fv0 = DecodeFooter(WithFooter(kLevelDbTableMagic, 0, 1), "l.sst", TableFamily::kRocksDb);
+  ASSERT_TRUE(fv0.ok()) << fv0.status().ToString();
+  EXPECT_EQ(fv0->format_version, 0u);
+  EXPECT_EQ(fv0->checksum, ChecksumType::kCrc32c);
+  EXPECT_EQ(fv0->size(), kLevelDbFooterSize);
 }
 
 // Rewrites the block handle encoded at file[at..] so that it points past the end: its longer

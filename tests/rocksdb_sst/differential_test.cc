@@ -31,6 +31,7 @@
 #include "rocksdb/sst/inspect.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/sst_writer.h"
+#include "rocksdb/sst/table_files.h"
 #include "rocksdb/sst/verify.h"
 #include "rocksdb/sst_file_reader.h"
 #include "rocksdb/sst_file_writer.h"
@@ -692,7 +693,7 @@ TEST(SstDifferential, BlockBasedFiltersOfRocksDb6AreProbedThroughTheirDataBlocks
 
     auto sst = SstReader::Open(*written, path);
     RC_ASSERT(sst.ok());
-    RC_ASSERT(sst->footer().legacy() == (fv == 0));
+    RC_ASSERT(sst->footer().has_leveldb_magic() == (fv == 0));
     RC_ASSERT(sst->filter().has_value());
     RC_ASSERT(sst->filter()->placement == FilterPlacement::kBlockBased);
     for (const std::string& k : c.keys) {

@@ -33,7 +33,7 @@ class TableFormat final : public FormatCodec {
   // "rocksdb.*" blocks: a RocksDB format_version 0 table, which rocksdb-sst claims). A table
   // too damaged to list its metaindex stays claimed, so its damage is reported as a table's.
   bool Claims(std::string_view, ByteSpan contents) const override {
-    if (!blocktable::HasLegacyTableMagic(contents)) return false;
+    if (!blocktable::HasLevelDbTableMagic(contents)) return false;
     TableOpenOptions open;
     open.key_kind = KeyKind::kPlain;
     Result<TableReader> table = TableReader::Open(contents, "", open);

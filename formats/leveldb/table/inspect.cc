@@ -65,14 +65,14 @@ Document FilterHead(const TableReader& table) {
   Document d;
   d["metaindex_key"] = filter.metaindex_key;
   d["policy_name"] = filter.metaindex_key.substr(std::string_view("filter.").size());
-  d["legacy_v117"] = filter.legacy_v117;
+  d["legacy_v117"] = filter.v117;
   // Who wrote the filter, decided from the table's keys as verify decides it (or --writer).
   d["writer"] = std::string(table.writer());
   if (filter.goleveldb) {
     d["note"] =
         "written by goleveldb (leveldb.BuiltinBloomFilter with 1.18's unsigned-tail hash): "
         "probe answers as goleveldb does; LevelDB 1.18 and later ignore this filter";
-  } else if (filter.legacy_v117) {
+  } else if (filter.v117) {
     // 1.18 renamed the policy when it fixed the hash's sign extension, so a newer LevelDB looks
     // only for ...Filter2 and reads every data block of this table.
     d["note"] =

@@ -6,6 +6,7 @@
 #include <boost/endian/conversion.hpp>
 
 #include "blocktable/block_handle.h"
+#include "blocktable/index_block.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "codec/byte_reader.h"
 
@@ -39,11 +40,11 @@ std::uint64_t LoadTag(ByteSpan key) {
   return tag;
 }
 
-// Decodes a data-block handle stored as an index value.
-Result<BlockHandle> DecodeIndexValue(const Block& index, const BlockIterator& it) {
+// Decodes a data-block handle stored as an index value (`value` lies inside `index`).
+Result<BlockHandle> HandleInIndex(const Block& index, ByteSpan value) {
   const std::uint64_t at =
-      index.contents().file_offset() + (it.value().data() - index.contents().bytes().data());
-  ByteReader reader(it.value(), index.source(), at);
+      index.contents().file_offset() + (value.data() - index.contents().bytes().data());
+  ByteReader reader(value, index.source(), at);
   return ReadBlockHandle(reader, "data block handle in the index block");
 }
 
@@ -109,8 +110,8 @@ Result<TableReader> TableReader::Open(ByteSpan file, std::string source,
   if (t.key_kind_ == KeyKind::kUser) BLOOMCODEC_RETURN_IF_ERROR(t.LoadUserKeyRange());
   if (options.writer != FilterWriter::kAuto) {
     BLOOMCODEC_RETURN_IF_ERROR(t.ForceWriter(options.writer));
-  } else if (t.filter_ && t.filter_->legacy_v117) {
-    BLOOMCODEC_RETURN_IF_ERROR(t.DecideLegacyWriter());
+  } else if (t.filter_ && t.filter_->v117) {
+    BLOOMCODEC_RETURN_IF_ERROR(t.DecideV117OrGoLevelDb());
   }
   return t;
 }
@@ -126,8 +127,8 @@ Result<FilterWriter> ParseFilterWriter(std::string_view name) {
 
 Status TableReader::ForceWriter(FilterWriter writer) {
   if (!filter_) return Status();  // nothing to read differently
-  const bool wants_legacy_name = writer != FilterWriter::kLevelDb;
-  if (filter_->legacy_v117 != wants_legacy_name) {
+  const bool wants_v117_name = writer != FilterWriter::kLevelDb;
+  if (filter_->v117 != wants_v117_name) {
     const std::string_view name = writer == FilterWriter::kLevelDb117  ? "leveldb-1.17"
                                   : writer == FilterWriter::kGoLevelDb ? "goleveldb"
                                                                        : "leveldb-1.18+";
@@ -135,11 +136,11 @@ Status TableReader::ForceWriter(FilterWriter writer) {
         source_ + ": --writer " + std::string(name) + ": the table's filter is " +
         filter_->metaindex_key + ", which " + std::string(name) + " neither writes nor reads (" +
         std::string(name) + " uses filter." +
-        std::string(wants_legacy_name ? kLegacyPolicyName : kCurrentPolicyName) + ")");
+        std::string(wants_v117_name ? kLegacyPolicyName : kCurrentPolicyName) + ")");
   }
   filter_->writer_forced = true;
   if (writer == FilterWriter::kGoLevelDb) {
-    filter_->legacy_v117 = false;
+    filter_->v117 = false;
     filter_->goleveldb = true;
     filter_->flavor = HashFlavor::kUnsignedTail;
     filter_reader_.emplace(filter_->contents.bytes(), filter_->flavor, true);  // goleveldb's
@@ -151,10 +152,10 @@ std::string_view TableReader::writer() const {
   if (!filter_) return "";
   if (filter_->goleveldb) return "goleveldb";
   if (filter_->writer_ambiguous) return "leveldb-1.17-or-goleveldb";
-  return filter_->legacy_v117 ? "leveldb-1.17" : "leveldb-1.18+";
+  return filter_->v117 ? "leveldb-1.17" : "leveldb-1.18+";
 }
 
-Status TableReader::DecideLegacyWriter() {
+Status TableReader::DecideV117OrGoLevelDb() {
   // Every stored key must answer "may contain" under its writer's hash. A key whose hash differs
   // between the two (a tail byte >= 0x80) tells them apart; with none, both fit every key.
   FilterBlockReader as_signed(filter_->contents.bytes(), HashFlavor::kSignedTail);
@@ -174,7 +175,7 @@ Status TableReader::DecideLegacyWriter() {
   // Damage is for Verify to report; the name's writer stays.
   if (!s.ok()) return Status();
   if (unsigned_misses < signed_misses) {
-    filter_->legacy_v117 = false;
+    filter_->v117 = false;
     filter_->goleveldb = true;
     filter_->flavor = HashFlavor::kUnsignedTail;
     filter_reader_.emplace(filter_->contents.bytes(), filter_->flavor, true);  // goleveldb's
@@ -206,23 +207,23 @@ Status TableReader::ReadMetaindex() {
   // 1.17 or older only has "filter.leveldb.BuiltinBloomFilter", whose hash differs (signed tail
   // bytes on x86). Never answer one name's filter with the other name's hash.
   const MetaindexEntry* chosen = nullptr;
-  bool legacy = false;
+  bool v117 = false;
   for (const MetaindexEntry& e : metaindex_entries_) {
     if (e.key == std::string(kFilterPrefix) + std::string(kCurrentPolicyName)) {
       chosen = &e;
-      legacy = false;
+      v117 = false;
       break;
     }
     if (e.key == std::string(kFilterPrefix) + std::string(kLegacyPolicyName)) {
       chosen = &e;
-      legacy = true;
+      v117 = true;
     }
   }
   if (chosen == nullptr) return Status();
   TableFilter f;
   f.metaindex_key = chosen->key;
-  f.legacy_v117 = legacy;
-  f.flavor = legacy ? HashFlavor::kSignedTail : HashFlavor::kUnsignedTail;
+  f.v117 = v117;
+  f.flavor = v117 ? HashFlavor::kSignedTail : HashFlavor::kUnsignedTail;
   ByteReader reader(chosen->value, source_, chosen->value_offset);
   BLOOMCODEC_ASSIGN_OR_RETURN(f.handle, ReadBlockHandle(reader, "filter block handle"));
   BLOOMCODEC_RETURN_IF_ERROR(
@@ -257,7 +258,7 @@ Status TableReader::ResolveKeyKind(KeyKind requested) {
   BLOOMCODEC_RETURN_IF_ERROR(index.SeekToFirst());
   const std::uint8_t base_lg = filter_reader_ ? filter_reader_->base_lg() : kFilterBaseLg;
   for (bool first = true; index.valid(); first = false) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle handle, DecodeIndexValue(index_, index));
+    BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle handle, HandleInIndex(index_, index.value()));
     if (!first && (base_lg >= 64 || (handle.offset >> base_lg) != 0)) break;
     BLOOMCODEC_ASSIGN_OR_RETURN(Block block, ReadDataBlock(handle));
     BlockIterator it(block, KeyOrder::kBytewise);
@@ -294,7 +295,7 @@ Status TableReader::ResolveKeyKind(KeyKind requested) {
   // A leveldb.BuiltinBloomFilter may be LevelDB 1.17's (signed tails) or goleveldb's (unsigned).
   const auto fits = [&](bool strip_tag) {
     return FilterIsExactlyFrom(choice.filter, keys, strip_tag, filter_->flavor) ||
-           (filter_->legacy_v117 &&
+           (filter_->v117 &&
             FilterIsExactlyFrom(choice.filter, keys, strip_tag, HashFlavor::kUnsignedTail));
   };
   const bool as_user = fits(true);
@@ -311,10 +312,10 @@ Status TableReader::LoadUserKeyRange() {
   BlockIterator index(index_, KeyOrder::kInternal);
   BLOOMCODEC_RETURN_IF_ERROR(index.SeekToFirst());
   BlockHandle first, last;
-  BLOOMCODEC_ASSIGN_OR_RETURN(first, DecodeIndexValue(index_, index));
+  BLOOMCODEC_ASSIGN_OR_RETURN(first, HandleInIndex(index_, index.value()));
   last = first;
   while (index.valid()) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(last, DecodeIndexValue(index_, index));
+    BLOOMCODEC_ASSIGN_OR_RETURN(last, HandleInIndex(index_, index.value()));
     BLOOMCODEC_RETURN_IF_ERROR(index.Next());
   }
   {
@@ -371,7 +372,7 @@ class TableReader::Lookup {
     }
     if (!index_.valid()) return Status();  // past the last index entry: not in this table
     trace.block_found = true;
-    BLOOMCODEC_ASSIGN_OR_RETURN(trace.block, DecodeIndexValue(table_.index_, index_));
+    BLOOMCODEC_ASSIGN_OR_RETURN(trace.block, HandleInIndex(table_.index_, index_.value()));
     if (!table_.filter_reader_) {
       trace.answer = true;  // no filter: LevelDB reads the block; "may contain" is all we say
       return Status();
@@ -414,16 +415,15 @@ Status TableReader::MayContainBatch(const KeyList& probes, std::span<std::uint8_
   return Status();
 }
 
+Result<BlockHandle> TableReader::DecodeIndexValue(const blocktable::IndexEntry& entry) const {
+  return HandleInIndex(entry.block, entry.value);
+}
+
 Status TableReader::ForEachDataBlock(
     const std::function<Status(ByteSpan index_key, const BlockHandle& handle)>& fn) const {
-  BlockIterator index(index_, key_order());
-  BLOOMCODEC_RETURN_IF_ERROR(index.SeekToFirst());
-  while (index.valid()) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle handle, DecodeIndexValue(index_, index));
-    BLOOMCODEC_RETURN_IF_ERROR(fn(index.key(), handle));
-    BLOOMCODEC_RETURN_IF_ERROR(index.Next());
-  }
-  return Status();
+  return blocktable::ForEachIndexEntry(
+      index_, key_order(), blocktable::ValueEncoding::kLengthPrefixed,
+      [this](const blocktable::IndexEntry& e) { return DecodeIndexValue(e); }, fn);
 }
 
 Status TableReader::ForEachEntry(

@@ -35,6 +35,7 @@
 
 #include "blocktable/block.h"  // internal for now: BlockHandle, Block, KeyOrder in this API
 #include "blocktable/footer.h"
+#include "blocktable/index_block.h"
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
@@ -78,9 +79,9 @@ struct MetaindexEntry {
 
 struct TableFilter {
   std::string metaindex_key;  // "filter." + policy name
-  bool legacy_v117 = false;   // leveldb.BuiltinBloomFilter: LevelDB <= 1.17's name and hash
+  bool v117 = false;          // leveldb.BuiltinBloomFilter: LevelDB <= 1.17's name and hash
   // goleveldb names its filter leveldb.BuiltinBloomFilter too but hashes tail bytes unsigned
-  // (1.18+'s hash), and reads its own filter. Decided from the table's keys (legacy_v117 is then
+  // (1.18+'s hash), and reads its own filter. Decided from the table's keys (v117 is then
   // false); `ambiguous` when no key hashes differently under the two (no tail byte >= 0x80).
   bool goleveldb = false;
   bool writer_ambiguous = false;
@@ -125,6 +126,8 @@ class TableReader {
   Status MayContainBatch(const KeyList& probes, std::span<std::uint8_t> answers) const;
   Result<LookupTrace> Trace(ByteSpan probe) const;
 
+  // An index entry's value: the data block's handle (varint64 offset, varint64 size).
+  Result<blocktable::BlockHandle> DecodeIndexValue(const blocktable::IndexEntry& entry) const;
   // Every data block in index order with its index key (the separator LevelDB stored).
   Status ForEachDataBlock(
       const std::function<Status(ByteSpan index_key, const blocktable::BlockHandle& handle)>& fn)
@@ -148,7 +151,7 @@ class TableReader {
   Status ReadMetaindex();
   Status ResolveKeyKind(KeyKind requested);
   // For a leveldb.BuiltinBloomFilter table: LevelDB <= 1.17 or goleveldb, from the keys.
-  Status DecideLegacyWriter();
+  Status DecideV117OrGoLevelDb();
   Status ForceWriter(FilterWriter writer);
   Status LoadUserKeyRange();
   blocktable::ReadBlockOptions BlockOptions() const;

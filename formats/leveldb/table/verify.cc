@@ -1,40 +1,46 @@
+// LevelDB tables in the block-table verify pipeline (blocktable/verify.h): what is LevelDB's own
+// is here (opening with the key kind and the filter's writer decided, TableReader::Verify's
+// checks of a data block, the filter block's filters and their fill); the scan and the report
+// are the pipeline's.
 #include "leveldb/table/verify.h"
 
 #include <algorithm>
-#include <filesystem>
+#include <memory>
 #include <optional>
-#include <system_error>
-#include <unordered_map>
 #include <utility>
 
-#include "blocktable/block_handle.h"
-#include "blocktable/stream.h"
+#include "blocktable/verify.h"
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
-#include "codec/parallel.h"
-#include "codec/short_bytes.h"
 #include "leveldb/table/table_reader.h"
 
 namespace bloomcodec::leveldb {
 
 using blocktable::Block;
 using blocktable::BlockHandle;
-using blocktable::BlockIterator;
-using blocktable::BlockRange;
-using blocktable::CheckedBlockWalk;
 using blocktable::CompareKeys;
+using blocktable::DataBlockView;
 using blocktable::KeyOrder;
-using blocktable::StreamLimits;
 
 namespace {
 
-namespace fs = std::filesystem;
+// The value types of a database's keys (the tag's low byte): 0 deletion, 1 value. Nothing else
+// belongs in a table.
+const blocktable::KindFlags& DatabaseKinds() {
+  static const blocktable::KindFlags flags = [] {
+    blocktable::KindFlags f{};
+    for (std::size_t type = 2; type < f.size(); ++type) f[type] = blocktable::kKindInvalid;
+    return f;
+  }();
+  return flags;
+}
 
-void AddFill(const TableReader& table, const FilterBlockLayout& layout,
-             const std::vector<std::uint64_t>& distinct, FileReport& report) {
-  const TableFilter& tf = *table.filter();
+// Each filter of the filter block is a bloom filter of its own, sized by LevelDB for exactly the
+// keys hashed into it (`distinct[i]` for filter i), so its fill is judged against that count.
+void AddFilterBlockFill(const TableFilter& tf, const FilterBlockLayout& layout,
+                        const std::vector<std::uint64_t>& distinct, FileReport& report) {
   ByteSpan contents = tf.contents.bytes();
   FillReport fill;
   double weighted_fp = 0;
@@ -75,296 +81,6 @@ void AddFill(const TableReader& table, const FilterBlockLayout& layout,
   }
 }
 
-// The data blocks of a table, as its index lists them (read once, before any range runs).
-struct DataBlocks {
-  std::vector<BlockHandle> handles;
-  KeyList separators;  // each block's index key
-  Status index_error;  // the index could not be walked past the last block listed
-};
-
-// What is shared by the ranges of one table.
-struct TableScan {
-  const TableReader& table;
-  const InputFile& file;
-  const DataBlocks& blocks;
-  const FilterBlockLayout* layout;  // the strict layout: distinct keys per filter (or null)
-  const FilterBlockReader* reader;  // answers for the stored keys (or null: no usable filter)
-  bool check_structure;             // TableReader::Verify's checks before the data blocks passed
-  // Filter numbers never decrease from block to block (always, unless the index is damaged):
-  // a filter left behind is never met again, so a range needs no memory of it.
-  bool monotone;
-  StreamLimits limits;
-};
-
-// One range's share of the result; the ranges' shares are merged in block order.
-struct RangeResult {
-  std::optional<Status> structure;  // the first damage TableReader::Verify meets in the range
-  std::optional<Status> pass;       // a block that cannot be read or walked: the range stops
-  std::uint64_t keys = 0;
-  std::uint64_t false_negatives = 0;
-  std::vector<ByteVector> listed;  // the first kMaxListedFalseNegatives, in key order
-  // Distinct keys per filter, by runs of blocks of the same filter; a run's first key counted
-  // as new (the range does not know the key before it: the merge corrects the first run).
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> runs;
-  bool any_counted = false;
-  std::uint64_t first_filter = 0;
-  ByteVector first_key;
-  std::uint64_t last_filter = 0;
-  ByteVector last_key;
-};
-
-// The last key of a data block, as TableReader::Verify leaves it in its previous_last.
-Status LastKeyOf(const TableReader& table, const BlockHandle& handle, ByteVector& out) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(Block block, table.ReadDataBlock(handle));
-  BlockIterator it(block, table.key_order());
-  BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
-  while (it.valid()) {
-    out.assign(it.key().begin(), it.key().end());
-    BLOOMCODEC_RETURN_IF_ERROR(it.Next());
-  }
-  return Status();
-}
-
-bool SameBytes(ByteSpan a, ByteSpan b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end());
-}
-
-// The value type of an internal key (the tag's low byte), as TagOf(key) & 0xff.
-std::uint64_t TypeOf(ByteSpan key) { return key.size() >= 8 ? key[key.size() - 8] : 0; }
-
-// Checks blocks [range.begin, range.end) as TableReader::Verify does (but without its
-// false-negative stop: every stored key is probed here, in batches of the filter of its block),
-// and walks their entries as ForEachEntry does (stopping where it would fail).
-void ScanRange(const TableScan& scan, BlockRange range, RangeResult& out) {
-  const TableReader& table = scan.table;
-  const TableFilter* tf = table.filter() ? &*table.filter() : nullptr;
-  const KeyOrder order = table.key_order();
-  const bool user = table.key_kind() == KeyKind::kUser;
-  const std::vector<BlockHandle>& blocks = scan.blocks.handles;
-  const std::size_t num_filters = scan.layout ? scan.layout->filters.size() : 0;
-
-  bool check = scan.check_structure;
-  ByteVector previous_last;
-  ByteSpan previous_separator;
-  if (check && range.begin > 0) {
-    // The state block begin - 1 left (if it cannot be read, an earlier range failed there).
-    Status s = LastKeyOf(table, blocks[range.begin - 1], previous_last);
-    if (!s.ok()) {
-      out.structure = s;
-      check = false;
-    }
-    previous_separator = scan.blocks.separators[range.begin - 1];
-  }
-  const auto fail = [&](Status s) {
-    if (check) out.structure = std::move(s);
-    check = false;
-  };
-
-  // The chunk: keys of consecutive blocks answered by one filter.
-  KeyList chunk;
-  const std::size_t reserved = std::min<std::size_t>(scan.limits.chunk_keys, 1 << 16);
-  chunk.Reserve(reserved, reserved * 32);
-  std::vector<std::uint8_t> answers;
-  answers.reserve(reserved);
-  std::uint64_t chunk_offset = 0;
-  FilterBlockReader::Choice chunk_choice{FilterBlockReader::Choice::Kind::kAlwaysMatch, {}};
-  const auto flush = [&] {
-    if (chunk.empty()) return;
-    answers.resize(chunk.size());
-    scan.reader->KeyMayMatchBatch(chunk_offset, chunk, answers);
-    for (std::size_t i = 0; i < chunk.size(); ++i) {
-      if (answers[i] != 0) continue;
-      ++out.false_negatives;
-      if (out.listed.size() < kMaxListedFalseNegatives) {
-        out.listed.emplace_back(chunk[i].begin(), chunk[i].end());
-      }
-    }
-    chunk.Clear();
-  };
-
-  // Distinct keys: the filter of the last key counted and that key; with a damaged index
-  // (filter numbers going back) also the last key of every filter left.
-  bool counting = false;
-  std::uint64_t current_filter = 0;
-  std::unordered_map<std::uint64_t, ByteVector> left;
-
-  blocktable::PageDropper dropper(&scan.file, scan.limits.drop_window);
-  if (range.begin < range.end) dropper.Start(blocks[range.begin].offset);
-  for (std::size_t b = range.begin; b < range.end; ++b) {
-    const BlockHandle& handle = blocks[b];
-    const ByteSpan separator = scan.blocks.separators[b];
-    Result<Block> read = table.ReadDataBlock(handle);
-    if (!read.ok()) {
-      fail(read.status());
-      out.pass = read.status();
-      break;
-    }
-    const Block& block = *read;
-    // One walk gives the keys and VerifyBlock's verdict. The block's checks are reported once
-    // the walk is over, in TableReader::Verify's order: VerifyBlock's first (it walks the whole
-    // block before the others look at any key), then the first key's order, the filter number,
-    // each key's type and the last key against the index key.
-    const bool checking = check;
-    CheckedBlockWalk it(block, order);
-    Status walked = it.SeekToFirst();
-    std::optional<Status> first_key_damage, filter_damage, type_damage;
-    if (checking && walked.ok() && b > 0 && it.valid()) {
-      if (CompareKeys(order, previous_last, it.key()) >= 0) {
-        first_key_damage =
-            block.ErrorAt(0, "a first key greater than the previous block's last key");
-      } else if (CompareKeys(order, previous_separator, it.key()) >= 0) {
-        first_key_damage =
-            block.ErrorAt(0, "a first key greater than the previous block's index key");
-      }
-    }
-    const std::uint64_t filter_index = scan.layout ? scan.layout->IndexFor(handle.offset) : 0;
-    if (checking && scan.layout && filter_index >= num_filters) {
-      filter_damage =
-          Status::Corrupt(table.source(), tf->handle.offset + scan.layout->array_offset,
-                          "a filter for the data block at offset " + std::to_string(handle.offset) +
-                              " (filter " + std::to_string(filter_index) + ")",
-                          std::to_string(num_filters) + " filters");
-    }
-    if (walked.ok() && scan.reader) {
-      const FilterBlockReader::Choice choice = scan.reader->FilterFor(handle.offset);
-      if (choice.kind != chunk_choice.kind || choice.filter.data() != chunk_choice.filter.data() ||
-          choice.filter.size() != chunk_choice.filter.size()) {
-        flush();
-        chunk_choice = choice;
-      }
-      if (chunk.empty()) chunk_offset = handle.offset;
-    }
-    const bool counted = scan.layout && filter_index < num_filters;
-    while (it.valid()) {
-      const ByteSpan key = it.key();
-      if (checking && user && !type_damage && TypeOf(key) > 1) {
-        type_damage = block.ErrorAt(it.entry_position(), "an internal key of type 0 or 1",
-                                    "type " + std::to_string(TypeOf(key)));
-      }
-      const ByteSpan filter_key = user ? UserKeyOf(key) : key;
-      ++out.keys;
-      if (scan.reader) {
-        if (chunk.size() >= scan.limits.chunk_keys) {
-          flush();
-          chunk_offset = handle.offset;
-        }
-        chunk.Add(filter_key);
-      }
-      if (counted) {
-        bool fresh;
-        if (!counting || filter_index != current_filter) {
-          if (counting && !scan.monotone) left[current_filter] = out.last_key;
-          auto earlier = scan.monotone ? left.end() : left.find(filter_index);
-          fresh = earlier == left.end() || !SameBytes(earlier->second, filter_key);
-          if (!counting) {
-            out.any_counted = true;
-            out.first_filter = filter_index;
-            out.first_key.assign(filter_key.begin(), filter_key.end());
-          }
-          out.runs.emplace_back(filter_index, 0);
-          counting = true;
-          current_filter = filter_index;
-        } else if (it.entries() > 1) {
-          // The last key counted is the entry before, which shares it.shared() bytes.
-          const ByteSpan previous = it.previous_key();
-          fresh = !SameBytesAfter(user ? UserKeyOf(previous) : previous, filter_key, it.shared());
-        } else {
-          fresh = !SameBytes(out.last_key, filter_key);
-        }
-        if (fresh) ++out.runs.back().second;
-      }
-      if (walked = it.Next(); !walked.ok()) break;
-    }
-    // The last key counted, kept once per block rather than per key.
-    if (counted && it.entries() > 0) {
-      const ByteSpan key = it.key();
-      const ByteSpan filter_key = user ? UserKeyOf(key) : key;
-      out.last_key.assign(filter_key.begin(), filter_key.end());
-      out.last_filter = filter_index;
-    }
-    if (checking) {
-      if (!it.damage().ok()) {
-        fail(it.damage());
-      } else if (it.entries() == 0) {
-        fail(block.ErrorAt(0, "at least one entry in a data block"));
-      }
-      if (first_key_damage) fail(*first_key_damage);
-      if (filter_damage) fail(*filter_damage);
-      if (type_damage) fail(*type_damage);
-      if (check && it.entries() > 0) previous_last.assign(it.key().begin(), it.key().end());
-    }
-    if (!walked.ok()) {
-      out.pass = std::move(walked);
-      break;
-    }
-    if (check && CompareKeys(order, previous_last, separator) > 0) {
-      fail(block.ErrorAt(0, "a last key at most the block's index key"));
-    }
-    previous_separator = separator;
-    dropper.Done(handle.offset + handle.size + blocktable::kBlockTrailerSize);
-  }
-  if (scan.reader) flush();
-  if (range.begin < range.end) {
-    const BlockHandle& last = blocks[range.end - 1];
-    dropper.Done(last.offset + last.size + blocktable::kBlockTrailerSize, true);
-  }
-}
-
-// Every data block checked and every stored key probed, in ranges on the run's workers; the
-// report gets exactly what one pass over the whole table gives.
-struct ScanTotals {
-  std::optional<Status> structure;
-  std::optional<Status> pass;
-  std::vector<std::uint64_t> distinct;  // per filter of the filter block
-};
-
-ScanTotals ScanTable(const TableScan& scan, FileReport& report) {
-  const std::vector<BlockHandle>& blocks = scan.blocks.handles;
-  std::vector<std::uint64_t> sizes(blocks.size());
-  for (std::size_t i = 0; i < blocks.size(); ++i) {
-    sizes[i] = blocks[i].size + blocktable::kBlockTrailerSize;
-  }
-  std::vector<BlockRange> ranges;
-  if (scan.monotone) {
-    ranges = blocktable::SplitIntoRanges(sizes, scan.limits);
-  } else if (!blocks.empty()) {
-    ranges.push_back(BlockRange{0, blocks.size()});
-  }
-  std::vector<RangeResult> results(ranges.size());
-  ParallelFor(ranges.size(), [&](std::size_t r) { ScanRange(scan, ranges[r], results[r]); });
-
-  ScanTotals totals;
-  totals.distinct.assign(scan.layout ? scan.layout->filters.size() : 0, 0);
-  bool carried = false;
-  std::uint64_t carried_filter = 0;
-  ByteVector carried_key;
-  for (RangeResult& r : results) {
-    if (!totals.structure && r.structure) totals.structure = std::move(r.structure);
-    report.keys_checked += r.keys;
-    for (const ByteVector& k : r.listed) report.AddFalseNegative(k);
-    report.false_negative_count += r.false_negatives - r.listed.size();
-    if (r.any_counted) {
-      for (const auto& [filter, n] : r.runs) totals.distinct[filter] += n;
-      // The range counted its first key as new; the key before it may be the same.
-      if (carried && carried_filter == r.first_filter && carried_key == r.first_key) {
-        --totals.distinct[r.first_filter];
-      }
-      carried = true;
-      carried_filter = r.last_filter;
-      carried_key = std::move(r.last_key);
-    }
-    if (r.pass) {
-      totals.pass = std::move(r.pass);
-      return totals;
-    }
-  }
-  if (!scan.blocks.index_error.ok()) {
-    if (!totals.structure && scan.check_structure) totals.structure = scan.blocks.index_error;
-    totals.pass = scan.blocks.index_error;
-  }
-  return totals;
-}
-
 // TableReader::Open fails with InvalidArgument only when it cannot tell the key kind (no sequence
 // is asked for); every damage is Corrupt.
 bool KindUndecidable(const Status& s) { return s.code() == StatusCode::kInvalidArgument; }
@@ -390,6 +106,216 @@ Result<TableReader> OpenForVerify(ByteSpan file, const std::string& path, KeyKin
   Result<TableReader> plain = TableReader::Open(file, path, options);
   if (plain.ok() && plain->Verify().ok()) return plain;
   return user;  // damaged either way: report it in the order of the likelier writer
+}
+
+// The filter block's filter for one range's keys: a batch per filter, every entry asked.
+class FilterBlockRangeFilter final : public blocktable::RangeFilter {
+ public:
+  explicit FilterBlockRangeFilter(const FilterBlockReader& reader) : reader_(reader) {}
+
+  // A data block's keys go to the filter of its offset (LevelDB's FilterBlockReader).
+  bool StartsNewFilter(const BlockHandle& block) override {
+    const FilterBlockReader::Choice choice = reader_.FilterFor(block.offset);
+    if (choice.kind == current_.kind && choice.filter.data() == current_.filter.data() &&
+        choice.filter.size() == current_.filter.size()) {
+      return false;
+    }
+    current_ = choice;
+    return true;
+  }
+
+  std::size_t Ask(const blocktable::FilterChunk& chunk, std::span<std::uint8_t> answers,
+                  Status&) override {
+    reader_.KeyMayMatchBatch(chunk.block_offset, chunk.keys, answers);
+    return chunk.keys.size();
+  }
+
+ private:
+  const FilterBlockReader& reader_;
+  FilterBlockReader::Choice current_{FilterBlockReader::Choice::Kind::kAlwaysMatch, {}};
+};
+
+// What TableReader::Verify checks, without its stop at the first false negative: every stored
+// key is asked of the filter of its block, and every false negative counted (a false negative
+// does not hide damage further on, nor damage the false negatives).
+class TableVerify final : public blocktable::VerifyPlugin {
+ public:
+  TableVerify(KeyKind key_kind, bool probes, FilterWriter writer)
+      : key_kind_(key_kind), probes_(probes), writer_(writer) {}
+
+  std::string_view format_name() const override { return "leveldb-table"; }
+
+  bool Open(ByteSpan file, const std::string& path, FileReport& report) override;
+
+  blocktable::VerifySetup setup() const override {
+    blocktable::VerifySetup s;
+    s.key_order = table_->key_order();
+    if (table_->key_kind() == KeyKind::kUser) {
+      s.keys.trailer_bytes = 8;  // a database hashes user keys (InternalFilterPolicy)
+      s.keys.kind_flags = &DatabaseKinds();
+    }
+    s.asked = blocktable::StoredKeys::kEveryEntry;
+    s.filter_groups = layout_ ? layout_->filters.size() : 0;
+    s.checks_across_blocks = true;
+    s.damage_ends_report = false;
+    s.given_keys_own_finding = true;
+    return s;
+  }
+
+  // TableReader::Verify's checks before the data blocks.
+  Status CheckBeforeData() const override {
+    if (auto r = blocktable::VerifyBlock(table_->index_block(), table_->key_order()); !r.ok()) {
+      return r.status();
+    }
+    if (auto m = blocktable::VerifyBlock(table_->metaindex_block(), KeyOrder::kBytewise); !m.ok()) {
+      return m.status();
+    }
+    return layout_error_;
+  }
+
+  blocktable::IndexLayout index_layout() const override {
+    return {&table_->index_block(), table_->key_order()};
+  }
+  Result<BlockHandle> DecodeIndexValue(const blocktable::IndexEntry& entry) const override {
+    return table_->DecodeIndexValue(entry);
+  }
+  Result<Block> ReadDataBlock(const BlockHandle& handle) const override {
+    return table_->ReadDataBlock(handle);  // checksums verified (OpenForVerify)
+  }
+
+  // Filter i serves the data blocks starting in [i, i + 1) << base_lg.
+  blocktable::FilterGroup FilterGroupOf(const BlockHandle& handle) const override {
+    if (!layout_) return {};
+    const std::uint64_t i = layout_->IndexFor(handle.offset);
+    return {i, i < layout_->filters.size()};
+  }
+
+  Status CheckBlockStart(const blocktable::BlockStart& start) const override;
+
+  Status CheckBlockEnd(const DataBlockView& b, ByteSpan last_key) const override {
+    if (CompareKeys(table_->key_order(), last_key, b.index_key) > 0) {
+      return b.block.ErrorAt(0, "a last key at most the block's index key");
+    }
+    return Status();
+  }
+
+  Status InvalidKind(const Block& block, std::size_t entry_position,
+                     std::uint8_t kind) const override {
+    return block.ErrorAt(entry_position, "an internal key of type 0 or 1",
+                         "type " + std::to_string(kind));
+  }
+
+  std::unique_ptr<blocktable::RangeFilter> NewRangeFilter() const override {
+    if (!reader_) return nullptr;
+    return std::make_unique<FilterBlockRangeFilter>(*reader_);
+  }
+
+  bool ReportStoredKeys(const blocktable::ScanTotals& totals, FileReport& report) const override {
+    report.keys_checked = totals.entries;
+    return true;
+  }
+  std::string_view filter_description() const override { return "the filter of their data block"; }
+  Status MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const override {
+    return table_->MayContainBatch(keys, answers);
+  }
+  void ReportFill(const blocktable::ScanTotals& totals, FileReport& report) const override {
+    if (table_->filter() && layout_) {
+      AddFilterBlockFill(*table_->filter(), *layout_, totals.distinct, report);
+    }
+  }
+
+ private:
+  void DescribeFilter(FileReport& report) const;
+
+  KeyKind key_kind_;
+  bool probes_;
+  FilterWriter writer_;
+  std::optional<TableReader> table_;
+  // The filter block's strict layout (distinct keys are counted per filter) and the reader that
+  // answers for the stored keys; neither when there is no filter or its layout is damaged.
+  std::optional<FilterBlockLayout> layout_;
+  std::optional<FilterBlockReader> reader_;
+  Status layout_error_;
+};
+
+bool TableVerify::Open(ByteSpan file, const std::string& path, FileReport& report) {
+  Result<TableReader> opened = OpenForVerify(file, path, key_kind_, probes_, writer_);
+  if (!opened.ok() && KindUndecidable(opened.status())) {
+    // Not damage: the caller did not say how to read the keys (PlanVerify refuses this case
+    // before any work; a direct caller gets it here, not as a structure finding).
+    report.Add(Severity::kError, finding_kind::kNoKeys, opened.status().ToString());
+    return false;
+  }
+  if (!opened.ok()) {
+    report.findings.push_back(
+        FindingFromStatus(Severity::kError, finding_kind::kStructure, opened.status()));
+    return false;
+  }
+  table_.emplace(std::move(opened).value());
+  if (const std::optional<TableFilter>& tf = table_->filter()) {
+    auto parsed = ParseFilterBlockLayout(tf->contents.bytes(), path, tf->handle.offset);
+    if (parsed.ok()) {
+      layout_ = std::move(parsed).value();
+      reader_.emplace(tf->contents.bytes(), tf->flavor);
+    } else {
+      layout_error_ = parsed.status();
+    }
+  }
+  DescribeFilter(report);
+  return true;
+}
+
+void TableVerify::DescribeFilter(FileReport& report) const {
+  const std::optional<TableFilter>& tf = table_->filter();
+  if (!tf) {
+    report.Add(Severity::kWarning, finding_kind::kNoFilter,
+               "no filter block: every lookup reads a data block");
+    // Without a filter every probe in range is answered "may contain": a read pays fp rate 1.
+    FillReport always;
+    always.fp_rate = 1.0;
+    report.fill = always;
+    return;
+  }
+  report.version = tf->metaindex_key.substr(std::string_view("filter.").size());
+  report.writer = std::string(table_->writer());
+  if (!tf->v117) return;
+  report.Add(Severity::kWarning, finding_kind::kUnsupported,
+             "the filter was written by LevelDB <= 1.17 (" + tf->metaindex_key +
+                 "); LevelDB 1.18 and later ignore it and read every data block" +
+                 (tf->writer_ambiguous
+                      ? std::string(" (or by goleveldb, which uses it: no key of the table "
+                                    "has a tail byte >= 0x80 to tell the two hashes apart)")
+                      : std::string()));
+  // The group's figure assumes a current reader: for it this table has no filter.
+  report.filter_ignored_by_reader = true;
+}
+
+// TableReader::Verify's checks of a block's start, in its order: an entry at all, the first key
+// after the previous block's last key and index key, a filter for the block.
+Status TableVerify::CheckBlockStart(const blocktable::BlockStart& start) const {
+  const Block& block = start.block.block;
+  if (!start.first_key) return block.ErrorAt(0, "at least one entry in a data block");
+  const KeyOrder order = table_->key_order();
+  if (start.previous_last_key) {
+    if (CompareKeys(order, *start.previous_last_key, *start.first_key) >= 0) {
+      return block.ErrorAt(0, "a first key greater than the previous block's last key");
+    }
+    if (CompareKeys(order, start.previous_index_key, *start.first_key) >= 0) {
+      return block.ErrorAt(0, "a first key greater than the previous block's index key");
+    }
+  }
+  if (layout_) {
+    const std::uint64_t offset = start.block.handle.offset;
+    const std::uint64_t i = layout_->IndexFor(offset);
+    if (i >= layout_->filters.size()) {
+      return Status::Corrupt(table_->source(),
+                             table_->filter()->handle.offset + layout_->array_offset,
+                             "a filter for the data block at offset " + std::to_string(offset) +
+                                 " (filter " + std::to_string(i) + ")",
+                             std::to_string(layout_->filters.size()) + " filters");
+    }
+  }
+  return Status();
 }
 
 }  // namespace
@@ -426,177 +352,10 @@ Status CheckKeyKindKnown(const std::string& path, KeyKind key_kind, bool probes)
   return t.status();
 }
 
-bool IsTableFileName(std::string_view name) {
-  // A gzipped table (how bundled fixtures are stored) is read transparently by InputFile.
-  if (name.ends_with(".gz")) name.remove_suffix(3);
-  std::string_view stem;
-  if (name.ends_with(".ldb") || name.ends_with(".sst")) {
-    stem = name.substr(0, name.size() - 4);
-  } else {
-    return false;
-  }
-  return !stem.empty() &&
-         std::all_of(stem.begin(), stem.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-bool LooksLikeDatabase(const std::string& dir) {
-  std::error_code ec;
-  if (fs::is_regular_file(fs::path(dir) / "CURRENT", ec)) return true;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (IsTableFileName(it->path().filename().string())) return true;
-  }
-  return false;
-}
-
-Result<std::vector<std::string>> FindTables(const std::string& dir) {
-  std::vector<std::string> tables;
-  std::error_code ec;
-  fs::directory_iterator it(dir, ec);
-  if (ec) return Status::IoError(dir, "cannot list the directory: " + ec.message());
-  for (; it != fs::directory_iterator(); it.increment(ec)) {
-    if (ec) return Status::IoError(dir, "cannot list the directory: " + ec.message());
-    if (IsTableFileName(it->path().filename().string())) tables.push_back(it->path().string());
-  }
-  std::sort(tables.begin(), tables.end());
-  return tables;
-}
-
 FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyStream* probes,
                        const std::string& group, FilterWriter writer) {
-  FileReport report;
-  report.path = path;
-  report.format = "leveldb-table";
-  report.group = group;
-  Result<InputFile> in = InputFile::Open(path);
-  if (!in.ok()) {
-    report.Add(Severity::kError, finding_kind::kUnreadable, in.status().ToString());
-    return report;
-  }
-  Result<TableReader> opened =
-      OpenForVerify(in->bytes(), path, key_kind, probes != nullptr, writer);
-  if (!opened.ok() && KindUndecidable(opened.status())) {
-    // Not damage: the caller did not say how to read the keys (PlanVerify refuses this case
-    // before any work; a direct caller gets it here, not as a structure finding).
-    report.Add(Severity::kError, finding_kind::kNoKeys, opened.status().ToString());
-    return report;
-  }
-  if (!opened.ok()) {
-    report.findings.push_back(
-        FindingFromStatus(Severity::kError, finding_kind::kStructure, opened.status()));
-    return report;
-  }
-  const TableReader& table = *opened;
-  const std::optional<TableFilter>& tf = table.filter();
-  if (tf) {
-    report.version = tf->metaindex_key.substr(std::string_view("filter.").size());
-    report.writer = std::string(table.writer());
-    if (tf->legacy_v117) {
-      report.Add(Severity::kWarning, finding_kind::kUnsupported,
-                 "the filter was written by LevelDB <= 1.17 (" + tf->metaindex_key +
-                     "); LevelDB 1.18 and later ignore it and read every data block" +
-                     (tf->writer_ambiguous
-                          ? std::string(" (or by goleveldb, which uses it: no key of the table "
-                                        "has a tail byte >= 0x80 to tell the two hashes apart)")
-                          : std::string()));
-      // The group's figure assumes a current reader: for it this table has no filter.
-      report.filter_ignored_by_reader = true;
-    }
-  } else {
-    report.Add(Severity::kWarning, finding_kind::kNoFilter,
-               "no filter block: every lookup reads a data block");
-    // Without a filter every probe in range is answered "may contain": a read pays fp rate 1.
-    FillReport always;
-    always.fp_rate = 1.0;
-    report.fill = always;
-  }
-
-  // Every data block checked as TableReader::Verify checks it (its checks before the data
-  // blocks first), and every stored key against the filter of its block, all of them counted.
-  const KeyOrder order = table.key_order();
-  Status before_data;
-  if (auto r = blocktable::VerifyBlock(table.index_block(), order); !r.ok()) {
-    before_data = r.status();
-  } else if (auto m = blocktable::VerifyBlock(table.metaindex_block(), KeyOrder::kBytewise);
-             !m.ok()) {
-    before_data = m.status();
-  }
-  std::optional<FilterBlockLayout> layout;
-  std::optional<FilterBlockReader> reader;
-  if (tf) {
-    auto parsed = ParseFilterBlockLayout(tf->contents.bytes(), path, tf->handle.offset);
-    if (parsed.ok()) {
-      layout = std::move(parsed).value();
-      reader.emplace(tf->contents.bytes(), tf->flavor);
-    } else if (before_data.ok()) {
-      before_data = parsed.status();
-    }
-  }
-  DataBlocks blocks;
-  blocks.index_error = table.ForEachDataBlock([&](ByteSpan key, const BlockHandle& handle) {
-    blocks.handles.push_back(handle);
-    blocks.separators.Add(key);
-    return Status();
-  });
-  bool monotone = true;
-  if (layout) {
-    for (std::size_t i = 1; i < blocks.handles.size() && monotone; ++i) {
-      monotone = layout->IndexFor(blocks.handles[i - 1].offset) <=
-                 layout->IndexFor(blocks.handles[i].offset);
-    }
-  }
-  in->AdviseSequential();
-  const TableScan scan{table,
-                       *in,
-                       blocks,
-                       layout ? &*layout : nullptr,
-                       reader ? &*reader : nullptr,
-                       before_data.ok(),
-                       monotone,
-                       blocktable::CurrentStreamLimits()};
-  ScanTotals totals = ScanTable(scan, report);
-  bool structure_failed = false;
-  if (!before_data.ok()) totals.structure = before_data;
-  if (totals.structure) {
-    report.findings.push_back(
-        FindingFromStatus(Severity::kError, finding_kind::kStructure, *totals.structure));
-    structure_failed = true;
-  }
-  const bool pass_ok = !totals.pass.has_value();
-  if (!pass_ok && !structure_failed) {
-    report.findings.push_back(
-        FindingFromStatus(Severity::kError, finding_kind::kStructure, *totals.pass));
-    structure_failed = true;
-  }
-  report.FinishFalseNegatives("the filter of their data block");
-
-  if (probes != nullptr) {
-    const std::uint64_t before = report.false_negative_count;
-    const std::uint64_t checked_before = report.keys_checked;
-    KeyList copy;  // the table's batch path takes a KeyList: one chunk at a time
-    const FileReport::Asked asked = report.AskKeys(*probes, [&](auto chunk, auto answers) {
-      copy.Assign(chunk);
-      return table.MayContainBatch(copy, answers);
-    });
-    if (!asked.asked.ok()) {
-      if (!structure_failed) {
-        report.findings.push_back(
-            FindingFromStatus(Severity::kError, finding_kind::kStructure, asked.asked));
-      }
-    } else {
-      if (!asked.read.ok()) {
-        report.findings.push_back(
-            FindingFromStatus(Severity::kError, finding_kind::kUnreadable, asked.read));
-      }
-      if (report.false_negative_count > before) {
-        report.Add(Severity::kError, finding_kind::kFalseNegative,
-                   std::to_string(report.false_negative_count - before) + " of " +
-                       std::to_string(report.keys_checked - checked_before) +
-                       " given keys answered 'definitely absent' by the table's read path");
-      }
-    }
-  }
-  if (tf && layout && pass_ok) AddFill(table, *layout, totals.distinct, report);
-  return report;
+  TableVerify plugin(key_kind, probes != nullptr, writer);
+  return blocktable::VerifyBlockTable(path, plugin, probes, group);
 }
 
 }  // namespace bloomcodec::leveldb

@@ -1,4 +1,5 @@
-// Verifying LevelDB tables: one .ldb / .sst file, or every table of a database directory.
+// Verifying LevelDB tables: one .ldb / .sst file, or every table of a database directory
+// (leveldb/table/table_files.h finds them).
 //
 //   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<std::string> tables, leveldb::FindTables(db_dir));
 //   for (const std::string& t : tables) {
@@ -10,22 +11,22 @@
 // and then, block by block, every stored key against the filter of its block (user keys in a
 // database's tables, as LevelDB's InternalFilterPolicy hashes them). Unlike Verify, which stops
 // at the first false negative, every false negative is counted (and a false negative does not
-// hide damage further on). Each data block is read once; keys are asked in batches per filter;
+// hide damage further on). The scan and the report are the block-table verify pipeline's
+// (blocktable/verify.h): each data block is read once; keys are asked in batches per filter;
 // the mapped pages behind the cursor are given back; a large table is split into ranges of data
-// blocks checked with ParallelFor and merged in order, so the report does not depend on the
-// split (blocktable/stream.h holds the limits; tests shrink them). Statistics: each filter of the
+// blocks checked on every core and merged in order, so the report does not depend on the split
+// (blocktable/stream.h holds the limits; tests shrink them). Statistics: each filter of the
 // filter block is a bloom filter of its own, sized by LevelDB for exactly the keys hashed into
 // it, so its fill is judged against that count (FillExceedsExpectation, 6 sigma); the table's
 // fp rate is the mean of its filters' rates weighted by their key counts (a probe consults the
 // one filter of the block it falls in), its estimated keys the sum of the filters' estimates.
 // Findings: structure (error, with the offset), false-negative (error), overfilled (error),
-// no-filter (warning: every lookup reads a data block), legacy filter of LevelDB <= 1.17
+// no-filter (warning: every lookup reads a data block), a filter of LevelDB <= 1.17
 // (warning "unsupported": LevelDB 1.18+ ignores it; the report's filter_ignored_by_reader makes
 // the group summary count it as p = 1, a 1.18+ reader being assumed), unreadable (error).
 #pragma once
 
 #include <string>
-#include <vector>
 
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
@@ -34,14 +35,6 @@
 #include "leveldb/table/table_reader.h"
 
 namespace bloomcodec::leveldb {
-
-// True for the table file names of a database directory: NNNNNN.ldb (1.14+) and NNNNNN.sst
-// (also with .gz appended: a compressed copy is read transparently).
-bool IsTableFileName(std::string_view name);
-// True when `dir` looks like a database: a CURRENT file or at least one table file.
-bool LooksLikeDatabase(const std::string& dir);
-// The tables directly inside `dir` (LevelDB keeps no subfolders), sorted by name.
-Result<std::vector<std::string>> FindTables(const std::string& dir);
 
 // For a single table given without --key-kind: fails (InvalidArgument, bad usage) when the
 // table's key kind cannot be told and the check needs it (a filter to rebuild, or `probes`).

@@ -9,7 +9,7 @@
 #include "rocksdb/sst/inspect.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/sst_writer.h"
-#include "rocksdb/sst/verify.h"
+#include "rocksdb/sst/table_files.h"
 
 namespace bloomcodec::rocksdb {
 
@@ -32,7 +32,7 @@ class SstFormat final : public FormatCodec {
   // whose metaindex names RocksDB's properties block: LevelDB never writes one, and leaves such
   // a table to this format.
   bool Claims(std::string_view, ByteSpan contents) const override {
-    return HasBlockBasedTableMagic(contents) || IsRocksDbLegacyFooterTable(contents, "");
+    return HasBlockBasedTableMagic(contents) || IsRocksDbFormatVersion0Table(contents, "");
   }
 
   // An SST of the keys sorted bytewise with duplicates dropped (SstFileWriter requires strictly

@@ -64,7 +64,7 @@ Document FooterDoc(const SstReader& sst) {
   const Footer& f = sst.footer();
   Document d;
   d["magic"] = Hex64(f.magic);
-  d["legacy_magic"] = f.legacy();
+  d["legacy_magic"] = f.has_leveldb_magic();
   d["bytes"] = f.size();
   d["format_version"] = f.format_version;
   d["checksum_type"] = static_cast<int>(f.checksum);

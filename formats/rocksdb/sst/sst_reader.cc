@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 
+#include "blocktable/index_block.h"
 #include "codec/byte_reader.h"
 
 namespace bloomcodec::rocksdb {
@@ -369,23 +370,23 @@ Status SstReader::CheckIndexedBlockInFile(const Block& block, std::size_t entry_
                        "offset " + std::to_string(h.offset) + ", size " + std::to_string(h.size));
 }
 
-Status SstReader::ForEachIndexEntry(
-    const Block& block, const std::function<Status(ByteSpan, const BlockHandle&)>& fn) const {
+Result<BlockHandle> SstReader::DecodeIndexValue(const blocktable::IndexEntry& entry) const {
+  return DecodeIndexValue(entry.block, entry.position, entry.shared, entry.value, entry.previous);
+}
+
+blocktable::IndexLayout SstReader::index_layout() const {
   // Walking compares no keys, and RocksDB's index iteration does not parse them either (it
   // iterates LevelDB tables whose shortened separators are shorter than a tag); only seeks and
   // verify need the index's key order.
-  BlockIterator it(block, KeyOrder::kBytewise, index_value_encoding());
-  BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
-  std::optional<BlockHandle> previous;
-  while (it.valid()) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle h,
-                                DecodeIndexValue(block, it.entry_position(), it.shared(),
-                                                 it.value(), previous ? &*previous : nullptr));
-    BLOOMCODEC_RETURN_IF_ERROR(fn(it.key(), h));
-    previous = h;
-    BLOOMCODEC_RETURN_IF_ERROR(it.Next());
-  }
-  return Status();
+  return {&index_, KeyOrder::kBytewise, index_value_encoding(),
+          index_type_ == IndexType::kTwoLevelIndexSearch};
+}
+
+Status SstReader::ForEachIndexEntry(
+    const Block& block, const std::function<Status(ByteSpan, const BlockHandle&)>& fn) const {
+  return blocktable::ForEachIndexEntry(
+      block, KeyOrder::kBytewise, index_value_encoding(),
+      [this](const blocktable::IndexEntry& e) { return DecodeIndexValue(e); }, fn);
 }
 
 Status SstReader::ForEachIndexPartition(
@@ -396,11 +397,9 @@ Status SstReader::ForEachIndexPartition(
 
 Status SstReader::ForEachDataBlock(
     const std::function<Status(ByteSpan, const BlockHandle&)>& fn) const {
-  if (index_type_ != IndexType::kTwoLevelIndexSearch) return ForEachIndexEntry(index_, fn);
-  return ForEachIndexEntry(index_, [&](ByteSpan, const BlockHandle& partition) -> Status {
-    BLOOMCODEC_ASSIGN_OR_RETURN(Block p, ReadBlock(partition, "index partition"));
-    return ForEachIndexEntry(p, fn);
-  });
+  return blocktable::ForEachIndexedBlock(
+      index_layout(), [this](const blocktable::IndexEntry& e) { return DecodeIndexValue(e); },
+      [this](const BlockHandle& partition) { return ReadBlock(partition, "index partition"); }, fn);
 }
 
 Status SstReader::ForEachEntry(

@@ -35,6 +35,7 @@
 
 #include "blocktable/block.h"  // internal for now: BlockHandle, Block, KeyOrder in this API
 #include "blocktable/footer.h"
+#include "blocktable/index_block.h"
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/status.h"
@@ -149,6 +150,9 @@ class SstReader {
                                                    std::size_t entry_position, std::uint32_t shared,
                                                    ByteSpan value,
                                                    const blocktable::BlockHandle* previous) const;
+  Result<blocktable::BlockHandle> DecodeIndexValue(const blocktable::IndexEntry& entry) const;
+  // How the index is walked: its block, value encoding, and whether it has two levels.
+  blocktable::IndexLayout index_layout() const;
   // Every entry of an index-format block with its decoded handle.
   Status ForEachIndexEntry(
       const blocktable::Block& block,

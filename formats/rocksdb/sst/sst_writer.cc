@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "blocktable/block_builder.h"
@@ -69,10 +70,9 @@ ByteVector Text(std::string_view s) { return ByteVector(s.begin(), s.end()); }
 
 int CompareBytes(ByteSpan a, ByteSpan b) { return CompareKeys(KeyOrder::kBytewise, a, b); }
 
-}  // namespace
-
-Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
-                            const SstWriteOptions& options) {
+// The format_version the options ask for, once the keys and options are checked.
+Result<std::uint32_t> CheckedFormatVersion(const KeyList& user_keys, const KeyList* values,
+                                           const SstWriteOptions& options) {
   if (values != nullptr && values->size() != user_keys.size()) {
     return Status::InvalidArgument("WriteSst: one value per key");
   }
@@ -104,6 +104,25 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
   if (options.block_based_filter && !(options.bits_per_key >= 0 && options.bits_per_key < 1e6)) {
     return Status::InvalidArgument("WriteSst: bits_per_key out of range for a block-based filter");
   }
+  return format_version;
+}
+
+// What the table's data part (data blocks, filter block, index block) leaves for the rest.
+struct DataPart {
+  std::uint64_t data_size = 0;
+  std::uint64_t data_blocks = 0;
+  std::uint64_t raw_key_size = 0;
+  std::uint64_t raw_value_size = 0;
+  std::uint64_t filter_size = 0;
+  std::uint64_t index_size = 0;  // with its trailer, as rocksdb.index.size counts it
+  BlockHandle filter;
+  BlockHandle index;
+};
+
+// The data blocks (each key with sequence 0 and type value, as SstFileWriter adds it), the
+// filter block, then the index block.
+Result<DataPart> WriteDataPart(Writer& w, const KeyList& user_keys, const KeyList* values,
+                               const SstWriteOptions& options) {
   ByteVector filter;
   std::optional<leveldb::FilterBlockBuilder> block_filter;
   if (options.block_based_filter) {
@@ -115,17 +134,9 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
     BLOOMCODEC_ASSIGN_OR_RETURN(filter,
                                 BuildFullFilter(options.filter, options.bits_per_key, user_keys));
   }
-
-  Footer footer;
-  footer.magic = format_version == 0 ? blocktable::kLegacyTableMagic : kBlockBasedTableMagic;
-  footer.format_version = format_version;
-  footer.checksum = options.checksum;
-  if (footer.context_checksums()) footer.base_context_checksum = options.base_context_checksum;
-  Writer w(options);
-  w.SetTrailer(TrailerFormatOf(footer, blocktable::TableFamily::kRocksDb));
+  DataPart part;
   BlockBuilder data(options.restart_interval);
   BlockBuilder index(1);
-  std::uint64_t raw_key_size = 0, raw_value_size = 0, data_blocks = 0;
   ByteVector internal_key;
   ByteVector last_user_key;
   auto flush = [&] {
@@ -135,7 +146,7 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
     AppendBlockHandle(h, handle);
     // The block's last user key is a valid separator (RocksDB would shorten it).
     index.Add(last_user_key, handle);
-    ++data_blocks;
+    ++part.data_blocks;
     // As WriteBlock of the table builder: the next keys belong to the filter of the offset
     // where the next data block starts.
     if (block_filter) block_filter->StartBlock(w.out().size());
@@ -148,21 +159,26 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
     internal_key.insert(internal_key.end(), 7, 0);  // sequence 0
     data.Add(internal_key, value);
     if (block_filter) block_filter->AddKey(key);
-    raw_key_size += internal_key.size();
-    raw_value_size += value.size();
+    part.raw_key_size += internal_key.size();
+    part.raw_value_size += value.size();
     last_user_key.assign(key.begin(), key.end());
     if (data.SizeEstimate() >= options.block_size) flush();
   }
   if (!data.empty()) flush();
-  const std::uint64_t data_size = w.out().size();
+  part.data_size = w.out().size();
 
   if (block_filter) filter = block_filter->Finish();
-  const BlockHandle filter_handle = w.WriteBlock(filter);
+  part.filter = w.WriteBlock(filter);
+  part.filter_size = filter.size();
   const ByteSpan finished_index = index.Finish();
-  const ByteVector index_contents(finished_index.begin(), finished_index.end());
-  const BlockHandle index_handle = w.WriteBlock(index_contents);
+  part.index_size = finished_index.size() + kBlockTrailerSize;
+  part.index = w.WriteBlock(ByteVector(finished_index.begin(), finished_index.end()));
+  return part;
+}
 
-  // Properties, sorted by name (a block's keys must increase).
+// The properties block's entries, sorted by name (a block's keys must increase).
+std::map<std::string, ByteVector> PropertiesOf(const SstWriteOptions& options, const DataPart& part,
+                                               std::uint64_t keys) {
   std::map<std::string, ByteVector> props;
   props["rocksdb.block.based.table.index.type"] = Fixed32(0);
   props["rocksdb.block.based.table.prefix.filtering"] = Text("0");
@@ -172,7 +188,7 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
   props["rocksdb.compression"] = Text("NoCompression");
   props["rocksdb.creating.db.identity"] = Text("bloomcodec");
   props["rocksdb.creation.time"] = Varint(0);
-  props["rocksdb.data.size"] = Varint(data_size);
+  props["rocksdb.data.size"] = Varint(part.data_size);
   props["rocksdb.deleted.keys"] = Varint(0);
   props["rocksdb.external_sst_file.global_seqno"] = ByteVector(8, 0);
   props["rocksdb.external_sst_file.version"] = Fixed32(2);
@@ -180,41 +196,61 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
       Text(options.block_based_filter                  ? std::string(kBuiltinFilterName)
            : options.filter == FilterEncoding::kRibbon ? "ribbonfilter"
                                                        : "bloomfilter");
-  props["rocksdb.filter.size"] = Varint(filter.size());
+  props["rocksdb.filter.size"] = Varint(part.filter_size);
   props["rocksdb.fixed.key.length"] = Varint(0);
   props["rocksdb.format.version"] = Varint(0);
   props["rocksdb.index.key.is.user.key"] = Varint(1);
-  props["rocksdb.index.size"] = Varint(index_contents.size() + kBlockTrailerSize);
+  props["rocksdb.index.size"] = Varint(part.index_size);
   props["rocksdb.index.value.is.delta.encoded"] = Varint(0);
   props["rocksdb.merge.operands"] = Varint(0);
-  props["rocksdb.num.data.blocks"] = Varint(data_blocks);
-  props["rocksdb.num.entries"] = Varint(user_keys.size());
-  props["rocksdb.num.filter_entries"] = Varint(user_keys.size());
+  props["rocksdb.num.data.blocks"] = Varint(part.data_blocks);
+  props["rocksdb.num.entries"] = Varint(keys);
+  props["rocksdb.num.filter_entries"] = Varint(keys);
   props["rocksdb.num.range-deletions"] = Varint(0);
   props["rocksdb.oldest.key.time"] = Varint(0);
-  props["rocksdb.raw.key.size"] = Varint(raw_key_size);
-  props["rocksdb.raw.value.size"] = Varint(raw_value_size);
+  props["rocksdb.raw.key.size"] = Varint(part.raw_key_size);
+  props["rocksdb.raw.value.size"] = Varint(part.raw_value_size);
+  return props;
+}
+
+}  // namespace
+
+Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
+                            const SstWriteOptions& options) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(const std::uint32_t format_version,
+                              CheckedFormatVersion(user_keys, values, options));
+  Footer footer;
+  footer.magic = format_version == 0 ? blocktable::kLevelDbTableMagic : kBlockBasedTableMagic;
+  footer.format_version = format_version;
+  footer.checksum = options.checksum;
+  if (footer.context_checksums()) footer.base_context_checksum = options.base_context_checksum;
+  Writer w(options);
+  w.SetTrailer(TrailerFormatOf(footer, blocktable::TableFamily::kRocksDb));
+  BLOOMCODEC_ASSIGN_OR_RETURN(const DataPart part, WriteDataPart(w, user_keys, values, options));
+
   BlockBuilder properties(1);
-  for (const auto& [name, value] : props) properties.Add(Text(name), value);
+  for (const auto& [name, value] : PropertiesOf(options, part, user_keys.size())) {
+    properties.Add(Text(name), value);
+  }
   const BlockHandle properties_handle = w.WriteBlock(properties.Finish());
 
   BlockBuilder metaindex(1);
   ByteVector fh, ph;
-  AppendBlockHandle(filter_handle, fh);
+  AppendBlockHandle(part.filter, fh);
   AppendBlockHandle(properties_handle, ph);
   const std::string filter_key =
       (options.block_based_filter ? "filter." : "fullfilter.") + std::string(kBuiltinFilterName);
   metaindex.Add(Text(filter_key), fh);  // "filter...", "fullfilter..." < "rocksdb.*"
   if (footer.context_checksums()) {
     ByteVector ih;  // "rocksdb.index" < "rocksdb.properties"
-    AppendBlockHandle(index_handle, ih);
+    AppendBlockHandle(part.index, ih);
     metaindex.Add(Text(blocktable::kIndexMetaBlockName), ih);
   }
   metaindex.Add(Text(kPropertiesBlockName), ph);
   const BlockHandle metaindex_handle = w.WriteBlock(metaindex.Finish());
 
   footer.metaindex_handle = metaindex_handle;
-  if (!footer.context_checksums()) footer.index_handle = index_handle;
+  if (!footer.context_checksums()) footer.index_handle = part.index;
   AppendFooter(footer, w.out());
   return std::move(w.out());
 }

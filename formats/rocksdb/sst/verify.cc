@@ -1,20 +1,21 @@
+// RocksDB SSTs in the block-table verify pipeline (blocktable/verify.h): what is RocksDB's own is
+// here (the meta blocks and their checksums, index partitions, the counts the properties claim,
+// full / partitioned / block-based filters and prefix extractors, the filter's fill); the scan
+// and the report are the pipeline's.
 #include "rocksdb/sst/verify.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <limits>
-#include <system_error>
+#include <memory>
+#include <optional>
+#include <utility>
 
 #include "blocktable/block_handle.h"
 #include "blocktable/stream.h"
+#include "blocktable/verify.h"
 #include "bloomcodec/filter_stats.h"
-#include "bloomcodec/input_file.h"
 #include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/rocksdb/full_filter.h"
-#include "codec/parallel.h"
-#include "codec/short_bytes.h"
-#include "leveldb/table/verify.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "sst_filter_stats.h"
 
@@ -23,170 +24,76 @@ namespace bloomcodec::rocksdb {
 using blocktable::Block;
 using blocktable::BlockFooterLayout;
 using blocktable::BlockHandle;
-using blocktable::BlockRange;
-using blocktable::CheckedBlockWalk;
 using blocktable::CompareKeys;
-using blocktable::HasBlockBasedTableMagic;
+using blocktable::DataBlockView;
 using blocktable::KeyOrder;
-using blocktable::StreamLimits;
+using blocktable::ScanTotals;
 using blocktable::TrailerFormat;
 using blocktable::VerifyBlock;
 using blocktable::VerifyTrailer;
 
 namespace {
 
-namespace fs = std::filesystem;
-
-bool IsSstName(std::string_view name) {
-  if (name.ends_with(".gz")) name.remove_suffix(3);
-  return name.ends_with(".sst") && leveldb::IsTableFileName(name);
-}
-
-// What the data blocks hold, for the checks against the properties.
-struct DataCounts {
-  std::uint64_t entries = 0;
-  std::uint64_t plain_deletions = 0;
-  std::uint64_t point_deletions = 0;
-  std::uint64_t merges = 0;
-};
+// The counters of ScanTotals::kind_counts RocksDB's property checks need.
+enum KindCounter : std::size_t { kPlainDeletions = 0, kPointDeletions = 1, kMerges = 2 };
 
 // The value type is the tag's low byte (db/dbformat.h): kTypeDeletion 0x0, kTypeMerge 0x2,
 // kTypeSingleDeletion 0x7, kTypeDeletionWithTimestamp 0x14.
-void CountType(ByteSpan internal_key, DataCounts& counts) {
-  if (internal_key.size() < 8) return;  // the block walk already refused it
-  const std::uint8_t type = internal_key[internal_key.size() - 8];
-  if (type == 0x0) ++counts.plain_deletions;
-  if (type == 0x0 || type == 0x7 || type == 0x14) ++counts.point_deletions;
-  if (type == 0x2) ++counts.merges;
+const blocktable::KindFlags& CountedKinds() {
+  static const blocktable::KindFlags flags = [] {
+    blocktable::KindFlags f{};
+    f[0x0] = (1 << kPlainDeletions) | (1 << kPointDeletions);
+    f[0x7] = 1 << kPointDeletions;
+    f[0x14] = 1 << kPointDeletions;
+    f[0x2] = 1 << kMerges;
+    return f;
+  }();
+  return flags;
 }
 
-// Every check that stops at the first problem: checksums and structure of every block, index
-// separators, the entry count. The data blocks are checked by the range scan between Before and
-// After.
-class StructureCheck {
- public:
-  explicit StructureCheck(const SstReader& sst) : sst_(sst) {}
-
-  // Every check made before the data blocks.
-  Status Before() {
-    const TrailerFormat trailer = sst_.BlockOptions().trailer;
-    const std::string& src = sst_.source();
-    BLOOMCODEC_RETURN_IF_ERROR(VerifyTrailer(sst_.file(), sst_.footer().metaindex_handle, src,
-                                             trailer, "metaindex block"));
-    BLOOMCODEC_RETURN_IF_ERROR(
-        VerifyTrailer(sst_.file(), sst_.index_handle(), src, trailer, "index block"));
-    BLOOMCODEC_RETURN_IF_ERROR(VerifyBlock(sst_.metaindex_block(), KeyOrder::kBytewise).status());
-    for (const SstMetaindexEntry& e : sst_.metaindex()) {
-      if (!e.handle) continue;
-      BLOOMCODEC_RETURN_IF_ERROR(VerifyTrailer(sst_.file(), *e.handle, src, trailer,
-                                               "meta block " + PrintableName(e.key)));
-    }
-    BLOOMCODEC_RETURN_IF_ERROR(
-        VerifyBlock(sst_.index_block(), sst_.index_key_order(), sst_.index_value_encoding())
-            .status());
-    BLOOMCODEC_RETURN_IF_ERROR(sst_.ForEachIndexPartition(
-        [&](ByteSpan, const BlockHandle& h) { return CheckIndexBlock(h, "index partition"); }));
-    if (sst_.filter() && sst_.filter()->placement == FilterPlacement::kPartitioned) {
-      BLOOMCODEC_ASSIGN_OR_RETURN(Block index, Block::Parse(sst_.filter()->contents, src,
-                                                            "filter partition index",
-                                                            BlockFooterLayout::kRocksDb));
-      BLOOMCODEC_RETURN_IF_ERROR(
-          VerifyBlock(index, sst_.index_key_order(), sst_.index_value_encoding()).status());
-      BLOOMCODEC_RETURN_IF_ERROR(sst_.ForEachIndexEntry(index, [&](ByteSpan, const BlockHandle& h) {
-        return VerifyTrailer(sst_.file(), h, src, trailer, "filter partition");
-      }));
-    }
-    if (sst_.filter() && sst_.filter()->placement == FilterPlacement::kBlockBased) {
-      // The layout RocksDB's BlockBasedFilterBlockBuilder writes (LevelDB's).
-      BLOOMCODEC_RETURN_IF_ERROR(leveldb::ParseFilterBlockLayout(sst_.filter()->contents.bytes(),
-                                                                 src, sst_.filter()->handle.offset)
-                                     .status());
-    }
-    return Status();
+// The counts RocksDB's table builder keeps as it adds entries (BlockBasedTableBuilder::Add):
+// num.entries counts every entry, range deletions included (they go to their own block);
+// num.range-deletions those; merge.operands the merges; deleted.keys the point deletions, to
+// which releases since 6.x add the range deletions (5.x counted them in a collector that saw
+// kTypeDeletion only), so it must lie between the two readings.
+Status CheckCounts(const SstReader& sst, const ScanTotals& t, std::uint64_t range_deletions) {
+  const TableProperties& props = *sst.properties();
+  const std::uint64_t at = sst.properties_handle()->offset;
+  const std::string& src = sst.source();
+  const std::uint64_t entries = t.entries;
+  const std::uint64_t all = entries + range_deletions;
+  if (auto n = props.Number("rocksdb.num.entries"); n && *n != all) {
+    return Status::Corrupt(src, at,
+                           "rocksdb.num.entries equal to the " + std::to_string(entries) +
+                               " entries of the data blocks + " + std::to_string(range_deletions) +
+                               " range deletions (" + std::to_string(all) + ")",
+                           std::to_string(*n));
   }
-
-  // Every check made after the data blocks, given what they held.
-  Status After(const DataCounts& counts) {
-    entries_ = counts.entries;
-    plain_deletions_ = counts.plain_deletions;
-    point_deletions_ = counts.point_deletions;
-    merges_ = counts.merges;
-    BLOOMCODEC_RETURN_IF_ERROR(sst_.ForEachRangeDeletion([&](ByteSpan, ByteSpan) {
-      ++range_deletions_;
-      return Status();
-    }));
-    if (sst_.properties()) BLOOMCODEC_RETURN_IF_ERROR(CheckCounts());
-    return Status();
+  if (auto n = props.Number("rocksdb.num.range-deletions"); n && *n != range_deletions) {
+    return Status::Corrupt(src, at,
+                           "rocksdb.num.range-deletions equal to the " +
+                               std::to_string(range_deletions) +
+                               " entries of the range deletion block",
+                           std::to_string(*n));
   }
-
-  std::uint64_t entries() const { return entries_; }
-  std::uint64_t range_deletions() const { return range_deletions_; }
-
- private:
-  // The counts RocksDB's table builder keeps as it adds entries (BlockBasedTableBuilder::Add):
-  // num.entries counts every entry, range deletions included (they go to their own block);
-  // num.range-deletions those; merge.operands the merges; deleted.keys the point deletions, to
-  // which releases since 6.x add the range deletions (5.x counted them in a collector that saw
-  // kTypeDeletion only), so it must lie between the two readings.
-  Status CheckCounts() const {
-    const TableProperties& props = *sst_.properties();
-    const std::uint64_t at = sst_.properties_handle()->offset;
-    const std::string& src = sst_.source();
-    const std::uint64_t all = entries_ + range_deletions_;
-    if (auto n = props.Number("rocksdb.num.entries"); n && *n != all) {
-      return Status::Corrupt(src, at,
-                             "rocksdb.num.entries equal to the " + std::to_string(entries_) +
-                                 " entries of the data blocks + " +
-                                 std::to_string(range_deletions_) + " range deletions (" +
-                                 std::to_string(all) + ")",
-                             std::to_string(*n));
-    }
-    if (auto n = props.Number("rocksdb.num.range-deletions"); n && *n != range_deletions_) {
-      return Status::Corrupt(src, at,
-                             "rocksdb.num.range-deletions equal to the " +
-                                 std::to_string(range_deletions_) +
-                                 " entries of the range deletion block",
-                             std::to_string(*n));
-    }
-    if (auto n = props.Number("rocksdb.merge.operands"); n && *n != merges_) {
-      return Status::Corrupt(src, at,
-                             "rocksdb.merge.operands equal to the " + std::to_string(merges_) +
-                                 " merge entries of the data blocks",
-                             std::to_string(*n));
-    }
-    const std::uint64_t most = point_deletions_ + range_deletions_;
-    if (auto n = props.Number("rocksdb.deleted.keys"); n && (*n < plain_deletions_ || *n > most)) {
-      return Status::Corrupt(src, at,
-                             "rocksdb.deleted.keys between the " +
-                                 std::to_string(plain_deletions_) +
-                                 " deletions of the data blocks and " + std::to_string(most) +
-                                 " (all point deletions + range deletions)",
-                             std::to_string(*n));
-    }
-    return Status();
+  const std::uint64_t merges = t.kind_counts[kMerges];
+  if (auto n = props.Number("rocksdb.merge.operands"); n && *n != merges) {
+    return Status::Corrupt(src, at,
+                           "rocksdb.merge.operands equal to the " + std::to_string(merges) +
+                               " merge entries of the data blocks",
+                           std::to_string(*n));
   }
-
-  Status CheckIndexBlock(const BlockHandle& h, std::string_view what) {
-    BLOOMCODEC_RETURN_IF_ERROR(
-        VerifyTrailer(sst_.file(), h, sst_.source(), sst_.BlockOptions().trailer, what));
-    BLOOMCODEC_ASSIGN_OR_RETURN(Block b, sst_.ReadBlock(h, what));
-    return VerifyBlock(b, sst_.index_key_order(), sst_.index_value_encoding()).status();
+  const std::uint64_t plain = t.kind_counts[kPlainDeletions];
+  const std::uint64_t most = t.kind_counts[kPointDeletions] + range_deletions;
+  if (auto n = props.Number("rocksdb.deleted.keys"); n && (*n < plain || *n > most)) {
+    return Status::Corrupt(src, at,
+                           "rocksdb.deleted.keys between the " + std::to_string(plain) +
+                               " deletions of the data blocks and " + std::to_string(most) +
+                               " (all point deletions + range deletions)",
+                           std::to_string(*n));
   }
-
-  const SstReader& sst_;
-  std::uint64_t entries_ = 0;
-  std::uint64_t range_deletions_ = 0;
-  std::uint64_t plain_deletions_ = 0;
-  std::uint64_t point_deletions_ = 0;
-  std::uint64_t merges_ = 0;
-};
-
-// The data blocks of an SST, as its index lists them (read once, before any range runs).
-struct DataBlocks {
-  std::vector<BlockHandle> handles;
-  KeyList index_keys;
-  Status index_error;  // the index could not be walked past the last block listed
-};
+  return Status();
+}
 
 // How the stored keys are asked of the filter.
 enum class Probe {
@@ -196,358 +103,186 @@ enum class Probe {
   kPerKey,       // block-based filters, or a full filter that does not parse: the read path
 };
 
-struct SstScan {
-  const SstReader& sst;
-  const InputFile& file;
-  const DataBlocks& blocks;
-  Probe probe;
-  const FullFilterReader* full;  // kFull
-  const std::optional<PrefixExtractor>& prefix;
-  StreamLimits limits;
-};
-
-// One range's share of the result; the shares are merged in block order.
-struct SstRangeResult {
-  std::optional<Status> structure;  // the first damage in the range: the range stops there
-  std::optional<Status> filter;     // the filter could not be asked: no key from there counts
-  DataCounts counts;
-  std::uint64_t distinct = 0;        // user keys, each once (the range's first counted as new)
-  std::uint64_t filter_entries = 0;  // what the builder added: whole keys and new prefixes
-  std::uint64_t false_negatives = 0;
-  std::vector<ByteVector> listed;  // up to kMaxListedFalseNegatives + 1, in key order
-  bool any = false;
-  ByteVector first_user;
-  bool first_false_negative = false;  // the range's first user key was answered "absent"
-  ByteVector last_user;
-  bool any_prefix = false;
-  ByteVector first_prefix;
-  ByteVector last_prefix;
-};
-
-bool SameBytes(ByteSpan a, ByteSpan b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end());
-}
-
-// A range's distinct user keys waiting for their batch probe (reused: no allocation per key).
-class KeyChunk {
+// One range's questions to the filter: the user keys (each once) and their prefixes.
+class SstRangeFilter final : public blocktable::RangeFilter {
  public:
-  KeyChunk(const SstScan& scan, SstRangeResult& out) : scan_(scan), out_(out) {
-    const std::size_t n = std::min<std::size_t>(scan.limits.chunk_keys, 1 << 16);
-    users_.Reserve(n, n * 32);
-    prefixes_.Reserve(n, n * 16);
-    sub_users_.Reserve(n, n * 32);
-    sub_prefixes_.Reserve(n, n * 16);
-    has_prefix_.reserve(n);
+  SstRangeFilter(const SstReader& sst, Probe probe, const FullFilterReader* full,
+                 std::size_t chunk_keys)
+      : sst_(sst), probe_(probe), full_(full), whole_(sst.whole_key_filtering()) {
+    const std::size_t n = std::min<std::size_t>(chunk_keys, 1 << 16);
     whole_answers_.reserve(n);
     prefix_answers_.reserve(n);
-    sub_answers_.reserve(n);
-  }
-
-  bool full() const { return users_.size() >= scan_.limits.chunk_keys; }
-
-  // `prefix`: the key's prefix when it lies in the extractor's domain.
-  void Add(ByteSpan user, const ByteSpan* prefix, bool range_first) {
-    if (range_first) range_first_ = users_.size();
-    users_.Add(user);
-    has_prefix_.push_back(prefix != nullptr ? 1 : 0);
-    if (prefix) prefixes_.Add(*prefix);
-  }
-
-  // Probes the keys collected. False once the filter could not be asked (out.filter is set).
-  bool Flush() {
-    if (users_.empty()) return true;
-    whole_answers_.assign(users_.size(), 1);
-    prefix_answers_.assign(prefixes_.size(), 1);
-    std::size_t asked = users_.size();  // the keys before the first whose filter fails
-    switch (scan_.probe) {
-      case Probe::kNone: break;
-      case Probe::kFull:
-        if (scan_.sst.whole_key_filtering()) scan_.full->MayContainBatch(users_, whole_answers_);
-        if (!prefixes_.empty()) scan_.full->MayContainBatch(prefixes_, prefix_answers_);
-        break;
-      case Probe::kPartitioned: asked = ProbePartitions(); break;
-      case Probe::kPerKey: asked = ProbeEachKey(); break;
+    if (probe == Probe::kPartitioned) {
+      sub_keys_.Reserve(n, n * 32);
+      sub_prefixes_.Reserve(n, n * 16);
+      sub_answers_.reserve(n);
     }
-    std::size_t p = 0;
-    for (std::size_t i = 0; i < asked; ++i) {
-      bool maybe = whole_answers_[i] != 0;
-      if (has_prefix_[i] && prefix_answers_[p++] == 0) maybe = false;
-      if (maybe) continue;
-      if (i == range_first_) out_.first_false_negative = true;
-      ++out_.false_negatives;
-      if (out_.listed.size() <= kMaxListedFalseNegatives) {
-        out_.listed.emplace_back(users_[i].begin(), users_[i].end());
-      }
-    }
-    users_.Clear();
-    prefixes_.Clear();
-    has_prefix_.clear();
-    range_first_ = kNone;
-    return asked == whole_answers_.size();
   }
+
+  std::size_t Ask(const blocktable::FilterChunk& chunk, std::span<std::uint8_t> answers,
+                  Status& error) override;
 
  private:
-  static constexpr std::size_t kNone = ~std::size_t{0};
-
-  // Whether key i asks the filter at all (without whole-key filtering only its prefix does).
-  bool Asks(std::size_t i) const { return scan_.sst.whole_key_filtering() || has_prefix_[i]; }
-
-  // As SstReader::MayContain and FilterHolds per key: the read path (slow; rare filters).
-  std::size_t ProbeEachKey() {
-    std::size_t p = 0;
-    for (std::size_t i = 0; i < users_.size(); ++i) {
-      Result<bool> maybe = scan_.sst.MayContain(users_[i]);
-      if (!maybe.ok()) return Fail(i, maybe.status());
-      bool answer = *maybe;
-      if (has_prefix_[i]) {
-        if (answer) {
-          Result<bool> holds = scan_.sst.FilterHolds(prefixes_[p], users_[i]);
-          if (!holds.ok()) return Fail(i, holds.status());
-          answer = *holds;
-        }
-        ++p;
-      }
-      whole_answers_[i] = answer ? 1 : 0;
-    }
-    return users_.size();
+  // Whether key i has a prefix, and whether it asks the filter at all (without whole-key
+  // filtering only its prefix does).
+  bool HasPrefix(std::size_t i) const {
+    return !chunk_->has_prefix.empty() && chunk_->has_prefix[i] != 0;
   }
-
-  // Consecutive keys of the same partition probed as one batch of that partition's filter.
-  std::size_t ProbePartitions() {
-    const bool whole = scan_.sst.whole_key_filtering();
-    std::size_t p = 0;  // prefixes before key i
-    std::size_t i = 0;
-    while (i < users_.size()) {
-      if (!Asks(i)) {
-        ++i;
-        continue;
-      }
-      Result<BlockHandle> partition = scan_.sst.FilterBlockFor(users_[i]);
-      if (!partition.ok()) return Fail(i, partition.status());
-      if (Status s = LoadPartition(*partition); !s.ok()) return Fail(i, s);
-      // The keys up to the first that asks another partition (or cannot be placed).
-      sub_users_.Clear();
-      sub_prefixes_.Clear();
-      const std::size_t begin = i, prefix_begin = p;
-      std::optional<std::pair<std::size_t, Status>> stop;
-      for (; i < users_.size(); ++i) {
-        if (i > begin && Asks(i)) {
-          Result<BlockHandle> h = scan_.sst.FilterBlockFor(users_[i]);
-          if (!h.ok()) {
-            stop.emplace(i, h.status());
-            break;
-          }
-          if (h->offset != partition->offset || h->size != partition->size) break;
-        }
-        if (whole) sub_users_.Add(users_[i]);
-        if (has_prefix_[i]) sub_prefixes_.Add(prefixes_[p++]);
-      }
-      if (whole) {
-        sub_answers_.resize(sub_users_.size());
-        partition_->MayContainBatch(sub_users_, sub_answers_);
-        std::copy(sub_answers_.begin(), sub_answers_.end(), whole_answers_.begin() + begin);
-      }
-      if (!sub_prefixes_.empty()) {
-        sub_answers_.resize(sub_prefixes_.size());
-        partition_->MayContainBatch(sub_prefixes_, sub_answers_);
-        std::copy(sub_answers_.begin(), sub_answers_.end(), prefix_answers_.begin() + prefix_begin);
-      }
-      if (stop) return Fail(stop->first, stop->second);
-    }
-    return users_.size();
-  }
-
-  Status LoadPartition(const BlockHandle& h) {
-    if (partition_ && h.offset == partition_handle_.offset && h.size == partition_handle_.size) {
-      return Status();
-    }
-    partition_.reset();
-    BLOOMCODEC_ASSIGN_OR_RETURN(
-        partition_contents_, blocktable::ReadBlock(scan_.sst.file(), h, scan_.sst.source(),
-                                                   scan_.sst.BlockOptions(), "filter partition"));
-    BLOOMCODEC_ASSIGN_OR_RETURN(
-        FullFilterReader f,
-        FullFilterReader::Parse(partition_contents_.bytes(), scan_.sst.source()));
-    partition_.emplace(std::move(f));
-    partition_handle_ = h;
-    return Status();
-  }
-
+  bool Asks(std::size_t i) const { return whole_ || HasPrefix(i); }
+  std::size_t ProbeEachKey();
+  std::size_t ProbePartitions();
+  // Probes keys [begin, ...) of one partition's batch; returns the key after it.
+  std::size_t ProbePartition(std::size_t begin, std::size_t& p, const BlockHandle& partition);
+  Status LoadPartition(const BlockHandle& h);
   std::size_t Fail(std::size_t i, Status s) {
-    out_.filter = std::move(s);
+    error_ = std::move(s);
     return i;
   }
 
-  const SstScan& scan_;
-  SstRangeResult& out_;
-  KeyList users_;
-  KeyList prefixes_;  // of the keys with has_prefix_, in order
-  std::vector<std::uint8_t> has_prefix_;
+  const SstReader& sst_;
+  const Probe probe_;
+  const FullFilterReader* full_;  // kFull
+  const bool whole_;
+  const blocktable::FilterChunk* chunk_ = nullptr;  // the chunk being asked
+  Status error_;
   std::vector<std::uint8_t> whole_answers_;
   std::vector<std::uint8_t> prefix_answers_;
-  std::size_t range_first_ = kNone;
   // kPartitioned: the partition asked last, and the keys of one partition's batch.
   BlockHandle partition_handle_;
   blocktable::BlockContents partition_contents_;
   std::optional<FullFilterReader> partition_;
-  KeyList sub_users_;
+  KeyList sub_keys_;
   KeyList sub_prefixes_;
   std::vector<std::uint8_t> sub_answers_;
 };
 
-// Checks blocks [range.begin, range.end) as the structure check does and asks the filter for
-// every distinct user key (and prefix) as the per-key pass did.
-void ScanSstRange(const SstScan& scan, BlockRange range, SstRangeResult& out) {
-  const SstReader& sst = scan.sst;
-  const std::vector<BlockHandle>& blocks = scan.blocks.handles;
-  const bool whole = sst.whole_key_filtering();
-  bool passing = scan.probe != Probe::kNone;
-  KeyChunk chunk(scan, out);
-  blocktable::PageDropper dropper(&scan.file, scan.limits.drop_window);
-  if (range.begin < range.end) dropper.Start(blocks[range.begin].offset);
-  for (std::size_t b = range.begin; b < range.end && !out.structure; ++b) {
-    const BlockHandle& h = blocks[b];
-    const auto fail = [&](Status s) { out.structure = std::move(s); };
-    if (Status s =
-            VerifyTrailer(sst.file(), h, sst.source(), sst.BlockOptions().trailer, "data block");
-        !s.ok()) {
-      fail(s);
-      break;
+std::size_t SstRangeFilter::Ask(const blocktable::FilterChunk& chunk,
+                                std::span<std::uint8_t> answers, Status& error) {
+  const std::size_t n = chunk.keys.size();
+  if (probe_ == Probe::kFull) {
+    // The common case, answered in place: the whole keys, then their prefixes.
+    if (whole_) {
+      full_->MayContainBatch(chunk.keys, answers);
+    } else {
+      std::fill(answers.begin(), answers.end(), std::uint8_t{1});
     }
-    Result<Block> read = sst.ReadDataBlock(h);
-    if (!read.ok()) {
-      fail(read.status());
-      break;
-    }
-    const Block& block = *read;
-    // One walk gives the keys and VerifyBlock's verdict. A block VerifyBlock refuses stops the
-    // range before its keys count: a range with a structure error is dropped whole by the merge,
-    // so the keys walked before the damage was known change nothing.
-    CheckedBlockWalk it(block, KeyOrder::kInternal);
-    Status walked = it.SeekToFirst();
-    while (walked.ok() && it.valid()) {
-      const ByteSpan key = it.key();
-      CountType(key, out.counts);
-      const ByteSpan user = UserKeyOf(key);
-      if (passing) {
-        // While the pass goes on, out.last_user is the user key of the entry before (kept once
-        // per block, not per key): within a block, compare with that entry, which shares
-        // it.shared() bytes.
-        const bool same = it.entries() > 1
-                              ? SameBytesAfter(UserKeyOf(it.previous_key()), user, it.shared())
-                              : out.any && SameBytes(out.last_user, user);
-        if (!same) {
-          const bool range_first = !out.any;
-          if (range_first) out.first_user.assign(user.begin(), user.end());
-          out.any = true;
-          ++out.distinct;
-          if (whole) ++out.filter_entries;
-          ByteSpan p;
-          const bool in_domain = scan.prefix && scan.prefix->InDomain(user);
-          if (in_domain) {
-            p = scan.prefix->Transform(user);
-            if (!out.any_prefix || !SameBytes(p, out.last_prefix)) {
-              ++out.filter_entries;
-              if (!out.any_prefix) out.first_prefix.assign(p.begin(), p.end());
-              out.last_prefix.assign(p.begin(), p.end());
-              out.any_prefix = true;
-            }
-          }
-          chunk.Add(user, in_domain ? &p : nullptr, range_first);
-          if (chunk.full() && !chunk.Flush()) {
-            passing = false;
-            out.last_user.assign(user.begin(), user.end());
-          }
-        }
+    if (chunk.prefixes.empty()) return n;
+    prefix_answers_.assign(chunk.prefixes.size(), 1);
+    full_->MayContainBatch(chunk.prefixes, prefix_answers_);
+    std::size_t p = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!chunk.has_prefix.empty() && chunk.has_prefix[i] != 0 && prefix_answers_[p++] == 0) {
+        answers[i] = 0;
       }
-      walked = it.Next();
     }
-    if (passing && it.entries() > 0) {
-      const ByteSpan user = UserKeyOf(it.key());
-      out.last_user.assign(user.begin(), user.end());
-    }
-    if (!it.damage().ok()) {
-      fail(it.damage());
-      break;
-    }
-    if (it.entries() == 0) continue;
-    const ByteSpan last = it.key();
-    const ByteSpan compared = sst.index_key_is_user_key() ? UserKeyOf(last) : last;
-    const ByteSpan index_key = scan.blocks.index_keys[b];
-    if (CompareKeys(sst.index_key_order(), index_key, compared) < 0) {
-      fail(Status::Corrupt(sst.source(), h.offset,
-                           "an index key at or after the data block's last key",
-                           ToHex(index_key) + " < " + ToHex(compared)));
-      break;
-    }
-    out.counts.entries += it.entries();
-    dropper.Done(h.offset + h.size + blocktable::kBlockTrailerSize);
+    return n;
   }
-  if (passing) chunk.Flush();
-  if (range.begin < range.end) {
-    const BlockHandle& h = blocks[range.end - 1];
-    dropper.Done(h.offset + h.size + blocktable::kBlockTrailerSize, true);
+  chunk_ = &chunk;
+  whole_answers_.assign(n, 1);
+  prefix_answers_.assign(chunk.prefixes.size(), 1);
+  const std::size_t asked = probe_ == Probe::kPartitioned ? ProbePartitions() : ProbeEachKey();
+  std::size_t p = 0;
+  for (std::size_t i = 0; i < asked; ++i) {
+    bool maybe = whole_answers_[i] != 0;
+    if (HasPrefix(i) && prefix_answers_[p++] == 0) maybe = false;
+    answers[i] = maybe ? 1 : 0;
   }
+  if (asked < n) error = std::move(error_);
+  return asked;
 }
 
-// The merged shares: what one pass over the whole table gives.
-struct SstTotals {
-  std::optional<Status> structure;
-  std::optional<Status> filter;
-  DataCounts counts;
-  std::uint64_t distinct = 0;
-  std::uint64_t filter_entries = 0;
-};
-
-SstTotals ScanSst(const SstScan& scan, FileReport& report) {
-  const std::vector<BlockHandle>& blocks = scan.blocks.handles;
-  std::vector<std::uint64_t> sizes(blocks.size());
-  for (std::size_t i = 0; i < blocks.size(); ++i) {
-    sizes[i] = blocks[i].size + blocktable::kBlockTrailerSize;
-  }
-  const std::vector<BlockRange> ranges = blocktable::SplitIntoRanges(sizes, scan.limits);
-  std::vector<SstRangeResult> results(ranges.size());
-  ParallelFor(ranges.size(), [&](std::size_t r) { ScanSstRange(scan, ranges[r], results[r]); });
-
-  SstTotals t;
-  const bool whole = scan.sst.whole_key_filtering();
-  bool carried = false;
-  ByteVector carried_user;
-  bool carried_prefix = false;
-  ByteVector carried_prefix_bytes;
-  for (SstRangeResult& r : results) {
-    if (r.structure) {
-      t.structure = std::move(r.structure);
-      return t;
-    }
-    t.counts.entries += r.counts.entries;
-    t.counts.plain_deletions += r.counts.plain_deletions;
-    t.counts.point_deletions += r.counts.point_deletions;
-    t.counts.merges += r.counts.merges;
-    if (t.filter) continue;  // the pass stopped: only the structure still counts
-    if (r.any) {
-      // The range took its first key as new; it may repeat the key the range before ended with.
-      const bool repeat = carried && carried_user == r.first_user;
-      t.distinct += r.distinct - (repeat ? 1 : 0);
-      t.filter_entries += r.filter_entries - (repeat && whole ? 1 : 0);
-      const std::size_t skip = repeat && r.first_false_negative ? 1 : 0;
-      for (std::size_t i = skip; i < r.listed.size(); ++i) report.AddFalseNegative(r.listed[i]);
-      report.false_negative_count += r.false_negatives - skip - (r.listed.size() - skip);
-      if (r.any_prefix) {
-        if (carried_prefix && carried_prefix_bytes == r.first_prefix) --t.filter_entries;
-        carried_prefix = true;
-        carried_prefix_bytes = std::move(r.last_prefix);
+// As SstReader::MayContain and FilterHolds per key: the read path (slow; rare filters).
+std::size_t SstRangeFilter::ProbeEachKey() {
+  const KeyList& keys = chunk_->keys;
+  std::size_t p = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    Result<bool> maybe = sst_.MayContain(keys[i]);
+    if (!maybe.ok()) return Fail(i, maybe.status());
+    bool answer = *maybe;
+    if (HasPrefix(i)) {
+      if (answer) {
+        Result<bool> holds = sst_.FilterHolds(chunk_->prefixes[p], keys[i]);
+        if (!holds.ok()) return Fail(i, holds.status());
+        answer = *holds;
       }
-      carried = true;
-      carried_user = std::move(r.last_user);
+      ++p;
     }
-    if (r.filter) t.filter = std::move(r.filter);
+    whole_answers_[i] = answer ? 1 : 0;
   }
-  if (!scan.blocks.index_error.ok()) t.structure = scan.blocks.index_error;
-  return t;
+  return keys.size();
 }
 
-void AddFill(const SstReader& sst, std::uint64_t distinct_keys, FileReport& report) {
+// Consecutive keys of the same partition probed as one batch of that partition's filter.
+std::size_t SstRangeFilter::ProbePartitions() {
+  const KeyList& keys = chunk_->keys;
+  std::size_t p = 0;  // prefixes before key i
+  std::size_t i = 0;
+  while (i < keys.size()) {
+    if (!Asks(i)) {
+      ++i;
+      continue;
+    }
+    Result<BlockHandle> partition = sst_.FilterBlockFor(keys[i]);
+    if (!partition.ok()) return Fail(i, partition.status());
+    if (Status s = LoadPartition(*partition); !s.ok()) return Fail(i, s);
+    i = ProbePartition(i, p, *partition);
+    if (!error_.ok()) return i;
+  }
+  return keys.size();
+}
+
+std::size_t SstRangeFilter::ProbePartition(std::size_t begin, std::size_t& p,
+                                           const BlockHandle& partition) {
+  const KeyList& keys = chunk_->keys;
+  sub_keys_.Clear();
+  sub_prefixes_.Clear();
+  const std::size_t prefix_begin = p;
+  // The keys up to the first that asks another partition (or cannot be placed).
+  std::optional<std::pair<std::size_t, Status>> stop;
+  std::size_t i = begin;
+  for (; i < keys.size(); ++i) {
+    if (i > begin && Asks(i)) {
+      Result<BlockHandle> h = sst_.FilterBlockFor(keys[i]);
+      if (!h.ok()) {
+        stop.emplace(i, h.status());
+        break;
+      }
+      if (h->offset != partition.offset || h->size != partition.size) break;
+    }
+    if (whole_) sub_keys_.Add(keys[i]);
+    if (HasPrefix(i)) sub_prefixes_.Add(chunk_->prefixes[p++]);
+  }
+  if (whole_) {
+    sub_answers_.resize(sub_keys_.size());
+    partition_->MayContainBatch(sub_keys_, sub_answers_);
+    std::copy(sub_answers_.begin(), sub_answers_.end(), whole_answers_.begin() + begin);
+  }
+  if (!sub_prefixes_.empty()) {
+    sub_answers_.resize(sub_prefixes_.size());
+    partition_->MayContainBatch(sub_prefixes_, sub_answers_);
+    std::copy(sub_answers_.begin(), sub_answers_.end(), prefix_answers_.begin() + prefix_begin);
+  }
+  if (stop) return Fail(stop->first, stop->second);
+  return i;
+}
+
+Status SstRangeFilter::LoadPartition(const BlockHandle& h) {
+  if (partition_ && h.offset == partition_handle_.offset && h.size == partition_handle_.size) {
+    return Status();
+  }
+  partition_.reset();
+  BLOOMCODEC_ASSIGN_OR_RETURN(partition_contents_,
+                              blocktable::ReadBlock(sst_.file(), h, sst_.source(),
+                                                    sst_.BlockOptions(), "filter partition"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f,
+                              FullFilterReader::Parse(partition_contents_.bytes(), sst_.source()));
+  partition_.emplace(std::move(f));
+  partition_handle_ = h;
+  return Status();
+}
+
+// The filter's fill, against what the builder added (`filter_entries`).
+void AddSstFill(const SstReader& sst, std::uint64_t filter_entries, FileReport& report) {
   Result<SstFilterStats> stats = ComputeSstFilterStats(sst);
   if (!stats.ok()) {
     report.findings.push_back(
@@ -560,7 +295,7 @@ void AddFill(const SstReader& sst, std::uint64_t distinct_keys, FileReport& repo
   fill.hash_count = stats->hash_count;
   fill.fill_ratio = fill.bits > 0 ? static_cast<double>(fill.bits_set) / fill.bits : 0;
   fill.fp_rate = stats->fp_rate;
-  fill.sized_keys = static_cast<double>(distinct_keys);
+  fill.sized_keys = static_cast<double>(filter_entries);
   fill.sized_keys_from = "table";
   // A Ribbon solution is about half ones whatever it holds: its fill says nothing of its keys.
   // A block-based filter is many small filters: one fill over all of them estimates no count.
@@ -571,7 +306,7 @@ void AddFill(const SstReader& sst, std::uint64_t distinct_keys, FileReport& repo
     FillStatistics s = ComputeFillStatistics(fill.bits, fill.bits_set, fill.hash_count);
     fill.estimated_keys = s.estimated_keys;
     const std::string reason =
-        OverfillReason(s, static_cast<double>(distinct_keys), "in its data blocks");
+        OverfillReason(s, static_cast<double>(filter_entries), "in its data blocks");
     if (!reason.empty()) {
       report.Add(Severity::kError, finding_kind::kOverfilled,
                  reason + ": the filter was damaged or built for other keys",
@@ -587,167 +322,199 @@ void AddFill(const SstReader& sst, std::uint64_t distinct_keys, FileReport& repo
   report.fill = fill;
 }
 
-// The last 8 bytes of a plain file (0 when shorter than a footer): read from the tail alone,
-// since a folder may hold large files of other kinds.
-std::uint64_t TailMagic(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return 0;
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < static_cast<std::streamoff>(blocktable::kLegacyFooterSize)) return 0;
-  in.seekg(size - 8);
-  std::uint8_t tail[8];
-  if (!in.read(reinterpret_cast<char*>(tail), 8)) return 0;
-  const std::uint64_t magic = blocktable::TrailingMagic(ByteSpan(tail, 8));
-  if (magic == blocktable::kBlockBasedTableMagic &&
-      size < static_cast<std::streamoff>(blocktable::kVersionedFooterSize)) {
-    return 0;
+// The prefix of a key in the extractor's domain (blocktable::KeyPrefix).
+bool PrefixOf(const void* extractor, ByteSpan user_key, ByteSpan& prefix) {
+  const PrefixExtractor& p = *static_cast<const PrefixExtractor*>(extractor);
+  if (!p.InDomain(user_key)) return false;
+  prefix = p.Transform(user_key);
+  return true;
+}
+
+// Every check that stops at the first problem (checksums and structure of every block, index
+// keys bracketing their blocks, the counts the properties claim), and every user key of the
+// data blocks (and its prefix) asked of the filter, as RocksDB's builder added them.
+class SstVerify final : public blocktable::VerifyPlugin {
+ public:
+  explicit SstVerify(const std::optional<PrefixExtractor>& prefix_override)
+      : prefix_(prefix_override) {}
+
+  std::string_view format_name() const override { return "rocksdb-sst"; }
+  bool Open(ByteSpan file, const std::string& path, FileReport& report) override;
+  blocktable::VerifySetup setup() const override;
+  Status CheckBeforeData() const override;
+
+  blocktable::IndexLayout index_layout() const override { return sst_->index_layout(); }
+  Result<BlockHandle> DecodeIndexValue(const blocktable::IndexEntry& entry) const override {
+    return sst_->DecodeIndexValue(entry);
   }
-  return magic;
-}
-
-// `set`: a folder without CURRENT, whose tables may carry any name and format_version 0.
-bool IsRocksDbSst(const fs::directory_entry& entry, bool set) {
-  std::error_code ec;
-  if (!entry.is_regular_file(ec)) return false;
-  const std::string path = entry.path().string();
-  if (IsSstName(entry.path().filename().string())) {
-    // NNNNNN.sst(.gz): opened as verify opens it (a .gz is read decompressed).
-    Result<InputFile> in = InputFile::Open(path);
-    if (!in.ok()) return false;
-    return HasBlockBasedTableMagic(in->bytes()) ||
-           (set && IsRocksDbLegacyFooterTable(in->bytes(), path));
+  Result<Block> ReadIndexPartition(const BlockHandle& partition) const override {
+    return sst_->ReadBlock(partition, "index partition");
   }
-  if (!set) return false;
-  const std::uint64_t magic = TailMagic(entry.path());
-  if (magic == blocktable::kBlockBasedTableMagic) return true;
-  if (magic != blocktable::kLegacyTableMagic) return false;
-  Result<InputFile> in = InputFile::Open(path);
-  return in.ok() && IsRocksDbLegacyFooterTable(in->bytes(), path);
-}
 
-}  // namespace
-
-bool IsRocksDbLegacyFooterTable(ByteSpan bytes, const std::string& path) {
-  if (!blocktable::HasLegacyTableMagic(bytes)) return false;
-  Result<SstReader> sst = SstReader::Open(bytes, path);
-  return sst.ok() && sst->properties().has_value();
-}
-
-bool LooksLikeRocksDb(const std::string& dir) {
-  std::error_code ec;
-  const bool has_current = fs::is_regular_file(fs::path(dir) / "CURRENT", ec);
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    // LevelDB writes CURRENT and MANIFEST-* too; RocksDB alone writes OPTIONS-*.
-    if (has_current && name.starts_with("OPTIONS-")) return true;
-    // A database names its tables NNNNNN.sst; a folder without CURRENT is a set of SSTs
-    // copied or written by hand (SstFileWriter), under any names, also RocksDB's
-    // format_version 0 tables that end in LevelDB's magic (their metaindex names RocksDB's
-    // properties).
-    if (IsRocksDbSst(*it, !has_current)) return true;
+  Result<Block> ReadDataBlock(const BlockHandle& h) const override {
+    BLOOMCODEC_RETURN_IF_ERROR(
+        VerifyTrailer(sst_->file(), h, sst_->source(), sst_->BlockOptions().trailer, "data block"));
+    return sst_->ReadDataBlock(h);
   }
-  return false;
-}
 
-Result<std::vector<std::string>> FindSstFiles(const std::string& dir) {
-  std::vector<std::string> out;
-  std::error_code ec;
-  const bool has_current = fs::is_regular_file(fs::path(dir) / "CURRENT", ec);
-  fs::directory_iterator it(dir, ec);
-  if (ec) return Status::IoError(dir, "cannot list the directory: " + ec.message());
-  for (; it != fs::directory_iterator(); it.increment(ec)) {
-    if (ec) return Status::IoError(dir, "cannot list the directory: " + ec.message());
-    // Every NNNNNN.sst counts, damaged ones too (their damage is the finding); without CURRENT,
-    // also every other file that ends in RocksDB's magic.
-    if (IsSstName(it->path().filename().string()) || (!has_current && IsRocksDbSst(*it, true))) {
-      out.push_back(it->path().string());
+  // The index key must be at or after the block's last key (compared as a user key when the
+  // index holds user keys).
+  Status CheckBlockEnd(const DataBlockView& b, ByteSpan last_key) const override {
+    const ByteSpan compared = sst_->index_key_is_user_key() ? UserKeyOf(last_key) : last_key;
+    if (CompareKeys(sst_->index_key_order(), b.index_key, compared) < 0) {
+      return Status::Corrupt(sst_->source(), b.handle.offset,
+                             "an index key at or after the data block's last key",
+                             ToHex(b.index_key) + " < " + ToHex(compared));
     }
+    return Status();
   }
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
-FileReport VerifySst(const std::string& path, const KeyStream* probes, const std::string& group,
-                     const std::optional<PrefixExtractor>& prefix_override) {
-  FileReport report;
-  report.path = path;
-  report.format = "rocksdb-sst";
-  report.group = group;
-  Result<InputFile> in = InputFile::Open(path);
-  if (!in.ok()) {
-    report.Add(Severity::kError, finding_kind::kUnreadable, in.status().ToString());
-    return report;
+  std::unique_ptr<blocktable::RangeFilter> NewRangeFilter() const override {
+    if (probe_ == Probe::kNone) return nullptr;
+    return std::make_unique<SstRangeFilter>(*sst_, probe_, full_ ? &*full_ : nullptr,
+                                            blocktable::CurrentStreamLimits().chunk_keys);
   }
+
+  Status CheckAfterData(const ScanTotals& totals) const override {
+    std::uint64_t range_deletions = 0;
+    BLOOMCODEC_RETURN_IF_ERROR(sst_->ForEachRangeDeletion([&](ByteSpan, ByteSpan) {
+      ++range_deletions;
+      return Status();
+    }));
+    if (!sst_->properties()) return Status();
+    return CheckCounts(*sst_, totals, range_deletions);
+  }
+
+  bool ReportStoredKeys(const ScanTotals& totals, FileReport& report) const override;
+  std::string_view filter_description() const override { return "the filter"; }
+  Status MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const override {
+    return sst_->MayContainBatch(keys, answers);
+  }
+  // What RocksDB's builder added to the filter: each prefix once per run of equal prefixes,
+  // and the whole keys with whole-key filtering.
+  void ReportFill(const ScanTotals& totals, FileReport& report) const override {
+    AddSstFill(*sst_, prefix_ ? totals.filter_entries : totals.distinct_keys(), report);
+  }
+
+ private:
+  Status CheckIndexBlock(const BlockHandle& h, std::string_view what) const;
+  Status CheckFilterBlocks() const;
+
+  std::optional<PrefixExtractor> prefix_;
+  std::optional<SstReader> sst_;
+  std::string extractor_name_;  // the properties' rocksdb.prefix.extractor.name
+  Probe probe_ = Probe::kNone;
+  std::optional<FullFilterReader> full_;
+};
+
+bool SstVerify::Open(ByteSpan file, const std::string& path, FileReport& report) {
   SstOpenOptions open;
   open.verify_checksums = true;
-  Result<SstReader> opened = SstReader::Open(in->bytes(), path, open);
+  Result<SstReader> opened = SstReader::Open(file, path, open);
   if (!opened.ok()) {
     const bool unsupported = opened.status().code() == StatusCode::kUnsupported;
     report.findings.push_back(FindingFromStatus(
         Severity::kError, unsupported ? finding_kind::kUnsupported : finding_kind::kStructure,
         opened.status()));
-    return report;
+    return false;
   }
-  const SstReader& sst = *opened;
+  sst_.emplace(std::move(opened).value());
+  const SstReader& sst = *sst_;
   if (sst.properties()) {
     // The policy name comes from the file (JSON needs UTF-8).
     report.version = PrintableName(sst.properties()->String("rocksdb.filter.policy").value_or(""));
+    extractor_name_ = sst.properties()->String("rocksdb.prefix.extractor.name").value_or("");
   }
   // The prefix extractor: the command line's, else a built-in one the properties name.
-  const std::string extractor_name =
-      sst.properties() ? sst.properties()->String("rocksdb.prefix.extractor.name").value_or("")
-                       : std::string();
-  std::optional<PrefixExtractor> prefix = prefix_override;
-  if (!prefix) prefix = PrefixExtractor::FromPropertyName(extractor_name);
-  if (sst.filter() && sst.filter()->placement == FilterPlacement::kBlockBased) prefix.reset();
-  // Whether the stored keys are asked of the filter (below, after the structure passed), and how.
-  Probe probe = Probe::kNone;
-  std::optional<FullFilterReader> full;
-  if (sst.filter() && (sst.whole_key_filtering() || prefix)) {
+  if (!prefix_) prefix_ = PrefixExtractor::FromPropertyName(extractor_name_);
+  if (sst.filter() && sst.filter()->placement == FilterPlacement::kBlockBased) prefix_.reset();
+  // Whether the stored keys are asked of the filter, and how.
+  if (sst.filter() && (sst.whole_key_filtering() || prefix_)) {
     switch (sst.filter()->placement) {
       case FilterPlacement::kFull:
         if (auto f = FullFilterReader::Parse(sst.filter()->contents.bytes(), path); f.ok()) {
-          full.emplace(std::move(f).value());
-          probe = Probe::kFull;
+          full_.emplace(std::move(f).value());
+          probe_ = Probe::kFull;
         } else {
-          probe = Probe::kPerKey;  // the read path reports it at the first key that asks
+          probe_ = Probe::kPerKey;  // the read path reports it at the first key that asks
         }
         break;
-      case FilterPlacement::kPartitioned: probe = Probe::kPartitioned; break;
-      case FilterPlacement::kBlockBased: probe = Probe::kPerKey; break;
+      case FilterPlacement::kPartitioned: probe_ = Probe::kPartitioned; break;
+      case FilterPlacement::kBlockBased: probe_ = Probe::kPerKey; break;
     }
   }
+  return true;
+}
 
-  // The structure (stops at the first problem), with every data block checked in ranges on the
-  // run's workers, which also ask the filter for every stored user key (each once).
-  StructureCheck structure(sst);
-  Status s = structure.Before();
-  if (!s.ok()) {
-    report.findings.push_back(FindingFromStatus(Severity::kError, finding_kind::kStructure, s));
-    return report;
+blocktable::VerifySetup SstVerify::setup() const {
+  blocktable::VerifySetup s;
+  s.key_order = KeyOrder::kInternal;
+  s.keys.trailer_bytes = 8;
+  s.keys.kind_flags = &CountedKinds();
+  s.asked = blocktable::StoredKeys::kDistinct;
+  s.filter_holds_whole_keys = sst_->whole_key_filtering();
+  if (prefix_) s.prefix = {PrefixOf, &*prefix_};
+  s.filter_groups = 1;
+  s.damage_ends_report = true;  // nothing of the filter pass is reported for a damaged table
+  s.given_keys_own_finding = false;
+  return s;
+}
+
+// Every check made before the data blocks: the trailers of the metaindex, the index and every
+// meta block, the index's partitions, the filter's partitions or block-based layout.
+Status SstVerify::CheckBeforeData() const {
+  const SstReader& sst = *sst_;
+  const TrailerFormat trailer = sst.BlockOptions().trailer;
+  const std::string& src = sst.source();
+  BLOOMCODEC_RETURN_IF_ERROR(
+      VerifyTrailer(sst.file(), sst.footer().metaindex_handle, src, trailer, "metaindex block"));
+  BLOOMCODEC_RETURN_IF_ERROR(
+      VerifyTrailer(sst.file(), sst.index_handle(), src, trailer, "index block"));
+  BLOOMCODEC_RETURN_IF_ERROR(VerifyBlock(sst.metaindex_block(), KeyOrder::kBytewise).status());
+  for (const SstMetaindexEntry& e : sst.metaindex()) {
+    if (!e.handle) continue;
+    BLOOMCODEC_RETURN_IF_ERROR(
+        VerifyTrailer(sst.file(), *e.handle, src, trailer, "meta block " + PrintableName(e.key)));
   }
-  DataBlocks blocks;
-  blocks.index_error = sst.ForEachDataBlock([&](ByteSpan key, const BlockHandle& handle) {
-    blocks.handles.push_back(handle);
-    blocks.index_keys.Add(key);
-    return Status();
-  });
-  in->AdviseSequential();
-  const SstScan scan{
-      sst, *in, blocks, probe, full ? &*full : nullptr, prefix, blocktable::CurrentStreamLimits()};
-  SstTotals totals = ScanSst(scan, report);
-  if (!totals.structure) {
-    if (Status after = structure.After(totals.counts); !after.ok()) totals.structure = after;
+  BLOOMCODEC_RETURN_IF_ERROR(
+      VerifyBlock(sst.index_block(), sst.index_key_order(), sst.index_value_encoding()).status());
+  BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachIndexPartition(
+      [&](ByteSpan, const BlockHandle& h) { return CheckIndexBlock(h, "index partition"); }));
+  return CheckFilterBlocks();
+}
+
+Status SstVerify::CheckIndexBlock(const BlockHandle& h, std::string_view what) const {
+  BLOOMCODEC_RETURN_IF_ERROR(
+      VerifyTrailer(sst_->file(), h, sst_->source(), sst_->BlockOptions().trailer, what));
+  BLOOMCODEC_ASSIGN_OR_RETURN(Block b, sst_->ReadBlock(h, what));
+  return VerifyBlock(b, sst_->index_key_order(), sst_->index_value_encoding()).status();
+}
+
+Status SstVerify::CheckFilterBlocks() const {
+  const SstReader& sst = *sst_;
+  const std::string& src = sst.source();
+  if (sst.filter() && sst.filter()->placement == FilterPlacement::kPartitioned) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block index,
+                                Block::Parse(sst.filter()->contents, src, "filter partition index",
+                                             BlockFooterLayout::kRocksDb));
+    BLOOMCODEC_RETURN_IF_ERROR(
+        VerifyBlock(index, sst.index_key_order(), sst.index_value_encoding()).status());
+    const TrailerFormat trailer = sst.BlockOptions().trailer;
+    BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachIndexEntry(index, [&](ByteSpan, const BlockHandle& h) {
+      return VerifyTrailer(sst.file(), h, src, trailer, "filter partition");
+    }));
   }
-  if (totals.structure) {
-    // Nothing of the filter pass is reported for a damaged table.
-    report.false_negative_count = 0;
-    report.false_negatives.clear();
-    report.findings.push_back(
-        FindingFromStatus(Severity::kError, finding_kind::kStructure, *totals.structure));
-    return report;
+  if (sst.filter() && sst.filter()->placement == FilterPlacement::kBlockBased) {
+    // The layout RocksDB's BlockBasedFilterBlockBuilder writes (LevelDB's).
+    BLOOMCODEC_RETURN_IF_ERROR(leveldb::ParseFilterBlockLayout(sst.filter()->contents.bytes(), src,
+                                                               sst.filter()->handle.offset)
+                                   .status());
   }
+  return Status();
+}
+
+bool SstVerify::ReportStoredKeys(const ScanTotals& totals, FileReport& report) const {
+  const SstReader& sst = *sst_;
   if (!sst.filter()) {
     bool other = false;
     for (const SstMetaindexEntry& e : sst.metaindex()) {
@@ -764,58 +531,39 @@ FileReport VerifySst(const std::string& path, const KeyStream* probes, const std
       report.Add(Severity::kWarning, finding_kind::kNoFilter,
                  "no filter: every lookup reads a data block");
     }
-    report.keys_checked = structure.entries();
-    // Every probe is answered "may contain": a read pays fp rate 1 (as for a LevelDB table).
-    FillReport always;
-    always.fp_rate = 1.0;
-    report.fill = always;
-    return report;
-  }
-  if (!sst.whole_key_filtering() && !prefix) {
-    const bool custom = !extractor_name.empty() && extractor_name != "nullptr";
+  } else if (!sst.whole_key_filtering() && !prefix_) {
+    const bool custom = !extractor_name_.empty() && extractor_name_ != "nullptr";
     report.Add(Severity::kWarning, finding_kind::kUnsupported,
                "whole_key_filtering is off: the filter holds prefixes, and without the prefix "
                "extractor (" +
-                   (custom ? "the custom " + PrintableName(extractor_name) +
+                   (custom ? "the custom " + PrintableName(extractor_name_) +
                                  ", not one we apply; --prefix-extractor fixed:N|capped:N|noop "
                                  "names one"
                            : std::string("none recorded")) +
                    ") point lookups do not consult it");
-    report.keys_checked = structure.entries();
-    FillReport always;
-    always.fp_rate = 1.0;
-    report.fill = always;
-    return report;
-  }
-  if (totals.filter) {
+  } else if (totals.filter_error) {
     report.findings.push_back(
-        FindingFromStatus(Severity::kError, finding_kind::kStructure, *totals.filter));
-    return report;
+        FindingFromStatus(Severity::kError, finding_kind::kStructure, *totals.filter_error));
+    return false;
+  } else {
+    report.keys_checked = totals.distinct_keys();
+    return true;
   }
-  // What RocksDB's builder added to the filter: each prefix once per run of equal prefixes,
-  // and the whole keys with whole-key filtering.
-  const std::uint64_t distinct = totals.distinct;
-  const std::uint64_t filter_entries = totals.filter_entries;
-  report.keys_checked = distinct;
-  if (probes != nullptr) {
-    KeyList copy;  // the SST's batch path takes a KeyList: one chunk at a time
-    const FileReport::Asked asked = report.AskKeys(*probes, [&](auto chunk, auto answers) {
-      copy.Assign(chunk);
-      return sst.MayContainBatch(copy, answers);
-    });
-    if (!asked.asked.ok()) {
-      report.findings.push_back(
-          FindingFromStatus(Severity::kError, finding_kind::kStructure, asked.asked));
-      return report;
-    }
-    if (!asked.read.ok()) {
-      report.findings.push_back(
-          FindingFromStatus(Severity::kError, finding_kind::kUnreadable, asked.read));
-    }
-  }
-  report.FinishFalseNegatives("the filter");
-  AddFill(sst, prefix ? filter_entries : distinct, report);
-  return report;
+  // The stored keys were not asked: every probe is answered "may contain", and a read pays
+  // fp rate 1 (as for a LevelDB table without a filter).
+  report.keys_checked = totals.entries;
+  FillReport always;
+  always.fp_rate = 1.0;
+  report.fill = always;
+  return false;
+}
+
+}  // namespace
+
+FileReport VerifySst(const std::string& path, const KeyStream* probes, const std::string& group,
+                     const std::optional<PrefixExtractor>& prefix_override) {
+  SstVerify plugin(prefix_override);
+  return blocktable::VerifyBlockTable(path, plugin, probes, group);
 }
 
 }  // namespace bloomcodec::rocksdb
