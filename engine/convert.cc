@@ -164,7 +164,7 @@ Result<KeyList> TableKeys(const Decoded& in, const ConvertInput& input,
     }
     return Status::InvalidArgument("--from-table needs " + list);
   }
-  return family->keys.table_keys(in.format, in.bytes, input.source, options.key_kind);
+  return family->keys.table_keys(in.format, in.bytes, input.source, options.family);
 }
 
 std::string KeySourceHint(const FormatCodec* from) {
@@ -206,7 +206,7 @@ Result<std::uint64_t> CheckKeysAreTheInputs(const Decoded& in, const ConvertInpu
                                             const ConvertOptions& options, const KeyStream& keys,
                                             Conversion& c) {
   ProbeOptions probe;
-  probe.key_kind = options.key_kind;
+  probe.family = options.family;
   BLOOMCODEC_ASSIGN_OR_RETURN(std::unique_ptr<FileProbe> prober,
                               in.format->OpenProbe(in.bytes, input.source, probe));
   BLOOMCODEC_ASSIGN_OR_RETURN(ProbeTally t, ProbeEveryKey(*prober, keys));
@@ -279,10 +279,9 @@ Result<Conversion> Rebuild(const Decoded& in, const ConvertInput& input,
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out, builder->Finish());
   builder.reset();
   // A correct build always passes; checked anyway, since this is the one promise of convert.
-  ProbeOptions probe;
-  probe.key_kind = to->BuiltKeyKind();
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::unique_ptr<FileProbe> rebuilt,
-                              to->OpenProbe(out, input.source + " (rebuilt)", probe));
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      std::unique_ptr<FileProbe> rebuilt,
+      to->OpenProbe(out, input.source + " (rebuilt)", to->BuiltProbeOptions()));
   BLOOMCODEC_ASSIGN_OR_RETURN(ProbeTally t, ProbeEveryKey(*rebuilt, *keys));
   if (t.absent > 0 || t.keys != count) {
     return Status::Internal("internal error: the rebuilt filter misses a key; nothing written");
@@ -292,41 +291,19 @@ Result<Conversion> Rebuild(const Decoded& in, const ConvertInput& input,
   return c;
 }
 
-// --no-filter / --legacy-1.17 / --bits-per-key on a table: checked against the rewrite rules.
-Status CheckRewriteFlags(const FormatCodec* from, const FormatCodec* to,
-                         const ConvertOptions& options) {
-  const bool table_change = options.no_filter || options.legacy_v117;
-  if (table_change) {
-    bool taken = false;
-    for (const ConversionRule* r : RulesFor(from, to, When::kTableRewrite)) {
-      if ((!options.no_filter || r->takes_no_filter) &&
-          (!options.legacy_v117 || r->takes_legacy_117)) {
-        taken = true;
-      }
-    }
-    if (!taken) {
-      // Named after the rules that take both flags (LevelDB tables).
-      std::vector<std::string_view> names;
-      for (const ConversionRule* r : engine::AllConversionRules()) {
-        if (r->when == When::kTableRewrite && r->takes_no_filter && r->takes_legacy_117) {
-          AddOnce(names, r->from);
-        }
-      }
-      const std::string table = OrList(names, " or ");
-      return Status::InvalidArgument(
-          "--no-filter and --legacy-1.17 rewrite a table's filter: "
-          "they need a " +
-          table + " input and --to " + table);
-    }
-  }
-  if (options.no_filter && options.params.bits_per_key) {
-    return Status::InvalidArgument(
-        "--no-filter removes the filter; --bits-per-key adds one: give one");
-  }
-  if (options.legacy_v117 && !options.params.bits_per_key) {
-    return Status::InvalidArgument("--legacy-1.17 needs --bits-per-key N");
-  }
-  return Status();
+// The families' own options: each one the input (and, for a rewrite's, --to) admits, then the
+// input's family's checks of them against the rest of the call.
+Status CheckFamilyOptions(const Decoded& in, const ConvertInput& input,
+                          const ConvertOptions& options) {
+  BLOOMCODEC_RETURN_IF_ERROR(CheckFamilyFlags(
+      Subcommand::kConvert, options.family,
+      {.path = input.source,
+       .format = in.format,
+       .what = in.from_document ? std::string_view("a JSON document") : std::string_view(),
+       .to = options.to}));
+  const engine::Family* family = engine::FamilyOf(in.format);
+  if (!family || !family->flags.check_convert) return Status();
+  return family->flags.check_convert({in.format, in.bytes, input, options});
 }
 
 Result<Conversion> SplitInto(const Decoded& in, const ConvertInput& input,
@@ -379,17 +356,18 @@ bool LooksLikeJsonDocument(ByteSpan bytes) {
   return false;
 }
 
-// The order: the rewrite flags checked; a split (the output is a directory); a table's filter
-// rewritten; the bits carried over (a format to itself, then the families' rules); else a rebuild.
+// The order: the families' options checked; a split (the output is a directory); a table's
+// filter rewritten (when the family's options or --bits-per-key ask for it); the bits carried
+// over (a format to itself, then the families' rules); else a rebuild.
 Result<Conversion> Convert(const ConvertInput& input, const ConvertOptions& options) {
   const FormatCodec* to = options.to;
   if (!to) return Status::InvalidArgument("--to F is required");
   BLOOMCODEC_ASSIGN_OR_RETURN(Decoded in, DecodeInput(input));
   const FormatCodec* from = in.format;
-  BLOOMCODEC_RETURN_IF_ERROR(CheckRewriteFlags(from, to, options));
+  BLOOMCODEC_RETURN_IF_ERROR(CheckFamilyOptions(in, input, options));
   const bool keys_given = options.keys || options.from_table;
   if (options.split) return SplitInto(in, input, options, keys_given);
-  if (options.no_filter || options.params.bits_per_key) {
+  if (from == to) {
     const std::vector<const ConversionRule*> rewrites = RulesFor(from, to, When::kTableRewrite);
     BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<Conversion> c,
                                 RunFirst(rewrites, in, input, options));

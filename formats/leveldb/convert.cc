@@ -6,6 +6,7 @@
 
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
+#include "bloomcodec/leveldb/options.h"
 #include "formats/leveldb/family.h"
 #include "inspect_support.h"
 #include "leveldb/inspect.h"
@@ -34,13 +35,14 @@ Result<SplitSource> FilterBlockOf(const ConvertCall& call) {
     s.block = call.bytes;
     return s;
   }
+  const LevelDbOptions mine = call.options.family.Get<LevelDbOptions>();
   TableOpenOptions open;
-  open.key_kind = call.options.key_kind;
-  BLOOMCODEC_ASSIGN_OR_RETURN(open.writer, ParseFilterWriter(call.options.writer));
+  open.key_kind = mine.key_kind;
+  open.writer = mine.writer;
   // The key kind decides which keys tell LevelDB 1.17's filter from goleveldb's; a table whose
   // kind cannot be told is still split (its filter's bytes do not depend on it).
   Result<TableReader> opened = TableReader::Open(call.bytes, call.input.source, open);
-  if (!opened.ok() && call.options.key_kind == KeyKind::kAuto &&
+  if (!opened.ok() && mine.key_kind == KeyKind::kAuto &&
       opened.status().code() == StatusCode::kInvalidArgument) {
     open.key_kind = KeyKind::kPlain;
     opened = TableReader::Open(call.bytes, call.input.source, open);
@@ -169,23 +171,26 @@ bool KeepsGoLevelDbFilter(const TableReader& table, FilterWriter forced) {
 }
 
 // Rewrites the filter block with RewriteTableFilter, then reads the result back and verifies
-// it: every data block has its filter and every stored key is answered "may contain".
+// it: every data block has its filter and every stored key is answered "may contain". Not a
+// rewrite (nullopt) unless --bits-per-key or --no-filter asks for one.
 Result<std::optional<Conversion>> RewriteTable(const ConvertCall& call) {
   const ConvertOptions& options = call.options;
+  const LevelDbOptions mine = options.family.Get<LevelDbOptions>();
+  if (!mine.no_filter && !options.params.bits_per_key) return std::optional<Conversion>();
   if (options.keys) {
     return Status::InvalidArgument(
         "a table's filter is rebuilt from the table's own keys; "
         "--keys / --index do not apply");
   }
   TableOpenOptions open;
-  open.key_kind = options.key_kind;
-  BLOOMCODEC_ASSIGN_OR_RETURN(open.writer, ParseFilterWriter(options.writer));
+  open.key_kind = mine.key_kind;
+  open.writer = mine.writer;
   BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table,
                               TableReader::Open(call.bytes, call.input.source, open));
   std::optional<BloomPolicy> policy;
-  if (!options.no_filter) {
+  if (!mine.no_filter) {
     BLOOMCODEC_ASSIGN_OR_RETURN(int b, TableBitsPerKey(options.params));
-    policy = options.legacy_v117                        ? BloomPolicy::Legacy117(b)
+    policy = mine.legacy_v117                           ? BloomPolicy::Legacy117(b)
              : KeepsGoLevelDbFilter(table, open.writer) ? BloomPolicy::GoLevelDb(b)
                                                         : BloomPolicy::Current(b);
   }
@@ -206,9 +211,9 @@ Result<std::optional<Conversion>> RewriteTable(const ConvertCall& call) {
 
 // The stored keys of a table (user keys of a database table, consecutive versions once).
 Result<KeyList> TableKeys(const FormatCodec*, ByteSpan bytes, std::string_view source,
-                          KeyKind key_kind) {
+                          const FamilyOptions& options) {
   TableOpenOptions open;
-  open.key_kind = key_kind;
+  open.key_kind = options.Get<LevelDbOptions>().key_kind;
   BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table,
                               TableReader::Open(bytes, std::string(source), open));
   const bool user = table.key_kind() == KeyKind::kUser;
@@ -252,8 +257,7 @@ std::span<const engine::ConversionRule> ConversionRules() {
        "the same bytes: goleveldb reads 1.18's filter as its own"},
       {table, table, kRewritten, When::kTableRewrite, RewriteTable,
        "--bits-per-key N [--legacy-1.17] or --no-filter: the filter block rebuilt (goleveldb's "
-       "for a goleveldb table) or removed",
-       true, true},
+       "for a goleveldb table) or removed"},
       {table, block, kLossless, When::kBitsCarryOver, ExtractFilterBlock,
        "the table's filter block as it stands (1.18 hash)"},
       {block, bloom, kLossless, When::kBitsCarryOver, SingleFilterOfBlock,

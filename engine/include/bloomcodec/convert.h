@@ -63,13 +63,12 @@ struct ConvertOptions {
   // The input filter's keys (--keys, --index), read as a stream; its source() and key_unit()
   // name them in messages.
   const KeyStream* keys = nullptr;
-  bool from_table = false;   // keys: the table's stored keys (user keys in a database table)
-  bool no_filter = false;    // leveldb-table: remove the filter block
-  bool legacy_v117 = false;  // leveldb-table: write a LevelDB 1.17 filter instead of 1.18's
-  KeyKind key_kind = KeyKind::kAuto;  // leveldb-table input
-  // leveldb-table input: who wrote its filter (--writer: leveldb, leveldb-1.17, goleveldb; empty:
-  // decided from the table's keys). A rewrite keeps a filter that writer's database reads.
-  std::string writer;
+  bool from_table = false;  // keys: the table's stored keys (user keys in a database table)
+  // The families' own options (bloomcodec/<family>/options.h), read by the input's family: a
+  // LevelDB table's key kind and writer, and what a table rewrite writes (no filter, LevelDB
+  // 1.17's). One that does not apply to the input (or, for a rewrite's, to --to) is refused as
+  // its flag's declaration says (bloomcodec/flags.h).
+  FamilyOptions family;
   bool split = false;  // the output is a directory: one file per filter + manifest
   bool force = false;  // rebuild even though some keys are absent from the input
 };
