@@ -33,7 +33,7 @@ constexpr SubcommandText kSubcommands[] = {
      "original's answer, false positives included. --format may be left out when FILE says what\n"
      "it is (a Cassandra file name with its version, a LevelDB or RocksDB table footer). For a\n"
      "RocksDB SST, the answer of its full (or partitioned) filter for the user key.\n"
-     "--json prints one JSON document instead (see the README).\n"},
+     "--json prints one JSON document instead (see docs/cli.md).\n"},
     {Subcommand::kHash, "hash",
      "hash --format F --keys K [--key-format text|hex|base64]{families} [--json]",
      "Prints the format's hash of each key, one tab-separated line per key, in input order.\n"
@@ -53,7 +53,7 @@ constexpr SubcommandText kSubcommands[] = {
      "each filter serves, per-filter statistics; RocksDB SSTs also the properties block.\n"
      "A FILE that is a LevelDB or RocksDB database directory: what CURRENT and its MANIFEST\n"
      "say, the live tables per column family and level with sizes and key ranges.\n"
-     "--json prints {\"files\": [one document per FILE]} (see the README).\n"},
+     "--json prints {\"files\": [one document per FILE]} (see docs/cli.md).\n"},
     {Subcommand::kVerify, "verify",
      "verify PATH... [--keys K [--key-format F] | --index INDEX_DB | --from-table] [--format F]"
      "{families} [--json]",
@@ -69,7 +69,7 @@ constexpr SubcommandText kSubcommands[] = {
      "table and one table per level above). Keys of a single file: --keys K, --index\n"
      "INDEX_DB (a Cassandra Index.db), --from-table (a table's own keys; the default for\n"
      "tables). Exit 1 when a file has an error finding (a damaged file inside a directory\n"
-     "included); warnings alone exit 0. --json prints one JSON document (see the README).\n"
+     "included); warnings alone exit 0. --json prints one JSON document (see docs/cli.md).\n"
      "RocksDB prefix filters: the prefixes of RocksDB's built-in extractors that a table names\n"
      "are checked too.\n"},
     {Subcommand::kConvert, "convert",
