@@ -26,7 +26,7 @@ std::string DirectoryOf(std::string_view path) {
   return slash == std::string_view::npos ? std::string(".") : std::string(path.substr(0, slash));
 }
 
-// A split manifest names each filter's file; read them (relative to the manifest) into base64.
+// A split's list names each filter's file; read them (relative to the list) into base64.
 Status ResolveSplitFiles(Document& doc, std::string_view source) {
   auto it = doc.find("filters");
   if (it == doc.end() || !it->is_array()) return BadDumpField(source, "filters", "an array");
@@ -37,13 +37,13 @@ Status ResolveSplitFiles(Document& doc, std::string_view source) {
     BLOOMCODEC_ASSIGN_OR_RETURN(std::string name, DumpString(f, "file", source));
     if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
       return BadDumpField(source, "filters[" + std::to_string(i) + "].file",
-                          "a file name in the manifest's directory");
+                          "a file name in the list's directory");
     }
     BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(dir + "/" + name));
     if (f.contains("filter_bytes")) {
       BLOOMCODEC_ASSIGN_OR_RETURN(std::int64_t n, DumpInt(f, "filter_bytes", source));
       if (n != static_cast<std::int64_t>(in.bytes().size())) {
-        return Status::CorruptFile(in.path(), "the manifest says " + std::to_string(n) +
+        return Status::CorruptFile(in.path(), "the split's list says " + std::to_string(n) +
                                                   " bytes, the file has " +
                                                   std::to_string(in.bytes().size()));
       }
@@ -70,18 +70,19 @@ Result<Decoded> DecodeInput(const ConvertInput& input) {
   Document doc = Document::parse(input.bytes.begin(), input.bytes.end(), nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
     return Status::CorruptFile(input.source,
-                               "not a JSON object (a dump or a split manifest); "
+                               "not a JSON object (a dump or a split's filters.json); "
                                "give --format for a filter file");
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(std::string name, DumpString(doc, "format", input.source));
   d.format = FindFormat(name);
   if (!d.format)
     return BadDumpField(input.source, "format", "a format name, found \"" + name + "\"");
-  auto manifest = doc.find("split_manifest");
-  if (manifest != doc.end() && !manifest->is_boolean()) {
+  // A split's list says so in a field that keeps its older name (docs/cli.md, "dump").
+  auto split = doc.find("split_manifest");
+  if (split != doc.end() && !split->is_boolean()) {
     return BadDumpField(input.source, "split_manifest", "true or false");
   }
-  if (manifest != doc.end() && manifest->get<bool>()) {
+  if (split != doc.end() && split->get<bool>()) {
     BLOOMCODEC_RETURN_IF_ERROR(ResolveSplitFiles(doc, input.source));
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(d.owned, d.format->Undump(doc, input.source));

@@ -52,7 +52,7 @@ Result<const FormatCodec*> InputFormat(const Args& args, const InputFile& input)
   std::string_view path = input.path();
   if (path.ends_with(".gz")) path.remove_suffix(3);
   if (const FormatCodec* f = DetectFormat(path, input.bytes())) return f;
-  if (LooksLikeJsonDocument(input.bytes())) return nullptr;  // a dump or a split manifest
+  if (LooksLikeJsonDocument(input.bytes())) return nullptr;  // a dump or a split's list
   return ResolveFormat(args, input);                         // the usage error listing the formats
 }
 

@@ -75,14 +75,14 @@ constexpr SubcommandText kSubcommands[] = {
     {Subcommand::kConvert, "convert",
      "convert IN -o OUT --to F [--format F] [PARAMS] [--keys K [--key-format F] | --index "
      "INDEX_DB | --from-table]{families} [--force] [--json]",
-     "Lossless where the bits carry over: a dump (or a split's manifest.json) back to its\n"
+     "Lossless where the bits carry over: a dump (or a split's filters.json) back to its\n"
      "format, a format to itself, and the conversions listed below. Otherwise a rebuild from\n"
      "the filter's keys with PARAMS (--keys, --index Index.db, --from-table); keys the input\n"
      "answers 0 for are refused (--force overrides). A table to its own format with\n"
      "--bits-per-key, or a flag of its family that asks for it (below), rewrites its filter\n"
      "from its own keys (a goleveldb table keeps goleveldb's filter). '-o DIR/'\n"
      "splits a filter block (or a table's filter) into raw filters (DIR/filter-NNN +\n"
-     "DIR/manifest.json). Never writes over an input; OUT ending in .gz is gzipped.\n"},
+     "DIR/filters.json). Never writes over an input; OUT ending in .gz is gzipped.\n"},
     {Subcommand::kDump, "dump", "dump FILE [--format F]{families} --json",
      "Prints everything in FILE as one JSON document (header fields, bits as base64) that\n"
      "'convert DUMP --to F -o OUT' turns back into the same bytes.\n"},

@@ -60,7 +60,7 @@ Result<SplitSource> FilterBlockOf(const ConvertCall& call) {
   return s;
 }
 
-// One file per filter plus a manifest naming them (the manifest converts back to the block).
+// One file per filter plus a list naming them (the list converts back to the block).
 Result<std::optional<Conversion>> Split(const ConvertCall& call) {
   BLOOMCODEC_ASSIGN_OR_RETURN(SplitSource s, FilterBlockOf(call));
   std::string_view filter_format = BloomFormatName(s.flavor, s.goleveldb);
@@ -79,11 +79,11 @@ Result<std::optional<Conversion>> Split(const ConvertCall& call) {
                               FilterBlockDumpFields(s.block, call.input.source, s.base_offset));
   Conversion c;
   c.kind = ConversionKind::kLossless;
-  Document manifest = DumpHead(Codec(FormatId::kFilterBlock)->name());
-  manifest["split_manifest"] = true;
-  manifest["filter_format"] = std::string(filter_format);
-  manifest["base_lg"] = fields["base_lg"];
-  manifest["array_offset"] = fields["array_offset"];
+  Document list = DumpHead(Codec(FormatId::kFilterBlock)->name());
+  list["split_manifest"] = true;  // the contract's name of the field (docs/cli.md, "dump")
+  list["filter_format"] = std::string(filter_format);
+  list["base_lg"] = fields["base_lg"];
+  list["array_offset"] = fields["array_offset"];
   Document filters = Document::array();
   const std::size_t count = fields["filters"].size();
   for (std::size_t i = 0; i < count; ++i) {
@@ -97,9 +97,9 @@ Result<std::optional<Conversion>> Split(const ConvertCall& call) {
     filters.push_back(std::move(entry));
     c.files.push_back({SplitFilterFileName(i, count), std::move(bytes)});
   }
-  manifest["filters"] = std::move(filters);
-  const std::string text = manifest.dump(2) + "\n";
-  c.files.push_back({std::string(kSplitManifestName), ByteVector(text.begin(), text.end())});
+  list["filters"] = std::move(filters);
+  const std::string text = list.dump(2) + "\n";
+  c.files.push_back({std::string(kSplitListName), ByteVector(text.begin(), text.end())});
   return std::make_optional(std::move(c));
 }
 
@@ -139,7 +139,7 @@ Result<std::optional<Conversion>> SingleFilterOfBlock(const ConvertCall& call) {
         call.input.source + ": a filter block of " + std::to_string(layout.filters.size()) +
         " filters (1.18 hash) splits into leveldb-bloom files: use --to leveldb-bloom -o DIR/ "
         "(one file per filter plus " +
-        std::string(kSplitManifestName) + ")");
+        std::string(kSplitListName) + ")");
   }
   const FilterRange r = layout.filters[0];
   ByteSpan f = call.bytes.subspan(r.start, r.size());
@@ -242,10 +242,9 @@ std::span<const engine::ConversionRule> ConversionRules() {
   constexpr ConversionKind kLossless = ConversionKind::kLossless;
   constexpr ConversionKind kRewritten = ConversionKind::kRewritten;
   static const engine::ConversionRule rules[] = {
-      {block, bloom, kLossless, When::kSplit, Split,
-       "-o DIR/: one file per filter + manifest.json"},
+      {block, bloom, kLossless, When::kSplit, Split, "-o DIR/: one file per filter + filters.json"},
       {block, legacy, kLossless, When::kSplit, Split,
-       "-o DIR/: one file per filter + manifest.json"},
+       "-o DIR/: one file per filter + filters.json"},
       {table, bloom, kLossless, When::kSplit, Split, "-o DIR/: the table's filters, one file each"},
       {table, legacy, kLossless, When::kSplit, Split,
        "-o DIR/: the table's filters, one file each"},

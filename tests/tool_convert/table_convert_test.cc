@@ -92,8 +92,8 @@ std::set<std::string> FiltersOf(const std::string& table_path, const std::string
   CliRun r = RunCli({"convert", table_path, "--to", bloom, "-o", dir.Path("s") + "/"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::set<std::string> filters;
-  auto manifest = nlohmann::ordered_json::parse(ReadAnyText(dir.Path("s/manifest.json")));
-  for (const auto& f : manifest["filters"]) {
+  auto list = nlohmann::ordered_json::parse(ReadAnyText(dir.Path("s/filters.json")));
+  for (const auto& f : list["filters"]) {
     const ByteVector b = ReadAnyFile(dir.Path("s/") + f["file"].get<std::string>());
     if (!b.empty()) filters.insert(std::string(AsChars(b)));
   }
