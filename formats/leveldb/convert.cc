@@ -170,6 +170,19 @@ bool KeepsGoLevelDbFilter(const TableReader& table, FilterWriter forced) {
   return f && (f->goleveldb || (f->writer_ambiguous && !f->writer_forced));
 }
 
+// The filter a rewrite writes: the one --filter-for (or --legacy-1.17) names, else the input's
+// writer's (1.18's for a LevelDB 1.17 table, which 1.18 and later would ignore).
+BloomPolicy RewritePolicy(const LevelDbOptions& mine, const TableReader& table, int b) {
+  switch (mine.legacy_v117 ? FilterWriter::kLevelDb117 : mine.filter_for) {
+    case FilterWriter::kLevelDb: return BloomPolicy::Current(b);
+    case FilterWriter::kLevelDb117: return BloomPolicy::Legacy117(b);
+    case FilterWriter::kGoLevelDb: return BloomPolicy::GoLevelDb(b);
+    case FilterWriter::kAuto: break;
+  }
+  return KeepsGoLevelDbFilter(table, mine.writer) ? BloomPolicy::GoLevelDb(b)
+                                                  : BloomPolicy::Current(b);
+}
+
 // Rewrites the filter block with RewriteTableFilter, then reads the result back and verifies
 // it: every data block has its filter and every stored key is answered "may contain". Not a
 // rewrite (nullopt) unless --bits-per-key or --no-filter asks for one.
@@ -190,9 +203,7 @@ Result<std::optional<Conversion>> RewriteTable(const ConvertCall& call) {
   std::optional<BloomPolicy> policy;
   if (!mine.no_filter) {
     BLOOMCODEC_ASSIGN_OR_RETURN(int b, TableBitsPerKey(options.params));
-    policy = mine.legacy_v117                           ? BloomPolicy::Legacy117(b)
-             : KeepsGoLevelDbFilter(table, open.writer) ? BloomPolicy::GoLevelDb(b)
-                                                        : BloomPolicy::Current(b);
+    policy = RewritePolicy(mine, table, b);
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out, RewriteTableFilter(table, policy));
   open.key_kind = table.key_kind();
@@ -255,8 +266,8 @@ std::span<const engine::ConversionRule> ConversionRules() {
       {bloom, go, kLossless, When::kBitsCarryOver, SameBloomBytes,
        "the same bytes: goleveldb reads 1.18's filter as its own"},
       {table, table, kRewritten, When::kTableRewrite, RewriteTable,
-       "--bits-per-key N [--legacy-1.17] or --no-filter: the filter block rebuilt (goleveldb's "
-       "for a goleveldb table) or removed"},
+       "--bits-per-key N [--legacy-1.17 | --filter-for W] or --no-filter: the filter block "
+       "rebuilt (goleveldb's for a goleveldb table) or removed"},
       {table, block, kLossless, When::kBitsCarryOver, ExtractFilterBlock,
        "the table's filter block as it stands (1.18 hash)"},
       {block, bloom, kLossless, When::kBitsCarryOver, SingleFilterOfBlock,

@@ -18,6 +18,9 @@ bool HasWriter(const FamilyOptions& o) {
 }
 bool HasNoFilter(const FamilyOptions& o) { return o.Get<LevelDbOptions>().no_filter; }
 bool HasLegacy117(const FamilyOptions& o) { return o.Get<LevelDbOptions>().legacy_v117; }
+bool HasFilterFor(const FamilyOptions& o) {
+  return o.Get<LevelDbOptions>().filter_for != FilterWriter::kAuto;
+}
 
 Status ParseKeyKind(std::string_view value, FamilyOptions& o) {
   KeyKind& kind = o.Edit<LevelDbOptions>().key_kind;
@@ -47,10 +50,28 @@ Status ParseLegacy117(std::string_view, FamilyOptions& o) {
   return Status();
 }
 
+// A writer's name, as --writer spells it; "auto" says nothing here.
+Status ParseFilterFor(std::string_view value, FamilyOptions& o) {
+  Result<FilterWriter> writer = ParseFilterWriter(value);
+  if (!writer.ok() || *writer == FilterWriter::kAuto) {
+    return Status::InvalidArgument("--filter-for: expected one of " +
+                                   std::string(kFilterWriterNames) + ", found '" +
+                                   std::string(value) + "'");
+  }
+  o.Edit<LevelDbOptions>().filter_for = *writer;
+  return Status();
+}
+
 // Who wrote a filter matters where one policy name has had two hashes: LevelDB tables.
 Status RefuseWriter(const FlagMisuse& m) {
   return Status::InvalidArgument("--writer applies to LevelDB tables (leveldb-table); " +
                                  std::string(m.path) + " is " + std::string(m.what));
+}
+
+Status RefuseFilterFor(const FlagMisuse&) {
+  const std::string table(Codec(FormatId::kTable)->name());
+  return Status::InvalidArgument("--filter-for rewrites a table's filter: it needs a " + table +
+                                 " input and --to " + table);
 }
 
 Status RefuseRewriteFlag(const FlagMisuse&) {
@@ -69,6 +90,15 @@ Status CheckConvert(const engine::ConvertCall& call) {
   }
   if (mine.legacy_v117 && !call.options.params.bits_per_key) {
     return Status::InvalidArgument("--legacy-1.17 needs --bits-per-key N");
+  }
+  if (mine.filter_for != FilterWriter::kAuto) {
+    if (mine.legacy_v117) {
+      return Status::InvalidArgument(
+          "--legacy-1.17 and --filter-for both say which filter to write: give one");
+    }
+    if (!call.options.params.bits_per_key) {
+      return Status::InvalidArgument("--filter-for needs --bits-per-key N");
+    }
   }
   return Status();
 }
@@ -128,6 +158,22 @@ engine::OwnFlags Flags() {
        .parse = ParseLegacy117,
        .is_set = HasLegacy117,
        .refuse = RefuseRewriteFlag},
+      {.name = "--filter-for",
+       .value = "W",
+       .help = "a rewrite of the table (--to leveldb-table) writes the filter W's database reads, "
+               "whoever wrote the input: leveldb (LevelDB 1.18 and later: "
+               "leveldb.BuiltinBloomFilter2), leveldb-1.17 (as --legacy-1.17) or goleveldb "
+               "(leveldb.BuiltinBloomFilter, goleveldb's sizing). Each of them ignores the "
+               "others' filters, so this moves a database's tables from one to another (say "
+               "goleveldb's to LevelDB). Left out, the input's writer's filter (LevelDB 1.17's "
+               "becomes 1.18's). Needs --bits-per-key.",
+       .subcommands = {kConvert},
+       .applies_to = "LevelDB tables rewritten",
+       .formats = tables,
+       .rewrite_only = true,
+       .parse = ParseFilterFor,
+       .is_set = HasFilterFor,
+       .refuse = RefuseFilterFor},
   };
   return {.declared = flags, .check_convert = CheckConvert};
 }

@@ -1,5 +1,5 @@
 // The LevelDB family's options: what its own flags say (--key-kind, --writer, --no-filter,
-// --legacy-1.17; formats/leveldb/flags.cc declares them), carried through the shared option
+// --legacy-1.17, --filter-for; formats/leveldb/flags.cc declares them), carried through the shared option
 // structs as one FamilyOptions value (bloomcodec/family_options.h) that only this family reads.
 //
 //   bloomcodec::VerifyOptions options;
@@ -26,6 +26,9 @@ struct LevelDbOptions {
   FilterWriter writer = FilterWriter::kAuto;  // --writer
   bool no_filter = false;                     // --no-filter: a table rewrite drops the filter
   bool legacy_v117 = false;  // --legacy-1.17: a table rewrite writes LevelDB 1.17's filter
+  // --filter-for: the database whose reader a table rewrite writes the filter for; kAuto: the
+  // input's writer's (LevelDB 1.17's becoming 1.18's unless legacy_v117).
+  FilterWriter filter_for = FilterWriter::kAuto;
 };
 
 }  // namespace bloomcodec::leveldb
