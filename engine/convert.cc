@@ -26,7 +26,7 @@ std::string DirectoryOf(std::string_view path) {
   return slash == std::string_view::npos ? std::string(".") : std::string(path.substr(0, slash));
 }
 
-// A split manifest names each filter's file; read them (relative to the manifest) into base64.
+// A split's list names each filter's file; read them (relative to the list) into base64.
 Status ResolveSplitFiles(Document& doc, std::string_view source) {
   auto it = doc.find("filters");
   if (it == doc.end() || !it->is_array()) return BadDumpField(source, "filters", "an array");
@@ -37,13 +37,13 @@ Status ResolveSplitFiles(Document& doc, std::string_view source) {
     BLOOMCODEC_ASSIGN_OR_RETURN(std::string name, DumpString(f, "file", source));
     if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
       return BadDumpField(source, "filters[" + std::to_string(i) + "].file",
-                          "a file name in the manifest's directory");
+                          "a file name in the list's directory");
     }
     BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(dir + "/" + name));
     if (f.contains("filter_bytes")) {
       BLOOMCODEC_ASSIGN_OR_RETURN(std::int64_t n, DumpInt(f, "filter_bytes", source));
       if (n != static_cast<std::int64_t>(in.bytes().size())) {
-        return Status::CorruptFile(in.path(), "the manifest says " + std::to_string(n) +
+        return Status::CorruptFile(in.path(), "the split's list says " + std::to_string(n) +
                                                   " bytes, the file has " +
                                                   std::to_string(in.bytes().size()));
       }
@@ -70,18 +70,19 @@ Result<Decoded> DecodeInput(const ConvertInput& input) {
   Document doc = Document::parse(input.bytes.begin(), input.bytes.end(), nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
     return Status::CorruptFile(input.source,
-                               "not a JSON object (a dump or a split manifest); "
+                               "not a JSON object (a dump or a split's filters.json); "
                                "give --format for a filter file");
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(std::string name, DumpString(doc, "format", input.source));
   d.format = FindFormat(name);
   if (!d.format)
     return BadDumpField(input.source, "format", "a format name, found \"" + name + "\"");
-  auto manifest = doc.find("split_manifest");
-  if (manifest != doc.end() && !manifest->is_boolean()) {
+  // A split's list says so in a field that keeps its older name (docs/cli.md, "dump").
+  auto split = doc.find("split_manifest");
+  if (split != doc.end() && !split->is_boolean()) {
     return BadDumpField(input.source, "split_manifest", "true or false");
   }
-  if (manifest != doc.end() && manifest->get<bool>()) {
+  if (split != doc.end() && split->get<bool>()) {
     BLOOMCODEC_RETURN_IF_ERROR(ResolveSplitFiles(doc, input.source));
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(d.owned, d.format->Undump(doc, input.source));
@@ -164,7 +165,7 @@ Result<KeyList> TableKeys(const Decoded& in, const ConvertInput& input,
     }
     return Status::InvalidArgument("--from-table needs " + list);
   }
-  return family->keys.table_keys(in.format, in.bytes, input.source, options.key_kind);
+  return family->keys.table_keys(in.format, in.bytes, input.source, options.family);
 }
 
 std::string KeySourceHint(const FormatCodec* from) {
@@ -206,7 +207,7 @@ Result<std::uint64_t> CheckKeysAreTheInputs(const Decoded& in, const ConvertInpu
                                             const ConvertOptions& options, const KeyStream& keys,
                                             Conversion& c) {
   ProbeOptions probe;
-  probe.key_kind = options.key_kind;
+  probe.family = options.family;
   BLOOMCODEC_ASSIGN_OR_RETURN(std::unique_ptr<FileProbe> prober,
                               in.format->OpenProbe(in.bytes, input.source, probe));
   BLOOMCODEC_ASSIGN_OR_RETURN(ProbeTally t, ProbeEveryKey(*prober, keys));
@@ -279,10 +280,9 @@ Result<Conversion> Rebuild(const Decoded& in, const ConvertInput& input,
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out, builder->Finish());
   builder.reset();
   // A correct build always passes; checked anyway, since this is the one promise of convert.
-  ProbeOptions probe;
-  probe.key_kind = to->BuiltKeyKind();
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::unique_ptr<FileProbe> rebuilt,
-                              to->OpenProbe(out, input.source + " (rebuilt)", probe));
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      std::unique_ptr<FileProbe> rebuilt,
+      to->OpenProbe(out, input.source + " (rebuilt)", to->BuiltProbeOptions()));
   BLOOMCODEC_ASSIGN_OR_RETURN(ProbeTally t, ProbeEveryKey(*rebuilt, *keys));
   if (t.absent > 0 || t.keys != count) {
     return Status::Internal("internal error: the rebuilt filter misses a key; nothing written");
@@ -292,41 +292,19 @@ Result<Conversion> Rebuild(const Decoded& in, const ConvertInput& input,
   return c;
 }
 
-// --no-filter / --legacy-1.17 / --bits-per-key on a table: checked against the rewrite rules.
-Status CheckRewriteFlags(const FormatCodec* from, const FormatCodec* to,
-                         const ConvertOptions& options) {
-  const bool table_change = options.no_filter || options.legacy_v117;
-  if (table_change) {
-    bool taken = false;
-    for (const ConversionRule* r : RulesFor(from, to, When::kTableRewrite)) {
-      if ((!options.no_filter || r->takes_no_filter) &&
-          (!options.legacy_v117 || r->takes_legacy_117)) {
-        taken = true;
-      }
-    }
-    if (!taken) {
-      // Named after the rules that take both flags (LevelDB tables).
-      std::vector<std::string_view> names;
-      for (const ConversionRule* r : engine::AllConversionRules()) {
-        if (r->when == When::kTableRewrite && r->takes_no_filter && r->takes_legacy_117) {
-          AddOnce(names, r->from);
-        }
-      }
-      const std::string table = OrList(names, " or ");
-      return Status::InvalidArgument(
-          "--no-filter and --legacy-1.17 rewrite a table's filter: "
-          "they need a " +
-          table + " input and --to " + table);
-    }
-  }
-  if (options.no_filter && options.params.bits_per_key) {
-    return Status::InvalidArgument(
-        "--no-filter removes the filter; --bits-per-key adds one: give one");
-  }
-  if (options.legacy_v117 && !options.params.bits_per_key) {
-    return Status::InvalidArgument("--legacy-1.17 needs --bits-per-key N");
-  }
-  return Status();
+// The families' own options: each one the input (and, for a rewrite's, --to) admits, then the
+// input's family's checks of them against the rest of the call.
+Status CheckFamilyOptions(const Decoded& in, const ConvertInput& input,
+                          const ConvertOptions& options) {
+  BLOOMCODEC_RETURN_IF_ERROR(CheckFamilyFlags(
+      Subcommand::kConvert, options.family,
+      {.path = input.source,
+       .format = in.format,
+       .what = in.from_document ? std::string_view("a JSON document") : std::string_view(),
+       .to = options.to}));
+  const engine::Family* family = engine::FamilyOf(in.format);
+  if (!family || !family->flags.check_convert) return Status();
+  return family->flags.check_convert({in.format, in.bytes, input, options});
 }
 
 Result<Conversion> SplitInto(const Decoded& in, const ConvertInput& input,
@@ -379,17 +357,18 @@ bool LooksLikeJsonDocument(ByteSpan bytes) {
   return false;
 }
 
-// The order: the rewrite flags checked; a split (the output is a directory); a table's filter
-// rewritten; the bits carried over (a format to itself, then the families' rules); else a rebuild.
+// The order: the families' options checked; a split (the output is a directory); a table's
+// filter rewritten (when the family's options or --bits-per-key ask for it); the bits carried
+// over (a format to itself, then the families' rules); else a rebuild.
 Result<Conversion> Convert(const ConvertInput& input, const ConvertOptions& options) {
   const FormatCodec* to = options.to;
   if (!to) return Status::InvalidArgument("--to F is required");
   BLOOMCODEC_ASSIGN_OR_RETURN(Decoded in, DecodeInput(input));
   const FormatCodec* from = in.format;
-  BLOOMCODEC_RETURN_IF_ERROR(CheckRewriteFlags(from, to, options));
+  BLOOMCODEC_RETURN_IF_ERROR(CheckFamilyOptions(in, input, options));
   const bool keys_given = options.keys || options.from_table;
   if (options.split) return SplitInto(in, input, options, keys_given);
-  if (options.no_filter || options.params.bits_per_key) {
+  if (from == to) {
     const std::vector<const ConversionRule*> rewrites = RulesFor(from, to, When::kTableRewrite);
     BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<Conversion> c,
                                 RunFirst(rewrites, in, input, options));

@@ -15,7 +15,8 @@
 //
 // and engine/registry.cc lists the families: that list is the only place that knows them all.
 // The convert and verify engines never compare format names: they look up rules and hooks here.
-// Adding a format touches its family's folder only; adding a family, its folder and the list.
+// Adding a format, or a flag of the family's own, touches its family's folder only (and the
+// generated tables of docs/cli.md); adding a family, its folder and the list.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,7 @@
 
 #include "bloomcodec/convert.h"
 #include "bloomcodec/filter_stats.h"
+#include "bloomcodec/flags.h"
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/key_stream.h"
@@ -42,8 +44,10 @@ namespace bloomcodec::engine {
 enum class When {
   kBitsCarryOver,  // no keys and no sizing parameters: the bits are re-encoded as they are
   kSplit,          // the output is a directory: one file per filter plus a manifest
-  kTableRewrite,   // a table to itself with --bits-per-key / --no-filter / --legacy-1.17: its
-                   // filter rebuilt from its own keys, everything else carried over
+  kTableRewrite,   // a table to itself: its filter rebuilt from its own keys (or removed), as the
+                   // family's options and --bits-per-key say; everything else carried over. Tried
+                   // for every conversion of a format to itself: the rule returns nullopt when
+                   // nothing asks for a rewrite
 };
 
 // What a rule is given: the decoded input (a dump already undumped) and the caller's options.
@@ -74,9 +78,6 @@ struct ConversionRule {
   When when = When::kBitsCarryOver;
   ConvertFn run = nullptr;
   std::string_view note;  // one line for `convert --help`'s list
-  // kTableRewrite only: which of the rewrite flags the rule takes (--bits-per-key always).
-  bool takes_no_filter = false;
-  bool takes_legacy_117 = false;
 };
 
 // ---- verify -----------------------------------------------------------------------------------
@@ -128,9 +129,10 @@ struct FamilyVerify {
 struct FamilyKeys {
   // Formats whose files hold their own keys (tables): --from-table reads them.
   std::span<const FormatCodec* const> tables;
-  // The stored keys of such a file, each once, in file order.
+  // The stored keys of such a file, each once, in file order (`options`: the family's own, e.g.
+  // the key kind of a LevelDB table).
   Result<KeyList> (*table_keys)(const FormatCodec* format, ByteSpan bytes, std::string_view source,
-                                KeyKind key_kind) = nullptr;
+                                const FamilyOptions& options) = nullptr;
   // The keys of an index file beside the family's filters (Cassandra's Index.db), read for the
   // filter format they are checked against (nullptr when unknown), as a stream.
   Result<std::unique_ptr<KeyStream>> (*index_keys)(const std::string& path,
@@ -139,12 +141,25 @@ struct FamilyKeys {
   std::string_view index_hint;
 };
 
+// ---- flags ------------------------------------------------------------------------------------
+
+// The family's own flags (bloomcodec/flags.h): the command line parses them into the family's
+// options (bloomcodec/<family>/options.h), which reach the family's code through the shared
+// option structs as one FamilyOptions value.
+struct OwnFlags {
+  std::span<const FlagDecl> declared;  // in the order of help and docs
+  // convert: checks the family's options against the rest of the call (say --legacy-1.17
+  // without --bits-per-key) before any rule runs. Asked of the input's family.
+  Status (*check_convert)(const ConvertCall& call) = nullptr;
+};
+
 struct Family {
   std::string_view name;
   std::span<const FormatCodec* const> formats;  // in the order of the command-line contract
   std::span<const ConversionRule> conversions;
   FamilyVerify verify;
   FamilyKeys keys;
+  OwnFlags flags;
 };
 
 // Every family, in the order of the command-line contract (engine/registry.cc).

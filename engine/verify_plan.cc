@@ -38,6 +38,38 @@ std::vector<const engine::Family*> DirectoryFamilies() {
   return families;
 }
 
+// The family flags (and --format) a directory refuses. A flag with words of its own says them;
+// the others, with --format, share one message that names them all. Said rather than ignored: a
+// directory's files say what they are (names, table footers), and a database's tables always
+// hold internal keys.
+Status CheckDirectoryFlags(const std::string& dir, const VerifyOptions& options) {
+  const std::vector<FamilyFlag> flags = FamilyFlags(Subcommand::kVerify);
+  for (const FamilyFlag& f : flags) {
+    if (f.decl->directories == DirectoryUse::kOwnRefusal && f.decl->is_set(options.family)) {
+      return f.decl->refuse({dir, "a directory", true});
+    }
+  }
+  bool refused = options.format != nullptr;
+  std::vector<std::string_view> names = {"--format"};
+  for (const FamilyFlag& f : flags) {
+    if (f.decl->directories != DirectoryUse::kSingleFilesOnly) continue;
+    refused = refused || f.decl->is_set(options.family);
+    if (std::find(names.begin(), names.end(), f.decl->name) == names.end()) {
+      names.push_back(f.decl->name);
+    }
+  }
+  if (!refused) return Status();
+  std::string list;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + std::string(names[i]);
+  }
+  return Status::InvalidArgument(dir +
+                                 " is a directory: each file's format comes from its name and "
+                                 "footer, and a database's tables hold user keys; " +
+                                 list + (names.size() == 1 ? " applies" : " apply") +
+                                 " to single files");
+}
+
 Status PlanDirectory(const std::string& dir, const VerifyOptions& options,
                      std::vector<VerifyTask>& tasks) {
   if (options.key_source != KeySource::kNone) {
@@ -46,15 +78,7 @@ Status PlanDirectory(const std::string& dir, const VerifyOptions& options,
         " is a directory: its keys come from each sstable's Index.db or each table's data "
         "blocks; --keys, --index and --from-table apply to single files");
   }
-  if (options.format != nullptr || options.key_kind != KeyKind::kAuto || !options.writer.empty()) {
-    // Said rather than ignored: a directory's files say what they are (names, table footers),
-    // and a database's tables always hold internal keys.
-    return Status::InvalidArgument(
-        dir +
-        " is a directory: each file's format comes from its name and footer, and a "
-        "database's tables hold user keys; --format, --key-kind and --writer apply to single "
-        "files");
-  }
+  BLOOMCODEC_RETURN_IF_ERROR(CheckDirectoryFlags(dir, options));
   std::vector<std::string_view> described;
   for (const engine::Family* family : DirectoryFamilies()) {
     BLOOMCODEC_ASSIGN_OR_RETURN(bool planned, family->verify.plan_directory(dir, options, tasks));
@@ -115,22 +139,20 @@ Status PlanFile(const std::string& path, const VerifyOptions& options,
     return Status::InvalidArgument("--from-table reads a table's own keys (" + TableFormatList() +
                                    "); " + path + " is " + std::string(format->name()));
   }
+  BLOOMCODEC_RETURN_IF_ERROR(
+      CheckFamilyFlags(Subcommand::kVerify, options.family, {.path = path, .format = format}));
   if (family && family->verify.plan_file) {
     const std::string group = TrimSlashes(fs::path(path).parent_path().string());
     BLOOMCODEC_ASSIGN_OR_RETURN(
         bool planned, family->verify.plan_file({path, format, options, keys, group}, tasks));
     if (planned) return Status();
   }
-  if (!options.writer.empty()) {
-    return Status::InvalidArgument("--writer applies to LevelDB tables (leveldb-table); " + path +
-                                   " is " + std::string(format->name()));
-  }
   if (options.key_source == KeySource::kIndexDb) {
     return Status::InvalidArgument("--index applies to Cassandra Filter.db files; " + path +
                                    " is " + std::string(format->name()));
   }
   ProbeOptions probe;
-  probe.key_kind = options.key_kind;
+  probe.family = options.family;
   tasks.push_back(
       [path, format, keys, probe] { return VerifyWithCodec(path, format, keys, probe); });
   return Status();

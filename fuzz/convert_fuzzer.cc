@@ -1,10 +1,10 @@
-// convert's JSON inputs (bloomcodec::Convert with no input format): dumps and split manifests.
-// A manifest names filter files in its own directory; the fuzzer keeps one with a real split
-// (filter-N, their gzipped copies filter-N.gz and the manifest.json that lists them), so that
-// mutated manifests resolve real files (sizes that disagree, names outside the directory, the same
+// convert's JSON inputs (bloomcodec::Convert with no input format): dumps and splits' lists.
+// A split's list names filter files in its own directory; the fuzzer keeps one with a real split
+// (filter-N, their gzipped copies filter-N.gz and the filters.json that lists them), so that
+// mutated lists resolve real files (sizes that disagree, names outside the directory, the same
 // file twice, a .gz) before undumping. Every target format is asked: a result must have files,
 // a lossless result of the document's own format dumps and undumps to itself, and a refusal of
-// bad bytes names the manifest or a file of its directory.
+// bad bytes names the list or a file of its directory.
 #include <stdlib.h>
 #include <zlib.h>
 
@@ -78,20 +78,20 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   if (!split.ok()) std::abort();
   for (const ConvertedFile& f : split->files) {
     WriteFile(g_dir + "/" + f.name, f.bytes);
-    if (f.name != kSplitManifestName) WriteFile(g_dir + "/" + f.name + ".gz", Gzip(f.bytes));
+    if (f.name != kSplitListName) WriteFile(g_dir + "/" + f.name + ".gz", Gzip(f.bytes));
   }
-  // fuzz/seed-corpus asks for the manifest (and one naming the .gz copies) as seeds.
+  // fuzz/seed-corpus asks for the list (and one naming the .gz copies) as seeds.
   if (const char* seeds = std::getenv("BLOOMCODEC_CONVERT_FUZZER_SEEDS")) {
     for (const ConvertedFile& f : split->files) {
-      if (f.name != kSplitManifestName) continue;
-      WriteFile(std::string(seeds) + "/manifest.json", f.bytes);
+      if (f.name != kSplitListName) continue;
+      WriteFile(std::string(seeds) + "/filters.json", f.bytes);
       std::string text(f.bytes.begin(), f.bytes.end());
       for (std::size_t at = 0; (at = text.find("\"file\": \"", at)) != std::string::npos;) {
         at = text.find('"', at + 8) + 1;
         at = text.find('"', at);
         text.insert(at, ".gz");
       }
-      WriteFile(std::string(seeds) + "/manifest_gz.json", AsBytes(text));
+      WriteFile(std::string(seeds) + "/filters_gz.json", AsBytes(text));
     }
     std::exit(0);
   }
@@ -99,8 +99,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string manifest = g_dir + "/" + std::string(kSplitManifestName);
-  const ConvertInput input{manifest, ByteSpan(data, size), nullptr};
+  const std::string list = g_dir + "/" + std::string(kSplitListName);
+  const ConvertInput input{list, ByteSpan(data, size), nullptr};
   for (const FormatCodec* to : AllFormats()) {
     ConvertOptions options;
     options.to = to;

@@ -2,8 +2,9 @@
 // arguments separated by NUL bytes. Each argument goes through the Java number parsers, whose
 // answers must agree with each other (Integer.parseInt within Long.parseLong within
 // Double.parseDouble, a plain decimal within Double.parseDouble) and round-trip through their
-// printed form; the whole list goes through ParseArgs with the flags of the subcommands and the
-// typed readers, which either give a value or a usage error, never a crash.
+// printed form; the whole list goes through ParseArgs with the flags of `convert` (the command
+// line's own and the families') and the typed readers and the families' parsers, which either
+// give a value or a usage error, never a crash.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "args.h"
+#include "command_flags.h"
 #include "fuzz_support.h"
 #include "numbers.h"
 
@@ -49,24 +51,6 @@ void CheckNumbers(std::string_view text) {
   }
 }
 
-constexpr tool::FlagSpec kFlags[] = {
-    {"--format", true},
-    {"--keys", true},
-    {"--key-format", true},
-    {"--key-kind", true},
-    {"--fp-chance", true},
-    {"--buckets-per-element", true},
-    {"--bits-per-key", true},
-    {"--expected-keys", true},
-    {"--index", true},
-    {"--to", true},
-    {"-o", true},
-    {"--json", false},
-    {"--force", false},
-    {"--from-table", false},
-    {"--no-filter", false},
-};
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -85,12 +69,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::size_t eq = arg.find('=');
     if (eq != std::string_view::npos) CheckNumbers(arg.substr(eq + 1));
   }
-  Result<tool::Args> args = tool::ParseArgs(argv, kFlags);
+  // convert takes the most flags, the families' own among them.
+  static const std::vector<tool::FlagSpec> flags = tool::SubcommandFlags(Subcommand::kConvert);
+  Result<tool::Args> args = tool::ParseArgs(argv, flags);
   if (!args.ok()) {
     FUZZ_CHECK(!args.status().ToString().empty());
     return 0;
   }
-  for (const tool::FlagSpec& flag : kFlags) {
+  for (const tool::FlagSpec& flag : flags) {
     const bool has = args->Has(flag.name);
     const std::optional<std::string_view> value = args->Value(flag.name);
     if (value) FUZZ_CHECK(has);
@@ -104,6 +90,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(args->positionals().size() <= argv.size());
   (void)tool::ReadFilterParams(*args);
   (void)tool::ReadKeyFormat(*args);
-  (void)tool::ReadKeyKind(*args);
+  (void)tool::ReadFamilyOptions(*args, Subcommand::kConvert);
   return 0;
 }

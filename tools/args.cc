@@ -127,12 +127,4 @@ Result<KeyFormat> ReadKeyFormat(const Args& args) {
   return format;
 }
 
-Result<KeyKind> ReadKeyKind(const Args& args) {
-  std::optional<std::string_view> name = args.Value("--key-kind");
-  if (!name) return KeyKind::kAuto;
-  if (*name == "user") return KeyKind::kUser;
-  if (*name == "plain") return KeyKind::kPlain;
-  return Usage("--key-kind: expected user or plain, found '" + std::string(*name) + "'");
-}
-
 }  // namespace bloomcodec::tool

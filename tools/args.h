@@ -1,8 +1,11 @@
 // Command-line arguments of one subcommand: flags declared up front, positionals in order.
 //
-//   static constexpr FlagSpec kFlags[] = {{"--keys", true}, {"--json", false}};
-//   BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv_after_subcommand, kFlags));
+//   BLOOMCODEC_ASSIGN_OR_RETURN(Args args,
+//                               ParseArgs(argv_after_subcommand, SubcommandFlags(Subcommand::kHash)));
 //   std::optional<std::string_view> keys = args.Value("--keys");
+//
+// Which flags a subcommand takes is declared in one place (command_flags.h: the command line's
+// own, and those of the format families).
 //
 // Flags take their value as the next argument or after '=' (--keys=k.txt). A flag that is not
 // declared, a value that is missing, or a flag given twice is a usage error naming the flag:
@@ -14,6 +17,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "bloomcodec/format.h"
@@ -32,6 +36,8 @@ class Args {
   bool Has(std::string_view flag) const;
   std::optional<std::string_view> Value(std::string_view flag) const;
   const std::vector<std::string_view>& positionals() const { return positionals_; }
+  // Every flag given, in order: (name, value), the value "" for a flag that takes none.
+  const std::vector<std::pair<std::string_view, std::string_view>>& flags() const { return flags_; }
 
   // The value of a flag that must be present.
   Result<std::string_view> Required(std::string_view flag) const;
@@ -54,6 +60,5 @@ Result<Args> ParseArgs(std::span<const std::string_view> argv, std::span<const F
 // The flags shared by several subcommands, read and checked.
 Result<FilterParams> ReadFilterParams(const Args& args);
 Result<KeyFormat> ReadKeyFormat(const Args& args);
-Result<KeyKind> ReadKeyKind(const Args& args);
 
 }  // namespace bloomcodec::tool

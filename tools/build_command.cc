@@ -1,6 +1,7 @@
 // bloomcodec build: keys + parameters -> the original's filter file.
 #include "args.h"
 #include "bloomcodec/output_file.h"
+#include "command_flags.h"
 #include "commands.h"
 #include "inputs.h"
 #include "output.h"
@@ -8,23 +9,8 @@
 
 namespace bloomcodec::tool {
 
-namespace {
-constexpr FlagSpec kFlags[] = {
-    {"--format", true},
-    {"--keys", true},
-    {"--key-format", true},
-    {"--fp-chance", true},
-    {"--buckets-per-element", true},
-    {"--bits-per-key", true},
-    {"--expected-keys", true},
-    {"-o", true},
-    {"--output", true},
-    {"--json", false},
-};
-}  // namespace
-
 Status RunBuild(std::span<const std::string_view> argv) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv, kFlags));
+  BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv, SubcommandFlags(Subcommand::kBuild)));
   if (!args.positionals().empty()) {
     return Status::InvalidArgument("unexpected argument '" + std::string(args.positionals()[0]) +
                                    "' (build reads --keys and writes -o OUT)");

@@ -1,18 +1,15 @@
 // bloomcodec dump: everything in a filter file as one JSON document, which `convert` turns back
 // into the same bytes.
 #include "args.h"
+#include "command_flags.h"
 #include "commands.h"
 #include "inputs.h"
 #include "output.h"
 
 namespace bloomcodec::tool {
 
-namespace {
-constexpr FlagSpec kFlags[] = {{"--format", true}, {"--json", false}};
-}  // namespace
-
 Status RunDump(std::span<const std::string_view> argv) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv, kFlags));
+  BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv, SubcommandFlags(Subcommand::kDump)));
   if (args.positionals().size() != 1) {
     return Status::InvalidArgument(args.positionals().empty()
                                        ? "FILE is required"

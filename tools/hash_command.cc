@@ -2,6 +2,7 @@
 #include <charconv>
 
 #include "args.h"
+#include "command_flags.h"
 #include "commands.h"
 #include "inputs.h"
 #include "output.h"
@@ -9,8 +10,6 @@
 namespace bloomcodec::tool {
 
 namespace {
-constexpr FlagSpec kFlags[] = {
-    {"--format", true}, {"--keys", true}, {"--key-format", true}, {"--json", false}};
 
 // The tab-separated decimals of a hash line as JSON integers: signed where the format prints
 // signed values (Cassandra), unsigned otherwise (LevelDB's 32-bit hash), exact either way.
@@ -36,7 +35,7 @@ nlohmann::ordered_json HashValues(std::string_view line) {
 }  // namespace
 
 Status RunHash(std::span<const std::string_view> argv) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv, kFlags));
+  BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv, SubcommandFlags(Subcommand::kHash)));
   if (!args.positionals().empty()) {
     return Status::InvalidArgument("unexpected argument '" + std::string(args.positionals()[0]) +
                                    "' (hash reads its keys from --keys)");

@@ -5,6 +5,7 @@
 
 #include "args.h"
 #include "bloomcodec/verify.h"
+#include "command_flags.h"
 #include "commands.h"
 #include "inputs.h"
 #include "output.h"
@@ -14,7 +15,6 @@
 namespace bloomcodec::tool {
 
 namespace {
-constexpr FlagSpec kFlags[] = {{"--format", true}, {"--json", false}};
 
 std::string Field(const Document& v) {
   if (v.is_null()) return "(not said)";
@@ -59,7 +59,7 @@ void RenderDatabase(const Document& doc, std::string& out) {
 }  // namespace
 
 Status RunInspect(std::span<const std::string_view> argv) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv, kFlags));
+  BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv, SubcommandFlags(Subcommand::kInspect)));
   if (args.positionals().empty()) return Status::InvalidArgument("FILE is required");
   const bool json = args.Has("--json");
   Document files = Document::array();

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "args.h"
+#include "command_flags.h"
 #include "commands.h"
 #include "inputs.h"
 #include "output.h"
@@ -12,15 +13,8 @@
 
 namespace bloomcodec::tool {
 
-namespace {
-constexpr FlagSpec kFlags[] = {
-    {"--format", true},   {"--keys", true},  {"--key-format", true},
-    {"--key-kind", true}, {"--json", false}, {"--writer", true},
-};
-}  // namespace
-
 Status RunProbe(std::span<const std::string_view> argv) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv, kFlags));
+  BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv, SubcommandFlags(Subcommand::kProbe)));
   if (args.positionals().size() != 1) {
     return Status::InvalidArgument(args.positionals().empty()
                                        ? "FILE is required (the filter to probe)"
@@ -29,18 +23,12 @@ Status RunProbe(std::span<const std::string_view> argv) {
   }
   bool json = args.Has("--json");
   ProbeOptions options;
-  BLOOMCODEC_ASSIGN_OR_RETURN(options.key_kind, ReadKeyKind(args));
+  BLOOMCODEC_ASSIGN_OR_RETURN(options.family, ReadFamilyOptions(args, Subcommand::kProbe));
   BLOOMCODEC_RETURN_IF_ERROR(args.Required("--keys").status());
   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile input, InputFile::Open(std::string(args.positionals()[0])));
   BLOOMCODEC_ASSIGN_OR_RETURN(const FormatCodec* format, ResolveFormat(args, input));
-  if (auto writer = args.Value("--writer")) {
-    // Who wrote a filter matters where one policy name has had two hashes: LevelDB tables.
-    if (format->name() != "leveldb-table") {
-      return Status::InvalidArgument("--writer applies to LevelDB tables (leveldb-table); " +
-                                     input.path() + " is " + std::string(format->name()));
-    }
-    options.writer = std::string(*writer);
-  }
+  BLOOMCODEC_RETURN_IF_ERROR(CheckFamilyFlags(Subcommand::kProbe, options.family,
+                                              {.path = input.path(), .format = format}));
   // Streamed: the key file is read a chunk at a time (first a pass that finds a malformed line
   // before anything is printed) through the file opened once. Only the answers are kept, a byte
   // a key, so that an error leaves no partial output.

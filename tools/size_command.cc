@@ -3,6 +3,7 @@
 #include <string>
 
 #include "args.h"
+#include "command_flags.h"
 #include "commands.h"
 #include "inputs.h"
 #include "output.h"
@@ -10,11 +11,6 @@
 namespace bloomcodec::tool {
 
 namespace {
-constexpr FlagSpec kFlags[] = {
-    {"--format", true},       {"--expected-keys", true},
-    {"--fp-chance", true},    {"--buckets-per-element", true},
-    {"--bits-per-key", true}, {"--json", false},
-};
 
 // Shortest plain decimal that reads back as the same double: 10, 7.5 (never 1e+01).
 std::string DoubleText(double value) {
@@ -46,7 +42,7 @@ std::string HumanText(const FormatCodec& format, std::int64_t expected_keys, con
 }  // namespace
 
 Status RunSize(std::span<const std::string_view> argv) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv, kFlags));
+  BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv, SubcommandFlags(Subcommand::kSize)));
   if (!args.positionals().empty()) {
     return Status::InvalidArgument("unexpected argument '" + std::string(args.positionals()[0]) +
                                    "'");

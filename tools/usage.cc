@@ -3,48 +3,48 @@
 #include <algorithm>
 
 #include "bloomcodec/convert.h"
+#include "bloomcodec/flags.h"
 
 namespace bloomcodec::tool {
 
 namespace {
 
 struct SubcommandText {
+  Subcommand id;
   std::string_view name;
+  // "{families}" stands for the family flags the subcommand takes, as their families declare them.
   std::string_view synopsis;
   std::string_view details;
 };
 
 constexpr SubcommandText kSubcommands[] = {
-    {"build",
-     "build --format F --keys K [--key-format text|hex|base64] PARAMS [--expected-keys N] -o OUT "
-     "[--json]",
+    {Subcommand::kBuild, "build",
+     "build --format F --keys K [--key-format text|hex|base64] PARAMS [--expected-keys N] -o OUT"
+     "{families} [--json]",
      "Writes the filter the original writes for these keys and parameters, byte for byte.\n"
      "PARAMS: --fp-chance P | --buckets-per-element N | --bits-per-key B (see below which\n"
      "format takes which). --expected-keys N sizes the filter for N keys instead of the number\n"
      "of keys given. OUT is written to a temporary name and renamed; OUT ending in .gz is\n"
      "gzip-compressed; '-o -' writes the filter to standard output. OUT may not be the key file.\n"
      "--json reports what was written as one JSON document (not with '-o -').\n"},
-    {"probe",
-     "probe FILE [--format F] --keys K [--key-format text|hex|base64] [--key-kind user|plain] "
-     "[--writer W] [--json]",
+    {Subcommand::kProbe, "probe",
+     "probe FILE [--format F] --keys K [--key-format text|hex|base64]{families} [--json]",
      "Prints, for each key in input order, 1 (may contain) or 0 (definitely not): the\n"
      "original's answer, false positives included. --format may be left out when FILE says what\n"
      "it is (a Cassandra file name with its version, a LevelDB or RocksDB table footer). For a\n"
      "RocksDB SST, the answer of its full (or partitioned) filter for the user key.\n"
-     "--key-kind: for a LevelDB\n"
-     "table, whether probes are user keys of a database (user) or keys as a TableBuilder stored\n"
-     "them (plain); --writer leveldb|leveldb-1.17|goleveldb, who wrote its filter (by default\n"
-     "decided from the table's keys). --json prints one JSON document instead (see the README).\n"},
-    {"hash", "hash --format F --keys K [--key-format text|hex|base64] [--json]",
+     "--json prints one JSON document instead (see docs/cli.md).\n"},
+    {Subcommand::kHash, "hash",
+     "hash --format F --keys K [--key-format text|hex|base64]{families} [--json]",
      "Prints the format's hash of each key, one tab-separated line per key, in input order.\n"
      "--json prints {\"hashes\": [[values of key 1], ...]} with exact integers instead.\n"},
-    {"size",
+    {Subcommand::kSize, "size",
      "size --format F --expected-keys N (--fp-chance P | --buckets-per-element B | --bits-per-key "
-     "B) [--json]",
+     "B){families} [--json]",
      "Prints the filter the original would allocate for N keys: hash count, buckets per element\n"
      "or bits per key, bits, words, file size, and the warnings the original logs. Refuses\n"
      "(exit 2) exactly where the original refuses.\n"},
-    {"inspect", "inspect FILE... [--format F] [--json]",
+    {Subcommand::kInspect, "inspect", "inspect FILE... [--format F]{families} [--json]",
      "Prints what each FILE holds: format, header fields, sizes, bits set, fill ratio, the\n"
      "estimated number of keys (Swamidass-Baldi) and false-positive rate, and what the\n"
      "parameters promised (Cassandra: the buckets per element K implies and the key count the\n"
@@ -53,11 +53,10 @@ constexpr SubcommandText kSubcommands[] = {
      "each filter serves, per-filter statistics; RocksDB SSTs also the properties block.\n"
      "A FILE that is a LevelDB or RocksDB database directory: what CURRENT and its MANIFEST\n"
      "say, the live tables per column family and level with sizes and key ranges.\n"
-     "--json prints {\"files\": [one document per FILE]} (see the README).\n"},
-    {"verify",
-     "verify PATH... [--keys K [--key-format F] | --index INDEX_DB | --from-table] [--format F] "
-     "[--key-kind user|plain] [--partitioner random|order-preserving] "
-     "[--prefix-extractor fixed:N|capped:N|noop] [--writer W] [--json]",
+     "--json prints {\"files\": [one document per FILE]} (see docs/cli.md).\n"},
+    {Subcommand::kVerify, "verify",
+     "verify PATH... [--keys K [--key-format F] | --index INDEX_DB | --from-table] [--format F]"
+     "{families} [--json]",
      "Checks each PATH: a filter file, a LevelDB table or RocksDB SST, a Cassandra data\n"
      "directory (every SSTable's Filter.db against its Index.db, keyspace subfolders included;\n"
      "0.7 - 5.0), a LevelDB or RocksDB database directory (the live tables of its MANIFEST at\n"
@@ -69,31 +68,115 @@ constexpr SubcommandText kSubcommands[] = {
      "column family or database, 1 - prod(1 - p_i) (a database with a MANIFEST: every level-0\n"
      "table and one table per level above). Keys of a single file: --keys K, --index\n"
      "INDEX_DB (a Cassandra Index.db), --from-table (a table's own keys; the default for\n"
-     "tables). --writer leveldb|leveldb-1.17|goleveldb: who wrote a single table's filter\n"
-     "(by default decided from its keys). Exit 1 when a file has an error finding (a damaged file "
-     "inside a directory\n"
-     "included); warnings alone exit 0. --json prints one JSON document (see the README).\n"
-     "--partitioner: how Index.db keys of Cassandra sstables before version e are read\n"
-     "(default: told from the data).\n"
+     "tables). Exit 1 when a file has an error finding (a damaged file inside a directory\n"
+     "included); warnings alone exit 0. --json prints one JSON document (see docs/cli.md).\n"
      "RocksDB prefix filters: the prefixes of RocksDB's built-in extractors that a table names\n"
-     "are checked too; --prefix-extractor names one for SSTs given as files (a custom one).\n"},
-    {"convert",
+     "are checked too.\n"},
+    {Subcommand::kConvert, "convert",
      "convert IN -o OUT --to F [--format F] [PARAMS] [--keys K [--key-format F] | --index "
-     "INDEX_DB | --from-table] [--no-filter] [--legacy-1.17] [--key-kind user|plain] [--writer W] "
-     "[--force] [--json]",
-     "Lossless where the bits carry over: a dump (or a split's manifest.json) back to its\n"
+     "INDEX_DB | --from-table]{families} [--force] [--json]",
+     "Lossless where the bits carry over: a dump (or a split's filters.json) back to its\n"
      "format, a format to itself, and the conversions listed below. Otherwise a rebuild from\n"
      "the filter's keys with PARAMS (--keys, --index Index.db, --from-table); keys the input\n"
      "answers 0 for are refused (--force overrides). A table to its own format with\n"
-     "--bits-per-key or --no-filter rewrites its filter from its own keys (LevelDB tables also\n"
-     "take --legacy-1.17 for 1.17's policy; a goleveldb table keeps goleveldb's filter, and\n"
-     "--writer leveldb|leveldb-1.17|goleveldb says who wrote the input's filter). '-o DIR/'\n"
+     "--bits-per-key, or a flag of its family that asks for it (below), rewrites its filter\n"
+     "from its own keys (a goleveldb table keeps goleveldb's filter). '-o DIR/'\n"
      "splits a filter block (or a table's filter) into raw filters (DIR/filter-NNN +\n"
-     "DIR/manifest.json). Never writes over an input; OUT ending in .gz is gzipped.\n"},
-    {"dump", "dump FILE [--format F] --json",
+     "DIR/filters.json). Never writes over an input; OUT ending in .gz is gzipped.\n"},
+    {Subcommand::kDump, "dump", "dump FILE [--format F]{families} --json",
      "Prints everything in FILE as one JSON document (header fields, bits as base64) that\n"
      "'convert DUMP --to F -o OUT' turns back into the same bytes.\n"},
 };
+
+const SubcommandText* Find(Subcommand id) {
+  for (const SubcommandText& s : kSubcommands) {
+    if (s.id == id) return &s;
+  }
+  return nullptr;
+}
+
+// "  NAME VALUE" of a flag as a synopsis or a list shows it.
+std::string Spelled(const FlagDecl& d) {
+  return std::string(d.name) + (d.value.empty() ? "" : " " + std::string(d.value));
+}
+
+// `text` in lines of at most kHelpWidth columns, each indented by `indent` spaces.
+constexpr std::size_t kHelpWidth = 92;
+std::string Wrapped(std::string_view text, std::size_t indent) {
+  std::string out;
+  std::string line(indent, ' ');
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view word = text.substr(0, space);
+    text = space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
+    if (line.size() > indent && line.size() + 1 + word.size() > kHelpWidth) {
+      out += line + "\n";
+      line.assign(indent, ' ');
+    }
+    if (line.size() > indent) line += ' ';
+    line += word;
+  }
+  if (line.size() > indent) out += line + "\n";
+  return out;
+}
+
+// What a family flag applies to, with the formats: "LevelDB tables (leveldb-table)".
+std::string Scope(const FlagDecl& d) {
+  std::string names;
+  for (const FormatCodec* f : d.formats)
+    names += (names.empty() ? "" : ", ") + std::string(f->name());
+  return std::string(d.applies_to) + (names.empty() ? "" : " (" + names + ")");
+}
+
+// The family flags of a subcommand's help: each as its family declares it.
+std::string FamilyFlagsHelp(Subcommand id) {
+  const std::vector<FamilyFlag> flags = FamilyFlags(id);
+  if (flags.empty()) return {};
+  std::string text = "Flags of the format families (each read by the family that declares it):\n";
+  for (const FamilyFlag& f : flags) {
+    text += "  " + Spelled(*f.decl) + ": " + Scope(*f.decl) + "\n";
+    text += Wrapped(f.decl->help, 6);
+  }
+  return text;
+}
+
+// One line per family flag name: where it may be given and what it applies to.
+std::string FamilyFlagsOverview() {
+  struct Line {
+    std::string spelled;
+    std::vector<std::string_view> subcommands;
+    std::vector<std::string_view> scopes;
+  };
+  std::vector<Line> lines;
+  for (const FamilyFlag& f : FamilyFlags()) {
+    const std::string spelled = Spelled(*f.decl);
+    auto it = std::find_if(lines.begin(), lines.end(),
+                           [&](const Line& l) { return l.spelled == spelled; });
+    if (it == lines.end()) it = lines.insert(lines.end(), Line{spelled, {}, {}});
+    for (const SubcommandText& s : kSubcommands) {
+      if (f.decl->subcommands.has(s.id) && std::find(it->subcommands.begin(), it->subcommands.end(),
+                                                     s.name) == it->subcommands.end()) {
+        it->subcommands.push_back(s.name);
+      }
+    }
+    it->scopes.push_back(f.decl->applies_to);
+  }
+  if (lines.empty()) return {};
+  std::string text =
+      "Flags of the format families ('bloomcodec help SUBCOMMAND' says what each does):\n";
+  for (const Line& l : lines) {
+    std::string line = "  " + l.spelled;
+    line.resize(std::max<std::size_t>(line.size() + 2, 44), ' ');
+    std::string where;
+    for (std::string_view s : l.subcommands) where += (where.empty() ? "" : ", ") + std::string(s);
+    where += ":";
+    for (std::size_t i = 0; i < l.scopes.size(); ++i) {
+      where += (i == 0 ? " " : ", ") + std::string(l.scopes[i]);
+    }
+    text += line + where + "\n";
+  }
+  return text;
+}
 
 // The conversions the format families register (bloomcodec/convert.h), one line each.
 std::string ConversionTable() {
@@ -129,16 +212,34 @@ constexpr std::string_view kExitCodes =
 
 }  // namespace
 
+std::string Synopsis(Subcommand subcommand) {
+  const SubcommandText* s = Find(subcommand);
+  if (!s) return {};
+  std::string families;
+  std::vector<std::string_view> named;
+  for (const FamilyFlag& f : FamilyFlags(subcommand)) {
+    if (std::find(named.begin(), named.end(), f.decl->name) != named.end()) continue;
+    named.push_back(f.decl->name);
+    families += " [" + Spelled(*f.decl) + "]";
+  }
+  std::string text(s->synopsis);
+  const std::size_t at = text.find("{families}");
+  if (at != std::string::npos) text.replace(at, std::string_view("{families}").size(), families);
+  return text;
+}
+
 std::string OverviewHelp() {
   std::string text =
       "bloomcodec: read, write and check the bloom filters of Cassandra, LevelDB and RocksDB,\n"
       "bit for bit as the originals do.\n\nUsage:\n";
-  for (const SubcommandText& s : kSubcommands)
-    text += "  bloomcodec " + std::string(s.synopsis) + "\n";
+  for (const SubcommandText& s : kSubcommands) text += "  bloomcodec " + Synopsis(s.id) + "\n";
   text +=
       "  bloomcodec help SUBCOMMAND | bloomcodec SUBCOMMAND --help | bloomcodec --version\n\n"
       "Key files: one key per line ('\\n'); an empty line is the empty key; '--keys -' reads\n"
       "standard input; a name ending in .gz is read through gzip.\n\n";
+  if (const std::string families = FamilyFlagsOverview(); !families.empty()) {
+    text += families + "\n";
+  }
   text += FormatTable();
   text += "\n";
   text += kExitCodes;
@@ -148,9 +249,11 @@ std::string OverviewHelp() {
 std::string SubcommandHelp(std::string_view subcommand) {
   for (const SubcommandText& s : kSubcommands) {
     if (s.name != subcommand) continue;
-    std::string text =
-        "Usage: bloomcodec " + std::string(s.synopsis) + "\n\n" + std::string(s.details);
-    if (s.name == "convert") text += "\n" + ConversionTable();
+    std::string text = "Usage: bloomcodec " + Synopsis(s.id) + "\n\n" + std::string(s.details);
+    if (const std::string families = FamilyFlagsHelp(s.id); !families.empty()) {
+      text += "\n" + families;
+    }
+    if (s.id == Subcommand::kConvert) text += "\n" + ConversionTable();
     text += "\n" + FormatTable();
     text += "\n";
     text += kExitCodes;

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "bloomcodec/flags.h"
 #include "bloomcodec/format.h"
 #include "bloomcodec/status.h"
 
@@ -13,6 +14,9 @@ namespace bloomcodec::tool {
 std::string OverviewHelp();
 // "bloomcodec help build"; empty when `subcommand` is unknown.
 std::string SubcommandHelp(std::string_view subcommand);
+// The usage line of a subcommand, "build --format F ... [--json]", with the family flags it
+// takes as their families declare them.
+std::string Synopsis(Subcommand subcommand);
 // "cassandra-1.0, cassandra-legacy, ..." in registry order.
 std::string FormatNameList();
 

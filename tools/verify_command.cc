@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "bloomcodec/verify.h"
+#include "command_flags.h"
 #include "commands.h"
 #include "inputs.h"
 #include "output.h"
@@ -18,12 +19,6 @@
 namespace bloomcodec::tool {
 
 namespace {
-constexpr FlagSpec kFlags[] = {
-    {"--keys", true},        {"--key-format", true},  {"--index", true},
-    {"--from-table", false}, {"--format", true},      {"--key-kind", true},
-    {"--json", false},       {"--partitioner", true}, {"--prefix-extractor", true},
-    {"--writer", true},
-};
 constexpr std::uintmax_t kLargeFileBytes = 64 << 20;
 
 bool LargeInput(const std::vector<std::string>& paths) {
@@ -38,7 +33,7 @@ bool LargeInput(const std::vector<std::string>& paths) {
 }  // namespace
 
 Result<bool> RunVerify(std::span<const std::string_view> argv) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv, kFlags));
+  BLOOMCODEC_ASSIGN_OR_RETURN(Args args, ParseArgs(argv, SubcommandFlags(Subcommand::kVerify)));
   if (args.positionals().empty()) {
     return Status::InvalidArgument("PATH is required (a filter file, a table or a data directory)");
   }
@@ -51,30 +46,11 @@ Result<bool> RunVerify(std::span<const std::string_view> argv) {
     return Status::InvalidArgument("--key-format describes --keys, which is missing");
   }
   VerifyOptions options;
-  BLOOMCODEC_ASSIGN_OR_RETURN(options.key_kind, ReadKeyKind(args));
-  if (auto writer = args.Value("--writer")) options.writer = std::string(*writer);
+  BLOOMCODEC_ASSIGN_OR_RETURN(options.family, ReadFamilyOptions(args, Subcommand::kVerify));
   if (auto name = args.Value("--format")) {
     BLOOMCODEC_ASSIGN_OR_RETURN(options.format, FormatByName(*name));
   }
-  if (auto partitioner = args.Value("--partitioner")) {
-    if (*partitioner != "random" && *partitioner != "order-preserving") {
-      return Status::InvalidArgument("--partitioner: expected random or order-preserving, found '" +
-                                     std::string(*partitioner) + "'");
-    }
-    options.partitioner = std::string(*partitioner);
-  }
   std::vector<std::string> paths(args.positionals().begin(), args.positionals().end());
-  if (auto spec = args.Value("--prefix-extractor")) {
-    options.prefix_extractor = std::string(*spec);
-    for (const std::string& p : paths) {
-      std::error_code ec;
-      if (std::filesystem::is_directory(p, ec)) {
-        return Status::InvalidArgument(
-            "--prefix-extractor applies to SST files given one by one; " + p +
-            " is a directory (its tables' recorded extractors are used)");
-      }
-    }
-  }
   if (sources > 0 && paths.size() > 1) {
     return Status::InvalidArgument("--keys, --index and --from-table describe one file; found " +
                                    std::to_string(paths.size()) + " paths");

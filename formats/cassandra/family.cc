@@ -1,4 +1,5 @@
-// The Cassandra family's registration: its formats, conversions, verify hooks and key sources.
+// The Cassandra family's registration: its formats, conversions, verify hooks, key sources and
+// flags.
 #include "formats/cassandra/family.h"
 
 namespace bloomcodec::cassandra {
@@ -13,6 +14,7 @@ const engine::Family& TheFamily() {
                .table_keys = nullptr,
                .index_keys = IndexKeys,
                .index_hint = " (or --index INDEX_DB, the SSTable's Index.db)"},
+      .flags = Flags(),
   };
   return family;
 }

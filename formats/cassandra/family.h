@@ -14,9 +14,11 @@ namespace bloomcodec::cassandra {
 
 const engine::Family& TheFamily();
 
-// The conversion rules (convert.cc) and verify hooks (verify_plan.cc) the family registers.
+// The conversion rules (convert.cc), verify hooks (verify_plan.cc) and own flags (flags.cc) the
+// family registers.
 std::span<const engine::ConversionRule> ConversionRules();
 engine::FamilyVerify VerifyHooks();
+engine::OwnFlags Flags();
 Result<std::unique_ptr<KeyStream>> IndexKeys(const std::string& path,
                                              const FormatCodec* filter_format);
 

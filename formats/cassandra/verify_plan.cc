@@ -6,6 +6,7 @@
 #include <system_error>
 #include <vector>
 
+#include "bloomcodec/cassandra/options.h"
 #include "bloomcodec/cassandra/row_filter.h"
 #include "bloomcodec/cassandra/sizing.h"
 #include "bloomcodec/cassandra/v10_filter.h"
@@ -28,8 +29,11 @@ std::string_view WithoutGz(std::string_view path) {
 
 // --partitioner: how Index.db keys before e are read; nullopt: from the data.
 std::optional<IndexKeyForm> ForcedKeyForm(const VerifyOptions& options) {
-  if (options.partitioner == "random") return IndexKeyForm::kRandomPartitionerEncoded;
-  if (options.partitioner == "order-preserving") return IndexKeyForm::kRaw;
+  switch (options.family.Get<CassandraOptions>().partitioner) {
+    case Partitioner::kRandom: return IndexKeyForm::kRandomPartitionerEncoded;
+    case Partitioner::kOrderPreserving: return IndexKeyForm::kRaw;
+    case Partitioner::kFromData: break;
+  }
   return std::nullopt;
 }
 

@@ -6,6 +6,7 @@
 
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
+#include "bloomcodec/leveldb/options.h"
 #include "formats/leveldb/family.h"
 #include "inspect_support.h"
 #include "leveldb/inspect.h"
@@ -34,13 +35,14 @@ Result<SplitSource> FilterBlockOf(const ConvertCall& call) {
     s.block = call.bytes;
     return s;
   }
+  const LevelDbOptions mine = call.options.family.Get<LevelDbOptions>();
   TableOpenOptions open;
-  open.key_kind = call.options.key_kind;
-  BLOOMCODEC_ASSIGN_OR_RETURN(open.writer, ParseFilterWriter(call.options.writer));
+  open.key_kind = mine.key_kind;
+  open.writer = mine.writer;
   // The key kind decides which keys tell LevelDB 1.17's filter from goleveldb's; a table whose
   // kind cannot be told is still split (its filter's bytes do not depend on it).
   Result<TableReader> opened = TableReader::Open(call.bytes, call.input.source, open);
-  if (!opened.ok() && call.options.key_kind == KeyKind::kAuto &&
+  if (!opened.ok() && mine.key_kind == KeyKind::kAuto &&
       opened.status().code() == StatusCode::kInvalidArgument) {
     open.key_kind = KeyKind::kPlain;
     opened = TableReader::Open(call.bytes, call.input.source, open);
@@ -58,7 +60,7 @@ Result<SplitSource> FilterBlockOf(const ConvertCall& call) {
   return s;
 }
 
-// One file per filter plus a manifest naming them (the manifest converts back to the block).
+// One file per filter plus a list naming them (the list converts back to the block).
 Result<std::optional<Conversion>> Split(const ConvertCall& call) {
   BLOOMCODEC_ASSIGN_OR_RETURN(SplitSource s, FilterBlockOf(call));
   std::string_view filter_format = BloomFormatName(s.flavor, s.goleveldb);
@@ -77,11 +79,11 @@ Result<std::optional<Conversion>> Split(const ConvertCall& call) {
                               FilterBlockDumpFields(s.block, call.input.source, s.base_offset));
   Conversion c;
   c.kind = ConversionKind::kLossless;
-  Document manifest = DumpHead(Codec(FormatId::kFilterBlock)->name());
-  manifest["split_manifest"] = true;
-  manifest["filter_format"] = std::string(filter_format);
-  manifest["base_lg"] = fields["base_lg"];
-  manifest["array_offset"] = fields["array_offset"];
+  Document list = DumpHead(Codec(FormatId::kFilterBlock)->name());
+  list["split_manifest"] = true;  // the contract's name of the field (docs/cli.md, "dump")
+  list["filter_format"] = std::string(filter_format);
+  list["base_lg"] = fields["base_lg"];
+  list["array_offset"] = fields["array_offset"];
   Document filters = Document::array();
   const std::size_t count = fields["filters"].size();
   for (std::size_t i = 0; i < count; ++i) {
@@ -95,9 +97,9 @@ Result<std::optional<Conversion>> Split(const ConvertCall& call) {
     filters.push_back(std::move(entry));
     c.files.push_back({SplitFilterFileName(i, count), std::move(bytes)});
   }
-  manifest["filters"] = std::move(filters);
-  const std::string text = manifest.dump(2) + "\n";
-  c.files.push_back({std::string(kSplitManifestName), ByteVector(text.begin(), text.end())});
+  list["filters"] = std::move(filters);
+  const std::string text = list.dump(2) + "\n";
+  c.files.push_back({std::string(kSplitListName), ByteVector(text.begin(), text.end())});
   return std::make_optional(std::move(c));
 }
 
@@ -137,7 +139,7 @@ Result<std::optional<Conversion>> SingleFilterOfBlock(const ConvertCall& call) {
         call.input.source + ": a filter block of " + std::to_string(layout.filters.size()) +
         " filters (1.18 hash) splits into leveldb-bloom files: use --to leveldb-bloom -o DIR/ "
         "(one file per filter plus " +
-        std::string(kSplitManifestName) + ")");
+        std::string(kSplitListName) + ")");
   }
   const FilterRange r = layout.filters[0];
   ByteSpan f = call.bytes.subspan(r.start, r.size());
@@ -168,26 +170,40 @@ bool KeepsGoLevelDbFilter(const TableReader& table, FilterWriter forced) {
   return f && (f->goleveldb || (f->writer_ambiguous && !f->writer_forced));
 }
 
+// The filter a rewrite writes: the one --filter-for (or --legacy-1.17) names, else the input's
+// writer's (1.18's for a LevelDB 1.17 table, which 1.18 and later would ignore).
+BloomPolicy RewritePolicy(const LevelDbOptions& mine, const TableReader& table, int b) {
+  switch (mine.legacy_v117 ? FilterWriter::kLevelDb117 : mine.filter_for) {
+    case FilterWriter::kLevelDb: return BloomPolicy::Current(b);
+    case FilterWriter::kLevelDb117: return BloomPolicy::Legacy117(b);
+    case FilterWriter::kGoLevelDb: return BloomPolicy::GoLevelDb(b);
+    case FilterWriter::kAuto: break;
+  }
+  return KeepsGoLevelDbFilter(table, mine.writer) ? BloomPolicy::GoLevelDb(b)
+                                                  : BloomPolicy::Current(b);
+}
+
 // Rewrites the filter block with RewriteTableFilter, then reads the result back and verifies
-// it: every data block has its filter and every stored key is answered "may contain".
+// it: every data block has its filter and every stored key is answered "may contain". Not a
+// rewrite (nullopt) unless --bits-per-key or --no-filter asks for one.
 Result<std::optional<Conversion>> RewriteTable(const ConvertCall& call) {
   const ConvertOptions& options = call.options;
+  const LevelDbOptions mine = options.family.Get<LevelDbOptions>();
+  if (!mine.no_filter && !options.params.bits_per_key) return std::optional<Conversion>();
   if (options.keys) {
     return Status::InvalidArgument(
         "a table's filter is rebuilt from the table's own keys; "
         "--keys / --index do not apply");
   }
   TableOpenOptions open;
-  open.key_kind = options.key_kind;
-  BLOOMCODEC_ASSIGN_OR_RETURN(open.writer, ParseFilterWriter(options.writer));
+  open.key_kind = mine.key_kind;
+  open.writer = mine.writer;
   BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table,
                               TableReader::Open(call.bytes, call.input.source, open));
   std::optional<BloomPolicy> policy;
-  if (!options.no_filter) {
+  if (!mine.no_filter) {
     BLOOMCODEC_ASSIGN_OR_RETURN(int b, TableBitsPerKey(options.params));
-    policy = options.legacy_v117                        ? BloomPolicy::Legacy117(b)
-             : KeepsGoLevelDbFilter(table, open.writer) ? BloomPolicy::GoLevelDb(b)
-                                                        : BloomPolicy::Current(b);
+    policy = RewritePolicy(mine, table, b);
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out, RewriteTableFilter(table, policy));
   open.key_kind = table.key_kind();
@@ -206,9 +222,9 @@ Result<std::optional<Conversion>> RewriteTable(const ConvertCall& call) {
 
 // The stored keys of a table (user keys of a database table, consecutive versions once).
 Result<KeyList> TableKeys(const FormatCodec*, ByteSpan bytes, std::string_view source,
-                          KeyKind key_kind) {
+                          const FamilyOptions& options) {
   TableOpenOptions open;
-  open.key_kind = key_kind;
+  open.key_kind = options.Get<LevelDbOptions>().key_kind;
   BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table,
                               TableReader::Open(bytes, std::string(source), open));
   const bool user = table.key_kind() == KeyKind::kUser;
@@ -237,10 +253,9 @@ std::span<const engine::ConversionRule> ConversionRules() {
   constexpr ConversionKind kLossless = ConversionKind::kLossless;
   constexpr ConversionKind kRewritten = ConversionKind::kRewritten;
   static const engine::ConversionRule rules[] = {
-      {block, bloom, kLossless, When::kSplit, Split,
-       "-o DIR/: one file per filter + manifest.json"},
+      {block, bloom, kLossless, When::kSplit, Split, "-o DIR/: one file per filter + filters.json"},
       {block, legacy, kLossless, When::kSplit, Split,
-       "-o DIR/: one file per filter + manifest.json"},
+       "-o DIR/: one file per filter + filters.json"},
       {table, bloom, kLossless, When::kSplit, Split, "-o DIR/: the table's filters, one file each"},
       {table, legacy, kLossless, When::kSplit, Split,
        "-o DIR/: the table's filters, one file each"},
@@ -251,9 +266,8 @@ std::span<const engine::ConversionRule> ConversionRules() {
       {bloom, go, kLossless, When::kBitsCarryOver, SameBloomBytes,
        "the same bytes: goleveldb reads 1.18's filter as its own"},
       {table, table, kRewritten, When::kTableRewrite, RewriteTable,
-       "--bits-per-key N [--legacy-1.17] or --no-filter: the filter block rebuilt (goleveldb's "
-       "for a goleveldb table) or removed",
-       true, true},
+       "--bits-per-key N [--legacy-1.17 | --filter-for W] or --no-filter: the filter block "
+       "rebuilt (goleveldb's for a goleveldb table) or removed"},
       {table, block, kLossless, When::kBitsCarryOver, ExtractFilterBlock,
        "the table's filter block as it stands (1.18 hash)"},
       {block, bloom, kLossless, When::kBitsCarryOver, SingleFilterOfBlock,

@@ -1,4 +1,5 @@
-// The LevelDB family's registration: its formats, conversions, verify hooks and key sources.
+// The LevelDB family's registration: its formats, conversions, verify hooks, key sources and
+// flags.
 #include "formats/leveldb/family.h"
 
 namespace bloomcodec::leveldb {
@@ -11,6 +12,7 @@ const engine::Family& TheFamily() {
       .conversions = ConversionRules(),
       .verify = VerifyHooks(),
       .keys = {.tables = tables, .table_keys = TableKeys, .index_keys = nullptr, .index_hint = {}},
+      .flags = Flags(),
   };
   return family;
 }

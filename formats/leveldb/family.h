@@ -24,10 +24,12 @@ std::span<const FormatCodec* const> Formats();
 
 const engine::Family& TheFamily();
 
-// The conversion rules (convert.cc) and verify hooks (verify_plan.cc) the family registers.
+// The conversion rules (convert.cc), verify hooks (verify_plan.cc) and own flags (flags.cc) the
+// family registers.
 std::span<const engine::ConversionRule> ConversionRules();
 engine::FamilyVerify VerifyHooks();
+engine::OwnFlags Flags();
 Result<KeyList> TableKeys(const FormatCodec* format, ByteSpan bytes, std::string_view source,
-                          KeyKind key_kind);
+                          const FamilyOptions& options);
 
 }  // namespace bloomcodec::leveldb

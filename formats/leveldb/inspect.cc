@@ -256,8 +256,8 @@ Result<ByteVector> FilterBlockFromFields(const Document& fields, std::string_vie
                               " (the sum of the sizes of the filters before it)");
     }
     if (f.contains("file") && !f.contains("base64")) {
-      return BadDumpField(source, name,
-                          "its bytes as base64 (a split manifest's files are read by convert)");
+      return BadDumpField(
+          source, name, "its bytes as base64 (the files a split's list names are read by convert)");
     }
     BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector bytes, DumpBase64(f, "base64", source));
     offsets.push_back(static_cast<std::uint32_t>(out.size()));

@@ -12,6 +12,7 @@
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
+#include "bloomcodec/leveldb/options.h"
 #include "formats/leveldb/family.h"
 #include "leveldb/inspect.h"
 #include "leveldb/table/table_files.h"
@@ -128,11 +129,12 @@ Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tas
                                    " is a LevelDB table (its keys: --from-table)");
   }
   const std::string group = plan.group;
-  KeyKind kind = plan.options.key_kind;
+  const LevelDbOptions mine = plan.options.family.Get<LevelDbOptions>();
+  const KeyKind kind = mine.key_kind;
+  const FilterWriter writer = mine.writer;
   const KeyStream* keys = plan.keys;
   // An unknown key kind the check needs is the caller's to give (--key-kind), not damage.
   BLOOMCODEC_RETURN_IF_ERROR(CheckKeyKindKnown(path, kind, keys != nullptr));
-  BLOOMCODEC_ASSIGN_OR_RETURN(FilterWriter writer, ParseFilterWriter(plan.options.writer));
   BLOOMCODEC_RETURN_IF_ERROR(CheckWriterFits(path, writer));
   tasks.push_back(
       [path, kind, keys, group, writer] { return VerifyTable(path, kind, keys, group, writer); });

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bloomcodec/rocksdb/full_filter.h"
+#include "bloomcodec/rocksdb/options.h"
 #include "formats/rocksdb/family.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/sst_writer.h"
@@ -49,10 +50,13 @@ Result<std::optional<Conversion>> FullFilterOfSst(const ConvertCall& call) {
 }
 
 // An SST's full filter rebuilt from its own user keys (or removed); everything else carried over.
-// The result is read back with every checksum verified and every key answered "may contain".
+// The result is read back with every checksum verified and every key answered "may contain". Not
+// a rewrite (nullopt) unless --bits-per-key or --no-filter asks for one.
 Result<std::optional<Conversion>> RewriteSst(const ConvertCall& call) {
   const ConvertOptions& options = call.options;
   const std::string& source = call.input.source;
+  const bool no_filter = options.family.Get<RocksDbOptions>().no_filter;
+  if (!no_filter && !options.params.bits_per_key) return std::optional<Conversion>();
   if (options.keys) {
     return Status::InvalidArgument(
         "an SST's filter is rebuilt from the SST's own keys; "
@@ -63,7 +67,7 @@ Result<std::optional<Conversion>> RewriteSst(const ConvertCall& call) {
     return Status::InvalidArgument("rocksdb-sst takes only --bits-per-key B (or --no-filter)");
   }
   std::optional<double> bits_per_key;
-  if (!options.no_filter) bits_per_key = *options.params.bits_per_key;
+  if (!no_filter) bits_per_key = *options.params.bits_per_key;
   BLOOMCODEC_ASSIGN_OR_RETURN(SstReader sst, SstReader::Open(call.bytes, source));
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector out, RewriteSstFilter(sst, bits_per_key));
   SstOpenOptions check_options;
@@ -97,7 +101,8 @@ Result<std::optional<Conversion>> RewriteSst(const ConvertCall& call) {
 }  // namespace
 
 // The user keys of an SST, each once, in file order.
-Result<KeyList> TableKeys(const FormatCodec*, ByteSpan bytes, std::string_view source, KeyKind) {
+Result<KeyList> TableKeys(const FormatCodec*, ByteSpan bytes, std::string_view source,
+                          const FamilyOptions&) {
   BLOOMCODEC_ASSIGN_OR_RETURN(SstReader sst, SstReader::Open(bytes, std::string(source)));
   KeyList keys;
   ByteVector last;
@@ -138,8 +143,7 @@ std::span<const engine::ConversionRule> ConversionRules() {
       {sst, bloom, kLossless, When::kBitsCarryOver, FullFilterOfSst, kCopied},
       {sst, ribbon, kLossless, When::kBitsCarryOver, FullFilterOfSst, kCopied},
       {sst, sst, ConversionKind::kRewritten, When::kTableRewrite, RewriteSst,
-       "--bits-per-key B or --no-filter: the filter rebuilt from the SST's keys or removed", true,
-       false},
+       "--bits-per-key B or --no-filter: the filter rebuilt from the SST's keys or removed"},
   };
   return rules;
 }

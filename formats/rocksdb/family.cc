@@ -1,4 +1,5 @@
-// The RocksDB family's registration: its formats, conversions, verify hooks and key sources.
+// The RocksDB family's registration: its formats, conversions, verify hooks, key sources and
+// flags.
 #include "formats/rocksdb/family.h"
 
 namespace bloomcodec::rocksdb {
@@ -22,6 +23,7 @@ const engine::Family& TheFamily() {
       .conversions = ConversionRules(),
       .verify = VerifyHooks(),
       .keys = {.tables = tables, .table_keys = TableKeys, .index_keys = nullptr, .index_hint = {}},
+      .flags = Flags(),
   };
   return family;
 }

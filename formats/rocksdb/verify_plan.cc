@@ -8,6 +8,7 @@
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/rocksdb/full_filter.h"
+#include "bloomcodec/rocksdb/options.h"
 #include "formats/rocksdb/family.h"
 #include "manifest/database_plan.h"
 #include "rocksdb/filter_sizing.h"
@@ -86,7 +87,8 @@ Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tas
     return Status::InvalidArgument("--index is a Cassandra Index.db; " + path +
                                    " is a RocksDB SST (its keys: --from-table)");
   }
-  if (plan.options.key_kind == KeyKind::kPlain) {
+  const RocksDbOptions mine = plan.options.family.Get<RocksDbOptions>();
+  if (mine.key_kind == KeyKind::kPlain) {
     return Status::InvalidArgument("--key-kind plain does not apply to rocksdb-sst: " + path +
                                    " holds internal keys");
   }
@@ -94,8 +96,8 @@ Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tas
   const std::string group = plan.group;
   const KeyStream* keys = plan.keys;
   std::optional<PrefixExtractor> prefix;
-  if (!plan.options.prefix_extractor.empty()) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(prefix, PrefixExtractor::FromSpec(plan.options.prefix_extractor));
+  if (!mine.prefix_extractor.empty()) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(prefix, PrefixExtractor::FromSpec(mine.prefix_extractor));
   }
   tasks.push_back([path, keys, group, prefix] { return VerifySst(path, keys, group, prefix); });
   return true;

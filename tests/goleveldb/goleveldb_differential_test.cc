@@ -14,7 +14,9 @@
 //   read-only so that nothing compacts under it);
 // * `convert --to leveldb-table --bits-per-key N` of every table of a goleveldb database keeps a
 //   filter goleveldb reads: with the MANIFEST rebuilt by leveldb.RecoverFile, goleveldb Gets every
-//   key through our filters (its Contains is called and says "absent" for absent keys).
+//   key through our filters (its Contains is called and says "absent" for absent keys); with
+//   `--filter-for leveldb` the tables carry LevelDB 1.18's filter, which goleveldb never asks,
+//   and `--filter-for goleveldb` of those gives goleveldb's back, byte for byte.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 
@@ -452,6 +454,47 @@ TEST(GoLevelDbRewrite, RewrittenTablesKeepAFilterGoLevelDbReads) {
   const Recheck ignored = RecheckWithGoLevelDb(db, legacy_dir.Path("copy"));
   EXPECT_EQ(ignored.found, ignored.keys);
   EXPECT_EQ(ignored.contains, 0u);
+}
+
+// --filter-for moves a goleveldb database's tables to LevelDB 1.18's filter (which goleveldb
+// ignores) and back to goleveldb's (which it consults again), whoever wrote the input.
+TEST(GoLevelDbRewrite, FilterForMovesTablesBetweenGoLevelDbAndLevelDb) {
+  CliDir dir;
+  const std::string db = dir.Path("db");
+  Oracle({"db", db, "434343", "8000", "10", "2048", "snappy"});
+  const std::vector<std::string> to_leveldb =
+      RewriteTables(db, dir.Path("leveldb"), {"--filter-for", "leveldb"});
+  ASSERT_GE(to_leveldb.size(), 2u);
+  for (const std::string& path : to_leveldb) {
+    SCOPED_TRACE(path);
+    auto in = InputFile::Open(path);
+    ASSERT_TRUE(in.ok()) << in.status().ToString();
+    TableOpenOptions open;
+    open.verify_checksums = true;
+    auto table = TableReader::Open(in->bytes(), path, open);
+    ASSERT_TRUE(table.ok()) << table.status().ToString();
+    ASSERT_TRUE(table->filter().has_value());
+    EXPECT_EQ(table->filter()->metaindex_key, "filter.leveldb.BuiltinBloomFilter2");
+    auto again = RewriteTableFilter(*table, BloomPolicy::Current(14));
+    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    EXPECT_TRUE(std::equal(again->begin(), again->end(), in->bytes().begin(), in->bytes().end()));
+  }
+  // Back from those tables, and as a plain rewrite of goleveldb's own: the same bytes.
+  const std::vector<std::string> back =
+      RewriteTables(dir.Path("leveldb"), dir.Path("back"), {"--filter-for", "goleveldb"});
+  const std::vector<std::string> kept = RewriteTables(db, dir.Path("kept"), {});
+  ASSERT_EQ(back.size(), kept.size());
+  for (std::size_t i = 0; i < back.size(); ++i) {
+    EXPECT_EQ(manifest_test::ReadFile(back[i]), manifest_test::ReadFile(kept[i])) << back[i];
+  }
+
+  const Recheck ignored = RecheckWithGoLevelDb(db, dir.Path("leveldb"));
+  EXPECT_EQ(ignored.found, ignored.keys);
+  EXPECT_EQ(ignored.contains, 0u) << "goleveldb ignores LevelDB 1.18's filters";
+  const Recheck consulted = RecheckWithGoLevelDb(db, dir.Path("back"));
+  EXPECT_GT(consulted.keys, 1000u);
+  EXPECT_EQ(consulted.found, consulted.keys);
+  EXPECT_GT(consulted.contains, consulted.keys) << "goleveldb consults the filters again";
 }
 
 TEST(GoLevelDbRewrite, WriterOnlyForLevelDbTables) {

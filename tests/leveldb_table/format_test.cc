@@ -61,7 +61,7 @@ TEST(TableFormatTest, ProbeAsDbGetWithAndWithoutKeyKind) {
   for (KeyKind kind : {KeyKind::kUser, KeyKind::kAuto}) {
     std::vector<std::uint8_t> answers(keys.size(), 7);
     ProbeOptions options;
-    options.key_kind = kind;
+    options.family.Set(LevelDbOptions{.key_kind = kind});
     Status s = Codec().Probe(table, "000005.ldb", keys, options, answers);
     ASSERT_TRUE(s.ok()) << s.ToString();
     EXPECT_EQ(answers, expected);
@@ -92,7 +92,7 @@ TEST(TableFormatTest, UndecidableKeyKindIsAUsageError) {
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.ToString().find("--key-kind"), std::string::npos) << s.ToString();
   ProbeOptions plain;
-  plain.key_kind = KeyKind::kPlain;
+  plain.family.Set(LevelDbOptions{.key_kind = KeyKind::kPlain});
   ASSERT_TRUE(Codec().Probe(*stripped, "stripped.ldb", keys, plain, answers).ok());
   EXPECT_EQ(answers, std::vector<std::uint8_t>(keys.size(), 1));  // no filter: may contain
 }

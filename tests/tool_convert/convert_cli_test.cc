@@ -64,7 +64,8 @@ TEST(ConvertSplit, FilterBlocksSplitIntoTheirFiltersAndJoinBackIdentically) {
     auto report = RunJson({"convert", Cli("leveldb/tables/" + n), "--format",
                            "leveldb-filter-block", "--to", "leveldb-bloom", "-o", out, "--json"});
     EXPECT_EQ(report["how"], "lossless");
-    ASSERT_EQ(report["files"].size(), filters.rows.size() + 1);  // + manifest.json
+    ASSERT_EQ(report["files"].size(), filters.rows.size() + 1);  // + filters.json
+    EXPECT_EQ(report["files"].back()["path"], dir.Path("split") + "/filters.json");
     const ByteVector block = ReadFixture("leveldb/tables/" + n);
     for (std::size_t i = 0; i < filters.rows.size(); ++i) {
       const std::size_t start = std::stoul(filters.At(i, "start"));
@@ -75,8 +76,8 @@ TEST(ConvertSplit, FilterBlocksSplitIntoTheirFiltersAndJoinBackIdentically) {
                 ByteVector(block.begin() + start, block.begin() + limit))
           << name;
     }
-    CliRun join = RunCli({"convert", dir.Path("split/manifest.json"), "--to",
-                          "leveldb-filter-block", "-o", dir.Path("joined.bin")});
+    CliRun join = RunCli({"convert", dir.Path("split/filters.json"), "--to", "leveldb-filter-block",
+                          "-o", dir.Path("joined.bin")});
     ASSERT_EQ(join.exit_code, 0) << join.err;
     EXPECT_EQ(ReadAnyFile(dir.Path("joined.bin")), block);
     ++split_blocks;
@@ -104,14 +105,14 @@ TEST(ConvertSplit, ATablesFilterExtractsAndSplitsWithItsOwnHash) {
   EXPECT_NE(r.err.find("1.17"), std::string::npos) << r.err;
   r = RunCli({"convert", legacy, "--to", "leveldb-bloom-legacy", "-o", dir.Path("old") + "/"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = RunCli({"convert", dir.Path("old/manifest.json"), "--to", "leveldb-filter-block", "-o",
+  r = RunCli({"convert", dir.Path("old/filters.json"), "--to", "leveldb-filter-block", "-o",
               dir.Path("old.bin")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(ReadAnyFile(dir.Path("old.bin")),
             ReadFixture("leveldb/tables/tb_legacy_v117_signed_bpk10_bs256.filterblock.bin"));
 }
 
-TEST(ConvertSplit, SeveralFiltersNeedADirectoryAndAManifestNamesExistingFiles) {
+TEST(ConvertSplit, SeveralFiltersNeedADirectoryAndTheListNamesExistingFiles) {
   CliDir dir;
   CliRun r =
       RunCli({"convert", Cli("leveldb/tables/tb_bpk10_none_bs64.filterblock.bin"), "--format",
@@ -123,10 +124,27 @@ TEST(ConvertSplit, SeveralFiltersNeedADirectoryAndAManifestNamesExistingFiles) {
               "leveldb-filter-block", "--to", "leveldb-bloom", "-o", dir.Path("s") + "/"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::filesystem::remove(dir.Path("s/filter-001"));
-  r = RunCli({"convert", dir.Path("s/manifest.json"), "--to", "leveldb-filter-block", "-o",
+  r = RunCli({"convert", dir.Path("s/filters.json"), "--to", "leveldb-filter-block", "-o",
               dir.Path("j.bin")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("filter-001"), std::string::npos) << r.err;
+}
+
+// Splits written before the list was called filters.json have it as manifest.json: the same
+// document, joined as before.
+TEST(ConvertSplit, AnOldSplitsManifestJsonStillJoins) {
+  CliDir dir;
+  const std::string block = Cli("leveldb/tables/tb_bpk10_none_bs64.filterblock.bin");
+  CliRun r = RunCli({"convert", block, "--format", "leveldb-filter-block", "--to", "leveldb-bloom",
+                     "-o", dir.Path("old") + "/"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.Path("old/manifest.json")));
+  std::filesystem::rename(dir.Path("old/filters.json"), dir.Path("old/manifest.json"));
+  r = RunCli({"convert", dir.Path("old/manifest.json"), "--to", "leveldb-filter-block", "-o",
+              dir.Path("joined.bin")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadAnyFile(dir.Path("joined.bin")),
+            ReadFixture("leveldb/tables/tb_bpk10_none_bs64.filterblock.bin"));
 }
 
 TEST(ConvertRebuild, LegacyCassandraRebuiltAsV10EqualsBuildV10FilterOfTheSameKeys) {

@@ -159,8 +159,7 @@ TEST_P(StreamBuild, StreamedBuildAndProbeEqualBuildAndProbeOfTheWholeList) {
         }
 
         // Probe: the built keys and as many absent ones, whole and through OpenProbe in chunks.
-        ProbeOptions options;
-        options.key_kind = f->BuiltKeyKind();
+        const ProbeOptions options = f->BuiltProbeOptions();
         KeyList probes = keys;
         const KeyList absent = AbsentKeys(std::max<std::size_t>(n, 1), text, 99 + n);
         for (std::size_t i = 0; i < absent.size(); ++i) probes.Add(absent[i]);

@@ -92,8 +92,8 @@ std::set<std::string> FiltersOf(const std::string& table_path, const std::string
   CliRun r = RunCli({"convert", table_path, "--to", bloom, "-o", dir.Path("s") + "/"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   std::set<std::string> filters;
-  auto manifest = nlohmann::ordered_json::parse(ReadAnyText(dir.Path("s/manifest.json")));
-  for (const auto& f : manifest["filters"]) {
+  auto list = nlohmann::ordered_json::parse(ReadAnyText(dir.Path("s/filters.json")));
+  for (const auto& f : list["filters"]) {
     const ByteVector b = ReadAnyFile(dir.Path("s/") + f["file"].get<std::string>());
     if (!b.empty()) filters.insert(std::string(AsChars(b)));
   }
@@ -179,6 +179,55 @@ TEST(TableConvert, ALegacyFilterIsWrittenUnderThe117NameThatLevelDb118Ignores) {
   EXPECT_EQ(doc["filter"]["metaindex_key"], "filter.leveldb.BuiltinBloomFilter");
   EXPECT_EQ(doc["filter"]["legacy_v117"], true);
   EXPECT_NE(doc["filter"]["note"].get<std::string>().find("ignore"), std::string::npos);
+}
+
+// --filter-for names the reader, whoever wrote the input: a 1.18 table given goleveldb's filter
+// is one LevelDB 1.23 no longer consults, and given 1.18's again, one it does.
+TEST(TableConvert, FilterForWritesTheFilterOfTheReaderNamed) {
+  CliDir dir;
+  const std::vector<std::string> keys = TableKeys("leveldb/tables/tb_bpk10_none_bs64.keys.tsv");
+  const std::string in = FixtureForCli("leveldb/tables/tb_bpk10_none_bs64.ldb");
+  CliRun r = RunCli({"convert", in, "--to", "leveldb-table", "--bits-per-key", "10", "--filter-for",
+                     "goleveldb", "-o", dir.Path("go.ldb")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  OriginalRead go = ReadWithLevelDb(ReadAnyFile(dir.Path("go.ldb")), keys, 10);
+  EXPECT_EQ(go.found, keys.size());
+  EXPECT_EQ(go.filter_calls, 0u);  // 1.23 looks for ...Filter2 only
+  auto doc = RunJson({"inspect", dir.Path("go.ldb"), "--json"})["files"][0];
+  EXPECT_EQ(doc["filter"]["metaindex_key"], "filter.leveldb.BuiltinBloomFilter");
+  EXPECT_EQ(doc["filter"]["filter_format"], "goleveldb-bloom");
+
+  r = RunCli({"convert", dir.Path("go.ldb"), "--to", "leveldb-table", "--bits-per-key", "10",
+              "--filter-for", "leveldb", "-o", dir.Path("back.ldb")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  OriginalRead back = ReadWithLevelDb(ReadAnyFile(dir.Path("back.ldb")), keys, 10);
+  EXPECT_EQ(back.found, keys.size());
+  EXPECT_EQ(back.filter_calls, keys.size());
+  EXPECT_EQ(back.filter_said_absent, 0u);
+  // The same filter block as a plain rewrite of the 1.18 input: nothing of goleveldb's is left.
+  r = RunCli({"convert", in, "--to", "leveldb-table", "--bits-per-key", "10", "-o",
+              dir.Path("plain.ldb")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadAnyFile(dir.Path("back.ldb")), ReadAnyFile(dir.Path("plain.ldb")));
+
+  // It chooses what --legacy-1.17 chooses, needs --bits-per-key, and is for rewrites only.
+  const std::string out = dir.Path("x.ldb");
+  r = RunCli({"convert", in, "--to", "leveldb-table", "--filter-for", "goleveldb", "-o", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--filter-for needs --bits-per-key N"), std::string::npos) << r.err;
+  r = RunCli({"convert", in, "--to", "leveldb-table", "--bits-per-key", "10", "--legacy-1.17",
+              "--filter-for", "goleveldb", "-o", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("give one"), std::string::npos) << r.err;
+  r = RunCli({"convert", in, "--to", "leveldb-bloom", "--filter-for", "leveldb", "-o",
+              dir.Path("split") + "/"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--filter-for rewrites a table's filter"), std::string::npos) << r.err;
+  r = RunCli({"convert", in, "--to", "leveldb-table", "--bits-per-key", "10", "--filter-for",
+              "rocksdb", "-o", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--filter-for: expected one of"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 TEST(TableConvert, A117TableUpgradedTo118GetsAFilterLevelDb123Uses) {

@@ -13,7 +13,7 @@
 // What carries over losslessly (kLossless): a dump document back to its format; any format to
 // itself; and the rules each format family registers (engine/family.h; `Conversions()` lists
 // them, and so does `bloomcodec convert --help`), e.g. cassandra-1.0 <-> cassandra-1.0-row or a
-// filter block split into its raw filters (`split`: one file per filter plus manifest.json).
+// filter block split into its raw filters (`split`: one file per filter plus filters.json).
 // Everything else needs the filter's keys (kRebuilt): a different hash (legacy Cassandra -> 1.0,
 // LevelDB 1.17 -> 1.18) or a different size. A table with --bits-per-key / --no-filter gets its
 // filter rewritten (kRewritten): the result is read back and every stored key checked against it.
@@ -51,9 +51,9 @@ enum class ConversionKind {
 std::string_view ConversionKindName(ConversionKind kind);
 
 struct ConvertInput {
-  std::string source;  // its path: messages, and the directory of a split manifest's files
+  std::string source;  // its path: messages, and the directory of a split's filter files
   ByteSpan bytes;
-  // The input's format; nullptr when `bytes` is a JSON document (a dump or a split manifest).
+  // The input's format; nullptr when `bytes` is a JSON document (a dump or a split's list).
   const FormatCodec* format = nullptr;
 };
 
@@ -63,19 +63,20 @@ struct ConvertOptions {
   // The input filter's keys (--keys, --index), read as a stream; its source() and key_unit()
   // name them in messages.
   const KeyStream* keys = nullptr;
-  bool from_table = false;   // keys: the table's stored keys (user keys in a database table)
-  bool no_filter = false;    // leveldb-table: remove the filter block
-  bool legacy_v117 = false;  // leveldb-table: write a LevelDB 1.17 filter instead of 1.18's
-  KeyKind key_kind = KeyKind::kAuto;  // leveldb-table input
-  // leveldb-table input: who wrote its filter (--writer: leveldb, leveldb-1.17, goleveldb; empty:
-  // decided from the table's keys). A rewrite keeps a filter that writer's database reads.
-  std::string writer;
-  bool split = false;  // the output is a directory: one file per filter + manifest
+  bool from_table = false;  // keys: the table's stored keys (user keys in a database table)
+  // The families' own options (bloomcodec/<family>/options.h), read by the input's family: a
+  // LevelDB table's key kind and writer, and what a table rewrite writes (no filter, LevelDB
+  // 1.17's). One that does not apply to the input (or, for a rewrite's, to --to) is refused as
+  // its flag's declaration says (bloomcodec/flags.h).
+  FamilyOptions family;
+  bool split = false;  // the output is a directory: one file per filter + kSplitListName
   bool force = false;  // rebuild even though some keys are absent from the input
 };
 
-// The name of the manifest a split writes, and of each filter's file.
-inline constexpr std::string_view kSplitManifestName = "manifest.json";
+// The name of the list of filters a split writes (a JSON document that converts back to the
+// filter block; before, "manifest.json", which joins the same: "manifest" is a database's), and
+// of each filter's file.
+inline constexpr std::string_view kSplitListName = "filters.json";
 std::string SplitFilterFileName(std::size_t index, std::size_t count);
 
 struct ConvertedFile {
@@ -91,7 +92,7 @@ struct Conversion {
   std::vector<std::string> warnings;
 };
 
-// True when the bytes start (after white space) with '{': a dump or a split manifest.
+// True when the bytes start (after white space) with '{': a dump or a split's list.
 bool LooksLikeJsonDocument(ByteSpan bytes);
 
 Result<Conversion> Convert(const ConvertInput& input, const ConvertOptions& options);

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/family_options.h"
 #include "bloomcodec/filter.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/status.h"
@@ -53,7 +54,8 @@ struct SizeInfo {
   std::optional<bool> writes_filter_file;
 };
 
-// How probe keys relate to the keys stored in a LevelDB table.
+// How probe keys relate to the keys stored in a table (LevelDB's --key-kind; RocksDB's SSTs
+// always hold internal keys).
 enum class KeyKind {
   kAuto,   // decide from the table where that is certain
   kUser,   // a database's table: stored keys are internal keys, probes are user keys
@@ -61,10 +63,9 @@ enum class KeyKind {
 };
 
 struct ProbeOptions {
-  KeyKind key_kind = KeyKind::kAuto;
-  // LevelDB tables: who wrote the filter (--writer: leveldb, leveldb-1.17, goleveldb); empty:
-  // decided from the table's keys.
-  std::string writer;
+  // The family's own options (bloomcodec/<family>/options.h), e.g. a LevelDB table's key kind
+  // and writer; only the family of the file probed reads them.
+  FamilyOptions family;
 };
 
 // One file's answers for many batches of keys, the file read once (convert's streamed checks).
@@ -137,8 +138,8 @@ class FormatCodec {
 
   // A new file's bytes, byte-identical to what the original writes for these keys and params.
   virtual Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const;
-  // How Probe must read the keys of a file Build wrote (a table Build writes stores them plain).
-  virtual KeyKind BuiltKeyKind() const { return KeyKind::kAuto; }
+  // How Probe must read a file Build wrote (a LevelDB table Build writes stores its keys plain).
+  virtual ProbeOptions BuiltProbeOptions() const { return {}; }
   // Build, streamed: `key_count` keys follow through Add, and Finish gives Build's bytes for
   // them. A filter that is sized from the count alone holds only its bits; a format that needs
   // every key at once (a sorted table, Ribbon's solution) keeps them, as the default does.

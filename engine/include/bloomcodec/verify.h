@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/family_options.h"
 #include "bloomcodec/filter_stats.h"
 #include "bloomcodec/format.h"
 #include "bloomcodec/key_list.h"
@@ -260,14 +261,10 @@ struct VerifyOptions {
   std::string keys_source_name;         // for messages
   std::string index_path;               // kIndexDb
   const FormatCodec* format = nullptr;  // --format for single files; null: detect
-  KeyKind key_kind = KeyKind::kAuto;    // LevelDB single tables
-  // Cassandra before version e: how Index.db keys were written ("random": RandomPartitioner's
-  // "<token>:<key>", "order-preserving": the key itself); empty: told from the data.
-  std::string partitioner;
-  // RocksDB SSTs given as files: the prefix extractor to apply (fixed:N, capped:N or noop) in
-  // place of the one the table records; empty: the recorded one when it is built in.
-  std::string prefix_extractor;
-  std::string writer;    // LevelDB single tables: --writer (empty: from the keys)
+  // The families' own options (bloomcodec/<family>/options.h): a LevelDB table's key kind and
+  // writer, Cassandra's partitioner, RocksDB's prefix extractor. A family's option that does not
+  // apply to a path is refused or ignored as its flag's declaration says (bloomcodec/flags.h).
+  FamilyOptions family;
   unsigned threads = 0;  // 0: one per core this process may run on (its CPU affinity)
   VerifyProgress progress;
 };

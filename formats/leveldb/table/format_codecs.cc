@@ -10,6 +10,7 @@
 #include "bloomcodec/format.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/hash.h"
+#include "bloomcodec/leveldb/options.h"
 #include "leveldb/inspect.h"
 #include "leveldb/table/table_reader.h"
 #include "leveldb/table/table_writer.h"
@@ -96,13 +97,18 @@ class TableFormat final : public FormatCodec {
   }
 
   // Build writes a TableBuilder's table: its keys are stored as given.
-  KeyKind BuiltKeyKind() const override { return KeyKind::kPlain; }
+  ProbeOptions BuiltProbeOptions() const override {
+    ProbeOptions options;
+    options.family.Set(LevelDbOptions{.key_kind = KeyKind::kPlain});
+    return options;
+  }
 
   Status Probe(ByteSpan file, std::string_view source, const KeyList& keys,
                const ProbeOptions& options, std::span<std::uint8_t> answers) const override {
+    const LevelDbOptions mine = options.family.Get<LevelDbOptions>();
     TableOpenOptions open;
-    open.key_kind = options.key_kind;
-    BLOOMCODEC_ASSIGN_OR_RETURN(open.writer, ParseFilterWriter(options.writer));
+    open.key_kind = mine.key_kind;
+    open.writer = mine.writer;
     BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table,
                                 TableReader::Open(file, std::string(source), open));
     return table.MayContainBatch(keys, answers);

@@ -41,6 +41,7 @@
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/leveldb/hash.h"
+#include "bloomcodec/leveldb/options.h"
 #include "bloomcodec/status.h"
 
 namespace bloomcodec::leveldb {
@@ -54,11 +55,7 @@ inline constexpr std::uint64_t kMaxSequenceNumber = (std::uint64_t{1} << 56) - 1
 // one block earlier than DB::Get does.
 inline constexpr std::uint64_t kNewestSnapshotSequence = kMaxSequenceNumber - 1;
 
-// Who wrote a table's filter, and so which database reads it: decided from the table's keys
-// (kAuto), or forced (--writer). Forcing one whose policy name the table's filter does not carry
-// is refused at Open (LevelDB 1.18+ reads only leveldb.BuiltinBloomFilter2; LevelDB <= 1.17 and
-// goleveldb only leveldb.BuiltinBloomFilter).
-enum class FilterWriter { kAuto, kLevelDb, kLevelDb117, kGoLevelDb };
+// FilterWriter (bloomcodec/leveldb/options.h): who wrote a table's filter.
 // "leveldb" (or "leveldb-1.18+"), "leveldb-1.17", "goleveldb"; "" and "auto" are kAuto.
 Result<FilterWriter> ParseFilterWriter(std::string_view name);
 inline constexpr std::string_view kFilterWriterNames = "leveldb, leveldb-1.17, goleveldb";

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <vector>
 
+#include "bloomcodec/rocksdb/options.h"
 #include "formats/rocksdb/family.h"
 #include "rocksdb/sst/inspect.h"
 #include "rocksdb/sst/sst_reader.h"
@@ -75,7 +76,8 @@ class SstFormat final : public FormatCodec {
 
   Status Probe(ByteSpan file, std::string_view source, const KeyList& keys,
                const ProbeOptions& options, std::span<std::uint8_t> answers) const override {
-    if (options.key_kind == KeyKind::kPlain) {
+    const RocksDbOptions* mine = options.family.Find<RocksDbOptions>();  // no copy per batch
+    if (mine && mine->key_kind == KeyKind::kPlain) {
       return Status::InvalidArgument(
           "--key-kind plain does not apply to rocksdb-sst: an SST holds internal keys and its "
           "filter hashes user keys; probes are user keys");
