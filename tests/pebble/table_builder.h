@@ -149,7 +149,7 @@ inline blocktable::BlockHandle PebbleTableWriter::WriteIndex() {
 inline ByteVector PebbleTableWriter::Build(const std::vector<PebbleEntry>& entries) {
   WriteDataBlocks(entries);
   std::map<std::string, ByteVector> meta;  // metaindex: name -> handle
-  auto handle_value = [this](const blocktable::BlockHandle& h) {
+  auto handle_value = [](const blocktable::BlockHandle& h) {
     ByteVector v;
     blocktable::AppendBlockHandle(h, v);
     return v;
