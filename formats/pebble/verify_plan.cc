@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "bloomcodec/filter_stats.h"
 #include "formats/pebble/family.h"
+#include "pebble/bloom.h"
 #include "pebble/table/table_reader.h"
 #include "pebble/table/verify.h"
 
@@ -74,6 +76,21 @@ Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tas
   return true;
 }
 
+// The fill of a pebble-bloom file the generic verifier judges (a binary fuse filter's
+// fingerprints are about half ones whatever it holds: no fill to judge). A filter the reader
+// refuses is the codec's error when it is probed.
+std::vector<engine::FilterFill> FiltersOf(const FormatCodec* format, ByteSpan file,
+                                          std::string_view source, FileReport&) {
+  std::vector<engine::FilterFill> filters;
+  if (format != Codec(FormatId::kBloom)) return filters;
+  Result<BloomReader> f = BloomReader::Parse(file, source);
+  if (!f.ok() || f->empty()) return filters;
+  engine::FilterFill one;
+  one.stats = ComputeFillStatistics(f->bit_count(), f->bits_set(), f->num_probes());
+  filters.push_back(one);
+  return filters;
+}
+
 }  // namespace
 
 engine::FamilyVerify VerifyHooks() {
@@ -81,6 +98,7 @@ engine::FamilyVerify VerifyHooks() {
   hooks.plan_directory = PlanDirectory;
   hooks.directory_rank = -1;  // before LevelDB, whose folder-of-tables rule takes any *.sst
   hooks.plan_file = PlanFile;
+  hooks.filters_of = FiltersOf;
   return hooks;
 }
 

@@ -59,5 +59,21 @@ TEST(PebbleTableCli, ColumnarTableIsAnUnsupportedWarning) {
   EXPECT_NE(f["findings"][0]["message"].get<std::string>().find("Pebblev5"), std::string::npos);
 }
 
+TEST(PebbleTableCli, PebbleBloomFileHasItsFillJudged) {
+  TempDir dir;
+  KeyList keys;
+  for (const testing::PebbleEntry& e : Entries(200)) keys.Add(e.user_key);
+  BloomPolicy policy;
+  std::optional<ByteVector> filter = BuildBloom(policy, keys).value();
+  ASSERT_TRUE(filter.has_value());
+  WriteFileAt(dir.path() + "/f.bloom", *filter);
+  const Json doc = VerifyJson({dir.path() + "/f.bloom", "--format", "pebble-bloom"}, 0);
+  const Json& fill = doc["files"][0];
+  EXPECT_EQ(fill["format"], "pebble-bloom");
+  // 200 keys at 10 bits per key: ceil(2000 / 512) | 1 = 5 lines of 512 bits, 6 probes.
+  EXPECT_EQ(fill["bits"], 5 * 512);
+  EXPECT_EQ(fill["hash_count"], 6);
+}
+
 }  // namespace
 }  // namespace bloomcodec::pebble
