@@ -47,6 +47,8 @@ struct PebbleTableSpec {
   std::size_t index_block_size = 128;
   bool block_properties = false;  // one block property (short ID 0) after each index handle
   std::vector<std::pair<std::string, std::string>> range_dels;  // [start, end), seq 1
+  // Values stored as given, without v3's prefix byte (to write damaged or handle prefixes).
+  bool raw_values = false;
   // The filter built from these user keys instead of the table's (a filter for other keys).
   std::vector<std::string> filter_keys_override;
 };
@@ -113,7 +115,8 @@ inline void PebbleTableWriter::WriteDataBlocks(const std::vector<PebbleEntry>& e
   for (const PebbleEntry& e : entries) {
     ByteVector key = InternalKey(e.user_key, e.seq, e.kind);
     ByteVector value;
-    if (spec_.version >= kValuePrefixFormat && (e.kind & ~kObsoleteBit) == kSet) {
+    if (!spec_.raw_values && spec_.version >= kValuePrefixFormat &&
+        (e.kind & ~kObsoleteBit) == kSet) {
       value.push_back(0x00);  // in place
     }
     value.insert(value.end(), e.value.begin(), e.value.end());

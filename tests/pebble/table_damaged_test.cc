@@ -149,6 +149,39 @@ TEST(PebbleTableDamaged, KindsThatHaveNoPlaceInADataBlock) {
   ExpectFinding(r, finding_kind::kStructure, Severity::kError, "kind 15");
 }
 
+TEST(PebbleTableDamaged, ValuePrefixesOfSetsFromV3) {
+  PebbleTableSpec spec;
+  spec.version = 3;
+  spec.raw_values = true;
+  const struct {
+    std::string value;
+    std::string_view expected;
+  } cases[] = {
+      {"", "value prefix byte"},
+      {"\x40"
+       "abc",
+       "bits 7..6"},
+      {"\xc0"
+       "abc",
+       "bits 7..6"},
+      {"\x80\x81", "three uvarints"},
+      {std::string("\x80\x03\x00\x05", 4), "pebble.value_index"},
+  };
+  for (const auto& c : cases) {
+    std::vector<PebbleEntry> entries = Entries(40);
+    for (PebbleEntry& e : entries) e.value = std::string(1, '\0') + e.value;  // in place
+    entries[17].value = c.value;
+    const FileReport r = Verify(BuildPebbleTable(entries, spec));
+    ExpectFinding(r, finding_kind::kStructure, Severity::kError, c.expected);
+  }
+  // The same values in place are healthy; a DEL's value carries no prefix.
+  std::vector<PebbleEntry> entries = Entries(40);
+  for (PebbleEntry& e : entries) e.value = std::string(1, '\0') + e.value;
+  entries[3].kind = testing::kDel;
+  entries[3].value = "";
+  EXPECT_TRUE(Verify(BuildPebbleTable(entries, spec)).findings.empty());
+}
+
 TEST(PebbleTableDamaged, EveryByteFlipBeforeTheFooterIsFound) {
   PebbleTableSpec spec;
   spec.version = 3;
