@@ -114,14 +114,6 @@ void FindManifest(const std::string& dir, const Listing& listing, Database& db) 
         "the directory for a database not yet created"));
     return;
   }
-  if (!format.marker) {
-    view.current_findings.push_back(ManifestFinding(
-        Severity::kWarning,
-        "no format-version marker (a database whose creation stopped before it was written): "
-        "Pebble 26.x opens the MANIFEST of the manifest marker, Pebble v1 takes the database for "
-        "one not yet created",
-        std::nullopt));
-  }
   FromManifestMarker(dir, manifest, db);
 }
 
@@ -206,6 +198,19 @@ Database ReadDatabaseOnce(const std::string& dir) {
   if (db.view.from_manifest) {
     CheckBlobFiles(dir, db);
     CheckTableSizes(db);
+  }
+  if (db.identity.from_marker && !db.identity.format_marker) {
+    // A creation that stopped between the MANIFEST and the format-version marker: Pebble v2 and
+    // later continue it while the MANIFEST lists no file, and refuse it otherwise.
+    const bool files = !db.view.live.empty() || !db.blob_files.empty();
+    db.view.current_findings.push_back(ManifestFinding(
+        files ? Severity::kError : Severity::kWarning,
+        std::string("no format-version marker, as after a creation that stopped before writing "
+                    "it; ") +
+            (files ? "the MANIFEST lists files, so Pebble refuses to open the database (as "
+                     "format major version 1)"
+                   : "the MANIFEST lists no file, so Pebble continues the creation"),
+        std::nullopt));
   }
   CheckOptions(listing, db);
   db.evidence = EvidenceOf(db);

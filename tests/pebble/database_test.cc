@@ -256,6 +256,27 @@ TEST(PebbleDatabase, MarkerDamage) {
   }
 }
 
+TEST(PebbleDatabase, AManifestMarkerWithoutAFormatVersionMarker) {
+  // A creation that stopped between writing the MANIFEST and the format-version marker: Pebble
+  // continues it while the MANIFEST lists no file, and refuses the directory otherwise.
+  for (const bool tables : {false, true}) {
+    TempDir dir("pebble-no-format-marker");
+    WriteManifest(dir.path(), 1,
+                  tables ? std::vector<Edit>{Header(), Edit().Add(Table(0, 4))}
+                         : std::vector<Edit>{Header()});
+    WriteTable(dir.path(), 4, 100);
+    Touch(dir.path(), "marker.manifest.000001.MANIFEST-000001");
+    const pebble::Database db = pebble::ReadDatabase(dir.path());
+    EXPECT_TRUE(db.identity.from_marker);
+    EXPECT_TRUE(db.view.from_manifest);
+    EXPECT_EQ(db.view.live.size(), tables ? 1u : 0u);
+    ASSERT_EQ(db.view.current_findings.size(), 1u) << AllFindings(db);
+    EXPECT_EQ(db.view.current_findings[0].severity, tables ? Severity::kError : Severity::kWarning);
+    EXPECT_NE(db.view.current_findings[0].message.find("no format-version marker"),
+              std::string::npos);
+  }
+}
+
 TEST(PebbleDatabase, FormatVersionMarkerValues) {
   struct Case {
     std::string marker;
