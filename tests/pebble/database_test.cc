@@ -367,6 +367,18 @@ TEST(PebbleDatabase, OptionsFiles) {
     EXPECT_NE(f.message.find("invalid key=value syntax"), std::string::npos);
   }
   {
+    // The most recent OPTIONS cannot be read (here: a directory).
+    TempDir dir("pebble-options-unreadable");
+    WriteMarkedDatabase(dir.path());
+    fs::create_directory(dir.path() + "/OPTIONS-000012");
+    const pebble::Database db = pebble::ReadDatabase(dir.path());
+    EXPECT_TRUE(db.view.from_manifest);
+    ASSERT_EQ(db.other_files.size(), 1u);
+    EXPECT_EQ(db.other_files[0].path, dir.path() + "/OPTIONS-000012");
+    EXPECT_NE(db.other_files[0].findings.at(0).message.find("cannot read the OPTIONS file"),
+              std::string::npos);
+  }
+  {
     TempDir dir("pebble-options-comparer");
     WriteMarkedDatabase(dir.path());
     WriteFile(dir.path() + "/OPTIONS-000011", Options(13, "cockroach_comparator"));
