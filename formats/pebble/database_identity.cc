@@ -72,24 +72,6 @@ Finding Error(std::string message, std::optional<std::uint64_t> at = std::nullop
   return ManifestFinding(Severity::kError, std::move(message), at);
 }
 
-// marker.<name>.<iteration>.<value>; the value may hold dots or be empty.
-std::optional<Marker> ParseMarker(const std::string& file) {
-  std::string_view s(file);
-  s.remove_prefix(std::string_view("marker.").size());
-  const std::size_t dot = s.find('.');
-  if (dot == std::string_view::npos) return std::nullopt;
-  Marker m;
-  m.name = std::string(s.substr(0, dot));
-  s.remove_prefix(dot + 1);
-  const std::size_t dot2 = s.find('.');
-  if (dot2 == std::string_view::npos) return std::nullopt;
-  const std::optional<std::uint64_t> iteration = ParseUint(s.substr(0, dot2));
-  if (!iteration) return std::nullopt;
-  m.iteration = *iteration;
-  m.value = std::string(s.substr(dot2 + 1));
-  return m;
-}
-
 // Go's strings.TrimSpace for the ASCII white space Pebble's files hold.
 std::string_view Trim(std::string_view s) {
   const auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
@@ -105,6 +87,24 @@ const FormatMajorVersionInfo* FindFormatMajorVersion(std::uint64_t version) {
     if (v.version == version) return &v;
   }
   return nullptr;
+}
+
+std::optional<Marker> ParseMarker(const std::string& file) {
+  std::string_view s(file);
+  if (!s.starts_with("marker.")) return std::nullopt;
+  s.remove_prefix(std::string_view("marker.").size());
+  const std::size_t dot = s.find('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  Marker m;
+  m.name = std::string(s.substr(0, dot));
+  s.remove_prefix(dot + 1);
+  const std::size_t dot2 = s.find('.');
+  if (dot2 == std::string_view::npos) return std::nullopt;
+  const std::optional<std::uint64_t> iteration = ParseUint(s.substr(0, dot2));
+  if (!iteration) return std::nullopt;
+  m.iteration = *iteration;
+  m.value = std::string(s.substr(dot2 + 1));
+  return m;
 }
 
 std::optional<std::uint64_t> ManifestNumber(std::string_view name) {
@@ -194,16 +194,22 @@ std::optional<std::string> ReadCurrent(const std::string& dir, std::vector<Findi
 }
 
 OptionsFile ReadOptionsFile(const std::string& path) {
-  OptionsFile o;
-  o.path = path;
   Result<InputFile> in = InputFile::Open(path);
   if (!in.ok()) {
+    OptionsFile o;
+    o.path = path;
     o.findings.push_back(Error("cannot read the OPTIONS file: " + in.status().message() +
                                "; Pebble refuses to open the database"));
     return o;
   }
-  const std::string_view text(reinterpret_cast<const char*>(in->bytes().data()),
-                              in->bytes().size());
+  return ParseOptions(
+      std::string_view(reinterpret_cast<const char*>(in->bytes().data()), in->bytes().size()),
+      path);
+}
+
+OptionsFile ParseOptions(std::string_view text, const std::string& path) {
+  OptionsFile o;
+  o.path = path;
   std::string section;
   for (std::size_t i = 0; i < text.size();) {
     std::size_t j = text.find('\n', i);

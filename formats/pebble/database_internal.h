@@ -44,8 +44,13 @@ std::optional<std::uint64_t> ParseFormatMajorVersion(const Marker& marker,
                                                      std::vector<Finding>& findings);
 
 // An OPTIONS file; a line Pebble's parser refuses ends the reading with an error finding at the
-// line's offset.
+// line's offset. ParseOptions reads the file's text.
 OptionsFile ReadOptionsFile(const std::string& path);
+OptionsFile ParseOptions(std::string_view text, const std::string& path);
+
+// marker.<name>.<iteration>.<value> (the value may hold dots or be empty); nothing for any other
+// name starting "marker.", which Pebble refuses. `path` is left empty.
+std::optional<Marker> ParseMarker(const std::string& file);
 
 // One `key=value` of section `section` (at byte `at`) into `o`.
 void TakeOption(OptionsFile& o, const std::string& section, const std::string& key,
