@@ -1,21 +1,46 @@
-// MANIFEST files of LevelDB and RocksDB: log records (blocks, fragments, checksums, recyclable
-// headers) and version edits (tags, varints, length-prefixed keys, RocksDB's custom fields),
-// replayed into live tables. The first byte picks the flavor; the rest is the file. Whatever the
-// bytes, ReadManifest returns (never fails, never crashes); every finding's offset lies inside
-// the file; every live table has internal keys and a level in range; CRCs are recomputed by the
-// fuzzer-friendly path too (the input is also read with its records' checksums made valid, so
-// the edit decoder is reached).
+// MANIFEST files of LevelDB, RocksDB and Pebble: log records (blocks, fragments, checksums,
+// recyclable and WAL-sync headers) and version edits (tags, varints, length-prefixed keys,
+// RocksDB's and Pebble's custom fields, Pebble's backing tables and blob files), replayed into
+// live tables; and Pebble's other database files (OPTIONS text, marker file names). The first
+// byte picks what the rest is: 0 LevelDB, 1 RocksDB, 2 Pebble MANIFEST, 3 Pebble OPTIONS and
+// marker names. Whatever the bytes, the readers return (never fail, never crash); every finding's
+// offset lies inside the file; every live table has internal keys and a level in range; a
+// Pebble replay that is not damaged leaves no virtual table without its backing and no blob
+// reference without its blob file. CRCs are recomputed by the fuzzer-friendly path too (the
+// input is also read with its records' checksums made valid, so the edit decoder is reached).
 #include <cstdint>
 #include <vector>
 
 #include "blocktable/crc32c.h"
 #include "fuzz_support.h"
 #include "manifest/manifest.h"
+#include "pebble/database_internal.h"
 
 using namespace bloomcodec;
 using namespace bloomcodec::manifest;
 
 namespace {
+
+// A Pebble replay that went through: its virtual tables' backings and blob references resolve.
+void CheckPebble(const Manifest& m) {
+  if (m.damaged || m.column_families.empty()) return;
+  std::uint64_t virtual_tables = 0, uses = 0;
+  for (const TableMeta& t : m.column_families[0].tables) {
+    if (t.is_virtual) {
+      ++virtual_tables;
+      bool found = false;
+      for (const BackingTable& b : m.backings) found = found || b.number == t.backing;
+      FUZZ_CHECK(found);
+    }
+    for (const BlobReference& r : t.blob_references) {
+      bool found = false;
+      for (const BlobFile& b : m.blob_files) found = found || b.id == r.file_id;
+      FUZZ_CHECK(found);
+    }
+  }
+  for (const BackingTable& b : m.backings) uses += b.virtual_tables;
+  FUZZ_CHECK(uses == virtual_tables);
+}
 
 void Check(ByteSpan file, Flavor flavor) {
   const Manifest m = ReadManifest(file, flavor, "fuzz/MANIFEST-000001");
@@ -23,7 +48,7 @@ void Check(ByteSpan file, Flavor flavor) {
     if (f.offset) FUZZ_CHECK(*f.offset <= file.size());
     FUZZ_CHECK(!f.message.empty());
   }
-  const int levels = flavor == Flavor::kLevelDb ? kLevelDbLevels : kMaxLevels;
+  const int levels = flavor == Flavor::kRocksDb ? kMaxLevels : kLevelDbLevels;
   for (const ColumnFamily& c : m.column_families) {
     for (const TableMeta& t : c.tables) {
       FUZZ_CHECK(t.level >= 0 && t.level < levels);
@@ -31,6 +56,30 @@ void Check(ByteSpan file, Flavor flavor) {
     }
   }
   FUZZ_CHECK(!m.column_families.empty() || flavor == Flavor::kRocksDb);
+  if (flavor == Flavor::kPebble) CheckPebble(m);
+}
+
+// Pebble's OPTIONS parser on the bytes as text, and each line as a marker file name: a marker
+// that parses is spelled back and parses the same.
+void CheckPebbleFiles(ByteSpan bytes) {
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  const pebble::OptionsFile o = pebble::ParseOptions(text, "fuzz/OPTIONS-000001");
+  for (const Finding& f : o.findings) {
+    if (f.offset) FUZZ_CHECK(*f.offset <= text.size());
+  }
+  for (const auto& [level, policy] : o.filter_policy) FUZZ_CHECK(level >= 0 && level < 7);
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t j = text.find('\n', i);
+    if (j == std::string_view::npos) j = text.size();
+    const std::string name(text.substr(i, j - i));
+    i = j + 1;
+    const std::optional<pebble::Marker> m = pebble::ParseMarker(name);
+    if (!m) continue;
+    const std::optional<pebble::Marker> again = pebble::ParseMarker(
+        "marker." + m->name + "." + std::to_string(m->iteration) + "." + m->value);
+    FUZZ_CHECK(again && again->name == m->name && again->iteration == m->iteration &&
+               again->value == m->value);
+  }
 }
 
 // The input's fragments with valid checksums: each header's CRC recomputed in place, so that
@@ -60,8 +109,14 @@ std::vector<std::uint8_t> WithValidCrcs(ByteSpan in) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
-  const Flavor flavor = data[0] & 1 ? Flavor::kRocksDb : Flavor::kLevelDb;
   const ByteSpan file(data + 1, size - 1);
+  if (data[0] % 4 == 3) {
+    CheckPebbleFiles(file);
+    return 0;
+  }
+  const Flavor flavor = data[0] % 4 == 2   ? Flavor::kPebble
+                        : data[0] % 4 == 1 ? Flavor::kRocksDb
+                                           : Flavor::kLevelDb;
   Check(file, flavor);
   const std::vector<std::uint8_t> fixed = WithValidCrcs(file);
   Check(ByteSpan(fixed.data(), fixed.size()), flavor);

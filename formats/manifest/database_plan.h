@@ -1,13 +1,16 @@
 // verify's plan for a database directory read through CURRENT and its MANIFEST, shared by the
-// LevelDB and RocksDB families (each gives how to verify one of its tables and read its keys).
+// LevelDB and RocksDB families (each gives how to verify one of its tables and read its keys) and
+// made for Pebble's (formats/pebble/database.h: the same view, with virtual tables).
 //
 // Reports: one per live table (its level, column family and MANIFEST set; a table whose first or
 // last key is not the MANIFEST's smallest or largest is a "key-range" error; a live table not on
 // disk is a "missing-table" error, counted as p = 1 in its group), one per table file no version
 // references (group role "obsolete", an info finding, out of the live rate), and one for CURRENT
-// or the MANIFEST only when they have findings (no group: not in any rate). When CURRENT names no
-// readable MANIFEST, or the MANIFEST is damaged, that report also says that verify fell back to
-// the directory listing (every table file taken as live, levels unknown).
+// or the MANIFEST only when they have findings (no group: not in any rate). A Pebble virtual table
+// is verified at its backing file, without the key-range check (it covers part of the backing's
+// keys; comparing bounds would need the comparer). When CURRENT names no readable MANIFEST, or
+// the MANIFEST is damaged, that report also says that verify fell back to the directory listing
+// (every table file taken as live, levels unknown).
 #pragma once
 
 #include <functional>

@@ -19,14 +19,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The database-wide values of an edit, as far as it decoded.
-void TakeDatabaseValues(const VersionEdit& edit, Manifest& manifest, ReplayState& state) {
+// The database-wide values of an edit, as far as it decoded. Pebble's recovery takes a log
+// number, next file number or last sequence number of 0 for "not set" (recoverVersion).
+void TakeDatabaseValues(const VersionEdit& edit, Flavor flavor, Manifest& manifest,
+                        ReplayState& state) {
+  const bool pebble = flavor == Flavor::kPebble;
+  auto take = [pebble](std::optional<std::uint64_t>& to, const std::optional<std::uint64_t>& v) {
+    if (v && !(pebble && *v == 0)) to = v;
+  };
   if (edit.comparator) manifest.comparator = edit.comparator;
-  if (edit.log_number) manifest.log_number = edit.log_number;
+  take(manifest.log_number, edit.log_number);
   if (edit.prev_log_number) manifest.prev_log_number = edit.prev_log_number;
-  if (edit.next_file) manifest.next_file = edit.next_file;
-  if (edit.last_sequence) manifest.last_sequence = edit.last_sequence;
+  take(manifest.next_file, edit.next_file);
+  take(manifest.last_sequence, edit.last_sequence);
   if (edit.atomic_remaining) state.atomic_remaining = *edit.atomic_remaining;
+  if (edit.pebble_only) manifest.pebble_only_fields = true;
 }
 
 // The column family and table changes of a decoded edit.
@@ -87,10 +94,14 @@ Status ApplyEdit(const LogRecord& record, Flavor flavor, std::string_view source
   const Status decoded = DecodeVersionEdit(record, flavor, source, edit);
   // The values before a field that does not decode are taken all the same: inspect shows them
   // for a MANIFEST damaged there.
-  TakeDatabaseValues(edit, manifest, state);
+  TakeDatabaseValues(edit, flavor, manifest, state);
   if (!decoded.ok()) return decoded;
+  if (flavor == Flavor::kPebble) {
+    BLOOMCODEC_RETURN_IF_ERROR(ReplayPebbleEdit(edit, record, source, state, notes));
+  } else {
+    ReplayTables(edit, record, flavor, state, notes);
+  }
   ++manifest.records;
-  ReplayTables(edit, record, flavor, state, notes);
   return Status();
 }
 
@@ -108,6 +119,7 @@ Manifest ReadManifest(ByteSpan file, Flavor flavor, std::string_view source) {
       break;
     }
   }
+  if (flavor == Flavor::kPebble && !m.damaged) FinishPebbleReplay(state, m);
   if (state.atomic_remaining > 0 && !m.damaged) {
     m.findings.push_back(ManifestFinding(
         Severity::kWarning,
@@ -148,7 +160,6 @@ DatabaseView ReadDatabaseOnce(const std::string& dir, Flavor flavor,
   DatabaseView view;
   const fs::path root(dir);
   view.current_path = (root / "CURRENT").string();
-  std::error_code ec;
   // CURRENT: the MANIFEST's file name and a newline.
   std::string current;
   {
@@ -187,21 +198,57 @@ DatabaseView ReadDatabaseOnce(const std::string& dir, Flavor flavor,
   }
   if (!name.empty()) {
     view.manifest_path = (root / name).string();
-    Result<InputFile> in = InputFile::Open(view.manifest_path);
-    if (!in.ok()) {
-      view.current_findings.push_back(ManifestFinding(
-          Severity::kError,
-          "CURRENT names " + name + ", which cannot be read: " + in.status().message(), 0));
-    } else {
-      view.manifest = ReadManifest(in->bytes(), flavor, view.manifest_path);
-      view.manifest_findings = view.manifest.findings;
-      if (!view.manifest.damaged && view.manifest.records == 0) {
-        view.manifest_findings.push_back(
-            ManifestFinding(Severity::kError, "the MANIFEST holds no version edit", std::nullopt));
-        view.manifest.damaged = true;
-      }
-      view.from_manifest = !view.manifest.damaged;
+    ReadManifestInto(view, dir, flavor, extensions, is_table_name);
+  }
+  return view;
+}
+
+// What inspect shows of a table beyond LevelDB's fields: only Pebble sets any of them.
+void AddPebbleFields(const TableMeta& t, Document& tj) {
+  auto hex = [](const ByteVector& v) { return ToHex(ByteSpan(v.data(), v.size())); };
+  if (t.is_virtual) tj["backing"] = t.backing;
+  if (t.synthetic_prefix) tj["synthetic_prefix"] = hex(*t.synthetic_prefix);
+  if (t.synthetic_suffix) tj["synthetic_suffix"] = hex(*t.synthetic_suffix);
+  if (t.range_keys) tj["range_keys"] = true;
+  if (t.point_keys || t.range_keys) tj["point_keys"] = t.point_keys.has_value();
+  if (!t.blob_references.empty()) {
+    Document refs = Document::array();
+    for (const BlobReference& r : t.blob_references) refs.push_back(r.file_id);
+    tj["blob_files"] = std::move(refs);
+  }
+  if (t.marked_for_compaction) tj["marked_for_compaction"] = true;
+}
+
+bool HasMissingTable(const DatabaseView& view) {
+  return std::any_of(view.live.begin(), view.live.end(),
+                     [](const LiveTable& t) { return t.missing; });
+}
+
+}  // namespace
+
+void ReadManifestInto(DatabaseView& view, const std::string& dir, Flavor flavor,
+                      const std::vector<std::string_view>& extensions,
+                      bool (*is_table_name)(std::string_view name)) {
+  const fs::path root(dir);
+  std::error_code ec;
+  const std::string name = fs::path(view.manifest_path).filename().string();
+  Result<InputFile> in = InputFile::Open(view.manifest_path);
+  if (!in.ok()) {
+    // Named by CURRENT (offset 0: its name) or, for Pebble, by a marker file's name.
+    const std::string by = fs::path(view.current_path).filename().string();
+    view.current_findings.push_back(
+        ManifestFinding(Severity::kError,
+                        by + " names " + name + ", which cannot be read: " + in.status().message(),
+                        by == "CURRENT" ? std::optional<std::uint64_t>(0) : std::nullopt));
+  } else {
+    view.manifest = ReadManifest(in->bytes(), flavor, view.manifest_path);
+    view.manifest_findings = view.manifest.findings;
+    if (!view.manifest.damaged && view.manifest.records == 0) {
+      view.manifest_findings.push_back(
+          ManifestFinding(Severity::kError, "the MANIFEST holds no version edit", std::nullopt));
+      view.manifest.damaged = true;
     }
+    view.from_manifest = !view.manifest.damaged;
   }
   // Every table file on disk, for the obsolete list and the fallback.
   std::set<std::string> on_disk;
@@ -209,7 +256,20 @@ DatabaseView ReadDatabaseOnce(const std::string& dir, Flavor flavor,
     const std::string file = it->path().filename().string();
     if (is_table_name(file)) on_disk.insert(it->path().string());
   }
-  if (!view.from_manifest) return view;
+  if (!view.from_manifest) return;
+  // Where a table file is: NNNNNN.<ext> (or its .gz) for the first extension that exists.
+  auto locate = [&](std::uint64_t number, LiveTable& live) {
+    live.missing = true;
+    for (std::string_view ext : extensions) {
+      const std::string p = (root / TableFileName(number, ext)).string();
+      if (live.path.empty()) live.path = p;
+      if (fs::exists(p, ec) || fs::exists(p + ".gz", ec)) {
+        live.path = fs::exists(p, ec) ? p : p + ".gz";
+        live.missing = false;
+        break;
+      }
+    }
+  };
   std::set<std::string> live_paths;
   for (const ColumnFamily& c : view.manifest.column_families) {
     for (const TableMeta& t : c.tables) {
@@ -221,32 +281,21 @@ DatabaseView ReadDatabaseOnce(const std::string& dir, Flavor flavor,
                                  std::to_string(t.path_id) + "])");
         continue;
       }
-      live.missing = true;
-      for (std::string_view ext : extensions) {
-        const std::string p = (root / TableFileName(t.number, ext)).string();
-        if (live.path.empty()) live.path = p;
-        if (fs::exists(p, ec) || fs::exists(p + ".gz", ec)) {
-          live.path = fs::exists(p, ec) ? p : p + ".gz";
-          live.missing = false;
-          break;
-        }
-      }
+      locate(t.is_virtual ? t.backing : t.number, live);
       live_paths.insert(live.path);
       view.live.push_back(std::move(live));
     }
   }
+  // A Pebble backing no live virtual table uses any more is still the database's file.
+  for (const BackingTable& b : view.manifest.backings) {
+    LiveTable backing;
+    locate(b.number, backing);
+    live_paths.insert(backing.path);
+  }
   for (const std::string& p : on_disk) {
     if (!live_paths.count(p)) view.obsolete.push_back(p);
   }
-  return view;
 }
-
-bool HasMissingTable(const DatabaseView& view) {
-  return std::any_of(view.live.begin(), view.live.end(),
-                     [](const LiveTable& t) { return t.missing; });
-}
-
-}  // namespace
 
 DatabaseView ReadDatabase(const std::string& dir, Flavor flavor,
                           const std::vector<std::string_view>& extensions,
@@ -299,6 +348,7 @@ Document InspectDatabase(const DatabaseView& view) {
       tj["smallest"] = ToHex(UserKey(ByteSpan(t.smallest.data(), t.smallest.size())));
       tj["largest"] = ToHex(UserKey(ByteSpan(t.largest.data(), t.largest.size())));
       if (live && live->missing) tj["missing"] = true;
+      AddPebbleFields(t, tj);
       if (!by_level.count(t.level)) by_level[t.level] = Document::array();
       by_level[t.level].push_back(std::move(tj));
       bytes[t.level] += t.size;

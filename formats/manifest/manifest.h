@@ -1,6 +1,7 @@
 // A database's own account of its tables: CURRENT names the MANIFEST, the MANIFEST is a log file
 // of version edits, and replaying the edits gives the live tables per level (per column family
-// for RocksDB). Shared by the LevelDB and RocksDB families; internal to the library (included as
+// for RocksDB). Shared by the LevelDB, RocksDB and Pebble families (Pebble names its MANIFEST
+// through marker files: formats/pebble/database.h); internal to the library (included as
 // "manifest/manifest.h").
 //
 //   manifest::DatabaseView view = manifest::ReadDatabase(dir, manifest::Flavor::kLevelDb);
@@ -24,6 +25,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +39,10 @@ namespace bloomcodec::manifest {
 enum class Flavor {
   kLevelDb,  // tags 1..9; new-file records of tag 7; 7 levels
   kRocksDb,  // adds tags 10, 100..103, 200..203, 300, safe-to-ignore tags, recyclable records
+  // Pebble's dialect (pebble_edit.cc, pebble_replay.cc): LevelDB's tags and RocksDB's new-file
+  // tags, its own 10, 11 and 104..108, no column families, 7 levels; its log reader stops at
+  // damage without an error (log_reader.cc says how that is reported).
+  kPebble,
 };
 
 inline constexpr std::size_t kBlockSize = 32768;
@@ -67,6 +73,17 @@ struct LogReadResult {
 // the end of the file) is a warning.
 LogReadResult ReadLogRecords(ByteSpan file, Flavor flavor);
 
+// A Pebble table's reference to the values it moved into a blob file.
+struct BlobReference {
+  std::uint64_t file_id = 0;             // the blob file's id (not its disk file number)
+  std::uint64_t value_size = 0;          // bytes of values the table refers to
+  std::uint64_t backing_value_size = 0;  // custom tag 70 only: the same for the backing table
+};
+
+struct KeyBounds {
+  ByteVector smallest, largest;  // internal keys
+};
+
 struct TableMeta {
   int level = 0;
   std::uint64_t number = 0;
@@ -74,6 +91,38 @@ struct TableMeta {
   ByteVector smallest;  // internal keys (user key + 8-byte tag)
   ByteVector largest;
   std::uint32_t path_id = 0;  // RocksDB db_paths index (0: the database directory)
+
+  // Pebble only (left as they are for LevelDB and RocksDB).
+  // A virtual table (custom tag 66) is a view of part of the table file `backing`: its own
+  // number names no file, and `size` is its share of the backing's bytes.
+  bool is_virtual = false;
+  std::uint64_t backing = 0;
+  // Custom tags 67 and 68: bytes a virtual table's keys show in place of the stored prefix /
+  // after the stored suffix (the keys in the backing file have neither).
+  std::optional<ByteVector> synthetic_prefix, synthetic_suffix;
+  // Tag 104 (a table with range keys): the bounds of its point keys (when it has any) and of its
+  // range keys; smallest / largest are then the overall bounds its marker byte picks.
+  std::optional<KeyBounds> point_keys, range_keys;
+  std::uint64_t creation_time = 0;  // custom tag 6, Unix seconds (0: not recorded)
+  std::uint64_t blob_reference_depth = 0;
+  std::vector<BlobReference> blob_references;  // custom tags 69 / 70
+  // Custom tag 2 (as Pebble v1 and v2 read it; Pebble 26.x ignores the tag) or tag 11.
+  bool marked_for_compaction = false;
+};
+
+// A Pebble table file that virtual tables are views of (tags 105 / 106).
+struct BackingTable {
+  std::uint64_t number = 0;  // NNNNNN.sst
+  std::uint64_t size = 0;
+  std::uint32_t virtual_tables = 0;  // live virtual tables that use it (Pebble's reference count)
+};
+
+// A Pebble blob file (tags 107 / 108): values separated from the tables.
+struct BlobFile {
+  std::uint64_t id = 0;      // what tables refer to
+  std::uint64_t number = 0;  // NNNNNN.blob
+  std::uint64_t size = 0, value_size = 0, creation_time = 0;
+  std::uint32_t tables = 0;  // live tables that refer to it
 };
 
 struct ColumnFamily {
@@ -90,15 +139,33 @@ struct Manifest {
   std::vector<ColumnFamily> column_families;  // by id; default (0) first; dropped ones left out
   std::vector<Finding> findings;
   bool damaged = false;  // an error finding: the view is what came before the damage
+  // Pebble only: backing tables by number, live blob files by id, and whether an edit held a
+  // field no LevelDB or RocksDB writes (tags 10 as an excise record, 11, 104..108, custom tags
+  // 7 and 66..70): a MANIFEST only Pebble wrote.
+  std::vector<BackingTable> backings;
+  std::vector<BlobFile> blob_files;
+  bool pebble_only_fields = false;
 };
 
 // Decodes one version edit (version_edit.h) and applies it to `state` (column family id ->
 // (level, number) -> table). Fails with the offset (through `record`) of the field that does not
 // decode; the database-wide values before that field are taken, its table changes are not.
+// Pebble replays a whole MANIFEST as one bulk edit (BulkVersionEdit.Accumulate, then Apply):
+// what that needs besides the live tables (pebble_replay.cc).
+struct PebbleReplay {
+  std::set<std::uint64_t> added;  // every table number an edit added (AllAddedTables)
+  // Deletions of a table from a level that did not hold it: Pebble keeps them pending and checks
+  // them once the replay ends.
+  std::map<int, std::set<std::uint64_t>> deleted_elsewhere;
+  std::map<std::uint64_t, BackingTable> backings;  // by disk file number
+  std::map<std::uint64_t, BlobFile> blob_files;    // by blob file id
+};
+
 struct ReplayState {
   std::map<std::uint32_t, std::string> names{{0, "default"}};
   std::map<std::uint32_t, std::map<std::pair<int, std::uint64_t>, TableMeta>> tables;
   std::uint32_t atomic_remaining = 0;
+  PebbleReplay pebble;
 };
 Status ApplyEdit(const LogRecord& record, Flavor flavor, std::string_view source,
                  Manifest& manifest, ReplayState& state, std::vector<Finding>& notes);
@@ -113,14 +180,14 @@ Manifest ReadManifest(ByteSpan file, Flavor flavor, std::string_view source);
 std::string TableFileName(std::uint64_t number, std::string_view extension);
 
 struct LiveTable {
-  std::string path;  // where the table is (or would be) on disk
+  std::string path;  // where the table is (or would be) on disk; a virtual table's backing file
   std::string column_family;
   TableMeta meta;
   bool missing = false;  // no such file
 };
 
 struct DatabaseView {
-  std::string current_path;   // dir/CURRENT
+  std::string current_path;   // dir/CURRENT (Pebble: the file that names the MANIFEST)
   std::string manifest_path;  // what CURRENT names, when it names something
   // Findings about CURRENT (a missing or unreadable MANIFEST included) and about the MANIFEST.
   std::vector<Finding> current_findings;
@@ -138,6 +205,13 @@ struct DatabaseView {
 DatabaseView ReadDatabase(const std::string& dir, Flavor flavor,
                           const std::vector<std::string_view>& extensions,
                           bool (*is_table_name)(std::string_view name));
+
+// The second half of ReadDatabase, for a view whose manifest_path is set already (Pebble finds
+// it through its markers): reads and replays that MANIFEST, then lists the live tables (a
+// virtual table at its backing's file) and the table files no live version references.
+void ReadManifestInto(DatabaseView& view, const std::string& dir, Flavor flavor,
+                      const std::vector<std::string_view>& extensions,
+                      bool (*is_table_name)(std::string_view name));
 
 // The user key of an internal key (the key without its 8-byte tag; shorter: empty).
 ByteSpan UserKey(ByteSpan internal_key);

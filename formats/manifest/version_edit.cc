@@ -3,14 +3,12 @@
 // lacks (an error, or RocksDB's skippable fields). A flavor lists every tag it knows, sharing the
 // decoders, rather than extending another flavor's list: the flavors agree on most tags but not all
 // (Pebble writes LevelDB's tags, RocksDB's new-file tags 100..103 and its own 104..108, but gives
-// 10 and 11 meanings of its own and refuses the column family tags). A new-file tag is described
-// by its layout (NewFileLayout): which parts it has and how its custom fields are read, since a
-// flavor's custom fields may set more of the table than RocksDB's path id.
+// 10 and 11 meanings of its own and refuses the column family tags: its table is in
+// pebble_edit.cc). A new-file tag is described by its layout (NewFileLayout): which parts it has
+// and how its custom fields are read. The field reader and the table types are in edit_reader.h.
 #include "manifest/version_edit.h"
 
-#include <span>
-
-#include "codec/byte_reader.h"
+#include "manifest/edit_reader.h"
 
 namespace bloomcodec::manifest {
 namespace {
@@ -45,104 +43,6 @@ enum : std::uint32_t {
   kCustomPathId = 65,
   kCustomNonSafeIgnoreMask = 1u << 6,
 };
-
-// The fields of one edit, read in order. A value that does not decode fails with what was
-// expected and the value's offset in the file (the edit's fragments may be spread over blocks).
-class EditReader {
- public:
-  EditReader(const LogRecord& record, std::string_view source, int max_levels)
-      : record_(record),
-        source_(source),
-        reader_(ByteSpan(record.payload.data(), record.payload.size()), source, 0),
-        max_levels_(max_levels) {}
-
-  bool at_end() const { return reader_.at_end(); }
-  std::size_t position() const { return reader_.position(); }
-
-  // A failure at `at`, a position in the edit.
-  Status Fail(std::size_t at, std::string what) const {
-    return Status::Corrupt(std::string(source_), record_.FileOffset(at), std::move(what));
-  }
-
-  Result<std::uint32_t> Varint32(std::string_view what) {
-    const std::size_t at = reader_.position();
-    Result<std::uint32_t> v = reader_.ReadVarint32(what);
-    if (!v.ok()) return Fail(at, std::string(what) + " (a varint32)");
-    return v;
-  }
-
-  Result<std::uint64_t> Varint64(std::string_view what) {
-    const std::size_t at = reader_.position();
-    Result<std::uint64_t> v = reader_.ReadVarint64(what);
-    if (!v.ok()) return Fail(at, std::string(what) + " (a varint64)");
-    return v;
-  }
-
-  // A varint32 length and that many bytes.
-  Result<ByteSpan> LengthPrefixed(std::string_view what) {
-    const std::size_t at = reader_.position();
-    Result<std::uint32_t> n = reader_.ReadVarint32(what);
-    if (!n.ok()) return Fail(at, std::string(what) + " (a varint32 length)");
-    if (*n > reader_.remaining()) {
-      return Fail(at, std::string(what) + " of " + std::to_string(*n) + " bytes within the edit (" +
-                          std::to_string(reader_.remaining()) + " left)");
-    }
-    return reader_.ReadBytes(*n, what);
-  }
-
-  // A level (a varint32) below the flavor's level count.
-  Result<int> Level(std::string_view what) {
-    const std::size_t at = reader_.position();
-    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint32_t v, Varint32(what));
-    if (v >= static_cast<std::uint32_t>(max_levels_)) {
-      return Fail(at, std::string(what) + " below " + std::to_string(max_levels_) + ", found " +
-                          std::to_string(v));
-    }
-    return static_cast<int>(v);
-  }
-
-  // A length-prefixed internal key: a user key and its 8-byte tag.
-  Result<ByteVector> InternalKey(std::string_view what) {
-    const std::size_t at = reader_.position();
-    BLOOMCODEC_ASSIGN_OR_RETURN(ByteSpan k, LengthPrefixed(what));
-    if (k.size() < 8) {
-      return Fail(at, std::string(what) + " of at least 8 bytes (an internal key), found " +
-                          std::to_string(k.size()));
-    }
-    return ByteVector(k.begin(), k.end());
-  }
-
- private:
-  const LogRecord& record_;
-  std::string_view source_;
-  ByteReader reader_;
-  int max_levels_;
-};
-
-// Decodes the value of one field (its tag read already) into `edit`.
-using FieldDecoder = Status (*)(EditReader& in, VersionEdit& edit);
-
-struct TagDecoder {
-  std::uint32_t tag;
-  FieldDecoder decode;
-};
-
-// What a flavor does with a tag its table lacks; `tag_at` is where the tag starts.
-using UnknownTagDecoder = Status (*)(EditReader& in, std::uint32_t tag, std::size_t tag_at,
-                                     VersionEdit& edit);
-
-struct EditFlavor {
-  int max_levels;
-  std::span<const TagDecoder> tags;
-  UnknownTagDecoder unknown_tag;
-};
-
-const TagDecoder* Find(std::span<const TagDecoder> tags, std::uint32_t tag) {
-  for (const TagDecoder& d : tags) {
-    if (d.tag == tag) return &d;
-  }
-  return nullptr;
-}
 
 // --- The fields LevelDB writes (RocksDB writes them too) ---
 
@@ -349,7 +249,12 @@ constexpr EditFlavor kLevelDbEdits{kLevelDbLevels, kLevelDbTags, LevelDbUnknownT
 constexpr EditFlavor kRocksDbEdits{kMaxLevels, kRocksDbTags, RocksDbUnknownTag};
 
 const EditFlavor& EditFlavorOf(Flavor flavor) {
-  return flavor == Flavor::kLevelDb ? kLevelDbEdits : kRocksDbEdits;
+  switch (flavor) {
+    case Flavor::kLevelDb: return kLevelDbEdits;
+    case Flavor::kRocksDb: return kRocksDbEdits;
+    case Flavor::kPebble: break;
+  }
+  return PebbleEdits();
 }
 
 }  // namespace
@@ -360,7 +265,16 @@ Status DecodeVersionEdit(const LogRecord& record, Flavor flavor, std::string_vie
   EditReader in(record, source, fields.max_levels);
   while (!in.at_end()) {
     const std::size_t tag_at = in.position();
-    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint32_t tag, in.Varint32("a version edit tag"));
+    std::uint32_t tag = 0;
+    if (fields.wide_tags) {
+      BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t wide, in.Varint64("a version edit tag"));
+      if (wide > 0xffffffffu) {
+        return in.Fail(tag_at, "a known version edit tag, found " + std::to_string(wide));
+      }
+      tag = static_cast<std::uint32_t>(wide);
+    } else {
+      BLOOMCODEC_ASSIGN_OR_RETURN(tag, in.Varint32("a version edit tag"));
+    }
     const TagDecoder* decoder = Find(fields.tags, tag);
     BLOOMCODEC_RETURN_IF_ERROR(decoder != nullptr ? decoder->decode(in, edit)
                                                   : fields.unknown_tag(in, tag, tag_at, edit));

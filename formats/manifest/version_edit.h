@@ -1,6 +1,8 @@
-// One version edit of a MANIFEST, decoded: the fields LevelDB and RocksDB write (see
-// version_edit.cc of both projects). Internal to formats/manifest (the replay in manifest.cc uses
-// it); the tag tables that say which fields each flavor knows are in version_edit.cc.
+// One version edit of a MANIFEST, decoded: the fields LevelDB, RocksDB and Pebble write (see
+// version_edit.cc of LevelDB and RocksDB, internal/manifest/version_edit.go of Pebble). Internal
+// to formats/manifest (the replay in manifest.cc uses it); the tag tables that say which fields
+// each flavor knows are in version_edit.cc and pebble_edit.cc, Pebble's replay in
+// pebble_replay.cc.
 //
 //   VersionEdit edit;
 //   Status s = DecodeVersionEdit(record, Flavor::kRocksDb, "db/MANIFEST-000005", edit);
@@ -33,6 +35,14 @@ struct VersionEdit {
 
   std::vector<std::pair<int, std::uint64_t>> deleted;  // (level, file number)
   std::vector<TableMeta> added;
+
+  // Pebble.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> created_backings;  // (number, size)
+  std::vector<std::uint64_t> removed_backings;
+  std::vector<BlobFile> new_blob_files;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> deleted_blob_files;  // (id, number)
+  std::vector<std::pair<int, std::uint64_t>> marked_for_compaction;         // (level, number)
+  bool pebble_only = false;  // a field no LevelDB or RocksDB writes (Manifest::pebble_only_fields)
 };
 
 // Decodes the version edit that `record` holds into `edit` (which starts empty). A field that does
@@ -41,5 +51,18 @@ struct VersionEdit {
 // holds what was decoded before it.
 Status DecodeVersionEdit(const LogRecord& record, Flavor flavor, std::string_view source,
                          VersionEdit& edit);
+
+// Applies a decoded Pebble edit to `state` as Pebble's BulkVersionEdit.Accumulate does: blob
+// files, deleted tables, created backings, new tables, removed backings, marks. What Pebble
+// refuses (a table deleted before it was added, a virtual table without its backing, a mark of
+// an unknown table) fails at the record's offset; what it ignores is a warning in `notes`.
+Status ReplayPebbleEdit(VersionEdit& edit, const LogRecord& record, std::string_view source,
+                        ReplayState& state, std::vector<Finding>& notes);
+
+// What Pebble checks once every edit is in (BulkVersionEdit.Apply, recoverVersion): pending
+// deletions, blob references and backings of the live tables, a log number or next file number.
+// Fills manifest.backings and manifest.blob_files; a failed check is an error finding and marks
+// the manifest damaged.
+void FinishPebbleReplay(ReplayState& state, Manifest& manifest);
 
 }  // namespace bloomcodec::manifest
