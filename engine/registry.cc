@@ -7,6 +7,7 @@
 #include "engine/family.h"
 #include "formats/cassandra/family.h"
 #include "formats/leveldb/family.h"
+#include "formats/pebble/family.h"
 #include "formats/rocksdb/family.h"
 
 namespace bloomcodec {
@@ -17,6 +18,7 @@ std::span<const Family* const> Families() {
       &cassandra::TheFamily(),
       &leveldb::TheFamily(),
       &rocksdb::TheFamily(),
+      &pebble::TheFamily(),
   };
   return families;
 }

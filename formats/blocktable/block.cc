@@ -129,6 +129,7 @@ Result<Block> Block::Parse(BlockContents contents, std::string_view source, std:
     return block.ErrorAt(0, "a " + block.what_ + " shorter than 4 GiB");
   }
   std::uint32_t count = LoadLittleU32(bytes.data() + bytes.size() - 4);
+  if (layout == BlockFooterLayout::kPebble) block.restart_mask_ = 0x7fffffffu;
   // Where the restart array ends: before the footer, and before a RocksDB hash index.
   std::uint64_t restarts_end = bytes.size() - 4;
   if (layout == BlockFooterLayout::kRocksDb && bytes.size() <= kMaxRocksDbHashIndexedBlock) {
@@ -177,7 +178,8 @@ Result<Block> Block::Parse(BlockContents contents, std::string_view source, std:
 }
 
 std::uint32_t Block::restart_point(std::uint32_t i) const {
-  return LoadLittleU32(contents_.bytes().data() + restarts_offset_ + 4 * std::size_t{i});
+  return LoadLittleU32(contents_.bytes().data() + restarts_offset_ + 4 * std::size_t{i}) &
+         restart_mask_;
 }
 
 Status Block::ErrorAt(std::size_t position, std::string expected, std::string found) const {

@@ -89,6 +89,10 @@ enum class BlockFooterLayout {
   // hash index (num_buckets u8 buckets, then LE u16 num_buckets) sits between the restart array
   // and the footer. Larger blocks never carry the index and store the plain count.
   kRocksDb,
+  // Pebble's row blocks (formats/pebble/FORMAT.md §5.2): a plain LE u32 restart count, and restart
+  // offsets of 31 bits whose top bit (format Pebblev3 on) flags a restart whose entries since the
+  // one before are all SETs of one prefix; the offset is read without it.
+  kPebble,
 };
 
 // A parsed block: the entries region and the restart array, validated for bounds.
@@ -119,6 +123,7 @@ class Block {
   std::uint32_t num_restarts_ = 0;
   bool has_hash_index_ = false;
   std::uint32_t hash_index_buckets_ = 0;
+  std::uint32_t restart_mask_ = 0xffffffffu;  // kPebble: the offset's low 31 bits
 };
 
 // A reconstructed key: inline up to 128 bytes, so that an iterator made for one lookup (as

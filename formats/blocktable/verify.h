@@ -1,8 +1,8 @@
 // The verify pipeline of block-based tables, and the plug-in interface through which a table
-// format joins it. LevelDB tables (formats/leveldb/table/verify.cc) and RocksDB SSTs
-// (formats/rocksdb/sst/verify.cc) are its two plug-ins today; a format of the same family
-// (Pebble's row-based tables) adds a third without copying the scan or the pipeline. Internal
-// to the library: included as "blocktable/verify.h", not installed.
+// format joins it. LevelDB tables (formats/leveldb/table/verify.cc), RocksDB SSTs
+// (formats/rocksdb/sst/verify.cc) and Pebble's row-based tables (formats/pebble/table/verify.cc)
+// are its plug-ins, none copying the scan or the pipeline. Internal to the library: included as
+// "blocktable/verify.h", not installed.
 //
 //   // formats/<family>/<table>/verify.cc: one plug-in object per table verified.
 //   class MyTableVerify final : public blocktable::VerifyPlugin {
@@ -58,23 +58,24 @@
 // Errors: every Status a hook returns names the file and an absolute byte offset; the pipeline
 // turns it into a finding as it stands.
 //
-// Where Pebble's row-based tables (formats Pebblev1..v4) plug in, hook by hook:
+// Where Pebble's row-based tables (formats Pebblev1..v4) plug in (formats/pebble/table/verify.cc),
+// hook by hook:
 // * Open: the magic f0 9f aa b3 f0 9f aa b3 and the RocksDB-style footer with its format
-//   version; the metaindex names (pebble.range_key from v2, the value blocks' index from v3,
-//   fullfilter.rocksdb.BuiltinBloomFilter, RocksDB's legacy full-filter layout); properties.
+//   version; the metaindex (fullfilter.rocksdb.BuiltinBloomFilter or fullfilter.binaryfuse,
+//   rocksdb.properties, rocksdb.range_del2, pebble.value_index from v3); properties.
 // * ReadDataBlock: CRC-32C or XXHash64 trailers, Snappy or zstd with a varint length prefix
 //   (blocktable::ReadBlock reads both as it reads RocksDB's format_version >= 2). From v3 a
-//   restart point's high bit flags a key that shares a prefix: the block layout the plug-in
-//   parses its blocks with must strip it (a BlockFooterLayout of Pebble's in block.h), since the
-//   walk checks restart offsets against entry boundaries.
+//   restart point's high bit flags a key that shares a prefix: Pebble's blocks are parsed with
+//   BlockFooterLayout::kPebble, which strips it, since the walk checks restart offsets against
+//   entry boundaries.
 // * index_layout, DecodeIndexValue, ReadIndexPartition: a block handle followed by the block's
 //   encoded properties (v1+), and two-level indexes.
-// * setup().keys: the 8-byte trailer, Pebble's key kinds in kind_flags, kind_mask 0x7f (v4's
-//   obsolete bit); CheckAfterData: the counts its properties claim.
-// * setup().check_values, CheckValue: the one-byte prefix of every data-block value (v3+): in
+// * setup().keys: the 8-byte trailer, Pebble's key kinds in kind_flags, kind_mask 0xbf (v4's
+//   obsolete bit, 0x40); CheckAfterData: the counts its properties claim.
+// * setup().check_values, CheckValue: the one-byte prefix of every SET's value (v3+): in
 //   place, or a handle into a value block.
-// * NewRangeFilter: the full filter (FullFilterReader reads its layout), in kDistinct batches,
-//   with setup().prefix the comparer's Split when the filter holds prefixes.
+// * NewRangeFilter: Pebble's Bloom or binary fuse filter, in kDistinct batches (the filter
+//   holds key[:Split(key)]: the whole key for leveldb.BytewiseComparator).
 #pragma once
 
 #include <array>
@@ -114,7 +115,7 @@ struct KeyEncoding {
   // sequence << 8 | kind, little-endian), 0 for plain keys (a LevelDB TableBuilder's).
   std::size_t trailer_bytes = 0;
   // With a trailer, its first byte is the key's kind (value type). It is masked (Pebble's
-  // format v4 keeps an "obsolete" flag in the top bit of the kind) and looked up here; null:
+  // format v4 keeps an "obsolete" flag, 0x40, in the kind byte) and looked up here; null:
   // kinds are not looked at.
   std::uint8_t kind_mask = 0xff;
   const KindFlags* kind_flags = nullptr;

@@ -1,0 +1,31 @@
+// The Pebble family: its formats, declared once, and its registration with the engines.
+// Internal to the library.
+#pragma once
+
+#include <span>
+
+#include "bloomcodec/format.h"
+#include "engine/family.h"
+
+namespace bloomcodec::pebble {
+
+// The family's formats; the command-line names are their codecs' name().
+enum class FormatId {
+  kBloom,       // pebble-bloom
+  kBinaryFuse,  // pebble-binaryfuse
+  kTable,       // pebble-table
+};
+
+const FormatCodec* Codec(FormatId id);
+// In the order of the command-line contract.
+std::span<const FormatCodec* const> Formats();
+
+const engine::Family& TheFamily();
+
+// The verify hooks (verify_plan.cc) the family registers.
+engine::FamilyVerify VerifyHooks();
+
+// The codec of pebble-table (table/format_codecs.cc).
+const FormatCodec* TableCodec();
+
+}  // namespace bloomcodec::pebble

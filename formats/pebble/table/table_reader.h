@@ -1,0 +1,149 @@
+// Reading Pebble's row-based tables (formats Pebblev1..v4): footer, metaindex, properties, index
+// (one or two levels, block properties after each handle), data blocks, and the table filter.
+// Internal to the library (included as "pebble/table/table_reader.h"); the verify plug-in
+// (verify.cc) and the `pebble-table` format (format_codecs.cc) read tables through it.
+//
+//   using namespace bloomcodec::pebble;
+//   BLOOMCODEC_ASSIGN_OR_RETURN(PebbleTable t, PebbleTable::Open(file_bytes, "000010.sst"));
+//   std::vector<std::uint8_t> answers(user_keys.size());
+//   t.MayContainBatch(user_keys, answers);  // as Pebble's read path asks its filter
+//
+// Contract (formats/pebble/FORMAT.md §2 - §5, §7):
+// * The footer: the Pebble magic f0 9f aa b3 f0 9f aa b3; the LE u32 version 12 bytes from the
+//   end (the same place in all four footer layouts); versions 1..4 have the 53-byte footer of
+//   RocksDB (checksum type byte, both handles, zero padding, version, magic). Version 0 and
+//   checksum types other than 1 (CRC-32C) and 3 (XXHash64) are Corrupt, as Pebble refuses them;
+//   versions 5..8 (columnar) and above 8 (unknown) are Unsupported, naming the version.
+// * Every block's trailer checksum is verified when read; compression types 0 (none), 1 (Snappy)
+//   and 7 (Zstd with Pebble's uvarint length prefix) are read, any other is Corrupt (Pebble
+//   never writes them in row tables). Blocks use Pebble's restart layout (the top bit of a
+//   restart offset is masked, BlockFooterLayout::kPebble).
+// * Metaindex: raw names, exactly one handle per value (pebble.value_index: handle and 3 width
+//   bytes), uncompressed, a rocksdb.properties entry required.
+// * Index: internal keys, values a handle followed by block properties (shortID byte, uvarint
+//   length > 0, bytes); rocksdb.block.based.table.index.type 2 is a two-level index.
+// * Filter: fullfilter.rocksdb.BuiltinBloomFilter (pebble/bloom.h) or fullfilter.binaryfuse
+//   (pebble/binary_fuse.h), holding key[:Split(key)] of every point key. Split is the whole key
+//   for leveldb.BytewiseComparator, CockroachDB's for cockroach_comparator.
+// Errors name the file and an absolute offset.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "blocktable/block.h"
+#include "blocktable/footer.h"
+#include "blocktable/index_block.h"
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/key_list.h"
+#include "bloomcodec/status.h"
+#include "pebble/binary_fuse.h"
+#include "pebble/bloom.h"
+#include "pebble/colblk/key_schema.h"
+#include "rocksdb/sst/sst_reader.h"
+
+namespace bloomcodec::pebble {
+
+// The two cockroach emoji U+1FAB3, as a little-endian u64.
+inline constexpr std::uint64_t kPebbleTableMagic = 0xb3aa9ff0b3aa9ff0ull;
+inline constexpr std::uint32_t kFirstRowFormat = 1;     // Pebblev1
+inline constexpr std::uint32_t kLastRowFormat = 4;      // Pebblev4; Pebblev5 on are columnar
+inline constexpr std::uint32_t kLastKnownFormat = 8;    // Pebblev8
+inline constexpr std::uint32_t kValuePrefixFormat = 3;  // Pebblev3: value prefix, restart bit
+inline constexpr std::uint32_t kObsoleteBitFormat = 4;  // Pebblev4: obsolete bit, DELSIZED
+inline constexpr std::uint8_t kObsoleteBit = 0x40;
+
+inline constexpr std::string_view kTableFormatName = "pebble-table";
+inline constexpr std::string_view kBloomFilterBlockName = "fullfilter.rocksdb.BuiltinBloomFilter";
+inline constexpr std::string_view kBinaryFuseFilterBlockName = "fullfilter.binaryfuse";
+inline constexpr std::string_view kRangeDelBlockName = "rocksdb.range_del2";
+inline constexpr std::string_view kValueIndexBlockName = "pebble.value_index";
+
+// "Pebblev3".
+std::string PebbleFormatName(std::uint32_t version);
+// True when the file ends in the Pebble magic and is long enough for Pebble's smallest footer.
+bool HasPebbleTableMagic(ByteSpan file);
+
+struct PebbleFooter {
+  std::uint32_t version = 0;
+  blocktable::Footer footer;  // checksum type and handles (the magic is Pebble's)
+};
+// Decodes the footer of a row-format table (see the contract above).
+Result<PebbleFooter> DecodePebbleFooter(ByteSpan file, std::string_view source);
+// Appends a Pebblev1..v4 footer (tests, fuzz seeds).
+void AppendPebbleFooter(const PebbleFooter& footer, ByteVector& out);
+
+enum class PebbleFilterKind { kNone, kBloom, kBinaryFuse };
+
+struct PebbleFilter {
+  PebbleFilterKind kind = PebbleFilterKind::kNone;
+  blocktable::BlockHandle handle;
+  std::optional<BloomReader> bloom;
+  std::optional<BinaryFuseReader> fuse;
+};
+
+class PebbleTable {
+ public:
+  static Result<PebbleTable> Open(ByteSpan file, std::string source);
+
+  const std::string& source() const { return source_; }
+  ByteSpan file() const { return file_; }
+  std::uint32_t version() const { return footer_.version; }
+  const blocktable::Footer& footer() const { return footer_.footer; }
+  const std::vector<rocksdb::SstMetaindexEntry>& metaindex() const { return metaindex_entries_; }
+  const blocktable::Block& metaindex_block() const { return metaindex_; }
+  const blocktable::Block& index_block() const { return index_; }
+  const rocksdb::TableProperties& properties() const { return properties_; }
+  const blocktable::BlockHandle& properties_handle() const { return properties_handle_; }
+  // A property Pebble stores as a uvarint (nullopt when absent or malformed).
+  std::optional<std::uint64_t> Number(std::string_view name) const;
+  const PebbleFilter& filter() const { return filter_; }
+  bool two_level_index() const { return two_level_; }
+  // The comparer the properties name, and whether we know its Split and order.
+  const std::string& comparer_name() const { return comparer_name_; }
+  colblk::KeyComparer comparer() const { return comparer_; }
+
+  blocktable::ReadBlockOptions BlockOptions() const;
+  // A block: bounds, trailer checksum, Pebble's compression types, parsed with Pebble's layout.
+  Result<blocktable::Block> ReadBlock(const blocktable::BlockHandle& handle,
+                                      std::string_view what) const;
+  blocktable::IndexLayout index_layout() const;
+  // A handle followed by its block properties; the handle must lie inside the file.
+  Result<blocktable::BlockHandle> DecodeIndexValue(const blocktable::IndexEntry& entry) const;
+  // The index partitions of a two-level index (none for a single-level one).
+  Status ForEachIndexPartition(const blocktable::IndexEntryFn& fn) const;
+  // Every entry of the range-deletion block (none without one).
+  Status ForEachRangeDeletion(const std::function<Status(ByteSpan start, ByteSpan end)>& fn) const;
+
+  // The filter's answers for user keys, as Pebble's read path gives them: key[:Split(key)]
+  // asked of the filter; 1 for every key without a filter.
+  void MayContainBatch(const KeyList& user_keys, std::span<std::uint8_t> answers) const;
+
+ private:
+  PebbleTable() = default;
+  Status ReadMetaindex();
+  Status ReadProperties();
+  Status ReadFilter();
+
+  std::string source_;
+  ByteSpan file_;
+  PebbleFooter footer_;
+  blocktable::Block metaindex_;
+  blocktable::Block index_;
+  std::vector<rocksdb::SstMetaindexEntry> metaindex_entries_;
+  blocktable::Block properties_block_;
+  rocksdb::TableProperties properties_;
+  blocktable::BlockHandle properties_handle_;
+  blocktable::BlockContents filter_contents_;  // what the filter's reader views
+  PebbleFilter filter_;
+  bool two_level_ = false;
+  std::string comparer_name_;
+  colblk::KeyComparer comparer_ = colblk::KeyComparer::kBytewise;
+};
+
+}  // namespace bloomcodec::pebble

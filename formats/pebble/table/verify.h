@@ -1,0 +1,29 @@
+// Verifying Pebble's row-based tables (Pebblev1..v4) through the block-table verify pipeline
+// (blocktable/verify.h). Internal to the library.
+//
+//   bloomcodec::FileReport r = bloomcodec::pebble::VerifyPebbleTable(path, nullptr, dir);
+//
+// What a table is checked for: the footer; every block's trailer checksum (CRC-32C or XXHash64)
+// and structure (entries, restarts with Pebblev3's flag bit masked, keys strictly increasing as
+// internal keys); index values (a handle and well-formed block properties), two-level indexes;
+// Pebble's key kinds (Pebblev4's obsolete bit stripped; kinds that have no place in a data block
+// are damage); Pebblev3+ value prefixes of SETs (in place or a value-block handle); each index
+// key at or after its data block's last key; the counts the properties claim (entries, range
+// deletions, deletions, merges, sized deletions); and key[:Split(key)] of every point key
+// answered "may contain" by the table filter (each false negative counted). Findings:
+// structure (error, offset), false-negative (error), overfilled (error), no-filter (warning),
+// unsupported (warning: a columnar Pebblev5+ table, a format version we do not know, a comparer
+// whose Split and order we do not implement, a filter of another family).
+#pragma once
+
+#include <string>
+
+#include "bloomcodec/key_stream.h"
+#include "bloomcodec/verify.h"
+
+namespace bloomcodec::pebble {
+
+FileReport VerifyPebbleTable(const std::string& path, const KeyStream* probes,
+                             const std::string& group);
+
+}  // namespace bloomcodec::pebble

@@ -1,0 +1,115 @@
+// Whole Pebble row-based tables (Pebblev1..v4): footer of every version, both checksum types,
+// Snappy and Zstd blocks, metaindex, properties, index values with block properties, two-level
+// indexes, range deletions, the Bloom filter, and inspect. Open either fails with a status naming
+// the file and an offset inside it, or gives a table whose index walk, data blocks, probes and
+// inspect never fail unsafely; every data block the index names is read and verified as the
+// verify pipeline reads it. With BLOOMCODEC_PEBBLE_TABLE_FUZZER_SEEDS=DIR it writes its seeds
+// (tables built by tests/pebble/table_builder.h) there and exits instead.
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bloomcodec/format.h"
+#include "fuzz_support.h"
+#include "pebble/table/table_reader.h"
+#include "tests/pebble/table_builder.h"
+
+using namespace bloomcodec;
+using namespace bloomcodec::pebble;
+
+namespace {
+
+constexpr std::string_view kSource = "000010.sst";
+constexpr std::size_t kMaxBlocks = 4096;
+
+bool WriteSeeds(const std::string& dir) {
+  using testing::PebbleEntry;
+  std::vector<PebbleEntry> entries;
+  for (int i = 0; i < 300; ++i) {
+    const std::uint8_t kind = i % 11 == 0 ? testing::kDel : testing::kSet;
+    entries.push_back({"key" + std::to_string(1000 + i), 9, kind, "value" + std::to_string(i)});
+  }
+  int n = 0;
+  for (std::uint32_t version = 1; version <= 4; ++version) {
+    for (auto z : {blocktable::BlockCompression::kNone, blocktable::BlockCompression::kSnappy,
+                   blocktable::BlockCompression::kZstd}) {
+      testing::PebbleTableSpec spec;
+      spec.version = version;
+      spec.compression = z;
+      spec.block_size = 512;
+      spec.two_level = n % 2 == 1;
+      spec.block_properties = n % 3 == 0;
+      spec.filter = n % 4 != 3;
+      spec.checksum =
+          n % 2 == 0 ? blocktable::ChecksumType::kCrc32c : blocktable::ChecksumType::kXxHash64;
+      spec.range_dels = {{"key1010", "key1020"}};
+      const ByteVector t = testing::BuildPebbleTable(entries, spec);
+      std::ofstream out(dir + "/table_" + std::to_string(n++), std::ios::binary);
+      out.write(reinterpret_cast<const char*>(t.data()), static_cast<std::streamsize>(t.size()));
+      if (!out) return false;
+    }
+  }
+  return true;
+}
+
+// Every data block the index lists, read and verified as the scan reads it.
+void WalkData(const PebbleTable& t, std::size_t size, KeyList& stored) {
+  std::size_t blocks = 0;
+  const Status walk = blocktable::ForEachIndexedBlock(
+      t.index_layout(), [&](const blocktable::IndexEntry& e) { return t.DecodeIndexValue(e); },
+      [&](const blocktable::BlockHandle& h) { return t.ReadBlock(h, "index partition"); },
+      [&](ByteSpan, const blocktable::BlockHandle& h) {
+        if (++blocks > kMaxBlocks) return Status::Unsupported("fuzzer bound");
+        BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::Block b, t.ReadBlock(h, "data block"));
+        BLOOMCODEC_RETURN_IF_ERROR(
+            blocktable::VerifyBlock(b, blocktable::KeyOrder::kInternal).status());
+        blocktable::BlockIterator it(b, blocktable::KeyOrder::kInternal);
+        BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+        if (it.valid() && stored.size() < 8) stored.Add(rocksdb::UserKeyOf(it.key()));
+        return Status();
+      });
+  if (!walk.ok() && walk.code() != StatusCode::kUnsupported) {
+    fuzz::CheckNamesSourceAndOffset(walk, kSource, size);
+  }
+  const Status partitions =
+      t.ForEachIndexPartition([](ByteSpan, const blocktable::BlockHandle&) { return Status(); });
+  fuzz::CheckNamesSourceAndOffset(partitions, kSource, size);
+  const Status range_dels = t.ForEachRangeDeletion([](ByteSpan, ByteSpan) { return Status(); });
+  fuzz::CheckNamesSourceAndOffset(range_dels, kSource, size);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  if (const char* seeds = std::getenv("BLOOMCODEC_PEBBLE_TABLE_FUZZER_SEEDS")) {
+    std::exit(WriteSeeds(seeds) ? 0 : 1);
+  }
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const ByteSpan file(data, size);
+  Result<PebbleTable> opened = PebbleTable::Open(file, std::string(kSource));
+  if (!opened.ok()) {
+    if (opened.status().code() != StatusCode::kUnsupported) {
+      fuzz::CheckNamesSourceAndOffset(opened.status(), kSource, size);
+    }
+    return 0;
+  }
+  const PebbleTable& t = *opened;
+  KeyList stored;
+  WalkData(t, size, stored);
+  KeyList probes = fuzz::ProbeKeys(file);
+  for (std::size_t i = 0; i < stored.size(); ++i) probes.Add(stored[i]);
+  std::vector<std::uint8_t> answers(probes.size());
+  t.MayContainBatch(probes, answers);
+  for (std::uint8_t a : answers) FUZZ_CHECK(a <= 1);
+  if (t.filter().kind == PebbleFilterKind::kNone) {
+    for (std::uint8_t a : answers) FUZZ_CHECK(a == 1);
+  }
+  Result<Document> inspected = FindFormat("pebble-table")->Inspect(file, kSource);
+  fuzz::CheckNamesSourceAndOffset(inspected.status(), kSource, size);
+  if (inspected.ok()) (void)inspected->dump();  // every string must be valid JSON text
+  return 0;
+}

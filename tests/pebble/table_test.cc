@@ -1,0 +1,171 @@
+// Pebble's row-based tables (Pebblev1..v4) built in the test from FORMAT.md's facts
+// (table_builder.h): healthy tables verify clean with every key checked, whatever the version,
+// checksum, compression and index shape; probes answer as the filter does; the format is
+// detected by its magic.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bloomcodec/format.h"
+#include "pebble/table/table_reader.h"
+#include "pebble/table/verify.h"
+#include "pebble/table_builder.h"
+#include "support/test_support.h"
+
+namespace bloomcodec::pebble {
+namespace {
+
+using blocktable::BlockCompression;
+using blocktable::ChecksumType;
+using testing::BuildPebbleTable;
+using testing::PebbleEntry;
+using testing::PebbleTableSpec;
+
+std::vector<PebbleEntry> Words(std::size_t n) {
+  std::vector<PebbleEntry> entries;
+  for (std::size_t i = 0; i < n; ++i) {
+    char key[32];
+    std::snprintf(key, sizeof key, "word%06zu", i * 7);
+    entries.push_back({key, 1000 + i, testing::kSet, "value of " + std::string(key)});
+  }
+  return entries;
+}
+
+std::string Write(const bloomcodec::testing::TempDir& dir, const ByteVector& bytes,
+                  const std::string& name = "000010.sst") {
+  const std::string path = dir.path() + "/" + name;
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
+  return path;
+}
+
+std::string Kinds(const FileReport& r) {
+  std::string s;
+  for (const Finding& f : r.findings) s += std::string(f.kind) + ":" + f.message + "\n";
+  return s;
+}
+
+FileReport Verify(const ByteVector& table) {
+  bloomcodec::testing::TempDir dir;
+  return VerifyPebbleTable(Write(dir, table), nullptr, dir.path());
+}
+
+void ExpectClean(const ByteVector& table, std::uint64_t keys, std::uint32_t version) {
+  const FileReport r = Verify(table);
+  EXPECT_TRUE(r.findings.empty()) << Kinds(r);
+  EXPECT_EQ(r.keys_checked, keys);
+  EXPECT_EQ(r.false_negative_count, 0u);
+  EXPECT_EQ(r.version, PebbleFormatName(version));
+}
+
+TEST(PebbleTable, EveryRowVersionVerifiesClean) {
+  for (std::uint32_t v = 1; v <= 4; ++v) {
+    PebbleTableSpec spec;
+    spec.version = v;
+    ExpectClean(BuildPebbleTable(Words(1710), spec), 1710, v);
+  }
+}
+
+TEST(PebbleTable, ChecksumsCompressionsAndTwoLevelIndexes) {
+  for (ChecksumType c : {ChecksumType::kCrc32c, ChecksumType::kXxHash64}) {
+    for (BlockCompression z :
+         {BlockCompression::kNone, BlockCompression::kSnappy, BlockCompression::kZstd}) {
+      for (bool two_level : {false, true}) {
+        PebbleTableSpec spec;
+        spec.checksum = c;
+        spec.compression = z;
+        spec.two_level = two_level;
+        spec.block_properties = true;
+        spec.range_dels = {{"word000100", "word000200"}, {"word000300", "word000300"}};
+        SCOPED_TRACE(std::to_string(static_cast<int>(c)) + "/" +
+                     std::to_string(static_cast<int>(z)) + "/" + std::to_string(two_level));
+        const ByteVector table = BuildPebbleTable(Words(3000), spec);
+        ExpectClean(table, 3000, 1);
+        Result<PebbleTable> t = PebbleTable::Open(table, "t");
+        ASSERT_TRUE(t.ok()) << t.status().ToString();
+        EXPECT_EQ(t->two_level_index(), two_level);
+        EXPECT_EQ(t->footer().checksum, c);
+      }
+    }
+  }
+}
+
+TEST(PebbleTable, KindsOfV4ObsoleteBitAndCounts) {
+  std::vector<PebbleEntry> entries = {
+      {"a", 9, testing::kSet | kObsoleteBit, "x"},
+      {"a", 8, testing::kDel, ""},
+      {"b", 7, testing::kMerge, "m"},
+      {"c", 6, testing::kSingleDel, ""},
+      {"d", 5, testing::kDelSized, "\x05"},
+      {"e", 4, testing::kSetWithDel, "y"},
+  };
+  PebbleTableSpec spec;
+  spec.version = 4;
+  spec.range_dels = {{"a", "c"}};
+  // Keys are asked once per run of equal keys, as Pebble's filter writer adds them.
+  ExpectClean(BuildPebbleTable(entries, spec), 5, 4);
+  // Before Pebblev4 the obsolete bit is no kind, and DELSIZED does not exist.
+  spec.version = 3;
+  const FileReport r = Verify(BuildPebbleTable(entries, spec));
+  ASSERT_FALSE(r.findings.empty());
+  EXPECT_EQ(r.findings[0].kind, finding_kind::kStructure);
+  EXPECT_NE(r.findings[0].message.find("kind"), std::string::npos) << Kinds(r);
+}
+
+TEST(PebbleTable, NoFilterIsAWarningAndEveryKeyIsRead) {
+  PebbleTableSpec spec;
+  spec.filter = false;
+  const FileReport r = Verify(BuildPebbleTable(Words(500), spec));
+  ASSERT_EQ(r.findings.size(), 1u) << Kinds(r);
+  EXPECT_EQ(r.findings[0].kind, finding_kind::kNoFilter);
+  EXPECT_EQ(r.keys_checked, 500u);
+}
+
+TEST(PebbleTable, FilterOfOtherKeysGivesFalseNegatives) {
+  PebbleTableSpec spec;
+  spec.filter_keys_override = {"other", "keys", "entirely"};
+  const FileReport r = Verify(BuildPebbleTable(Words(400), spec));
+  EXPECT_GT(r.false_negative_count, 390u);
+  bool found = false;
+  for (const Finding& f : r.findings) found = found || f.kind == finding_kind::kFalseNegative;
+  EXPECT_TRUE(found) << Kinds(r);
+}
+
+TEST(PebbleTable, ProbesAndDetection) {
+  const ByteVector table = BuildPebbleTable(Words(800), PebbleTableSpec());
+  EXPECT_EQ(DetectFormat("000010.sst", table), FindFormat("pebble-table"));
+  KeyList keys;
+  for (const PebbleEntry& e : Words(800)) keys.Add(e.user_key);
+  std::vector<std::uint8_t> answers(keys.size());
+  ASSERT_TRUE(FindFormat("pebble-table")->Probe(table, "t", keys, {}, answers).ok());
+  for (std::uint8_t a : answers) EXPECT_EQ(a, 1);
+  // Absent keys: the Bloom filter's answers, as pebble-bloom gives them for the same keys.
+  KeyList absent;
+  for (int i = 0; i < 2000; ++i) absent.Add("absent" + std::to_string(i));
+  std::vector<std::uint8_t> table_answers(absent.size()), bloom_answers(absent.size());
+  ASSERT_TRUE(FindFormat("pebble-table")->Probe(table, "t", absent, {}, table_answers).ok());
+  Result<PebbleTable> t = PebbleTable::Open(table, "t");
+  ASSERT_TRUE(t.ok());
+  t->filter().bloom->MayContainBatch(absent, bloom_answers);
+  EXPECT_EQ(table_answers, bloom_answers);
+  std::size_t passed = 0;
+  for (std::uint8_t a : table_answers) passed += a;
+  EXPECT_LT(passed, 100u);  // about 1% at 10 bits per key
+}
+
+TEST(PebbleTable, InspectNamesVersionAndFilter) {
+  PebbleTableSpec spec;
+  spec.version = 2;
+  const ByteVector table = BuildPebbleTable(Words(100), spec);
+  Result<Document> d = FindFormat("pebble-table")->Inspect(table, "t");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ((*d)["table_format"], "Pebblev2");
+  EXPECT_EQ((*d)["properties"]["rocksdb.num.entries"], 100);
+  EXPECT_TRUE((*d)["filter"].is_object());
+}
+
+}  // namespace
+}  // namespace bloomcodec::pebble
