@@ -360,6 +360,7 @@ class SstVerify final : public blocktable::VerifyPlugin {
   // The index key must be at or after the block's last key (compared as a user key when the
   // index holds user keys).
   Status CheckBlockEnd(const DataBlockView& b, ByteSpan last_key) const override {
+    if (!blocktable::IsKnownOrder(sst_->index_key_order())) return Status();
     const ByteSpan compared = sst_->index_key_is_user_key() ? UserKeyOf(last_key) : last_key;
     if (CompareKeys(sst_->index_key_order(), b.index_key, compared) < 0) {
       return Status::Corrupt(sst_->source(), b.handle.offset,
@@ -405,6 +406,7 @@ class SstVerify final : public blocktable::VerifyPlugin {
   std::string extractor_name_;  // the properties' rocksdb.prefix.extractor.name
   Probe probe_ = Probe::kNone;
   std::optional<FullFilterReader> full_;
+  bool unsought_ = false;  // a filter found by key under a comparator we do not know
 };
 
 bool SstVerify::Open(ByteSpan file, const std::string& path, FileReport& report) {
@@ -428,8 +430,18 @@ bool SstVerify::Open(ByteSpan file, const std::string& path, FileReport& report)
   // The prefix extractor: the command line's, else a built-in one the properties name.
   if (!prefix_) prefix_ = PrefixExtractor::FromPropertyName(extractor_name_);
   if (sst.filter() && sst.filter()->placement == FilterPlacement::kBlockBased) prefix_.reset();
+  if (sst.user_key_order() == UserKeyOrder::kUnknown) {
+    report.Add(Severity::kWarning, finding_kind::kUnsupported,
+               "comparator " + PrintableName(sst.comparator_name()) +
+                   ": not one we know (known: leveldb.BytewiseComparator, "
+                   "rocksdb.ReverseBytewiseComparator, MyRocks's RocksDB_SE_v3.10 and "
+                   "rev:RocksDB_SE_v3.10): key order is not judged");
+    // Partitions and block-based filters are found through the index by key: that needs the
+    // comparator's order.
+    unsought_ = sst.filter() && sst.filter()->placement != FilterPlacement::kFull;
+  }
   // Whether the stored keys are asked of the filter, and how.
-  if (sst.filter() && (sst.whole_key_filtering() || prefix_)) {
+  if (sst.filter() && (sst.whole_key_filtering() || prefix_) && !unsought_) {
     switch (sst.filter()->placement) {
       case FilterPlacement::kFull:
         if (auto f = FullFilterReader::Parse(sst.filter()->contents.bytes(), path); f.ok()) {
@@ -448,7 +460,7 @@ bool SstVerify::Open(ByteSpan file, const std::string& path, FileReport& report)
 
 blocktable::VerifySetup SstVerify::setup() const {
   blocktable::VerifySetup s;
-  s.key_order = KeyOrder::kInternal;
+  s.key_order = sst_->data_key_order();
   s.keys.trailer_bytes = 8;
   s.keys.kind_flags = &CountedKinds();
   s.asked = blocktable::StoredKeys::kDistinct;
@@ -541,6 +553,11 @@ bool SstVerify::ReportStoredKeys(const ScanTotals& totals, FileReport& report) c
                                  "names one"
                            : std::string("none recorded")) +
                    ") point lookups do not consult it");
+  } else if (unsought_) {
+    report.Add(Severity::kWarning, finding_kind::kUnsupported,
+               "the filter's partitions (or blocks) are found through the index by key, which "
+               "needs the comparator's order: the stored keys were not asked of it");
+    return false;
   } else if (totals.filter_error) {
     report.findings.push_back(
         FindingFromStatus(Severity::kError, finding_kind::kStructure, *totals.filter_error));
