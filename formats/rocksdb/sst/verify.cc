@@ -5,7 +5,6 @@
 #include "rocksdb/sst/verify.h"
 
 #include <algorithm>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -13,11 +12,10 @@
 #include "blocktable/block_handle.h"
 #include "blocktable/stream.h"
 #include "blocktable/verify.h"
-#include "bloomcodec/filter_stats.h"
 #include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "rocksdb/sst/sst_reader.h"
-#include "sst_filter_stats.h"
+#include "sst_fill.h"
 
 namespace bloomcodec::rocksdb {
 
@@ -281,47 +279,6 @@ Status SstRangeFilter::LoadPartition(const BlockHandle& h) {
   return Status();
 }
 
-// The filter's fill, against what the builder added (`filter_entries`).
-void AddSstFill(const SstReader& sst, std::uint64_t filter_entries, FileReport& report) {
-  Result<SstFilterStats> stats = ComputeSstFilterStats(sst);
-  if (!stats.ok()) {
-    report.findings.push_back(
-        FindingFromStatus(Severity::kError, finding_kind::kStructure, stats.status()));
-    return;
-  }
-  FillReport fill;
-  fill.bits = stats->bits;
-  fill.bits_set = stats->bits_set;
-  fill.hash_count = stats->hash_count;
-  fill.fill_ratio = fill.bits > 0 ? static_cast<double>(fill.bits_set) / fill.bits : 0;
-  fill.fp_rate = stats->fp_rate;
-  fill.sized_keys = static_cast<double>(filter_entries);
-  fill.sized_keys_from = "table";
-  // A Ribbon solution is about half ones whatever it holds: its fill says nothing of its keys.
-  // A block-based filter is many small filters: one fill over all of them estimates no count.
-  if (stats->ribbon || sst.filter()->placement == FilterPlacement::kBlockBased) {
-    fill.estimated_keys = std::numeric_limits<double>::quiet_NaN();
-  }
-  if (!stats->ribbon && stats->filters == 1 && fill.bits > 0) {
-    FillStatistics s = ComputeFillStatistics(fill.bits, fill.bits_set, fill.hash_count);
-    fill.estimated_keys = s.estimated_keys;
-    const std::string reason =
-        OverfillReason(s, static_cast<double>(filter_entries), "in its data blocks");
-    if (!reason.empty()) {
-      report.Add(Severity::kError, finding_kind::kOverfilled,
-                 reason + ": the filter was damaged or built for other keys",
-                 sst.filter()->handle.offset);
-    }
-  }
-  if (stats->always_match) {
-    report.Add(Severity::kWarning, finding_kind::kUnsupported,
-               "a filter RocksDB answers \"may match\" for every key (reserved or unusable "
-               "metadata): it filters nothing",
-               sst.filter()->handle.offset);
-  }
-  report.fill = fill;
-}
-
 // The prefix of a key in the extractor's domain (blocktable::KeyPrefix).
 bool PrefixOf(const void* extractor, ByteSpan user_key, ByteSpan& prefix) {
   const PrefixExtractor& p = *static_cast<const PrefixExtractor*>(extractor);
@@ -391,10 +348,12 @@ class SstVerify final : public blocktable::VerifyPlugin {
   Status MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const override {
     return sst_->MayContainBatch(keys, answers);
   }
-  // What RocksDB's builder added to the filter: each prefix once per run of equal prefixes,
-  // and the whole keys with whole-key filtering.
+  // What RocksDB's builder added to the filter (FilterEntriesAdded); our count of the scan:
+  // each prefix once per run of equal prefixes, and the whole keys with whole-key filtering.
   void ReportFill(const ScanTotals& totals, FileReport& report) const override {
-    AddSstFill(*sst_, prefix_ ? totals.filter_entries : totals.distinct_keys(), report);
+    const std::uint64_t counted = prefix_ ? totals.filter_entries : totals.distinct_keys();
+    ReportSstFill(*sst_, EntriesAddedToFilter(*sst_, prefix_.has_value(), counted, totals.entries),
+                  report);
   }
 
  private:
