@@ -83,21 +83,44 @@ Result<BlockContents> ReadBlock(ByteSpan file, const BlockHandle& handle, std::s
   return c;
 }
 
+namespace {
+
+// A comparison's sign turned round (never negates INT_MIN).
+inline int Reversed(int r) { return r < 0 ? 1 : (r > 0 ? -1 : 0); }
+inline bool IsReverseOrder(KeyOrder order) {
+  return order == KeyOrder::kReverseBytewise || order == KeyOrder::kReverseInternal;
+}
+
+// What a block's keys must do under `order` (a damage message).
+std::string OrderExpectation(KeyOrder order) {
+  return IsReverseOrder(order)
+             ? "keys in strictly increasing order under the reverse comparator (bytewise "
+               "decreasing)"
+             : "keys in strictly increasing order";
+}
+
+}  // namespace
+
 int CompareKeys(KeyOrder order, ByteSpan a, ByteSpan b) {
   if (order == KeyOrder::kBytewise) return CompareBytes(a, b);
+  if (!IsInternalOrder(order)) {
+    const int r = CompareBytes(a, b);
+    return IsReverseOrder(order) ? Reversed(r) : r;
+  }
   const ByteSpan ua = a.size() >= 8 ? a.first(a.size() - 8) : a;
   const ByteSpan ub = b.size() >= 8 ? b.first(b.size() - 8) : b;
   int r = CompareBytes(ua, ub);
-  if (r != 0) return r;
+  if (r != 0) return IsReverseOrder(order) ? Reversed(r) : r;
   const std::uint64_t ta = a.size() >= 8 ? LoadLittleU64(a.data() + a.size() - 8) : 0;
   const std::uint64_t tb = b.size() >= 8 ? LoadLittleU64(b.data() + b.size() - 8) : 0;
-  // Tags sort descending: the newest version of a user key comes first.
+  // Tags sort descending: the newest version of a user key comes first (in either direction).
   return ta > tb ? -1 : (ta < tb ? 1 : 0);
 }
 
 [[gnu::always_inline]] inline int CompareKeysAfterInline(KeyOrder order, ByteSpan a, ByteSpan b,
                                                          std::size_t common) {
   if (order == KeyOrder::kBytewise) return CompareBytes(a.subspan(common), b.subspan(common));
+  if (order != KeyOrder::kInternal) return CompareKeys(order, a, b);
   if (a.size() < 8 || b.size() < 8) return CompareKeys(order, a, b);
   const std::size_t ua = a.size() - 8;
   const std::size_t ub = b.size() - 8;
@@ -432,7 +455,8 @@ Status CheckedBlockWalk::ParseEntryAt(std::size_t at, bool restart) {
   }
   if (entries_ > 0 && CompareKeysAfterInline(order_, previous_key(), key(), shared_) >= 0)
       [[unlikely]] {
-    damage_ = block_->ErrorAt(at, "keys in strictly increasing order");
+    // Under an unknown comparator any order may be right: nothing is judged.
+    if (IsKnownOrder(order_)) damage_ = block_->ErrorAt(at, OrderExpectation(order_));
   }
 }
 

@@ -73,9 +73,28 @@ enum class KeyOrder {
   kBytewise,  // leveldb.BytewiseComparator: memcmp, shorter first
   kInternal,  // InternalKeyComparator over bytewise: user key ascending, then the 8-byte tag
               // (sequence << 8 | type, LE) DEscending, so newer versions come first
+  // RocksDB's ReverseBytewiseComparator (and comparators that wrap it, MyRocks's
+  // rev:RocksDB_SE_v3.10): bytewise descending; and the internal-key order over it (user key
+  // descending, then the tag descending as in kInternal).
+  kReverseBytewise,
+  kReverseInternal,
+  // Keys under a comparator we do not know: the iterator reads them (internal keys still need
+  // their tag), but no order is judged (CheckedBlockWalk, VerifyBlock) and nothing may be
+  // sought (CompareKeys compares them as kBytewise / kInternal, which says nothing).
+  kUnknown,
+  kUnknownInternal,
 };
-// <0, 0, >0. For kInternal both keys must be >= 8 bytes (the iterator guarantees it for keys it
-// returns); a shorter key is compared as a user key with tag 0.
+// Whether keys under `order` end with an 8-byte tag.
+inline bool IsInternalOrder(KeyOrder order) {
+  return order == KeyOrder::kInternal || order == KeyOrder::kReverseInternal ||
+         order == KeyOrder::kUnknownInternal;
+}
+// Whether `order` is one whose keys can be judged and sought.
+inline bool IsKnownOrder(KeyOrder order) {
+  return order != KeyOrder::kUnknown && order != KeyOrder::kUnknownInternal;
+}
+// <0, 0, >0. For internal orders both keys must be >= 8 bytes (the iterator guarantees it for
+// keys it returns); a shorter key is compared as a user key with tag 0.
 int CompareKeys(KeyOrder order, ByteSpan a, ByteSpan b);
 // CompareKeys(order, a, b) for keys known to share their first `common` bytes
 // (common <= a.size(), b.size()): compares only from there.
@@ -200,9 +219,7 @@ class BlockIterator {
   Status DecodeIndexValueAt(std::size_t at, const std::uint8_t* p, std::uint32_t shared,
                             std::uint32_t non_shared, EntryView& entry) const;
   // Internal keys carry an 8-byte tag; anything shorter is corrupt.
-  bool KeyTooShort(std::size_t key_size) const {
-    return order_ == KeyOrder::kInternal && key_size < 8;
-  }
+  bool KeyTooShort(std::size_t key_size) const { return IsInternalOrder(order_) && key_size < 8; }
   Status ShortInternalKeyError(std::size_t at, std::size_t key_size) const;
   // The key of the restart entry at `at`, in place (no copy into key_).
   Status RestartKeyAt(std::size_t at, ByteSpan& key) const;
@@ -283,7 +300,7 @@ class CheckedBlockWalk {
 
 // Strict check of a whole block: entries tile the region exactly, restart 0 is 0, restart
 // offsets increase and each lands on an entry with shared = 0, keys strictly increase under
-// `order`. Counts the entries.
+// `order` (not judged for an unknown order). Counts the entries.
 Result<std::uint64_t> VerifyBlock(const Block& block, KeyOrder order,
                                   ValueEncoding values = ValueEncoding::kLengthPrefixed);
 

@@ -45,6 +45,7 @@ struct RangeResult {
   ByteVector last_key;  // the last key counted (kept once per block, not per key)
   bool any_prefix = false;
   ByteVector first_prefix;
+  bool first_prefix_counted = false;  // not when it was the whole key it came from
   ByteVector last_prefix;
 };
 
@@ -352,8 +353,14 @@ bool RangeScan::FirstOfBlockFresh(ByteSpan filter_key, std::uint64_t group) {
   const bool has_prefix =
       prefixes_asked_ && setup_.prefix.of(setup_.prefix.context, filter_key, prefix);
   if (has_prefix && (!out_.any_prefix || !SameBytes(prefix, out_.last_prefix))) {
-    ++out_.filter_entries;
-    if (!out_.any_prefix) out_.first_prefix.assign(prefix.begin(), prefix.end());
+    // A prefix equal to the whole key just added is the same entry (a builder's hash list
+    // drops an adjacent repeat): a key that is its own prefix is one entry, not two.
+    const bool own = setup_.filter_holds_whole_keys && SameBytes(prefix, filter_key);
+    if (!own) ++out_.filter_entries;
+    if (!out_.any_prefix) {
+      out_.first_prefix.assign(prefix.begin(), prefix.end());
+      out_.first_prefix_counted = !own;
+    }
     out_.last_prefix.assign(prefix.begin(), prefix.end());
     out_.any_prefix = true;
   }
@@ -432,7 +439,9 @@ void MergeCounted(RangeResult& r, bool whole_keys, Carry& carry, ScanTotals& t) 
       if (whole_keys) --t.filter_entries;
     }
     if (r.any_prefix) {
-      if (carry.prefix && carry.last_prefix == r.first_prefix) --t.filter_entries;
+      if (carry.prefix && carry.last_prefix == r.first_prefix && r.first_prefix_counted) {
+        --t.filter_entries;
+      }
       carry.prefix = true;
       carry.last_prefix = std::move(r.last_prefix);
     }

@@ -227,7 +227,7 @@ struct ScanTotals {
   std::array<std::uint64_t, kKindCounters> kind_counts{};
   std::vector<std::uint64_t> distinct;  // distinct filter keys per filter group
   // kDistinct: what a filter builder added, each distinct whole key (filter_holds_whole_keys)
-  // and each prefix once per run of equal prefixes.
+  // and each prefix once per run of equal prefixes (not again when it equals its whole key).
   std::uint64_t filter_entries = 0;
   std::uint64_t false_negative_count = 0;
   std::vector<ByteVector> false_negatives;  // the first kMaxListedFalseNegatives, in key order

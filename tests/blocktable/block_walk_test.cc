@@ -156,6 +156,48 @@ TEST(CheckedBlockWalk, ComparesInternalKeysByUserKeyThenDescendingTag) {
                                                      ValueEncoding::kLengthPrefixed)));
 }
 
+// A reverse comparator (RocksDB's ReverseBytewiseComparator, MyRocks's rev:RocksDB_SE_v3.10):
+// user keys decrease, versions of one user key still go newest first; increasing keys are the
+// damage. An unknown order judges nothing but still needs the internal keys' tags.
+TEST(CheckedBlockWalk, ReverseOrdersDecreaseAndUnknownOrdersAreNotJudged) {
+  const auto internal = [](std::string user, std::uint8_t tag_low) {
+    ByteVector k(user.begin(), user.end());
+    for (int i = 0; i < 8; ++i) k.push_back(i == 0 ? tag_low : 0);
+    return k;
+  };
+  const auto build = [](const std::vector<ByteVector>& keys) {
+    BlockBuilder b(2);
+    for (const ByteVector& k : keys) b.Add(k, {});
+    const ByteSpan built = b.Finish();
+    return ByteVector(built.begin(), built.end());
+  };
+  const ByteVector reverse =
+      build({internal("abc", 1), internal("ab", 9), internal("ab", 5), internal("a", 7)});
+  EXPECT_EQ(Verdict(VerifyBlock(ParseOrDie(reverse), KeyOrder::kReverseInternal)), "ok 4");
+  EXPECT_EQ(Verdict(VerifyBlock(ParseOrDie(reverse), KeyOrder::kUnknownInternal)), "ok 4");
+  const Result<std::uint64_t> forward = VerifyBlock(ParseOrDie(reverse), KeyOrder::kInternal);
+  ASSERT_FALSE(forward.ok());
+  EXPECT_NE(forward.status().ToString().find("keys in strictly increasing order"),
+            std::string::npos);
+
+  const ByteVector older_first = build({internal("ab", 5), internal("ab", 9)});
+  const Result<std::uint64_t> r = VerifyBlock(ParseOrDie(older_first), KeyOrder::kReverseInternal);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find("under the reverse comparator"), std::string::npos)
+      << r.status().ToString();
+
+  const ByteVector plain = build({Bytes("b"), Bytes("a")});
+  EXPECT_EQ(Verdict(VerifyBlock(ParseOrDie(plain), KeyOrder::kReverseBytewise)), "ok 2");
+  EXPECT_FALSE(VerifyBlock(ParseOrDie(plain), KeyOrder::kBytewise).ok());
+  EXPECT_EQ(Verdict(VerifyBlock(ParseOrDie(plain), KeyOrder::kUnknown)), "ok 2");
+  EXPECT_FALSE(
+      VerifyBlock(ParseOrDie(build({Bytes("a"), Bytes("b")})), KeyOrder::kReverseBytewise).ok());
+  // Internal keys need their tag whatever the order.
+  EXPECT_FALSE(VerifyBlock(ParseOrDie(plain), KeyOrder::kUnknownInternal).ok());
+  EXPECT_LT(CompareKeys(KeyOrder::kReverseBytewise, Bytes("b"), Bytes("a")), 0);
+  EXPECT_LT(CompareKeys(KeyOrder::kReverseInternal, internal("ab", 9), internal("ab", 5)), 0);
+}
+
 // Keys from a two-letter alphabet: long shared prefixes, repeats and prefixes of each other.
 rc::Gen<ByteVector> ShortKey(bool internal) {
   return rc::gen::map(rc::gen::pair(rc::gen::container<std::string>(rc::gen::element('a', 'b')),

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "blocktable/verify.h"
@@ -86,6 +87,14 @@ std::vector<std::uint64_t> EntryOffsets(const std::string& path) {
   return offsets;
 }
 
+class AnswersYes final : public RangeFilter {
+ public:
+  std::size_t Ask(const FilterChunk& chunk, std::span<std::uint8_t> answers, Status&) override {
+    std::fill(answers.begin(), answers.end(), std::uint8_t{1});
+    return chunk.keys.size();
+  }
+};
+
 // The tests' table format: the setup is the test's; every hook it does not test is the plainest.
 class TestTable final : public VerifyPlugin {
  public:
@@ -127,7 +136,12 @@ class TestTable final : public VerifyPlugin {
     }
     return Status();
   }
-  std::unique_ptr<RangeFilter> NewRangeFilter() const override { return nullptr; }
+  // With kDistinct a filter that answers "may contain" for everything (the scan counts the
+  // filter's entries only while it asks one).
+  std::unique_ptr<RangeFilter> NewRangeFilter() const override {
+    if (setup_.asked != StoredKeys::kDistinct) return nullptr;
+    return std::make_unique<AnswersYes>();
+  }
   bool ReportStoredKeys(const ScanTotals& totals, FileReport& report) const override {
     report.keys_checked = totals.entries;
     kind_counts_ = totals.kind_counts;
@@ -138,7 +152,13 @@ class TestTable final : public VerifyPlugin {
     std::fill(answers.begin(), answers.end(), std::uint8_t{1});
     return Status();
   }
-  void ReportFill(const ScanTotals&, FileReport&) const override {}
+  // The count of what a builder added, as the fill's sized keys (so that the splits compare it).
+  void ReportFill(const ScanTotals& totals, FileReport& report) const override {
+    if (setup_.asked != StoredKeys::kDistinct) return;
+    FillReport fill;
+    fill.sized_keys = static_cast<double>(totals.filter_entries);
+    report.fill = fill;
+  }
 
   // What the last verify saw (the keys CheckValue was given, sorted; the kind counters).
   std::vector<ByteVector> TakeValuesSeen() {
@@ -226,6 +246,42 @@ TEST(VerifyPipeline, EveryValueIsCheckedOnceAndItsDamageFollowsTheKindsOfItsBloc
   const FileReport report = VerifyBlockTable(both, kinds_first, nullptr, "g");
   ASSERT_EQ(report.findings.size(), 1u);
   EXPECT_EQ(report.findings[0].offset, EntryOffsets(both)[30]);
+}
+
+// A capped prefix extractor of `*context` bytes (RocksDB's rocksdb.CappedPrefix.N).
+bool CappedPrefix(const void* context, ByteSpan user_key, ByteSpan& prefix) {
+  prefix = user_key.first(std::min(user_key.size(), *static_cast<const std::size_t*>(context)));
+  return true;
+}
+
+// What a builder added: each distinct whole key, each prefix once per run of equal ones, and a
+// prefix equal to the whole key just added not again (a bits builder drops the adjacent repeat),
+// whatever the split.
+TEST(VerifyPipeline, FilterEntriesCountAKeyThatIsItsOwnPrefixOnce) {
+  TempDir dir;
+  std::vector<Entry> entries;
+  for (int i = 0; i < 300; ++i) entries.push_back({StoredKey(i, 1), Value(i, false)});
+  const std::string path = WriteTable(dir, entries);
+  // Keys "user-NNNNN": capped at 10 or more each is its own prefix; at 8 ("user-000", -001,
+  // -002) three prefixes.
+  for (const auto& [length, whole, expected] :
+       {std::tuple<std::size_t, bool, double>{10, true, 300},
+        {12, true, 300},
+        {8, true, 303},
+        {10, false, 300},
+        {8, false, 3}}) {
+    VerifySetup setup;
+    setup.keys.trailer_bytes = 8;
+    setup.asked = StoredKeys::kDistinct;
+    setup.filter_holds_whole_keys = whole;
+    setup.prefix = {CappedPrefix, &length};
+    TestTable plugin(setup);
+    const FileReport report = testing::ExpectSameUnderEverySplit(
+        [&] { return VerifyBlockTable(path, plugin, nullptr, "g"); }, path);
+    ASSERT_TRUE(report.fill.has_value());
+    EXPECT_EQ(report.fill->sized_keys, std::optional<double>(expected))
+        << "capped:" << length << (whole ? " with whole keys" : " prefixes only");
+  }
 }
 
 }  // namespace

@@ -153,8 +153,36 @@ ReadBlockOptions SstReader::BlockOptions() const {
   return o;
 }
 
+UserKeyOrder UserKeyOrderOf(std::string_view name) {
+  // MyRocks (MariaDB storage/rocksdb/rdb_comparator.h): Rdb_pk_comparator compares bytewise,
+  // Rdb_rev_comparator negates that; both shorten separators as RocksDB's bytewise and reverse
+  // bytewise comparators do.
+  if (name.empty() || name == "leveldb.BytewiseComparator" || name == "RocksDB_SE_v3.10") {
+    return UserKeyOrder::kBytewise;
+  }
+  if (name == "rocksdb.ReverseBytewiseComparator" || name == "rev:RocksDB_SE_v3.10") {
+    return UserKeyOrder::kReverseBytewise;
+  }
+  return UserKeyOrder::kUnknown;
+}
+
+KeyOrder SstReader::data_key_order() const {
+  switch (user_key_order_) {
+    case UserKeyOrder::kBytewise: return KeyOrder::kInternal;
+    case UserKeyOrder::kReverseBytewise: return KeyOrder::kReverseInternal;
+    case UserKeyOrder::kUnknown: break;
+  }
+  return KeyOrder::kUnknownInternal;
+}
+
 KeyOrder SstReader::index_key_order() const {
-  return index_key_is_user_key_ ? KeyOrder::kBytewise : KeyOrder::kInternal;
+  if (!index_key_is_user_key_) return data_key_order();
+  switch (user_key_order_) {
+    case UserKeyOrder::kBytewise: return KeyOrder::kBytewise;
+    case UserKeyOrder::kReverseBytewise: return KeyOrder::kReverseBytewise;
+    case UserKeyOrder::kUnknown: break;
+  }
+  return KeyOrder::kUnknown;
 }
 
 ValueEncoding SstReader::index_value_encoding() const {
@@ -289,6 +317,8 @@ Status SstReader::ReadPropertiesBlock() {
     if (auto w = properties_->String("rocksdb.block.based.table.whole.key.filtering")) {
       whole_key_filtering_ = *w != "0";
     }
+    comparator_name_ = properties_->String("rocksdb.comparator").value_or("");
+    user_key_order_ = UserKeyOrderOf(comparator_name_);
   }
   return Status();
 }
@@ -450,6 +480,10 @@ void SstReader::MakeLookupKey(ByteSpan user_key, ByteVector& out, bool user_key_
 
 Result<std::optional<BlockHandle>> SstReader::SeekIndexBlock(const Block& block, ByteSpan lookup,
                                                              bool last_if_past) const {
+  if (!blocktable::IsKnownOrder(index_key_order())) {
+    return Status::Unsupported(source_ + ": the comparator " + PrintableName(comparator_name_) +
+                               " is not one we know: a lookup in the index needs its order");
+  }
   BlockIterator it(block, index_key_order(), index_value_encoding());
   BLOOMCODEC_RETURN_IF_ERROR(it.Seek(lookup));
   if (it.valid() && (!index_value_delta_ || it.shared() == 0)) {

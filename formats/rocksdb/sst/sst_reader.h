@@ -19,9 +19,11 @@
 //   the user key itself, before any index lookup. A partitioned filter's top-level index is
 //   sought with the lookup key (user key, or user key + the newest tag when index keys are
 //   internal keys); past its end the last partition answers. No usable filter: 1.
-// * Data blocks hold internal keys (user key + 8-byte tag) in InternalKeyComparator order; index
-//   keys are user keys when rocksdb.index.key.is.user.key is 1; index values are delta-encoded
-//   block handles when rocksdb.index.value.is.delta.encoded is 1.
+// * Data blocks hold internal keys (user key + 8-byte tag) in InternalKeyComparator order over
+//   the user comparator the property rocksdb.comparator names (UserKeyOrder); index keys are user
+//   keys when rocksdb.index.key.is.user.key is 1; index values are delta-encoded block handles
+//   when rocksdb.index.value.is.delta.encoded is 1. Under a comparator we do not know, nothing
+//   is sought in an index (DataBlockFor and a partitioned filter's lookups are Unsupported).
 // Every structure is checked, errors name the file and absolute offset.
 #pragma once
 
@@ -51,6 +53,12 @@ inline constexpr std::string_view kRangeDelBlockName = "rocksdb.range_del";
 inline constexpr std::string_view kCompressionDictBlockName = "rocksdb.compression_dict";
 // The tag of a lookup key: the newest sequence a DB can hold, kValueTypeForSeek (0x16 in 7.8).
 inline constexpr std::uint64_t kLookupTag = (((std::uint64_t{1} << 56) - 2) << 8) | 0x16;
+
+// The user comparator's order, from the name rocksdb.comparator records: bytewise
+// (leveldb.BytewiseComparator, MyRocks's RocksDB_SE_v3.10, or no name recorded), reverse
+// bytewise (rocksdb.ReverseBytewiseComparator, MyRocks's rev:RocksDB_SE_v3.10), or unknown.
+enum class UserKeyOrder { kBytewise, kReverseBytewise, kUnknown };
+UserKeyOrder UserKeyOrderOf(std::string_view comparator_name);
 
 // BlockBasedTableOptions::IndexType as the property rocksdb.block.based.table.index.type stores it.
 enum class IndexType : std::uint32_t {
@@ -129,6 +137,11 @@ class SstReader {
   bool index_key_is_user_key() const { return index_key_is_user_key_; }
   bool index_value_is_delta_encoded() const { return index_value_delta_; }
   bool whole_key_filtering() const { return whole_key_filtering_; }
+  // The comparator's order, its name as recorded (empty: none), and the orders of the data
+  // blocks' internal keys and of the index keys under it.
+  UserKeyOrder user_key_order() const { return user_key_order_; }
+  const std::string& comparator_name() const { return comparator_name_; }
+  blocktable::KeyOrder data_key_order() const;
   blocktable::KeyOrder index_key_order() const;
   blocktable::ValueEncoding index_value_encoding() const;
   blocktable::ReadBlockOptions BlockOptions() const;
@@ -213,6 +226,8 @@ class SstReader {
   bool index_key_is_user_key_ = false;
   bool index_value_delta_ = false;
   bool whole_key_filtering_ = true;
+  UserKeyOrder user_key_order_ = UserKeyOrder::kBytewise;
+  std::string comparator_name_;
 };
 
 // A name read from the file (metaindex key, property name) fit for messages and JSON: itself

@@ -5,7 +5,6 @@
 #include "rocksdb/sst/verify.h"
 
 #include <algorithm>
-#include <limits>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -13,11 +12,10 @@
 #include "blocktable/block_handle.h"
 #include "blocktable/stream.h"
 #include "blocktable/verify.h"
-#include "bloomcodec/filter_stats.h"
 #include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "rocksdb/sst/sst_reader.h"
-#include "sst_filter_stats.h"
+#include "sst_fill.h"
 
 namespace bloomcodec::rocksdb {
 
@@ -281,47 +279,6 @@ Status SstRangeFilter::LoadPartition(const BlockHandle& h) {
   return Status();
 }
 
-// The filter's fill, against what the builder added (`filter_entries`).
-void AddSstFill(const SstReader& sst, std::uint64_t filter_entries, FileReport& report) {
-  Result<SstFilterStats> stats = ComputeSstFilterStats(sst);
-  if (!stats.ok()) {
-    report.findings.push_back(
-        FindingFromStatus(Severity::kError, finding_kind::kStructure, stats.status()));
-    return;
-  }
-  FillReport fill;
-  fill.bits = stats->bits;
-  fill.bits_set = stats->bits_set;
-  fill.hash_count = stats->hash_count;
-  fill.fill_ratio = fill.bits > 0 ? static_cast<double>(fill.bits_set) / fill.bits : 0;
-  fill.fp_rate = stats->fp_rate;
-  fill.sized_keys = static_cast<double>(filter_entries);
-  fill.sized_keys_from = "table";
-  // A Ribbon solution is about half ones whatever it holds: its fill says nothing of its keys.
-  // A block-based filter is many small filters: one fill over all of them estimates no count.
-  if (stats->ribbon || sst.filter()->placement == FilterPlacement::kBlockBased) {
-    fill.estimated_keys = std::numeric_limits<double>::quiet_NaN();
-  }
-  if (!stats->ribbon && stats->filters == 1 && fill.bits > 0) {
-    FillStatistics s = ComputeFillStatistics(fill.bits, fill.bits_set, fill.hash_count);
-    fill.estimated_keys = s.estimated_keys;
-    const std::string reason =
-        OverfillReason(s, static_cast<double>(filter_entries), "in its data blocks");
-    if (!reason.empty()) {
-      report.Add(Severity::kError, finding_kind::kOverfilled,
-                 reason + ": the filter was damaged or built for other keys",
-                 sst.filter()->handle.offset);
-    }
-  }
-  if (stats->always_match) {
-    report.Add(Severity::kWarning, finding_kind::kUnsupported,
-               "a filter RocksDB answers \"may match\" for every key (reserved or unusable "
-               "metadata): it filters nothing",
-               sst.filter()->handle.offset);
-  }
-  report.fill = fill;
-}
-
 // The prefix of a key in the extractor's domain (blocktable::KeyPrefix).
 bool PrefixOf(const void* extractor, ByteSpan user_key, ByteSpan& prefix) {
   const PrefixExtractor& p = *static_cast<const PrefixExtractor*>(extractor);
@@ -360,6 +317,7 @@ class SstVerify final : public blocktable::VerifyPlugin {
   // The index key must be at or after the block's last key (compared as a user key when the
   // index holds user keys).
   Status CheckBlockEnd(const DataBlockView& b, ByteSpan last_key) const override {
+    if (!blocktable::IsKnownOrder(sst_->index_key_order())) return Status();
     const ByteSpan compared = sst_->index_key_is_user_key() ? UserKeyOf(last_key) : last_key;
     if (CompareKeys(sst_->index_key_order(), b.index_key, compared) < 0) {
       return Status::Corrupt(sst_->source(), b.handle.offset,
@@ -390,10 +348,12 @@ class SstVerify final : public blocktable::VerifyPlugin {
   Status MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const override {
     return sst_->MayContainBatch(keys, answers);
   }
-  // What RocksDB's builder added to the filter: each prefix once per run of equal prefixes,
-  // and the whole keys with whole-key filtering.
+  // What RocksDB's builder added to the filter (FilterEntriesAdded); our count of the scan:
+  // each prefix once per run of equal prefixes, and the whole keys with whole-key filtering.
   void ReportFill(const ScanTotals& totals, FileReport& report) const override {
-    AddSstFill(*sst_, prefix_ ? totals.filter_entries : totals.distinct_keys(), report);
+    const std::uint64_t counted = prefix_ ? totals.filter_entries : totals.distinct_keys();
+    ReportSstFill(*sst_, EntriesAddedToFilter(*sst_, prefix_.has_value(), counted, totals.entries),
+                  report);
   }
 
  private:
@@ -405,6 +365,7 @@ class SstVerify final : public blocktable::VerifyPlugin {
   std::string extractor_name_;  // the properties' rocksdb.prefix.extractor.name
   Probe probe_ = Probe::kNone;
   std::optional<FullFilterReader> full_;
+  bool unsought_ = false;  // a filter found by key under a comparator we do not know
 };
 
 bool SstVerify::Open(ByteSpan file, const std::string& path, FileReport& report) {
@@ -428,8 +389,18 @@ bool SstVerify::Open(ByteSpan file, const std::string& path, FileReport& report)
   // The prefix extractor: the command line's, else a built-in one the properties name.
   if (!prefix_) prefix_ = PrefixExtractor::FromPropertyName(extractor_name_);
   if (sst.filter() && sst.filter()->placement == FilterPlacement::kBlockBased) prefix_.reset();
+  if (sst.user_key_order() == UserKeyOrder::kUnknown) {
+    report.Add(Severity::kWarning, finding_kind::kUnsupported,
+               "comparator " + PrintableName(sst.comparator_name()) +
+                   ": not one we know (known: leveldb.BytewiseComparator, "
+                   "rocksdb.ReverseBytewiseComparator, MyRocks's RocksDB_SE_v3.10 and "
+                   "rev:RocksDB_SE_v3.10): key order is not judged");
+    // Partitions and block-based filters are found through the index by key: that needs the
+    // comparator's order.
+    unsought_ = sst.filter() && sst.filter()->placement != FilterPlacement::kFull;
+  }
   // Whether the stored keys are asked of the filter, and how.
-  if (sst.filter() && (sst.whole_key_filtering() || prefix_)) {
+  if (sst.filter() && (sst.whole_key_filtering() || prefix_) && !unsought_) {
     switch (sst.filter()->placement) {
       case FilterPlacement::kFull:
         if (auto f = FullFilterReader::Parse(sst.filter()->contents.bytes(), path); f.ok()) {
@@ -448,7 +419,7 @@ bool SstVerify::Open(ByteSpan file, const std::string& path, FileReport& report)
 
 blocktable::VerifySetup SstVerify::setup() const {
   blocktable::VerifySetup s;
-  s.key_order = KeyOrder::kInternal;
+  s.key_order = sst_->data_key_order();
   s.keys.trailer_bytes = 8;
   s.keys.kind_flags = &CountedKinds();
   s.asked = blocktable::StoredKeys::kDistinct;
@@ -541,6 +512,11 @@ bool SstVerify::ReportStoredKeys(const ScanTotals& totals, FileReport& report) c
                                  "names one"
                            : std::string("none recorded")) +
                    ") point lookups do not consult it");
+  } else if (unsought_) {
+    report.Add(Severity::kWarning, finding_kind::kUnsupported,
+               "the filter's partitions (or blocks) are found through the index by key, which "
+               "needs the comparator's order: the stored keys were not asked of it");
+    return false;
   } else if (totals.filter_error) {
     report.findings.push_back(
         FindingFromStatus(Severity::kError, finding_kind::kStructure, *totals.filter_error));
