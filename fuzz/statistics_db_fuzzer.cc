@@ -1,7 +1,10 @@
 // Cassandra's Statistics.db (the VALIDATION component): any bytes, read as a version without
 // checksums (me) and with them (nb), give the partitioner and fp chance or a status naming the
 // file; a Corrupt status carries an offset inside the input. A file read once reads the same
-// again, and a VALIDATION found lies inside the input.
+// again, and a VALIDATION found lies inside the input. The recorded partition count (the STATS
+// component's histogram, or the legacy layout's first field for ic) is read without reading out
+// of bounds, the same twice, and is never past 2^62.
+#include <optional>
 #include <string>
 
 #include "cassandra/statistics_db.h"
@@ -25,6 +28,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         cassandra::ReadValidationMetadata(input, "Statistics.db", version, "big");
     FUZZ_CHECK(again.ok() && again->partitioner == v->partitioner && again->offset == v->offset);
     (void)cassandra::PromisedFpRate(1000, v->fp_chance);
+  }
+  for (const char* version : {"me", "nb", "ic"}) {
+    const std::optional<std::uint64_t> n = cassandra::RecordedPartitionCount(
+        input, version, std::string(version) == "ic" ? "" : "big");
+    FUZZ_CHECK(!n || *n <= (std::uint64_t{1} << 62));
+    FUZZ_CHECK(n == cassandra::RecordedPartitionCount(input, version,
+                                                      std::string(version) == "ic" ? "" : "big"));
   }
   return 0;
 }
