@@ -59,6 +59,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
              (d->sstable_format == "bti" || d->version >= "ia"));
   FUZZ_CHECK((era.layout == cassandra::Layout::kJavaBitSet) ==
              (d->sstable_format != "bti" && d->version < "f"));
+  // An sstable component has a written version and a known component; a look-alike has one.
+  const bool written = cassandra::IsWrittenVersion(d->version, d->sstable_format);
+  const bool known = cassandra::IsKnownComponent(d->component);
+  switch (cassandra::ClassifyName(*d)) {
+    case cassandra::NameKind::kComponent: FUZZ_CHECK(written && known); break;
+    case cassandra::NameKind::kLookalike:
+      FUZZ_CHECK(written != known);
+      FUZZ_CHECK(!cassandra::LookalikeReason(*d).empty());
+      break;
+    case cassandra::NameKind::kOther: FUZZ_CHECK(!known && (!written || !d->version_in_name));
+  }
   Result<cassandra::Descriptor> again = cassandra::ParseDescriptor(Canonical(*d));
   FUZZ_CHECK(again.ok() && Same(*again, *d));
   return 0;

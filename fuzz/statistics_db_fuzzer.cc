@@ -11,6 +11,15 @@ using namespace bloomcodec;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const ByteSpan input(data, size);
+  // The partition count verify compares Index.db with (the STATS component's histogram, or the
+  // legacy layout's first field for ic): read in bounds, the same twice, never past 2^62.
+  for (const char* version : {"me", "nb", "ic"}) {
+    const std::string_view format = std::string_view(version) == "ic" ? "" : "big";
+    const std::optional<std::uint64_t> n =
+        cassandra::RecordedPartitionCount(input, version, format);
+    FUZZ_CHECK(!n || *n <= (std::uint64_t{1} << 62));
+    FUZZ_CHECK(n == cassandra::RecordedPartitionCount(input, version, format));
+  }
   for (const char* version : {"me", "nb"}) {
     Result<cassandra::ValidationMetadata> v =
         cassandra::ReadValidationMetadata(input, "Statistics.db", version, "big");

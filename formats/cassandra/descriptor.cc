@@ -90,8 +90,10 @@ Result<Descriptor> ParseDescriptor(std::string_view path) {
   // "tmp" (and 2.1's "tmplink") is the temporary marker, never a version (versions are one or
   // two letters).
   const auto is_temporary_marker = [](std::string_view t) { return t == "tmp" || t == "tmplink"; };
+  d.version_in_name = false;
   if (i >= 1 && IsVersion(tokens[i]) && !is_temporary_marker(tokens[i])) {
     d.version = std::string(tokens[i--]);
+    d.version_in_name = true;
   }
   if (i >= 1 && is_temporary_marker(tokens[i])) {
     d.temporary = true;
@@ -106,6 +108,59 @@ Result<Descriptor> ParseDescriptor(std::string_view path) {
     return bad("too many '-' separated parts");
   }
   return d;
+}
+
+namespace {
+
+// Component.Type of Cassandra 0.6 - 5.0, with ScyllaDB's and DataStax's additions (Scylla.db,
+// the temporary TOC and statistics ScyllaDB writes before it renames them; Partitions.db and
+// Rows.db of trie-indexed sstables).
+constexpr std::string_view kComponents[] = {"Data.db",
+                                            "Index.db",
+                                            "Filter.db",
+                                            "CompressionInfo.db",
+                                            "Statistics.db",
+                                            "Summary.db",
+                                            "TOC.txt",
+                                            "Digest.sha1",
+                                            "Digest.crc32",
+                                            "Digest.adler32",
+                                            "CRC.db",
+                                            "Compacted",
+                                            "Partitions.db",
+                                            "Rows.db",
+                                            "Scylla.db",
+                                            "TemporaryTOC.txt",
+                                            "TemporaryStatistics.db"};
+
+}  // namespace
+
+bool IsKnownComponent(std::string_view component) {
+  if (component.ends_with(".gz")) component.remove_suffix(3);
+  for (std::string_view c : kComponents) {
+    if (c == component) return true;
+  }
+  // Secondary indexes: SASI's and the old ones' SI_<name>.db, the storage-attached indexes'
+  // SAI+<version>+...db (5.0) and SAI_...db (DataStax).
+  return component.ends_with(".db") &&
+         (component.starts_with("SI_") || component.starts_with("SAI"));
+}
+
+NameKind ClassifyName(const Descriptor& d) {
+  const bool version = IsWrittenVersion(d.version, d.sstable_format);
+  const bool component = IsKnownComponent(d.component);
+  if (version && component) return NameKind::kComponent;
+  // A name without a version (0.6's) says too little: only a known component makes it one.
+  if (component || (version && d.version_in_name)) return NameKind::kLookalike;
+  return NameKind::kOther;
+}
+
+std::string LookalikeReason(const Descriptor& d) {
+  if (!IsWrittenVersion(d.version, d.sstable_format)) {
+    return "version '" + d.version + "' is none that Cassandra, ScyllaDB or DataStax writes" +
+           (d.sstable_format.empty() ? "" : " in " + d.sstable_format + " names");
+  }
+  return "'" + d.component + "' is no component Cassandra, ScyllaDB or DataStax writes";
 }
 
 }  // namespace bloomcodec::cassandra

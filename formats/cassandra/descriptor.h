@@ -41,6 +41,7 @@ struct Descriptor {
   std::string column_family;
   bool temporary = false;
   std::string version;          // kVersionWhenAbsent when the name has none
+  bool version_in_name = true;  // false when the name has none (0.6)
   std::int64_t generation = 0;  // 0 for a 4.1+ time-based id
   std::string generation_id;    // the id as written (decimal or the 4.1+ base-36 id)
   std::string sstable_format;   // "big" or "bti" in new-style names, else empty
@@ -51,6 +52,22 @@ struct Descriptor {
 };
 
 // Parses the last path component of `path`. InvalidArgument when it is not an SSTable name.
+// The grammar alone: any version letters, any component (see IsSstableComponent).
 Result<Descriptor> ParseDescriptor(std::string_view path);
+
+// Whether `component` (a ".gz" suffix aside) is one that Cassandra, ScyllaDB or DataStax
+// writes: Data.db, Index.db, Filter.db, Statistics.db, ... and the secondary index files SI_*.db
+// and SAI*.db.
+bool IsKnownComponent(std::string_view component);
+
+// What a name that parses as an SSTable name is: an sstable component only when a writer is
+// known to have written its version (era_table.h, IsWrittenVersion) and its component is known.
+// A name with one of the two known and the other not resembles one closely enough to be worth
+// saying why it is skipped; a name with neither (ld.so.conf.d/zz-cuda-13-0.conf: version
+// "cuda", component "0.conf"; CommitLog-7-1234.log) only fits the grammar and is not one.
+enum class NameKind { kComponent, kLookalike, kOther };
+NameKind ClassifyName(const Descriptor& d);
+// For a kLookalike: why it is not an sstable component ("version 'pa' is not one ...").
+std::string LookalikeReason(const Descriptor& d);
 
 }  // namespace bloomcodec::cassandra

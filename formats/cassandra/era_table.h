@@ -136,6 +136,37 @@ constexpr Era EraForVersion(std::string_view version, std::string_view sstable_f
   return (found != nullptr ? found : lowest)->era;
 }
 
+// The sstable versions writers are known to have written, by naming (FORMAT.md, "Version
+// letters"): a name whose version is none of these is not an sstable we read (verify skips it
+// with an info finding rather than guess its layout). Sources: Apache Cassandra's
+// Descriptor / BigFormat / BtiFormat version notes, ScyllaDB's sstables/version.hh, DataStax's
+// BtiFormat (datastax/cassandra).
+// Old-style names (0.6 - 2.1; ScyllaDB's ka): "a" is what a name without a version means (0.6).
+inline constexpr std::string_view kOldNameVersions[] = {"a",  "b",  "c",  "d",  "e",  "f",  "g",
+                                                        "h",  "hb", "hc", "hd", "he", "hf", "ia",
+                                                        "ib", "ic", "ja", "jb", "ka"};
+// BIG names (2.2 - 5.0): Cassandra's la .. oa, ScyllaDB's ms and mt (trie-indexed).
+inline constexpr std::string_view kBigVersions[] = {"la", "lb", "ma", "mb", "mc", "md", "me",
+                                                    "ms", "mt", "na", "nb", "nc", "oa"};
+// BTI names: DataStax's DSE 6.0 - 6.8 (aa, ac, ad; b and ab, its pre-release 6.8; ba, bb), its
+// converged Cassandra (ca, cb, cc), and Cassandra 5.0's da.
+inline constexpr std::string_view kBtiVersions[] = {"aa", "ab", "ac", "ad", "b", "ba",
+                                                    "bb", "ca", "cb", "cc", "da"};
+
+// Whether `version` is one a writer is known to have written in names of `sstable_format`
+// ("big", "bti", or "" for an old-style name).
+constexpr bool IsWrittenVersion(std::string_view version, std::string_view sstable_format) {
+  const auto in = [&](const auto& list) {
+    for (std::string_view v : list) {
+      if (v == version) return true;
+    }
+    return false;
+  };
+  if (sstable_format == "bti") return in(kBtiVersions);
+  if (sstable_format == "big") return in(kBigVersions);
+  return in(kOldNameVersions);
+}
+
 // The codec of an era (made once, by the era's make_codec).
 const FormatCodec* Codec(Era era);
 // The era of a Cassandra codec; nullopt for any other.

@@ -153,7 +153,23 @@ bool KeyStreamKeys::AllPresent(const Filter& filter) const {
   return s.ok();
 }
 
-void FilterKeys::Finish(const FileReport& report, bool cut_short) {
+void FilterKeys::ExpectRecordedCount(std::uint64_t recorded, std::string source,
+                                     std::string recorded_by) {
+  recorded_ = Recorded{recorded, std::move(source), std::move(recorded_by)};
+}
+
+namespace {
+
+// 293000 as "293,000": the counts of a large sstable, read by people.
+std::string Grouped(std::uint64_t n) {
+  std::string digits = std::to_string(n);
+  for (std::size_t i = digits.size(); i > 3; i -= 3) digits.insert(i - 3, ",");
+  return digits;
+}
+
+}  // namespace
+
+void FilterKeys::Finish(FileReport& report, bool cut_short) {
   checked_ = true;
   complete_ = !cut_short &&
               std::none_of(report.findings.begin(), report.findings.end(), [&](const Finding& f) {
@@ -166,6 +182,17 @@ void FilterKeys::Finish(const FileReport& report, bool cut_short) {
                 }
                 return false;
               });
+  // A whole source with fewer keys than the writer recorded: the index lost keys, which no read
+  // finds; the filter was sized for the recorded count, not for what is left.
+  if (complete_ && recorded_ && count() < recorded_->count) {
+    complete_ = false;
+    report.Add(Severity::kError, finding_kind::kIndex,
+               recorded_->source + " holds " + Grouped(count()) + " of the " +
+                   Grouped(recorded_->count) + " partitions " + recorded_->recorded_by +
+                   " records: the index lost keys (emptied, or cut at an entry's end), and reads "
+                   "of the others find nothing; the filter's fill is judged by its size and K "
+                   "alone");
+  }
 }
 
 IndexDbKeys::IndexDbKeys(std::unique_ptr<InputFile> file, IndexKeyForm key_form,

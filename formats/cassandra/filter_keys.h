@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -73,12 +74,24 @@ class FilterKeys {
   // After Check: whether `filter` answers every key "may contain" (stops at the first that is
   // not).
   virtual bool AllPresent(const Filter& filter) const = 0;
+  // Before Check: the partition count the sstable's own metadata records (`recorded_by`, its
+  // Statistics.db) for the keys of `source` (its Index.db or Partitions.db). A source that reads
+  // whole but holds fewer keys lost them (emptied, or cut at an entry's end): Check adds an
+  // "index" error saying so, and the count is only a lower bound (no fill judgement from it).
+  void ExpectRecordedCount(std::uint64_t recorded, std::string source, std::string recorded_by);
 
  protected:
-  // Ends Check: judges completeness from the findings so far (`cut_short`: incomplete anyway).
-  void Finish(const FileReport& report, bool cut_short = false);
+  // Ends Check: judges completeness from the findings so far (`cut_short`: incomplete anyway)
+  // and the recorded count.
+  void Finish(FileReport& report, bool cut_short = false);
 
  private:
+  struct Recorded {
+    std::uint64_t count = 0;
+    std::string source;
+    std::string recorded_by;
+  };
+  std::optional<Recorded> recorded_;
   CountIsLowerBound lower_bound_;
   bool checked_ = false;
   bool complete_ = false;

@@ -125,6 +125,71 @@ Result<ValidationMetadata> ReadValidationMetadata(ByteSpan file, std::string_vie
   return v;
 }
 
+namespace {
+
+constexpr std::int32_t kStats = 2;
+constexpr std::int32_t kMaxHistogramBuckets = 1024;  // Cassandra writes 151 or 156
+
+// Where the STATS component starts, from the table of contents (ka and later, BTI).
+std::optional<std::uint64_t> StatsOffset(ByteSpan file, std::string_view version,
+                                         std::string_view sstable_format) {
+  ByteReader r(file, "");
+  Result<std::int32_t> count = r.ReadBigI32("component count");
+  if (!count.ok() || *count < 0 || *count > kMaxComponents) return std::nullopt;
+  if (sstable_format == "bti" || version >= std::string_view("na")) {
+    if (!r.ReadBigU32("CRC32 of the count").ok()) return std::nullopt;
+  }
+  for (std::int32_t i = 0; i < *count; ++i) {
+    Result<std::int32_t> type = r.ReadBigI32("component type");
+    Result<std::int32_t> offset = r.ReadBigI32("component offset");
+    if (!type.ok() || !offset.ok() || *offset < 0) return std::nullopt;
+    if (*type == kStats) return static_cast<std::uint64_t>(*offset);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> RecordedPartitionCount(ByteSpan file, std::string_view version,
+                                                    std::string_view sstable_format) {
+  std::optional<std::uint64_t> at;
+  if (HasMetadataToc(version, sstable_format)) {
+    at = StatsOffset(file, version, sstable_format);
+  } else if (version >= std::string_view("hb")) {
+    at = 0;
+  }
+  if (!at || *at >= file.size()) return std::nullopt;
+  ByteReader r(file, "");
+  if (!r.Seek(static_cast<std::size_t>(*at), "STATS").ok()) return std::nullopt;
+  Result<std::int32_t> buckets = r.ReadBigI32("bucket count");
+  if (!buckets.ok() || *buckets < 1 || *buckets > kMaxHistogramBuckets) return std::nullopt;
+  std::uint64_t total = 0;
+  for (std::int32_t i = 0; i < *buckets; ++i) {
+    Result<std::int64_t> offset = r.ReadBigI64("bucket offset");
+    Result<std::int64_t> n = r.ReadBigI64("bucket count");
+    if (!offset.ok() || !n.ok() || *n < 0) return std::nullopt;
+    total += static_cast<std::uint64_t>(*n);
+    if (total > (std::uint64_t{1} << 62)) return std::nullopt;
+  }
+  return total;
+}
+
+void ExpectStatisticsCount(const std::string& path, std::string_view version,
+                           std::string_view sstable_format, const std::string& source,
+                           FilterKeys& keys) {
+  Result<InputFile> in = InputFile::Open(path);
+  if (!in.ok()) return;
+  // From na (and in BTI) the file carries checksums: a count is taken only from a file whose
+  // checksums hold, as CheckStatistics reads it.
+  if (HasMetadataToc(version, sstable_format) &&
+      !ReadValidationMetadata(in->bytes(), path, version, sstable_format).ok()) {
+    return;
+  }
+  const std::optional<std::uint64_t> n =
+      RecordedPartitionCount(in->bytes(), version, sstable_format);
+  if (n) keys.ExpectRecordedCount(*n, source, path);
+}
+
 std::optional<double> PromisedFpRate(std::int64_t keys, double fp_chance) {
   if (keys <= 0) return std::nullopt;
   Result<Murmur3FilterSpec> spec = SizeMurmur3Filter(keys, fp_chance);

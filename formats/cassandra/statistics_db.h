@@ -28,6 +28,7 @@
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/status.h"
 #include "bloomcodec/verify.h"
+#include "cassandra/filter_keys.h"
 
 namespace bloomcodec::cassandra {
 
@@ -44,6 +45,25 @@ bool HasMetadataToc(std::string_view version, std::string_view sstable_format);
 Result<ValidationMetadata> ReadValidationMetadata(ByteSpan file, std::string_view source,
                                                   std::string_view version,
                                                   std::string_view sstable_format);
+
+// The partition count an sstable's Statistics.db records: the sum of the buckets of the
+// estimated partition size histogram, which the writer adds every partition it appends to
+// (EstimatedHistogram: i32 BE bucket count B, then B pairs of i64 BE offset and i64 BE count). It
+// opens the STATS component (type 2 of the table of contents) from ka on and in BTI, and the
+// legacy layout's first field for hb .. jb (the corpus's hb, ic and jb files hold exactly their
+// Index.db's key count; 0.7's e wrote an empty histogram for 900 keys, so nothing before hb
+// counts). nullopt for other versions and for bytes that hold no sane histogram (B outside
+// 1 .. 1024 or past the end, a negative count, a sum past 2^62): never a finding by itself.
+std::optional<std::uint64_t> RecordedPartitionCount(ByteSpan file, std::string_view version,
+                                                    std::string_view sstable_format);
+
+// verify's use of that count: read from the Statistics.db at `path` (an sstable of `version` and
+// `sstable_format`) and given to `keys`, the sstable's Index.db or Partitions.db at `source`
+// (FilterKeys::ExpectRecordedCount). Nothing when the file cannot be read or records no count
+// (CheckStatistics reports its damage).
+void ExpectStatisticsCount(const std::string& path, std::string_view version,
+                           std::string_view sstable_format, const std::string& source,
+                           FilterKeys& keys);
 
 // The fp rate Cassandra's sizing promises for `keys` keys at `fp_chance` (FilterFactory: the
 // hash count and bits it would allocate, (1 - e^(-K n / m))^K); nullopt when the chance cannot be

@@ -386,7 +386,8 @@ std::string TrieIndexPrefix(const std::string& path) {
 
 }  // namespace
 
-Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
+Result<std::vector<SstableFiles>> FindSstables(const std::string& root,
+                                               std::vector<SkippedName>* skipped) {
   using Key = std::tuple<std::string, std::string, std::string, bool, std::string, std::string,
                          std::string>;
   std::map<Key, SstableFiles> found;
@@ -399,6 +400,11 @@ Result<std::vector<SstableFiles>> FindSstables(const std::string& root) {
     const fs::path& p = it->path();
     Result<Descriptor> d = ParseDescriptor(p.filename().string());
     if (!d.ok()) continue;
+    if (const NameKind kind = ClassifyName(*d); kind != NameKind::kComponent) {
+      if (kind == NameKind::kLookalike && skipped)
+        skipped->push_back({p.string(), LookalikeReason(*d)});
+      continue;
+    }
     std::string component = d->component;
     if (component.ends_with(".gz")) component.resize(component.size() - 3);
     const std::string dir = p.parent_path().string();
@@ -473,6 +479,12 @@ FileReport VerifySstable(const SstableFiles& sstable) {
   } else if (sstable.has_index) {
     keys = LoadIndex(sstable.index_path, d.version, era, report, sstable.forced_key_form,
                      CountIsLowerBound::kOnIndexOrUnsupported, sstable.limits);
+  }
+  if (keys && sstable.has_statistics) {
+    const std::string& index = sstable.index_path;
+    ExpectStatisticsCount(
+        sstable.statistics_path, d.version, d.sstable_format,
+        trie_index ? index.substr(0, index.rfind("Index.db")) + "Partitions.db" : index, *keys);
   }
   if (!sstable.has_filter) {
     report.Add(Severity::kWarning, finding_kind::kMissingFilter,

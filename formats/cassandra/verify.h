@@ -20,7 +20,10 @@
 // Findings:
 //   structure (error)       the Filter.db bytes violate the layout (offset of the first one);
 //                           a 1.2+ filter with K > 21, which Cassandra cannot look up
-//   index (error)           Index.db is damaged (offset); the keys before it are still checked
+//   index (error)           Index.db is damaged (offset); the keys before it are still checked.
+//                           Also a whole Index.db / Partitions.db with fewer keys than the
+//                           partitions Statistics.db records (statistics_db.h): the fill is then
+//                           judged by the filter's size and K alone
 //   false-negative (error)  Index.db keys the filter answers "definitely absent"; when another
 //                           known layout of the family answers every key (not by chance), the
 //                           finding names it (message, field "answers_every_key_as")
@@ -37,12 +40,16 @@
 //   fp-chance (warning)     the fill's fp rate is more than 25% off what the sizing promises for
 //                           the Index.db key count at the table's fp chance
 //   temporary, key-source (info: where a trie-indexed sstable's keys came from)
+//   not-sstable (info)      a directory's file named like an sstable component whose version or
+//                           component no writer uses (descriptor.h, ClassifyName): not read
+//   no-database (info)      a directory whose only sstable-like names are such look-alikes
 //   partitioner (info)      before e: the partitioner Index.db's keys show (index_db.h)
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bloomcodec/bytes.h"
@@ -54,6 +61,12 @@
 #include "cassandra/descriptor.h"
 #include "cassandra/filter_keys.h"
 #include "cassandra/index_db.h"
+
+// The finding kinds only a Cassandra data directory has (the others: bloomcodec/verify.h).
+namespace bloomcodec::finding_kind {
+inline constexpr std::string_view kNotSstable = "not-sstable";  // named like one, is not
+inline constexpr std::string_view kNoDatabase = "no-database";  // a directory without one
+}  // namespace bloomcodec::finding_kind
 
 namespace bloomcodec::cassandra {
 
@@ -84,9 +97,21 @@ struct SstableFiles {
   StreamLimits limits;  // how much of Index.db is held at once (filter_keys.h)
 };
 
+// A file whose name resembles an sstable component but is not one (descriptor.h, ClassifyName:
+// its version or its component is none a writer uses).
+struct SkippedName {
+  std::string path;
+  std::string reason;  // LookalikeReason
+};
+
 // Every SSTable under `root` (keyspace subfolders included), sorted by path. Files whose names
-// are not SSTable names are ignored. IoError when `root` cannot be listed.
-Result<std::vector<SstableFiles>> FindSstables(const std::string& root);
+// are not SSTable component names are ignored; those that resemble one go to `skipped` (in
+// the order found) when it is given. IoError when `root` cannot be listed.
+Result<std::vector<SstableFiles>> FindSstables(const std::string& root,
+                                               std::vector<SkippedName>* skipped = nullptr);
+
+// The report of a skipped name: an info finding "not-sstable" saying why (nothing is read).
+FileReport SkippedReport(const SkippedName& skipped);
 
 // Verifies one SSTable's filter against its Index.db (reads both files; never fails: problems
 // are findings).

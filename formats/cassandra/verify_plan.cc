@@ -1,6 +1,7 @@
 // How verify finds and checks the Cassandra family's files: data directories (every SSTable's
 // Filter.db against its Index.db), single Filter.db files, and row filters through the generic
 // verifier.
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <system_error>
@@ -37,14 +38,38 @@ std::optional<IndexKeyForm> ForcedKeyForm(const VerifyOptions& options) {
   return std::nullopt;
 }
 
+// A directory whose only sstable-like names are look-alikes: said in one info report of its
+// own, after theirs (nothing is wrong; the exit status stays 0).
+FileReport NoDatabaseReport(const std::string& dir, std::size_t lookalikes) {
+  FileReport report;
+  report.path = dir;
+  report.Add(Severity::kInfo, finding_kind::kNoDatabase,
+             "holds no database verify reads (no Cassandra sstable, LevelDB or RocksDB "
+             "database): " +
+                 std::to_string(lookalikes) +
+                 (lookalikes == 1 ? " file name resembles an sstable component but is not one"
+                                  : " file names resemble sstable components but are none"));
+  return report;
+}
+
 Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions& options,
                            std::vector<VerifyTask>& tasks) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<SstableFiles> sstables, FindSstables(dir));
-  if (sstables.empty()) return false;
+  std::vector<SkippedName> skipped;
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<SstableFiles> sstables, FindSstables(dir, &skipped));
+  // Nothing that even resembles an sstable: not a Cassandra directory (the caller says so).
+  if (sstables.empty() && skipped.empty()) return false;
+  const bool no_sstable = sstables.empty();
   for (SstableFiles& s : sstables) {
     s.forced_key_form = ForcedKeyForm(options);
     tasks.push_back([s = std::move(s)] { return VerifySstable(s); });
   }
+  std::sort(skipped.begin(), skipped.end(),
+            [](const SkippedName& a, const SkippedName& b) { return a.path < b.path; });
+  const std::size_t lookalikes = skipped.size();
+  for (SkippedName& s : skipped) {
+    tasks.push_back([s = std::move(s)] { return SkippedReport(s); });
+  }
+  if (no_sstable) tasks.push_back([dir, lookalikes] { return NoDatabaseReport(dir, lookalikes); });
   return true;
 }
 
@@ -105,6 +130,14 @@ std::vector<engine::FilterFill> FiltersOf(const FormatCodec* format, ByteSpan fi
 }
 
 }  // namespace
+
+FileReport SkippedReport(const SkippedName& skipped) {
+  FileReport report;
+  report.path = skipped.path;
+  report.Add(Severity::kInfo, finding_kind::kNotSstable,
+             "not an sstable component, skipped: " + skipped.reason);
+  return report;
+}
 
 engine::FamilyVerify VerifyHooks() {
   engine::FamilyVerify hooks;

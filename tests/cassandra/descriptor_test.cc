@@ -66,5 +66,41 @@ TEST(CassandraDescriptor, RejectsNonSSTableNames) {
   EXPECT_FALSE(ParseDescriptor("a-b-c-d-hc-1-Filter.db").ok());
 }
 
+TEST(CassandraDescriptor, OnlyVersionsAWriterUsesAndKnownComponentsAreSstableComponents) {
+  const auto kind = [](std::string_view name) {
+    Result<Descriptor> d = ParseDescriptor(name);
+    EXPECT_TRUE(d.ok()) << name;
+    return d.ok() ? ClassifyName(*d) : NameKind::kOther;
+  };
+  for (const char* name :
+       {"Standard1-7-Filter.db", "Standard1-b-1-Index.db", "Keyspace1-Standard1-hc-12-Filter.db",
+        "ks-cf-jb-3-Summary.db", "ks-counter_test-ka-5-Scylla.db", "la-1-big-Digest.adler32",
+        "ms-5-big-Partitions.db", "mt-5-big-Rows.db", "oa-1-big-TOC.txt", "aa-1-bti-Filter.db",
+        "ab-1-bti-Data.db", "cc-3-bti-Statistics.db", "da-1-bti-Filter.db.gz", "nb-1-big-SI_idx.db",
+        "oa-2-big-SAI+aa+GroupComplete.db", "Standard1-hb-1-Compacted"}) {
+    EXPECT_EQ(kind(name), NameKind::kComponent) << name;
+  }
+  // One part away from a component: said why it is skipped.
+  for (const char* name : {"pa-1-big-Data.db", "nb-1-big-Notes.txt", "Standard1-zz-3-Filter.db",
+                           "la-1-bti-Filter.db", "Standard1-la-1-Filter.db"}) {
+    EXPECT_EQ(kind(name), NameKind::kLookalike) << name;
+  }
+  Result<Descriptor> pa = ParseDescriptor("pa-1-big-Data.db");
+  EXPECT_EQ(LookalikeReason(*pa),
+            "version 'pa' is none that Cassandra, ScyllaDB or DataStax writes in big names");
+  Result<Descriptor> notes = ParseDescriptor("nb-1-big-Notes.txt");
+  EXPECT_EQ(LookalikeReason(*notes),
+            "'Notes.txt' is no component Cassandra, ScyllaDB or DataStax writes");
+  // Only the grammar fits: not an sstable at all.
+  for (const char* name :
+       {"/etc/ld.so.conf.d/zz-cuda-13-0.conf", "CommitLog-7-1234.log", "greek_iso-8859-7.vim"}) {
+    EXPECT_EQ(kind(name), NameKind::kOther) << name;
+  }
+  Result<Descriptor> cuda = ParseDescriptor("zz-cuda-13-0.conf");
+  EXPECT_EQ(cuda->version, "cuda");
+  EXPECT_TRUE(cuda->version_in_name);
+  EXPECT_FALSE(ParseDescriptor("CommitLog-7-1234.log")->version_in_name);
+}
+
 }  // namespace
 }  // namespace bloomcodec::cassandra

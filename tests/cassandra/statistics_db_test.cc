@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "cassandra/statistics_db.h"
 #include "codec/byte_writer.h"
@@ -137,6 +138,45 @@ TEST(StatisticsDb, EveryTruncationAndEveryFlipUpToValidationIsCaught) {
       EXPECT_FALSE(v.ok()) << "byte " << i << " bit " << int(bit);
     }
   }
+}
+
+// The estimated partition size histogram: i32 bucket count, then (i64 offset, i64 count) pairs.
+ByteVector Histogram(const std::vector<std::int64_t>& counts) {
+  ByteVector out;
+  ByteWriter w(out);
+  w.PutBigI32(static_cast<std::int32_t>(counts.size()));
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    w.PutBigU64(i + 1);
+    w.PutBigU64(static_cast<std::uint64_t>(counts[i]));
+  }
+  return out;
+}
+
+TEST(StatisticsDb, RecordedPartitionCountSumsThePartitionSizeHistogram) {
+  // Before ka the histogram is the file's first field from hb on (0.7's e wrote an empty one for
+  // 900 keys: nothing before hb counts).
+  ByteVector legacy = Histogram({300, 0, 600, 0});
+  EXPECT_EQ(RecordedPartitionCount(legacy, "ic", ""), 900u);
+  EXPECT_EQ(RecordedPartitionCount(legacy, "hb", ""), 900u);
+  EXPECT_FALSE(RecordedPartitionCount(legacy, "e", "").has_value());
+  EXPECT_EQ(RecordedPartitionCount(legacy, "hf", ""), 900u);
+  EXPECT_FALSE(RecordedPartitionCount(legacy, "h", "").has_value());
+  // From ka on it is the STATS component (type 2) the table of contents points at.
+  ByteVector toc;
+  ByteWriter w(toc);
+  w.PutBigI32(1);
+  w.PutBigI32(2);
+  w.PutBigI32(12);
+  toc.insert(toc.end(), legacy.begin(), legacy.end());
+  EXPECT_EQ(RecordedPartitionCount(toc, "me", "big"), 900u);
+  EXPECT_FALSE(RecordedPartitionCount(Statistics(false, kMurmur3, 0.1), "me", "big").has_value());
+  // Bytes that hold no sane histogram give no count: never a verdict from them.
+  EXPECT_FALSE(RecordedPartitionCount(Histogram({5, -1}), "ic", "").has_value());
+  EXPECT_FALSE(RecordedPartitionCount(Histogram({}), "ic", "").has_value());
+  ByteVector cut = Histogram({1, 2, 3});
+  cut.resize(cut.size() - 1);
+  EXPECT_FALSE(RecordedPartitionCount(cut, "ic", "").has_value());
+  EXPECT_FALSE(RecordedPartitionCount({}, "ic", "").has_value());
 }
 
 TEST(StatisticsDb, PromisedRateIsTheSizingsAtThatKeyCount) {
