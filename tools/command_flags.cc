@@ -80,10 +80,13 @@ std::vector<FlagSpec> SubcommandFlags(Subcommand subcommand) {
 Result<FamilyOptions> ReadFamilyOptions(const Args& args, Subcommand subcommand) {
   const std::vector<FamilyFlag> declared = FamilyFlags(subcommand);
   FamilyOptions options;
-  for (const auto& [name, value] : args.flags()) {
+  for (const auto& flag : args.flags()) {
+    // Not a structured binding: clang before 16 cannot capture one in a lambda (CI's sanitizer
+    // build is clang).
+    const auto& name = flag.first;
     const bool family = std::any_of(declared.begin(), declared.end(),
                                     [&](const FamilyFlag& f) { return f.decl->name == name; });
-    if (family) BLOOMCODEC_RETURN_IF_ERROR(ParseFamilyFlag(subcommand, name, value, options));
+    if (family) BLOOMCODEC_RETURN_IF_ERROR(ParseFamilyFlag(subcommand, name, flag.second, options));
   }
   return options;
 }
