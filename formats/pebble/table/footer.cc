@@ -70,6 +70,14 @@ Result<PebbleFooter> DecodePebbleFooter(ByteSpan file, std::string_view source) 
                                " table (columnar blocks): bloomcodec reads Pebble's row-based "
                                "tables (Pebblev1..Pebblev4) only");
   }
+  // A row-format footer is 53 bytes, more than the 48 a file must hold to be looked at.
+  if (file.size() < blocktable::kVersionedFooterSize) {
+    return Status::Corrupt(src, 0,
+                           "a " + PebbleFormatName(out.version) + " table of at least " +
+                               std::to_string(blocktable::kVersionedFooterSize) +
+                               " bytes (its footer)",
+                           std::to_string(file.size()) + " bytes");
+  }
   const std::uint64_t footer_at = file.size() - blocktable::kVersionedFooterSize;
   const std::uint8_t type = file[footer_at];
   if (type != static_cast<std::uint8_t>(ChecksumType::kCrc32c) &&
