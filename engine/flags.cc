@@ -42,6 +42,12 @@ std::string_view SubcommandName(Subcommand subcommand) {
   return "";
 }
 
+Result<KeyKind> ParseKeyKindFlag(std::string_view value) {
+  static constexpr FlagChoice<KeyKind> kKinds[] = {{"user", KeyKind::kUser},
+                                                   {"plain", KeyKind::kPlain}};
+  return ParseFlagChoice<KeyKind>("--key-kind", value, kKinds);
+}
+
 std::vector<FamilyFlag> FamilyFlags() {
   std::vector<FamilyFlag> all;
   for (const engine::Family* family : engine::Families()) {

@@ -14,15 +14,10 @@ bool HasPartitioner(const FamilyOptions& o) {
 }
 
 Status ParsePartitioner(std::string_view value, FamilyOptions& o) {
-  Partitioner& p = o.Edit<CassandraOptions>().partitioner;
-  if (value == "random") {
-    p = Partitioner::kRandom;
-  } else if (value == "order-preserving") {
-    p = Partitioner::kOrderPreserving;
-  } else {
-    return Status::InvalidArgument("--partitioner: expected random or order-preserving, found '" +
-                                   std::string(value) + "'");
-  }
+  static constexpr FlagChoice<Partitioner> kPartitioners[] = {
+      {"random", Partitioner::kRandom}, {"order-preserving", Partitioner::kOrderPreserving}};
+  BLOOMCODEC_ASSIGN_OR_RETURN(o.Edit<CassandraOptions>().partitioner,
+                              ParseFlagChoice<Partitioner>("--partitioner", value, kPartitioners));
   return Status();
 }
 

@@ -23,15 +23,7 @@ bool HasFilterFor(const FamilyOptions& o) {
 }
 
 Status ParseKeyKind(std::string_view value, FamilyOptions& o) {
-  KeyKind& kind = o.Edit<LevelDbOptions>().key_kind;
-  if (value == "user") {
-    kind = KeyKind::kUser;
-  } else if (value == "plain") {
-    kind = KeyKind::kPlain;
-  } else {
-    return Status::InvalidArgument("--key-kind: expected user or plain, found '" +
-                                   std::string(value) + "'");
-  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(o.Edit<LevelDbOptions>().key_kind, ParseKeyKindFlag(value));
   return Status();
 }
 

@@ -115,6 +115,28 @@ struct TagDecoder {
   FieldDecoder decode;
 };
 
+// The numbers every flavor records with LevelDB's tags and encoding (a varint64 each): Pebble
+// and RocksDB kept tags 2, 3, 4 and 9 as LevelDB defined them, so one decoder serves all three.
+inline Status LogNumber(EditReader& in, VersionEdit& edit) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(edit.log_number, in.Varint64("the log number"));
+  return Status();
+}
+
+inline Status NextFileNumber(EditReader& in, VersionEdit& edit) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(edit.next_file, in.Varint64("the next file number"));
+  return Status();
+}
+
+inline Status LastSequence(EditReader& in, VersionEdit& edit) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(edit.last_sequence, in.Varint64("the last sequence number"));
+  return Status();
+}
+
+inline Status PrevLogNumber(EditReader& in, VersionEdit& edit) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(edit.prev_log_number, in.Varint64("the previous log number"));
+  return Status();
+}
+
 // What a flavor does with a tag its table lacks; `tag_at` is where the tag starts.
 using UnknownTagDecoder = Status (*)(EditReader& in, std::uint32_t tag, std::size_t tag_at,
                                      VersionEdit& edit);

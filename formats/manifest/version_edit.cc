@@ -52,26 +52,6 @@ Status Comparator(EditReader& in, VersionEdit& edit) {
   return Status();
 }
 
-Status LogNumber(EditReader& in, VersionEdit& edit) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(edit.log_number, in.Varint64("the log number"));
-  return Status();
-}
-
-Status NextFileNumber(EditReader& in, VersionEdit& edit) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(edit.next_file, in.Varint64("the next file number"));
-  return Status();
-}
-
-Status LastSequence(EditReader& in, VersionEdit& edit) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(edit.last_sequence, in.Varint64("the last sequence number"));
-  return Status();
-}
-
-Status PrevLogNumber(EditReader& in, VersionEdit& edit) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(edit.prev_log_number, in.Varint64("the previous log number"));
-  return Status();
-}
-
 // Where the next compaction of a level starts: decoded for its validity only.
 Status CompactPointer(EditReader& in, VersionEdit&) {
   BLOOMCODEC_RETURN_IF_ERROR(in.Level("a compact pointer's level").status());

@@ -21,15 +21,7 @@ bool HasNoFilter(const FamilyOptions& o) { return o.Get<RocksDbOptions>().no_fil
 // Both spellings are read (LevelDB tables take the same flag); plain is refused where an SST is
 // probed, with the reason.
 Status ParseKeyKind(std::string_view value, FamilyOptions& o) {
-  KeyKind& kind = o.Edit<RocksDbOptions>().key_kind;
-  if (value == "user") {
-    kind = KeyKind::kUser;
-  } else if (value == "plain") {
-    kind = KeyKind::kPlain;
-  } else {
-    return Status::InvalidArgument("--key-kind: expected user or plain, found '" +
-                                   std::string(value) + "'");
-  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(o.Edit<RocksDbOptions>().key_kind, ParseKeyKindFlag(value));
   return Status();
 }
 

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -99,6 +100,31 @@ struct FlagDecl {
   // only of kOwnRefusal flags.
   Status (*refuse)(const FlagMisuse& misuse) = nullptr;
 };
+
+// One spelling of a flag whose value names one of a few choices.
+template <class T>
+struct FlagChoice {
+  std::string_view name;
+  T value;
+};
+
+// The choice `value` names, or the usage error every such flag gives:
+// "--key-kind: expected user or plain, found 'x'".
+template <class T>
+Result<T> ParseFlagChoice(std::string_view flag, std::string_view value,
+                          std::span<const FlagChoice<T>> choices) {
+  std::string expected;
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    if (choices[i].name == value) return choices[i].value;
+    if (i > 0) expected += i + 1 == choices.size() ? " or " : ", ";
+    expected += choices[i].name;
+  }
+  return Status::InvalidArgument(std::string(flag) + ": expected " + expected + ", found '" +
+                                 std::string(value) + "'");
+}
+
+// --key-kind as LevelDB and RocksDB tables both read it: user or plain.
+Result<KeyKind> ParseKeyKindFlag(std::string_view value);
 
 // A family flag and the family that declares it.
 struct FamilyFlag {
