@@ -34,6 +34,15 @@ Result<std::uint32_t> WholeBits(const FilterParams& params, std::string_view wha
   return static_cast<std::uint32_t>(b);
 }
 
+// probe of one filter block, read by its own trailer as Pebble's reader does.
+template <typename Reader>
+Status ProbeFilter(ByteSpan file, std::string_view source, const KeyList& keys,
+                   std::span<std::uint8_t> answers) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(Reader f, Reader::Parse(file, source));
+  f.MayContainBatch(keys, answers);
+  return {};
+}
+
 Status NoExpectedKeys(const FilterParams& params) {
   if (!params.expected_keys) return {};
   return Status::InvalidArgument(
@@ -106,9 +115,7 @@ class BloomFormat final : public FormatCodec {
   }
   Status Probe(ByteSpan file, std::string_view source, const KeyList& keys, const ProbeOptions&,
                std::span<std::uint8_t> answers) const override {
-    BLOOMCODEC_ASSIGN_OR_RETURN(BloomReader f, BloomReader::Parse(file, source));
-    f.MayContainBatch(keys, answers);
-    return {};
+    return ProbeFilter<BloomReader>(file, source, keys, answers);
   }
   Result<Document> Inspect(ByteSpan file, std::string_view source) const override {
     return InspectBloom(file, source);
@@ -203,9 +210,7 @@ class BinaryFuseFormat final : public FormatCodec {
   }
   Status Probe(ByteSpan file, std::string_view source, const KeyList& keys, const ProbeOptions&,
                std::span<std::uint8_t> answers) const override {
-    BLOOMCODEC_ASSIGN_OR_RETURN(BinaryFuseReader f, BinaryFuseReader::Parse(file, source));
-    f.MayContainBatch(keys, answers);
-    return {};
+    return ProbeFilter<BinaryFuseReader>(file, source, keys, answers);
   }
   Result<Document> Inspect(ByteSpan file, std::string_view source) const override {
     return InspectBinaryFuse(file, source);

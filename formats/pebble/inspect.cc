@@ -43,6 +43,18 @@ std::string TrailerHex(ByteSpan file, std::size_t trailer) {
   return ToHex(file.subspan(file.size() <= trailer ? 0 : file.size() - trailer));
 }
 
+// A dump's head, payload and trailer: the trailer's bytes for the decoded fields dump adds
+// (informational: undump uses trailer_hex), or null when the file is no longer than a trailer.
+const std::uint8_t* DumpPayloadAndTrailer(Document& doc, std::string_view format, ByteSpan file,
+                                          std::size_t trailer_bytes) {
+  doc = DumpHead(format);
+  doc["filter_bytes"] = file.size();
+  const std::size_t split = file.size() <= trailer_bytes ? 0 : file.size() - trailer_bytes;
+  doc["payload_base64"] = ToBase64(file.first(split));
+  doc["trailer_hex"] = ToHex(file.subspan(split));
+  return split == 0 ? nullptr : file.data() + split;
+}
+
 // The trailer of a dump: trailer_hex when present, else composed from the decoded fields by
 // `compose` (for hand-written dumps).
 template <typename Compose>
@@ -137,14 +149,9 @@ Result<Document> InspectBloom(ByteSpan file, std::string_view source) {
 }
 
 Document DumpBloom(ByteSpan file) {
-  Document doc = DumpHead(kBloomFormatName);
-  doc["filter_bytes"] = file.size();
-  const std::size_t split =
-      file.size() <= kBloomTrailerBytes ? 0 : file.size() - kBloomTrailerBytes;
-  doc["payload_base64"] = ToBase64(file.first(split));
-  doc["trailer_hex"] = ToHex(file.subspan(split));
-  if (split != 0) {  // informational: the trailer decoded (undump uses trailer_hex)
-    const std::uint8_t* t = file.data() + split;
+  Document doc;
+  if (const std::uint8_t* t =
+          DumpPayloadAndTrailer(doc, kBloomFormatName, file, kBloomTrailerBytes)) {
     doc["num_probes"] = t[0];
     doc["num_lines"] = std::uint32_t{t[1]} | (std::uint32_t{t[2]} << 8) |
                        (std::uint32_t{t[3]} << 16) | (std::uint32_t{t[4]} << 24);
@@ -232,14 +239,9 @@ Result<Document> InspectBinaryFuse(ByteSpan file, std::string_view source) {
 }
 
 Document DumpBinaryFuse(ByteSpan file) {
-  Document doc = DumpHead(kBinaryFuseFormatName);
-  doc["filter_bytes"] = file.size();
-  const std::size_t split =
-      file.size() <= kBinaryFuseTrailerBytes ? 0 : file.size() - kBinaryFuseTrailerBytes;
-  doc["payload_base64"] = ToBase64(file.first(split));
-  doc["trailer_hex"] = ToHex(file.subspan(split));
-  if (split != 0) {  // informational: the trailer decoded (undump uses trailer_hex)
-    const std::uint8_t* t = file.data() + split;
+  Document doc;
+  if (const std::uint8_t* t =
+          DumpPayloadAndTrailer(doc, kBinaryFuseFormatName, file, kBinaryFuseTrailerBytes)) {
     std::uint64_t seed = 0;
     for (int i = 7; i >= 0; --i) seed = (seed << 8) | t[i];
     doc["seed"] = seed;
