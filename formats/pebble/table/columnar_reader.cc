@@ -94,12 +94,14 @@ Status PebbleTable::ReadColumnarMetaindex() {
   const ByteSpan bytes = metaindex_contents_.bytes();
   const colblk::BlockPlace place{source_, metaindex_contents_.file_offset(), false,
                                  "metaindex block"};
-  BLOOMCODEC_ASSIGN_OR_RETURN(colblk::KeyValueBlock kv, colblk::KeyValueBlock::Decode(bytes, place));
+  BLOOMCODEC_ASSIGN_OR_RETURN(colblk::KeyValueBlock kv,
+                              colblk::KeyValueBlock::Decode(bytes, place));
   for (std::uint32_t i = 0; i < kv.rows(); ++i) {
     const ByteSpan value = kv.value(i);
-    BLOOMCODEC_RETURN_IF_ERROR(AddMetaindexEntry(
-        kv.key(i), value,
-        metaindex_contents_.file_offset() + static_cast<std::uint64_t>(value.data() - bytes.data())));
+    BLOOMCODEC_RETURN_IF_ERROR(
+        AddMetaindexEntry(kv.key(i), value,
+                          metaindex_contents_.file_offset() +
+                              static_cast<std::uint64_t>(value.data() - bytes.data())));
   }
   return Status();
 }
@@ -111,12 +113,13 @@ Status PebbleTable::ReadColumnarProperties() {
   BLOOMCODEC_ASSIGN_OR_RETURN(BlockContents c, ReadContents(h, "properties block"));
   const colblk::BlockPlace place{source_, c.file_offset(),
                                  c.compression() != BlockCompression::kNone, "properties block"};
-  BLOOMCODEC_ASSIGN_OR_RETURN(colblk::KeyValueBlock kv, colblk::KeyValueBlock::Decode(c.bytes(), place));
+  BLOOMCODEC_ASSIGN_OR_RETURN(colblk::KeyValueBlock kv,
+                              colblk::KeyValueBlock::Decode(c.bytes(), place));
   BLOOMCODEC_RETURN_IF_ERROR(colblk::VerifyKeyValueBlock(kv));
   blocktable::BlockBuilder rows(1);
   for (std::uint32_t i = 0; i < kv.rows(); ++i) rows.Add(kv.key(i), kv.value(i));
-  BLOOMCODEC_ASSIGN_OR_RETURN(properties_block_, Relaid(rows.Finish(), h, source_,
-                                                        "properties block"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(properties_block_,
+                              Relaid(rows.Finish(), h, source_, "properties block"));
   return Status();
 }
 
@@ -169,7 +172,8 @@ Result<Block> PebbleTable::ReadIndexBlock(const BlockHandle& h, std::string_view
   BLOOMCODEC_ASSIGN_OR_RETURN(BlockContents c, ReadContents(h, what));
   const colblk::BlockPlace place{source_, c.file_offset(),
                                  c.compression() != BlockCompression::kNone, what};
-  BLOOMCODEC_ASSIGN_OR_RETURN(colblk::IndexBlock index, colblk::IndexBlock::Decode(c.bytes(), place));
+  BLOOMCODEC_ASSIGN_OR_RETURN(colblk::IndexBlock index,
+                              colblk::IndexBlock::Decode(c.bytes(), place));
   BLOOMCODEC_RETURN_IF_ERROR(colblk::VerifyIndexBlock(index, comparer_));
   // The row index's values: the handle, then the block properties as stored.
   blocktable::BlockBuilder rows(1);
@@ -194,11 +198,13 @@ Status PebbleTable::VerifyColumnarMetaBlocks() const {
   }
   for (const auto& e : metaindex_entries_) {
     if (e.key != kRangeDelBlockName && e.key != kRangeKeyBlockName) continue;
-    const std::string what = e.key == kRangeDelBlockName ? "range deletion block" : "range key block";
+    const std::string what =
+        e.key == kRangeDelBlockName ? "range deletion block" : "range key block";
     BLOOMCODEC_ASSIGN_OR_RETURN(BlockContents c, ReadContents(*e.handle, what));
     const colblk::BlockPlace place{source_, c.file_offset(),
                                    c.compression() != BlockCompression::kNone, what};
-    BLOOMCODEC_ASSIGN_OR_RETURN(colblk::KeyspanBlock b, colblk::KeyspanBlock::Decode(c.bytes(), place));
+    BLOOMCODEC_ASSIGN_OR_RETURN(colblk::KeyspanBlock b,
+                                colblk::KeyspanBlock::Decode(c.bytes(), place));
     BLOOMCODEC_RETURN_IF_ERROR(colblk::VerifyKeyspanBlock(b, comparer_));
   }
   return Status();
@@ -212,7 +218,8 @@ Status PebbleTable::ForEachColumnarRangeDeletion(
     const colblk::BlockPlace place{source_, c.file_offset(),
                                    c.compression() != BlockCompression::kNone,
                                    "range deletion block"};
-    BLOOMCODEC_ASSIGN_OR_RETURN(colblk::KeyspanBlock b, colblk::KeyspanBlock::Decode(c.bytes(), place));
+    BLOOMCODEC_ASSIGN_OR_RETURN(colblk::KeyspanBlock b,
+                                colblk::KeyspanBlock::Decode(c.bytes(), place));
     // Keys [start(i), start(i + 1)) span [boundary i, boundary i + 1).
     for (std::uint32_t i = 0; i + 1 < b.boundary_count(); ++i) {
       for (std::uint64_t k = b.boundary_start(i); k < b.boundary_start(i + 1); ++k) {

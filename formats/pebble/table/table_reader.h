@@ -1,4 +1,5 @@
-// Reading Pebble's row-based tables (formats Pebblev1..v4): footer, metaindex, properties, index
+// Reading Pebble's tables, row-based (Pebblev1..v4) and columnar (Pebblev5..v8): footer, metaindex,
+// properties, index
 // (one or two levels, block properties after each handle), data blocks, and the table filter.
 // Internal to the library (included as "pebble/table/table_reader.h"); the verify plug-in
 // (verify.cc) and the `pebble-table` format (format_codecs.cc) read tables through it.

@@ -374,8 +374,11 @@ bool PebbleVerify::ReportStoredKeys(const ScanTotals& totals, FileReport& report
 void PebbleVerify::ReportFill(const ScanTotals& totals, FileReport& report) const {
   const PebbleFilter& f = t_->filter();
   FillReport fill;
-  fill.sized_keys = static_cast<double>(FilterKeys(totals));
-  fill.sized_keys_from = "table";
+  // With MinLZ blocks unread the keys the filter was built for are not all known.
+  if (unread_blocks_.load() == 0) {
+    fill.sized_keys = static_cast<double>(FilterKeys(totals));
+    fill.sized_keys_from = "table";
+  }
   if (f.fuse) {
     // A binary fuse filter's fingerprints are about half ones whatever it holds.
     fill.bits = f.fuse->bit_count();
@@ -398,7 +401,6 @@ void PebbleVerify::ReportFill(const ScanTotals& totals, FileReport& report) cons
   fill.estimated_keys = s.estimated_keys;
   // A filter of 5 bytes or fewer answers "absent" for every key.
   fill.fp_rate = bloom.empty() ? 0 : s.false_positive_rate;
-  // With MinLZ blocks unread the keys the filter was built for are not all known.
   if (s.bits > 0 && unread_blocks_.load() == 0) {
     const std::string reason =
         OverfillReason(s, static_cast<double>(FilterKeys(totals)), "in its data blocks");
