@@ -14,6 +14,7 @@
 // key (a valid Separator).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -36,9 +37,9 @@ namespace bloomcodec::pebble::testing {
 
 // How data blocks are stored with compression type 8 (MinLZ).
 enum class MinLz {
-  kOff,       // the spec's compression
-  kLiteral,   // 0x00, uncompressed length 0, the block as is
-  kSnappy,    // the Snappy block Pebble's MinLZ compressor falls back to
+  kOff,         // the spec's compression
+  kLiteral,     // 0x00, uncompressed length 0, the block as is
+  kSnappy,      // the Snappy block Pebble's MinLZ compressor falls back to
   kCompressed,  // 0x00, the length, then bytes standing for an LZ stream (undecodable here)
 };
 
@@ -46,7 +47,8 @@ struct ColumnarTableSpec {
   std::uint32_t version = 5;
   blocktable::ChecksumType checksum = blocktable::ChecksumType::kCrc32c;
   blocktable::BlockCompression compression = blocktable::BlockCompression::kNone;
-  MinLz minlz = MinLz::kOff;
+  MinLz minlz = MinLz::kOff;  // data blocks
+  bool minlz_index = false;   // index blocks too
   std::size_t block_size = 1024;
   bool filter = true;
   std::uint32_t bits_per_key = 10;
@@ -61,11 +63,13 @@ class ColumnarTableWriter {
  public:
   explicit ColumnarTableWriter(const ColumnarTableSpec& spec) : spec_(spec) {}
 
-  blocktable::BlockHandle WriteBlock(ByteSpan raw, bool compress, bool data = false) {
+  enum class Role { kData, kIndex, kOther };
+  blocktable::BlockHandle WriteBlock(ByteSpan raw, bool compress, Role role = Role::kOther) {
     ByteVector stored_bytes;
     std::uint8_t type = 0;
     ByteSpan stored = raw;
-    if (data && spec_.minlz != MinLz::kOff) {
+    if (spec_.minlz != MinLz::kOff &&
+        (role == Role::kData || (role == Role::kIndex && spec_.minlz_index))) {
       type = 8;
       if (spec_.minlz == MinLz::kSnappy) {
         blocktable::CompressBlock(blocktable::BlockCompression::kSnappy, raw, stored_bytes);
@@ -106,9 +110,10 @@ inline void ColumnarTableWriter::WriteDataBlocks(const std::vector<PebbleEntry>&
   colblk::DataBlockEncoder enc =
       colblk::DataBlockEncoder::Make(schema, spec_.version >= kTieringFormat).value();
   std::string last;
+  bool any = false;
   auto flush = [&] {
     const ByteVector block = enc.Finish(enc.rows()).value();
-    index_.emplace_back(last, WriteBlock(block, true, true));
+    index_.emplace_back(last, WriteBlock(block, true, Role::kData));
     enc.Reset();
   };
   for (const PebbleEntry& e : entries) {
@@ -117,6 +122,14 @@ inline void ColumnarTableWriter::WriteDataBlocks(const std::vector<PebbleEntry>&
     // The obsolete mark (0x40 in a row table's kind) goes to its own column.
     row.trailer = e.seq << 8 | (e.kind & ~kObsoleteBit);
     row.obsolete = (e.kind & kObsoleteBit) != 0;
+    // A block's first key compares its prefix with the table's previous key, as Pebble's writer.
+    if (any && enc.rows() == 0) {
+      const ByteSpan k = AsBytes(e.user_key), p = AsBytes(last);
+      const std::size_t n = colblk::SplitUserKey(schema.comparer, k);
+      const std::size_t m = colblk::SplitUserKey(schema.comparer, p);
+      row.first_prefix_changed = n != m || !std::equal(k.begin(), k.begin() + n, p.begin());
+    }
+    any = true;
     row.value = AsBytes(e.value);
     if (!enc.Add(row).ok()) std::abort();  // a test's entries out of order
     last = e.user_key;
@@ -128,14 +141,15 @@ inline void ColumnarTableWriter::WriteDataBlocks(const std::vector<PebbleEntry>&
 inline blocktable::BlockHandle ColumnarTableWriter::WriteIndex() {
   colblk::IndexBlockWriter partition;
   if (!spec_.two_level) {
-    for (const auto& [sep, h] : index_) partition.AddBlockHandle(AsBytes(sep), h.offset, h.size, {});
-    return WriteBlock(partition.Finish(partition.rows()).value(), true);
+    for (const auto& [sep, h] : index_)
+      partition.AddBlockHandle(AsBytes(sep), h.offset, h.size, {});
+    return WriteBlock(partition.Finish(partition.rows()).value(), true, Role::kIndex);
   }
   colblk::IndexBlockWriter top;
   std::string last;
   auto flush = [&] {
     const blocktable::BlockHandle h =
-        WriteBlock(partition.Finish(partition.rows()).value(), true);
+        WriteBlock(partition.Finish(partition.rows()).value(), true, Role::kIndex);
     top.AddBlockHandle(AsBytes(last), h.offset, h.size, {});
     partition.Reset();
   };
@@ -145,7 +159,7 @@ inline blocktable::BlockHandle ColumnarTableWriter::WriteIndex() {
     if (partition.Size(partition.rows()) >= spec_.index_block_size) flush();
   }
   if (partition.rows() > 0) flush();
-  return WriteBlock(top.Finish(top.rows()).value(), true);
+  return WriteBlock(top.Finish(top.rows()).value(), true, Role::kIndex);
 }
 
 inline ByteVector ColumnarTableWriter::PropertiesBlock(
@@ -239,8 +253,8 @@ inline ByteVector ColumnarTableWriter::Build(const std::vector<PebbleEntry>& ent
   footer.footer.metaindex_handle = WriteBlock(metaindex, false);
   footer.footer.index_handle = index;
   // Properties.toAttributes: range deletions 16, two-level index 32, point keys 128.
-  footer.attributes = (spec_.range_dels.empty() ? 0 : 16) | (spec_.two_level ? 32 : 0) |
-                      (index_.empty() ? 0 : 128);
+  footer.attributes =
+      (spec_.range_dels.empty() ? 0 : 16) | (spec_.two_level ? 32 : 0) | (index_.empty() ? 0 : 128);
   AppendPebbleFooter(footer, out_);
   return std::move(out_);
 }

@@ -86,7 +86,8 @@ void Rechecksum(ByteVector& table, const blocktable::BlockHandle& h) {
   const std::uint8_t type = table[h.offset + h.size];
   const std::uint32_t c =
       blocktable::BlockChecksum(blocktable::ChecksumType::kCrc32c, stored, type);
-  for (int i = 0; i < 4; ++i) table[h.offset + h.size + 1 + i] = static_cast<std::uint8_t>(c >> (8 * i));
+  for (int i = 0; i < 4; ++i)
+    table[h.offset + h.size + 1 + i] = static_cast<std::uint8_t>(c >> (8 * i));
 }
 
 void PutLe32(ByteVector& b, std::size_t at, std::uint32_t v) {
@@ -172,8 +173,8 @@ TEST(PebbleColumnarTableDamaged, UnknownKeySchemaIsUnsupported) {
     ByteVector t = Table(v);
     const PebbleTable opened = PebbleTable::Open(t, "t").value();
     const blocktable::BlockHandle p = opened.properties_handle();
-    auto at = std::search(t.begin() + p.offset, t.begin() + p.offset + p.size, name.begin(),
-                          name.end());
+    auto at =
+        std::search(t.begin() + p.offset, t.begin() + p.offset + p.size, name.begin(), name.end());
     ASSERT_NE(at, t.begin() + p.offset + p.size);
     *(at + 1) = 'X';  // "DXfaultKeySchema(...)"
     Rechecksum(t, p);
@@ -189,6 +190,14 @@ TEST(PebbleColumnarTableDamaged, MinLzBlocks) {
     ExpectFinding(Verify(Table(v, MinLz::kCompressed)), finding_kind::kUnsupported,
                   Severity::kWarning, "MinLZ");
   }
+  // An index block in MinLZ: not even the list of data blocks can be read.
+  ColumnarTableSpec spec;
+  spec.version = 7;
+  spec.minlz = MinLz::kCompressed;
+  spec.minlz_index = true;
+  const FileReport r = Verify(BuildColumnarTable(Entries(400), spec));
+  ExpectFinding(r, finding_kind::kUnsupported, Severity::kWarning, "index block");
+  EXPECT_EQ(r.findings.size(), 1u) << Findings(r);
   // Pebblev5 has no type 8.
   ExpectFinding(Verify(Table(5, MinLz::kLiteral)), finding_kind::kStructure, Severity::kError,
                 "compression type");

@@ -131,8 +131,8 @@ TEST(PebbleColumnarTable, MinLzCompressedBlocksAreUnsupportedAndTheirKeysUncheck
 // Kinds and the counts the properties claim, range deletions in a keyspan block.
 TEST(PebbleColumnarTable, KindsAndCounts) {
   const std::vector<PebbleEntry> entries = {
-      {"a", 9, testing::kSet, "x"},       {"a", 8, testing::kDel | kObsoleteBit, ""},
-      {"b", 7, testing::kMerge, "m"},     {"c", 6, testing::kSingleDel, ""},
+      {"a", 9, testing::kSet, "x"},         {"a", 8, testing::kDel | kObsoleteBit, ""},
+      {"b", 7, testing::kMerge, "m"},       {"c", 6, testing::kSingleDel, ""},
       {"d", 5, testing::kDelSized, "\x05"}, {"e", 4, testing::kSetWithDel, "y"},
   };
   for (std::uint32_t v = 5; v <= 8; ++v) {
@@ -182,9 +182,34 @@ TEST(PebbleColumnarTable, Crdb1FilterHoldsMvccPrefixes) {
   }
 }
 
+// A block that starts with the prefix the block before ended with has its row 0 prefix-changed
+// bit clear, as Pebble's table writer leaves it (FORMAT.md §6.7): tiny blocks split the versions
+// of one key, for both schemas; such tables verify clean.
+TEST(PebbleColumnarTable, BlocksStartingInsideAPrefixVerifyClean) {
+  std::vector<PebbleEntry> crdb;
+  std::vector<PebbleEntry> plain;
+  for (int i = 0; i < 200; ++i) {
+    char roach[16];
+    std::snprintf(roach, sizeof roach, "r%05d", i);
+    for (int v = 3; v > 0; --v) {
+      crdb.push_back({EngineKey(roach, 1000 * v + i), 10, testing::kSet, "x"});
+      plain.push_back({roach, static_cast<std::uint64_t>(10 + v),
+                       static_cast<std::uint8_t>(testing::kSet | (v < 3 ? kObsoleteBit : 0)), "x"});
+    }
+  }
+  ColumnarTableSpec spec;
+  spec.version = 6;
+  spec.block_size = 100;
+  ExpectClean(BuildColumnarTable(plain, spec), 200, 6);
+  spec.key_schema = "crdb1";
+  spec.comparer = "cockroach_comparator";
+  ExpectClean(BuildColumnarTable(crdb, spec), 200, 6);
+}
+
 // FORMAT.md §6.7's `simple_binary` example (Pebble's sstable/testdata/columnar_writer): a v5
 // table of a#1,SET:a and b#2,DEL under the default schema has an 88-byte data block first, whose
-// header says max key length 1, version 1, 7 columns, 2 rows.
+// header says max key length 1, version 1, 7 columns, 2 rows, and whose trailer checksum is the
+// one Pebble's layout prints for it (the same bytes give the same CRC).
 TEST(PebbleColumnarTable, SimpleBinaryDataBlock) {
   ColumnarTableSpec spec;
   spec.version = 5;
@@ -210,6 +235,20 @@ TEST(PebbleColumnarTable, SimpleBinaryDataBlock) {
   EXPECT_EQ(blocks[0].size, 88u);
   const ByteVector header = {0x01, 0x00, 0x00, 0x00, 0x01, 0x07, 0x00, 0x02, 0x00, 0x00, 0x00};
   EXPECT_EQ(ByteVector(table.begin(), table.begin() + 11), header);
+  // Column types and starts: prefix bytes at 46, bytes 54, uint 55, bool 60, bytes 80, bool 85,
+  // bool 86; the padding byte at 87.
+  const std::uint8_t types[] = {4, 3, 2, 1, 3, 1, 1};
+  const std::uint32_t starts[] = {46, 54, 55, 60, 80, 85, 86};
+  for (int c = 0; c < 7; ++c) {
+    const std::size_t at = 11 + 5 * static_cast<std::size_t>(c);
+    EXPECT_EQ(table[at], types[c]) << c;
+    EXPECT_EQ(table[at + 1] | table[at + 2] << 8 | table[at + 3] << 16 | table[at + 4] << 24,
+              static_cast<int>(starts[c]))
+        << c;
+  }
+  // Pebble's layout gives the block's trailer: no compression, CRC-32C 0x4ea44054.
+  const ByteVector trailer = {0x00, 0x54, 0x40, 0xa4, 0x4e};
+  EXPECT_EQ(ByteVector(table.begin() + 88, table.begin() + 93), trailer);
   const FileReport r = Verify(table);
   ASSERT_EQ(r.findings.size(), 1u) << Kinds(r);
   EXPECT_EQ(r.findings[0].kind, finding_kind::kNoFilter);
