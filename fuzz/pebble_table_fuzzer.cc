@@ -1,10 +1,13 @@
-// Whole Pebble row-based tables (Pebblev1..v4): footer of every version, both checksum types,
-// Snappy and Zstd blocks, metaindex, properties, index values with block properties, two-level
-// indexes, range deletions, the Bloom filter, and inspect. Open either fails with a status naming
+// Whole Pebble tables, row-based (Pebblev1..v4) and columnar (Pebblev5..v8): footer of every
+// version (v6+ footer checksum, v7 attributes), both checksum types, Snappy, Zstd and MinLZ's
+// decodable forms, metaindex (row and key-value), properties, index values with block properties,
+// two-level indexes, columnar data and index blocks re-laid as row blocks, range deletions, the
+// Bloom filter, and inspect. Open either fails with a status naming
 // the file and an offset inside it, or gives a table whose index walk, data blocks, probes and
 // inspect never fail unsafely; every data block the index names is read and verified as the
 // verify pipeline reads it. With BLOOMCODEC_PEBBLE_TABLE_FUZZER_SEEDS=DIR it writes its seeds
-// (tables built by tests/pebble/table_builder.h) there and exits instead.
+// (tables built by tests/pebble/table_builder.h and columnar_table_builder.h) there and exits
+// instead.
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -13,6 +16,7 @@
 #include "bloomcodec/format.h"
 #include "fuzz_support.h"
 #include "pebble/table/table_reader.h"
+#include "tests/pebble/columnar_table_builder.h"
 #include "tests/pebble/table_builder.h"
 
 using namespace bloomcodec;
@@ -50,6 +54,25 @@ bool WriteSeeds(const std::string& dir) {
       if (!out) return false;
     }
   }
+  // Columnar tables: every version, compressions (MinLZ's literal form and Snappy fallback among
+  // them), both key schemas, two-level indexes.
+  for (std::uint32_t version = 5; version <= 8; ++version) {
+    for (int variant = 0; variant < 3; ++variant) {
+      testing::ColumnarTableSpec spec;
+      spec.version = version;
+      spec.block_size = 512;
+      spec.two_level = variant == 1;
+      spec.compression = variant == 2 ? blocktable::BlockCompression::kZstd
+                                      : blocktable::BlockCompression::kSnappy;
+      if (version >= kFooterChecksumFormat && variant == 0) spec.minlz = testing::MinLz::kLiteral;
+      if (version >= kFooterChecksumFormat && variant == 2) spec.minlz = testing::MinLz::kSnappy;
+      spec.range_dels = {{"key1010", "key1020"}};
+      const ByteVector t = testing::BuildColumnarTable(entries, spec);
+      std::ofstream out(dir + "/table_" + std::to_string(n++), std::ios::binary);
+      out.write(reinterpret_cast<const char*>(t.data()), static_cast<std::streamsize>(t.size()));
+      if (!out) return false;
+    }
+  }
   return true;
 }
 
@@ -58,10 +81,10 @@ void WalkData(const PebbleTable& t, std::size_t size, KeyList& stored) {
   std::size_t blocks = 0;
   const Status walk = blocktable::ForEachIndexedBlock(
       t.index_layout(), [&](const blocktable::IndexEntry& e) { return t.DecodeIndexValue(e); },
-      [&](const blocktable::BlockHandle& h) { return t.ReadBlock(h, "index partition"); },
+      [&](const blocktable::BlockHandle& h) { return t.ReadIndexBlock(h, "index partition"); },
       [&](ByteSpan, const blocktable::BlockHandle& h) {
         if (++blocks > kMaxBlocks) return Status::Unsupported("fuzzer bound");
-        BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::Block b, t.ReadBlock(h, "data block"));
+        BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::Block b, t.ReadDataBlock(h));
         BLOOMCODEC_RETURN_IF_ERROR(
             blocktable::VerifyBlock(b, blocktable::KeyOrder::kInternal).status());
         blocktable::BlockIterator it(b, blocktable::KeyOrder::kInternal);

@@ -58,7 +58,8 @@
 // Errors: every Status a hook returns names the file and an absolute byte offset; the pipeline
 // turns it into a finding as it stands.
 //
-// Where Pebble's row-based tables (formats Pebblev1..v4) plug in (formats/pebble/table/verify.cc),
+// Where Pebble's tables plug in (formats/pebble/table/verify.cc; columnar ones, Pebblev5..v8, are
+// read by PebbleTable and handed over re-laid as row blocks, so the same hooks serve them),
 // hook by hook:
 // * Open: the magic f0 9f aa b3 f0 9f aa b3 and the RocksDB-style footer with its format
 //   version; the metaindex (fullfilter.rocksdb.BuiltinBloomFilter or fullfilter.binaryfuse,

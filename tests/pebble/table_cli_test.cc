@@ -1,11 +1,13 @@
-// The built CLI on Pebble tables made by table_builder.h: a table is detected by its magic and
-// verified as a pebble-table (no longer the LevelDB magic error), alone or as a folder of
-// tables; a columnar table is an `unsupported` warning naming its version, exit 0.
+// The built CLI on Pebble tables made by table_builder.h and columnar_table_builder.h: a table is
+// detected by its magic and verified as a pebble-table (no longer the LevelDB magic error), alone
+// or as a folder of tables, row-based or columnar; a columnar table naming no key schema is an
+// `unsupported` warning naming its version, exit 0.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "pebble/columnar_table_builder.h"
 #include "pebble/table_builder.h"
 #include "support/test_support.h"
 #include "tool_verify/verify_support.h"
@@ -45,7 +47,27 @@ TEST(PebbleTableCli, FolderOfTablesIsOneGroupOfPebbleTables) {
   EXPECT_EQ(doc["files"][1]["version"], "Pebblev4");
 }
 
-TEST(PebbleTableCli, ColumnarTableIsAnUnsupportedWarning) {
+TEST(PebbleTableCli, ColumnarTablesAreVerified) {
+  TempDir dir;
+  for (std::uint32_t v = 5; v <= 8; ++v) {
+    testing::ColumnarTableSpec spec;
+    spec.version = v;
+    WriteFileAt(dir.path() + "/00000" + std::to_string(v) + ".sst",
+                testing::BuildColumnarTable(Entries(300), spec));
+  }
+  const Json doc = VerifyJson({dir.path()}, 0);
+  ASSERT_EQ(doc["files"].size(), 4u) << doc.dump();
+  for (std::uint32_t v = 5; v <= 8; ++v) {
+    const Json& f = doc["files"][v - 5];
+    EXPECT_EQ(f["format"], "pebble-table");
+    EXPECT_EQ(f["version"], "Pebblev" + std::to_string(v));
+    EXPECT_TRUE(f["findings"].empty()) << f.dump();
+    EXPECT_EQ(f["keys_checked"], 300u);
+  }
+}
+
+// A row table relabelled Pebblev5 names no key schema: unsupported, as Pebble refuses it.
+TEST(PebbleTableCli, ColumnarTableWithoutKeySchemaIsAnUnsupportedWarning) {
   TempDir dir;
   ByteVector table = BuildPebbleTable(Entries(50), {});
   table[table.size() - 12] = 5;  // Pebblev5: columnar blocks

@@ -101,6 +101,7 @@ Status DataBlockEncoder::Add(const DataBlockRow& row) {
     }
     BLOOMCODEC_RETURN_IF_ERROR(WriteCrdb1Key(key, prefix_length));
   }
+  if (rows_ == 0 && row.first_prefix_changed) prefix_same = !*row.first_prefix_changed;
   if (prefix_same) prefix_same_.Set(rows_);
   if (row.obsolete) obsolete_.Set(rows_);
   trailers_.Set(rows_, row.trailer);

@@ -45,6 +45,10 @@ struct DataBlockRow {
   std::optional<std::uint8_t> external_prefix;
   TieringMeta tiering;
   ByteSpan secondary_blob_handle;
+  // Row 0 only: whether its prefix differs from the table's previous key (the last of the block
+  // before), as Pebble's table writer carries that comparison into a new block; nullopt: as for
+  // a table's first key (set unless the prefix is empty). Other rows compare within the block.
+  std::optional<bool> first_prefix_changed;
 };
 
 class DataBlockEncoder {

@@ -1,7 +1,10 @@
-// Pebble's table footer (formats/pebble/FORMAT.md §2): the version decides the layout; the row
-// formats Pebblev1..v4 share RocksDB's 53-byte versioned footer under Pebble's magic.
+// Pebble's table footer (formats/pebble/FORMAT.md §2): the version decides the layout; Pebblev1..v5
+// share RocksDB's 53-byte versioned footer under Pebble's magic, Pebblev6 adds a footer checksum
+// (57 bytes), Pebblev7 and v8 the attributes before it (61 bytes).
+#include <algorithm>
 #include <string>
 
+#include "blocktable/crc32c.h"
 #include "codec/byte_reader.h"
 #include "pebble/table/table_reader.h"
 
@@ -36,6 +39,28 @@ Result<BlockHandle> ReadHandle(ByteReader& r, std::uint64_t footer_at, std::stri
   return h;
 }
 
+// Where the v6+ footer checksum sits inside the footer, and the footer's size (§2.1).
+std::size_t FooterSizeOf(std::uint32_t version) {
+  return version >= kAttributesFormat ? 61 : version >= kFooterChecksumFormat ? 57 : 53;
+}
+std::size_t FooterChecksumAt(std::uint32_t version) {
+  return version >= kAttributesFormat ? 45 : 41;
+}
+
+std::string ToHex32(std::uint32_t v) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string s = "0x";
+  for (int i = 7; i >= 0; --i) s.push_back(kDigits[(v >> (4 * i)) & 0xf]);
+  return s;
+}
+
+// The masked CRC-32C of the footer without its 4 checksum bytes (Pebble's crc.Value()).
+std::uint32_t FooterChecksum(ByteSpan footer, std::size_t checksum_at) {
+  std::uint32_t crc = blocktable::Crc32c(footer.first(checksum_at));
+  crc = blocktable::Crc32cExtend(crc, footer.subspan(checksum_at + 4));
+  return blocktable::MaskCrc(crc);
+}
+
 }  // namespace
 
 std::string PebbleFormatName(std::uint32_t version) { return "Pebblev" + std::to_string(version); }
@@ -65,25 +90,34 @@ Result<PebbleFooter> DecodePebbleFooter(ByteSpan file, std::string_view source) 
                                ": Pebble table format version " + std::to_string(out.version) +
                                ", newer than any Pebble we know (Pebblev1..Pebblev8)");
   }
-  if (out.version > kLastRowFormat) {
-    return Status::Unsupported(src + ": " + PebbleFormatName(out.version) +
-                               " table (columnar blocks): bloomcodec reads Pebble's row-based "
-                               "tables (Pebblev1..Pebblev4) only");
-  }
-  // A row-format footer is 53 bytes, more than the 48 a file must hold to be looked at.
-  if (file.size() < blocktable::kVersionedFooterSize) {
+  // A footer is 53 to 61 bytes, more than the 48 a file must hold to be looked at.
+  const std::size_t footer_size = FooterSizeOf(out.version);
+  if (file.size() < footer_size) {
     return Status::Corrupt(src, 0,
                            "a " + PebbleFormatName(out.version) + " table of at least " +
-                               std::to_string(blocktable::kVersionedFooterSize) +
-                               " bytes (its footer)",
+                               std::to_string(footer_size) + " bytes (its footer)",
                            std::to_string(file.size()) + " bytes");
   }
-  const std::uint64_t footer_at = file.size() - blocktable::kVersionedFooterSize;
+  const std::uint64_t footer_at = file.size() - footer_size;
   const std::uint8_t type = file[footer_at];
   if (type != static_cast<std::uint8_t>(ChecksumType::kCrc32c) &&
       type != static_cast<std::uint8_t>(ChecksumType::kXxHash64)) {
     return Status::Corrupt(src, footer_at, "checksum type 1 (CRC-32C) or 3 (XXHash64)",
                            std::to_string(type));
+  }
+  if (out.version >= kFooterChecksumFormat) {
+    const ByteSpan footer = file.subspan(footer_at);
+    const std::size_t at = FooterChecksumAt(out.version);
+    const std::uint32_t stored = LoadU32(footer.data() + at);
+    const std::uint32_t computed = FooterChecksum(footer, at);
+    if (stored != computed) {
+      return Status::Corrupt(src, footer_at + at,
+                             "the footer checksum " + ToHex32(computed) +
+                                 " (masked CRC-32C of the footer; Pebble: footer corrupted, "
+                                 "checksum mismatch)",
+                             ToHex32(stored));
+    }
+    if (out.version >= kAttributesFormat) out.attributes = LoadU32(footer.data() + 41);
   }
   blocktable::Footer& f = out.footer;
   f.magic = kPebbleTableMagic;
@@ -98,8 +132,25 @@ Result<PebbleFooter> DecodePebbleFooter(ByteSpan file, std::string_view source) 
 void AppendPebbleFooter(const PebbleFooter& footer, ByteVector& out) {
   blocktable::Footer f = footer.footer;
   f.magic = kPebbleTableMagic;
-  f.format_version = footer.version;
+  // RocksDB's format_version 6 footer is another layout: the first 41 bytes are the v5 ones.
+  f.format_version = std::min(footer.version, kLastRowFormat + 1);
+  const std::size_t start = out.size();
   blocktable::AppendFooter(f, out);
+  if (footer.version < kFooterChecksumFormat) return;
+  // The same first 41 bytes; then [attributes], checksum, version, magic.
+  out.resize(start + 41);
+  auto put32 = [&out](std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+  };
+  if (footer.version >= kAttributesFormat) put32(footer.attributes);
+  const std::size_t checksum_at = out.size() - start;
+  put32(0);
+  put32(footer.version);
+  for (int i = 0; i < 8; ++i)
+    out.push_back(static_cast<std::uint8_t>(kPebbleTableMagic >> (8 * i)));
+  const std::uint32_t c = FooterChecksum(ByteSpan(out).subspan(start), checksum_at);
+  for (int i = 0; i < 4; ++i)
+    out[start + checksum_at + i] = static_cast<std::uint8_t>(c >> (8 * i));
 }
 
 }  // namespace bloomcodec::pebble

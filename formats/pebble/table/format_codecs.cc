@@ -1,4 +1,4 @@
-// The `pebble-table` format of the command line: a Pebble row-based table (Pebblev1..v4), probed
+// The `pebble-table` format of the command line: a Pebble table (Pebblev1..v8), probed
 // through its filter as Pebble's read path asks it, inspected block by block.
 #include <string>
 
@@ -14,7 +14,8 @@ class TableFormat final : public FormatCodec {
  public:
   std::string_view name() const override { return kTableFormatName; }
   std::string_view summary() const override {
-    return "a Pebble table (formats Pebblev1..v4, row blocks); its filter is found through the "
+    return "a Pebble table (formats Pebblev1..v4, row blocks; Pebblev5..v8, columnar blocks); its "
+           "filter is found through the "
            "metaindex";
   }
   std::string_view params_help() const override { return "(none: read only)"; }

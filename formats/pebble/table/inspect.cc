@@ -1,5 +1,5 @@
-// inspect of a Pebble row-based table: what its footer, metaindex and properties say, its index
-// shape, and its filter (inspected as pebble-bloom / pebble-binaryfuse inspect it).
+// inspect of a Pebble table (row-based or columnar): what its footer, metaindex and properties
+// say, its key schema (columnar), its index shape, and its filter (inspected as pebble-bloom / pebble-binaryfuse inspect it).
 #include "pebble/table/inspect.h"
 
 #include <string>
@@ -47,6 +47,8 @@ Result<Document> InspectPebbleTable(ByteSpan file, std::string_view source) {
   d["metaindex_handle"] = HandleDoc(t.footer().metaindex_handle);
   d["index_handle"] = HandleDoc(t.footer().index_handle);
   d["index_levels"] = std::uint64_t{t.two_level_index() ? 2u : 1u};
+  if (t.columnar()) d["key_schema"] = t.key_schema().name;
+  if (t.version() >= kAttributesFormat) d["attributes"] = std::uint64_t{t.attributes()};
   Document meta = Document::array();
   for (const auto& e : t.metaindex()) {
     Document m;

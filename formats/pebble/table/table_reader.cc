@@ -40,18 +40,7 @@ blocktable::ReadBlockOptions PebbleTable::BlockOptions() const {
 }
 
 Result<Block> PebbleTable::ReadBlock(const BlockHandle& h, std::string_view what) const {
-  BLOOMCODEC_RETURN_IF_ERROR(blocktable::CheckHandleInFile(h, file_.size(), source_, what));
-  const std::uint64_t type_at = h.offset + h.size;
-  const std::uint8_t type = file_[type_at];
-  // Row tables: none, Snappy, Zstd (MinLZ, 8, comes with Pebblev6's columnar blocks).
-  if (type != 0 && type != 1 && type != 7) {
-    return Status::Corrupt(source_, type_at,
-                           "a compression type Pebble writes (0 none, 1 Snappy, 7 Zstd) in the " +
-                               std::string(what) + " trailer",
-                           std::to_string(type));
-  }
-  BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::BlockContents contents,
-                              blocktable::ReadBlock(file_, h, source_, BlockOptions(), what));
+  BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::BlockContents contents, ReadContents(h, what));
   return Block::Parse(std::move(contents), source_, what, BlockFooterLayout::kPebble);
 }
 
@@ -60,9 +49,21 @@ Result<PebbleTable> PebbleTable::Open(ByteSpan file, std::string source) {
   t.source_ = std::move(source);
   t.file_ = file;
   BLOOMCODEC_ASSIGN_OR_RETURN(t.footer_, DecodePebbleFooter(file, t.source_));
-  BLOOMCODEC_RETURN_IF_ERROR(t.ReadMetaindex());
+  BLOOMCODEC_RETURN_IF_ERROR(t.version() >= kFooterChecksumFormat ? t.ReadColumnarMetaindex()
+                                                                  : t.ReadMetaindex());
   BLOOMCODEC_RETURN_IF_ERROR(t.ReadProperties());
-  BLOOMCODEC_ASSIGN_OR_RETURN(t.index_, t.ReadBlock(t.footer().index_handle, "index block"));
+  if (t.columnar()) {
+    BLOOMCODEC_RETURN_IF_ERROR(t.CheckAttributes());
+    const std::string schema = t.properties_.String("pebble.colblk.schema").value_or("");
+    Result<colblk::KeySchema> found = colblk::FindKeySchema(schema);
+    if (!found.ok()) {
+      return Status::Unsupported(
+          t.source_ + ": byte " + std::to_string(t.properties_handle_.offset) + ": " +
+          PebbleFormatName(t.version()) + " table: " + found.status().message());
+    }
+    t.key_schema_ = std::move(found).value();
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(t.index_, t.ReadIndexBlock(t.footer().index_handle, "index block"));
   BLOOMCODEC_RETURN_IF_ERROR(t.ReadFilter());
   return t;
 }
@@ -78,28 +79,35 @@ Status PebbleTable::ReadMetaindex() {
   BlockIterator it(metaindex_, KeyOrder::kBytewise);
   BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
   while (it.valid()) {
-    rocksdb::SstMetaindexEntry e;
-    e.key.assign(reinterpret_cast<const char*>(it.key().data()), it.key().size());
-    e.value = it.value();
-    e.value_at = h.offset + static_cast<std::uint64_t>(it.value().data() -
-                                                       metaindex_.contents().bytes().data());
-    ByteReader r(e.value, source_, e.value_at);
-    Result<BlockHandle> handle = blocktable::ReadBlockHandle(r, "meta block handle");
-    // pebble.value_index: the handle, then the widths of block number, offset and length.
-    const std::size_t extra = e.key == kValueIndexBlockName ? 3 : 0;
-    if (!handle.ok() || r.remaining() != extra) {
-      return Status::Corrupt(
-          source_, e.value_at,
-          "exactly one block handle" + std::string(extra ? " and 3 width bytes" : "") +
-              " as the value of metaindex entry " + rocksdb::PrintableName(e.key),
-          std::to_string(e.value.size()) + " bytes");
-    }
-    BLOOMCODEC_RETURN_IF_ERROR(blocktable::CheckHandleInFile(
-        *handle, file_.size(), source_, e.value_at, "meta block " + rocksdb::PrintableName(e.key)));
-    e.handle = *handle;
-    metaindex_entries_.push_back(std::move(e));
+    BLOOMCODEC_RETURN_IF_ERROR(AddMetaindexEntry(
+        it.key(), it.value(),
+        h.offset +
+            static_cast<std::uint64_t>(it.value().data() - metaindex_.contents().bytes().data())));
     BLOOMCODEC_RETURN_IF_ERROR(it.Next());
   }
+  return Status();
+}
+
+Status PebbleTable::AddMetaindexEntry(ByteSpan key, ByteSpan value, std::uint64_t value_at) {
+  rocksdb::SstMetaindexEntry e;
+  e.key.assign(reinterpret_cast<const char*>(key.data()), key.size());
+  e.value = value;
+  e.value_at = value_at;
+  ByteReader r(e.value, source_, e.value_at);
+  Result<BlockHandle> handle = blocktable::ReadBlockHandle(r, "meta block handle");
+  // pebble.value_index: the handle, then the widths of block number, offset and length.
+  const std::size_t extra = e.key == kValueIndexBlockName ? 3 : 0;
+  if (!handle.ok() || r.remaining() != extra) {
+    return Status::Corrupt(source_, e.value_at,
+                           "exactly one block handle" +
+                               std::string(extra ? " and 3 width bytes" : "") +
+                               " as the value of metaindex entry " + rocksdb::PrintableName(e.key),
+                           std::to_string(e.value.size()) + " bytes");
+  }
+  BLOOMCODEC_RETURN_IF_ERROR(blocktable::CheckHandleInFile(
+      *handle, file_.size(), source_, e.value_at, "meta block " + rocksdb::PrintableName(e.key)));
+  e.handle = *handle;
+  metaindex_entries_.push_back(std::move(e));
   return Status();
 }
 
@@ -112,7 +120,12 @@ Status PebbleTable::ReadProperties() {
                            "none");
   }
   properties_handle_ = *it->handle;
-  BLOOMCODEC_ASSIGN_OR_RETURN(properties_block_, ReadBlock(properties_handle_, "properties block"));
+  if (version() >= kAttributesFormat) {
+    BLOOMCODEC_RETURN_IF_ERROR(ReadColumnarProperties());
+  } else {
+    BLOOMCODEC_ASSIGN_OR_RETURN(properties_block_,
+                                ReadBlock(properties_handle_, "properties block"));
+  }
   BLOOMCODEC_ASSIGN_OR_RETURN(properties_, rocksdb::ParseProperties(properties_block_));
   two_level_ = properties_.Number("rocksdb.block.based.table.index.type").value_or(0) == 2;
   comparer_name_ = properties_.String("rocksdb.comparator").value_or("");
@@ -161,7 +174,9 @@ Status PebbleTable::ReadFilter() {
 blocktable::IndexLayout PebbleTable::index_layout() const {
   blocktable::IndexLayout l;
   l.index = &index_;
-  l.order = KeyOrder::kInternal;
+  // Columnar separators are user keys, re-laid as plain keys (their order is checked by
+  // colblk::VerifyIndexBlock under the table's comparer).
+  l.order = columnar() ? KeyOrder::kUnknown : KeyOrder::kInternal;
   l.values = ValueEncoding::kLengthPrefixed;
   l.two_level = two_level_;
   return l;
@@ -196,12 +211,13 @@ Result<BlockHandle> PebbleTable::DecodeIndexValue(const blocktable::IndexEntry& 
 Status PebbleTable::ForEachIndexPartition(const blocktable::IndexEntryFn& fn) const {
   if (!two_level_) return Status();
   return blocktable::ForEachIndexEntry(
-      index_, KeyOrder::kInternal, ValueEncoding::kLengthPrefixed,
+      index_, index_layout().order, ValueEncoding::kLengthPrefixed,
       [this](const blocktable::IndexEntry& e) { return DecodeIndexValue(e); }, fn);
 }
 
 Status PebbleTable::ForEachRangeDeletion(
     const std::function<Status(ByteSpan start, ByteSpan end)>& fn) const {
+  if (columnar()) return ForEachColumnarRangeDeletion(fn);
   for (const auto& e : metaindex_entries_) {
     if (e.key != kRangeDelBlockName) continue;
     BLOOMCODEC_ASSIGN_OR_RETURN(Block b, ReadBlock(*e.handle, "range deletion block"));

@@ -1,4 +1,5 @@
-// Reading Pebble's row-based tables (formats Pebblev1..v4): footer, metaindex, properties, index
+// Reading Pebble's tables, row-based (Pebblev1..v4) and columnar (Pebblev5..v8): footer, metaindex,
+// properties, index
 // (one or two levels, block properties after each handle), data blocks, and the table filter.
 // Internal to the library (included as "pebble/table/table_reader.h"); the verify plug-in
 // (verify.cc) and the `pebble-table` format (format_codecs.cc) read tables through it.
@@ -8,20 +9,30 @@
 //   std::vector<std::uint8_t> answers(user_keys.size());
 //   t.MayContainBatch(user_keys, answers);  // as Pebble's read path asks its filter
 //
-// Contract (formats/pebble/FORMAT.md §2 - §5, §7):
+// Contract (formats/pebble/FORMAT.md §2 - §7):
 // * The footer: the Pebble magic f0 9f aa b3 f0 9f aa b3; the LE u32 version 12 bytes from the
-//   end (the same place in all four footer layouts); versions 1..4 have the 53-byte footer of
-//   RocksDB (checksum type byte, both handles, zero padding, version, magic). Version 0 and
-//   checksum types other than 1 (CRC-32C) and 3 (XXHash64) are Corrupt, as Pebble refuses them;
-//   versions 5..8 (columnar) and above 8 (unknown) are Unsupported, naming the version.
+//   end (the same place in all four footer layouts); versions 1..5 have the 53-byte footer of
+//   RocksDB (checksum type byte, both handles, zero padding, version, magic), version 6 adds the
+//   footer checksum (57 bytes), 7 and 8 the attributes before it (61 bytes). Version 0, checksum
+//   types other than 1 (CRC-32C) and 3 (XXHash64) and a footer checksum mismatch are Corrupt, as
+//   Pebble refuses them; versions above 8 (unknown) are Unsupported, naming the version.
 // * Every block's trailer checksum is verified when read; compression types 0 (none), 1 (Snappy)
-//   and 7 (Zstd with Pebble's uvarint length prefix) are read, any other is Corrupt (Pebble
-//   never writes them in row tables). Blocks use Pebble's restart layout (the top bit of a
-//   restart offset is masked, BlockFooterLayout::kPebble).
+//   and 7 (Zstd with Pebble's uvarint length prefix) are read, and from Pebblev6 type 8 (MinLZ)
+//   in its two forms we can decode without a MinLZ decoder (literal, Snappy fallback); a true
+//   MinLZ block is Unsupported, any other type Corrupt. Row blocks use Pebble's restart layout
+//   (the top bit of a restart offset is masked, BlockFooterLayout::kPebble).
 // * Metaindex: raw names, exactly one handle per value (pebble.value_index: handle and 3 width
-//   bytes), uncompressed, a rocksdb.properties entry required.
-// * Index: internal keys, values a handle followed by block properties (shortID byte, uvarint
-//   length > 0, bytes); rocksdb.block.based.table.index.type 2 is a two-level index.
+//   bytes), uncompressed (a row block up to Pebblev5, a key-value block from Pebblev6), a
+//   rocksdb.properties entry required. Properties: a row block, a key-value block from Pebblev7
+//   (which may be compressed); Pebblev7's footer attributes must equal those the properties give.
+// * Index: row tables: internal keys, values a handle followed by block properties (shortID
+//   byte, uvarint length > 0, bytes); rocksdb.block.based.table.index.type 2 is a two-level index.
+//   Columnar tables (Pebblev5+): columnar index blocks of user-key separators; each is checked
+//   (colblk::VerifyIndexBlock) and handed to the block-table walk as a row block of the same
+//   separators and values (a handle, then the block properties).
+// * Columnar data blocks are decoded under the key schema pebble.colblk.schema names (Unsupported
+//   for a schema we do not know, as Pebble's reader refuses it), checked (colblk::VerifyDataBlock)
+//   and handed on as a row block of internal keys (user key, LE trailer) and values.
 // * Filter: fullfilter.rocksdb.BuiltinBloomFilter (pebble/bloom.h) or fullfilter.binaryfuse
 //   (pebble/binary_fuse.h), holding key[:Split(key)] of every point key. Split is the whole key
 //   for leveldb.BytewiseComparator, CockroachDB's for cockroach_comparator.
@@ -45,17 +56,22 @@
 #include "pebble/binary_fuse.h"
 #include "pebble/bloom.h"
 #include "pebble/colblk/key_schema.h"
+#include "pebble/colblk/kv_block.h"
 #include "rocksdb/sst/sst_reader.h"
 
 namespace bloomcodec::pebble {
 
 // The two cockroach emoji U+1FAB3, as a little-endian u64.
 inline constexpr std::uint64_t kPebbleTableMagic = 0xb3aa9ff0b3aa9ff0ull;
-inline constexpr std::uint32_t kFirstRowFormat = 1;     // Pebblev1
-inline constexpr std::uint32_t kLastRowFormat = 4;      // Pebblev4; Pebblev5 on are columnar
-inline constexpr std::uint32_t kLastKnownFormat = 8;    // Pebblev8
-inline constexpr std::uint32_t kValuePrefixFormat = 3;  // Pebblev3: value prefix, restart bit
-inline constexpr std::uint32_t kObsoleteBitFormat = 4;  // Pebblev4: obsolete bit, DELSIZED
+inline constexpr std::uint32_t kFirstRowFormat = 1;        // Pebblev1
+inline constexpr std::uint32_t kLastRowFormat = 4;         // Pebblev4; Pebblev5 on are columnar
+inline constexpr std::uint32_t kLastKnownFormat = 8;       // Pebblev8
+inline constexpr std::uint32_t kValuePrefixFormat = 3;     // Pebblev3: value prefix, restart bit
+inline constexpr std::uint32_t kObsoleteBitFormat = 4;     // Pebblev4: obsolete bit, DELSIZED
+inline constexpr std::uint32_t kFooterChecksumFormat = 6;  // Pebblev6: footer checksum, MinLZ,
+                                                           // key-value metaindex
+inline constexpr std::uint32_t kAttributesFormat = 7;      // Pebblev7: attributes, kv properties
+inline constexpr std::uint32_t kTieringFormat = 8;         // Pebblev8: tiering columns
 inline constexpr std::uint8_t kObsoleteBit = 0x40;
 
 inline constexpr std::string_view kTableFormatName = "pebble-table";
@@ -71,11 +87,12 @@ bool HasPebbleTableMagic(ByteSpan file);
 
 struct PebbleFooter {
   std::uint32_t version = 0;
-  blocktable::Footer footer;  // checksum type and handles (the magic is Pebble's)
+  blocktable::Footer footer;     // checksum type and handles (the magic is Pebble's)
+  std::uint32_t attributes = 0;  // Pebblev7+ (FORMAT.md §2.1)
 };
-// Decodes the footer of a row-format table (see the contract above).
+// Decodes the footer of a table (see the contract above).
 Result<PebbleFooter> DecodePebbleFooter(ByteSpan file, std::string_view source);
-// Appends a Pebblev1..v4 footer (tests, fuzz seeds).
+// Appends a Pebblev1..v8 footer, with the v6+ footer checksum (tests, fuzz seeds).
 void AppendPebbleFooter(const PebbleFooter& footer, ByteVector& out);
 
 enum class PebbleFilterKind { kNone, kBloom, kBinaryFuse };
@@ -94,6 +111,7 @@ class PebbleTable {
   const std::string& source() const { return source_; }
   ByteSpan file() const { return file_; }
   std::uint32_t version() const { return footer_.version; }
+  std::uint32_t attributes() const { return footer_.attributes; }  // Pebblev7+
   const blocktable::Footer& footer() const { return footer_.footer; }
   const std::vector<rocksdb::SstMetaindexEntry>& metaindex() const { return metaindex_entries_; }
   const blocktable::Block& metaindex_block() const { return metaindex_; }
@@ -108,10 +126,26 @@ class PebbleTable {
   const std::string& comparer_name() const { return comparer_name_; }
   colblk::KeyComparer comparer() const { return comparer_; }
 
+  // Pebblev5 on: columnar data, index and keyspan blocks.
+  bool columnar() const { return footer_.version > kLastRowFormat; }
+  // The key schema of a columnar table's data blocks.
+  const colblk::KeySchema& key_schema() const { return key_schema_; }
+
   blocktable::ReadBlockOptions BlockOptions() const;
-  // A block: bounds, trailer checksum, Pebble's compression types, parsed with Pebble's layout.
+  // A block's bytes: bounds, trailer checksum, Pebble's compression types (MinLZ: see above).
+  Result<blocktable::BlockContents> ReadContents(const blocktable::BlockHandle& handle,
+                                                 std::string_view what) const;
+  // A row block: ReadContents, parsed with Pebble's layout.
   Result<blocktable::Block> ReadBlock(const blocktable::BlockHandle& handle,
                                       std::string_view what) const;
+  // A data block as a row block: columnar ones decoded, checked and re-laid (see above).
+  Result<blocktable::Block> ReadDataBlock(const blocktable::BlockHandle& handle) const;
+  // An index block (the index, a partition) as a row block: columnar ones checked and re-laid.
+  Result<blocktable::Block> ReadIndexBlock(const blocktable::BlockHandle& handle,
+                                           std::string_view what) const;
+  // Columnar tables: the checks of the metaindex and range-deletion blocks the writer's
+  // invariants give (their trailers are checked by the caller).
+  Status VerifyColumnarMetaBlocks() const;
   blocktable::IndexLayout index_layout() const;
   // A handle followed by its block properties; the handle must lie inside the file.
   Result<blocktable::BlockHandle> DecodeIndexValue(const blocktable::IndexEntry& entry) const;
@@ -127,7 +161,14 @@ class PebbleTable {
  private:
   PebbleTable() = default;
   Status ReadMetaindex();
+  Status ReadColumnarMetaindex();
+  // One metaindex entry: its value exactly one handle (and 3 widths for the value index).
+  Status AddMetaindexEntry(ByteSpan key, ByteSpan value, std::uint64_t value_at);
+  Status ForEachColumnarRangeDeletion(
+      const std::function<Status(ByteSpan start, ByteSpan end)>& fn) const;
   Status ReadProperties();
+  Status ReadColumnarProperties();
+  Status CheckAttributes() const;
   Status ReadFilter();
 
   std::string source_;
@@ -144,6 +185,8 @@ class PebbleTable {
   bool two_level_ = false;
   std::string comparer_name_;
   colblk::KeyComparer comparer_ = colblk::KeyComparer::kBytewise;
+  colblk::KeySchema key_schema_;
+  blocktable::BlockContents metaindex_contents_;  // Pebblev6+: the key-value block's bytes
 };
 
 }  // namespace bloomcodec::pebble

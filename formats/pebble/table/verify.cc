@@ -3,11 +3,13 @@
 // its properties claim, its filters and their fill); the scan and the report are the pipeline's.
 #include "pebble/table/verify.h"
 
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <optional>
 
+#include "blocktable/block_builder.h"
 #include "blocktable/verify.h"
 #include "bloomcodec/filter_stats.h"
 #include "codec/byte_reader.h"
@@ -48,23 +50,47 @@ const blocktable::KindFlags& KindsOf(std::uint32_t version) {
   return version >= kObsoleteBitFormat ? from_v4 : before_v4;
 }
 
-// One range's questions to the filter: the stored keys (Split is the whole key).
+// One range's questions to the filter: the stored keys when the filter holds whole keys (Split
+// of leveldb.BytewiseComparator), else their prefixes (cockroach_comparator's Split), which the
+// scan hands over beside the keys (setup().prefix).
 class PebbleRangeFilter final : public blocktable::RangeFilter {
  public:
-  explicit PebbleRangeFilter(const PebbleFilter& filter) : filter_(filter) {}
+  PebbleRangeFilter(const PebbleFilter& filter, bool prefixes)
+      : filter_(filter), prefixes_(prefixes) {}
   std::size_t Ask(const blocktable::FilterChunk& chunk, std::span<std::uint8_t> answers,
                   Status&) override {
-    if (filter_.bloom) {
-      filter_.bloom->MayContainBatch(chunk.keys, answers);
-    } else {
-      filter_.fuse->MayContainBatch(chunk.keys, answers);
+    if (!prefixes_) {
+      AskFilter(chunk.keys, answers);
+      return chunk.keys.size();
+    }
+    prefix_answers_.resize(chunk.prefixes.size());
+    AskFilter(chunk.prefixes, prefix_answers_);
+    std::size_t p = 0;
+    for (std::size_t i = 0; i < chunk.keys.size(); ++i) {
+      answers[i] = chunk.has_prefix[i] != 0 ? prefix_answers_[p++] : std::uint8_t{1};
     }
     return chunk.keys.size();
   }
 
  private:
+  void AskFilter(const KeyList& keys, std::span<std::uint8_t> answers) const {
+    if (filter_.bloom) {
+      filter_.bloom->MayContainBatch(keys, answers);
+    } else {
+      filter_.fuse->MayContainBatch(keys, answers);
+    }
+  }
+
   const PebbleFilter& filter_;
+  const bool prefixes_;
+  std::vector<std::uint8_t> prefix_answers_;  // reused from chunk to chunk
 };
+
+// cockroach_comparator's Split, as the scan's prefix of a filter key.
+bool CockroachPrefix(const void*, ByteSpan user_key, ByteSpan& prefix) {
+  prefix = user_key.first(colblk::cockroach::Split(user_key));
+  return true;
+}
 
 Status CountMismatch(const PebbleTable& t, std::string_view name, std::uint64_t want,
                      std::string_view what, std::uint64_t found) {
@@ -118,12 +144,20 @@ class PebbleVerify final : public blocktable::VerifyPlugin {
     return t_->DecodeIndexValue(e);
   }
   Result<Block> ReadIndexPartition(const BlockHandle& h) const override {
-    return t_->ReadBlock(h, "index partition");
+    return t_->ReadIndexBlock(h, "index partition");
   }
-  Result<Block> ReadDataBlock(const BlockHandle& h) const override {
-    return t_->ReadBlock(h, "data block");
-  }
+  Result<Block> ReadDataBlock(const BlockHandle& h) const override;
   Status CheckBlockEnd(const DataBlockView& b, ByteSpan last_key) const override {
+    // Columnar separators are user keys (the comparer's Separator or Successor).
+    if (t_->columnar()) {
+      const ByteSpan user = last_key.first(last_key.size() - 8);
+      if (colblk::CompareUserKeys(t_->comparer(), b.index_key, user) < 0) {
+        return Status::Corrupt(t_->source(), b.handle.offset,
+                               "an index separator at or after the data block's last user key",
+                               ToHex(b.index_key) + " < " + ToHex(user));
+      }
+      return Status();
+    }
     if (blocktable::CompareKeys(KeyOrder::kInternal, b.index_key, last_key) < 0) {
       return Status::Corrupt(t_->source(), b.handle.offset,
                              "an index key at or after the data block's last key",
@@ -135,9 +169,11 @@ class PebbleVerify final : public blocktable::VerifyPlugin {
                     ByteSpan value) const override;
   std::unique_ptr<blocktable::RangeFilter> NewRangeFilter() const override {
     if (t_->filter().kind == PebbleFilterKind::kNone) return nullptr;
-    return std::make_unique<PebbleRangeFilter>(t_->filter());
+    return std::make_unique<PebbleRangeFilter>(t_->filter(), AsksPrefixes());
   }
   Status CheckAfterData(const ScanTotals& totals) const override {
+    // Keys of MinLZ blocks were not counted: the counts cannot be compared.
+    if (unread_blocks_.load() > 0) return Status();
     std::uint64_t range_deletions = 0;
     BLOOMCODEC_RETURN_IF_ERROR(t_->ForEachRangeDeletion([&](ByteSpan, ByteSpan) {
       ++range_deletions;
@@ -154,8 +190,36 @@ class PebbleVerify final : public blocktable::VerifyPlugin {
   void ReportFill(const ScanTotals& totals, FileReport& report) const override;
 
  private:
+  // A columnar table whose filter holds Split prefixes shorter than the keys.
+  bool AsksPrefixes() const {
+    return t_->columnar() && t_->comparer() == colblk::KeyComparer::kCockroach;
+  }
+  // What the filter holds, one entry per distinct key or prefix.
+  std::uint64_t FilterKeys(const ScanTotals& totals) const {
+    return AsksPrefixes() ? totals.filter_entries : totals.distinct_keys();
+  }
+
   std::optional<PebbleTable> t_;
+  // Data blocks compressed with MinLZ proper, whose keys go unchecked, and the first's offset.
+  mutable std::atomic<std::uint64_t> unread_blocks_{0};
+  mutable std::atomic<std::uint64_t> first_unread_{std::numeric_limits<std::uint64_t>::max()};
 };
+
+// A data block we cannot decompress (MinLZ) is read as a block without keys and reported once,
+// as unsupported, after the scan: its keys go unchecked, the others are still asked.
+Result<Block> PebbleVerify::ReadDataBlock(const BlockHandle& h) const {
+  Result<Block> b = t_->ReadDataBlock(h);
+  if (b.ok() || b.status().code() != StatusCode::kUnsupported) return b;
+  unread_blocks_.fetch_add(1);
+  std::uint64_t first = first_unread_.load();
+  while (h.offset < first && !first_unread_.compare_exchange_weak(first, h.offset)) {
+  }
+  blocktable::BlockBuilder empty(16);
+  const ByteSpan bytes = empty.Finish();
+  return Block::Parse(
+      blocktable::BlockContents::Owned(ByteVector(bytes.begin(), bytes.end()), h.offset),
+      t_->source(), "data block", blocktable::BlockFooterLayout::kPebble);
+}
 
 bool PebbleVerify::Open(ByteSpan file, const std::string& path, FileReport& report) {
   if (file.size() >= 48) {
@@ -172,6 +236,8 @@ bool PebbleVerify::Open(ByteSpan file, const std::string& path, FileReport& repo
     return false;
   }
   t_.emplace(std::move(opened).value());
+  // Columnar tables: cockroach_comparator's Split and order are known too (crdb1's tables).
+  if (t_->columnar() && t_->comparer() == colblk::KeyComparer::kCockroach) return true;
   if (t_->comparer() != colblk::KeyComparer::kBytewise) {
     report.Add(Severity::kWarning, finding_kind::kUnsupported,
                "comparer " + rocksdb::PrintableName(t_->comparer_name()) +
@@ -187,13 +253,23 @@ blocktable::VerifySetup PebbleVerify::setup() const {
   blocktable::VerifySetup s;
   s.key_order = KeyOrder::kInternal;
   s.keys.trailer_bytes = 8;
-  s.keys.kind_mask =
-      t_->version() >= kObsoleteBitFormat ? static_cast<std::uint8_t>(~kObsoleteBit) : 0xff;
+  // Columnar blocks keep the obsolete mark in a bitmap, not in the kind byte.
+  s.keys.kind_mask = t_->version() >= kObsoleteBitFormat && !t_->columnar()
+                         ? static_cast<std::uint8_t>(~kObsoleteBit)
+                         : 0xff;
   s.keys.kind_flags = &KindsOf(t_->version());
   // Pebble's filter writer drops a hash equal to the one before: each run of equal keys once.
   s.asked = blocktable::StoredKeys::kDistinct;
   s.filter_holds_whole_keys = true;  // Split of leveldb.BytewiseComparator: the whole key
-  s.check_values = t_->version() >= kValuePrefixFormat;
+  if (AsksPrefixes()) {
+    // cockroach_comparator: the filter holds the MVCC prefixes; the keys are ordered by
+    // cockroach's Compare, which colblk::VerifyDataBlock checked.
+    s.key_order = KeyOrder::kUnknownInternal;
+    s.filter_holds_whole_keys = false;
+    s.prefix.of = &CockroachPrefix;
+  }
+  // Columnar values carry no prefix byte (colblk::VerifyDataBlock checks external ones).
+  s.check_values = t_->version() >= kValuePrefixFormat && !t_->columnar();
   s.damage_ends_report = true;
   s.given_keys_own_finding = false;
   return s;
@@ -209,12 +285,16 @@ Status PebbleVerify::CheckBeforeData() const {
     BLOOMCODEC_RETURN_IF_ERROR(VerifyTrailer(t.file(), *e.handle, t.source(), trailer,
                                              "meta block " + rocksdb::PrintableName(e.key)));
   }
-  BLOOMCODEC_RETURN_IF_ERROR(VerifyBlock(t.metaindex_block(), KeyOrder::kBytewise).status());
-  BLOOMCODEC_RETURN_IF_ERROR(VerifyBlock(t.index_block(), KeyOrder::kInternal).status());
+  if (t.version() < kFooterChecksumFormat) {
+    BLOOMCODEC_RETURN_IF_ERROR(VerifyBlock(t.metaindex_block(), KeyOrder::kBytewise).status());
+  }
+  const KeyOrder index_order = t.index_layout().order;
+  BLOOMCODEC_RETURN_IF_ERROR(VerifyBlock(t.index_block(), index_order).status());
   BLOOMCODEC_RETURN_IF_ERROR(t.ForEachIndexPartition([&](ByteSpan, const BlockHandle& h) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(Block b, t.ReadBlock(h, "index partition"));
-    return VerifyBlock(b, KeyOrder::kInternal).status();
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block b, t.ReadIndexBlock(h, "index partition"));
+    return VerifyBlock(b, index_order).status();
   }));
+  if (t.columnar()) return t.VerifyColumnarMetaBlocks();
   for (const auto& e : t.metaindex()) {
     if (e.key != kRangeDelBlockName) continue;
     BLOOMCODEC_ASSIGN_OR_RETURN(Block b, t.ReadBlock(*e.handle, "range deletion block"));
@@ -257,8 +337,17 @@ Status PebbleVerify::CheckValue(const DataBlockView& b, std::size_t at, ByteSpan
 
 bool PebbleVerify::ReportStoredKeys(const ScanTotals& totals, FileReport& report) const {
   const PebbleTable& t = *t_;
+  if (const std::uint64_t unread = unread_blocks_.load(); unread > 0) {
+    report.Add(Severity::kWarning, finding_kind::kUnsupported,
+               std::to_string(unread) +
+                   " data block(s) compressed with MinLZ (compression type 8), the first at "
+                   "offset " +
+                   std::to_string(first_unread_.load()) +
+                   ": bloomcodec has no MinLZ decoder; their keys go unchecked",
+               first_unread_.load());
+  }
   if (t.filter().kind != PebbleFilterKind::kNone) {
-    report.keys_checked = totals.distinct_keys();
+    report.keys_checked = FilterKeys(totals);
     return true;
   }
   bool other = false;
@@ -285,8 +374,11 @@ bool PebbleVerify::ReportStoredKeys(const ScanTotals& totals, FileReport& report
 void PebbleVerify::ReportFill(const ScanTotals& totals, FileReport& report) const {
   const PebbleFilter& f = t_->filter();
   FillReport fill;
-  fill.sized_keys = static_cast<double>(totals.distinct_keys());
-  fill.sized_keys_from = "table";
+  // With MinLZ blocks unread the keys the filter was built for are not all known.
+  if (unread_blocks_.load() == 0) {
+    fill.sized_keys = static_cast<double>(FilterKeys(totals));
+    fill.sized_keys_from = "table";
+  }
   if (f.fuse) {
     // A binary fuse filter's fingerprints are about half ones whatever it holds.
     fill.bits = f.fuse->bit_count();
@@ -309,9 +401,9 @@ void PebbleVerify::ReportFill(const ScanTotals& totals, FileReport& report) cons
   fill.estimated_keys = s.estimated_keys;
   // A filter of 5 bytes or fewer answers "absent" for every key.
   fill.fp_rate = bloom.empty() ? 0 : s.false_positive_rate;
-  if (s.bits > 0) {
+  if (s.bits > 0 && unread_blocks_.load() == 0) {
     const std::string reason =
-        OverfillReason(s, static_cast<double>(totals.distinct_keys()), "in its data blocks");
+        OverfillReason(s, static_cast<double>(FilterKeys(totals)), "in its data blocks");
     if (!reason.empty()) {
       report.Add(Severity::kError, finding_kind::kOverfilled,
                  reason + ": the filter was damaged or built for other keys", f.handle.offset);

@@ -1,4 +1,5 @@
-// Verifying Pebble's row-based tables (Pebblev1..v4) through the block-table verify pipeline
+// Verifying Pebble's tables, row-based (Pebblev1..v4) and columnar (Pebblev5..v8, their blocks
+// re-laid as row blocks by PebbleTable) through the block-table verify pipeline
 // (blocktable/verify.h). Internal to the library.
 //
 //   bloomcodec::FileReport r = bloomcodec::pebble::VerifyPebbleTable(path, nullptr, dir);
@@ -10,10 +11,13 @@
 // are damage); Pebblev3+ value prefixes of SETs (in place or a value-block handle); each index
 // key at or after its data block's last key; the counts the properties claim (entries, range
 // deletions, deletions, merges, sized deletions); and key[:Split(key)] of every point key
-// answered "may contain" by the table filter (each false negative counted). Findings:
-// structure (error, offset), false-negative (error), overfilled (error), no-filter (warning),
-// unsupported (warning: a columnar Pebblev5+ table, a format version we do not know, a comparer
-// whose Split and order we do not implement, a filter of another family).
+// answered "may contain" by the table filter (each false negative counted). Columnar tables add
+// their footer checksum and attributes and the columnar checks of formats/pebble/colblk (column
+// layout, key order under the comparer, prefix-changed and obsolete bitmaps, keyspan blocks);
+// crdb1's filter holds Split prefixes. Findings: structure (error, offset), false-negative
+// (error), overfilled (error), no-filter (warning), unsupported (warning: a format version we do
+// not know, a key schema we do not know, a comparer whose Split and order we do not implement, a
+// filter of another family, a block compressed with MinLZ proper).
 #pragma once
 
 #include <string>
