@@ -51,6 +51,10 @@ struct PebbleTableSpec {
   bool raw_values = false;
   // The filter built from these user keys instead of the table's (a filter for other keys).
   std::vector<std::string> filter_keys_override;
+  // RocksDBv2 as Pebble writes it (format major versions 1 to 4): RocksDB's block-based magic
+  // and footer version 2, values without Pebblev3's prefix, and the range deletions named under
+  // both rocksdb.range_del and rocksdb.range_del2 (Pebble v1's writer).
+  bool rocksdb_v2 = false;
 };
 
 inline void PutTrailer(ByteVector& key, std::uint64_t seq, std::uint8_t kind) {
@@ -115,7 +119,7 @@ inline void PebbleTableWriter::WriteDataBlocks(const std::vector<PebbleEntry>& e
   for (const PebbleEntry& e : entries) {
     ByteVector key = InternalKey(e.user_key, e.seq, e.kind);
     ByteVector value;
-    if (!spec_.raw_values && spec_.version >= kValuePrefixFormat &&
+    if (!spec_.raw_values && !spec_.rocksdb_v2 && spec_.version >= kValuePrefixFormat &&
         (e.kind & ~kObsoleteBit) == kSet) {
       value.push_back(0x00);  // in place
     }
@@ -176,7 +180,9 @@ inline ByteVector PebbleTableWriter::Build(const std::vector<PebbleEntry>& entri
     for (const auto& [start, end] : spec_.range_dels) {
       rd.Add(InternalKey(start, 1, kRangeDel), AsBytes(end));
     }
-    meta[std::string(kRangeDelBlockName)] = handle_value(WriteBlock(rd.Finish(), false));
+    const ByteVector h = handle_value(WriteBlock(rd.Finish(), false));
+    meta[std::string(kRangeDelBlockName)] = h;
+    if (spec_.rocksdb_v2) meta["rocksdb.range_del"] = h;
   }
   std::uint64_t deletions = 0, merges = 0, sized = 0;
   for (const PebbleEntry& e : entries) {
@@ -206,7 +212,9 @@ inline ByteVector PebbleTableWriter::Build(const std::vector<PebbleEntry>& entri
   text("rocksdb.merge.operator", "pebble.concatenate");
   text("rocksdb.property.collectors", "[]");
   if (spec_.filter) text("rocksdb.filter.policy", "rocksdb.BuiltinBloomFilter");
-  if (spec_.version >= kObsoleteBitFormat) number("pebble.num.deletions.sized", sized);
+  if (spec_.version >= kObsoleteBitFormat && !spec_.rocksdb_v2) {
+    number("pebble.num.deletions.sized", sized);
+  }
   blocktable::BlockBuilder pb(0x7fffffff);
   for (const auto& [name, value] : props) pb.Add(AsBytes(name), value);
   meta["rocksdb.properties"] = handle_value(WriteBlock(pb.Finish(), false));
@@ -217,7 +225,13 @@ inline ByteVector PebbleTableWriter::Build(const std::vector<PebbleEntry>& entri
   footer.footer.checksum = spec_.checksum;
   footer.footer.metaindex_handle = WriteBlock(mb.Finish(), false);
   footer.footer.index_handle = index;
-  AppendPebbleFooter(footer, out_);
+  if (spec_.rocksdb_v2) {
+    footer.footer.magic = blocktable::kBlockBasedTableMagic;
+    footer.footer.format_version = 2;
+    blocktable::AppendFooter(footer.footer, out_);
+  } else {
+    AppendPebbleFooter(footer, out_);
+  }
   return std::move(out_);
 }
 
