@@ -172,7 +172,13 @@ TEST(PebbleDatabaseVerify, FormatMajorVersion1WithCurrent) {
   TempDir dir("pebble-verify-fmv1");
   PebbleTableSpec rocks;
   rocks.rocksdb_v2 = true;
-  const NewTable l5 = PutTable(dir.path(), 25, 5, Rows("a", 300), rocks);
+  // Format major version 4 (FormatSetWithDelete) writes SETWITHDEL (kind 18) into RocksDBv2
+  // tables: a kind RocksDB does not write (its 0x12 is a WAL-only prepare marker).
+  std::vector<PebbleEntry> rows = Rows("a", 300);
+  rows[10].kind = pebble::testing::kSetWithDel;
+  rows[11].kind = pebble::testing::kMerge;
+  rows[12].kind = pebble::testing::kSingleDel;
+  const NewTable l5 = PutTable(dir.path(), 25, 5, rows, rocks);
   const NewTable l6 = PutTable(dir.path(), 26, 6, Rows("b", 20), rocks);
   Edit add = Header(27, 18);
   add.Add(l5).Add(l6);
@@ -182,6 +188,9 @@ TEST(PebbleDatabaseVerify, FormatMajorVersion1WithCurrent) {
   const VerifyReport r = Verify(dir.path());
   ASSERT_EQ(r.files.size(), 2u);
   EXPECT_EQ(Report(r, "000025.sst").level, 5);
+  EXPECT_TRUE(Report(r, "000025.sst").findings.empty())
+      << Report(r, "000025.sst").findings[0].message;
+  EXPECT_EQ(Report(r, "000025.sst").keys_checked, 300u);
   EXPECT_EQ(Report(r, "000026.sst").level, 6);
   EXPECT_EQ(r.summary.ok, 2u);
   const GroupSummary& g = r.summary.groups.at(0);
@@ -301,6 +310,35 @@ TEST(PebbleDatabaseVerify, RocksDbDatabaseStaysRocksDbs) {
   const Result<Document> doc = InspectDirectory(dir.path());
   ASSERT_TRUE(doc.ok());
   EXPECT_EQ((*doc)["family"], "rocksdb");
+}
+
+
+// A table of range deletions only: Pebble before 26.2 writes a 0-byte filter block for it
+// (FORMAT.md §7.1), under either magic. Neither reader is misled by it.
+TEST(PebbleDatabaseVerify, RangeDeletionOnlyTablesWithAZeroByteFilter) {
+  TempDir dir("pebble-verify-rangedel");
+  Edit add = Header(30);
+  for (const bool rocks : {true, false}) {
+    PebbleTableSpec spec;
+    spec.rocksdb_v2 = rocks;
+    spec.version = 2;
+    spec.range_dels = {{"g", "h"}};
+    const std::uint64_t number = rocks ? 7 : 8;
+    const ByteVector bytes = BuildPebbleTable({}, spec);
+    WriteFile(dir.path() + "/" + Sst(number), std::string(bytes.begin(), bytes.end()));
+    NewTable t = Table(1 + static_cast<int>(number) - 7, number, "g", "h", bytes.size());
+    add.Add(t);
+  }
+  WriteFile(dir.path() + "/MANIFEST-000020", Log({add}));
+  WriteFile(dir.path() + "/marker.format-version.000001.013", "");
+  WriteFile(dir.path() + "/marker.manifest.000001.MANIFEST-000020", "");
+  const VerifyReport r = Verify(dir.path());
+  ASSERT_EQ(r.files.size(), 2u);
+  for (const FileReport& f : r.files) {
+    std::string all;
+    for (const Finding& x : f.findings) all += x.kind + ": " + x.message + "\n";
+    EXPECT_EQ(all, "") << f.path;
+  }
 }
 
 }  // namespace

@@ -128,6 +128,9 @@ inline void PebbleTableWriter::WriteDataBlocks(const std::vector<PebbleEntry>& e
     last = std::move(key);
     if (block.SizeEstimate() >= spec_.block_size) flush();
   }
+  // No point key: Pebble still writes one (empty) data block; its index key is an empty user key
+  // with the separator trailer its index keys carry ((2^56 - 1) << 8 | 17, FORMAT.md §9).
+  if (entries.empty()) last = InternalKey("", (std::uint64_t{1} << 56) - 1, kSeparator);
   if (!block.empty() || index_.empty()) flush();
 }
 
