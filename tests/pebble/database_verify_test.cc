@@ -229,8 +229,7 @@ TEST(PebbleDatabaseVerify, MissingTableKeyRangeAndDamage) {
   EXPECT_EQ(missing.level, 3);
   const FileReport& manifest = Report(r, "MANIFEST-000020");
   ASSERT_EQ(KindsOf(manifest), std::vector<std::string>{"manifest"});
-  EXPECT_NE(manifest.findings[0].message.find("blob file B000001 (000029.blob"),
-            std::string::npos);
+  EXPECT_NE(manifest.findings[0].message.find("blob file B000001 (000029.blob"), std::string::npos);
   EXPECT_TRUE(manifest.group.empty());
   EXPECT_EQ(r.summary.errors, 4u);
 }
@@ -311,7 +310,6 @@ TEST(PebbleDatabaseVerify, RocksDbDatabaseStaysRocksDbs) {
   ASSERT_TRUE(doc.ok());
   EXPECT_EQ((*doc)["family"], "rocksdb");
 }
-
 
 // A table of range deletions only: Pebble before 26.2 writes a 0-byte filter block for it
 // (FORMAT.md §7.1), under either magic. Neither reader is misled by it.
