@@ -217,8 +217,13 @@ TEST(PebbleDatabaseVerify, MissingTableKeyRangeAndDamage) {
   WriteFile(dir.path() + "/MANIFEST-000020", Log({add}));
   WriteFile(dir.path() + "/marker.format-version.000001.024", "");
   WriteFile(dir.path() + "/marker.manifest.000001.MANIFEST-000020", "");
+  WriteFile(dir.path() + "/OPTIONS-000021", "[Version]\n  pebble_version=0.1\n  no equals sign\n");
   const VerifyReport r = Verify(dir.path());
-  ASSERT_EQ(r.files.size(), 4u);  // the MANIFEST (blob file), three tables
+  ASSERT_EQ(r.files.size(), 5u);  // OPTIONS, the MANIFEST (blob file), three tables
+  const FileReport& options = Report(r, "OPTIONS-000021");
+  ASSERT_EQ(KindsOf(options), std::vector<std::string>{"manifest"});
+  EXPECT_EQ(options.findings[0].offset, 31u);  // the line Pebble's parser refuses
+  EXPECT_TRUE(options.group.empty());
   EXPECT_EQ(KindsOf(Report(r, "000011.sst")), std::vector<std::string>{"key-range"});
   EXPECT_NE(Report(r, "000011.sst").findings[0].message.find("its last key is 6330303939"),
             std::string::npos);
@@ -231,7 +236,7 @@ TEST(PebbleDatabaseVerify, MissingTableKeyRangeAndDamage) {
   ASSERT_EQ(KindsOf(manifest), std::vector<std::string>{"manifest"});
   EXPECT_NE(manifest.findings[0].message.find("blob file B000001 (000029.blob"), std::string::npos);
   EXPECT_TRUE(manifest.group.empty());
-  EXPECT_EQ(r.summary.errors, 4u);
+  EXPECT_EQ(r.summary.errors, 5u);
 }
 
 // Two virtual tables of one backing file: the backing is verified once and names both.
