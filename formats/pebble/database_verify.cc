@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,9 +15,12 @@
 #include "formats/pebble/family.h"
 #include "leveldb/table/verify.h"
 #include "manifest/database_plan.h"
+#include "pebble/colblk/key_schema.h"
 #include "pebble/database.h"
 #include "pebble/table/table_reader.h"
 #include "pebble/table/verify.h"
+#include "rocksdb/sst/prefix_extractor.h"
+#include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/table_files.h"
 #include "rocksdb/sst/verify.h"
 
@@ -36,19 +40,41 @@ std::uint64_t MagicOf(const std::string& path) {
   return in.ok() ? blocktable::TrailingMagic(in->bytes()) : 0;
 }
 
+// A RocksDB-format table as Pebble's reader sees it. Pebble's writer records a comparer that has
+// a Split as the prefix extractor (rocksdb.prefix.extractor.name = the comparer's name, whole-key
+// filtering off) and puts key[:Split(key)] in the filter [P1 sstable/writer.go]. The default
+// comparer's Split is the whole key (FORMAT.md §7.1): RocksDB's noop extractor asks exactly
+// that. Other comparers' Split is not known here: the SST verifier's own rules stand (a custom
+// extractor without whole-key filtering is `unsupported`).
+FileReport VerifyRocksDbFormatTable(const std::string& path, const std::string& group) {
+  std::optional<rocksdb::PrefixExtractor> split;
+  if (Result<InputFile> in = InputFile::Open(path); in.ok()) {
+    if (Result<rocksdb::SstReader> sst = rocksdb::SstReader::Open(in->bytes(), path);
+        sst.ok() && sst->properties()) {
+      const std::optional<std::string> extractor =
+          sst->properties()->String("rocksdb.prefix.extractor.name");
+      if (extractor == colblk::kBytewiseComparatorName &&
+          sst->comparator_name() == colblk::kBytewiseComparatorName) {
+        split = rocksdb::PrefixExtractor::FromSpec("noop").value();
+      }
+    }
+  }
+  return rocksdb::VerifySst(path, nullptr, group, split);
+}
+
 // A database table by its magic: Pebble's (Pebblev1 and later) through the Pebble table verifier;
 // RocksDB's block-based magic (RocksDBv2, what format major versions 1 to 4 write) and LevelDB's
 // magic with RocksDB's properties (Pebble's TableFormatLevelDB writes them) as a single such file
-// is verified (rocksdb-sst); LevelDB's magic without them as a LevelDB database table (internal
-// keys). Anything else (a damaged or cut footer) is judged as a Pebble table: its structure
-// finding names the offset and Pebble's magic.
+// is verified (rocksdb-sst), with the default comparer's Split; LevelDB's magic without them as a
+// LevelDB database table (internal keys). Anything else (a damaged or cut footer) is judged as a
+// Pebble table: its structure finding names the offset and Pebble's magic.
 FileReport VerifyDatabaseTable(const std::string& path, const std::string& group) {
   const std::uint64_t magic = MagicOf(path);
-  if (magic == blocktable::kBlockBasedTableMagic) return rocksdb::VerifySst(path, nullptr, group);
+  if (magic == blocktable::kBlockBasedTableMagic) return VerifyRocksDbFormatTable(path, group);
   if (magic == blocktable::kLevelDbTableMagic) {
     Result<InputFile> in = InputFile::Open(path);
     if (in.ok() && rocksdb::IsRocksDbFormatVersion0Table(in->bytes(), path)) {
-      return rocksdb::VerifySst(path, nullptr, group);
+      return VerifyRocksDbFormatTable(path, group);
     }
     return leveldb::VerifyTable(path, KeyKind::kUser, nullptr, group);
   }

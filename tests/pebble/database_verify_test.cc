@@ -14,6 +14,7 @@
 #include "pebble/database.h"
 #include "pebble/manifest_writer.h"
 #include "pebble/table_builder.h"
+#include "rocksdb/sst/verify.h"
 
 namespace bloomcodec::pebble_test {
 namespace {
@@ -180,22 +181,33 @@ TEST(PebbleDatabaseVerify, FormatMajorVersion1WithCurrent) {
   rows[12].kind = pebble::testing::kSingleDel;
   const NewTable l5 = PutTable(dir.path(), 25, 5, rows, rocks);
   const NewTable l6 = PutTable(dir.path(), 26, 6, Rows("b", 20), rocks);
+  // A comparer with a Split: its name as the prefix extractor, whole-key filtering off. The
+  // default comparer's Split is the whole key, which Pebble's reads ask of the filter.
+  PebbleTableSpec split = rocks;
+  split.split_properties = true;
+  const NewTable l4 = PutTable(dir.path(), 22, 4, Rows("c", 120), split);
   Edit add = Header(27, 18);
-  add.Add(l5).Add(l6);
+  add.Add(l5).Add(l6).Add(l4);
   WriteFile(dir.path() + "/MANIFEST-000023", Log({add}));
   WriteFile(dir.path() + "/CURRENT", "MANIFEST-000023\n");
   WriteFile(dir.path() + "/OPTIONS-000024", Options("rocksdb.BuiltinBloomFilter"));
   const VerifyReport r = Verify(dir.path());
-  ASSERT_EQ(r.files.size(), 2u);
+  ASSERT_EQ(r.files.size(), 3u);
+  const FileReport& prefixed = Report(r, "000022.sst");
+  EXPECT_TRUE(prefixed.findings.empty()) << prefixed.findings[0].message;
+  EXPECT_EQ(prefixed.keys_checked, 120u);
+  // Alone, the same SST is judged by RocksDB's rule: a custom extractor, nothing checked.
+  const FileReport alone = rocksdb::VerifySst(dir.path() + "/000022.sst", nullptr, dir.path());
+  ASSERT_EQ(KindsOf(alone), std::vector<std::string>{"unsupported"});
   EXPECT_EQ(Report(r, "000025.sst").level, 5);
   EXPECT_TRUE(Report(r, "000025.sst").findings.empty())
       << Report(r, "000025.sst").findings[0].message;
   EXPECT_EQ(Report(r, "000025.sst").keys_checked, 300u);
   EXPECT_EQ(Report(r, "000026.sst").level, 6);
-  EXPECT_EQ(r.summary.ok, 2u);
+  EXPECT_EQ(r.summary.ok, 3u);
   const GroupSummary& g = r.summary.groups.at(0);
-  ASSERT_EQ(g.levels.size(), 2u);
-  EXPECT_DOUBLE_EQ(g.levels[0].fp_rate, Report(r, "000025.sst").fill->fp_rate);
+  ASSERT_EQ(g.levels.size(), 3u);
+  EXPECT_DOUBLE_EQ(g.levels[1].fp_rate, Report(r, "000025.sst").fill->fp_rate);
   EXPECT_GT(Report(r, "000026.sst").fill->fp_rate, 0.0);  // its own rate stays its filter's
   EXPECT_EQ(g.unread_level_filters, 1u);
 }

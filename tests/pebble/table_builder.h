@@ -55,6 +55,9 @@ struct PebbleTableSpec {
   // and footer version 2, values without Pebblev3's prefix, and the range deletions named under
   // both rocksdb.range_del and rocksdb.range_del2 (Pebble v1's writer).
   bool rocksdb_v2 = false;
+  // The properties Pebble's writer records for a comparer with a Split [P1 sstable/writer.go]:
+  // rocksdb.prefix.extractor.name = the comparer's name, prefix filtering on, whole-key off.
+  bool split_properties = false;
 };
 
 inline void PutTrailer(ByteVector& key, std::uint64_t seq, std::uint8_t kind) {
@@ -215,6 +218,11 @@ inline ByteVector PebbleTableWriter::Build(const std::vector<PebbleEntry>& entri
   text("rocksdb.merge.operator", "pebble.concatenate");
   text("rocksdb.property.collectors", "[]");
   if (spec_.filter) text("rocksdb.filter.policy", "rocksdb.BuiltinBloomFilter");
+  if (spec_.split_properties) {
+    text("rocksdb.prefix.extractor.name", "leveldb.BytewiseComparator");
+    text("rocksdb.block.based.table.prefix.filtering", "1");
+    text("rocksdb.block.based.table.whole.key.filtering", "0");
+  }
   if (spec_.version >= kObsoleteBitFormat && !spec_.rocksdb_v2) {
     number("pebble.num.deletions.sized", sized);
   }
