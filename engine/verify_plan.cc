@@ -176,7 +176,8 @@ Result<Document> InspectDirectory(const std::string& path) {
   }
   return Status::InvalidArgument(dir +
                                  ": not a database directory inspect reads (LevelDB or RocksDB: "
-                                 "CURRENT and its MANIFEST)");
+                                 "CURRENT and its MANIFEST; Pebble: marker files or CURRENT, and "
+                                 "its MANIFEST)");
 }
 
 Result<std::vector<VerifyTask>> PlanVerify(std::span<const std::string> paths,

@@ -182,7 +182,7 @@ VerifySummary Summarize(std::span<const FileReport> files) {
   VerifySummary summary;
   struct Group {
     std::vector<Counted> counted;
-    std::uint64_t damaged = 0, ignored = 0, not_counted = 0;
+    std::uint64_t damaged = 0, ignored = 0, unread = 0, not_counted = 0;
     std::string manifest;
     bool levels_known = true;
   };
@@ -206,6 +206,9 @@ VerifySummary Summarize(std::span<const FileReport> files) {
     c.keys = static_cast<double>(f.keys_checked);
     if (f.fill && f.filter_ignored_by_reader) {
       ++g.ignored;
+      c.rate = 1.0;
+    } else if (f.fill && f.filter_unread_at_level) {
+      ++g.unread;
       c.rate = 1.0;
     } else if (f.fill) {
       c.rate = f.fill->fp_rate;
@@ -231,6 +234,7 @@ VerifySummary Summarize(std::span<const FileReport> files) {
     s.tables = g.counted.size();
     s.damaged = g.damaged;
     s.ignored_filters = g.ignored;
+    s.unread_level_filters = g.unread;
     s.not_counted = g.not_counted;
     s.combined_fp_rate = rates.empty() ? std::nan("") : CombinedFalsePositiveRate(rates);
     if (g.levels_known && !g.counted.empty() && key.second == GroupRole::kLive) {
@@ -362,6 +366,7 @@ Document VerifyReportJson(const VerifyReport& report) {
     gj["tables"] = g.tables;
     gj["damaged"] = g.damaged;
     gj["ignored_filters"] = g.ignored_filters;
+    if (g.unread_level_filters > 0) gj["unread_level_filters"] = g.unread_level_filters;
     gj["not_counted"] = g.not_counted;
     gj["combined_fp_rate"] = Number(g.combined_fp_rate);
     if (!g.levels.empty()) {
@@ -479,6 +484,10 @@ std::string VerifyReportText(const VerifyReport& report) {
       out += "; " + std::to_string(g.ignored_filters) +
              " with a LevelDB <= 1.17 filter counted as p = 1 (a LevelDB 1.18+ reader is "
              "assumed; it ignores that filter)";
+    }
+    if (g.unread_level_filters > 0) {
+      out += "; " + std::to_string(g.unread_level_filters) +
+             " at L6 counted as p = 1 (Pebble's reads never consult L6 filters)";
     }
     if (g.not_counted > 0) {
       out += "; " + std::to_string(g.not_counted) +

@@ -106,7 +106,7 @@ Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
     }
     return true;
   }
-  static const manifest::TableCheck check{"leveldb-table", VerifyDatabaseTable, KeyRangeOf};
+  static const manifest::TableCheck check{"leveldb-table", VerifyDatabaseTable, KeyRangeOf, {}};
   manifest::PlanDatabase(
       dir,
       manifest::ReadDatabase(dir, manifest::Flavor::kLevelDb, {"ldb", "sst"}, IsDatabaseTableName),

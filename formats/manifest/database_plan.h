@@ -7,8 +7,11 @@
 // disk is a "missing-table" error, counted as p = 1 in its group), one per table file no version
 // references (group role "obsolete", an info finding, out of the live rate), and one for CURRENT
 // or the MANIFEST only when they have findings (no group: not in any rate). A Pebble virtual table
-// is verified at its backing file, without the key-range check (it covers part of the backing's
-// keys; comparing bounds would need the comparer). When CURRENT names no readable MANIFEST, or
+// is verified at its backing file, once however many virtual tables share it (the report names
+// them and takes the first one's level), without the key-range check (it covers part of the
+// backing's keys; comparing bounds would need the comparer); a Pebble table with range keys is
+// checked against its point-key bounds, and one with range keys only is not checked. When
+// CURRENT names no readable MANIFEST, or
 // the MANIFEST is damaged, that report also says that verify fell back to the directory listing
 // (every table file taken as live, levels unknown).
 #pragma once
@@ -43,6 +46,9 @@ struct TableCheck {
   std::string_view format;  // the CLI format name of the family's tables
   FileReport (*verify)(const std::string& path, const std::string& group) = nullptr;
   Result<TableKeyRange> (*key_range)(const std::string& path) = nullptr;
+  // Optional: what the family adds to a live table's report once its level is known (Pebble:
+  // the filter policy OPTIONS gives the level, and the levels whose filters reads skip).
+  std::function<void(const LiveTable& live, FileReport& report)> adjust;
 };
 
 // The tasks of a database directory. `fallback` lists the table files to verify when the

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <span>
+#include <string>
+#include <vector>
 
 #include "bloomcodec/format.h"
 #include "engine/family.h"
@@ -24,6 +26,10 @@ const engine::Family& TheFamily();
 
 // The verify hooks (verify_plan.cc) the family registers.
 engine::FamilyVerify VerifyHooks();
+
+// The tasks of a Pebble database directory (database_verify.cc): its MANIFEST's live tables,
+// obsolete tables, and the findings of its other files.
+void PlanDatabaseDirectory(const std::string& dir, std::vector<VerifyTask>& tasks);
 
 // The codec of pebble-table (table/format_codecs.cc).
 const FormatCodec* TableCodec();

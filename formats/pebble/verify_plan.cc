@@ -1,6 +1,7 @@
 // How verify checks the Pebble family's files: a Pebble table given by itself, or a folder of
 // them, goes through the block-table verify pipeline (table/verify.h); the filter formats through
-// the generic verifier. Pebble's databases (MANIFEST, markers) are not planned here.
+// the generic verifier; a Pebble database directory (pebble::DetectDatabase) through its MANIFEST
+// (database_verify.cc).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include "bloomcodec/filter_stats.h"
 #include "formats/pebble/family.h"
 #include "pebble/bloom.h"
+#include "pebble/database.h"
 #include "pebble/table/table_reader.h"
 #include "pebble/table/verify.h"
 
@@ -32,11 +34,19 @@ std::uint64_t TailMagic(const fs::path& path) {
   return magic;
 }
 
-// A folder of Pebble tables (a copy of tables, a test data folder): no CURRENT, MANIFEST or
-// marker file (a database is read through those), and every file that ends in a table magic ends
-// in Pebble's. Such a folder is one group of tables; any other is left to the other families.
+// A Pebble database (database_verify.cc), or a folder of Pebble tables (a copy of tables, a test
+// data folder): no CURRENT, MANIFEST or marker file, and every file that ends in a table magic
+// ends in Pebble's. Such a folder is one group of tables; any other is left to the other
+// families.
 Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
                            std::vector<VerifyTask>& tasks) {
+  // A Pebble database goes before LevelDB's and RocksDB's planners, which would read its
+  // MANIFEST in their own dialect; DetectDatabase answers kNone for theirs (a RocksDB OPTIONS
+  // names rocksdb_version; their MANIFESTs hold no field only Pebble writes).
+  if (DetectDatabase(dir) != Evidence::kNone) {
+    PlanDatabaseDirectory(dir, tasks);
+    return true;
+  }
   std::vector<std::string> tables;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -60,6 +70,11 @@ Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
         [table = std::move(table), dir] { return VerifyPebbleTable(table, nullptr, dir); });
   }
   return true;
+}
+
+Result<std::optional<Document>> InspectDirectory(const std::string& dir) {
+  if (DetectDatabase(dir) == Evidence::kNone) return std::optional<Document>();
+  return std::optional<Document>(InspectDatabase(ReadDatabase(dir)));
 }
 
 Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tasks) {
@@ -96,7 +111,10 @@ std::vector<engine::FilterFill> FiltersOf(const FormatCodec* format, ByteSpan fi
 engine::FamilyVerify VerifyHooks() {
   engine::FamilyVerify hooks;
   hooks.plan_directory = PlanDirectory;
-  hooks.directory_rank = -1;  // before LevelDB, whose folder-of-tables rule takes any *.sst
+  // Before RocksDB and LevelDB: a Pebble database has CURRENT (and often OPTIONS) like theirs,
+  // and LevelDB's folder-of-tables rule takes any *.sst.
+  hooks.directory_rank = -1;
+  hooks.inspect_directory = InspectDirectory;
   hooks.plan_file = PlanFile;
   hooks.filters_of = FiltersOf;
   return hooks;

@@ -23,32 +23,6 @@ FileReport VerifyDatabaseSst(const std::string& path, const std::string& group) 
   return VerifySst(path, nullptr, group);
 }
 
-// The first and last user keys of an SST and the bounds of its range deletions (a MANIFEST's
-// key range covers them too).
-Result<manifest::TableKeyRange> KeyRangeOf(const std::string& path) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(path));
-  SstOpenOptions open;
-  open.verify_checksums = true;  // a damaged block is verify's finding, not a key range
-  BLOOMCODEC_ASSIGN_OR_RETURN(SstReader sst, SstReader::Open(in.bytes(), path, open));
-  std::vector<blocktable::BlockHandle> blocks;
-  BLOOMCODEC_RETURN_IF_ERROR(
-      sst.ForEachDataBlock([&](ByteSpan, const blocktable::BlockHandle& handle) {
-        blocks.push_back(handle);
-        return Status();
-      }));
-  manifest::TableKeyRange range;
-  BLOOMCODEC_RETURN_IF_ERROR(manifest::FirstAndLastKeys(
-      blocks, [&](const blocktable::BlockHandle& h) { return sst.ReadBlock(h, "data block"); },
-      blocktable::KeyOrder::kInternal, range));
-  BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachRangeDeletion([&](ByteSpan start, ByteSpan end) {
-    const ByteSpan user = manifest::UserKey(start);
-    range.tombstone_bounds.emplace_back(user.begin(), user.end());
-    range.tombstone_bounds.emplace_back(end.begin(), end.end());
-    return Status();
-  }));
-  return range;
-}
-
 bool IsDatabaseSstName(std::string_view name) { return blocktable::IsSstFileName(name); }
 
 Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
@@ -63,7 +37,7 @@ Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
     }
     return true;
   }
-  static const manifest::TableCheck check{"rocksdb-sst", VerifyDatabaseSst, KeyRangeOf};
+  static const manifest::TableCheck check{"rocksdb-sst", VerifyDatabaseSst, SstKeyRange, {}};
   manifest::PlanDatabase(
       dir, manifest::ReadDatabase(dir, manifest::Flavor::kRocksDb, {"sst"}, IsDatabaseSstName),
       check, tables, tasks);
@@ -133,6 +107,30 @@ std::vector<engine::FilterFill> FiltersOf(const FormatCodec*, ByteSpan file,
 }
 
 }  // namespace
+
+Result<manifest::TableKeyRange> SstKeyRange(const std::string& path) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(path));
+  SstOpenOptions open;
+  open.verify_checksums = true;  // a damaged block is verify's finding, not a key range
+  BLOOMCODEC_ASSIGN_OR_RETURN(SstReader sst, SstReader::Open(in.bytes(), path, open));
+  std::vector<blocktable::BlockHandle> blocks;
+  BLOOMCODEC_RETURN_IF_ERROR(
+      sst.ForEachDataBlock([&](ByteSpan, const blocktable::BlockHandle& handle) {
+        blocks.push_back(handle);
+        return Status();
+      }));
+  manifest::TableKeyRange range;
+  BLOOMCODEC_RETURN_IF_ERROR(manifest::FirstAndLastKeys(
+      blocks, [&](const blocktable::BlockHandle& h) { return sst.ReadBlock(h, "data block"); },
+      blocktable::KeyOrder::kInternal, range));
+  BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachRangeDeletion([&](ByteSpan start, ByteSpan end) {
+    const ByteSpan user = manifest::UserKey(start);
+    range.tombstone_bounds.emplace_back(user.begin(), user.end());
+    range.tombstone_bounds.emplace_back(end.begin(), end.end());
+    return Status();
+  }));
+  return range;
+}
 
 engine::FamilyVerify VerifyHooks() {
   engine::FamilyVerify hooks;

@@ -467,8 +467,8 @@ TEST(PebbleDatabase, VirtualTablesShareABacking) {
   EXPECT_EQ(l6[1]["backing"], 12);
   EXPECT_EQ(l6[1]["synthetic_prefix"], "722f");
 
-  // verify's plan: each virtual table is verified at the backing, without the key-range check
-  // (the physical table's range still is checked).
+  // verify's plan: the backing of both virtual tables is verified once, without the key-range
+  // check, and names them (the physical table's range still is checked).
   manifest::TableCheck check{"pebble-table",
                              [](const std::string& path, const std::string& group) {
                                FileReport r;
@@ -482,10 +482,11 @@ TEST(PebbleDatabase, VirtualTablesShareABacking) {
                                range.first = {'a'};
                                range.last = {'t'};
                                return range;
-                             }};
+                             },
+                             {}};
   std::vector<VerifyTask> tasks;
   manifest::PlanDatabase(dir.path(), db.view, check, {}, tasks);
-  ASSERT_EQ(tasks.size(), 3u);
+  ASSERT_EQ(tasks.size(), 2u);
   std::vector<std::string> key_range_errors;
   for (const VerifyTask& task : tasks) {
     const FileReport r = task();
@@ -497,6 +498,12 @@ TEST(PebbleDatabase, VirtualTablesShareABacking) {
     EXPECT_EQ(r.manifest, dir.path() + "/MANIFEST-000030");
   }
   EXPECT_EQ(key_range_errors, std::vector<std::string>{"000014.sst"});  // a..y is not a..t
+  const FileReport backing = tasks[1]();
+  EXPECT_EQ(backing.level, 6);
+  ASSERT_EQ(backing.findings.size(), 1u);
+  EXPECT_EQ(backing.findings[0].severity, Severity::kInfo);
+  EXPECT_NE(backing.findings[0].message.find("virtual tables 21 (level 6"), std::string::npos);
+  EXPECT_NE(backing.findings[0].message.find(", 22 (level 6"), std::string::npos);
 
   // The backing goes: both virtual tables are missing.
   fs::remove(dir.path() + "/000012.sst");
@@ -505,11 +512,13 @@ TEST(PebbleDatabase, VirtualTablesShareABacking) {
   EXPECT_TRUE(gone.view.live[1].missing && gone.view.live[2].missing);
   tasks.clear();
   manifest::PlanDatabase(dir.path(), gone.view, check, {}, tasks);
+  ASSERT_EQ(tasks.size(), 2u);  // one missing-table report for the backing
   const FileReport missing = tasks[1]();
   ASSERT_EQ(missing.findings.size(), 1u);
   EXPECT_EQ(missing.findings[0].kind, finding_kind::kMissingTable);
-  EXPECT_NE(missing.findings[0].message.find("virtual table 21 of backing table 12"),
-            std::string::npos);
+  EXPECT_NE(missing.findings[0].message.find("backing table 12 of virtual tables 21 (level 6"),
+            std::string::npos)
+      << missing.findings[0].message;
 }
 
 TEST(PebbleDatabase, BlobFilesAndSizes) {

@@ -51,6 +51,13 @@ struct PebbleTableSpec {
   bool raw_values = false;
   // The filter built from these user keys instead of the table's (a filter for other keys).
   std::vector<std::string> filter_keys_override;
+  // RocksDBv2 as Pebble writes it (format major versions 1 to 4): RocksDB's block-based magic
+  // and footer version 2, values without Pebblev3's prefix, and the range deletions named under
+  // both rocksdb.range_del and rocksdb.range_del2 (Pebble v1's writer).
+  bool rocksdb_v2 = false;
+  // The properties Pebble's writer records for a comparer with a Split [P1 sstable/writer.go]:
+  // rocksdb.prefix.extractor.name = the comparer's name, prefix filtering on, whole-key off.
+  bool split_properties = false;
 };
 
 inline void PutTrailer(ByteVector& key, std::uint64_t seq, std::uint8_t kind) {
@@ -115,7 +122,7 @@ inline void PebbleTableWriter::WriteDataBlocks(const std::vector<PebbleEntry>& e
   for (const PebbleEntry& e : entries) {
     ByteVector key = InternalKey(e.user_key, e.seq, e.kind);
     ByteVector value;
-    if (!spec_.raw_values && spec_.version >= kValuePrefixFormat &&
+    if (!spec_.raw_values && !spec_.rocksdb_v2 && spec_.version >= kValuePrefixFormat &&
         (e.kind & ~kObsoleteBit) == kSet) {
       value.push_back(0x00);  // in place
     }
@@ -124,6 +131,9 @@ inline void PebbleTableWriter::WriteDataBlocks(const std::vector<PebbleEntry>& e
     last = std::move(key);
     if (block.SizeEstimate() >= spec_.block_size) flush();
   }
+  // No point key: Pebble still writes one (empty) data block; its index key is an empty user key
+  // with the separator trailer its index keys carry ((2^56 - 1) << 8 | 17, FORMAT.md §9).
+  if (entries.empty()) last = InternalKey("", (std::uint64_t{1} << 56) - 1, kSeparator);
   if (!block.empty() || index_.empty()) flush();
 }
 
@@ -176,7 +186,9 @@ inline ByteVector PebbleTableWriter::Build(const std::vector<PebbleEntry>& entri
     for (const auto& [start, end] : spec_.range_dels) {
       rd.Add(InternalKey(start, 1, kRangeDel), AsBytes(end));
     }
-    meta[std::string(kRangeDelBlockName)] = handle_value(WriteBlock(rd.Finish(), false));
+    const ByteVector h = handle_value(WriteBlock(rd.Finish(), false));
+    meta[std::string(kRangeDelBlockName)] = h;
+    if (spec_.rocksdb_v2) meta["rocksdb.range_del"] = h;
   }
   std::uint64_t deletions = 0, merges = 0, sized = 0;
   for (const PebbleEntry& e : entries) {
@@ -206,7 +218,14 @@ inline ByteVector PebbleTableWriter::Build(const std::vector<PebbleEntry>& entri
   text("rocksdb.merge.operator", "pebble.concatenate");
   text("rocksdb.property.collectors", "[]");
   if (spec_.filter) text("rocksdb.filter.policy", "rocksdb.BuiltinBloomFilter");
-  if (spec_.version >= kObsoleteBitFormat) number("pebble.num.deletions.sized", sized);
+  if (spec_.split_properties) {
+    text("rocksdb.prefix.extractor.name", "leveldb.BytewiseComparator");
+    text("rocksdb.block.based.table.prefix.filtering", "1");
+    text("rocksdb.block.based.table.whole.key.filtering", "0");
+  }
+  if (spec_.version >= kObsoleteBitFormat && !spec_.rocksdb_v2) {
+    number("pebble.num.deletions.sized", sized);
+  }
   blocktable::BlockBuilder pb(0x7fffffff);
   for (const auto& [name, value] : props) pb.Add(AsBytes(name), value);
   meta["rocksdb.properties"] = handle_value(WriteBlock(pb.Finish(), false));
@@ -217,7 +236,13 @@ inline ByteVector PebbleTableWriter::Build(const std::vector<PebbleEntry>& entri
   footer.footer.checksum = spec_.checksum;
   footer.footer.metaindex_handle = WriteBlock(mb.Finish(), false);
   footer.footer.index_handle = index;
-  AppendPebbleFooter(footer, out_);
+  if (spec_.rocksdb_v2) {
+    footer.footer.magic = blocktable::kBlockBasedTableMagic;
+    footer.footer.format_version = 2;
+    blocktable::AppendFooter(footer.footer, out_);
+  } else {
+    AppendPebbleFooter(footer, out_);
+  }
   return std::move(out_);
 }
 

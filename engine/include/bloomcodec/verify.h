@@ -150,6 +150,10 @@ struct FileReport {
   // The reader the group summary assumes ignores this file's filter (a LevelDB <= 1.17 filter,
   // which 1.18+ never looks up): the group counts it as p = 1 whatever its own fp_rate.
   bool filter_ignored_by_reader = false;
+  // The database's reads never consult filters at this table's level (Pebble at L6: DB.Get and
+  // iterators skip L6 filters unless UseL6Filters): the group counts it as p = 1 whatever its
+  // own fp_rate.
+  bool filter_unread_at_level = false;
   // A table of a database read through its MANIFEST: its level (-1: not known, e.g. the
   // directory listing was used), its column family (RocksDB; "default" for LevelDB's one) and
   // the MANIFEST that lists it.
@@ -201,6 +205,8 @@ struct GroupSummary {
   // 1.17 table).
   std::uint64_t damaged = 0;
   std::uint64_t ignored_filters = 0;
+  // Of `tables`, counted as p = 1 because reads skip the filters of their level (Pebble's L6).
+  std::uint64_t unread_level_filters = 0;
   // Files of the group not in the figure: nothing on disk tells their rate (Cassandra < c
   // rebuilds the filter from Index.db at load).
   std::uint64_t not_counted = 0;

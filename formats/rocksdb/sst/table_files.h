@@ -12,6 +12,10 @@
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/status.h"
 
+namespace bloomcodec::manifest {
+struct TableKeyRange;
+}
+
 namespace bloomcodec::rocksdb {
 
 // A RocksDB database directory: an OPTIONS-* file next to CURRENT, or an NNNNNN.sst whose
@@ -26,5 +30,10 @@ Result<std::vector<std::string>> FindSstFiles(const std::string& dir);
 // A table ending in LevelDB's magic that RocksDB wrote (format_version 0): its metaindex names
 // RocksDB's properties block, which LevelDB never writes.
 bool IsRocksDbFormatVersion0Table(ByteSpan bytes, const std::string& path);
+
+// The first and last user keys of a database SST (any magic SstReader opens) and the bounds of
+// its range deletions, which a MANIFEST's key range covers too (formats/rocksdb/verify_plan.cc;
+// Pebble's planner uses it for the RocksDBv2 tables of its databases).
+Result<manifest::TableKeyRange> SstKeyRange(const std::string& path);
 
 }  // namespace bloomcodec::rocksdb
