@@ -135,8 +135,8 @@ std::string WriteTable(const std::string& dir, const Table& table,
 
 std::string Describe(const Table& t) {
   return t.policy_name + (t.ribbon ? " ribbon" : " bloom") +
-         (t.partitioned ? " partitioned" : " full") + " extractor=" +
-         (t.extractor ? t.extractor : "none") + (t.whole_key ? " whole-key" : "") +
+         (t.partitioned ? " partitioned" : " full") +
+         " extractor=" + (t.extractor ? t.extractor : "none") + (t.whole_key ? " whole-key" : "") +
          " format_version=" + std::to_string(t.format_version);
 }
 
@@ -176,8 +176,7 @@ TEST(SstForkNames, TikvWriteColumnFamilyTablesVerifyThroughTheirSuffixExtractor)
   for (const Table& table :
        {Table{"rocksdb.BuiltinBloomFilter.FullBloom", false, false, "FixedSuffixSliceTransform",
               false},
-        Table{"rocksdb.BuiltinBloomFilter.Ribbon", true, false, "FixedSuffixSliceTransform",
-              false},
+        Table{"rocksdb.BuiltinBloomFilter.Ribbon", true, false, "FixedSuffixSliceTransform", false},
         Table{"rocksdb.BuiltinBloomFilter.FullBloom", false, true, "FixedSuffixSliceTransform",
               false},
         Table{"rocksdb.BuiltinBloomFilter.Ribbon", true, true, "FixedSuffixSliceTransform", false},
@@ -230,16 +229,13 @@ TEST(SstForkNames, TheSuffixExtractorsPrefixesAreTheOnesTheFilterHolds) {
 
 TEST(SstForkNames, RocksDb70AliasNamesAreReadAsTheBuiltInFilters) {
   const std::vector<std::string> keys = Keys(400);
-  for (const Table& table : {Table{"bloomfilter", false, false},
-                             Table{"bloomfilter", false, true},
-                             Table{"ribbonfilter", true, false},
-                             Table{"ribbonfilter", true, true},
-                             Table{"rocksdb.internal.FastLocalBloomFilter", false, false},
-                             Table{"rocksdb.internal.Standard128RibbonFilter", true, true},
-                             Table{"rocksdb.internal.LegacyBloomFilter", false, false, nullptr,
-                                   true, 4},
-                             Table{"bloomfilter", false, false, "FixedSuffixSliceTransform", false,
-                                   4}}) {
+  for (const Table& table :
+       {Table{"bloomfilter", false, false}, Table{"bloomfilter", false, true},
+        Table{"ribbonfilter", true, false}, Table{"ribbonfilter", true, true},
+        Table{"rocksdb.internal.FastLocalBloomFilter", false, false},
+        Table{"rocksdb.internal.Standard128RibbonFilter", true, true},
+        Table{"rocksdb.internal.LegacyBloomFilter", false, false, nullptr, true, 4},
+        Table{"bloomfilter", false, false, "FixedSuffixSliceTransform", false, 4}}) {
     TempDir dir;
     const std::string path = WriteTable(dir.path(), table, keys);
     ExpectVerifies(path, table, keys.size());
@@ -253,8 +249,7 @@ TEST(SstForkNames, AFlippedFilterByteIsStillCaught) {
   for (const Table& table :
        {Table{"rocksdb.BuiltinBloomFilter.FullBloom", false, false, "FixedSuffixSliceTransform",
               false},
-        Table{"rocksdb.BuiltinBloomFilter.Ribbon", true, false, "FixedSuffixSliceTransform",
-              false},
+        Table{"rocksdb.BuiltinBloomFilter.Ribbon", true, false, "FixedSuffixSliceTransform", false},
         Table{"ribbonfilter", true, false}, Table{"bloomfilter", false, false}}) {
     SCOPED_TRACE(Describe(table));
     TempDir dir;
