@@ -6,6 +6,11 @@ namespace bloomcodec::rocksdb {
 
 namespace {
 
+// TiKV's names and suffix length (prefix_extractor.h).
+constexpr std::string_view kTikvFixedSuffix = "FixedSuffixSliceTransform";
+constexpr std::string_view kTikvNoop = "NoopSliceTransform";
+constexpr std::uint32_t kTikvSuffixBytes = 8;
+
 std::optional<std::uint32_t> ParseLength(std::string_view digits) {
   std::uint32_t n = 0;
   const char* end = digits.data() + digits.size();
@@ -21,7 +26,8 @@ std::optional<std::uint32_t> ParseLength(std::string_view digits) {
 std::optional<PrefixExtractor> PrefixExtractor::FromPropertyName(std::string_view name) {
   constexpr std::string_view kFixed = "rocksdb.FixedPrefix.";
   constexpr std::string_view kCapped = "rocksdb.CappedPrefix.";
-  if (name == "rocksdb.Noop") return PrefixExtractor{Kind::kNoop, 0};
+  if (name == "rocksdb.Noop" || name == kTikvNoop) return PrefixExtractor{Kind::kNoop, 0};
+  if (name == kTikvFixedSuffix) return PrefixExtractor{Kind::kFixedSuffix, kTikvSuffixBytes};
   for (auto [prefix, kind] : {std::pair{kFixed, Kind::kFixed}, std::pair{kCapped, Kind::kCapped}}) {
     if (!name.starts_with(prefix)) continue;
     std::optional<std::uint32_t> n = ParseLength(name.substr(prefix.size()));
@@ -51,6 +57,7 @@ std::string PrefixExtractor::Name() const {
     case Kind::kFixed: return "rocksdb.FixedPrefix." + std::to_string(length);
     case Kind::kCapped: return "rocksdb.CappedPrefix." + std::to_string(length);
     case Kind::kNoop: return "rocksdb.Noop";
+    case Kind::kFixedSuffix: return std::string(kTikvFixedSuffix);
   }
   return "";
 }

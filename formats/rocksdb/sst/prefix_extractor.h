@@ -11,6 +11,13 @@
 // * "rocksdb.CappedPrefix.N": every key is in the domain; the prefix is the first min(N, size)
 //   bytes.
 // * "rocksdb.Noop": every key is in the domain; the prefix is the key itself.
+// * TiKV's two (tikv/tikv components/engine_rocks/src/util.rs, configured by name in
+//   components/engine_rocks config: the write column family's "FixedSuffixSliceTransform" with
+//   a suffix of 8, the lock and raft families' "NoopSliceTransform"; rust-rocksdb passes the
+//   name through as the SliceTransform's Name(), which the table records):
+//   "FixedSuffixSliceTransform": keys of at least 8 bytes are in the domain; the prefix is the
+//   key without its last 8 bytes (TiKV's MVCC timestamp), empty for an 8-byte key.
+//   "NoopSliceTransform": as rocksdb.Noop.
 // * "nullptr" (or no property): no extractor. Any other name is a custom extractor whose
 //   prefixes cannot be computed here.
 // RocksDB's full and partitioned filter builders add, for each key in order, its prefix (when in
@@ -29,9 +36,9 @@
 namespace bloomcodec::rocksdb {
 
 struct PrefixExtractor {
-  enum class Kind { kFixed, kCapped, kNoop };
+  enum class Kind { kFixed, kCapped, kNoop, kFixedSuffix };
   Kind kind = Kind::kNoop;
-  std::uint32_t length = 0;  // N of kFixed and kCapped
+  std::uint32_t length = 0;  // N of kFixed and kCapped; the suffix dropped by kFixedSuffix
 
   // The name a table records ("rocksdb.FixedPrefix.4"); nullopt for "nullptr", "" and custom
   // names.
@@ -39,12 +46,17 @@ struct PrefixExtractor {
   // The command line's spelling: fixed:N, capped:N (N in 1..2^31-1) or noop.
   static Result<PrefixExtractor> FromSpec(std::string_view spec);
 
-  bool InDomain(ByteSpan key) const { return kind != Kind::kFixed || key.size() >= length; }
+  bool InDomain(ByteSpan key) const {
+    return (kind != Kind::kFixed && kind != Kind::kFixedSuffix) || key.size() >= length;
+  }
+  // Defined for keys in the domain.
   ByteSpan Transform(ByteSpan key) const {
     if (kind == Kind::kNoop) return key;
+    if (kind == Kind::kFixedSuffix) return key.first(key.size() - length);
     return key.first(std::min<std::size_t>(key.size(), length));
   }
-  // RocksDB's name of the extractor ("rocksdb.CappedPrefix.8").
+  // The name a table records for the extractor ("rocksdb.CappedPrefix.8",
+  // "FixedSuffixSliceTransform").
   std::string Name() const;
 };
 

@@ -79,7 +79,42 @@ std::optional<std::uint64_t> DecodeVarint64Exactly(ByteSpan raw) {
   return std::nullopt;
 }
 
+constexpr std::array<std::string_view, 10> kBuiltinFilterNames = {
+    kBuiltinFilterName,
+    // RocksDB 7.0.0 to 7.0.2 (the policies' Name()).
+    "bloomfilter",
+    "ribbonfilter",
+    "rocksdb.internal.LegacyBloomFilter",
+    "rocksdb.internal.FastLocalBloomFilter",
+    "rocksdb.internal.Standard128RibbonFilter",
+    "rocksdb.internal.DeprecatedBlockBasedBloomFilter",
+    // TiKV (tikv/rust-rocksdb, April 2023 to July 2024).
+    "rocksdb.BuiltinBloomFilter.FullBloom",
+    "rocksdb.BuiltinBloomFilter.Ribbon",
+    "rocksdb.BuiltinBloomFilter.BlockBloom",
+};
+
+// Where a metaindex key puts a built-in filter; nullopt for every other key.
+std::optional<FilterPlacement> BuiltinFilterPlacement(std::string_view key) {
+  constexpr std::array<std::pair<std::string_view, FilterPlacement>, 3> kPrefixes = {{
+      {"fullfilter.", FilterPlacement::kFull},
+      {"partitionedfilter.", FilterPlacement::kPartitioned},
+      {"filter.", FilterPlacement::kBlockBased},
+  }};
+  for (const auto& [prefix, placement] : kPrefixes) {
+    if (key.starts_with(prefix) && IsBuiltinFilterName(key.substr(prefix.size()))) {
+      return placement;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+bool IsBuiltinFilterName(std::string_view policy_name) {
+  return std::find(kBuiltinFilterNames.begin(), kBuiltinFilterNames.end(), policy_name) !=
+         kBuiltinFilterNames.end();
+}
 
 std::string PrintableName(std::string_view name) {
   if (std::all_of(name.begin(), name.end(), [](char c) { return c >= 0x20 && c < 0x7f; })) {
@@ -324,17 +359,19 @@ Status SstReader::ReadPropertiesBlock() {
 }
 
 Status SstReader::FindFilter() {
-  const std::string full = "fullfilter." + std::string(kBuiltinFilterName);
-  const std::string partitioned = "partitionedfilter." + std::string(kBuiltinFilterName);
-  const std::string block_based = "filter." + std::string(kBuiltinFilterName);
-  // A full or partitioned filter first, as 6.x prefers them; the block-based one otherwise.
+  // A full or partitioned filter first, as 6.x and 7.x prefer them; the block-based one
+  // otherwise.
   const SstMetaindexEntry* chosen = nullptr;
+  FilterPlacement placement = FilterPlacement::kBlockBased;
   for (const SstMetaindexEntry& e : metaindex_entries_) {
-    if (e.key == full || e.key == partitioned) {
+    const std::optional<FilterPlacement> p = BuiltinFilterPlacement(e.key);
+    if (!p) continue;
+    if (*p != FilterPlacement::kBlockBased) {
       chosen = &e;
+      placement = *p;
       break;
     }
-    if (e.key == block_based && chosen == nullptr) chosen = &e;
+    if (chosen == nullptr) chosen = &e;
   }
   for (const SstMetaindexEntry& e : metaindex_entries_) {
     if (&e != chosen) continue;
@@ -344,9 +381,7 @@ Status SstReader::FindFilter() {
     }
     SstFilterInfo f;
     f.metaindex_key = e.key;
-    f.placement = e.key == full          ? FilterPlacement::kFull
-                  : e.key == partitioned ? FilterPlacement::kPartitioned
-                                         : FilterPlacement::kBlockBased;
+    f.placement = placement;
     f.handle = *e.handle;
     const std::string what =
         f.placement == FilterPlacement::kPartitioned ? "filter partition index" : "filter block";

@@ -9,11 +9,13 @@
 //   BLOOMCODEC_RETURN_IF_ERROR(sst.MayContainBatch(user_keys, answers));
 //
 // Compatibility contract (RocksDB 7.8, table/block_based/*):
-// * The filter is the metaindex entry "fullfilter." or "partitionedfilter." followed by
-//   rocksdb.BuiltinBloomFilter (the compatibility name of every built-in Bloom and Ribbon policy).
+// * The filter is the metaindex entry "fullfilter." or "partitionedfilter." followed by a name
+//   of the built-in filters (IsBuiltinFilterName: rocksdb.BuiltinBloomFilter, the compatibility
+//   name of every built-in Bloom and Ribbon policy, or an alias RocksDB 7.0.x or TiKV wrote).
 //   Entries of other policies are listed but not used. Without either, "filter." followed by
-//   rocksdb.BuiltinBloomFilter is the block-based filter of RocksDB <= 6.x (7.x ignores it;
-//   answered here as 6.x answers, see FilterPlacement).
+//   such a name is the block-based filter of RocksDB <= 6.x (7.x ignores it; answered here as
+//   6.x answers, see FilterPlacement). Whatever the name, the filter's own bytes (a full
+//   filter's trailer) say how it is decoded.
 // * A probe is a user key. With whole-key filtering (the property
 //   rocksdb.block.based.table.whole.key.filtering, "1" when absent) the full filter answers for
 //   the user key itself, before any index lookup. A partitioned filter's top-level index is
@@ -45,6 +47,20 @@
 namespace bloomcodec::rocksdb {
 
 inline constexpr std::string_view kBuiltinFilterName = "rocksdb.BuiltinBloomFilter";
+// Whether `policy_name` (a filter's metaindex key without "fullfilter.", "partitionedfilter." or
+// "filter.") names RocksDB's built-in filters, which read each other's filters:
+// * rocksdb.BuiltinBloomFilter: what every RocksDB writes, except 7.0.0 to 7.0.2;
+// * what RocksDB 7.0.0 to 7.0.2 wrote instead (the policy's Name(), not its compatibility
+//   name): bloomfilter, ribbonfilter, and the internal policies' names
+//   rocksdb.internal.{LegacyBloom,FastLocalBloom,Standard128Ribbon,DeprecatedBlockBasedBloom}Filter;
+//   RocksDB 7.0.3 and later read all of them as built-in (block_based_table_reader.cc,
+//   kBuiltinNameAndAliases);
+// * TiKV's names: rocksdb.BuiltinBloomFilter.FullBloom, .Ribbon and .BlockBloom, the Name() of
+//   tikv/rust-rocksdb's wrappers of NewBloomFilterPolicy (full or block-based) and
+//   NewRibbonFilterPolicy from April 2023 (#740, TiKV 7.1 and later, on RocksDB 6.29.tikv, whose
+//   metaindex key is "prefix + Name()") until July 2024 (#794); tikv/rocksdb 6.29.tikv reads
+//   every name starting with rocksdb.BuiltinBloomFilter as built-in.
+bool IsBuiltinFilterName(std::string_view policy_name);
 inline constexpr std::string_view kPropertiesBlockName = "rocksdb.properties";
 // The range-deletion meta block: internal keys (start key + tag of type kTypeRangeDeletion) whose
 // values are the exclusive end user keys.

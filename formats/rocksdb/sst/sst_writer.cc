@@ -193,7 +193,8 @@ std::map<std::string, ByteVector> PropertiesOf(const SstWriteOptions& options, c
   props["rocksdb.external_sst_file.global_seqno"] = ByteVector(8, 0);
   props["rocksdb.external_sst_file.version"] = Fixed32(2);
   props["rocksdb.filter.policy"] =
-      Text(options.block_based_filter                  ? std::string(kBuiltinFilterName)
+      Text(options.policy_name                         ? *options.policy_name
+           : options.block_based_filter                ? std::string(kBuiltinFilterName)
            : options.filter == FilterEncoding::kRibbon ? "ribbonfilter"
                                                        : "bloomfilter");
   props["rocksdb.filter.size"] = Varint(part.filter_size);
@@ -238,8 +239,8 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
   ByteVector fh, ph;
   AppendBlockHandle(part.filter, fh);
   AppendBlockHandle(properties_handle, ph);
-  const std::string filter_key =
-      (options.block_based_filter ? "filter." : "fullfilter.") + std::string(kBuiltinFilterName);
+  const std::string filter_key = (options.block_based_filter ? "filter." : "fullfilter.") +
+                                 options.policy_name.value_or(std::string(kBuiltinFilterName));
   metaindex.Add(Text(filter_key), fh);  // "filter...", "fullfilter..." < "rocksdb.*"
   if (footer.context_checksums()) {
     ByteVector ih;  // "rocksdb.index" < "rocksdb.properties"

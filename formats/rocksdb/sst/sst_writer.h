@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 
 #include "blocktable/trailer.h"  // internal for now: ChecksumType in this API
 #include "bloomcodec/bytes.h"
@@ -38,6 +39,11 @@ struct SstWriteOptions {
   // filter per 2 KiB of data-block offsets, round(bits_per_key) bits per key, RocksDB's BloomHash
   // (BlockBasedFilterBlockBuilder with the deprecated BloomFilterPolicy of 6.x).
   bool block_based_filter = false;
+  // The policy's name as RocksDB 6.x and 7.0.0 to 7.0.2 record it, in the filter's metaindex key
+  // ("fullfilter." or "filter." + name) and in rocksdb.filter.policy: the aliases other builds
+  // wrote (TiKV's rocksdb.BuiltinBloomFilter.BlockBloom, see IsBuiltinFilterName). nullopt:
+  // rocksdb.BuiltinBloomFilter in the key, and the property as 7.8 records it.
+  std::optional<std::string> policy_name;
   // The footer's format_version; 0 writes LevelDB's magic (RocksDB's format_version 0, which
   // needs CRC32c). nullopt: 5 for full filters, 4 for the legacy Bloom, 4 for block-based ones.
   // 6 and 7 write context checksums with `base_context_checksum` (RocksDB draws it at random;
