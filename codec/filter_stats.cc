@@ -60,11 +60,20 @@ FillExpectation ExpectedBitsSet(std::uint64_t bits, std::uint32_t hash_count, do
   return e;
 }
 
-bool FillExceedsExpectation(std::uint64_t bits, std::uint32_t hash_count, double sized_keys,
-                            std::uint64_t bits_set, double sigmas) {
-  FillExpectation e = ExpectedBitsSet(bits, hash_count, sized_keys);
-  // One extra bit of slack keeps tiny filters (stddev near 0) from flagging exact fills.
-  return static_cast<double>(bits_set) > e.mean_bits_set + sigmas * e.stddev_bits_set + 1.0;
+OverfillBound OverfillThreshold(std::uint64_t bits, std::uint32_t hash_count, double keys,
+                                double false_alarm) {
+  OverfillBound b;
+  if (bits == 0 || hash_count == 0) return b;
+  const double m = static_cast<double>(bits);
+  const double k = hash_count;
+  const double n = keys > 0 ? keys : 0;
+  b.mean_bound = k >= m ? m : -m * std::expm1(n * std::log1p(-k / m));
+  const double deviation = k * std::sqrt(n * std::log(1 / false_alarm) / 2);
+  const double most = k * n;  // every key sets at most k bits
+  b.certain = most <= b.mean_bound + deviation;
+  b.threshold = b.certain ? most : b.mean_bound + deviation;
+  b.judged = b.threshold < m;
+  return b;
 }
 
 double CombinedFalsePositiveRate(std::span<const double> per_filter_rates) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "bloomcodec/filter_stats.h"
@@ -21,9 +22,12 @@ void AddFill(const std::vector<engine::FilterFill>& filters, std::optional<std::
   double weighted_fp = 0;
   double sized = 0;
   bool sized_known = true;
-  std::uint64_t overfilled = 0;
-  std::string first_reason;
-  std::uint64_t first_offset = 0;
+  // Per verdict kind (overfilled, undersized): how many filters, and the first one.
+  struct Tally {
+    FillVerdict first;
+    std::uint64_t count = 0;
+    std::uint64_t offset = 0;
+  } tally[2];
   for (std::size_t i = 0; i < filters.size(); ++i) {
     const engine::FilterFill& f = filters[i];
     const bool given = keys.has_value() && f.probed;
@@ -39,13 +43,15 @@ void AddFill(const std::vector<engine::FilterFill>& filters, std::optional<std::
       sized += *expected;
     else
       sized_known = false;
-    const std::string reason =
-        OverfillReason(f.stats, expected, given ? "given" : "allowed by its size and k");
-    if (!reason.empty() && overfilled++ == 0) {
-      first_reason = (filters.size() > 1 ? "filter at byte " + std::to_string(f.offset) + ": "
-                                         : std::string()) +
-                     reason;
-      first_offset = f.offset;
+    FillVerdict verdict =
+        JudgeFill(f.stats, expected, given ? "given" : "allowed by its size and k");
+    if (!verdict) continue;
+    Tally& t = tally[verdict.kind == finding_kind::kOverfilled ? 0 : 1];
+    if (t.count++ == 0) {
+      if (filters.size() > 1)
+        verdict.reason = "filter at byte " + std::to_string(f.offset) + ": " + verdict.reason;
+      t.first = std::move(verdict);
+      t.offset = f.offset;
     }
   }
   fill.fill_ratio = fill.bits > 0 ? static_cast<double>(fill.bits_set) / fill.bits : 0;
@@ -57,11 +63,15 @@ void AddFill(const std::vector<engine::FilterFill>& filters, std::optional<std::
                                                  : "keys and parameters";
   }
   report.fill = fill;
-  if (overfilled > 0) {
-    report.Add(Severity::kError, finding_kind::kOverfilled,
-               (overfilled > 1 ? std::to_string(overfilled) + " filters overfilled; " : "") +
-                   first_reason + ": the filter was damaged or built for other keys",
-               first_offset);
+  for (const Tally& t : tally) {
+    if (t.count == 0) continue;
+    const bool overfilled = t.first.kind == finding_kind::kOverfilled;
+    report.Add(
+        t.first.severity, t.first.kind,
+        (t.count > 1 ? std::to_string(t.count) + " filters " + std::string(t.first.kind) + "; "
+                     : "") +
+            t.first.reason + (overfilled ? ": the filter was damaged or built for other keys" : ""),
+        t.offset);
   }
 }
 

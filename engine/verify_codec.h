@@ -15,7 +15,7 @@ namespace bloomcodec {
 // Verifies the file at `path` as `format`. `keys` (optional) must all be answered "may contain"
 // and are the key count the fill is judged against (a filter block: that of the filter Probe
 // asks, filter 0); without them, and for a block's other filters, the most keys the filter's
-// size and k allow. Every bit set is always an "overfilled" error.
+// size and k allow (JudgeFill: overfilled, or undersized when saturated by that count).
 FileReport VerifyWithCodec(const std::string& path, const FormatCodec* format,
                            const KeyStream* keys, const ProbeOptions& probe);
 

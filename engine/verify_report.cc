@@ -43,20 +43,56 @@ std::string EstimatedKeysText(double estimated_keys) {
   return buf;
 }
 
-std::string OverfillReason(const FillStatistics& s, std::optional<double> expected_keys,
-                           std::string_view from) {
-  if (s.bits > 0 && s.bits_set == s.bits) {
-    // No key count explains this usefully: the filter rejects nothing, a read always goes on.
-    return "all " + std::to_string(s.bits) +
-           " bits set, saturated (every bit set): every key is answered 'may contain'";
+namespace {
+
+std::string Whole(double x) { return EstimatedKeysText(x); }
+
+// "N keys in Index.db (+d the writer may add uncounted) set at most T (...)": the evidence.
+std::string BoundText(const OverfillBound& b, double counted, std::string_view from,
+                      double uncounted) {
+  std::string text = Whole(counted) + " keys " + std::string(from);
+  if (uncounted > 0) text += " (+" + Whole(uncounted) + " the writer may add uncounted)";
+  text += " set at most " + Whole(std::floor(b.threshold));
+  text += b.certain ? " (k bits each)"
+                    : " (about " + Whole(b.mean_bound) + "; false-alarm probability 1e-6)";
+  return text;
+}
+
+}  // namespace
+
+FillVerdict JudgeFill(const FillStatistics& s, std::optional<double> counted, std::string_view from,
+                      double uncounted) {
+  FillVerdict v;
+  const bool saturated = s.bits > 0 && s.bits_set == s.bits;
+  const bool countable = counted && s.hash_count > 0 && s.bits > 0;
+  const OverfillBound b =
+      countable ? OverfillThreshold(s.bits, s.hash_count, *counted + uncounted) : OverfillBound{};
+  const bool over = b.judged && static_cast<double>(s.bits_set) > b.threshold;
+  if (saturated) {
+    v.reason = "all " + std::to_string(s.bits) +
+               " bits set, saturated (every bit set): every key is answered 'may contain'";
+    if (over) {
+      v.severity = Severity::kError;
+      v.kind = finding_kind::kOverfilled;
+      v.reason += "; " + BoundText(b, *counted, from, uncounted);
+    } else {
+      // No count, or one that can set every bit: the writer sized it too small for its keys.
+      v.severity = Severity::kWarning;
+      v.kind = finding_kind::kUndersized;
+      v.reason += countable
+                      ? "; the " + Whole(*counted) + " keys " + std::string(from) +
+                            " can set every bit: the writer sized it too small for them"
+                      : "; no key count to judge it by: the file does not tell damage from sizing";
+    }
+    return v;
   }
-  if (!expected_keys || s.hash_count == 0 || s.bits == 0) return "";
-  if (!FillExceedsExpectation(s.bits, s.hash_count, *expected_keys, s.bits_set)) return "";
-  const FillExpectation e = ExpectedBitsSet(s.bits, s.hash_count, *expected_keys);
-  return std::to_string(s.bits_set) + " of " + std::to_string(s.bits) + " bits set; " +
-         EstimatedKeysText(*expected_keys) + " keys " + std::string(from) + " set about " +
-         EstimatedKeysText(e.mean_bits_set) + " (estimated keys " +
-         EstimatedKeysText(s.estimated_keys) + ")";
+  if (!over) return v;
+  v.severity = Severity::kError;
+  v.kind = finding_kind::kOverfilled;
+  v.reason = std::to_string(s.bits_set) + " of " + std::to_string(s.bits) + " bits set; " +
+             BoundText(b, *counted, from, uncounted) + " (estimated keys " +
+             EstimatedKeysText(s.estimated_keys) + ")";
+  return v;
 }
 
 Finding FindingFromStatus(Severity severity, std::string_view kind, const Status& status) {

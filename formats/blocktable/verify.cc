@@ -1,7 +1,10 @@
 #include "blocktable/verify.h"
 
+#include <algorithm>
+#include <bit>
 #include <utility>
 
+#include "blocktable/footer.h"
 #include "blocktable/scan.h"
 #include "bloomcodec/input_file.h"
 
@@ -79,6 +82,37 @@ bool AskGivenKeys(const VerifyPlugin& plugin, const VerifySetup& setup, const Ke
   return true;
 }
 
+// Pebble's table magic (formats/pebble/table/table_reader.h), read as TrailingMagic reads.
+constexpr std::uint64_t kPebbleMagic = 0xb3aa9ff0b3aa9ff0ull;
+
+// Whether `magic` is, or is at most 8 bits off, a table magic of the formats read here or of
+// RocksDB's other table types. A random 8-byte tail is that close to one of the six with a
+// chance of about 2e-9: a tail that close is that format's magic, damaged.
+bool NearKnownTableMagic(std::uint64_t magic) {
+  constexpr std::uint64_t kKnown[] = {kLevelDbTableMagic, kBlockBasedTableMagic,
+                                      kPlainTableMagic,   kPlainTableFormatVersion0Magic,
+                                      kCuckooTableMagic,  kPebbleMagic};
+  return std::any_of(std::begin(kKnown), std::end(kKnown),
+                     [&](std::uint64_t known) { return std::popcount(magic ^ known) <= 8; });
+}
+
+// A table that failed to open and ends with no table magic we know: nothing in the file says it
+// is a table (its name only suggested one), so its failure is not damage but `unknown`. A table
+// a MANIFEST lists is judged again by the database (manifest/database_plan.cc).
+void ReportUnknownMagic(ByteSpan file, FileReport& report) {
+  if (file.size() < 8 || NearKnownTableMagic(TrailingMagic(file))) return;
+  std::erase_if(report.findings, [](const Finding& f) {
+    return f.kind == finding_kind::kStructure && f.severity == Severity::kError;
+  });
+  const std::string magic = ToHex(file.subspan(file.size() - 8));
+  report.Add(Severity::kWarning, finding_kind::kUnknown,
+             "not a format we know: magic " + magic +
+                 " (no table magic of LevelDB, RocksDB or Pebble, nor one a few bits off): "
+                 "another kind of file, or a table cut short; the file does not say which",
+             file.size() - 8);
+  report.findings.back().fields.emplace_back("magic", magic);
+}
+
 }  // namespace
 
 FileReport VerifyBlockTable(const std::string& path, VerifyPlugin& plugin, const KeyStream* probes,
@@ -92,7 +126,10 @@ FileReport VerifyBlockTable(const std::string& path, VerifyPlugin& plugin, const
     report.Add(Severity::kError, finding_kind::kUnreadable, in.status().ToString());
     return report;
   }
-  if (!plugin.Open(in->bytes(), path, report)) return report;
+  if (!plugin.Open(in->bytes(), path, report)) {
+    ReportUnknownMagic(in->bytes(), report);
+    return report;
+  }
   const VerifySetup setup = plugin.setup();
 
   const Status before_data = plugin.CheckBeforeData();

@@ -86,11 +86,14 @@ void CheckFill(const FilterType& filter, std::optional<double> sized_keys, std::
   fill.sized_keys = sized_keys;
   fill.sized_keys_from = sized_from;
   report.fill = fill;
-  const std::string reason = OverfillReason(s, sized_keys, SizedFromText(sized_from));
-  if (!reason.empty()) {
+  const FillVerdict verdict = JudgeFill(s, sized_keys, SizedFromText(sized_from));
+  if (verdict.kind == finding_kind::kOverfilled) {
     report.Add(Severity::kError, finding_kind::kOverfilled,
-               reason + ": the filter holds keys it was not sized for, or bits were damaged",
+               verdict.reason +
+                   ": the filter holds keys it was not sized for, or bits were damaged",
                bits_offset);
+  } else if (verdict) {
+    report.Add(verdict.severity, verdict.kind, verdict.reason, bits_offset);
   }
 }
 

@@ -28,8 +28,9 @@
 //                           known layout of the family answers every key (not by chance), the
 //                           finding names it (message, field "answers_every_key_as")
 //   overfilled (error)      more bits set than the Index.db key count (or the keys given, or
-//                           without either the filter's own size and K) can explain (6 sigma);
-//                           every bit set, always
+//                           without either the filter's own size and K) can set but with a
+//                           chance of 1e-6 (JudgeFill); every bit set when the count cannot
+//   undersized (warning)    every bit set, with a count that can set them all: the sizing
 //   missing-index (error: Cassandra cannot open the sstable, nothing to check keys against)
 //   missing-filter (warning, see above)
 //   trailing-bytes (warning) bytes after the filter, which the original ignores
@@ -61,12 +62,6 @@
 #include "cassandra/descriptor.h"
 #include "cassandra/filter_keys.h"
 #include "cassandra/index_db.h"
-
-// The finding kinds only a Cassandra data directory has (the others: bloomcodec/verify.h).
-namespace bloomcodec::finding_kind {
-inline constexpr std::string_view kNotSstable = "not-sstable";  // named like one, is not
-inline constexpr std::string_view kNoDatabase = "no-database";  // a directory without one
-}  // namespace bloomcodec::finding_kind
 
 namespace bloomcodec::cassandra {
 

@@ -17,6 +17,23 @@ bool SameKey(ByteSpan a, const ByteVector& b) {
 }
 
 // The key-range finding of a live table, or nothing when its keys match the MANIFEST.
+// A live table that ends with no table magic we know (blocktable's `unknown`): its name alone
+// did not make it a table, but the MANIFEST, the writer's own record, says it is one, so the
+// failure is damage (cut short or overwritten), an error at the same offset.
+void ListedTableIsDamaged(FileReport& report) {
+  for (Finding& f : report.findings) {
+    if (f.kind != finding_kind::kUnknown) continue;
+    std::string magic;
+    for (const auto& [name, value] : f.fields) {
+      if (name == "magic") magic = value;
+    }
+    f.severity = Severity::kError;
+    f.kind = std::string(finding_kind::kStructure);
+    f.message = "the MANIFEST lists this table, but its last 8 bytes " + magic +
+                " are no table magic: cut short or overwritten";
+  }
+}
+
 void CheckKeyRange(const LiveTable& live, const TableCheck& check, FileReport& report) {
   // A damaged or unreadable table has its finding already; its keys say nothing about the range.
   for (const Finding& f : report.findings) {
@@ -195,6 +212,7 @@ void PlanDatabase(const std::string& dir, DatabaseView view, const TableCheck& c
     }
     tasks.push_back([live, views, group, manifest_path, check] {
       FileReport r = check.verify(live.path, group);
+      ListedTableIsDamaged(r);
       r.level = live.meta.level;
       r.column_family = live.column_family;
       r.manifest = manifest_path;

@@ -46,15 +46,31 @@ TEST(FillStatistics, EdgeCases) {
   EXPECT_EQ(k0.false_positive_rate, 1.0) << "k = 0 answers present for every key";
 }
 
-TEST(FillExpectation, SimulatedFillsLieWithinSixSigmaAndOverfillIsCaught) {
+TEST(OverfillThreshold, SimulatedFillsLieBelowItAndOverfillIsCaught) {
   const std::uint64_t m = 15020 / 64 * 64 + 64;
   const std::uint32_t k = 10;
+  const OverfillBound b = OverfillThreshold(m, k, 1000);
+  ASSERT_TRUE(b.judged);
   for (std::uint64_t seed = 0; seed < 20; ++seed) {
-    std::uint64_t set = SimulateBitsSet(m, k, 1000, seed);
-    EXPECT_FALSE(FillExceedsExpectation(m, k, 1000, set)) << seed;
+    EXPECT_LE(static_cast<double>(SimulateBitsSet(m, k, 1000, seed)), b.threshold) << seed;
   }
   // Three times the keys the filter was sized for is a finding.
-  EXPECT_TRUE(FillExceedsExpectation(m, k, 1000, SimulateBitsSet(m, k, 3000, 99)));
+  EXPECT_GT(static_cast<double>(SimulateBitsSet(m, k, 1000 * 3, 99)), b.threshold);
+}
+
+TEST(OverfillThreshold, IsTheCertainBoundForFewKeysAndNotJudgedWhenItReachesTheSize) {
+  // 4 keys of k = 6 set at most 24 bits, whatever their hashes: above that is certain.
+  const OverfillBound few = OverfillThreshold(512, 6, 4);
+  EXPECT_TRUE(few.certain);
+  EXPECT_EQ(few.threshold, 24.0);
+  EXPECT_TRUE(few.judged);
+  // 100 keys of k = 6 in 512 bits can set every bit: such a filter is not judged.
+  EXPECT_FALSE(OverfillThreshold(512, 6, 100).judged);
+  // The mean bound is at least the classical mean (it allows for any layout).
+  const double n = 1000;
+  EXPECT_GE(OverfillThreshold(10000, 7, n).mean_bound, ExpectedBitsSet(10000, 7, n).mean_bits_set);
+  EXPECT_FALSE(OverfillThreshold(0, 7, n).judged);
+  EXPECT_FALSE(OverfillThreshold(64, 0, n).judged);
 }
 
 TEST(CombinedFalsePositiveRate, IsOneMinusProductOfMisses) {

@@ -137,15 +137,30 @@ TEST(VerifyEngine, SummaryCountsDamagedAndIgnoredFiltersAsOneAndKeepsCopiesApart
   EXPECT_EQ(doc["files"][2]["group_role"], "snapshot");
 }
 
-TEST(VerifyEngine, OverfillReasonAlwaysFlagsASaturatedFilter) {
+TEST(VerifyEngine, JudgeFillTellsOverfilledFromUndersized) {
   FillStatistics full = ComputeFillStatistics(640, 640, 7);
-  const std::string reason = OverfillReason(full, std::nullopt, "given");
-  EXPECT_NE(reason.find("saturated (every bit set)"), std::string::npos) << reason;
+  // Without a count a saturated filter's sizing is all that shows: undersized, a warning.
+  FillVerdict alone = JudgeFill(full, std::nullopt, "given");
+  EXPECT_EQ(alone.kind, finding_kind::kUndersized);
+  EXPECT_EQ(alone.severity, Severity::kWarning);
+  EXPECT_NE(alone.reason.find("saturated (every bit set)"), std::string::npos) << alone.reason;
   EXPECT_EQ(EstimatedKeysText(full.estimated_keys), "saturated (every bit set)");
+  // 500 keys can set all 640 bits; 20 keys set at most 140: every bit set is then damage.
+  EXPECT_EQ(JudgeFill(full, 500.0, "given").kind, finding_kind::kUndersized);
+  FillVerdict few = JudgeFill(full, 20.0, "given");
+  EXPECT_EQ(few.kind, finding_kind::kOverfilled);
+  EXPECT_EQ(few.severity, Severity::kError);
+  EXPECT_NE(few.reason.find("20 keys given set at most 140 (k bits each)"), std::string::npos)
+      << few.reason;
   FillStatistics half = ComputeFillStatistics(6400, 3200, 7);
-  EXPECT_TRUE(OverfillReason(half, std::nullopt, "given").empty());  // nothing to judge by
-  EXPECT_TRUE(OverfillReason(half, 700.0, "given").empty());         // about what 700 keys set
-  EXPECT_NE(OverfillReason(half, 100.0, "given").find("100 keys given"), std::string::npos);
+  EXPECT_FALSE(JudgeFill(half, std::nullopt, "given"));  // nothing to judge by
+  EXPECT_FALSE(JudgeFill(half, 700.0, "given"));         // about what 700 keys set
+  FillVerdict over = JudgeFill(half, 100.0, "given");
+  EXPECT_EQ(over.kind, finding_kind::kOverfilled);
+  EXPECT_NE(over.reason.find("100 keys given"), std::string::npos) << over.reason;
+  // Entries the writer may add uncounted raise the bound: 450 counted + 2 is still judged.
+  EXPECT_NE(JudgeFill(half, 450.0, "given", 2).reason.find("(+2 the writer may add uncounted)"),
+            std::string::npos);
 }
 
 TEST(VerifyEngine, JsonHasEveryFieldAndNullForNonFiniteNumbers) {

@@ -54,7 +54,8 @@ inline constexpr std::string_view kUnreadable = "unreadable";         // the OS 
 inline constexpr std::string_view kTrailingBytes = "trailing-bytes";  // ignored by the original
 inline constexpr std::string_view kHashCount = "hash-count";          // K = 0 or K > 20
 inline constexpr std::string_view kFalseNegative = "false-negative";
-inline constexpr std::string_view kOverfilled = "overfilled";         // fill beyond the sizing
+inline constexpr std::string_view kOverfilled = "overfilled";  // fill beyond the sizing
+inline constexpr std::string_view kUndersized = "undersized";  // saturated by the counted keys
 inline constexpr std::string_view kMissingFilter = "missing-filter";  // every key reported present
 inline constexpr std::string_view kMissingIndex = "missing-index";    // no keys to check against
 inline constexpr std::string_view kIndex = "index";                   // Index.db is damaged
@@ -66,7 +67,8 @@ inline constexpr std::string_view kRebuiltFilter = "rebuilt-filter";  // version
 inline constexpr std::string_view kPartitioner = "partitioner";  // Cassandra < e: Index.db keys
 inline constexpr std::string_view kTemporary = "temporary";      // tmp- sstable, not checked
 inline constexpr std::string_view kUnsupported = "unsupported";  // a format not read here
-inline constexpr std::string_view kNoFilter = "no-filter";       // a table without a filter
+inline constexpr std::string_view kUnknown = "unknown";     // no magic we know: maybe not a table
+inline constexpr std::string_view kNoFilter = "no-filter";  // a table without a filter
 // Databases read through CURRENT and their MANIFEST (LevelDB, RocksDB):
 inline constexpr std::string_view kManifest = "manifest";           // CURRENT / MANIFEST damage
 inline constexpr std::string_view kMissingTable = "missing-table";  // live, but not on disk
@@ -74,6 +76,10 @@ inline constexpr std::string_view kObsolete = "obsolete";           // on disk, 
 inline constexpr std::string_view kKeyRange = "key-range";  // keys outside the MANIFEST's range
 inline constexpr std::string_view kGone = "gone";           // deleted during the run (live nodes)
 inline constexpr std::string_view kChanged = "changed";     // moved under the reader, not judged
+// Cassandra data directories only:
+inline constexpr std::string_view kNotSstable = "not-sstable";  // named like one, is not
+inline constexpr std::string_view kNoDatabase = "no-database";  // a directory without one
+inline constexpr std::string_view kKeySource = "key-source";  // where a BTI table's keys come from
 }  // namespace finding_kind
 
 struct Finding {
@@ -105,12 +111,23 @@ struct FillReport {
   std::string sized_keys_from;
 };
 
-// Why one filter's fill is implausible, or "" when it is not. A filter with every bit set always
-// is (it answers "may contain" for every key, whatever it was sized for); otherwise a fill more
-// than 6 standard deviations above what `expected_keys` set (FillExceedsExpectation). `from`
-// names the count in the message ("in Index.db", "given", "allowed by its size and K").
-std::string OverfillReason(const FillStatistics& s, std::optional<double> expected_keys,
-                           std::string_view from);
+// verify's judgment of one filter's fill (docs/cli.md, "Evidence standard"). `counted` is the
+// key count it is judged against (the writer's own count of what it added, the keys given, or
+// the most keys its size and K allow), `from` names it in the message ("in Index.db", "given",
+// ...), `uncounted` the entries the writer may add beyond that count. A fill above
+// OverfillThreshold(counted + uncounted) is `overfilled` (error, false alarm <= 1e-6 per filter);
+// a filter whose threshold reaches its size is not judged. Every bit set is `overfilled` when the
+// count cannot set them all (same test); when it can, or without a count, it is `undersized`
+// (warning): every key is answered "may contain", but the evidence is the writer's sizing, not
+// damage. An empty kind: nothing to report.
+struct FillVerdict {
+  Severity severity = Severity::kInfo;
+  std::string_view kind;
+  std::string reason;
+  explicit operator bool() const { return !kind.empty(); }
+};
+FillVerdict JudgeFill(const FillStatistics& s, std::optional<double> counted, std::string_view from,
+                      double uncounted = 0);
 // An estimated key count for messages: whole, or "saturated (every bit set)" when infinite
 // (a cast of infinity to an integer would be undefined behaviour).
 std::string EstimatedKeysText(double estimated_keys);

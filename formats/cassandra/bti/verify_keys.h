@@ -31,7 +31,7 @@
 namespace bloomcodec::cassandra::bti {
 
 // Info finding: where the keys of a trie-indexed sstable came from.
-inline constexpr std::string_view kKeySource = "key-source";
+inline constexpr std::string_view kKeySource = finding_kind::kKeySource;
 
 // BTI (any version) and ScyllaDB's BIG versions ms and mt (which Apache Cassandra never wrote).
 bool UsesTrieIndex(std::string_view version, std::string_view sstable_format);

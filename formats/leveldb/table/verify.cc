@@ -46,9 +46,10 @@ void AddFilterBlockFill(const TableFilter& tf, const FilterBlockLayout& layout,
   double weighted_fp = 0;
   double weight = 0;
   double sized = 0;
-  std::uint64_t overfilled = 0;
-  std::optional<std::uint64_t> first_overfilled_offset;
-  std::string first_overfilled;
+  // Per verdict kind (overfilled, undersized): how many filters, the first one and its offset.
+  std::uint64_t count[2] = {0, 0};
+  FillVerdict first[2];
+  std::uint64_t first_offset[2] = {0, 0};
   for (std::size_t i = 0; i < layout.filters.size(); ++i) {
     const FilterRange& r = layout.filters[i];
     if (r.empty()) continue;
@@ -62,10 +63,13 @@ void AddFilterBlockFill(const TableFilter& tf, const FilterBlockLayout& layout,
     weighted_fp += static_cast<double>(n) * s.false_positive_rate;
     weight += static_cast<double>(n);
     sized += static_cast<double>(n);
-    const std::string reason = OverfillReason(s, static_cast<double>(n), "in its data blocks");
-    if (!reason.empty() && overfilled++ == 0) {
-      first_overfilled_offset = tf.handle.offset + r.start;
-      first_overfilled = "filter " + std::to_string(i) + ": " + reason;
+    FillVerdict verdict = JudgeFill(s, static_cast<double>(n), "in its data blocks");
+    if (!verdict) continue;
+    const int v = verdict.kind == finding_kind::kOverfilled ? 0 : 1;
+    if (count[v]++ == 0) {
+      first_offset[v] = tf.handle.offset + r.start;
+      verdict.reason = "filter " + std::to_string(i) + ": " + verdict.reason;
+      first[v] = std::move(verdict);
     }
   }
   fill.fill_ratio = fill.bits > 0 ? static_cast<double>(fill.bits_set) / fill.bits : 0;
@@ -73,11 +77,16 @@ void AddFilterBlockFill(const TableFilter& tf, const FilterBlockLayout& layout,
   fill.sized_keys = sized;
   fill.sized_keys_from = "table";
   report.fill = fill;
-  if (overfilled > 0) {
+  if (count[0] > 0) {
     report.Add(Severity::kError, finding_kind::kOverfilled,
-               std::to_string(overfilled) + " filter(s) hold more bits than their keys can set; " +
-                   first_overfilled + ": the filter was damaged or built for other keys",
-               first_overfilled_offset);
+               std::to_string(count[0]) + " filter(s) hold more bits than their keys can set; " +
+                   first[0].reason + ": the filter was damaged or built for other keys",
+               first_offset[0]);
+  }
+  if (count[1] > 0) {
+    report.Add(first[1].severity, first[1].kind,
+               std::to_string(count[1]) + " filter(s) saturated by their keys; " + first[1].reason,
+               first_offset[1]);
   }
 }
 

@@ -17,10 +17,11 @@
 // blocks checked on every core and merged in order, so the report does not depend on the split
 // (blocktable/stream.h holds the limits; tests shrink them). Statistics: each filter of the
 // filter block is a bloom filter of its own, sized by LevelDB for exactly the keys hashed into
-// it, so its fill is judged against that count (FillExceedsExpectation, 6 sigma); the table's
+// it, so its fill is judged against that count (JudgeFill: false alarm <= 1e-6); the table's
 // fp rate is the mean of its filters' rates weighted by their key counts (a probe consults the
 // one filter of the block it falls in), its estimated keys the sum of the filters' estimates.
 // Findings: structure (error, with the offset), false-negative (error), overfilled (error),
+// undersized (warning: saturated by the keys counted), unknown (warning: no table magic),
 // no-filter (warning: every lookup reads a data block), a filter of LevelDB <= 1.17
 // (warning "unsupported": LevelDB 1.18+ ignores it; the report's filter_ignored_by_reader makes
 // the group summary count it as p = 1, a 1.18+ reader being assumed), unreadable (error).

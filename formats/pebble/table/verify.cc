@@ -402,11 +402,14 @@ void PebbleVerify::ReportFill(const ScanTotals& totals, FileReport& report) cons
   // A filter of 5 bytes or fewer answers "absent" for every key.
   fill.fp_rate = bloom.empty() ? 0 : s.false_positive_rate;
   if (s.bits > 0 && unread_blocks_.load() == 0) {
-    const std::string reason =
-        OverfillReason(s, static_cast<double>(FilterKeys(totals)), "in its data blocks");
-    if (!reason.empty()) {
-      report.Add(Severity::kError, finding_kind::kOverfilled,
-                 reason + ": the filter was damaged or built for other keys", f.handle.offset);
+    const FillVerdict verdict =
+        JudgeFill(s, static_cast<double>(FilterKeys(totals)), "in its data blocks");
+    if (verdict) {
+      report.Add(verdict.severity, verdict.kind,
+                 verdict.kind == finding_kind::kOverfilled
+                     ? verdict.reason + ": the filter was damaged or built for other keys"
+                     : verdict.reason,
+                 f.handle.offset);
     }
   }
   report.fill = fill;

@@ -9,22 +9,15 @@
 #include "sst_filter_stats.h"
 
 namespace bloomcodec::rocksdb {
-namespace {
-
-// Fewer entries than this are not judged for overfill: one entry more than the count sets up to
-// k more bits, which in a filter this small is several standard deviations of its fill (about
-// 0.7 bits at 4 entries of a 512-bit line), so a count off by one would read as damage.
-constexpr std::uint64_t kMinJudgedEntries = 16;
-
-}  // namespace
-
 FilterEntriesAdded EntriesAddedToFilter(const SstReader& sst, bool prefixed, std::uint64_t counted,
                                         std::uint64_t entries) {
   if (sst.properties()) {
     if (auto n = sst.properties()->Number("rocksdb.num.filter_entries")) return {*n, true};
   }
-  if (prefixed && !sst.whole_key_filtering() && entries > 1) return {counted + 1, false};
-  return {counted, false};
+  // Without the table's count, 6.x to 9.4 may add the second key's prefix once more after the
+  // empty key (FORMAT.md): one entry our count leaves out.
+  if (prefixed && !sst.whole_key_filtering() && entries > 1) return {counted + 1, false, 1};
+  return {counted, false, 0};
 }
 
 void ReportSstFill(const SstReader& sst, FilterEntriesAdded added, FileReport& report) {
@@ -51,15 +44,16 @@ void ReportSstFill(const SstReader& sst, FilterEntriesAdded added, FileReport& r
   if (!stats->ribbon && stats->filters == 1 && fill.bits > 0) {
     FillStatistics s = ComputeFillStatistics(fill.bits, fill.bits_set, fill.hash_count);
     fill.estimated_keys = s.estimated_keys;
-    // A saturated filter is reported whatever its size (OverfillReason without a count).
-    const std::optional<double> judged =
-        filter_entries >= kMinJudgedEntries ? std::optional<double>(filter_entries) : std::nullopt;
-    const std::string reason = OverfillReason(
-        s, judged,
-        added.recorded ? "added to it (rocksdb.num.filter_entries)" : "in its data blocks");
-    if (!reason.empty()) {
-      report.Add(Severity::kError, finding_kind::kOverfilled,
-                 reason + ": the filter was damaged or built for other keys",
+    // A filter too small for its threshold to stay below its size is not judged (JudgeFill).
+    const FillVerdict verdict = JudgeFill(
+        s, static_cast<double>(filter_entries),
+        added.recorded ? "added to it (rocksdb.num.filter_entries)" : "in its data blocks",
+        static_cast<double>(added.uncounted));
+    if (verdict) {
+      report.Add(verdict.severity, verdict.kind,
+                 verdict.kind == finding_kind::kOverfilled
+                     ? verdict.reason + ": the filter was damaged or built for other keys"
+                     : verdict.reason,
                  sst.filter()->handle.offset);
     }
   }

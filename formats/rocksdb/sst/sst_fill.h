@@ -17,14 +17,17 @@ namespace bloomcodec::rocksdb {
 struct FilterEntriesAdded {
   std::uint64_t count = 0;
   bool recorded = false;  // the table's own count
+  // Entries the builder may have added beyond `count` (our count, not the table's, when a
+  // prefix extractor is set): the slack of the fill test.
+  std::uint64_t uncounted = 0;
 };
 // `prefixed`: a prefix extractor applies; `counted`: the scan's count (ScanTotals::filter_entries
 // with an extractor, the distinct keys without); `entries`: the data blocks' entries.
 FilterEntriesAdded EntriesAddedToFilter(const SstReader& sst, bool prefixed, std::uint64_t counted,
                                         std::uint64_t entries);
 
-// The filter's fill statistics (report.fill), and the overfilled / always-match findings. A
-// filter of fewer than 16 entries is not judged for overfill (a saturated one is).
+// The filter's fill statistics (report.fill), and the overfilled / undersized / always-match
+// findings (JudgeFill: a filter whose threshold reaches its size is not judged).
 void ReportSstFill(const SstReader& sst, FilterEntriesAdded added, FileReport& report);
 
 }  // namespace bloomcodec::rocksdb

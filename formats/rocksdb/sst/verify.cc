@@ -373,10 +373,12 @@ bool SstVerify::Open(ByteSpan file, const std::string& path, FileReport& report)
   open.verify_checksums = true;
   Result<SstReader> opened = SstReader::Open(file, path, open);
   if (!opened.ok()) {
+    // A table type or format_version we do not read is not damage: a warning (docs/cli.md,
+    // "Evidence standard"); damage is an error.
     const bool unsupported = opened.status().code() == StatusCode::kUnsupported;
     report.findings.push_back(FindingFromStatus(
-        Severity::kError, unsupported ? finding_kind::kUnsupported : finding_kind::kStructure,
-        opened.status()));
+        unsupported ? Severity::kWarning : Severity::kError,
+        unsupported ? finding_kind::kUnsupported : finding_kind::kStructure, opened.status()));
     return false;
   }
   sst_.emplace(std::move(opened).value());

@@ -15,8 +15,9 @@
 // report does not depend on the split; blocktable/stream.h). Statistics: the filter's bits,
 // bits set and probes; the fp rate of a Bloom filter from its fill (fill^k), of a Ribbon filter
 // measured with synthetic absent keys. Findings: structure (error, offset), false-negative
-// (error), overfilled (error), no-filter (warning), unsupported (warning: a filter RocksDB 7.8
-// does not use, or no whole-key filtering), unreadable (error).
+// (error), overfilled (error), undersized (warning), no-filter (warning), unsupported (warning: a
+// filter RocksDB 7.8 does not use, no whole-key filtering, a table type or format_version not
+// read), unknown (warning: no table magic), unreadable (error).
 #pragma once
 
 #include <optional>
