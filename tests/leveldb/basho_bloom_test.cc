@@ -28,7 +28,8 @@ std::uint64_t ReferenceMurmur64A(const std::string& key, std::uint64_t seed) {
   std::size_t i = 0;
   for (; i + 8 <= key.size(); i += 8) {
     std::uint64_t k = 0;
-    for (int b = 0; b < 8; ++b) k |= std::uint64_t{static_cast<std::uint8_t>(key[i + b])} << (8 * b);
+    for (int b = 0; b < 8; ++b)
+      k |= std::uint64_t{static_cast<std::uint8_t>(key[i + b])} << (8 * b);
     k *= m;
     k ^= k >> 47;
     k *= m;
@@ -117,9 +118,9 @@ TEST(BashoBloom2, WriterSizesAsBashoDoes) {
   EXPECT_EQ(Bloom2K(10), 6);
   EXPECT_EQ(Bloom2K(1), 1);
   EXPECT_EQ(Bloom2K(100), 30);
-  EXPECT_EQ(Bloom2BytesFor(61), 8u);   // P(8) = 61
-  EXPECT_EQ(Bloom2BytesFor(62), 9u);   // P(8) < 62 <= P(9) = 71
-  EXPECT_EQ(Bloom2BytesFor(208), 27u); // P(26) = 199 < 208: the next byte count
+  EXPECT_EQ(Bloom2BytesFor(61), 8u);    // P(8) = 61
+  EXPECT_EQ(Bloom2BytesFor(62), 9u);    // P(8) < 62 <= P(9) = 71
+  EXPECT_EQ(Bloom2BytesFor(208), 27u);  // P(26) = 199 < 208: the next byte count
   EXPECT_EQ(Bloom2BytesFor(12497 * 8), 12498u);
   EXPECT_EQ(Bloom2BytesFor(200000), 25000u);
   for (std::size_t n : {0u, 1u, 3u, 100u, 2500u, 20000u}) {

@@ -237,15 +237,15 @@ TEST(BashoTable, DamagedBloom2Filters) {
     for (int b = 0; b < 4; ++b) end |= std::uint32_t{block[array + 4 + b]} << (8 * b);
     block[end - 1] = 0x80;
   };
-  const FileReport any = VerifyBytes(Build(keys, {.stats = true, .edit_filter = k_of_filter0}), KeyKind::kUser,
-                                     "k80.sst");
+  const FileReport any = VerifyBytes(Build(keys, {.stats = true, .edit_filter = k_of_filter0}),
+                                     KeyKind::kUser, "k80.sst");
   EXPECT_EQ(any.false_negative_count, 0u);
   EXPECT_NE(any.status_name(), "error");
   // A filter block whose array offset points past its end: a structure error at its offset.
-  const FileReport bad = VerifyBytes(Build(keys, {.stats = true, .edit_filter = [](ByteVector& block) {
-                                                   block[block.size() - 2] = 0x7f;
-                                                 }}),
-                                     KeyKind::kUser, "layout.sst");
+  const FileReport bad = VerifyBytes(
+      Build(keys, {.stats = true,
+                   .edit_filter = [](ByteVector& block) { block[block.size() - 2] = 0x7f; }}),
+      KeyKind::kUser, "layout.sst");
   EXPECT_EQ(bad.status_name(), "error");
   ASSERT_FALSE(bad.findings.empty());
   EXPECT_EQ(bad.findings.front().kind, "structure");
