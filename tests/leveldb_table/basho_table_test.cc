@@ -162,6 +162,35 @@ Severity Worst(const FileReport& r) {
   return worst;
 }
 
+ByteVector Internal(const std::string& user, std::uint64_t sequence, std::uint8_t type) {
+  ByteVector k(user.begin(), user.end());
+  if (type >= 2) k.insert(k.end(), 8, 0xfe);  // the expiry time
+  const std::uint64_t tag = sequence << 8 | type;
+  for (int b = 0; b < 8; ++b) k.push_back(static_cast<std::uint8_t>(tag >> (8 * b)));
+  return k;
+}
+
+TEST(BashoTable, KeyOrderCutsTheExpiryAndCountsItsTypeAsAValue) {
+  using blocktable::CompareKeys;
+  using blocktable::KeyOrder;
+  // The user key "a" (with an expiry) sorts before "ab", which kInternal, reading the expiry as
+  // part of the user key, gets wrong.
+  const ByteVector a_expiry = Internal("a", 5, kBashoTypeValueWriteTime);
+  const ByteVector ab = Internal("ab", 4, 1);
+  EXPECT_LT(CompareKeys(KeyOrder::kBashoInternal, a_expiry, ab), 0);
+  EXPECT_GT(CompareKeys(KeyOrder::kInternal, a_expiry, ab), 0);
+  // One user key: newer sequences first, whatever the types.
+  EXPECT_LT(CompareKeys(KeyOrder::kBashoInternal, Internal("a", 9, kBashoTypeValueExplicitExpiry),
+                        Internal("a", 8, 1)),
+            0);
+  EXPECT_GT(CompareKeys(KeyOrder::kBashoInternal, Internal("a", 7, 0), Internal("a", 8, 3)), 0);
+  // Same sequence: type 1 and the expiry types tie (Basho counts them as 1), above a deletion.
+  EXPECT_EQ(CompareKeys(KeyOrder::kBashoInternal, Internal("a", 8, 2), Internal("a", 8, 1)), 0);
+  EXPECT_LT(CompareKeys(KeyOrder::kBashoInternal, Internal("a", 8, 2), Internal("a", 8, 0)), 0);
+  EXPECT_EQ(ByteVector(BashoUserKeyOf(a_expiry).begin(), BashoUserKeyOf(a_expiry).end()),
+            ByteVector({'a'}));
+}
+
 TEST(BashoTable, ReadAsBashoEveryKeyPresent) {
   const std::vector<Stored> keys = Keys(1500, true);
   const ByteVector bytes = Build(keys, {});
