@@ -1,11 +1,14 @@
 // LevelDB filter blocks: the lenient reader (as LevelDB reads them) answers for any bytes, and
 // the strict layout parser either refuses with an offset inside the block or returns a layout
 // that the lenient reader agrees with, filter by filter. goleveldb's reading agrees with LevelDB's
-// except for a base_lg of 64 or more, where it asks filter 0 (in bounds as well).
+// except for a base_lg of 64 or more, where it asks filter 0 (in bounds as well). Basho's bloom2
+// reading picks the same filters and answers single and batch probes alike, and its fill never
+// counts more bits than its modulus.
 #include <vector>
 
 #include "bloomcodec/leveldb/filter_block.h"
 #include "fuzz_support.h"
+#include "leveldb/basho_bloom.h"
 
 using namespace bloomcodec;
 using namespace bloomcodec::leveldb;
@@ -49,6 +52,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } else {
       const FilterBlockReader::Choice zero = reader.FilterFor(0);
       FUZZ_CHECK(go.kind == zero.kind && fuzz::SameBytes(go.filter, zero.filter));
+    }
+  }
+
+  const FilterBlockReader basho(block, HashFlavor::kSignedTail, false, BloomVariant::kBasho2);
+  for (std::uint64_t offset : offsets) {
+    basho.KeyMayMatchBatch(offset, keys, answers);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      FUZZ_CHECK(answers[i] == basho.KeyMayMatch(offset, keys[i]));
+    }
+    const FilterBlockReader::Choice choice = basho.FilterFor(offset);
+    FUZZ_CHECK(choice.kind == reader.FilterFor(offset).kind);
+    if (choice.kind == FilterBlockReader::Choice::Kind::kFilter) {
+      const Bloom2Fill fill = Bloom2FillOf(choice.filter);
+      FUZZ_CHECK(fill.bits_set <= fill.bits && fill.hash_count <= 30);
     }
   }
 

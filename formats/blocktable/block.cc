@@ -99,6 +99,26 @@ std::string OrderExpectation(KeyOrder order) {
              : "keys in strictly increasing order";
 }
 
+// Basho's InternalKeyComparator: the user key ends 16 bytes before the end for its expiry types
+// (2, 3: an expiry time before the tag) and 8 otherwise; equal user keys order by tag descending
+// with an expiry type counted as type 1.
+bool IsBashoExpiryKey(ByteSpan key) {
+  return key.size() >= 16 && (key[key.size() - 8] == 2 || key[key.size() - 8] == 3);
+}
+int CompareBashoInternal(ByteSpan a, ByteSpan b) {
+  const auto user = [](ByteSpan k) {
+    return k.first(k.size() >= 8 ? k.size() - (IsBashoExpiryKey(k) ? 16 : 8) : k.size());
+  };
+  const auto tag = [](ByteSpan k) -> std::uint64_t {
+    if (k.size() < 8) return 0;
+    const std::uint64_t t = LoadLittleU64(k.data() + k.size() - 8);
+    return IsBashoExpiryKey(k) ? (t & ~std::uint64_t{0xff}) | 1 : t;
+  };
+  if (const int r = CompareBytes(user(a), user(b)); r != 0) return r;
+  const std::uint64_t ta = tag(a), tb = tag(b);
+  return ta > tb ? -1 : (ta < tb ? 1 : 0);
+}
+
 }  // namespace
 
 int CompareKeys(KeyOrder order, ByteSpan a, ByteSpan b) {
@@ -107,6 +127,7 @@ int CompareKeys(KeyOrder order, ByteSpan a, ByteSpan b) {
     const int r = CompareBytes(a, b);
     return IsReverseOrder(order) ? Reversed(r) : r;
   }
+  if (order == KeyOrder::kBashoInternal) return CompareBashoInternal(a, b);
   const ByteSpan ua = a.size() >= 8 ? a.first(a.size() - 8) : a;
   const ByteSpan ub = b.size() >= 8 ? b.first(b.size() - 8) : b;
   int r = CompareBytes(ua, ub);

@@ -83,11 +83,14 @@ enum class KeyOrder {
   // sought (CompareKeys compares them as kBytewise / kInternal, which says nothing).
   kUnknown,
   kUnknownInternal,
+  // Basho's LevelDB (Riak's eleveldb): kInternal, but the user key of its expiry types (2 and 3)
+  // also drops the 8-byte expiry before the tag, and those types' tags compare as type 1.
+  kBashoInternal,
 };
 // Whether keys under `order` end with an 8-byte tag.
 inline bool IsInternalOrder(KeyOrder order) {
   return order == KeyOrder::kInternal || order == KeyOrder::kReverseInternal ||
-         order == KeyOrder::kUnknownInternal;
+         order == KeyOrder::kUnknownInternal || order == KeyOrder::kBashoInternal;
 }
 // Whether `order` is one whose keys can be judged and sought.
 inline bool IsKnownOrder(KeyOrder order) {

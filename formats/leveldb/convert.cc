@@ -51,6 +51,11 @@ Result<SplitSource> FilterBlockOf(const ConvertCall& call) {
   if (!table.filter()) {
     return Status::Refused(call.input.source + ": the table has no filter block to extract");
   }
+  if (table.filter()->variant == BloomVariant::kBasho2) {
+    return Status::Refused(call.input.source +
+                           ": the table was written by Basho's LevelDB (it has stats.sst1): its "
+                           "filters are Basho's bloom2, which convert does not split or extract");
+  }
   s.table.emplace(std::move(table));
   s.block = s.table->filter()->contents.bytes();
   s.base_offset = s.table->filter()->handle.offset;

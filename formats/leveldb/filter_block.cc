@@ -4,6 +4,7 @@
 #include <string>
 
 #include "codec/byte_reader.h"
+#include "leveldb/basho_bloom.h"
 
 namespace bloomcodec::leveldb {
 
@@ -67,8 +68,9 @@ ByteVector FilterBlockBuilder::Finish() {
   return out;
 }
 
-FilterBlockReader::FilterBlockReader(ByteSpan contents, HashFlavor flavor, bool goleveldb)
-    : contents_(contents), flavor_(flavor), goleveldb_(goleveldb) {
+FilterBlockReader::FilterBlockReader(ByteSpan contents, HashFlavor flavor, bool goleveldb,
+                                     BloomVariant variant)
+    : contents_(contents), flavor_(flavor), goleveldb_(goleveldb), variant_(variant) {
   const std::size_t n = contents.size();
   if (n < kTrailerBytes) return;  // ignored: every key may match
   base_lg_ = contents[n - 1];
@@ -102,7 +104,9 @@ FilterBlockReader::Choice FilterBlockReader::FilterFor(std::uint64_t block_offse
 bool FilterBlockReader::KeyMayMatch(std::uint64_t block_offset, ByteSpan key) const {
   const Choice c = FilterFor(block_offset);
   switch (c.kind) {
-    case Choice::Kind::kFilter: return BloomKeyMayMatch(flavor_, key, c.filter);
+    case Choice::Kind::kFilter:
+      return variant_ == BloomVariant::kBasho2 ? Bloom2MayContain(c.filter, key)
+                                               : BloomKeyMayMatch(flavor_, key, c.filter);
     case Choice::Kind::kAlwaysMatch: return true;
     case Choice::Kind::kNeverMatch: return false;
   }
@@ -114,7 +118,11 @@ void FilterBlockReader::KeyMayMatchBatch(std::uint64_t block_offset, const KeyLi
   const Choice c = FilterFor(block_offset);
   const std::size_t n = std::min(keys.size(), answers.size());
   if (c.kind == Choice::Kind::kFilter) {
-    BloomKeyMayMatchBatch(flavor_, keys, c.filter, answers.first(n));
+    if (variant_ == BloomVariant::kBasho2) {
+      Bloom2MayContainBatch(c.filter, keys, answers.first(n));
+    } else {
+      BloomKeyMayMatchBatch(flavor_, keys, c.filter, answers.first(n));
+    }
   } else {
     std::fill_n(answers.begin(), n, c.kind == Choice::Kind::kAlwaysMatch ? 1 : 0);
   }

@@ -8,6 +8,7 @@
 #include "bloomcodec/leveldb/bloom.h"
 #include "codec/byte_writer.h"
 #include "inspect_support.h"
+#include "leveldb/basho_bloom.h"
 #include "leveldb/inspect.h"
 
 namespace bloomcodec::leveldb {
@@ -157,9 +158,28 @@ Result<ByteVector> UndumpBloom(const Document& dump, std::string_view source, Ha
   return out;
 }
 
+// A bloom2 filter of Basho's LevelDB: its k as Basho reads it, the fill of the P bits probes reach.
+void AddBloom2Fields(Document& doc, ByteSpan filter) {
+  doc["filter_bytes"] = filter.size();
+  if (filter.size() < 2) {
+    doc["reader"] = "shorter than 2 bytes: every key answers absent";
+    return;
+  }
+  const auto k = static_cast<std::int8_t>(filter.back());
+  doc["hash_count"] = k;
+  if (k <= 0 || k > 30) {
+    doc["reader"] = k == 0 ? "k = 0: every key answers present"
+                           : "k outside 1..30 (a signed byte): every key answers present";
+  }
+  const Bloom2Fill fill = Bloom2FillOf(filter);
+  AddFillStatistics(doc, fill.bits, fill.bits_set, fill.hash_count);
+  doc["bits_total"] = (filter.size() - 1) * std::uint64_t{8};
+}
+
 Result<Document> InspectFilterBlockAt(ByteSpan block, std::string_view source,
-                                      std::uint64_t base_offset, HashFlavor flavor,
-                                      bool goleveldb) {
+                                      std::uint64_t base_offset, HashFlavor flavor, bool goleveldb,
+                                      BloomVariant variant) {
+  const bool bloom2 = variant == BloomVariant::kBasho2;
   BLOOMCODEC_ASSIGN_OR_RETURN(FilterBlockLayout layout, Layout(block, source, base_offset));
   Document doc;
   doc["block_bytes"] = block.size();
@@ -167,7 +187,8 @@ Result<Document> InspectFilterBlockAt(ByteSpan block, std::string_view source,
   doc["array_offset"] = layout.array_offset;
   doc["num_filters"] = layout.filters.size();
   doc["num_empty_filters"] = layout.num_empty();
-  doc["filter_format"] = std::string(BloomFormatName(flavor, goleveldb));
+  doc["filter_format"] =
+      bloom2 ? std::string("basho-bloom2") : std::string(BloomFormatName(flavor, goleveldb));
   double total_keys = 0;
   bool total_defined = true;
   Document filters = Document::array();
@@ -183,7 +204,11 @@ Result<Document> InspectFilterBlockAt(ByteSpan block, std::string_view source,
       f["filter_bytes"] = 0;
       f["empty"] = true;
     } else {
-      AddBloomFields(f, block.subspan(r.start, r.size()), flavor, goleveldb);
+      if (bloom2) {
+        AddBloom2Fields(f, block.subspan(r.start, r.size()));
+      } else {
+        AddBloomFields(f, block.subspan(r.start, r.size()), flavor, goleveldb);
+      }
       if (f.contains("estimated_keys") && f["estimated_keys"].is_number()) {
         total_keys += f["estimated_keys"].get<double>();
       } else if (f.contains("bits")) {

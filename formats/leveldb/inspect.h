@@ -24,7 +24,8 @@ Result<ByteVector> UndumpBloom(const Document& dump, std::string_view source, Ha
 // `source`. Every filter's entry says which data-block offsets it serves.
 Result<Document> InspectFilterBlockAt(ByteSpan block, std::string_view source,
                                       std::uint64_t base_offset, HashFlavor flavor,
-                                      bool goleveldb = false);
+                                      bool goleveldb = false,
+                                      BloomVariant variant = BloomVariant::kLevelDb);
 Result<Document> InspectFilterBlock(ByteSpan file, std::string_view source);
 // Dump fields of a filter block (base_lg, array_offset, filters: [{offset, base64}]), without
 // the format head: a table dump nests them.

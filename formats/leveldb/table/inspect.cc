@@ -68,7 +68,14 @@ Document FilterHead(const TableReader& table) {
   d["legacy_v117"] = filter.v117;
   // Who wrote the filter, decided from the table's keys as verify decides it (or --writer).
   d["writer"] = std::string(table.writer());
-  if (filter.goleveldb) {
+  if (filter.basho) {
+    d["note"] = filter.variant == BloomVariant::kBasho2
+                    ? "written by Basho's LevelDB (the table has stats.sst1): its "
+                      "leveldb.BuiltinBloomFilter2 is Basho's bloom2, not LevelDB 1.18's filter; "
+                      "probe answers as Basho's LevelDB does"
+                    : "written by Basho's LevelDB (the table has stats.sst1): "
+                      "leveldb.BuiltinBloomFilter with the signed-tail hash, which Basho reads";
+  } else if (filter.goleveldb) {
     d["note"] =
         "written by goleveldb (leveldb.BuiltinBloomFilter with 1.18's unsigned-tail hash): "
         "probe answers as goleveldb does; LevelDB 1.18 and later ignore this filter";
@@ -117,7 +124,7 @@ Result<Document> InspectTable(ByteSpan file, std::string_view source) {
     BLOOMCODEC_ASSIGN_OR_RETURN(Document fields,
                                 InspectFilterBlockAt(filter->contents.bytes(), source,
                                                      filter->handle.offset, filter->flavor,
-                                                     filter->goleveldb));
+                                                     filter->goleveldb, filter->variant));
     filter_doc.update(fields);
   }
   BLOOMCODEC_RETURN_IF_ERROR(table.ForEachDataBlock([&](ByteSpan, const BlockHandle& h) {

@@ -9,6 +9,7 @@
 #include "blocktable/index_block.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "codec/byte_reader.h"
+#include "leveldb/basho_bloom.h"
 
 namespace bloomcodec::leveldb {
 
@@ -48,10 +49,25 @@ Result<BlockHandle> HandleInIndex(const Block& index, ByteSpan value) {
   return ReadBlockHandle(reader, "data block handle in the index block");
 }
 
+// Would these keys set exactly the bits of Basho's bloom2 `filter`? (A pure function of its keys,
+// its byte count and its k, as LevelDB's.)
+bool Bloom2IsExactlyFrom(ByteSpan filter, const std::vector<ByteVector>& keys, bool strip_tag) {
+  if (filter.size() < 2) return false;
+  const auto k = static_cast<std::int8_t>(filter.back());
+  if (k < 1 || k > 30) return false;
+  ByteVector rebuilt(filter.size() - 1, 0);
+  for (const ByteVector& stored : keys) {
+    const ByteSpan key = strip_tag ? BashoUserKeyOf(stored) : ByteSpan(stored);
+    Bloom2AddKey(rebuilt.data(), rebuilt.size(), k, key);
+  }
+  return std::equal(rebuilt.begin(), rebuilt.end(), filter.begin());
+}
+
 // Would these keys, hashed with `flavor`, set exactly the bits of `filter`? (A LevelDB filter is
-// a pure function of its keys, its bit count and its k.)
+// a pure function of its keys, its bit count and its k.) Basho's tables strip their user keys by
+// type (BashoUserKeyOf).
 bool FilterIsExactlyFrom(ByteSpan filter, const std::vector<ByteVector>& keys, bool strip_tag,
-                         HashFlavor flavor) {
+                         HashFlavor flavor, bool basho) {
   if (filter.size() < 2) return false;
   const std::uint32_t k = filter.back();
   if (k == 0 || k > static_cast<std::uint32_t>(kMaxProbes)) return false;
@@ -59,7 +75,7 @@ bool FilterIsExactlyFrom(ByteSpan filter, const std::vector<ByteVector>& keys, b
   ByteVector rebuilt(filter.size() - 1, 0);
   for (const ByteVector& stored : keys) {
     ByteSpan key(stored);
-    if (strip_tag) key = UserKeyOf(key);
+    if (strip_tag) key = basho ? BashoUserKeyOf(key) : UserKeyOf(key);
     std::uint32_t h = BloomHash(key, flavor);
     const std::uint32_t delta = (h >> 17) | (h << 15);
     for (std::uint32_t j = 0; j < k; ++j) {
@@ -75,6 +91,10 @@ bool FilterIsExactlyFrom(ByteSpan filter, const std::vector<ByteVector>& keys, b
 
 std::uint64_t TagOf(ByteSpan internal_key) {
   return internal_key.size() >= 8 ? LoadTag(internal_key) : 0;
+}
+
+ByteSpan TableReader::UserKey(ByteSpan internal_key) const {
+  return basho_ ? BashoUserKeyOf(internal_key) : UserKeyOf(internal_key);
 }
 
 ReadBlockOptions TableReader::BlockOptions() const {
@@ -127,6 +147,15 @@ Result<FilterWriter> ParseFilterWriter(std::string_view name) {
 
 Status TableReader::ForceWriter(FilterWriter writer) {
   if (!filter_) return Status();  // nothing to read differently
+  if (filter_->basho) {
+    // --writer names another writer than Basho's: read the filter as the name's writer would.
+    filter_->basho = false;
+    filter_->variant = BloomVariant::kLevelDb;
+    filter_->v117 =
+        filter_->metaindex_key != std::string(kFilterPrefix) + std::string(kCurrentPolicyName);
+    filter_->flavor = filter_->v117 ? HashFlavor::kSignedTail : HashFlavor::kUnsignedTail;
+    filter_reader_.emplace(filter_->contents.bytes(), filter_->flavor);
+  }
   const bool wants_v117_name = writer != FilterWriter::kLevelDb;
   if (filter_->v117 != wants_v117_name) {
     const std::string_view name = writer == FilterWriter::kLevelDb117  ? "leveldb-1.17"
@@ -150,6 +179,7 @@ Status TableReader::ForceWriter(FilterWriter writer) {
 
 std::string_view TableReader::writer() const {
   if (!filter_) return "";
+  if (filter_->basho) return "basho-leveldb";
   if (filter_->goleveldb) return "goleveldb";
   if (filter_->writer_ambiguous) return "leveldb-1.17-or-goleveldb";
   return filter_->v117 ? "leveldb-1.17" : "leveldb-1.18+";
@@ -164,7 +194,7 @@ Status TableReader::DecideV117OrGoLevelDb() {
   bool differs = false;
   const bool user = key_kind_ == KeyKind::kUser;
   Status s = ForEachEntry([&](ByteSpan key, ByteSpan, const BlockHandle& block) {
-    const ByteSpan k = user ? UserKeyOf(key) : key;
+    const ByteSpan k = user ? UserKey(key) : key;
     if (BloomHash(k, HashFlavor::kSignedTail) != BloomHash(k, HashFlavor::kUnsignedTail)) {
       differs = true;
     }
@@ -206,6 +236,9 @@ Status TableReader::ReadMetaindex() {
   // LevelDB 1.18+ looks up exactly "filter.leveldb.BuiltinBloomFilter2"; a table written by
   // 1.17 or older only has "filter.leveldb.BuiltinBloomFilter", whose hash differs (signed tail
   // bytes on x86). Never answer one name's filter with the other name's hash.
+  // Basho's LevelDB writes "stats.sst1" in every table, and reads both names (ReadBashoFilter).
+  basho_ = std::any_of(metaindex_entries_.begin(), metaindex_entries_.end(),
+                       [](const MetaindexEntry& e) { return e.key == kBashoStatsMetaKey; });
   const MetaindexEntry* chosen = nullptr;
   bool v117 = false;
   for (const MetaindexEntry& e : metaindex_entries_) {
@@ -224,13 +257,22 @@ Status TableReader::ReadMetaindex() {
   f.metaindex_key = chosen->key;
   f.v117 = v117;
   f.flavor = v117 ? HashFlavor::kSignedTail : HashFlavor::kUnsignedTail;
+  if (basho_) {
+    // Basho's leveldb.BuiltinBloomFilter2 is its bloom2; its leveldb.BuiltinBloomFilter is
+    // Google's original, which Basho still reads (signed tails, as LevelDB 1.17): neither is
+    // ignored by the table's own reader.
+    f.basho = true;
+    f.variant = v117 ? BloomVariant::kLevelDb : BloomVariant::kBasho2;
+    f.v117 = false;
+    f.flavor = HashFlavor::kSignedTail;
+  }
   ByteReader reader(chosen->value, source_, chosen->value_offset);
   BLOOMCODEC_ASSIGN_OR_RETURN(f.handle, ReadBlockHandle(reader, "filter block handle"));
   BLOOMCODEC_RETURN_IF_ERROR(
       CheckHandleInFile(f.handle, file_.size(), source_, chosen->value_offset, "filter block"));
   BLOOMCODEC_ASSIGN_OR_RETURN(f.contents,
                               ReadBlock(file_, f.handle, source_, BlockOptions(), "filter block"));
-  filter_reader_.emplace(f.contents.bytes(), f.flavor);
+  filter_reader_.emplace(f.contents.bytes(), f.flavor, false, f.variant);
   filter_ = std::move(f);
   return Status();
 }
@@ -257,6 +299,9 @@ Status TableReader::ResolveKeyKind(KeyKind requested) {
   BlockIterator index(index_, KeyOrder::kBytewise);
   BLOOMCODEC_RETURN_IF_ERROR(index.SeekToFirst());
   const std::uint8_t base_lg = filter_reader_ ? filter_reader_->base_lg() : kFilterBaseLg;
+  // Basho's databases also write its expiry types, and order under its comparator.
+  const std::uint64_t max_type = basho_ ? kBashoTypeValueExplicitExpiry : 1;
+  const KeyOrder internal_order = basho_ ? KeyOrder::kBashoInternal : KeyOrder::kInternal;
   for (bool first = true; index.valid(); first = false) {
     BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle handle, HandleInIndex(index_, index.value()));
     if (!first && (base_lg >= 64 || (handle.offset >> base_lg) != 0)) break;
@@ -265,10 +310,10 @@ Status TableReader::ResolveKeyKind(KeyKind requested) {
     BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
     while (it.valid()) {
       const ByteSpan key = it.key();
-      if (key.size() < 8 || (LoadTag(key) & 0xff) > 1) internal_like = false;
+      if (key.size() < 8 || (LoadTag(key) & 0xff) > max_type) internal_like = false;
       if (!keys.empty()) {
         if (CompareKeys(KeyOrder::kBytewise, keys.back(), key) >= 0) bytewise_sorted = false;
-        if (CompareKeys(KeyOrder::kInternal, keys.back(), key) >= 0) internal_sorted = false;
+        if (CompareKeys(internal_order, keys.back(), key) >= 0) internal_sorted = false;
       }
       keys.emplace_back(key.begin(), key.end());
       BLOOMCODEC_RETURN_IF_ERROR(it.Next());
@@ -294,9 +339,12 @@ Status TableReader::ResolveKeyKind(KeyKind requested) {
   }
   // A leveldb.BuiltinBloomFilter may be LevelDB 1.17's (signed tails) or goleveldb's (unsigned).
   const auto fits = [&](bool strip_tag) {
-    return FilterIsExactlyFrom(choice.filter, keys, strip_tag, filter_->flavor) ||
+    if (filter_->variant == BloomVariant::kBasho2) {
+      return Bloom2IsExactlyFrom(choice.filter, keys, strip_tag);
+    }
+    return FilterIsExactlyFrom(choice.filter, keys, strip_tag, filter_->flavor, basho_) ||
            (filter_->v117 &&
-            FilterIsExactlyFrom(choice.filter, keys, strip_tag, HashFlavor::kUnsignedTail));
+            FilterIsExactlyFrom(choice.filter, keys, strip_tag, HashFlavor::kUnsignedTail, basho_));
   };
   const bool as_user = fits(true);
   const bool as_plain = fits(false);
@@ -309,7 +357,7 @@ Status TableReader::ResolveKeyKind(KeyKind requested) {
 
 Status TableReader::LoadUserKeyRange() {
   if (!has_data_) return Status();
-  BlockIterator index(index_, KeyOrder::kInternal);
+  BlockIterator index(index_, key_order());
   BLOOMCODEC_RETURN_IF_ERROR(index.SeekToFirst());
   BlockHandle first, last;
   BLOOMCODEC_ASSIGN_OR_RETURN(first, HandleInIndex(index_, index.value()));
@@ -320,18 +368,18 @@ Status TableReader::LoadUserKeyRange() {
   }
   {
     BLOOMCODEC_ASSIGN_OR_RETURN(Block block, ReadDataBlock(first));
-    BlockIterator it(block, KeyOrder::kInternal);
+    BlockIterator it(block, key_order());
     BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
     if (!it.valid()) return block.ErrorAt(0, "at least one entry in a data block");
-    const ByteSpan user = UserKeyOf(it.key());
+    const ByteSpan user = UserKey(it.key());
     smallest_user_key_.assign(user.begin(), user.end());
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(Block block, ReadDataBlock(last));
-  BlockIterator it(block, KeyOrder::kInternal);
+  BlockIterator it(block, key_order());
   BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
   if (!it.valid()) return block.ErrorAt(0, "at least one entry in a data block");
   while (it.valid()) {
-    const ByteSpan user = UserKeyOf(it.key());
+    const ByteSpan user = UserKey(it.key());
     largest_user_key_.assign(user.begin(), user.end());
     BLOOMCODEC_RETURN_IF_ERROR(it.Next());
   }
@@ -484,12 +532,14 @@ Result<std::uint64_t> TableReader::Verify() const {
       }
     }
     while (it.valid()) {
-      if (user && (TagOf(it.key()) & 0xff) > 1) {
-        return block.ErrorAt(it.entry_position(), "an internal key of type 0 or 1",
+      if (user && (TagOf(it.key()) & 0xff) > (basho_ ? kBashoTypeValueExplicitExpiry : 1)) {
+        return block.ErrorAt(it.entry_position(),
+                             basho_ ? "an internal key of type 0 to 3"
+                                    : "an internal key of type 0 or 1",
                              "type " + std::to_string(TagOf(it.key()) & 0xff));
       }
       if (filter_reader_ &&
-          !filter_reader_->KeyMayMatch(handle.offset, user ? UserKeyOf(it.key()) : it.key())) {
+          !filter_reader_->KeyMayMatch(handle.offset, user ? UserKey(it.key()) : it.key())) {
         return Status::Corrupt(
             source_, filter_->handle.offset + layout->filters[filter_index].start,
             "filter " + std::to_string(filter_index) + " to answer 'may contain' for key " +

@@ -18,6 +18,11 @@
 //   entry -> 0. Otherwise that data block's filter (filter number = block offset >> base_lg)
 //   answers for the probe (user tables: the filter hashes the user key, as LevelDB's
 //   InternalFilterPolicy strips the tag); a table without a filter answers 1.
+// * Basho's LevelDB (Riak's eleveldb), told by its metaindex entry "stats.sst1": its
+//   leveldb.BuiltinBloomFilter2 is Basho's bloom2 (not 1.18+'s filter), its
+//   leveldb.BuiltinBloomFilter Google's original with the signed-tail hash (Basho reads both);
+//   its internal keys of types 2 and 3 carry an expiry before the tag (user key: minus 16
+//   bytes), and its keys order under Basho's comparator (KeyOrder::kBashoInternal).
 // * User tables are also asked only when the probe lies within [smallest, largest] user key of
 //   the table, as Version::Get skips tables whose range excludes the key.
 // Differences from LevelDB, on purpose: every structure is checked (a damaged metaindex or filter
@@ -83,6 +88,10 @@ struct TableFilter {
   bool goleveldb = false;
   bool writer_ambiguous = false;
   bool writer_forced = false;  // --writer said who wrote it
+  // Written by Basho's LevelDB (the table has "stats.sst1"); `variant` says whether the filter
+  // is its bloom2 (leveldb.BuiltinBloomFilter2) or Google's original (leveldb.BuiltinBloomFilter).
+  bool basho = false;
+  BloomVariant variant = BloomVariant::kLevelDb;
   HashFlavor flavor = HashFlavor::kUnsignedTail;
   blocktable::BlockHandle handle;
   blocktable::BlockContents contents;
@@ -112,10 +121,15 @@ class TableReader {
   // kUser or kPlain (kAuto is resolved by Open, or Open fails).
   KeyKind key_kind() const { return key_kind_; }
   blocktable::KeyOrder key_order() const {
-    return key_kind_ == KeyKind::kUser ? blocktable::KeyOrder::kInternal
-                                       : blocktable::KeyOrder::kBytewise;
+    if (key_kind_ != KeyKind::kUser) return blocktable::KeyOrder::kBytewise;
+    return basho_ ? blocktable::KeyOrder::kBashoInternal : blocktable::KeyOrder::kInternal;
   }
   std::uint64_t lookup_sequence() const { return sequence_; }
+  // Basho's LevelDB wrote the table: its metaindex has "stats.sst1".
+  bool basho() const { return basho_; }
+  // The user key of a stored internal key as this table's writer strips it (UserKeyOf, or
+  // BashoUserKeyOf in a Basho table).
+  ByteSpan UserKey(ByteSpan internal_key) const;
 
   // The read path's answer: true = may contain.
   Result<bool> MayContain(ByteSpan probe) const;
@@ -133,7 +147,8 @@ class TableReader {
   Status ForEachEntry(const std::function<Status(ByteSpan key, ByteSpan value,
                                                  const blocktable::BlockHandle& block)>& fn) const;
   Result<blocktable::Block> ReadDataBlock(const blocktable::BlockHandle& handle) const;
-  // "leveldb-1.18+", "leveldb-1.17", "goleveldb", "leveldb-1.17-or-goleveldb", or "" (no filter).
+  // "leveldb-1.18+", "leveldb-1.17", "goleveldb", "leveldb-1.17-or-goleveldb", "basho-leveldb",
+  // or "" (no filter).
   std::string_view writer() const;
 
   // Checks every block (CRC when verify_checksums, structure, key order, index separators
@@ -165,6 +180,7 @@ class TableReader {
   KeyKind key_kind_ = KeyKind::kPlain;
   std::uint64_t sequence_ = kNewestSnapshotSequence;
   bool has_data_ = false;
+  bool basho_ = false;
   ByteVector smallest_user_key_;
   ByteVector largest_user_key_;
 };
@@ -172,6 +188,21 @@ class TableReader {
 // Only the stored key's user part: an internal key minus its 8-byte tag.
 inline ByteSpan UserKeyOf(ByteSpan internal_key) {
   return internal_key.first(internal_key.size() >= 8 ? internal_key.size() - 8 : 0);
+}
+// Basho's LevelDB: the key types 2 (kTypeValueWriteTime) and 3 (kTypeValueExplicitExpiry) keep
+// an 8-byte expiry time between the user key and the tag.
+inline constexpr std::uint8_t kBashoTypeValueWriteTime = 2;
+inline constexpr std::uint8_t kBashoTypeValueExplicitExpiry = 3;
+inline constexpr std::string_view kBashoStatsMetaKey = "stats.sst1";
+// Basho's user key: minus 16 bytes for its expiry types (when the key has them), else minus 8.
+inline ByteSpan BashoUserKeyOf(ByteSpan internal_key) {
+  if (internal_key.size() >= 16) {
+    const std::uint8_t type = internal_key[internal_key.size() - 8];
+    if (type == kBashoTypeValueWriteTime || type == kBashoTypeValueExplicitExpiry) {
+      return internal_key.first(internal_key.size() - 16);
+    }
+  }
+  return UserKeyOf(internal_key);
 }
 // The tag of an internal key: sequence << 8 | type.
 std::uint64_t TagOf(ByteSpan internal_key);

@@ -14,6 +14,7 @@
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
+#include "leveldb/basho_bloom.h"
 #include "leveldb/table/table_reader.h"
 
 namespace bloomcodec::leveldb {
@@ -37,6 +38,16 @@ const blocktable::KindFlags& DatabaseKinds() {
   return flags;
 }
 
+// One filter's fill: bloom2 counts the bits below its modulus P (the only ones a probe reaches).
+FillStatistics FilterFill(const TableFilter& tf, ByteSpan filter) {
+  if (tf.variant == BloomVariant::kBasho2) {
+    const Bloom2Fill f = Bloom2FillOf(filter);
+    return ComputeFillStatistics(f.bits, f.bits_set, f.hash_count);
+  }
+  BloomFilterView view(filter, tf.flavor);
+  return ComputeFillStatistics(view.bit_count(), view.bits_set(), view.hash_count());
+}
+
 // Each filter of the filter block is a bloom filter of its own, sized by LevelDB for exactly the
 // keys hashed into it (`distinct[i]` for filter i), so its fill is judged against that count.
 void AddFilterBlockFill(const TableFilter& tf, const FilterBlockLayout& layout,
@@ -53,9 +64,8 @@ void AddFilterBlockFill(const TableFilter& tf, const FilterBlockLayout& layout,
   for (std::size_t i = 0; i < layout.filters.size(); ++i) {
     const FilterRange& r = layout.filters[i];
     if (r.empty()) continue;
-    BloomFilterView view(contents.subspan(r.start, r.size()), tf.flavor);
     const std::uint64_t n = i < distinct.size() ? distinct[i] : 0;
-    FillStatistics s = ComputeFillStatistics(view.bit_count(), view.bits_set(), view.hash_count());
+    const FillStatistics s = FilterFill(tf, contents.subspan(r.start, r.size()));
     fill.bits += s.bits;
     fill.bits_set += s.bits_set;
     fill.hash_count = std::max(fill.hash_count, s.hash_count);
@@ -117,10 +127,13 @@ Result<TableReader> OpenForVerify(ByteSpan file, const std::string& path, KeyKin
   return user;  // damaged either way: report it in the order of the likelier writer
 }
 
-// The filter block's filter for one range's keys: a batch per filter, every entry asked.
+// The filter block's filter for one range's keys: a batch per filter, every entry asked. In a
+// Basho table the scan hands whole internal keys (their suffix is 8 or 16 bytes by type) and the
+// user keys are cut here, into a list reused across chunks.
 class FilterBlockRangeFilter final : public blocktable::RangeFilter {
  public:
-  explicit FilterBlockRangeFilter(const FilterBlockReader& reader) : reader_(reader) {}
+  FilterBlockRangeFilter(const FilterBlockReader& reader, bool basho_internal_keys)
+      : reader_(reader), basho_internal_keys_(basho_internal_keys) {}
 
   // A data block's keys go to the filter of its offset (LevelDB's FilterBlockReader).
   bool StartsNewFilter(const BlockHandle& block) override {
@@ -135,12 +148,21 @@ class FilterBlockRangeFilter final : public blocktable::RangeFilter {
 
   std::size_t Ask(const blocktable::FilterChunk& chunk, std::span<std::uint8_t> answers,
                   Status&) override {
-    reader_.KeyMayMatchBatch(chunk.block_offset, chunk.keys, answers);
+    if (!basho_internal_keys_) {
+      reader_.KeyMayMatchBatch(chunk.block_offset, chunk.keys, answers);
+      return chunk.keys.size();
+    }
+    user_keys_.Clear();
+    for (std::size_t i = 0; i < chunk.keys.size(); ++i)
+      user_keys_.Add(BashoUserKeyOf(chunk.keys[i]));
+    reader_.KeyMayMatchBatch(chunk.block_offset, user_keys_, answers);
     return chunk.keys.size();
   }
 
  private:
   const FilterBlockReader& reader_;
+  bool basho_internal_keys_;
+  KeyList user_keys_;
   FilterBlockReader::Choice current_{FilterBlockReader::Choice::Kind::kAlwaysMatch, {}};
 };
 
@@ -159,7 +181,12 @@ class TableVerify final : public blocktable::VerifyPlugin {
   blocktable::VerifySetup setup() const override {
     blocktable::VerifySetup s;
     s.key_order = table_->key_order();
-    if (table_->key_kind() == KeyKind::kUser) {
+    if (table_->key_kind() == KeyKind::kUser && table_->basho()) {
+      // Basho's suffix is 8 or 16 bytes by the key's type: the range filter cuts the user keys,
+      // CheckValue checks the types (0 to 3). Distinct keys are then counted per version, which
+      // only makes the fill judgement more lenient.
+      s.check_values = true;
+    } else if (table_->key_kind() == KeyKind::kUser) {
       s.keys.trailer_bytes = 8;  // a database hashes user keys (InternalFilterPolicy)
       s.keys.kind_flags = &DatabaseKinds();
     }
@@ -208,6 +235,15 @@ class TableVerify final : public blocktable::VerifyPlugin {
     return Status();
   }
 
+  // Basho's tables only: a key type of 0 to 3 (its expiry types included).
+  Status CheckValue(const DataBlockView& b, std::size_t entry_position, ByteSpan key,
+                    ByteSpan) const override {
+    const std::uint8_t type = key.size() >= 8 ? key[key.size() - 8] : 0;
+    if (type <= kBashoTypeValueExplicitExpiry) return Status();
+    return b.block.ErrorAt(entry_position, "an internal key of type 0 to 3 (Basho's LevelDB)",
+                           "type " + std::to_string(type));
+  }
+
   Status InvalidKind(const Block& block, std::size_t entry_position,
                      std::uint8_t kind) const override {
     return block.ErrorAt(entry_position, "an internal key of type 0 or 1",
@@ -216,7 +252,8 @@ class TableVerify final : public blocktable::VerifyPlugin {
 
   std::unique_ptr<blocktable::RangeFilter> NewRangeFilter() const override {
     if (!reader_) return nullptr;
-    return std::make_unique<FilterBlockRangeFilter>(*reader_);
+    return std::make_unique<FilterBlockRangeFilter>(
+        *reader_, table_->basho() && table_->key_kind() == KeyKind::kUser);
   }
 
   bool ReportStoredKeys(const blocktable::ScanTotals& totals, FileReport& report) const override {
@@ -265,7 +302,7 @@ bool TableVerify::Open(ByteSpan file, const std::string& path, FileReport& repor
     auto parsed = ParseFilterBlockLayout(tf->contents.bytes(), path, tf->handle.offset);
     if (parsed.ok()) {
       layout_ = std::move(parsed).value();
-      reader_.emplace(tf->contents.bytes(), tf->flavor);
+      reader_.emplace(tf->contents.bytes(), tf->flavor, false, tf->variant);
     } else {
       layout_error_ = parsed.status();
     }

@@ -10,13 +10,15 @@
 //
 //   FilterBlockReader reader(block, HashFlavor::kUnsignedTail);
 //   bool maybe = reader.KeyMayMatch(data_block_offset, key);
+//   FilterBlockReader basho(block, HashFlavor::kSignedTail, false, BloomVariant::kBasho2);
 //
 // Compatibility contract: given the same sequence of StartBlock/AddKey calls as LevelDB's
 // TableBuilder makes, Finish returns the bytes LevelDB's FilterBlockBuilder produces (including
 // empty and trailing empty filters; no keys at all -> 00 00 00 00 0b). FilterBlockReader answers
 // as LevelDB 1.23's FilterBlockReader on any bytes, malformed ones included: it never fails and
-// treats what it cannot read as "may match". ParseFilterBlockLayout is the strict counterpart for
-// inspect/verify.
+// treats what it cannot read as "may match"; with BloomVariant::kBasho2 it answers as Basho's
+// LevelDB (Riak's eleveldb) answers with its bloom2 policy. ParseFilterBlockLayout is the strict
+// counterpart for inspect/verify.
 #pragma once
 
 #include <cstddef>
@@ -56,12 +58,18 @@ class FilterBlockBuilder {  // FilterBlockBuilder of table/filter_block.cc, exac
   ByteVector result_;
 };
 
+// Which bloom filter the block's filters hold: LevelDB's own (bloom.h, hashed with the reader's
+// HashFlavor), or Basho's bloom2, which Basho's LevelDB writes under LevelDB 1.18+'s name
+// leveldb.BuiltinBloomFilter2 (its own two hashes; the flavor is not used).
+enum class BloomVariant { kLevelDb, kBasho2 };
+
 class FilterBlockReader {  // mirrors LevelDB 1.23's lenient reader (never fails)
  public:
   // `goleveldb`: read as goleveldb's table/reader.go does. It differs in one place: a base_lg of
   // 64 or more shifts every block offset to 0 in Go (filter 0 answers for every block), where
   // LevelDB on x86 shifts by base_lg mod 64.
-  FilterBlockReader(ByteSpan contents, HashFlavor flavor, bool goleveldb = false);
+  FilterBlockReader(ByteSpan contents, HashFlavor flavor, bool goleveldb = false,
+                    BloomVariant variant = BloomVariant::kLevelDb);
 
   bool KeyMayMatch(std::uint64_t block_offset, ByteSpan key) const;
   // answers.size() == keys.size(); every key asked of the filter of `block_offset`.
@@ -87,11 +95,13 @@ class FilterBlockReader {  // mirrors LevelDB 1.23's lenient reader (never fails
   std::uint8_t base_lg() const { return base_lg_; }
   std::uint32_t array_offset() const { return array_offset_; }
   HashFlavor flavor() const { return flavor_; }
+  BloomVariant variant() const { return variant_; }
 
  private:
   ByteSpan contents_;
   HashFlavor flavor_;
   bool goleveldb_ = false;
+  BloomVariant variant_ = BloomVariant::kLevelDb;
   bool usable_ = false;
   std::uint8_t base_lg_ = 0;
   std::uint32_t array_offset_ = 0;
