@@ -113,6 +113,15 @@ Result<RecordedFpChance> FindRecordedFpChance(ByteSpan file, std::string_view so
   BLOOMCODEC_ASSIGN_OR_RETURN(ValidationMetadata v,
                               ReadValidationMetadata(file, source, version, sstable_format));
   ByteReader r(file, source);
+  // The chance is rewritten in place: it must not share bytes with the table of contents.
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::int32_t count, r.ReadBigI32("component count"));
+  const std::uint64_t toc_end =
+      4 + (v.checksummed ? 8 : 0) + std::uint64_t{8} * static_cast<std::uint64_t>(count);
+  if (v.offset < toc_end) {
+    return r.ErrorAt(v.offset, "the VALIDATION component after the table of contents (byte " +
+                                   std::to_string(toc_end) + " on)",
+                     "one inside it");
+  }
   BLOOMCODEC_RETURN_IF_ERROR(r.Seek(v.offset, "the VALIDATION component"));
   BLOOMCODEC_ASSIGN_OR_RETURN(std::uint16_t length, r.ReadBigU16("partitioner name length"));
   if (v.checksummed) BLOOMCODEC_RETURN_IF_ERROR(CheckEveryComponentCrc(file, source));

@@ -25,8 +25,11 @@
 //
 // Contract: WithFpChance changes exactly the 8 bytes of the fp chance and, from na on, the 4
 // bytes of the VALIDATION CRC32; it re-reads its result with the reader of the version
-// (ReadValidationMetadata, every checksum) and fails (Internal) if that does not give the new fp
-// chance back. Damage is Corrupt at its offset, as statistics_db.h reports it.
+// (ReadValidationMetadata and the checks below) and fails (Internal) if that does not give the
+// new fp chance back. Stricter than statistics_db.h, since the file is about to be rewritten:
+// from na every component's CRC32 must hold (MetadataSerializer checks each one it reads; the
+// components lie in offset order, each ending with its CRC32), and the VALIDATION component must
+// not overlap the table of contents. Damage is Corrupt at its offset.
 #pragma once
 
 #include <cstdint>
