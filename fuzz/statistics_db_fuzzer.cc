@@ -40,7 +40,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       continue;
     }
     FUZZ_CHECK(at->offset + 8 <= size);
-    if (at->crc_offset) FUZZ_CHECK(*at->crc_offset == at->offset + 8 && *at->crc_offset + 4 <= size);
+    if (at->crc_offset)
+      FUZZ_CHECK(*at->crc_offset == at->offset + 8 && *at->crc_offset + 4 <= size);
     const double other = at->fp_chance == 0.5 ? 0.25 : 0.5;
     Result<ByteVector> next =
         cassandra::WithFpChance(input, "Statistics.db", version, "big", other);

@@ -36,7 +36,7 @@ Status SyncFd(int fd, const std::string& path) {
 }  // namespace
 
 Result<struct stat> StatPath(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return Errno(path, "cannot stat");
   return st;
 }
@@ -86,14 +86,16 @@ Status FileOps::FsyncDir(const std::string& dir) {
 }
 
 Status FileOps::Rename(const std::string& from, const std::string& to) {
-  if (::rename(from.c_str(), to.c_str()) != 0) return Errno(from, ("cannot rename to " + to).c_str());
+  if (::rename(from.c_str(), to.c_str()) != 0)
+    return Errno(from, ("cannot rename to " + to).c_str());
   return Status();
 }
 
 Status FileOps::Link(const std::string& from, const std::string& to) {
   if (::link(from.c_str(), to.c_str()) == 0) return Status();
   if (errno == EEXIST) {
-    struct stat a{}, b{};
+    struct stat a {
+    }, b{};
     if (::stat(from.c_str(), &a) == 0 && ::stat(to.c_str(), &b) == 0 && a.st_dev == b.st_dev &&
         a.st_ino == b.st_ino) {
       return Status();
@@ -118,7 +120,7 @@ Status FileOps::MakeDir(const std::string& dir, const struct stat* like) {
     return Status();
   }
   if (errno == EEXIST) {
-    struct stat st{};
+    struct stat st {};
     if (::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return Status();
     return Status::IoError(dir, "exists and is not a directory");
   }

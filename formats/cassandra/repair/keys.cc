@@ -95,8 +95,9 @@ class TrieKeys final : public KeyStream {
         });
     for (const Finding& f : report.findings) {
       if (f.severity != Severity::kError && f.kind != finding_kind::kUnsupported) continue;
-      return f.offset ? Status::Corrupt(source_, *f.offset, "a trie-indexed sstable whose keys "
-                                                            "can all be read",
+      return f.offset ? Status::Corrupt(source_, *f.offset,
+                                        "a trie-indexed sstable whose keys "
+                                        "can all be read",
                                         f.message)
                       : Status::CorruptFile(source_, f.message);
     }
@@ -131,11 +132,11 @@ Result<std::unique_ptr<KeyStream>> SstableKeys(const SstableFiles& sstable) {
   const bool java_strings = Facts(era).hash == KeyHash::kMurmur2x32JavaString;
   IndexKeyForm key_form = IndexKeyForm::kRaw;
   if (!murmur3 && !java_strings && IndexKeyFormForVersion(d.version) != IndexKeyForm::kRaw) {
-    key_form = sstable.forced_key_form ? *sstable.forced_key_form
-                                       : IndexKeyFormFor(d.version, in.bytes());
+    key_form =
+        sstable.forced_key_form ? *sstable.forced_key_form : IndexKeyFormFor(d.version, in.bytes());
   }
-  const IndexEntryForm entries = IndexEntryFormForVersion(
-      murmur3 ? Facts(era).first_version : std::string_view(d.version));
+  const IndexEntryForm entries =
+      IndexEntryFormForVersion(murmur3 ? Facts(era).first_version : std::string_view(d.version));
   return std::unique_ptr<KeyStream>(
       std::make_unique<IndexKeys>(std::move(in), key_form, entries, java_strings));
 }

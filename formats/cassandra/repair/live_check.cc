@@ -29,7 +29,7 @@ struct Target {
 std::vector<Target> Targets(std::span<const std::string> paths, std::set<uid_t>& owners) {
   std::vector<Target> out;
   for (const std::string& p : paths) {
-    struct stat st{};
+    struct stat st {};
     if (::stat(p.c_str(), &st) != 0) continue;
     char buf[PATH_MAX];
     const char* real = ::realpath(p.c_str(), buf);
@@ -69,7 +69,7 @@ bool ScanFds(const std::string& proc, pid_t pid, const std::vector<Target>& targ
   if (dir == nullptr) return errno == ENOENT || errno == ESRCH;  // gone: nothing held
   while (const dirent* e = ::readdir(dir)) {
     if (!IsPid(e->d_name)) continue;
-    struct stat st{};
+    struct stat st {};
     // stat(2) follows the magic link to the open file itself.
     if (::stat((proc + "/fd/" + e->d_name).c_str(), &st) != 0) continue;
     for (const Target& t : targets) {
@@ -92,8 +92,7 @@ bool ScanMaps(const std::string& proc, pid_t pid, const std::vector<Target>& tar
     unsigned major = 0, minor = 0;
     unsigned long long inode = 0;
     int path_at = 0;
-    if (std::sscanf(line, "%*x-%*x %*s %*x %x:%x %llu %n", &major, &minor, &inode,
-                    &path_at) < 3 ||
+    if (std::sscanf(line, "%*x-%*x %*s %*x %x:%x %llu %n", &major, &minor, &inode, &path_at) < 3 ||
         inode == 0) {
       continue;
     }
@@ -133,7 +132,7 @@ Result<HolderScan> FindHolders(std::span<const std::string> paths, std::string_v
     const bool fds = ScanFds(proc, pid, targets, scan);
     const bool maps = ScanMaps(proc, pid, targets, scan);
     if (fds && maps) continue;
-    struct stat st{};
+    struct stat st {};
     if (::stat(proc.c_str(), &st) == 0 && owners.count(st.st_uid) != 0) {
       scan.unreadable.push_back({pid, Comm(proc), "", ""});
     }

@@ -67,10 +67,9 @@ Result<std::unique_ptr<EraWriter>> BitSetFor(const LegacyFilterSpec& spec) {
 }
 
 Result<std::unique_ptr<EraWriter>> V10For(std::int64_t n, const FilterSizing& s) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(FilterSpec spec, s.fp_chance
-                                                   ? SizeForFpChance(n, *s.fp_chance)
-                                                   : SizeForBucketsPerElement(
-                                                         n, *s.buckets_per_element));
+  BLOOMCODEC_ASSIGN_OR_RETURN(FilterSpec spec,
+                              s.fp_chance ? SizeForFpChance(n, *s.fp_chance)
+                                          : SizeForBucketsPerElement(n, *s.buckets_per_element));
   const std::int64_t wanted = TrueRequestedBits(n, spec.buckets_per_element);
   if (wanted > kMaxBits || wanted < 0) {
     // Java would truncate the word count to an int and write a filter of the wrong size.
@@ -159,9 +158,10 @@ FilterSizing WriterDefaultSizing(const Descriptor& d) {
     return s;
   }
   s.buckets_per_element = kDefaultBucketsPerElement;
-  s.basis = "the writer's default of versions before ia, BloomFilter.getFilter(keyCount, 15); a "
-            "Cassandra 1.1 table with a bloom_filter_fp_chance was written at that chance, which "
-            "the sstable does not record";
+  s.basis =
+      "the writer's default of versions before ia, BloomFilter.getFilter(keyCount, 15); a "
+      "Cassandra 1.1 table with a bloom_filter_fp_chance was written at that chance, which "
+      "the sstable does not record";
   return s;
 }
 

@@ -48,7 +48,8 @@ bool TocListsFilter(const std::string& toc_path) {
 Status CheckTheFolder(const SstableSet& set) {
   const Descriptor& d = set.files.descriptor;
   if (d.temporary || set.prefix.find("/tmplink-") != std::string::npos) {
-    return Status::Refused(set.prefix + "*: a temporary sstable (Cassandra deletes it at start-up)");
+    return Status::Refused(set.prefix +
+                           "*: a temporary sstable (Cassandra deletes it at start-up)");
   }
   std::error_code ec;
   for (fs::directory_iterator it(set.dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -99,9 +100,9 @@ Result<FilterSizing> ChooseSizing(const SstableSet& set, const RepairRequest& re
   const Descriptor& d = set.files.descriptor;
   if (set.files.has_statistics && RecordsFpChance(d.version, d.sstable_format)) {
     BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(set.files.statistics_path));
-    BLOOMCODEC_ASSIGN_OR_RETURN(RecordedFpChance r,
-                                FindRecordedFpChance(in.bytes(), in.path(), d.version,
-                                                     d.sstable_format));
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        RecordedFpChance r,
+        FindRecordedFpChance(in.bytes(), in.path(), d.version, d.sstable_format));
     out.recorded_fp_chance = r.fp_chance;
   }
   if (req.fp_chance) return GivenFpChance(*req.fp_chance);
@@ -216,9 +217,9 @@ Status Commit(const SstableSet& set, const RepairRequest& req, const ByteVector&
   if (back != filter) return Status::Internal(s.filter_path + ": reads back other bytes");
   if (out.statistics_rewritten) {
     BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(s.statistics_path));
-    BLOOMCODEC_ASSIGN_OR_RETURN(
-        RecordedFpChance r, FindRecordedFpChance(in.bytes(), in.path(), s.descriptor.version,
-                                                 s.descriptor.sstable_format));
+    BLOOMCODEC_ASSIGN_OR_RETURN(RecordedFpChance r,
+                                FindRecordedFpChance(in.bytes(), in.path(), s.descriptor.version,
+                                                     s.descriptor.sstable_format));
     if (!SameDouble(r.fp_chance, *out.sizing.fp_chance)) {
       return Status::Internal(s.statistics_path + ": reads back another fp chance");
     }

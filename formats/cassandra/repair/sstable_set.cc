@@ -17,10 +17,10 @@ bool IsOneOf(std::string_view kind, std::initializer_list<std::string_view> kind
 
 // What verify reports about the filter itself: repair replaces it, so these never refuse.
 bool IsTheFiltersOwn(std::string_view kind) {
-  return IsOneOf(kind, {finding_kind::kStructure, finding_kind::kFalseNegative,
-                        finding_kind::kOverfilled, finding_kind::kMissingFilter,
-                        finding_kind::kFpChance, finding_kind::kHashCount,
-                        finding_kind::kTrailingBytes});
+  return IsOneOf(kind,
+                 {finding_kind::kStructure, finding_kind::kFalseNegative, finding_kind::kOverfilled,
+                  finding_kind::kMissingFilter, finding_kind::kFpChance, finding_kind::kHashCount,
+                  finding_kind::kTrailingBytes});
 }
 
 }  // namespace
@@ -36,9 +36,8 @@ Result<SstableSet> FindSstableSet(const std::string& path) {
     return Status::InvalidArgument(path + ": a gzipped component is not a live sstable's");
   }
   std::error_code ec;
-  const fs::path dir = fs::absolute(given.parent_path().empty() ? fs::path(".")
-                                                                : given.parent_path(),
-                                    ec);
+  const fs::path dir =
+      fs::absolute(given.parent_path().empty() ? fs::path(".") : given.parent_path(), ec);
   if (ec) return Status::IoError(path, "cannot resolve its folder: " + ec.message());
   SstableSet set;
   set.dir = dir.lexically_normal().string();

@@ -77,14 +77,13 @@ Status CheckEveryComponentCrc(ByteSpan file, std::string_view source) {
   for (std::size_t i = 0; i < offsets.size(); ++i) {
     const std::uint64_t end = i + 1 < offsets.size() ? offsets[i + 1] : file.size();
     if (end < offsets[i] + 4) {
-      return Status::Corrupt(std::string(source), offsets[i],
-                             "a component followed by its CRC32", "fewer than 4 bytes");
+      return Status::Corrupt(std::string(source), offsets[i], "a component followed by its CRC32",
+                             "fewer than 4 bytes");
     }
     ByteReader crc(file.subspan(static_cast<std::size_t>(end - 4), 4), source, end - 4);
     BLOOMCODEC_ASSIGN_OR_RETURN(std::uint32_t stored, crc.ReadBigU32("a component's CRC32"));
-    const std::uint32_t computed = Crc32(
-        file.subspan(static_cast<std::size_t>(offsets[i]),
-                     static_cast<std::size_t>(end - 4 - offsets[i])));
+    const std::uint32_t computed = Crc32(file.subspan(
+        static_cast<std::size_t>(offsets[i]), static_cast<std::size_t>(end - 4 - offsets[i])));
     if (stored != computed) {
       return Status::Corrupt(std::string(source), end - 4,
                              "the CRC32 of the component at byte " + std::to_string(offsets[i]),
@@ -118,8 +117,9 @@ Result<RecordedFpChance> FindRecordedFpChance(ByteSpan file, std::string_view so
   const std::uint64_t toc_end =
       4 + (v.checksummed ? 8 : 0) + std::uint64_t{8} * static_cast<std::uint64_t>(count);
   if (v.offset < toc_end) {
-    return r.ErrorAt(v.offset, "the VALIDATION component after the table of contents (byte " +
-                                   std::to_string(toc_end) + " on)",
+    return r.ErrorAt(v.offset,
+                     "the VALIDATION component after the table of contents (byte " +
+                         std::to_string(toc_end) + " on)",
                      "one inside it");
   }
   BLOOMCODEC_RETURN_IF_ERROR(r.Seek(v.offset, "the VALIDATION component"));
