@@ -24,10 +24,9 @@ TEST(CassandraRepairStatistics, RewritesTheChanceAndItsChecksumOnly) {
     const char* format;
     std::size_t changed_bytes;  // the f64, and the VALIDATION CRC32 from na
   };
-  const Case cases[] = {{"ja", "", 8},    {"jb", "", 8},     {"ka", "", 8},   {"la", "big", 8},
-                        {"ma", "big", 8}, {"me", "big", 8},  {"ms", "big", 8}, {"mt", "big", 8},
-                        {"na", "big", 12}, {"nb", "big", 12}, {"oa", "big", 12},
-                        {"da", "bti", 12}};
+  const Case cases[] = {{"ja", "", 8},     {"jb", "", 8},     {"ka", "", 8},     {"la", "big", 8},
+                        {"ma", "big", 8},  {"me", "big", 8},  {"ms", "big", 8},  {"mt", "big", 8},
+                        {"na", "big", 12}, {"nb", "big", 12}, {"oa", "big", 12}, {"da", "bti", 12}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.version);
     const ByteVector before = testing::StatisticsFile(c.version, c.format, 0.01);
