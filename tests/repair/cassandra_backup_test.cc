@@ -63,27 +63,25 @@ TEST(CassandraRepairBackup, SnapshotLinksEveryComponentAndListsEachSstable) {
   FileOps ops;
   const BackupTarget target = SnapshotBackup("bloomcodec-repair-20260701T120000Z");
   const Descriptor d = Named("nb-1-big-Data.db");
-  ASSERT_TRUE(LinkBackup(target, d, a.table_dir, a.components, "nb-1-big-Data.db", 1782907200,
-                         ops)
-                  .ok());
+  ASSERT_TRUE(
+      LinkBackup(target, d, a.table_dir, a.components, "nb-1-big-Data.db", 1782907200, ops).ok());
   const std::string folder = BackupFolder(target, a.table_dir);
   EXPECT_EQ(folder, a.table_dir + "/snapshots/bloomcodec-repair-20260701T120000Z");
   for (const std::string& c : a.components) {
-    struct stat x{}, y{};
+    struct stat x {
+    }, y{};
     ASSERT_EQ(::stat(c.c_str(), &x), 0);
     ASSERT_EQ(::stat((folder + "/" + fs::path(c).filename().string()).c_str(), &y), 0) << c;
     EXPECT_EQ(x.st_ino, y.st_ino) << c;
   }
   // The same run links the same files again (a re-run after a crash): nothing changes.
-  ASSERT_TRUE(LinkBackup(target, d, a.table_dir, a.components, "nb-1-big-Data.db", 1782907300,
-                         ops)
-                  .ok());
+  ASSERT_TRUE(
+      LinkBackup(target, d, a.table_dir, a.components, "nb-1-big-Data.db", 1782907300, ops).ok());
   // Another sstable of the table in the same run joins the manifest; created_at stays.
   const std::string other = a.table_dir + "/nb-2-big-Data.db";
   testing::WriteAll(other, ByteVector(10, 1));
   const std::string others[] = {other};
-  ASSERT_TRUE(
-      LinkBackup(target, d, a.table_dir, others, "nb-2-big-Data.db", 1782907999, ops).ok());
+  ASSERT_TRUE(LinkBackup(target, d, a.table_dir, others, "nb-2-big-Data.db", 1782907999, ops).ok());
   EXPECT_EQ(Text(folder + "/manifest.json"),
             "{\"files\":[\"nb-1-big-Data.db\",\"nb-2-big-Data.db\"],\"created_at\":\"2026-07-"
             "01T12:00:00Z\",\"expires_at\":null}");
@@ -108,9 +106,9 @@ TEST(CassandraRepairBackup, VersionsBefore20GetNoManifest) {
   const std::string files[] = {dir + "/Standard1-hc-1-Filter.db"};
   FileOps ops;
   const BackupTarget t = SnapshotBackup("x");
-  ASSERT_TRUE(LinkBackup(t, Named("Standard1-hc-1-Filter.db"), dir, files,
-                         "Standard1-hc-1-Data.db", 0, ops)
-                  .ok());
+  ASSERT_TRUE(
+      LinkBackup(t, Named("Standard1-hc-1-Filter.db"), dir, files, "Standard1-hc-1-Data.db", 0, ops)
+          .ok());
   EXPECT_TRUE(fs::exists(dir + "/snapshots/x/Standard1-hc-1-Filter.db"));
   EXPECT_FALSE(fs::exists(dir + "/snapshots/x/manifest.json"));
 }

@@ -34,10 +34,10 @@ class Holder {
       const int fd = ::open(path.c_str(), O_RDONLY);
       if (fd < 0) ::_exit(3);
       if (how == Hold::kMapped) {
-        struct stat st{};
+        struct stat st {};
         ::fstat(fd, &st);
-        void* m = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_SHARED, fd,
-                         0);
+        void* m =
+            ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
         if (m == MAP_FAILED) ::_exit(4);
         ::close(fd);  // only the mapping holds the file now
       }

@@ -123,10 +123,10 @@ TEST(CassandraRepairOracle, EveryMurmur3VersionAtItsOwnAndANewFpChance) {
   struct Case {
     std::string version, format;
   };
-  const Case cases[] = {{"ia", ""}, {"ic", ""}, {"ja", ""}, {"jb", ""}, {"ka", ""},
-                        {"la", "big"}, {"ma", "big"}, {"mc", "big"}, {"me", "big"},
-                        {"ms", "big"}, {"mt", "big"}, {"na", "big"}, {"nb", "big"},
-                        {"nc", "big"}, {"oa", "big"}, {"da", "bti"}};
+  const Case cases[] = {{"ia", ""},    {"ic", ""},    {"ja", ""},    {"jb", ""},
+                        {"ka", ""},    {"la", "big"}, {"ma", "big"}, {"mc", "big"},
+                        {"me", "big"}, {"ms", "big"}, {"mt", "big"}, {"na", "big"},
+                        {"nb", "big"}, {"nc", "big"}, {"oa", "big"}, {"da", "bti"}};
   for (const Case& c : cases) {
     testing::TempDir tmp;
     testing::SstableRecipe recipe;

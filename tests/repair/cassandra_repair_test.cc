@@ -79,7 +79,8 @@ TEST(CassandraRepair, SaturatedCqlSstableWriterFilterRepairedEverythingElseUntou
   EXPECT_EQ(std::string(manifest.begin(), manifest.end()),
             "{\"files\":[\"nb-1-big-Data.db\"],\"created_at\":\"2026-07-01T12:00:00Z\","
             "\"expires_at\":null}");
-  struct stat a{}, b{};
+  struct stat a {
+  }, b{};
   ASSERT_EQ(::stat((s.prefix + "Data.db").c_str(), &a), 0);
   ASSERT_EQ(::stat((snap + "nb-1-big-Data.db").c_str(), &b), 0);
   EXPECT_EQ(a.st_ino, b.st_ino);  // a hard link, as nodetool snapshot makes
@@ -111,8 +112,8 @@ TEST(CassandraRepair, FalseNegativesRepairedAndANewFpChanceRecorded) {
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(out->problems, (std::vector<std::string>{"false-negative", "fp-chance"}));
   EXPECT_TRUE(out->statistics_rewritten);
-  EXPECT_EQ(out->replaced, (std::vector<std::string>{s.prefix + "Filter.db",
-                                                     s.prefix + "Statistics.db"}));
+  EXPECT_EQ(out->replaced,
+            (std::vector<std::string>{s.prefix + "Filter.db", s.prefix + "Statistics.db"}));
   ASSERT_EQ(out->recorded_fp_chance, 0.01);
   const ByteVector stats = testing::ReadAll(s.prefix + "Statistics.db");
   EXPECT_EQ(stats, testing::StatisticsFile("oa", "big", 0.001));
@@ -203,7 +204,7 @@ TEST(CassandraRepair, RemovesLeftoversKeepsModeAndCreatesAMissingFilter) {
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(out->problems, std::vector<std::string>{"missing-filter"});
   EXPECT_EQ(out->old_filter_bytes, 0u);
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::stat((s.prefix + "Filter.db").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0640u);  // Data.db's, as no Filter.db was there
   for (const std::string& n : NamesIn(s.table_dir)) {

@@ -144,8 +144,8 @@ void WriteTrieIndex(const std::string& prefix, const std::vector<ByteVector>& ke
     e.prefix = keys[i];  // keys of one length: each whole key is a unique prefix
     e.hash = static_cast<std::uint8_t>(cassandra::CassandraMurmur3(keys[i]).h1);
     ByteVector& out = i % 3 == 1 ? rows : data;
-    e.position = i % 3 == 1 ? static_cast<std::int64_t>(out.size())
-                            : ~static_cast<std::int64_t>(out.size());
+    e.position =
+        i % 3 == 1 ? static_cast<std::int64_t>(out.size()) : ~static_cast<std::int64_t>(out.size());
     out.push_back(static_cast<std::uint8_t>(keys[i].size() >> 8));
     out.push_back(static_cast<std::uint8_t>(keys[i].size()));
     out.insert(out.end(), keys[i].begin(), keys[i].end());
@@ -157,11 +157,11 @@ void WriteTrieIndex(const std::string& prefix, const std::vector<ByteVector>& ke
   auto compressed =
       cassandra::bti::WriteCompressedData(data, cassandra::bti::ChunkCompressor::kLz4, 1024, bti);
   ASSERT_TRUE(compressed.ok()) << compressed.status().ToString();
-  const std::pair<const char*, ByteSpan> files[] = {{"Partitions.db", *trie},
-                                                    {"Rows.db", rows},
-                                                    {"Data.db", compressed->data_db},
-                                                    {"CompressionInfo.db",
-                                                     compressed->compression_info}};
+  const std::pair<const char*, ByteSpan> files[] = {
+      {"Partitions.db", *trie},
+      {"Rows.db", rows},
+      {"Data.db", compressed->data_db},
+      {"CompressionInfo.db", compressed->compression_info}};
   for (const auto& [component, bytes] : files) {
     WriteAll(prefix + component, bytes);
     components.push_back(prefix + component);
@@ -271,7 +271,8 @@ ByteVector ReadAll(const std::string& path) {
 
 void WriteAll(const std::string& path, ByteSpan bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   ASSERT_TRUE(out.good()) << path;
 }
 

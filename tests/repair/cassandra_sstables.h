@@ -17,10 +17,10 @@
 namespace bloomcodec::testing {
 
 enum class FilterState {
-  kSound,          // FilterFactory.getFilter(n, recorded fp) with every key
-  kSaturated16,    // K 7, one word, every bit set: CQLSSTableWriter's (CASSANDRA-21423)
-  kMissingKeys,    // sized right, but every fourth key left out: false negatives
-  kAbsent,         // no Filter.db (TOC.txt still lists it)
+  kSound,        // FilterFactory.getFilter(n, recorded fp) with every key
+  kSaturated16,  // K 7, one word, every bit set: CQLSSTableWriter's (CASSANDRA-21423)
+  kMissingKeys,  // sized right, but every fourth key left out: false negatives
+  kAbsent,       // no Filter.db (TOC.txt still lists it)
 };
 
 struct SstableRecipe {
@@ -29,8 +29,8 @@ struct SstableRecipe {
   std::size_t keys = 120;
   double recorded_fp = 0.01;  // what Statistics.db records (versions ja and later)
   FilterState filter = FilterState::kSaturated16;
-  bool scylla_db = false;          // a Scylla.db (without component digests)
-  bool scylla_digests = false;     // ... with a ComponentsDigests entry
+  bool scylla_db = false;       // a Scylla.db (without component digests)
+  bool scylla_digests = false;  // ... with a ComponentsDigests entry
   unsigned seed = 1;
 };
 
