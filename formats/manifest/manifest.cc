@@ -108,6 +108,7 @@ Manifest ReadManifest(ByteSpan file, Flavor flavor, std::string_view source) {
       break;
     }
   }
+  m.open_atomic_group = state.atomic_remaining > 0;
   if (state.atomic_remaining > 0 && !m.damaged) {
     m.findings.push_back(ManifestFinding(
         Severity::kWarning,
