@@ -27,22 +27,14 @@ Status Errno(const std::string& path, std::string_view call) {
 
 std::string_view StepName(Step step) {
   switch (step) {
-    case Step::kCreate:
-      return "create";
-    case Step::kWrite:
-      return "write";
-    case Step::kSync:
-      return "fsync";
-    case Step::kRename:
-      return "rename";
-    case Step::kLink:
-      return "link";
-    case Step::kUnlink:
-      return "unlink";
-    case Step::kMakeDirectory:
-      return "mkdir";
-    case Step::kSyncDirectory:
-      return "fsync directory";
+    case Step::kCreate: return "create";
+    case Step::kWrite: return "write";
+    case Step::kSync: return "fsync";
+    case Step::kRename: return "rename";
+    case Step::kLink: return "link";
+    case Step::kUnlink: return "unlink";
+    case Step::kMakeDirectory: return "mkdir";
+    case Step::kSyncDirectory: return "fsync directory";
   }
   return "?";
 }

@@ -62,9 +62,9 @@ Status Refuse(const std::string& dir, std::string why) {
 
 // The database's view, refused when its writer would not open it as it is.
 Result<manifest::DatabaseView> ReadView(const std::string& dir, manifest::Flavor flavor) {
-  const std::vector<std::string_view> extensions =
-      flavor == manifest::Flavor::kLevelDb ? std::vector<std::string_view>{"ldb", "sst"}
-                                           : std::vector<std::string_view>{"sst"};
+  const std::vector<std::string_view> extensions = flavor == manifest::Flavor::kLevelDb
+                                                       ? std::vector<std::string_view>{"ldb", "sst"}
+                                                       : std::vector<std::string_view>{"sst"};
   manifest::DatabaseView view = manifest::ReadDatabase(dir, flavor, extensions, IsTableName);
   for (const auto* list : {&view.current_findings, &view.manifest_findings}) {
     for (const Finding& f : *list) {
@@ -179,9 +179,9 @@ Result<std::optional<TableRewrite>> FamilyRewrite(const PlannedTable& planned, B
                                                   const RepairOptions& options) {
   const manifest::TableMeta& m = planned.table.meta;
   if (file.size() != m.size) {
-    return Status::CorruptFile(planned.table.path,
-                               "the file has " + std::to_string(file.size()) +
-                                   " bytes, its MANIFEST record " + std::to_string(m.size));
+    return Status::CorruptFile(planned.table.path, "the file has " + std::to_string(file.size()) +
+                                                       " bytes, its MANIFEST record " +
+                                                       std::to_string(m.size));
   }
   std::string function;
   if (FileChecksumNeed(m.record, &function) == ChecksumNeed::kUnsupported) {

@@ -59,9 +59,8 @@ Status Commit(const RepairPlan& plan, const RepairOptions& options, RepairResult
   }
   if (edits.empty()) return Status();  // nothing to put in: the database stays as it was
   BLOOMCODEC_RETURN_IF_ERROR(SyncDirectory(plan.dir));
-  BLOOMCODEC_ASSIGN_OR_RETURN(
-      ByteVector manifest,
-      BuildRepairManifest(plan.records, options.flavor, edits, plan.next_file));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector manifest, BuildRepairManifest(plan.records, options.flavor,
+                                                                       edits, plan.next_file));
   result.new_manifest = plan.dir + "/" + ManifestName(plan.manifest_number);
   made.push_back(result.new_manifest);
   BLOOMCODEC_RETURN_IF_ERROR(WriteFileDurably(result.new_manifest, manifest));
@@ -98,8 +97,7 @@ Result<std::string> WriteBackup(const RepairPlan& plan, const std::vector<TableO
   if (!fs::is_directory(dir, ec)) BLOOMCODEC_RETURN_IF_ERROR(MakeDirectory(dir));
   // Hard links: the backup costs no space, and fails here (another file system) before the
   // database is changed.
-  BLOOMCODEC_RETURN_IF_ERROR(
-      LinkFile(plan.old_manifest, dir + "/" + FileName(plan.old_manifest)));
+  BLOOMCODEC_RETURN_IF_ERROR(LinkFile(plan.old_manifest, dir + "/" + FileName(plan.old_manifest)));
   for (const TableOutcome& t : outcomes) {
     if (t.left_alone.empty()) {
       BLOOMCODEC_RETURN_IF_ERROR(LinkFile(t.old_path, dir + "/" + FileName(t.old_path)));

@@ -103,8 +103,8 @@ struct TableOutcome {
 struct RepairResult {
   std::vector<TableOutcome> tables;  // every table chosen, in the order they were numbered
   std::string old_manifest, new_manifest;
-  std::string backup_dir;  // empty: none
-  bool switched = false;   // CURRENT names the new MANIFEST (false: nothing was replaced)
+  std::string backup_dir;          // empty: none
+  bool switched = false;           // CURRENT names the new MANIFEST (false: nothing was replaced)
   std::vector<std::string> notes;  // after the commit: files that could not be removed
 };
 

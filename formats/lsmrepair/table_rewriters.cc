@@ -41,8 +41,7 @@ Result<std::uint64_t> CountEntries(const Reader& reader) {
   return n;
 }
 
-Status SameEntryCount(const std::string& source, std::uint64_t old_count,
-                      std::uint64_t new_count) {
+Status SameEntryCount(const std::string& source, std::uint64_t old_count, std::uint64_t new_count) {
   if (old_count == new_count) return Status();
   return Status::Internal(source + ": the rewritten table holds " + std::to_string(new_count) +
                           " entries, the old one " + std::to_string(old_count));
@@ -51,8 +50,7 @@ Status SameEntryCount(const std::string& source, std::uint64_t old_count,
 }  // namespace
 
 TableRewriteFn LevelDbFilterRewrite(std::optional<leveldb::BloomPolicy> policy) {
-  return [policy](const TableToRepair& t,
-                  ByteSpan file) -> Result<std::optional<TableRewrite>> {
+  return [policy](const TableToRepair& t, ByteSpan file) -> Result<std::optional<TableRewrite>> {
     BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableReader reader, OpenLevelDbTable(file, t.path));
     // Every data block's and the index's checksum, every entry's order.
     BLOOMCODEC_RETURN_IF_ERROR(CountEntries(reader).status());
@@ -78,7 +76,8 @@ TableRewriteFn RocksDbFilterRewrite(std::optional<double> bits_per_key) {
                         ByteSpan file) -> Result<std::optional<TableRewrite>> {
     rocksdb::SstOpenOptions open;
     open.verify_checksums = true;
-    BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst, rocksdb::SstReader::Open(file, t.path, open));
+    BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst,
+                                rocksdb::SstReader::Open(file, t.path, open));
     BLOOMCODEC_RETURN_IF_ERROR(CountEntries(sst).status());
     BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector rewritten, rocksdb::RewriteSstFilter(sst, bits_per_key));
     return AsRewrite(file, rewritten);
@@ -98,8 +97,9 @@ TableCheckFn RocksDbTableCheck() {
       ++entries;
       BLOOMCODEC_ASSIGN_OR_RETURN(bool may, fresh.MayContain(rocksdb::UserKeyOf(key)));
       if (!may) {
-        return Status::Internal(t.path + ": the rewritten filter answers \"not there\" for a key "
-                                         "the table holds");
+        return Status::Internal(t.path +
+                                ": the rewritten filter answers \"not there\" for a key "
+                                "the table holds");
       }
       return Status();
     }));

@@ -229,9 +229,11 @@ TEST_F(LevelDbRepair, EveryFilterReplacedAndLevelDbReadsEveryKey) {
   EXPECT_FALSE(fs::exists(old_manifest));
   // The backup: a dated folder beside the database, the old MANIFEST, CURRENT and tables in it.
   EXPECT_EQ(fs::path(r->backup_dir).parent_path(), fs::path(dir_->path()));
-  EXPECT_TRUE(fs::path(r->backup_dir).filename().string().starts_with("repaired.bloomcodec-backup-"));
+  EXPECT_TRUE(
+      fs::path(r->backup_dir).filename().string().starts_with("repaired.bloomcodec-backup-"));
   EXPECT_TRUE(fs::exists(fs::path(r->backup_dir) / fs::path(old_manifest).filename()));
-  EXPECT_EQ(ReadText(r->backup_dir + "/CURRENT"), fs::path(old_manifest).filename().string() + "\n");
+  EXPECT_EQ(ReadText(r->backup_dir + "/CURRENT"),
+            fs::path(old_manifest).filename().string() + "\n");
   for (const lsmrepair::TableOutcome& t : r->tables) {
     EXPECT_TRUE(fs::exists(fs::path(r->backup_dir) / fs::path(t.old_path).filename()));
   }
@@ -248,7 +250,8 @@ TEST_F(LevelDbRepair, EveryFilterReplacedAndLevelDbReadsEveryKey) {
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_FALSE(again->switched);
   EXPECT_EQ(again->tables.size(), fresh.size());
-  for (const lsmrepair::TableOutcome& t : again->tables) EXPECT_EQ(t.left_alone, "nothing to change");
+  for (const lsmrepair::TableOutcome& t : again->tables)
+    EXPECT_EQ(t.left_alone, "nothing to change");
   EXPECT_EQ(CurrentManifestPath(db), r->new_manifest);
   // LevelDB, paranoid: the new tables, every key.
   std::unique_ptr<::leveldb::DB> open = Open(db, policy_);
@@ -267,8 +270,10 @@ TEST_F(LevelDbRepair, ChosenLevel0TableBringsTheNewerOnes) {
   Result<lsmrepair::RepairResult> probe = [&] {
     lsmrepair::RepairOptions count = options;
     count.select = [&](const lsmrepair::TableToRepair& t) {
-      if (t.meta.level == 0) oldest0 = std::min(oldest0, t.meta.number), ++level0;
-      else ++deep;
+      if (t.meta.level == 0)
+        oldest0 = std::min(oldest0, t.meta.number), ++level0;
+      else
+        ++deep;
       return false;
     };
     return lsmrepair::RepairDatabase(db, count);

@@ -141,8 +141,8 @@ TEST(RepairManifestWriter, UnchangedFieldIsTheFieldAsWritten) {
 TEST(RepairManifestWriter, ChangedFieldsAreNumberSizeChecksumAndTailSize) {
   const std::string old_checksum("\x01\x02\x03\x04", 4);
   const std::vector<std::pair<std::uint32_t, std::string>> custom{
-      {5, Varint(17)},         {7, old_checksum}, {8, "FileChecksumCrc32c"}, {12, "0123456789abcdef"},
-      {15, Varint(1000)},      {60, "keep me"}};
+      {5, Varint(17)},          {7, old_checksum},  {8, "FileChecksumCrc32c"},
+      {12, "0123456789abcdef"}, {15, Varint(1000)}, {60, "keep me"}};
   const std::vector<manifest::TableMeta> added =
       Decode(NewFile4(0, 41, 50000, custom), Flavor::kRocksDb);
   ASSERT_EQ(added.size(), 1u);
@@ -152,15 +152,16 @@ TEST(RepairManifestWriter, ChangedFieldsAreNumberSizeChecksumAndTailSize) {
   Result<ByteVector> field = EncodeReplacedNewFile(r);
   ASSERT_TRUE(field.ok()) << field.status().ToString();
   const std::vector<std::pair<std::uint32_t, std::string>> want_custom{
-      {5, Varint(17)},    {7, std::string("\xa1\xb2\xc3\xd4", 4)}, {8, "FileChecksumCrc32c"},
-      {12, "0123456789abcdef"}, {15, Varint(1300)}, {60, "keep me"}};
+      {5, Varint(17)},           {7, std::string("\xa1\xb2\xc3\xd4", 4)},
+      {8, "FileChecksumCrc32c"}, {12, "0123456789abcdef"},
+      {15, Varint(1300)},        {60, "keep me"}};
   EXPECT_EQ(AsString(*field), NewFile4(0, 90, 50300, want_custom));
   // Without the new checksum the field is not written.
   r.file_checksum.reset();
   EXPECT_FALSE(EncodeReplacedNewFile(r).ok());
   // A checksum function bloomcodec does not compute is refused; "Unknown" is kept.
-  const std::vector<manifest::TableMeta> other = Decode(
-      NewFile4(0, 41, 50000, {{7, old_checksum}, {8, "MyChecksum"}}), Flavor::kRocksDb);
+  const std::vector<manifest::TableMeta> other =
+      Decode(NewFile4(0, 41, 50000, {{7, old_checksum}, {8, "MyChecksum"}}), Flavor::kRocksDb);
   EXPECT_EQ(FileChecksumNeed(other[0].record, &function), ChecksumNeed::kUnsupported);
   EXPECT_EQ(function, "MyChecksum");
   EXPECT_FALSE(EncodeReplacedNewFile({0, other[0], 90, 50300, std::nullopt}).ok());

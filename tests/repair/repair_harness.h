@@ -52,8 +52,8 @@ inline void WriteAll(const std::string& s) {
 inline void Hook(lsmrepair::Step step, const std::string& path) {
   ++g_steps;
   const bool kill = g_steps == g_kill_at;
-  WriteAll(std::string(kill ? "! " : "+ ") + std::string(lsmrepair::StepName(step)) + "\t" +
-           path + "\n");
+  WriteAll(std::string(kill ? "! " : "+ ") + std::string(lsmrepair::StepName(step)) + "\t" + path +
+           "\n");
   if (kill) ::raise(SIGKILL);
 }
 }  // namespace detail
@@ -124,9 +124,10 @@ inline void CopyDatabase(const std::string& from, const std::string& to) {
 // The summary line of a kill loop, for the test log.
 inline void PrintKillFigures(const std::string& what, int steps, int commit, int old_seen,
                              int new_seen) {
-  std::printf("%s: %d kill points (commit at step %d): %d opened with the old tables, %d with "
-              "the new ones\n",
-              what.c_str(), steps, commit, old_seen, new_seen);
+  std::printf(
+      "%s: %d kill points (commit at step %d): %d opened with the old tables, %d with "
+      "the new ones\n",
+      what.c_str(), steps, commit, old_seen, new_seen);
 }
 
 }  // namespace bloomcodec::repair_test
