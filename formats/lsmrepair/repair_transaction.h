@@ -28,15 +28,18 @@
 //      replaced tables and the old MANIFEST, a copy of CURRENT; fsynced.
 //   6. Switch CURRENT as the database's writer does: LevelDB and RocksDB (SetCurrentFile) write
 //      M.dbtmp, fsync, rename it over CURRENT, fsync the directory; goleveldb (setMeta) first
-//      saves the old CURRENT as CURRENT.bak, then writes CURRENT.M and renames it. THE COMMIT.
+//      saves the old CURRENT as CURRENT.bak, then writes CURRENT.M and renames it. THE COMMIT
+//      (for goleveldb, whose GetMeta takes a whole CURRENT.<number> before CURRENT, the
+//      moment CURRENT.M is whole).
 //   7. Unlink the replaced tables and the old MANIFEST (the backup keeps them); fsync.
 //
-// Invariant: before the rename of step 6, CURRENT names the old MANIFEST and every file it
+// Invariant: before the commit of step 6, CURRENT names the old MANIFEST and every file it
 // references is untouched (new files only have numbers nothing references, which the
 // databases delete on open: LevelDB and RocksDB remove unreferenced tables, temporary files and
-// older MANIFESTs; goleveldb unreferenced tables). From that rename on, CURRENT names a
-// complete, fsynced MANIFEST whose tables are all on disk; step 7 removes only files it does
-// not reference. A failure before the commit removes the files the repair made.
+// older MANIFESTs; goleveldb unreferenced tables). From the commit on, the MANIFEST the writer
+// reads is the new one, complete and fsynced, and its tables are all on disk (fsynced, their
+// directory fsynced); step 7 removes only files it does not reference. A failure before the
+// commit removes the files the repair made.
 //
 // Level 0: LevelDB and goleveldb take the level-0 table with the higher number as the newer one
 // (RocksDB orders level 0 by sequence numbers, then epoch); the new numbers keep that order,

@@ -94,12 +94,17 @@ inline ChildRun RunInChild(int kill_at, const std::function<bool()>& repair) {
   return run;
 }
 
-// The index (1-based) of the step that commits: the rename over CURRENT.
-inline int CommitStep(const std::vector<StepTrace>& steps) {
+// The index (1-based) of the step that commits: the rename over CURRENT (LevelDB, RocksDB),
+// or for goleveldb, whose GetMeta takes a whole pending CURRENT.<number> before CURRENT, the
+// write of that file.
+inline int CommitStep(const std::vector<StepTrace>& steps, bool goleveldb = false) {
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    if (steps[i].step == "rename" && steps[i].path.ends_with("/CURRENT")) {
-      return static_cast<int>(i + 1);
-    }
+    const std::string& p = steps[i].path;
+    const bool commit = goleveldb ? steps[i].step == "write" &&
+                                        p.find("/CURRENT.") != std::string::npos &&
+                                        !p.ends_with("/CURRENT.bak")
+                                  : steps[i].step == "rename" && p.ends_with("/CURRENT");
+    if (commit) return static_cast<int>(i + 1);
   }
   return -1;
 }
