@@ -123,13 +123,20 @@ Result<bool> Plan(const SstableSet& set, const RepairRequest& req, RepairOutcome
                   ByteVector& filter, ByteVector& statistics) {
   const SstableFiles& s = set.files;
   out.before = VerifySstable(s);
-  if (std::optional<Finding> damage = DamageBesidesTheFilter(out.before)) {
-    return Status::Refused(s.filter_path + ": verify finds damage besides the filter (" +
-                           damage->kind + ": " + damage->message +
-                           "); repair leaves this sstable untouched");
+  if ((out.damage = DamageBesidesTheFilter(out.before))) {
+    out.action = RepairAction::kDamaged;
+    return false;
   }
   out.problems = FilterProblems(out.before);
-  BLOOMCODEC_ASSIGN_OR_RETURN(out.sizing, ChooseSizing(set, req, out));
+  Result<FilterSizing> sizing = ChooseSizing(set, req, out);
+  if (!sizing.ok() && sizing.status().code() == StatusCode::kCorrupt) {
+    // Statistics.db's bytes (a checksum, its table of contents) are damage verify does not
+    // judge: the sstable is left as it is, like one with a damaged index.
+    out.damage = FindingFromStatus(Severity::kError, finding_kind::kStructure, sizing.status());
+    out.action = RepairAction::kDamaged;
+    return false;
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(out.sizing, std::move(sizing));
   const bool given = req.fp_chance || req.buckets_per_element;
   const Era era = s.descriptor.era();
   if (!given && out.recorded_fp_chance && *out.recorded_fp_chance == 1.0 &&

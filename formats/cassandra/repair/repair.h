@@ -19,8 +19,9 @@
 //     have any open or mapped.
 //  3. Remove temporary files of ours left by an interrupted run (<component>.bloomcodec_tmp).
 //  4. Verify the sstable (verify.h). Any error that is not the filter's own (Index.db or the trie
-//     damaged, Statistics.db damaged, a file unreadable, keys that cannot be read) refuses the
-//     sstable, untouched. The filter's own findings (false negatives, overfilled or saturated,
+//     damaged, Statistics.db damaged, a file unreadable, keys that cannot be read) leaves the
+//     sstable untouched: the outcome is kDamaged, with that finding (a result, not an error, so
+//     that a run over a data directory reports it and goes on). The filter's own findings (false negatives, overfilled or saturated,
 //     damaged bytes, missing, mis-sized for its key count) are what repair is for.
 //  5. Choose the parameters (rebuild.h): given, or Statistics.db's fp chance, or the writer's
 //     default; count the keys, build the filter, check that it answers every key.
@@ -93,6 +94,7 @@ enum class RepairAction {
   kPlanned,      // dry run: what would be written was computed
   kUnchanged,    // the rebuilt files are the ones on disk (or the table has no filter)
   kFilterSound,  // only_if_wrong, and verify found nothing wrong with the filter
+  kDamaged,      // more than the filter is damaged (`damage`): nothing was written
 };
 
 struct RepairOutcome {
@@ -100,6 +102,7 @@ struct RepairOutcome {
   SstableFiles sstable;
   FileReport before;                  // verify's report before anything was done
   std::vector<std::string> problems;  // the filter's own finding kinds that made it wrong
+  std::optional<Finding> damage;      // kDamaged: the first finding that is not the filter's
   FilterSizing sizing;
   std::optional<double> recorded_fp_chance;  // Statistics.db's, when the version has one
   std::uint64_t keys = 0;
