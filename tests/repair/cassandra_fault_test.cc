@@ -1,6 +1,7 @@
 // A repair killed at every step: a child process runs the transaction with FileOps that end the
 // process (_exit, no cleanup, as a kill -9) at the N-th write, fsync, rename, link or mkdir, or
-// in the middle of the N-th write, for every N. After each death the sstable must be whole (every
+// in the middle of the N-th write, for every N (but the links in the middle of the backup's run
+// of links, each the same step on another component: CI's time budget). After each death the sstable must be whole (every
 // component there, every untouched component byte for byte), Filter.db and Statistics.db each
 // the old or the new file and never the new Statistics.db beside the old Filter.db, a new
 // Filter.db must verify with no error, the snapshot must hold only old files, our temporary
@@ -34,6 +35,13 @@ class KillingOps final : public FileOps {
   int writes() const { return writes_; }
   // Step i (0-based) was a write.
   bool WasWrite(int i) const { return kinds_[static_cast<std::size_t>(i)] == 'w'; }
+  // Step i (0-based) is a link between two more links: the same step as its neighbours on
+  // another component of the backup, which the kill loop leaves out (CI's time budget).
+  bool InsideARunOfLinks(int i) const {
+    const std::size_t at = static_cast<std::size_t>(i);
+    return at > 0 && at + 1 < kinds_.size() && kinds_[at - 1] == 'l' && kinds_[at] == 'l' &&
+           kinds_[at + 1] == 'l';
+  }
 
   Status Write(const std::string& path, ByteSpan bytes, const struct stat* like) override {
     ++writes_;
@@ -44,27 +52,29 @@ class KillingOps final : public FileOps {
     }
     return FileOps::Write(path, bytes, like);
   }
-  Status Fsync(const std::string& path) override { return Die() ? Status() : FileOps::Fsync(path); }
+  Status Fsync(const std::string& path) override {
+    return Die('f') ? Status() : FileOps::Fsync(path);
+  }
   Status FsyncDir(const std::string& dir) override {
-    return Die() ? Status() : FileOps::FsyncDir(dir);
+    return Die('d') ? Status() : FileOps::FsyncDir(dir);
   }
   Status Rename(const std::string& from, const std::string& to) override {
-    return Die() ? Status() : FileOps::Rename(from, to);
+    return Die('r') ? Status() : FileOps::Rename(from, to);
   }
   Status Link(const std::string& from, const std::string& to) override {
-    return Die() ? Status() : FileOps::Link(from, to);
+    return Die('l') ? Status() : FileOps::Link(from, to);
   }
   Status MakeDir(const std::string& dir, const struct stat* like) override {
-    return Die() ? Status() : FileOps::MakeDir(dir, like);
+    return Die('m') ? Status() : FileOps::MakeDir(dir, like);
   }
   Status Remove(const std::string& path) override {
-    return Die() ? Status() : FileOps::Remove(path);
+    return Die('x') ? Status() : FileOps::Remove(path);
   }
 
  private:
   bool Due() { return ++steps_ == kill_at_; }
-  bool Die() {
-    kinds_.push_back('o');
+  bool Die(char kind) {
+    kinds_.push_back(kind);
     if (Due()) ::_exit(kKilled);
     return false;
   }
@@ -178,6 +188,7 @@ TEST(CassandraRepairFaults, AKillAtEveryStepLeavesAConsistentSstable) {
   Tally tally;
   int kills = 0;
   for (int n = 1; n <= steps; ++n) {
+    if (counter.InsideARunOfLinks(n - 1)) continue;
     for (bool torn : {false, true}) {
       if (torn && !counter.WasWrite(n - 1)) continue;  // only a write can be cut short
       const std::string run = tmp.path() + "/run-" + std::to_string(n) + (torn ? "t" : "");
@@ -197,7 +208,8 @@ TEST(CassandraRepairFaults, AKillAtEveryStepLeavesAConsistentSstable) {
   EXPECT_GT(tally.new_new, 0);
   EXPECT_GT(tally.with_temporaries, 0);
   std::printf(
-      "[faults] %d steps (%d writes), %d kills (before each step, and inside each write): "
+      "[faults] %d steps (%d writes), %d kills (before each step but the links inside a run of "
+      "links, and inside each write): "
       "old/old %d, new Filter.db/old Statistics.db %d, new/new %d; temporaries left %d times, "
       "a snapshot made %d times; every re-run completed\n",
       steps, counter.writes(), kills, tally.old_old, tally.new_old, tally.new_new,
