@@ -2,6 +2,7 @@
 // this file parses flags, shows progress and prints the plan and its outcome.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -46,7 +47,11 @@ std::string TableText(const TableRepair& t) {
             (t.new_fp_rate ? Number(*t.new_fp_rate) : std::string("-"));
   }
   text += ", " + std::to_string(t.keys) + " keys\n";
-  if (!t.sizing_basis.empty()) text += "  sized: " + t.sizing_basis + "\n";
+  // A note that already says how the filter was sized (the writer's default) stands for it.
+  const bool noted = std::any_of(t.notes.begin(), t.notes.end(), [&](const std::string& n) {
+    return n.find(t.sizing_basis) != std::string::npos;
+  });
+  if (!t.sizing_basis.empty() && !noted) text += "  sized: " + t.sizing_basis + "\n";
   if (t.statistics_rewritten) text += "  Statistics.db: records the new fp chance\n";
   if (!t.backup.empty()) text += "  backup: " + t.backup + "\n";
   for (const std::string& n : t.notes) text += "  note: " + n + "\n";
@@ -82,7 +87,8 @@ nlohmann::ordered_json TableJson(const TableRepair& t) {
   if (t.buckets_per_element) j["buckets_per_element"] = *t.buckets_per_element;
   j["sizing"] = t.sizing_basis;
   j["statistics_rewritten"] = t.statistics_rewritten;
-  j["backup"] = t.backup.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(t.backup);
+  j["backup"] =
+      t.backup.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(t.backup);
   j["notes"] = t.notes;
   return j;
 }

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <system_error>
 
-#include "cassandra/repair/repair.h"
 #include "bloomcodec/verify.h"
+#include "cassandra/repair/repair.h"
 #include "cassandra/verify.h"
 
 namespace bloomcodec {

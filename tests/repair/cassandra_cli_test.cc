@@ -34,9 +34,9 @@ ByteVector BuiltFilter(const CliDir& dir, const std::vector<ByteVector>& keys, d
   std::string lines;
   for (const ByteVector& k : keys) lines += Hex(k) + "\n";
   const std::string key_file = dir.Write("keys.hex", lines);
-  const CliRun r = RunCli({"build", "--format", "cassandra-4.0", "--keys", key_file,
-                           "--key-format", "hex", "--fp-chance", std::to_string(fp), "-o",
-                           dir.Path("built-Filter.db")});
+  const CliRun r =
+      RunCli({"build", "--format", "cassandra-4.0", "--keys", key_file, "--key-format", "hex",
+              "--fp-chance", std::to_string(fp), "-o", dir.Path("built-Filter.db")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return ReadAll(dir.Path("built-Filter.db"));
 }

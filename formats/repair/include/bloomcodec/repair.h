@@ -46,9 +46,9 @@ namespace bloomcodec {
 struct RepairOptions {
   std::optional<double> fp_chance;                  // Cassandra: the new filters' fp chance
   std::optional<std::int32_t> buckets_per_element;  // Cassandra before 1.2
-  bool dry_run = false;    // plan only
-  std::string backup_dir;  // empty: the family's default place
-  bool no_backup = false;  // the replaced files are not kept
+  bool dry_run = false;                             // plan only
+  std::string backup_dir;                           // empty: the family's default place
+  bool no_backup = false;                           // the replaced files are not kept
   std::string proc_root = "/proc";  // where the live check looks (tests only change it)
 };
 
@@ -80,8 +80,8 @@ struct TableRepair {
 struct RepairReport {
   std::vector<TableRepair> tables;  // in path order
   bool dry_run = false;
-  std::size_t rebuilt = 0;  // repaired, or planned in a dry run
-  std::size_t damaged = 0;  // left untouched: more than the filter is damaged
+  std::size_t rebuilt = 0;              // repaired, or planned in a dry run
+  std::size_t damaged = 0;              // left untouched: more than the filter is damaged
   std::int64_t filter_bytes_delta = 0;  // new minus old, over the tables rebuilt
 };
 
