@@ -13,7 +13,11 @@ std::span<const FlagDecl> CommandFlags() {
        "the format (see Formats); left out, the input's name or bytes tell it where they can "
        "(build, hash and size need it)",
        {kBuild, kProbe, kHash, kSize, kInspect, kVerify, kConvert, kDump}},
-      {"--to", "F", "the format to convert to", {kConvert}},
+      {"--to",
+       "F",
+       "the format to convert to (repair: the filter format to rebuild into; not yet, each table "
+       "keeps its own layout)",
+       {kConvert, kRepair}},
       {"-o",
        "OUT",
        "the file to write ('-': standard output; a name ending in .gz is written "
@@ -55,10 +59,6 @@ std::span<const FlagDecl> CommandFlags() {
        "",
        "rebuild although the keys do not look like the input's, with a warning",
        {kConvert}},
-      {"--to",
-       "F",
-       "repair: the filter format to rebuild into (not yet: each table keeps its own layout)",
-       {kRepair}},
       {"--dry-run", "", "repair: print the plan and change nothing", {kRepair}},
       {"--backup",
        "DIR",
