@@ -38,6 +38,7 @@ std::string_view SubcommandName(Subcommand subcommand) {
     case Subcommand::kVerify: return "verify";
     case Subcommand::kConvert: return "convert";
     case Subcommand::kDump: return "dump";
+    case Subcommand::kRepair: return "repair";
   }
   return "";
 }

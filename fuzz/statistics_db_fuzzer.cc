@@ -1,9 +1,15 @@
 // Cassandra's Statistics.db (the VALIDATION component): any bytes, read as a version without
 // checksums (me) and with them (nb), give the partitioner and fp chance or a status naming the
 // file; a Corrupt status carries an offset inside the input. A file read once reads the same
-// again, and a VALIDATION found lies inside the input.
+// again, and a VALIDATION found lies inside the input. Repair's view of the same bytes: the fp
+// chance found in 2.0's record (jb) and through the table of contents (me, nb: every CRC32), and
+// rewritten to another chance, which reads back and changes only the chance's 8 bytes and the
+// VALIDATION CRC32; and the bytes read as a ScyllaDB Scylla.db.
+#include <cstring>
 #include <string>
 
+#include "cassandra/repair/scylla_db.h"
+#include "cassandra/repair/statistics.h"
 #include "cassandra/statistics_db.h"
 #include "fuzz_support.h"
 
@@ -35,5 +41,31 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(again.ok() && again->partitioner == v->partitioner && again->offset == v->offset);
     (void)cassandra::PromisedFpRate(1000, v->fp_chance);
   }
+  for (const char* version : {"jb", "me", "nb"}) {
+    Result<cassandra::RecordedFpChance> at =
+        cassandra::FindRecordedFpChance(input, "Statistics.db", version, "big");
+    if (!at.ok()) {
+      fuzz::CheckNamesSourceAndOffset(at.status(), "Statistics.db", size);
+      continue;
+    }
+    FUZZ_CHECK(at->offset + 8 <= size);
+    if (at->crc_offset)
+      FUZZ_CHECK(*at->crc_offset == at->offset + 8 && *at->crc_offset + 4 <= size);
+    const double other = at->fp_chance == 0.5 ? 0.25 : 0.5;
+    Result<ByteVector> next =
+        cassandra::WithFpChance(input, "Statistics.db", version, "big", other);
+    FUZZ_CHECK(next.ok() && next->size() == size);
+    for (std::size_t i = 0; i < size; ++i) {
+      const bool chance = i >= at->offset && i < at->offset + 8;
+      const bool crc = at->crc_offset && i >= *at->crc_offset && i < *at->crc_offset + 4;
+      FUZZ_CHECK(chance || crc || (*next)[i] == data[i]);
+    }
+    Result<cassandra::RecordedFpChance> back =
+        cassandra::FindRecordedFpChance(*next, "Statistics.db", version, "big");
+    FUZZ_CHECK(back.ok() && back->offset == at->offset &&
+               std::memcmp(&back->fp_chance, &other, sizeof other) == 0);
+  }
+  Result<bool> scylla = cassandra::ScyllaRecordsComponentDigests(input, "Scylla.db");
+  if (!scylla.ok()) fuzz::CheckNamesSourceAndOffset(scylla.status(), "Scylla.db", size);
   return 0;
 }

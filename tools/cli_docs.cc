@@ -13,7 +13,7 @@ namespace {
 
 constexpr Subcommand kAll[] = {Subcommand::kBuild,   Subcommand::kProbe,   Subcommand::kHash,
                                Subcommand::kSize,    Subcommand::kInspect, Subcommand::kVerify,
-                               Subcommand::kConvert, Subcommand::kDump};
+                               Subcommand::kConvert, Subcommand::kDump,    Subcommand::kRepair};
 
 // Text for a Markdown table cell: '|' would end the cell, '<' start an HTML tag.
 std::string Cell(std::string_view text) {

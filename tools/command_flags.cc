@@ -13,7 +13,11 @@ std::span<const FlagDecl> CommandFlags() {
        "the format (see Formats); left out, the input's name or bytes tell it where they can "
        "(build, hash and size need it)",
        {kBuild, kProbe, kHash, kSize, kInspect, kVerify, kConvert, kDump}},
-      {"--to", "F", "the format to convert to", {kConvert}},
+      {"--to",
+       "F",
+       "the format to convert to (repair: the filter format to rebuild into; not yet, each table "
+       "keeps its own layout)",
+       {kConvert, kRepair}},
       {"-o",
        "OUT",
        "the file to write ('-': standard output; a name ending in .gz is written "
@@ -37,7 +41,7 @@ std::span<const FlagDecl> CommandFlags() {
       {"--fp-chance",
        "P",
        "PARAMS, Cassandra: the false-positive chance, as Java's Double.parseDouble reads it",
-       {kBuild, kSize, kConvert}},
+       {kBuild, kSize, kConvert, kRepair}},
       {"--buckets-per-element",
        "N",
        "PARAMS, Cassandra before 1.2: buckets per element (a signed 32-bit integer)",
@@ -45,7 +49,7 @@ std::span<const FlagDecl> CommandFlags() {
       {"--bits-per-key",
        "B",
        "PARAMS, LevelDB (a whole number) and RocksDB (a decimal): bits per key",
-       {kBuild, kSize, kConvert}},
+       {kBuild, kSize, kConvert, kRepair}},
       {"--expected-keys",
        "N",
        "PARAMS: size for N keys instead of the number given (size: the key count); a signed "
@@ -55,10 +59,17 @@ std::span<const FlagDecl> CommandFlags() {
        "",
        "rebuild although the keys do not look like the input's, with a warning",
        {kConvert}},
+      {"--dry-run", "", "repair: print the plan and change nothing", {kRepair}},
+      {"--backup",
+       "DIR",
+       "repair: keep the replaced files as hard links under DIR (on the data's file system) "
+       "instead of the family's default place",
+       {kRepair}},
+      {"--no-backup", "", "repair: keep no copy of the replaced files", {kRepair}},
       {"--json",
        "",
        "one JSON document on standard output instead of text",
-       {kBuild, kProbe, kHash, kSize, kInspect, kVerify, kConvert, kDump}},
+       {kBuild, kProbe, kHash, kSize, kInspect, kVerify, kConvert, kDump, kRepair}},
   };
   return flags;
 }

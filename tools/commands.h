@@ -20,5 +20,8 @@ Status RunConvert(std::span<const std::string_view> args);
 Status RunDump(std::span<const std::string_view> args);
 // verify: true when nothing is wrong (exit 0), false when a check found an error (exit 1).
 Result<bool> RunVerify(std::span<const std::string_view> args);
+// repair: true when every planned filter was rebuilt (exit 0), false when a table was left
+// untouched because more than its filter is damaged (exit 1).
+Result<bool> RunRepair(std::span<const std::string_view> args);
 
 }  // namespace bloomcodec::tool

@@ -25,7 +25,7 @@ constexpr int kExitUsageOrInput = 2;
 
 using Command = Status (*)(std::span<const std::string_view>);
 
-// A subcommand whose check can fail (verify): true = exit 0, false = exit 1.
+// A subcommand whose check can fail (verify, repair): true = exit 0, false = exit 1.
 using CheckCommand = bloomcodec::Result<bool> (*)(std::span<const std::string_view>);
 constexpr int kExitCheckFailed = 1;
 
@@ -36,10 +36,15 @@ struct Subcommand {
 };
 
 constexpr Subcommand kSubcommands[] = {
-    {"build", tool::RunBuild},     {"probe", tool::RunProbe},
-    {"hash", tool::RunHash},       {"size", tool::RunSize},
-    {"inspect", tool::RunInspect}, {"verify", nullptr, tool::RunVerify},
-    {"convert", tool::RunConvert}, {"dump", tool::RunDump},
+    {"build", tool::RunBuild},
+    {"probe", tool::RunProbe},
+    {"hash", tool::RunHash},
+    {"size", tool::RunSize},
+    {"inspect", tool::RunInspect},
+    {"verify", nullptr, tool::RunVerify},
+    {"convert", tool::RunConvert},
+    {"dump", tool::RunDump},
+    {"repair", nullptr, tool::RunRepair},
 };
 
 int Fail(std::string_view subcommand, const std::string& message) {

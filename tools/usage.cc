@@ -86,6 +86,22 @@ constexpr SubcommandText kSubcommands[] = {
     {Subcommand::kDump, "dump", "dump FILE [--format F]{families} --json",
      "Prints everything in FILE as one JSON document (header fields, bits as base64) that\n"
      "'convert DUMP --to F -o OUT' turns back into the same bytes.\n"},
+    {Subcommand::kRepair, "repair",
+     "repair PATH... [--fp-chance P | --bits-per-key N] [--to F] [--dry-run] [--backup DIR | "
+     "--no-backup]{families} [--json]",
+     "Rebuilds filters in place on a stopped node: each PATH a Cassandra or ScyllaDB data\n"
+     "directory (every live sstable under it) or one sstable (any component). The new\n"
+     "Filter.db is built from the sstable's own keys as its version's writer builds it; every\n"
+     "other component stays byte-identical. Without parameters only the filters verify finds\n"
+     "wrong are rebuilt, at the fp chance Statistics.db records; with --fp-chance P every\n"
+     "filter, and Statistics.db records P (set the table's bloom_filter_fp_chance to P too).\n"
+     "A table damaged besides its filter is reported and left untouched (exit 1). Refused\n"
+     "(exit 2): a process holding a file of the sstable (stop the node first). The old files\n"
+     "are kept as hard links in <table>/snapshots/bloomcodec-repair-<time>/ (nodetool\n"
+     "clearsnapshot removes it), under --backup DIR, or not at all with --no-backup.\n"
+     "--dry-run prints the plan (table, why, old and new filter size and fp rate) and writes\n"
+     "nothing. LevelDB and RocksDB databases, --bits-per-key and --to: not yet (refused).\n"
+     "--json prints one JSON document (see docs/cli.md).\n"},
 };
 
 const SubcommandText* Find(Subcommand id) {

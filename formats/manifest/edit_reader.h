@@ -26,6 +26,10 @@ class EditReader {
 
   bool at_end() const { return reader_.at_end(); }
   std::size_t position() const { return reader_.position(); }
+  // The edit's bytes [from, to) (positions of this reader).
+  ByteSpan Bytes(std::size_t from, std::size_t to) const {
+    return ByteSpan(record_.payload.data() + from, to - from);
+  }
 
   // A failure at `at`, a position in the edit.
   Status Fail(std::size_t at, std::string what) const {

@@ -120,6 +120,7 @@ Manifest ReadManifest(ByteSpan file, Flavor flavor, std::string_view source) {
     }
   }
   if (flavor == Flavor::kPebble && !m.damaged) FinishPebbleReplay(state, m);
+  m.open_atomic_group = state.atomic_remaining > 0;
   if (state.atomic_remaining > 0 && !m.damaged) {
     m.findings.push_back(ManifestFinding(
         Severity::kWarning,

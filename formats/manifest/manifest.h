@@ -73,6 +73,30 @@ struct LogReadResult {
 // the end of the file) is a warning.
 LogReadResult ReadLogRecords(ByteSpan file, Flavor flavor);
 
+// A custom field of a RocksDB new-file record (tag 103): its tag and where its value sits in
+// NewFileRecord::bytes.
+struct CustomFieldSpan {
+  std::uint32_t tag = 0;
+  std::size_t value_at = 0;
+  std::size_t value_size = 0;
+};
+
+// The new-file field that added a table, as written, so that a writer can record the table again
+// under another number and size with every other part kept byte for byte (formats/lsmrepair):
+// the field's tag (7, 100, 102 or 103), its bytes after the tag, and where in them the parts
+// after the size (the keys, then RocksDB's sequence numbers) and the custom fields begin.
+struct NewFileRecord {
+  std::uint32_t tag = 0;
+  ByteVector bytes;
+  std::size_t keys_at = 0;              // the smallest key's length prefix
+  std::size_t custom_at = 0;            // the first custom field's tag (tag 103), else bytes.size()
+  std::vector<CustomFieldSpan> custom;  // in order, the terminating tag 1 not included
+
+  ByteSpan Value(const CustomFieldSpan& f) const {
+    return ByteSpan(bytes.data() + f.value_at, f.value_size);
+  }
+};
+
 // A Pebble table's reference to the values it moved into a blob file.
 struct BlobReference {
   std::uint64_t file_id = 0;             // the blob file's id (not its disk file number)
@@ -91,6 +115,7 @@ struct TableMeta {
   ByteVector smallest;  // internal keys (user key + 8-byte tag)
   ByteVector largest;
   std::uint32_t path_id = 0;  // RocksDB db_paths index (0: the database directory)
+  NewFileRecord record;       // the field that added it
 
   // Pebble only (left as they are for LevelDB and RocksDB).
   // A virtual table (custom tag 66) is a view of part of the table file `backing`: its own
@@ -145,6 +170,9 @@ struct Manifest {
   std::vector<BackingTable> backings;
   std::vector<BlobFile> blob_files;
   bool pebble_only_fields = false;
+  // RocksDB: the last atomic group is incomplete (its edits are counted here; RocksDB drops
+  // them). A writer appending to this MANIFEST would extend that group.
+  bool open_atomic_group = false;
 };
 
 // Decodes one version edit (version_edit.h) and applies it to `state` (column family id ->

@@ -67,9 +67,10 @@ Status DeletedFile(EditReader& in, VersionEdit& edit) {
 
 // --- New files: one layout per tag ---
 
-// Decodes one custom field of a new file (its tag `custom`, at `at`, read already) into `table`.
-using CustomFieldDecoder = Status (*)(EditReader& in, std::uint32_t custom, std::size_t at,
-                                      TableMeta& table);
+// Decodes one custom field of a new file (its tag `custom`, at `at`, read already) into `table`;
+// returns where the field's value sits in the edit.
+using CustomFieldDecoder = Result<ByteSpan> (*)(EditReader& in, std::uint32_t custom,
+                                                std::size_t at, TableMeta& table);
 
 // The parts of a new-file field, in order: level, number, [path id], size, smallest and largest
 // keys, [smallest and largest sequence numbers], [custom fields up to kCustomTerminate].
@@ -79,36 +80,46 @@ struct NewFileLayout {
   CustomFieldDecoder custom_field = nullptr;  // null: the tag has no custom fields
 };
 
-Status DecodeNewFile(EditReader& in, const NewFileLayout& layout, VersionEdit& edit) {
+Status DecodeNewFile(EditReader& in, std::uint32_t tag, const NewFileLayout& layout,
+                     VersionEdit& edit) {
   TableMeta t;
+  const std::size_t start = in.position();
   BLOOMCODEC_ASSIGN_OR_RETURN(t.level, in.Level("a new file's level"));
   BLOOMCODEC_ASSIGN_OR_RETURN(t.number, in.Varint64("a new file's number"));
   if (layout.path_id) {
     BLOOMCODEC_ASSIGN_OR_RETURN(t.path_id, in.Varint32("a new file's path id"));
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(t.size, in.Varint64("a new file's size"));
+  t.record.keys_at = in.position() - start;
   BLOOMCODEC_ASSIGN_OR_RETURN(t.smallest, in.InternalKey("a new file's smallest key"));
   BLOOMCODEC_ASSIGN_OR_RETURN(t.largest, in.InternalKey("a new file's largest key"));
   if (layout.sequence_numbers) {
     BLOOMCODEC_RETURN_IF_ERROR(in.Varint64("a new file's smallest sequence number").status());
     BLOOMCODEC_RETURN_IF_ERROR(in.Varint64("a new file's largest sequence number").status());
   }
+  t.record.custom_at = in.position() - start;
   if (layout.custom_field != nullptr) {
     for (;;) {
       const std::size_t field_at = in.position();
       BLOOMCODEC_ASSIGN_OR_RETURN(std::uint32_t custom,
                                   in.Varint32("a new file's custom field tag"));
       if (custom == kCustomTerminate) break;
-      BLOOMCODEC_RETURN_IF_ERROR(layout.custom_field(in, custom, field_at, t));
+      BLOOMCODEC_ASSIGN_OR_RETURN(ByteSpan value, layout.custom_field(in, custom, field_at, t));
+      // The value is the last thing read.
+      t.record.custom.push_back({custom, in.position() - value.size() - start, value.size()});
     }
   }
+  t.record.tag = tag;
+  const ByteSpan raw = in.Bytes(start, in.position());
+  t.record.bytes.assign(raw.begin(), raw.end());
   edit.added.push_back(std::move(t));
   return Status();
 }
 
 // RocksDB's custom fields are all length-prefixed: the path id is read, the others skipped
 // unless their tag says a reader must understand them.
-Status RocksDbCustomField(EditReader& in, std::uint32_t custom, std::size_t at, TableMeta& table) {
+Result<ByteSpan> RocksDbCustomField(EditReader& in, std::uint32_t custom, std::size_t at,
+                                    TableMeta& table) {
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteSpan field, in.LengthPrefixed("a new file's custom field"));
   if (custom == kCustomPathId) {
     if (field.size() != 1) {
@@ -119,21 +130,22 @@ Status RocksDbCustomField(EditReader& in, std::uint32_t custom, std::size_t at, 
     return in.Fail(at, "a new-file custom field RocksDB may ignore (tag " + std::to_string(custom) +
                            " is marked as one a reader must understand)");
   }
-  return Status();
+  return field;
 }
 
-Status NewFile(EditReader& in, VersionEdit& edit) { return DecodeNewFile(in, {}, edit); }
+Status NewFile(EditReader& in, VersionEdit& edit) { return DecodeNewFile(in, kNewFile, {}, edit); }
 
 Status NewFile2(EditReader& in, VersionEdit& edit) {
-  return DecodeNewFile(in, {.sequence_numbers = true}, edit);
+  return DecodeNewFile(in, kNewFile2, {.sequence_numbers = true}, edit);
 }
 
 Status NewFile3(EditReader& in, VersionEdit& edit) {
-  return DecodeNewFile(in, {.path_id = true, .sequence_numbers = true}, edit);
+  return DecodeNewFile(in, kNewFile3, {.path_id = true, .sequence_numbers = true}, edit);
 }
 
 Status NewFile4(EditReader& in, VersionEdit& edit) {
-  return DecodeNewFile(in, {.sequence_numbers = true, .custom_field = RocksDbCustomField}, edit);
+  return DecodeNewFile(in, kNewFile4,
+                       {.sequence_numbers = true, .custom_field = RocksDbCustomField}, edit);
 }
 
 // --- The fields RocksDB adds ---

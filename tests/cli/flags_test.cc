@@ -22,7 +22,7 @@ namespace {
 
 constexpr Subcommand kAll[] = {Subcommand::kBuild,   Subcommand::kProbe,   Subcommand::kHash,
                                Subcommand::kSize,    Subcommand::kInspect, Subcommand::kVerify,
-                               Subcommand::kConvert, Subcommand::kDump};
+                               Subcommand::kConvert, Subcommand::kDump,    Subcommand::kRepair};
 
 std::string ReadDocs() {
   std::ifstream in(BLOOMCODEC_CLI_DOCS, std::ios::binary);

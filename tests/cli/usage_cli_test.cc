@@ -116,7 +116,7 @@ TEST(CliUsage, HelpAndVersion) {
   CliRun r = RunCli({"--help"});
   EXPECT_EQ(r.exit_code, 0);
   for (const char* sub :
-       {"build", "probe", "hash", "size", "inspect", "verify", "convert", "dump"}) {
+       {"build", "probe", "hash", "size", "inspect", "verify", "convert", "dump", "repair"}) {
     EXPECT_NE(r.out.find(std::string("bloomcodec ") + sub), std::string::npos) << sub;
   }
   for (const FormatCodec* f : AllFormats()) EXPECT_NE(r.out.find(f->name()), std::string::npos);

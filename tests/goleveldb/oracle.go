@@ -15,6 +15,12 @@
 //	    opens the database read-only (nothing compacts, nothing is written) and prints
 //	    goleveldb's own view of its live tables, DB.GetProperty("leveldb.sstables"), as one
 //	    "LEVEL NUMBER" line per table.
+//	oracle same ORIG_DIR COPY_DIR SEED
+//	    as recheck, without rebuilding COPY_DIR's MANIFEST, and COPY_DIR opened as a writer opens
+//	    it (its MANIFEST replayed, a new one written) but compacting nothing.
+//	oracle hold DIR
+//	    opens the database (goleveldb takes its LOCK) and keeps it open until standard input
+//	    ends; prints "open" once it is.
 //	oracle recheck ORIG_DIR COPY_DIR SEED
 //	    reads every live key and value of ORIG_DIR (read-only), rebuilds COPY_DIR's MANIFEST from
 //	    its tables (leveldb.RecoverFile: the tables there were rewritten, their sizes changed),
@@ -218,8 +224,9 @@ func (f *countingFilter) Contains(bits, key []byte) bool {
 	return ok
 }
 
-func recheck(orig, copyDir string, seed int64) {
-	src, err := leveldb.OpenFile(orig, &opt.Options{ReadOnly: true})
+// Every live key and value of a database, read-only.
+func liveKeys(dir string) map[string][]byte {
+	src, err := leveldb.OpenFile(dir, &opt.Options{ReadOnly: true})
 	if err != nil {
 		fail("%v", err)
 	}
@@ -233,26 +240,40 @@ func recheck(orig, copyDir string, seed int64) {
 		fail("%v", err)
 	}
 	src.Close()
+	return want
+}
 
-	// No compaction may replace the rewritten tables before they are read. (Journals left in
-	// the directory become tables of goleveldb's own, with its filter.)
-	quiet := &opt.Options{
-		Filter:                 filter.NewBloomFilter(10),
+// No compaction may replace the rewritten tables before they are read. (Journals left in the
+// directory become tables of goleveldb's own, with its filter.)
+func quietOptions(f filter.Filter, readOnly bool) *opt.Options {
+	return &opt.Options{
+		Filter:                 f,
+		ReadOnly:               readOnly,
 		CompactionL0Trigger:    1 << 20,
 		WriteL0SlowdownTrigger: 1 << 21,
 		WriteL0PauseTrigger:    1 << 22,
 		DisableSeeksCompaction: true,
 	}
-	rec, err := leveldb.RecoverFile(copyDir, quiet)
+}
+
+func recheck(orig, copyDir string, seed int64) {
+	want := liveKeys(orig)
+	rec, err := leveldb.RecoverFile(copyDir, quietOptions(filter.NewBloomFilter(10), false))
 	if err != nil {
 		fail("recover %s: %v", copyDir, err)
 	}
 	if err := rec.Close(); err != nil {
 		fail("%v", err)
 	}
+	checkKeys(copyDir, want, seed, true)
+}
 
+// Opens copyDir (read-only, or as a writer does: its MANIFEST replayed and rolled) with a
+// filter that counts goleveldb's calls of Contains, and Gets every key of want (each must have
+// its value) and random absent keys.
+func checkKeys(copyDir string, want map[string][]byte, seed int64, readOnly bool) {
 	counter := &countingFilter{Filter: filter.NewBloomFilter(10)}
-	db, err := leveldb.OpenFile(copyDir, &opt.Options{ReadOnly: true, Filter: counter})
+	db, err := leveldb.OpenFile(copyDir, quietOptions(counter, readOnly))
 	if err != nil {
 		fail("%v", err)
 	}
@@ -301,7 +322,7 @@ func recheck(orig, copyDir string, seed int64) {
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: oracle db|filter|contains|sstables|recheck ...")
+		fail("usage: oracle db|filter|contains|sstables|recheck|same|hold ...")
 	}
 	switch os.Args[1] {
 	case "db":
@@ -342,6 +363,22 @@ func main() {
 			fail("usage: oracle recheck ORIG_DIR COPY_DIR SEED")
 		}
 		recheck(os.Args[2], os.Args[3], int64(atoi(os.Args[4])))
+	case "same":
+		if len(os.Args) != 5 {
+			fail("usage: oracle same ORIG_DIR COPY_DIR SEED")
+		}
+		checkKeys(os.Args[3], liveKeys(os.Args[2]), int64(atoi(os.Args[4])), false)
+	case "hold":
+		if len(os.Args) != 3 {
+			fail("usage: oracle hold DIR")
+		}
+		db, err := leveldb.OpenFile(os.Args[2], nil)
+		if err != nil {
+			fail("%v", err)
+		}
+		fmt.Println("open")
+		bufio.NewReader(os.Stdin).ReadByte() // until standard input ends
+		db.Close()
 	default:
 		fail("unknown mode %q", os.Args[1])
 	}

@@ -40,6 +40,9 @@
 //   kBuildString    i32 K, i32 nbits, i32 count + count x bytes String, i32 count + probes
 //                   -> bytes Filter.db (i32 K + ObjectOutputStream of new BitSet(nbits) with each
 //                      String's getBytes("UTF-16") added), u8 isPresent(String) per probe
+//   kBuildStringSized u8 kind (0 fp, 1 buckets), i64 n, f64 fp, i32 target, i32 count + count x
+//                   bytes String -> outcome; if OK: bytes Filter.db as 0.6's SSTableWriter writes
+//                   it: BloomFilter.getFilter(n, fp | target) on 0.6's table, every String added
 #pragma once
 
 #include <cstdint>
@@ -74,6 +77,7 @@ enum class OracleOp : std::uint8_t {
   kProbeMurmur3 = 19,
   kStringBytes = 20,
   kBuildString = 21,
+  kBuildStringSized = 22,
 };
 
 enum class Murmur3Variant : std::uint8_t { k1_2 = 0, k3_0 = 1, k4_0 = 2 };

@@ -40,6 +40,7 @@ enum class Subcommand : std::uint8_t {
   kVerify,
   kConvert,
   kDump,
+  kRepair,
 };
 // "build", "probe", ... as the command line spells them.
 std::string_view SubcommandName(Subcommand subcommand);

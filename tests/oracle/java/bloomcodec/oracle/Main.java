@@ -47,6 +47,7 @@ public final class Main {
   static final int OP_PROBE_MURMUR3 = 19;
   static final int OP_STRING_BYTES = 20;
   static final int OP_BUILD_STRING = 21;
+  static final int OP_BUILD_STRING_SIZED = 22;
 
   static final int KIND_FP = 0;
   static final int KIND_BUCKETS = 1;
@@ -192,6 +193,33 @@ public final class Main {
         fileOut.flush();
         writeBytes(out, file.toByteArray());
         for (String probe : probes) out.writeByte(filter.isPresent(probe) ? 1 : 0);
+        return;
+      }
+      case OP_BUILD_STRING_SIZED: {
+        // 0.6's SSTableWriter: getFilter(keyCount, 15) (or a given fp chance), every String added.
+        int kind = in.get();
+        long n = in.getLong();
+        double fp = in.getDouble();
+        int target = in.getInt();
+        int count = in.getInt();
+        String[] keys = new String[count];
+        for (int i = 0; i < count; ++i) keys[i] = StringFilter.fromCodeUnits(bytesView(payload, in));
+        SizingResult r;
+        try {
+          r = kind == KIND_FP ? withAssertions.stringForFp(n, fp)
+                              : withAssertions.stringForBuckets(n, target);
+        } catch (RuntimeException | AssertionError e) {
+          out.writeUTF(outcome(e));
+          return;
+        }
+        StringFilter filter = new StringFilter(r.hashCount, (int) r.requestedBits);
+        for (String key : keys) filter.add(key);
+        ByteArrayOutputStream file = new ByteArrayOutputStream();
+        DataOutputStream fileOut = new DataOutputStream(file);
+        filter.serialize(fileOut);
+        fileOut.flush();
+        out.writeUTF("OK");
+        writeBytes(out, file.toByteArray());
         return;
       }
       case OP_HASH64: {

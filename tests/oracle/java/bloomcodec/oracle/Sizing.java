@@ -172,6 +172,69 @@ public final class Sizing implements SizingRules {
     return legacy(numElements, computeBloomSpec(buckets), warning);
   }
 
+  // Cassandra 0.6 (FORMAT.md, "0.6 Filter.db"): 1.0's table cut at 15 buckets per element and
+  // K = 8, and a maxBucketsPerElement of its own, bounded by an int bit set.
+  static final int STRING_MAX_BUCKETS = 15;
+  static final int STRING_MAX_K = 8;
+
+  static double stringProb(int buckets, int k) {
+    return PROBS[buckets][k];
+  }
+
+  static int stringMaxK(int buckets) {
+    return Math.min(STRING_MAX_K, PROBS[buckets].length - 1);
+  }
+
+  static int stringOptK(int buckets) {
+    double min = Double.MAX_VALUE;
+    int k = 0;
+    for (int j = 0; j <= stringMaxK(buckets); ++j) {
+      if (stringProb(buckets, j) < min) {
+        min = stringProb(buckets, j);
+        k = j;
+      }
+    }
+    return Math.max(1, k);
+  }
+
+  static int stringMaxBucketsPerElement(long numElements) {
+    numElements = Math.max(1, numElements);
+    double v = (Integer.MAX_VALUE - EXCESS) / (double) numElements;
+    if (v < 1.0) {
+      throw new UnsupportedOperationException(
+          "Cannot compute probabilities for " + numElements + " elements.");
+    }
+    return Math.min(STRING_MAX_BUCKETS, (int) v);
+  }
+
+  @Override
+  public SizingResult stringForBuckets(long numElements, int target) {
+    int maxBuckets = Math.max(1, stringMaxBucketsPerElement(numElements));
+    int buckets = Math.min(target, maxBuckets);
+    assert buckets >= 1 && buckets <= STRING_MAX_BUCKETS;
+    String warning = buckets < target ? warning("BloomFilter", numElements, buckets, target) : "";
+    return legacy(numElements, new int[] {stringOptK(buckets), buckets}, warning);
+  }
+
+  @Override
+  public SizingResult stringForFp(long numElements, double fp) {
+    assert fp <= 1.0 : "Invalid probability";
+    int maxBuckets = stringMaxBucketsPerElement(numElements);
+    if (fp >= stringProb(2, 1)) return legacy(numElements, new int[] {2, stringOptK(2)}, "");
+    if (fp < stringProb(maxBuckets, stringMaxK(maxBuckets))) {
+      throw new UnsupportedOperationException(
+          "Unable to satisfy " + fp + " with " + maxBuckets + " buckets per element");
+    }
+    int buckets = 2;
+    int k = stringOptK(2);
+    while (stringProb(buckets, k) > fp) {
+      buckets++;
+      k = stringOptK(buckets);
+    }
+    while (stringProb(buckets, k - 1) <= fp) k--;
+    return legacy(numElements, new int[] {k, buckets}, "");
+  }
+
   /**
    * FilterFactory.getFilter(numElements, fpChance) of 1.2 - 5.0 (cassandra-later-filter.md
    * section 5): the same tables, fp 1.0 gives the always-present filter, and the off-heap bit

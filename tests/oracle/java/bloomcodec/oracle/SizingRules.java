@@ -16,6 +16,12 @@ public interface SizingRules {
 
   SizingResult legacyForBuckets(long numElements, int targetBucketsPerElement);
 
+  /** 0.6's BloomFilter.getFilter(numElements, fp) (SSTable versions before c). */
+  SizingResult stringForFp(long numElements, double fp);
+
+  /** 0.6's BloomFilter.getFilter(numElements, targetBucketsPerElement): its writer passes 15. */
+  SizingResult stringForBuckets(long numElements, int targetBucketsPerElement);
+
   /** FilterFactory.getFilter(numElements, fpChance) of Cassandra 1.2 - 5.0. */
   SizingResult murmur3ForFp(long numElements, double fp);
 }

@@ -1,0 +1,116 @@
+// Replacing tables of a closed LSM database (LevelDB, goleveldb, Mojang's fork, RocksDB) with
+// rewritten ones (a new filter) as one transaction: the database opens afterwards with either
+// all its old tables or all the new ones, whatever point a crash stops the repair at. Internal
+// to the library (included as "lsmrepair/repair_transaction.h"); the repair command builds on it.
+//
+//   RepairOptions options;
+//   options.flavor = manifest::Flavor::kRocksDb;
+//   options.rewrite = RocksDbFilterRewrite(12.0);  // table_rewriters.h: the family's rewrite
+//   options.check = RocksDbTableCheck();
+//   BLOOMCODEC_ASSIGN_OR_RETURN(RepairResult done, RepairDatabase("/data/db", options));
+//   for (const TableOutcome& t : done.tables) ... t.new_number, or t.left_alone says why not
+//
+// The steps, in order (each file written is fsynced before it is renamed or referenced):
+//   1. Lock: dir/LOCK, both ways the writers lock it (database_lock.h), held to the end.
+//   2. Read CURRENT and its MANIFEST; refuse a damaged one, a MANIFEST ending in an open
+//      atomic group, a live table that is missing. Choose the tables (options.select; a chosen
+//      level-0 table brings every newer level-0 table of its column family, see below) and
+//      number them from max(next file number, largest number on disk + 1), the new MANIFEST
+//      next, the new next file number after it.
+//   3. Each table: its size checked against the MANIFEST, then options.rewrite (which verifies
+//      it: an error leaves the table alone, reported in its outcome), the result written to
+//      NNNNNN.dbtmp (the kept prefix copied in the kernel, then the new tail), fsynced,
+//      options.check'ed, renamed to NNNNNN.<old extension>. Then the directory is fsynced.
+//   4. MANIFEST-M: the old MANIFEST's records and the repair's edits (manifest_writer.h),
+//      fsynced; the directory fsynced.
+//   5. Backup (unless no_backup): a folder beside the database directory (never inside it),
+//      named <db>.bloomcodec-backup-<UTC time>, or options.backup_dir: hard links to the
+//      replaced tables and the old MANIFEST, a copy of CURRENT; fsynced.
+//   6. Switch CURRENT as the database's writer does: LevelDB and RocksDB (SetCurrentFile) write
+//      M.dbtmp, fsync, rename it over CURRENT, fsync the directory; goleveldb (setMeta) first
+//      saves the old CURRENT as CURRENT.bak, then writes CURRENT.M and renames it. THE COMMIT
+//      (for goleveldb, whose GetMeta takes a whole CURRENT.<number> before CURRENT, the
+//      moment CURRENT.M is whole).
+//   7. Unlink the replaced tables and the old MANIFEST (the backup keeps them); fsync.
+//
+// Invariant: before the commit of step 6, CURRENT names the old MANIFEST and every file it
+// references is untouched (new files only have numbers nothing references, which the
+// databases delete on open: LevelDB and RocksDB remove unreferenced tables, temporary files and
+// older MANIFESTs; goleveldb unreferenced tables). From the commit on, the MANIFEST the writer
+// reads is the new one, complete and fsynced, and its tables are all on disk (fsynced, their
+// directory fsynced); step 7 removes only files it does not reference. A failure before the
+// commit removes the files the repair made.
+//
+// Level 0: LevelDB and goleveldb take the level-0 table with the higher number as the newer one
+// (RocksDB orders level 0 by sequence numbers, then epoch); the new numbers keep that order,
+// so a repair that replaces a level-0 table replaces every newer one of its column family too,
+// and a level-0 table left alone keeps every older rewritten one out of the repair.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/status.h"
+#include "manifest/manifest.h"
+
+namespace bloomcodec::lsmrepair {
+
+struct TableToRepair {
+  std::string column_family;  // "default" for LevelDB
+  std::uint32_t column_family_id = 0;
+  manifest::TableMeta meta;  // as the MANIFEST records it
+  std::string path;
+};
+
+// A rewritten table: bytes [0, kept_prefix) of the old file as they are, then `tail`.
+struct TableRewrite {
+  std::uint64_t kept_prefix = 0;
+  ByteVector tail;
+};
+
+// The family's rewrite of one table (`file` is its bytes): verifies it first; an error leaves
+// the table alone (its outcome says why); nullopt: nothing to change.
+using TableRewriteFn =
+    std::function<Result<std::optional<TableRewrite>>(const TableToRepair&, ByteSpan file)>;
+// Reads a written table back before it is put in; an error leaves the table alone.
+using TableCheckFn =
+    std::function<Status(const TableToRepair&, ByteSpan old_file, ByteSpan new_file)>;
+
+// How the writer switches CURRENT (step 6).
+enum class CurrentStyle { kLevelDb, kGoLevelDb };
+
+struct RepairOptions {
+  manifest::Flavor flavor = manifest::Flavor::kLevelDb;
+  CurrentStyle current = CurrentStyle::kLevelDb;
+  std::function<bool(const TableToRepair&)> select;  // null: every live table
+  TableRewriteFn rewrite;                            // required
+  TableCheckFn check;                                // null: none
+  std::string backup_dir;  // empty: a dated folder beside the database directory
+  bool no_backup = false;  // the replaced files are deleted, not kept
+};
+
+struct TableOutcome {
+  std::string column_family;
+  int level = 0;
+  std::uint64_t old_number = 0, old_size = 0;
+  std::string old_path;
+  std::uint64_t new_number = 0, new_size = 0;  // 0: not replaced
+  std::string new_path;
+  std::string left_alone;  // why it was not replaced (empty: it was)
+};
+
+struct RepairResult {
+  std::vector<TableOutcome> tables;  // every table chosen, in the order they were numbered
+  std::string old_manifest, new_manifest;
+  std::string backup_dir;          // empty: none
+  bool switched = false;           // CURRENT names the new MANIFEST (false: nothing was replaced)
+  std::vector<std::string> notes;  // after the commit: files that could not be removed
+};
+
+Result<RepairResult> RepairDatabase(const std::string& dir, const RepairOptions& options);
+
+}  // namespace bloomcodec::lsmrepair

@@ -1,0 +1,33 @@
+// The families' parts of a repair (repair_transaction.h): rewriting one table's filter and
+// reading the result back. Internal to the library.
+//
+//   RepairOptions options;
+//   options.rewrite = LevelDbFilterRewrite(leveldb::BloomPolicy::Current(12));
+//   options.check = LevelDbTableCheck();
+//
+// A rewrite first reads the whole old table with its block checksums verified (the data blocks
+// and the index: a damaged table is left alone, with the reader's message), then rebuilds the
+// filter from the table's own keys (leveldb/table/table_writer.h RewriteTableFilter,
+// rocksdb/sst/sst_writer.h RewriteSstFilter: data and index blocks byte for byte). The part
+// the rewrite did not change is handed back as a prefix of the old file, which the transaction
+// copies in the kernel. A table whose rewrite equals it is "nothing to change".
+// A check opens the written table with checksums verified, reads every entry (as many as the old
+// table's) and asks its filter for every key (all must be "may contain").
+#pragma once
+
+#include <optional>
+
+#include "bloomcodec/leveldb/bloom.h"
+#include "lsmrepair/repair_transaction.h"
+
+namespace bloomcodec::lsmrepair {
+
+// LevelDB, goleveldb (policy BloomPolicy::GoLevelDb), Mojang's fork. nullopt removes the filter.
+TableRewriteFn LevelDbFilterRewrite(std::optional<leveldb::BloomPolicy> policy);
+TableCheckFn LevelDbTableCheck();
+
+// RocksDB: the kind follows the table (RewriteSstFilter). nullopt removes the filter.
+TableRewriteFn RocksDbFilterRewrite(std::optional<double> bits_per_key);
+TableCheckFn RocksDbTableCheck();
+
+}  // namespace bloomcodec::lsmrepair

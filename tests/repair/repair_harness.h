@@ -1,0 +1,163 @@
+// What the repair tests share: a repair run in a child process that is killed (SIGKILL) just
+// before its N-th file-system step (the step hook of lsmrepair/durable_io.h), the trace of the
+// steps it made, and copies of database directories.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lsmrepair/durable_io.h"
+
+namespace bloomcodec::repair_test {
+
+namespace fs = std::filesystem;
+
+struct StepTrace {
+  std::string step;
+  std::string path;
+};
+
+struct ChildRun {
+  std::vector<StepTrace> done;  // the steps made, in order
+  bool killed = false;          // stopped before step done.size() + 1
+  StepTrace killed_at;
+  int exit_code = -1;  // when not killed: 0 the repair succeeded, 1 it failed
+};
+
+namespace detail {
+inline int g_pipe = -1;
+inline int g_kill_at = 0;
+inline int g_steps = 0;
+
+inline void WriteAll(const std::string& s) {
+  std::size_t done = 0;
+  while (done < s.size()) {
+    const ssize_t n = ::write(g_pipe, s.data() + done, s.size() - done);
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// In the child: each step is reported ("+ step path" done, "! step path" the one killed at).
+inline void Hook(lsmrepair::Step step, const std::string& path) {
+  ++g_steps;
+  const bool kill = g_steps == g_kill_at;
+  WriteAll(std::string(kill ? "! " : "+ ") + std::string(lsmrepair::StepName(step)) + "\t" + path +
+           "\n");
+  if (kill) ::raise(SIGKILL);
+}
+}  // namespace detail
+
+// Runs `repair` (true: it succeeded) in a child, killed before its `kill_at`-th step (0: never).
+inline ChildRun RunInChild(int kill_at, const std::function<bool()>& repair) {
+  int fds[2];
+  ChildRun run;
+  if (::pipe(fds) != 0) {
+    ADD_FAILURE() << "pipe";
+    return run;
+  }
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    detail::g_pipe = fds[1];
+    detail::g_kill_at = kill_at;
+    lsmrepair::SetStepHook(detail::Hook);
+    const bool ok = repair();
+    ::_exit(ok ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) text.append(buf, n);
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  run.killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.size() < 3) continue;
+    const std::size_t tab = line.find('\t');
+    StepTrace t{line.substr(2, tab - 2), line.substr(tab + 1)};
+    (line[0] == '!' ? run.killed_at : run.done.emplace_back()) = t;
+  }
+  return run;
+}
+
+// The index (1-based) of the step that commits: the rename over CURRENT (LevelDB, RocksDB),
+// or for goleveldb, whose GetMeta takes a whole pending CURRENT.<number> before CURRENT, the
+// write of that file.
+inline int CommitStep(const std::vector<StepTrace>& steps, bool goleveldb = false) {
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const std::string& p = steps[i].path;
+    const bool commit = goleveldb ? steps[i].step == "write" &&
+                                        p.find("/CURRENT.") != std::string::npos &&
+                                        !p.ends_with("/CURRENT.bak")
+                                  : steps[i].step == "rename" && p.ends_with("/CURRENT");
+    if (commit) return static_cast<int>(i + 1);
+  }
+  return -1;
+}
+
+inline std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// The MANIFEST CURRENT names.
+inline std::string CurrentManifestPath(const std::string& dir) {
+  std::string name = ReadText(dir + "/CURRENT");
+  if (!name.empty()) name.pop_back();
+  return dir + "/" + name;
+}
+
+inline void CopyDatabase(const std::string& from, const std::string& to) {
+  fs::remove_all(to);
+  fs::copy(from, to, fs::copy_options::recursive);
+}
+
+// The kill points a loop tries (1-based, ascending): CI's time budget does not allow a kill
+// before every step (120 for RocksDB, most of them the same kind of step on another table), so
+// a representative set: for each kind of step (its name and the file's name with the digits of
+// table and MANIFEST numbers and the backup's date left out) on each side of the commit, its
+// first and last occurrence; and every step from two before the commit to two after it.
+inline std::vector<int> KillPoints(const std::vector<StepTrace>& steps, int commit) {
+  std::map<std::string, std::pair<int, int>> kinds;  // kind -> first, last
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const int n = static_cast<int>(i + 1);
+    std::string name = fs::path(steps[i].path).filename().string();
+    std::erase_if(name, [](char c) { return c >= '0' && c <= '9'; });
+    const std::string kind = steps[i].step + "\t" + name + (n <= commit ? "\tbefore" : "\tafter");
+    auto [it, fresh] = kinds.try_emplace(kind, n, n);
+    if (!fresh) it->second.second = n;
+  }
+  std::set<int> chosen;
+  for (const auto& [kind, range] : kinds) chosen.insert({range.first, range.second});
+  for (int n = commit - 2; n <= commit + 2; ++n) {
+    if (n >= 1 && n <= static_cast<int>(steps.size())) chosen.insert(n);
+  }
+  return std::vector<int>(chosen.begin(), chosen.end());
+}
+
+// The summary line of a kill loop, for the test log.
+inline void PrintKillFigures(const std::string& what, int steps, int commit, int old_seen,
+                             int new_seen) {
+  std::printf(
+      "%s: %d steps (commit at step %d), killed before %d of them (KillPoints): %d opened with "
+      "the old tables, %d with the new ones\n",
+      what.c_str(), steps, commit, old_seen + new_seen, old_seen, new_seen);
+}
+
+}  // namespace bloomcodec::repair_test

@@ -1,0 +1,367 @@
+// Repairs of databases written by RocksDB 7.8.3 (Debian's librocksdb), reopened by it with
+// paranoid checks and SST unique-id verification: two column families, tables at several
+// levels, format_version 2 to 5, with and without crc32c file checksums. After a repair every
+// key reads with its value, the live tables are the new ones at the old ones' levels, block and
+// file checksums verify, the tables' filter sizes changed; a repair killed at each of its
+// file-system steps leaves a database RocksDB opens with all old or all new tables. A database
+// RocksDB has open in another process is refused.
+#include <fcntl.h>
+#include <rocksdb/convenience.h>
+#include <rocksdb/db.h>
+#include <rocksdb/file_checksum.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/metadata.h>
+#include <rocksdb/options.h>
+#include <rocksdb/table.h>
+#include <rocksdb/table_properties.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+
+#include "lsmrepair/database_lock.h"
+#include "lsmrepair/repair_transaction.h"
+#include "lsmrepair/table_rewriters.h"
+#include "repair/repair_harness.h"
+#include "support/test_support.h"
+
+namespace bloomcodec::repair_test {
+namespace {
+
+// (column family, key) -> value.
+using Contents = std::map<std::pair<std::string, std::string>, std::string>;
+// table number -> (column family, level).
+using LiveFiles = std::map<std::uint64_t, std::pair<std::string, int>>;
+
+constexpr std::uint32_t kKeys = 6000;
+
+std::string Key(std::uint32_t i) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "key%08u", i);
+  return buf;
+}
+
+struct Config {
+  int format_version = 5;
+  bool file_checksums = false;
+};
+
+::rocksdb::Options MakeOptions(const Config& config) {
+  ::rocksdb::Options options;
+  options.create_missing_column_families = true;
+  options.disable_auto_compactions = true;
+  options.write_buffer_size = 64 << 10;
+  options.target_file_size_base = 32 << 10;
+  options.paranoid_checks = true;
+  options.verify_sst_unique_id_in_manifest = true;
+  if (config.file_checksums) {
+    options.file_checksum_gen_factory = ::rocksdb::GetFileChecksumGenCrc32cFactory();
+  }
+  ::rocksdb::BlockBasedTableOptions table;
+  table.filter_policy.reset(::rocksdb::NewBloomFilterPolicy(10));
+  table.block_size = 1024;
+  table.format_version = config.format_version;
+  options.table_factory.reset(::rocksdb::NewBlockBasedTableFactory(table));
+  return options;
+}
+
+struct OpenDb {
+  std::unique_ptr<::rocksdb::DB> db;
+  std::vector<::rocksdb::ColumnFamilyHandle*> handles;
+  ~OpenDb() {
+    for (auto* h : handles) (void)db->DestroyColumnFamilyHandle(h);
+    if (db) (void)db->Close();
+  }
+};
+
+std::unique_ptr<OpenDb> Open(const std::string& dir, const Config& config, bool create = false) {
+  ::rocksdb::Options options = MakeOptions(config);
+  options.create_if_missing = create;
+  std::vector<::rocksdb::ColumnFamilyDescriptor> families{
+      {::rocksdb::kDefaultColumnFamilyName, options}, {"cf1", options}};
+  auto out = std::make_unique<OpenDb>();
+  ::rocksdb::DB* raw = nullptr;
+  const ::rocksdb::Status s = ::rocksdb::DB::Open(options, dir, families, &out->handles, &raw);
+  EXPECT_TRUE(s.ok()) << dir << ": " << s.ToString();
+  if (!s.ok()) return nullptr;
+  out->db.reset(raw);
+  return out;
+}
+
+LiveFiles Live(::rocksdb::DB& db) {
+  std::vector<::rocksdb::LiveFileMetaData> files;
+  db.GetLiveFilesMetaData(&files);
+  LiveFiles out;
+  for (const auto& f : files) out[f.file_number] = {f.column_family_name, f.level};
+  return out;
+}
+
+std::set<std::uint64_t> Numbers(const LiveFiles& live) {
+  std::set<std::uint64_t> out;
+  for (const auto& [n, where] : live) out.insert(n);
+  return out;
+}
+
+// Level 0 (two tables, the newer overwriting keys of the older and of deeper levels), levels 1
+// and 3 in the default column family; levels 0 and 2 in cf1; every memtable flushed (a reopen
+// writes no table).
+Contents WriteDatabase(const std::string& dir, const Config& config) {
+  Contents want;
+  std::unique_ptr<OpenDb> open = Open(dir, config, true);
+  if (!open) return want;
+  ::rocksdb::DB& db = *open->db;
+  std::mt19937 rng(11);
+  auto put = [&](int cf, std::uint32_t from, std::uint32_t to, std::uint32_t step) {
+    for (std::uint32_t i = from; i < to; i += step) {
+      std::string value(30 + rng() % 50, static_cast<char>('a' + rng() % 26));
+      EXPECT_TRUE(db.Put(::rocksdb::WriteOptions(), open->handles[cf], Key(i), value).ok());
+      want[{cf == 0 ? "default" : "cf1", Key(i)}] = value;
+    }
+    EXPECT_TRUE(db.Flush(::rocksdb::FlushOptions(), open->handles[cf]).ok());
+  };
+  auto compact_to = [&](int cf, int level) {
+    ::rocksdb::CompactRangeOptions deep;
+    deep.change_level = true;
+    deep.target_level = level;
+    EXPECT_TRUE(db.CompactRange(deep, open->handles[cf], nullptr, nullptr).ok());
+  };
+  put(0, 0, kKeys, 1);
+  compact_to(0, 3);
+  put(0, 1000, 3000, 2);
+  std::vector<::rocksdb::LiveFileMetaData> files;
+  db.GetLiveFilesMetaData(&files);
+  std::vector<std::string> names;
+  for (const auto& f : files) {
+    if (f.level == 0 && f.column_family_name == "default") names.push_back(f.name);
+  }
+  EXPECT_TRUE(db.CompactFiles(::rocksdb::CompactionOptions(), open->handles[0], names, 1).ok());
+  put(0, 1500, 2500, 3);
+  for (std::uint32_t i = 1600; i < 1700; ++i) {
+    EXPECT_TRUE(db.Delete(::rocksdb::WriteOptions(), open->handles[0], Key(i)).ok());
+    want.erase({"default", Key(i)});
+  }
+  EXPECT_TRUE(db.Flush(::rocksdb::FlushOptions(), open->handles[0]).ok());
+  put(1, 0, 3000, 1);
+  compact_to(1, 2);
+  put(1, 500, 1500, 4);
+  return want;
+}
+
+void ExpectContents(OpenDb& open, const Contents& want) {
+  std::size_t found = 0;
+  for (int cf = 0; cf < 2; ++cf) {
+    const std::string name = cf == 0 ? "default" : "cf1";
+    for (std::uint32_t i = 0; i < kKeys; ++i) {
+      std::string value;
+      const ::rocksdb::Status s =
+          open.db->Get(::rocksdb::ReadOptions(), open.handles[cf], Key(i), &value);
+      const auto it = want.find({name, Key(i)});
+      if (it == want.end()) {
+        EXPECT_TRUE(s.IsNotFound()) << name << " " << Key(i) << ": " << s.ToString();
+      } else {
+        ASSERT_TRUE(s.ok()) << name << " " << Key(i) << ": " << s.ToString();
+        EXPECT_EQ(value, it->second);
+        ++found;
+      }
+    }
+  }
+  EXPECT_EQ(found, want.size());
+}
+
+// Filter bytes of the live tables, per the table properties RocksDB reads.
+std::uint64_t FilterBytes(OpenDb& open) {
+  std::uint64_t total = 0;
+  for (auto* h : open.handles) {
+    ::rocksdb::TablePropertiesCollection props;
+    EXPECT_TRUE(open.db->GetPropertiesOfAllTables(h, &props).ok());
+    for (const auto& [name, p] : props) total += p->filter_size;
+  }
+  return total;
+}
+
+lsmrepair::RepairOptions Bits(double bits_per_key) {
+  lsmrepair::RepairOptions options;
+  options.flavor = manifest::Flavor::kRocksDb;
+  options.rewrite = lsmrepair::RocksDbFilterRewrite(bits_per_key);
+  options.check = lsmrepair::RocksDbTableCheck();
+  return options;
+}
+
+class RocksDbRepair : public ::testing::TestWithParam<Config> {};
+
+TEST_P(RocksDbRepair, EveryFilterReplacedAndRocksDbReadsEveryKey) {
+  const Config config = GetParam();
+  testing::TempDir dir;
+  const std::string db = dir.path() + "/db";
+  const Contents want = WriteDatabase(db, config);
+  LiveFiles before;
+  std::uint64_t old_filters = 0;
+  {
+    std::unique_ptr<OpenDb> open = Open(db, config);
+    ASSERT_TRUE(open);
+    before = Live(*open->db);
+    old_filters = FilterBytes(*open);
+    std::vector<::rocksdb::LiveFileMetaData> files;
+    open->db->GetLiveFilesMetaData(&files);
+    for (const auto& f : files) {
+      EXPECT_EQ(f.file_checksum_func_name,
+                config.file_checksums ? "FileChecksumCrc32c" : "Unknown");
+    }
+  }
+  std::set<int> levels;
+  for (const auto& [n, where] : before) levels.insert(where.second);
+  ASSERT_GE(levels.size(), 4u) << "levels 0, 1, 2 and 3";
+  Result<lsmrepair::RepairResult> r = lsmrepair::RepairDatabase(db, Bits(15));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(r->switched);
+  LiveFiles expected;
+  for (const lsmrepair::TableOutcome& t : r->tables) {
+    EXPECT_EQ(t.left_alone, "") << t.old_path;
+    expected[t.new_number] = before.at(t.old_number);
+  }
+  EXPECT_EQ(expected.size(), before.size());
+  std::unique_ptr<OpenDb> open = Open(db, config);
+  ASSERT_TRUE(open) << "RocksDB (paranoid checks, unique ids verified) refused the repair";
+  EXPECT_EQ(Live(*open->db), expected);
+  ExpectContents(*open, want);
+  const ::rocksdb::Status blocks = open->db->VerifyChecksum();
+  EXPECT_TRUE(blocks.ok()) << blocks.ToString();
+  if (config.file_checksums) {
+    // Every live file's crc32c against the MANIFEST's (the repair recomputed them).
+    const ::rocksdb::Status files = open->db->VerifyFileChecksums(::rocksdb::ReadOptions());
+    EXPECT_TRUE(files.ok()) << files.ToString();
+  }
+  std::vector<::rocksdb::LiveFileMetaData> metadata;
+  open->db->GetLiveFilesMetaData(&metadata);
+  for (const auto& f : metadata) {
+    EXPECT_EQ(f.file_checksum.empty(), !config.file_checksums) << f.name;
+  }
+  const std::uint64_t new_filters = FilterBytes(*open);
+  std::printf("format_version %d%s: filter bytes %llu at 10 bits per key, %llu at 15\n",
+              config.format_version, config.file_checksums ? ", crc32c file checksums" : "",
+              static_cast<unsigned long long>(old_filters),
+              static_cast<unsigned long long>(new_filters));
+  EXPECT_NEAR(static_cast<double>(new_filters) / old_filters, 1.5, 0.1);
+}
+
+INSTANTIATE_TEST_SUITE_P(FormatVersions, RocksDbRepair,
+                         ::testing::Values(Config{2, false}, Config{3, true}, Config{4, false},
+                                           Config{5, false}, Config{5, true}),
+                         [](const auto& info) {
+                           return "format_version_" + std::to_string(info.param.format_version) +
+                                  (info.param.file_checksums ? "_crc32c" : "");
+                         });
+
+TEST(RocksDbRepairKilled, AtEveryStepOpensWithAllOldOrAllNewTables) {
+  const Config config{5, true};
+  testing::TempDir dir;
+  const std::string original = dir.path() + "/db";
+  const std::string db = dir.path() + "/killed";
+  const Contents want = WriteDatabase(original, config);
+  auto live_of = [&](const std::string& d) {
+    std::unique_ptr<OpenDb> open = Open(d, config);
+    return open ? Numbers(Live(*open->db)) : std::set<std::uint64_t>{};
+  };
+  CopyDatabase(original, db);
+  const std::set<std::uint64_t> before = live_of(db);
+  auto repair = [&] {
+    lsmrepair::RepairOptions options = Bits(15);
+    options.no_backup = true;
+    return lsmrepair::RepairDatabase(db, options).ok();
+  };
+  CopyDatabase(original, db);
+  const ChildRun whole = RunInChild(0, repair);
+  ASSERT_FALSE(whole.killed);
+  ASSERT_EQ(whole.exit_code, 0);
+  const int steps = static_cast<int>(whole.done.size());
+  const int commit = CommitStep(whole.done);
+  ASSERT_GT(commit, 0);
+  const std::set<std::uint64_t> after = live_of(db);
+  ASSERT_EQ(after.size(), before.size());
+  ASSERT_GT(*after.begin(), *before.rbegin());
+  int old_seen = 0, new_seen = 0;
+  const std::vector<int> points = KillPoints(whole.done, commit);
+  const int old_points = static_cast<int>(
+      std::count_if(points.begin(), points.end(), [&](int n) { return n <= commit; }));
+  for (int n : points) {
+    CopyDatabase(original, db);
+    const ChildRun run = RunInChild(n, repair);
+    ASSERT_TRUE(run.killed) << "step " << n;
+    std::unique_ptr<OpenDb> open = Open(db, config);
+    ASSERT_TRUE(open) << "killed before step " << n << " (" << run.killed_at.step << " "
+                      << run.killed_at.path << ")";
+    const std::set<std::uint64_t> live = Numbers(Live(*open->db));
+    EXPECT_EQ(live, n <= commit ? before : after)
+        << "killed before step " << n << " (" << run.killed_at.step << " " << run.killed_at.path
+        << ")";
+    (live == before ? old_seen : new_seen)++;
+    ExpectContents(*open, want);
+    EXPECT_TRUE(open->db->VerifyFileChecksums(::rocksdb::ReadOptions()).ok());
+  }
+  EXPECT_EQ(old_seen, old_points);
+  EXPECT_EQ(new_seen, static_cast<int>(points.size()) - old_points);
+  PrintKillFigures("RocksDB 7.8.3", steps, commit, old_seen, new_seen);
+}
+
+// The holder process (this binary run with --hold DIR, see main): RocksDB opens the database,
+// a byte on standard output says so, and it stays open until standard input ends.
+int HoldDatabase(const std::string& dir) {
+  std::unique_ptr<OpenDb> open = Open(dir, Config{});
+  const char c = open ? 1 : 0;
+  if (::write(1, &c, 1) != 1) return 1;
+  char x;
+  while (::read(0, &x, 1) > 0) {
+  }
+  return 0;
+}
+
+TEST(RocksDbRepairLock, RefusesADatabaseRocksDbHasOpenInAnotherProcess) {
+  testing::TempDir dir;
+  const std::string db = dir.path() + "/db";
+  ASSERT_FALSE(WriteDatabase(db, Config{}).empty());
+  // A fresh process (exec, not only fork: RocksDB's thread pools do not survive a fork).
+  // The pipes close on exec: the holder keeps only its standard input and output.
+  int ready[2], done[2];
+  ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(done, O_CLOEXEC), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(done[0], 0);
+    ::dup2(ready[1], 1);
+    ::execl("/proc/self/exe", "repair_rocksdb_test", "--hold", db.c_str(), nullptr);
+    ::_exit(127);
+  }
+  ::close(ready[1]);
+  ::close(done[0]);
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  ASSERT_EQ(c, 1) << "RocksDB did not open the database in the holder";
+  const std::string current = ReadText(db + "/CURRENT");
+  Result<lsmrepair::RepairResult> refused = lsmrepair::RepairDatabase(db, Bits(15));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("process " + std::to_string(pid)), std::string::npos)
+      << refused.status().message();
+  EXPECT_NE(refused.status().message().find("fcntl"), std::string::npos);
+  EXPECT_EQ(ReadText(db + "/CURRENT"), current);
+  ::close(done[1]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  Result<lsmrepair::DatabaseLock> lock = lsmrepair::DatabaseLock::Acquire(db);
+  EXPECT_TRUE(lock.ok()) << lock.status().ToString();
+}
+
+}  // namespace
+}  // namespace bloomcodec::repair_test
+
+// gtest's main, and the holder process of the lock test.
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--hold") {
+    return bloomcodec::repair_test::HoldDatabase(argv[2]);
+  }
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
