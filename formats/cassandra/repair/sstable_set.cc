@@ -19,8 +19,8 @@ bool IsOneOf(std::string_view kind, std::initializer_list<std::string_view> kind
 bool IsTheFiltersOwn(std::string_view kind) {
   return IsOneOf(kind,
                  {finding_kind::kStructure, finding_kind::kFalseNegative, finding_kind::kOverfilled,
-                  finding_kind::kMissingFilter, finding_kind::kFpChance, finding_kind::kHashCount,
-                  finding_kind::kTrailingBytes});
+                  finding_kind::kUndersized, finding_kind::kMissingFilter, finding_kind::kFpChance,
+                  finding_kind::kHashCount, finding_kind::kTrailingBytes});
 }
 
 }  // namespace
