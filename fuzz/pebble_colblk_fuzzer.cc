@@ -48,6 +48,8 @@ void RoundTripData(const DataBlock& block, const KeySchema& schema) {
     row.trailer = it.trailer();
     row.value = it.value();
     row.obsolete = block.is_obsolete(r);
+    // Row 0's bit carries the comparison with the previous block's last key: keep it as decoded.
+    if (r == 0) row.first_prefix_changed = block.prefix_changed(0);
     if (block.is_value_external(r)) {
       row.external_prefix = it.value()[0];
       row.value = it.value().subspan(1);
