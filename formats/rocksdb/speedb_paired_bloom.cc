@@ -30,8 +30,8 @@ bool BitIsSet(ByteSpan filter, const Trailer& t, std::uint64_t block, std::uint3
   return byte >= t.payload_bytes || ((filter[byte] >> (bit % 8)) & 1U) != 0;
 }
 
-bool BlockHolds(ByteSpan filter, const Trailer& t, std::uint64_t block, std::uint32_t hash,
-                int set, std::uint32_t probes) {
+bool BlockHolds(ByteSpan filter, const Trailer& t, std::uint64_t block, std::uint32_t hash, int set,
+                std::uint32_t probes) {
   for (std::uint32_t i = 0; i < probes; ++i, hash *= kGoldenRatio32) {
     if (!BitIsSet(filter, t, block, BitInBlock(hash, set))) return false;
   }
@@ -46,8 +46,8 @@ void SetBits(std::uint8_t* block, std::uint32_t hash, int set, std::uint32_t pro
 }
 
 std::uint32_t PrimaryBlock(std::uint64_t hash, std::uint32_t num_blocks) {
-  return static_cast<std::uint32_t>((std::uint64_t{static_cast<std::uint32_t>(hash)} * num_blocks) >>
-                                    32);
+  return static_cast<std::uint32_t>(
+      (std::uint64_t{static_cast<std::uint32_t>(hash)} * num_blocks) >> 32);
 }
 
 // The block of the smaller in-batch index takes rule 0 (GetHashSetSelector).
@@ -79,7 +79,8 @@ Trailer ReadTrailer(ByteSpan filter) {
 }
 
 bool ReadsOutside(const Trailer& t) {
-  return t.kind == Kind::kPaired && (t.payload_bytes < kBlockBytes || t.payload_bytes % kBatchBytes != 0);
+  return t.kind == Kind::kPaired &&
+         (t.payload_bytes < kBlockBytes || t.payload_bytes % kBatchBytes != 0);
 }
 
 Status CheckLayout(ByteSpan filter, const Trailer& t, const std::string& source,
@@ -140,7 +141,8 @@ std::uint64_t BloomBitsSet(ByteSpan filter, const Trailer& t) {
   const std::uint64_t blocks = NumBlocks(t);
   std::uint64_t set = PopCountBytes(filter.first(blocks * kBlockBytes));
   for (std::uint64_t b = 0; b < blocks; ++b) {
-    set -= static_cast<std::uint64_t>(std::popcount(static_cast<std::uint8_t>(filter[b * kBlockBytes] & kPairMask)));
+    set -= static_cast<std::uint64_t>(
+        std::popcount(static_cast<std::uint8_t>(filter[b * kBlockBytes] & kPairMask)));
   }
   return set;
 }

@@ -43,7 +43,7 @@ enum class Kind {
 struct Trailer {
   Kind kind = Kind::kEmpty;
   std::uint32_t payload_bytes = 0;
-  std::uint32_t num_probes = 0;      // the trailer's; each block of a pair is probed num_probes/2
+  std::uint32_t num_probes = 0;  // the trailer's; each block of a pair is probed num_probes/2
   std::string_view always_match_reason;
 };
 // The filter's trailer as SpdbPairedBloomFilterPolicy::GetFilterBitsReader reads it. `filter` is

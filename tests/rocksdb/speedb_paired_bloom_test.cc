@@ -62,13 +62,14 @@ TEST(SpeedbPairedBloom, TrailerRules) {
     return speedb::ReadTrailer(f).kind;
   };
   EXPECT_EQ(kind({1, 8, 0, 0}), speedb::Kind::kPaired);
-  EXPECT_EQ(kind({1, 0, 0, 0}), speedb::Kind::kAlwaysMatch);   // 0 probes: reserved
-  EXPECT_EQ(kind({1, 31, 0, 0}), speedb::Kind::kAlwaysMatch);  // 31: reserved
-  EXPECT_EQ(kind({1, 8, 1, 0}), speedb::Kind::kAlwaysMatch);   // the future hash seed
-  EXPECT_EQ(kind({2, 8, 0, 0}), speedb::Kind::kAlwaysMatch);   // another filter type
+  EXPECT_EQ(kind({1, 0, 0, 0}), speedb::Kind::kAlwaysMatch);     // 0 probes: reserved
+  EXPECT_EQ(kind({1, 31, 0, 0}), speedb::Kind::kAlwaysMatch);    // 31: reserved
+  EXPECT_EQ(kind({1, 8, 1, 0}), speedb::Kind::kAlwaysMatch);     // the future hash seed
+  EXPECT_EQ(kind({2, 8, 0, 0}), speedb::Kind::kAlwaysMatch);     // another filter type
   EXPECT_EQ(kind({1, 0x28, 0, 0}), speedb::Kind::kAlwaysMatch);  // 128-byte blocks
   EXPECT_EQ(speedb::ReadTrailer(ByteVector{1, 8, 0, 0}).kind, speedb::Kind::kEmpty);
-  auto empty = FullFilterReader::Parse(ByteVector{1, 8, 0, 0}, "t", FilterPolicyFamily::kSpeedbPaired);
+  auto empty =
+      FullFilterReader::Parse(ByteVector{1, 8, 0, 0}, "t", FilterPolicyFamily::kSpeedbPaired);
   ASSERT_TRUE(empty.ok());
   EXPECT_FALSE(empty->MayContain(AsBytes("a")));  // AlwaysFalseFilter
 }
@@ -99,8 +100,8 @@ TEST(SpeedbPairedBloom, OneKeyFilterByHand) {
 }
 
 TEST(SpeedbPairedBloom, SizingAndProbesFromTheFacts) {
-  EXPECT_EQ(speedb::NumProbes(10000), 8u);   // 9 adjusted bits: ln 2 * 9 = 6.2 -> 8
-  EXPECT_EQ(speedb::NumProbes(1000), 0u);    // 0 adjusted bits
+  EXPECT_EQ(speedb::NumProbes(10000), 8u);    // 9 adjusted bits: ln 2 * 9 = 6.2 -> 8
+  EXPECT_EQ(speedb::NumProbes(1000), 0u);     // 0 adjusted bits
   EXPECT_EQ(speedb::NumProbes(100000), 30u);  // capped
   EXPECT_EQ(speedb::FilterBytes(0, 10000, false), 2052u);
   EXPECT_EQ(speedb::FilterBytes(2000, 10000, false), 4096u + 4);  // 2500 bytes, up
@@ -134,11 +135,12 @@ TEST(SpeedbPairedBloom, BuiltFiltersHoldTheirKeysAtTheExpectedRate) {
 
 TEST(SpeedbPairedBloom, DamagedFilters) {
   const KeyList keys = Keys(500, 5);
-  const ByteVector good = speedb::Build(CollapsedHashes(FilterEncoding::kFastLocalBloom, keys),
-                                        10000, false);
+  const ByteVector good =
+      speedb::Build(CollapsedHashes(FilterEncoding::kFastLocalBloom, keys), 10000, false);
   // A pair that does not name its block back: refused at that block's offset.
   ByteVector unpaired = good;
-  unpaired[3 * 64] = static_cast<std::uint8_t>((unpaired[3 * 64] & ~31U) | ((unpaired[3 * 64] + 1) & 31U));
+  unpaired[3 * 64] =
+      static_cast<std::uint8_t>((unpaired[3 * 64] & ~31U) | ((unpaired[3 * 64] + 1) & 31U));
   Status s = speedb::CheckLayout(unpaired, speedb::ReadTrailer(unpaired), "f", 100);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.ToString().find("f"), std::string::npos);
@@ -161,7 +163,8 @@ TEST(SpeedbPairedBloom, DamagedFilters) {
 FileReport VerifyBytes(const ByteVector& bytes, const std::string& name) {
   const std::string path = (std::filesystem::temp_directory_path() / name).string();
   std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
   FileReport r = VerifySst(path, nullptr, "db");
   std::filesystem::remove(path);
   return r;
