@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -199,6 +200,31 @@ std::optional<double> PromisedFpRate(std::int64_t keys, double fp_chance) {
   return std::pow(1.0 - std::exp(-k * static_cast<double>(keys) / m), k);
 }
 
+std::optional<FpChanceJudgment> JudgeFpChance(std::int64_t keys, double fp_chance,
+                                              const FillStatistics& fill, double false_alarm) {
+  const std::optional<double> promised = PromisedFpRate(keys, fp_chance);
+  if (!promised || fill.bits == 0 || fill.hash_count == 0) return std::nullopt;
+  Result<Murmur3FilterSpec> spec = SizeMurmur3Filter(keys, fp_chance);
+  const double m = static_cast<double>(spec->capacity_bits());
+  const double k = spec->hash_count;
+  const double n = static_cast<double>(keys);
+  // The band of set bits the sized filter shows with chance >= 1 - alpha (both tails alpha/2).
+  const double t = k * std::sqrt(n * std::log(2 / false_alarm) / 2);
+  const double distinct = std::max(0.0, k - k * k * k / m);
+  const double mean_low = -m * std::expm1(n * std::log1p(-distinct / m)) - 1;
+  const double mean_high = -m * std::expm1(n * std::log1p(-std::min(k, m) / m));
+  const double low_bits = std::clamp(mean_low - t, 0.0, m);
+  const double high_bits = std::clamp(std::min(mean_high + t, k * n), 0.0, m);
+  FpChanceJudgment j;
+  j.promised = *promised;
+  j.implied = fill.false_positive_rate;
+  j.low = std::pow(low_bits / m, k);
+  j.high = std::pow(high_bits / m, k);
+  j.outside = j.implied < j.low || j.implied > j.high;
+  j.off = j.outside && std::fabs(j.implied / j.promised - 1.0) > kFpChanceTolerance;
+  return j;
+}
+
 void CheckStatistics(const std::string& path, std::string_view version,
                      std::string_view sstable_format, std::optional<std::int64_t> keys,
                      FileReport& report) {
@@ -222,11 +248,13 @@ void CheckStatistics(const std::string& path, std::string_view version,
              "Statistics.db: partitioner " + v->partitioner + ", bloom_filter_fp_chance " + chance);
   report.findings.back().fields.emplace_back("partitioner", v->partitioner);
   report.findings.back().fields.emplace_back("bloom_filter_fp_chance", chance);
-  if (!keys || *keys < kMinJudgedKeys || !report.fill || report.fill->bits == 0) return;
-  const std::optional<double> promised = PromisedFpRate(*keys, v->fp_chance);
-  if (!promised || *promised <= 0) return;
-  const double implied = report.fill->fp_rate;
-  if (std::fabs(implied / *promised - 1.0) <= 0.25) return;
+  if (!keys || !report.fill || report.fill->bits == 0) return;
+  const FillStatistics fill =
+      ComputeFillStatistics(report.fill->bits, report.fill->bits_set, report.fill->hash_count);
+  const std::optional<FpChanceJudgment> j = JudgeFpChance(*keys, v->fp_chance, fill);
+  if (!j || !j->off) return;
+  const double implied = j->implied;
+  const std::optional<double> promised = j->promised;
   char text[256];
   std::snprintf(text, sizeof text,
                 "the filter's fill implies fp rate %.3g, but a filter sized for its %lld keys at "

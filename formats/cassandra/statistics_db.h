@@ -26,6 +26,7 @@
 #include <string_view>
 
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/filter_stats.h"
 #include "bloomcodec/status.h"
 #include "bloomcodec/verify.h"
 #include "cassandra/filter_keys.h"
@@ -70,13 +71,38 @@ void ExpectStatisticsCount(const std::string& path, std::string_view version,
 // sized (the original refuses it) or means no filter (1.0).
 std::optional<double> PromisedFpRate(std::int64_t keys, double fp_chance);
 
+// verify's fp-chance judgment (docs/cli.md, "Evidence standard"): is a filter of `fill` (its
+// bits m, set bits X and K, as read) the filter Cassandra's sizing makes for `keys` keys at
+// `fp_chance`, holding them? Under that hypothesis X lies within
+//   [m(1 - (1 - D/m)^n) - 1 - t, m(1 - (1 - K/m)^n) + t],   t = K sqrt(n ln(2/alpha) / 2),
+// of the sized filter's m and K, with a chance of at least 1 - alpha: McDiarmid's inequality on
+// each side (one key moves X by at most K), the upper mean by concavity (as OverfillThreshold),
+// the lower one with the probes of a key uniform over the bits and distinct up to D = K - K^3/m
+// (Cassandra's double hashing makes two probes of a key meet with a chance below (d + 1)/m for
+// probes d apart; the 1 is bit 0, which abs(x % m) hits half as often). The band of fp rates is
+// that band of X as (X/m)^K. `off` needs the file's rate outside the band (false-alarm chance at
+// most alpha) and more than kFpChanceTolerance from the promised rate: the writer sizes from an
+// estimate (compaction's from cardinality estimators), so a rate near the promise is no finding
+// however certain. nullopt when the chance cannot be sized or the filter is empty.
+inline constexpr double kFpChanceFalseAlarm = 1e-6;
+inline constexpr double kFpChanceTolerance = 0.25;
+struct FpChanceJudgment {
+  double implied = 0;   // (X/m)^K of the file's filter
+  double promised = 0;  // PromisedFpRate
+  double low = 0;       // the band of rates a sized filter holding the keys shows
+  double high = 0;
+  bool outside = false;  // the rate is outside the band (chance at most alpha when healthy)
+  bool off = false;      // outside, and beyond the tolerance: the warning
+};
+std::optional<FpChanceJudgment> JudgeFpChance(std::int64_t keys, double fp_chance,
+                                              const FillStatistics& fill,
+                                              double false_alarm = kFpChanceFalseAlarm);
+
 // verify's use of an sstable's Statistics.db (`path`; version and format of the sstable): an
 // info finding "statistics" with the partitioner and fp chance (fields partitioner,
 // bloom_filter_fp_chance), or an error "statistics" at the offset of the damage. With the key
-// count of a complete Index.db (at least kMinJudgedKeys) and the filter's fill in `report`, a
-// warning "fp-chance" when the fill's fp rate is off by more than 25% either way from what the
-// sizing promises for that many keys at that chance.
-inline constexpr std::int64_t kMinJudgedKeys = 100;
+// count of a complete Index.db and the filter's fill in `report`, a warning "fp-chance" when
+// JudgeFpChance finds the fill off.
 void CheckStatistics(const std::string& path, std::string_view version,
                      std::string_view sstable_format, std::optional<std::int64_t> keys,
                      FileReport& report);

@@ -38,8 +38,9 @@
 //   key-text (error)        --keys for a 0.6 filter holds a key that is not UTF-8 text
 //   statistics (info/error) Statistics.db's partitioner and fp chance (ka and later), or its
 //                           damage at an offset (statistics_db.h)
-//   fp-chance (warning)     the fill's fp rate is more than 25% off what the sizing promises for
-//                           the Index.db key count at the table's fp chance
+//   fp-chance (warning)     the fill's fp rate is outside what a filter sized for the Index.db
+//                           key count at the table's fp chance shows (false alarm <= 1e-6) and
+//                           more than 25% off its promise (statistics_db.h, JudgeFpChance)
 //   temporary, key-source (info: where a trie-indexed sstable's keys came from)
 //   not-sstable (info)      a directory's file named like an sstable component whose version or
 //                           component no writer uses (descriptor.h, ClassifyName): not read

@@ -42,20 +42,38 @@ const std::vector<std::uint32_t>& LargestPrimeTable() {
   return table;
 }
 
-// One key's probes: h and h2 once, then (h + (j + 1) * h2) mod P in 64 bits (Basho's j is a
-// size_t), h stepping by its rotation as in LevelDB's filter (32-bit wrap).
+// One key's probes: h and h2 once, then (h + (j + 1) * h2) mod P, in 64 bits where Basho's j
+// (a size_t) is 64-bit and in 32 where it is not, h stepping by its rotation as in LevelDB's
+// filter (32-bit wrap).
 template <typename Visit>
-bool ForEachProbe(ByteSpan key, std::uint32_t modulus, int k, Visit visit) {
-  std::uint32_t h = BloomHash(key, HashFlavor::kSignedTail);
-  const auto h2 = static_cast<std::uint32_t>(MurmurHash64A(key, kBloom2MurmurSeed));
+bool ForEachProbe(ByteSpan key, std::uint32_t modulus, int k, const Bloom2Build& build,
+                  Visit visit) {
+  std::uint32_t h =
+      BloomHash(key, build.signed_tail ? HashFlavor::kSignedTail : HashFlavor::kUnsignedTail);
+  const std::uint32_t h2 = build.murmur64a
+                               ? static_cast<std::uint32_t>(MurmurHash64A(key, kBloom2MurmurSeed))
+                               : MurmurHash2(key, kBloom2MurmurSeed);
   const std::uint32_t delta = (h >> 17) | (h << 15);
   for (std::uint64_t j = 0; j < static_cast<std::uint64_t>(k); ++j) {
-    const auto bit = static_cast<std::uint32_t>((h + (j + 1) * h2) % modulus);
+    const std::uint64_t step = (j + 1) * h2;
+    const std::uint64_t at = build.wide_probe
+                                 ? h + step
+                                 : static_cast<std::uint32_t>(h + static_cast<std::uint32_t>(step));
+    const auto bit = static_cast<std::uint32_t>(at % modulus);
     if (!visit(bit)) return false;
     h += delta;
   }
   return true;
 }
+
+// The platforms of each (FORMAT.md): Linux on aarch64, POWER and s390x; Apple arm64 (signed
+// char); i386; 32-bit ARM.
+constexpr Bloom2Build kOtherBuilds[] = {
+    {"64-bit non-x86 with unsigned char (Linux aarch64, ppc64, s390x)", false, false, true},
+    {"64-bit non-x86 with signed char (macOS arm64)", false, true, true},
+    {"32-bit with signed char (i386)", false, true, false},
+    {"32-bit with unsigned char (Linux armv7)", false, false, false},
+};
 
 }  // namespace
 
@@ -89,6 +107,38 @@ std::uint64_t MurmurHash64A(ByteSpan data, std::uint64_t seed) {
   return h;
 }
 
+std::span<const Bloom2Build> Bloom2OtherBuilds() { return kOtherBuilds; }
+
+std::uint32_t MurmurHash2(ByteSpan data, std::uint32_t seed) {
+  constexpr std::uint32_t m = 0x5bd1e995;
+  constexpr int r = 24;
+  std::size_t n = data.size();
+  // Basho passes the length as an int into an unsigned: the low 32 bits.
+  std::uint32_t h = seed ^ static_cast<std::uint32_t>(n);
+  const std::uint8_t* p = data.data();
+  for (; n >= 4; n -= 4, p += 4) {
+    std::uint32_t k = static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 |
+                      static_cast<std::uint32_t>(p[2]) << 16 |
+                      static_cast<std::uint32_t>(p[3]) << 24;
+    k *= m;
+    k ^= k >> r;
+    k *= m;
+    h *= m;
+    h ^= k;
+  }
+  // The 1 to 3 bytes left, unsigned (Murmur reads them as unsigned char on every build).
+  if (n > 0) {
+    if (n == 3) h ^= static_cast<std::uint32_t>(p[2]) << 16;
+    if (n >= 2) h ^= static_cast<std::uint32_t>(p[1]) << 8;
+    h ^= p[0];
+    h *= m;
+  }
+  h ^= h >> 13;
+  h *= m;
+  h ^= h >> 15;
+  return h;
+}
+
 std::uint32_t Bloom2Modulus(std::uint64_t bytes) {
   if (bytes < kBloom2PrimeBytesLimit) return LargestPrimeTable()[bytes];
   // Basho keeps the modulus in a 32-bit unsigned: 8 * bytes wraps from 2^29 bytes on.
@@ -107,7 +157,7 @@ std::uint64_t Bloom2BytesFor(std::uint64_t bits) {
   return bytes;
 }
 
-bool Bloom2MayContain(ByteSpan filter, ByteSpan key) {
+bool Bloom2MayContain(ByteSpan filter, ByteSpan key, const Bloom2Build& build) {
   if (filter.size() < 2) return false;
   // Basho reads k from a (signed) char into a size_t: 0x80 and up become huge, hence > 30.
   const auto k = static_cast<std::int8_t>(filter.back());
@@ -116,32 +166,36 @@ bool Bloom2MayContain(ByteSpan filter, ByteSpan key) {
   // 0 only for exactly 2^29 bytes, where Basho divides by zero: no answer but "may contain".
   if (modulus == 0) return true;
   const std::uint8_t* array = filter.data();
-  return ForEachProbe(key, modulus, k, [array](std::uint32_t bit) {
+  return ForEachProbe(key, modulus, k, build, [array](std::uint32_t bit) {
     return ((array[bit / 8] >> (bit % 8)) & 1u) != 0;
   });
 }
 
-void Bloom2MayContainBatch(ByteSpan filter, const KeyList& keys, std::span<std::uint8_t> answers) {
+void Bloom2MayContainBatch(ByteSpan filter, const KeyList& keys, std::span<std::uint8_t> answers,
+                           const Bloom2Build& build) {
   const std::size_t n = std::min(keys.size(), answers.size());
-  for (std::size_t i = 0; i < n; ++i) answers[i] = Bloom2MayContain(filter, keys[i]) ? 1 : 0;
+  for (std::size_t i = 0; i < n; ++i) answers[i] = Bloom2MayContain(filter, keys[i], build) ? 1 : 0;
 }
 
-void Bloom2AddKey(std::uint8_t* array, std::uint64_t bytes, int k, ByteSpan key) {
+void Bloom2AddKey(std::uint8_t* array, std::uint64_t bytes, int k, ByteSpan key,
+                  const Bloom2Build& build) {
   const std::uint32_t modulus = Bloom2Modulus(bytes);
   if (modulus == 0) return;
-  ForEachProbe(key, modulus, k, [array](std::uint32_t bit) {
+  ForEachProbe(key, modulus, k, build, [array](std::uint32_t bit) {
     array[bit / 8] |= static_cast<std::uint8_t>(1u << (bit % 8));
     return true;
   });
 }
 
-void AppendBloom2Filter(int bits_per_key, const KeyList& keys, ByteVector& dst) {
+void AppendBloom2Filter(int bits_per_key, const KeyList& keys, ByteVector& dst,
+                        const Bloom2Build& build) {
   const int k = Bloom2K(bits_per_key);
   const std::uint64_t wanted = keys.size() * static_cast<std::uint64_t>(std::max(bits_per_key, 0));
   const std::uint64_t bytes = Bloom2BytesFor(std::max(wanted, kBloom2MinBits));
   const std::size_t at = dst.size();
   dst.resize(at + bytes, 0);
-  for (std::size_t i = 0; i < keys.size(); ++i) Bloom2AddKey(dst.data() + at, bytes, k, keys[i]);
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    Bloom2AddKey(dst.data() + at, bytes, k, keys[i], build);
   dst.push_back(static_cast<std::uint8_t>(k));
 }
 

@@ -13,6 +13,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <string_view>
 
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/key_list.h"
@@ -23,6 +25,23 @@ namespace bloomcodec::leveldb {
 // the MurmurHash Basho's x86-64 builds use.
 std::uint64_t MurmurHash64A(ByteSpan data, std::uint64_t seed);
 inline constexpr std::uint32_t kBloom2MurmurSeed = 0x5bd1e995;
+// MurmurHash2 (32-bit) with its 4-byte blocks read little-endian: the MurmurHash every build of
+// Basho's LevelDB but x86-64's uses (i386's MurmurHash2 loads native words, which are
+// little-endian there; every other build has MurmurHashNeutral2, which reads them so).
+std::uint32_t MurmurHash2(ByteSpan data, std::uint32_t seed);
+
+// What bloom2's bits depend on in the build of Basho's LevelDB that wrote them (util/murmurhash.h
+// picks the Murmur by platform, util/hash.cc's tail bytes are plain `char`, bloom2.cc's probe
+// index is a size_t). FORMAT.md, "Basho's LevelDB", names the platforms of each.
+struct Bloom2Build {
+  std::string_view name;
+  bool murmur64a = true;    // x86-64: MurmurHash64A's low 32 bits; else MurmurHash2
+  bool signed_tail = true;  // char signed (x86, Apple arm64): tail bytes sign-extended
+  bool wide_probe = true;   // 64-bit size_t: (j + 1) * h2 in 64 bits; 32-bit builds wrap
+};
+inline constexpr Bloom2Build kBloom2X86_64{"x86-64", true, true, true};
+// The other builds, in the order verify tries them when x86-64's semantics deny stored keys.
+std::span<const Bloom2Build> Bloom2OtherBuilds();
 
 // Byte counts below this take the largest prime <= 8 * bytes as their modulus; from here on the
 // modulus is 8 * bytes (Basho's table ends here).
@@ -39,15 +58,19 @@ std::uint64_t Bloom2BytesFor(std::uint64_t bits);
 
 // Basho's KeyMayMatch on any bytes: fewer than 2 bytes -> false; k read as a signed char, so a
 // last byte above 30 (or 0x80 and up, negative) -> true; k = 0 -> true.
-bool Bloom2MayContain(ByteSpan filter, ByteSpan key);
-void Bloom2MayContainBatch(ByteSpan filter, const KeyList& keys, std::span<std::uint8_t> answers);
+// `build`: the writer's (x86-64 unless told).
+bool Bloom2MayContain(ByteSpan filter, ByteSpan key, const Bloom2Build& build = kBloom2X86_64);
+void Bloom2MayContainBatch(ByteSpan filter, const KeyList& keys, std::span<std::uint8_t> answers,
+                           const Bloom2Build& build = kBloom2X86_64);
 
 // Sets the bits of `key` in a bit array of `bytes` bytes (array[0 .. bytes)) with k probes.
-void Bloom2AddKey(std::uint8_t* array, std::uint64_t bytes, int k, ByteSpan key);
+void Bloom2AddKey(std::uint8_t* array, std::uint64_t bytes, int k, ByteSpan key,
+                  const Bloom2Build& build = kBloom2X86_64);
 
 // Appends Basho's CreateFilter output for `keys` with `bits_per_key`: bits = max(61, n * b),
 // bytes = Bloom2BytesFor(bits), the array, then k.
-void AppendBloom2Filter(int bits_per_key, const KeyList& keys, ByteVector& dst);
+void AppendBloom2Filter(int bits_per_key, const KeyList& keys, ByteVector& dst,
+                        const Bloom2Build& build = kBloom2X86_64);
 
 // Fill of a bloom2 filter: the bits set among the P bits probes can reach, and k (0 when the
 // filter answers without probing: too short, k of 0 or above 30).

@@ -8,6 +8,7 @@
 #include "bloomcodec/rocksdb/hash.h"
 #include "codec/popcount.h"
 #include "ribbon_math.h"
+#include "rocksdb/speedb_paired_bloom.h"
 
 namespace bloomcodec::rocksdb {
 
@@ -33,17 +34,39 @@ std::string_view FullFilterKindName(FullFilterKind kind) {
     case FullFilterKind::kFastLocalBloom: return "fast_local_bloom";
     case FullFilterKind::kRibbon: return "ribbon";
     case FullFilterKind::kAlwaysMatch: return "always_match";
+    case FullFilterKind::kSpeedbPairedBloom: return "speedb_paired_bloom";
   }
   return "unknown";
 }
 
-Result<FullFilterReader> FullFilterReader::Parse(ByteSpan bytes, std::string_view source) {
+Result<FullFilterReader> FullFilterReader::ParseSpeedb(ByteSpan bytes) {
+  FullFilterReader r;
+  r.bytes_ = bytes;
+  r.family_ = FilterPolicyFamily::kSpeedbPaired;
+  const speedb::Trailer t = speedb::ReadTrailer(bytes);
+  r.payload_len_ = t.payload_bytes;
+  r.num_probes_ = t.num_probes;
+  r.marker_ = bytes.size() > speedb::kTrailerBytes ? bytes[t.payload_bytes] : 0;
+  switch (t.kind) {
+    case speedb::Kind::kEmpty: r.kind_ = FullFilterKind::kEmpty; break;
+    case speedb::Kind::kPaired: r.kind_ = FullFilterKind::kSpeedbPairedBloom; break;
+    case speedb::Kind::kAlwaysMatch:
+      r.kind_ = FullFilterKind::kAlwaysMatch;
+      r.always_match_reason_ = t.always_match_reason;
+      break;
+  }
+  return r;
+}
+
+Result<FullFilterReader> FullFilterReader::Parse(ByteSpan bytes, std::string_view source,
+                                                 FilterPolicyFamily family) {
   if (bytes.size() > std::numeric_limits<std::uint32_t>::max()) {
     return Status::CorruptFile(std::string(source),
                                "a RocksDB filter is at most 4 GiB (its length is 32-bit), this "
                                "one is " +
                                    std::to_string(bytes.size()) + " bytes");
   }
+  if (family == FilterPolicyFamily::kSpeedbPaired) return ParseSpeedb(bytes);
   FullFilterReader r;
   r.bytes_ = bytes;
   if (bytes.size() <= kMetadataBytes) {
@@ -110,6 +133,9 @@ Result<FullFilterReader> FullFilterReader::Parse(ByteSpan bytes, std::string_vie
 }
 
 bool FullFilterReader::OriginalReadsOutside() const {
+  if (kind_ == FullFilterKind::kSpeedbPairedBloom) {
+    return speedb::ReadsOutside(speedb::ReadTrailer(bytes_));
+  }
   if (kind_ == FullFilterKind::kFastLocalBloom) return payload_len_ < 64;
   if (kind_ == FullFilterKind::kLegacyBloom) {
     return (std::uint64_t{num_lines_} << log2_line_bytes_) != payload_len_;
@@ -178,6 +204,14 @@ bool FullFilterReader::RibbonMayMatch(std::uint64_t hash) const {
   return true;
 }
 
+bool FullFilterReader::SpeedbMayMatch(std::uint64_t hash) const {
+  speedb::Trailer t;
+  t.kind = speedb::Kind::kPaired;
+  t.payload_bytes = payload_len_;
+  t.num_probes = num_probes_;
+  return speedb::HashMayMatch(bytes_, t, hash);
+}
+
 bool FullFilterReader::HashMayMatch(std::uint64_t hash) const {
   switch (kind_) {
     case FullFilterKind::kEmpty: return false;
@@ -185,6 +219,7 @@ bool FullFilterReader::HashMayMatch(std::uint64_t hash) const {
     case FullFilterKind::kLegacyBloom: return LegacyMayMatch(static_cast<std::uint32_t>(hash));
     case FullFilterKind::kFastLocalBloom: return FastLocalMayMatch(hash);
     case FullFilterKind::kRibbon: return RibbonMayMatch(hash);
+    case FullFilterKind::kSpeedbPairedBloom: return SpeedbMayMatch(hash);
   }
   return true;
 }
@@ -196,6 +231,7 @@ bool FullFilterReader::MayContain(ByteSpan key) const {
     case FullFilterKind::kLegacyBloom: return LegacyMayMatch(LegacyBloomHash(key));
     case FullFilterKind::kFastLocalBloom: return FastLocalMayMatch(Hash64(key));
     case FullFilterKind::kRibbon: return RibbonMayMatch(Hash64(key));
+    case FullFilterKind::kSpeedbPairedBloom: return SpeedbMayMatch(Hash64(key));
   }
   return true;
 }
@@ -235,6 +271,9 @@ void FullFilterReader::MayContainBatch(const KeyList& keys, std::span<std::uint8
       case FullFilterKind::kFastLocalBloom:
         for (std::size_t i = 0; i < n; ++i) answers[i] = FastLocalMayMatch(Hash64(keys[i]));
         return;
+      case FullFilterKind::kSpeedbPairedBloom:
+        for (std::size_t i = 0; i < n; ++i) answers[i] = SpeedbMayMatch(Hash64(keys[i]));
+        return;
       default:
         for (std::size_t i = 0; i < n; ++i) answers[i] = RibbonMayMatch(Hash64(keys[i]));
         return;
@@ -260,18 +299,30 @@ std::uint32_t FullFilterReader::hash_count() const {
     case FullFilterKind::kLegacyBloom:
     case FullFilterKind::kFastLocalBloom: return num_probes_;
     case FullFilterKind::kRibbon: return upper_num_columns_;
+    case FullFilterKind::kSpeedbPairedBloom: return num_probes_ / 2 * 2;  // half in each block
     default: return 0;
   }
 }
 
-std::uint64_t FullFilterReader::bit_count() const { return std::uint64_t{payload_len_} * 8; }
+std::uint64_t FullFilterReader::bit_count() const {
+  if (family_ == FilterPolicyFamily::kSpeedbPaired) {
+    return speedb::BloomBits(speedb::ReadTrailer(bytes_));
+  }
+  return std::uint64_t{payload_len_} * 8;
+}
 
-std::uint64_t FullFilterReader::bits_set() const { return PopCountBytes(payload()); }
+std::uint64_t FullFilterReader::bits_set() const {
+  if (family_ == FilterPolicyFamily::kSpeedbPaired) {
+    return speedb::BloomBitsSet(bytes_, speedb::ReadTrailer(bytes_));
+  }
+  return PopCountBytes(payload());
+}
 
 Document FullFilterReader::Describe() const {
   Document d;
   d["kind"] = FullFilterKindName(kind_);
   d["filter_bytes"] = bytes_.size();
+  if (family_ == FilterPolicyFamily::kSpeedbPaired) return DescribeSpeedb(d);
   if (bytes_.size() <= kMetadataBytes) {
     d["note"] = "5 bytes or fewer: RocksDB treats it as built from zero keys (nothing matches)";
     return d;
@@ -302,8 +353,29 @@ Document FullFilterReader::Describe() const {
       d["upper_start_block"] = upper_start_block_;
       break;
     case FullFilterKind::kAlwaysMatch: d["always_match_reason"] = always_match_reason_; break;
-    case FullFilterKind::kEmpty: break;
+    case FullFilterKind::kEmpty:
+    case FullFilterKind::kSpeedbPairedBloom: break;
   }
+  return d;
+}
+
+Document FullFilterReader::DescribeSpeedb(Document d) const {
+  d["policy"] = speedb::kPolicyName;
+  if (kind_ == FullFilterKind::kEmpty) {
+    d["note"] = "4 bytes or fewer: Speedb treats it as built from zero keys (nothing matches)";
+    return d;
+  }
+  d["payload_bytes"] = payload_len_;
+  d["trailer_hex"] = ToHex(bytes_.subspan(payload_len_));
+  d["filter_type"] = marker_;
+  d["num_probes"] = num_probes_;
+  if (kind_ == FullFilterKind::kAlwaysMatch) {
+    d["always_match_reason"] = always_match_reason_;
+    return d;
+  }
+  d["num_blocks"] = payload_len_ / speedb::kBlockBytes;
+  d["num_batches"] = payload_len_ / speedb::kBatchBytes;
+  d["bloom_bits"] = bit_count();
   return d;
 }
 

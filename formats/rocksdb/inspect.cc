@@ -162,6 +162,7 @@ Result<Document> InspectFullFilter(ByteSpan file, std::string_view source, Filte
       doc["policy"] = facts;
       break;
     }
+    case FullFilterKind::kSpeedbPairedBloom: break;  // only inside a table naming Speedb's policy
   }
   return doc;
 }

@@ -4,10 +4,16 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "bloomcodec/cassandra/filter_factory.h"
+#include "bloomcodec/cassandra/murmur3_filter.h"
+#include "bloomcodec/filter_stats.h"
+#include "bloomcodec/key_list.h"
 #include "cassandra/statistics_db.h"
 #include "codec/byte_writer.h"
 
@@ -188,6 +194,79 @@ TEST(StatisticsDb, PromisedRateIsTheSizingsAtThatKeyCount) {
   EXPECT_LE(*p, 0.01);
   EXPECT_FALSE(PromisedFpRate(0, 0.01).has_value());
   EXPECT_FALSE(PromisedFpRate(100, 1.0).has_value());  // no filter at all
+}
+
+}  // namespace
+}  // namespace bloomcodec::cassandra
+
+namespace bloomcodec::cassandra {
+namespace {
+
+KeyList RandomKeys(std::size_t n, std::mt19937_64& rng) {
+  KeyList keys;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t words[2] = {rng(), rng()};
+    keys.Add(ByteSpan(reinterpret_cast<const std::uint8_t*>(words), sizeof words));
+  }
+  return keys;
+}
+
+// The fill of a 4.0 filter sized for `sized_for` keys at `chance`, holding `keys`.
+FillStatistics FillOf(std::int64_t sized_for, double chance, const KeyList& keys) {
+  Result<Murmur3FilterSpec> spec = SizeMurmur3Filter(sized_for, chance);
+  auto f = Murmur3Filter::Create(spec->hash_count, spec->word_count, Era::kV40);
+  f->AddAll(keys);
+  return ComputeFillStatistics(f->bit_count(), f->bits_set(), f->hash_count());
+}
+
+TEST(FpChance, HealthyFiltersStayInsideTheBandAndAlarmAtMostAlpha) {
+  // Filters sized by FilterFactory for exactly the keys they hold: never a warning at verify's
+  // 1e-6, never even outside the band there; at alpha 0.05 outside at most about that often.
+  // The former fixed 25% margin alone cried wolf on such filters at small counts (counted too).
+  constexpr double kAlpha = 0.05;
+  std::mt19937_64 rng(1128);
+  int old_rule_alarms = 0;
+  for (double chance : {0.1, 0.01, 0.001}) {
+    for (std::int64_t n : {1, 10, 100, 400, 1500}) {
+      const int trials = n >= 1500 ? 40 : 120;
+      int outside = 0;
+      for (int t = 0; t < trials; ++t) {
+        const FillStatistics s = FillOf(n, chance, RandomKeys(static_cast<std::size_t>(n), rng));
+        auto strict = JudgeFpChance(n, chance, s);
+        ASSERT_TRUE(strict.has_value());
+        EXPECT_FALSE(strict->outside)
+            << "n=" << n << " chance " << chance << " implied " << strict->implied << " band "
+            << strict->low << " .. " << strict->high;
+        EXPECT_LE(strict->low, strict->promised);
+        EXPECT_GE(strict->high, strict->promised);
+        if (n >= 100 && std::fabs(strict->implied / strict->promised - 1) > 0.25) ++old_rule_alarms;
+        if (JudgeFpChance(n, chance, s, kAlpha)->outside) ++outside;
+      }
+      EXPECT_LE(outside, static_cast<int>(3 * kAlpha * trials) + 2) << n << " " << chance;
+    }
+  }
+  EXPECT_GT(old_rule_alarms, 0);  // what the band replaces: a fixed margin is noise at n = 100
+}
+
+TEST(FpChance, AFilterSizedForAnotherCountIsCaughtEitherWay) {
+  std::mt19937_64 rng(29);
+  for (std::int64_t n : {1000, 5000}) {
+    const KeyList keys = RandomKeys(static_cast<std::size_t>(n), rng);
+    // Sized for half the keys: the rate is worse than promised (estimate too low).
+    auto worse = JudgeFpChance(n, 0.01, FillOf(n / 2, 0.01, keys));
+    ASSERT_TRUE(worse.has_value());
+    EXPECT_TRUE(worse->off) << n;
+    EXPECT_GT(worse->implied, worse->high);
+    // Sized for twice the keys: better than promised (estimate too high).
+    auto better = JudgeFpChance(n, 0.01, FillOf(2 * n, 0.01, keys));
+    EXPECT_TRUE(better->off) << n;
+    EXPECT_LT(better->implied, better->low);
+  }
+  // A rate outside the band but within the tolerance is no warning: sized for 2% more keys.
+  const KeyList keys = RandomKeys(20000, rng);
+  auto near = JudgeFpChance(20000, 0.01, FillOf(20400, 0.01, keys));
+  EXPECT_FALSE(near->off);
+  EXPECT_FALSE(JudgeFpChance(100, 1.0, FillOf(100, 0.01, keys)).has_value());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -371,8 +372,8 @@ void WriteFile(const fs::path& p, ByteSpan b) {
 }
 
 Sstable MakeSstable(const std::string& name, const std::string& component_prefix, ChunkCompressor c,
-                    bool with_max, std::size_t n, bool filter_has_all = true,
-                    bool bad_hash = false) {
+                    bool with_max, std::size_t n, bool filter_has_all = true, bool bad_hash = false,
+                    std::optional<Era> filter_era = std::nullopt) {
   std::mt19937 rng(static_cast<unsigned>(n));
   Sstable s;
   s.dir = fs::temp_directory_path() / ("bloomcodec-bti-" + name + "-" + std::to_string(::getpid()));
@@ -410,7 +411,9 @@ Sstable MakeSstable(const std::string& name, const std::string& component_prefix
   for (std::size_t i = 0; i < k.keys.size(); ++i) {
     if (filter_has_all || i != 3) list.Add(k.keys[i]);
   }
-  const Era era = component_prefix.find("bti") != std::string::npos ? Era::kV40 : Era::kV30;
+  const Era era = filter_era                                          ? *filter_era
+                  : component_prefix.find("bti") != std::string::npos ? Era::kV40
+                                                                      : Era::kV30;
   Result<ByteVector> filter =
       BuildMurmur3Filter(list, 5, static_cast<std::int32_t>(n / 4 + 1), era);
   EXPECT_TRUE(filter.ok());
@@ -599,6 +602,33 @@ TEST(TrieIndexedSstable, NoopChunksAreReadAndAnUnknownCompressorIsUnsupported) {
   ASSERT_TRUE(u.fill.has_value());
   EXPECT_NE(u.fill->sized_keys_from, "index");
   fs::remove_all(s.dir);
+}
+
+TEST(TrieIndexedSstable, DataStaxVersionsReadTheFilterLayoutOfTheirVersion) {
+  // datastax/cassandra's BtiVersion: hasOldBfFormat for a* versions only (DSE 6.0 / 6.7: the
+  // bit set as big-endian longs, 3.0's layout); b* (DSE 6.8) and c* (its converged Cassandra,
+  // HCD, Astra) write the 4.0 layout. Each version's sstable verifies with its own layout; the
+  // other layout's bits deny keys, so the version is what decides.
+  for (const std::string version : {"aa", "ac", "ad", "ba", "bb", "ca", "cb", "cc"}) {
+    const Era own = version[0] == 'a' ? Era::kV30 : Era::kV40;
+    const Era other = own == Era::kV30 ? Era::kV40 : Era::kV30;
+    for (const Era era : {own, other}) {
+      Sstable s = MakeSstable("dse-" + version, version + "-1-bti-", ChunkCompressor::kLz4, true,
+                              40, true, false, era);
+      Result<std::vector<SstableFiles>> found = FindSstables(s.dir.string());
+      ASSERT_TRUE(found.ok());
+      ASSERT_EQ(found->size(), 1u) << version;
+      const FileReport r = VerifySstable((*found)[0]);
+      EXPECT_EQ(r.keys_checked, s.keys.size()) << version;
+      if (era == own) {
+        EXPECT_EQ(r.false_negative_count, 0u) << version;
+        EXPECT_NE(r.status_name(), "error") << version;
+      } else {
+        EXPECT_GT(r.false_negative_count, 0u) << version << " read with the other layout";
+      }
+      fs::remove_all(s.dir);
+    }
+  }
 }
 
 TEST(TrieIndexedSstable, WhichVersionsUseATrie) {

@@ -70,6 +70,7 @@ struct BashoTable {
   bool stats = true;  // the "stats.sst1" meta block that marks Basho's tables
   // Edits the filter block before its CRC is computed (damage that the CRC does not catch).
   std::function<void(ByteVector&)> edit_filter;
+  Bloom2Build build = kBloom2X86_64;  // the writer's platform (its hashes)
 };
 
 void PutBlock(ByteVector& out, ByteSpan contents) {
@@ -106,7 +107,8 @@ ByteVector Build(const std::vector<Stored>& keys, const BashoTable& shape) {
   for (std::uint64_t i = 0; i <= last; ++i) {
     offsets.push_back(static_cast<std::uint32_t>(filter_block.size()));
     if (auto it = per_filter.find(i); it != per_filter.end()) {
-      AppendBloom2Filter(16, it->second, filter_block);  // Basho's default: 16 bits per key
+      AppendBloom2Filter(16, it->second, filter_block,
+                         shape.build);  // Basho's default: 16 bits per key
     }
   }
   const auto array_offset = static_cast<std::uint32_t>(filter_block.size());
@@ -254,6 +256,49 @@ TEST(BashoTable, AClearedFilterBitIsAFalseNegative) {
   EXPECT_EQ(report.writer, "basho-leveldb");
   EXPECT_GE(report.false_negative_count, 1u);
   EXPECT_EQ(report.status_name(), "error");
+}
+
+TEST(BashoTable, AnotherBuildsFilterIsAWarningNamingThatBuild) {
+  // A table from a non-x86-64 build: x86-64's hashes deny its keys, the build's answer them all.
+  // Verify reads it as that build's, with an `unsupported` warning, never false negatives.
+  const std::vector<Stored> keys = Keys(300, true);
+  for (const Bloom2Build& build : Bloom2OtherBuilds()) {
+    const ByteVector bytes = Build(keys, {.stats = true, .edit_filter = {}, .build = build});
+    Result<TableReader> t = TableReader::Open(bytes, "other.sst");
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    EXPECT_EQ(t->key_kind(), KeyKind::kUser);  // the kind is decided under any build
+    std::size_t denied = 0;
+    for (const Stored& k : keys) denied += !*t->MayContain(AsBytes(k.user));
+    EXPECT_GT(denied, keys.size() / 2) << build.name;  // x86-64's reading: not this table's
+    for (KeyKind kind : {KeyKind::kUser, KeyKind::kAuto}) {
+      const FileReport report = VerifyBytes(bytes, kind, "other.sst");
+      EXPECT_EQ(report.false_negative_count, 0u) << build.name;
+      EXPECT_EQ(report.status_name(), "warning") << build.name;
+      ASSERT_EQ(Worst(report), Severity::kWarning);
+      bool named = false;
+      for (const Finding& f : report.findings) {
+        EXPECT_NE(f.kind, finding_kind::kFalseNegative);
+        if (f.kind == finding_kind::kUnsupported) {
+          named = f.message.find(build.name) != std::string::npos;
+        }
+      }
+      EXPECT_TRUE(named) << build.name;
+    }
+  }
+  // Damage under every build stays an error: a cleared bit in a 32-bit build's table.
+  const Bloom2Build& armv7 = Bloom2OtherBuilds().back();
+  const ByteVector cleared = Build(keys, {.stats = true,
+                                          .edit_filter =
+                                              [](ByteVector& block) {
+                                                auto it =
+                                                    std::find_if(block.begin(), block.end(),
+                                                                 [](std::uint8_t b) { return b; });
+                                                *it &= static_cast<std::uint8_t>(*it - 1);
+                                              },
+                                          .build = armv7});
+  const FileReport bad = VerifyBytes(cleared, KeyKind::kUser, "cleared.sst");
+  EXPECT_EQ(bad.status_name(), "error");
+  EXPECT_GE(bad.false_negative_count, 1u);
 }
 
 TEST(BashoTable, DamagedBloom2Filters) {

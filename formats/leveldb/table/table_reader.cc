@@ -51,16 +51,27 @@ Result<BlockHandle> HandleInIndex(const Block& index, ByteSpan value) {
 
 // Would these keys set exactly the bits of Basho's bloom2 `filter`? (A pure function of its keys,
 // its byte count and its k, as LevelDB's.)
-bool Bloom2IsExactlyFrom(ByteSpan filter, const std::vector<ByteVector>& keys, bool strip_tag) {
+bool Bloom2IsExactlyFrom(ByteSpan filter, const std::vector<ByteVector>& keys, bool strip_tag,
+                         const Bloom2Build& build) {
   if (filter.size() < 2) return false;
   const auto k = static_cast<std::int8_t>(filter.back());
   if (k < 1 || k > 30) return false;
   ByteVector rebuilt(filter.size() - 1, 0);
   for (const ByteVector& stored : keys) {
     const ByteSpan key = strip_tag ? BashoUserKeyOf(stored) : ByteSpan(stored);
-    Bloom2AddKey(rebuilt.data(), rebuilt.size(), k, key);
+    Bloom2AddKey(rebuilt.data(), rebuilt.size(), k, key, build);
   }
   return std::equal(rebuilt.begin(), rebuilt.end(), filter.begin());
+}
+
+// The same under any build of Basho's LevelDB (its hashes depend on the platform).
+bool Bloom2IsExactlyFromAnyBuild(ByteSpan filter, const std::vector<ByteVector>& keys,
+                                 bool strip_tag) {
+  if (Bloom2IsExactlyFrom(filter, keys, strip_tag, kBloom2X86_64)) return true;
+  for (const Bloom2Build& build : Bloom2OtherBuilds()) {
+    if (Bloom2IsExactlyFrom(filter, keys, strip_tag, build)) return true;
+  }
+  return false;
 }
 
 // Would these keys, hashed with `flavor`, set exactly the bits of `filter`? (A LevelDB filter is
@@ -340,7 +351,7 @@ Status TableReader::ResolveKeyKind(KeyKind requested) {
   // A leveldb.BuiltinBloomFilter may be LevelDB 1.17's (signed tails) or goleveldb's (unsigned).
   const auto fits = [&](bool strip_tag) {
     if (filter_->variant == BloomVariant::kBasho2) {
-      return Bloom2IsExactlyFrom(choice.filter, keys, strip_tag);
+      return Bloom2IsExactlyFromAnyBuild(choice.filter, keys, strip_tag);
     }
     return FilterIsExactlyFrom(choice.filter, keys, strip_tag, filter_->flavor, basho_) ||
            (filter_->v117 &&

@@ -176,8 +176,8 @@ Result<Document> FilterDoc(const SstReader& sst) {
     b["hash"] = "RocksDB BloomHash (LevelDB's hash, sign-extended tail bytes)";
     d["block_based"] = std::move(b);
   } else if (f.placement == FilterPlacement::kFull) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader r,
-                                FullFilterReader::Parse(f.contents.bytes(), sst.source()));
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        FullFilterReader r, FullFilterReader::Parse(f.contents.bytes(), sst.source(), f.family));
     d["filter"] = r.Describe();
     if (sst.properties()) {
       if (auto n = sst.properties()->Number("rocksdb.num.filter_entries")) {
@@ -195,7 +195,7 @@ Result<Document> FilterDoc(const SstReader& sst) {
               BlockContents c,
               ReadBlock(sst.file(), h, sst.source(), sst.BlockOptions(), "filter partition"));
           BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader r,
-                                      FullFilterReader::Parse(c.bytes(), sst.source()));
+                                      FullFilterReader::Parse(c.bytes(), sst.source(), f.family));
           Document p = HandleDoc(h);
           p["index_key_hex"] = ToHex(key);
           p["filter"] = r.Describe();

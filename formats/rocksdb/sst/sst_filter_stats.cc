@@ -97,8 +97,8 @@ Result<SstFilterStats> ComputeSstFilterStats(const SstReader& sst) {
   double weighted = 0;
   double total = 0;
   for (const BlockContents& c : blocks) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f,
-                                FullFilterReader::Parse(c.bytes(), sst.source()));
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        FullFilterReader f, FullFilterReader::Parse(c.bytes(), sst.source(), sst.filter()->family));
     ++stats.filters;
     stats.bits += f.bit_count();
     stats.bits_set += f.bits_set();

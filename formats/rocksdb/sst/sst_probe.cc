@@ -13,8 +13,9 @@ Result<bool> SstReader::MayContain(ByteSpan user_key) const {
   // (none is recorded that we could apply) Get never consults it.
   if (!filter_ || !whole_key_filtering_) return true;
   if (filter_->placement == FilterPlacement::kFull) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f,
-                                FullFilterReader::Parse(filter_->contents.bytes(), source_));
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        FullFilterReader f,
+        FullFilterReader::Parse(filter_->contents.bytes(), source_, filter_->family));
     return f.MayContain(user_key);
   }
   if (filter_->placement == FilterPlacement::kBlockBased) {
@@ -32,15 +33,16 @@ Result<bool> SstReader::MayContain(ByteSpan user_key) const {
       BlockContents contents,
       blocktable::ReadBlock(file_, partition, source_, BlockOptions(), "filter partition"));
   BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f,
-                              FullFilterReader::Parse(contents.bytes(), source_));
+                              FullFilterReader::Parse(contents.bytes(), source_, filter_->family));
   return f.MayContain(user_key);
 }
 
 Result<bool> SstReader::FilterHolds(ByteSpan entry, ByteSpan user_key) const {
   if (!filter_ || filter_->placement == FilterPlacement::kBlockBased) return true;
   if (filter_->placement == FilterPlacement::kFull) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f,
-                                FullFilterReader::Parse(filter_->contents.bytes(), source_));
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        FullFilterReader f,
+        FullFilterReader::Parse(filter_->contents.bytes(), source_, filter_->family));
     return f.MayContain(entry);
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle partition, FilterBlockFor(user_key));
@@ -48,7 +50,7 @@ Result<bool> SstReader::FilterHolds(ByteSpan entry, ByteSpan user_key) const {
       BlockContents contents,
       blocktable::ReadBlock(file_, partition, source_, BlockOptions(), "filter partition"));
   BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f,
-                              FullFilterReader::Parse(contents.bytes(), source_));
+                              FullFilterReader::Parse(contents.bytes(), source_, filter_->family));
   return f.MayContain(entry);
 }
 
@@ -61,8 +63,9 @@ Status SstReader::MayContainBatch(const KeyList& user_keys, std::span<std::uint8
     return Status();
   }
   if (filter_->placement == FilterPlacement::kFull) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f,
-                                FullFilterReader::Parse(filter_->contents.bytes(), source_));
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        FullFilterReader f,
+        FullFilterReader::Parse(filter_->contents.bytes(), source_, filter_->family));
     f.MayContainBatch(user_keys, answers);
     return Status();
   }

@@ -6,6 +6,7 @@
 
 #include "blocktable/index_block.h"
 #include "codec/byte_reader.h"
+#include "rocksdb/speedb_paired_bloom.h"
 
 namespace bloomcodec::rocksdb {
 
@@ -94,7 +95,8 @@ constexpr std::array<std::string_view, 10> kBuiltinFilterNames = {
     "rocksdb.BuiltinBloomFilter.BlockBloom",
 };
 
-// Where a metaindex key puts a built-in filter; nullopt for every other key.
+// Where a metaindex key puts a filter we read (a built-in one, or Speedb's paired Bloom as a full
+// or partitioned filter); nullopt for every other key.
 std::optional<FilterPlacement> BuiltinFilterPlacement(std::string_view key) {
   constexpr std::array<std::pair<std::string_view, FilterPlacement>, 3> kPrefixes = {{
       {"fullfilter.", FilterPlacement::kFull},
@@ -102,7 +104,10 @@ std::optional<FilterPlacement> BuiltinFilterPlacement(std::string_view key) {
       {"filter.", FilterPlacement::kBlockBased},
   }};
   for (const auto& [prefix, placement] : kPrefixes) {
-    if (key.starts_with(prefix) && IsBuiltinFilterName(key.substr(prefix.size()))) {
+    if (!key.starts_with(prefix)) continue;
+    const std::string_view name = key.substr(prefix.size());
+    if (IsBuiltinFilterName(name) ||
+        (placement != FilterPlacement::kBlockBased && name == speedb::kPolicyName)) {
       return placement;
     }
   }
@@ -382,6 +387,10 @@ Status SstReader::FindFilter() {
     SstFilterInfo f;
     f.metaindex_key = e.key;
     f.placement = placement;
+    // Speedb's policy name is its compatibility name, the metaindex key's suffix.
+    if (std::string_view(e.key).substr(e.key.find('.') + 1) == speedb::kPolicyName) {
+      f.family = FilterPolicyFamily::kSpeedbPaired;
+    }
     f.handle = *e.handle;
     const std::string what =
         f.placement == FilterPlacement::kPartitioned ? "filter partition index" : "filter block";

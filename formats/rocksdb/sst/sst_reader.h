@@ -42,6 +42,7 @@
 #include "blocktable/index_block.h"
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/key_list.h"
+#include "bloomcodec/rocksdb/full_filter.h"
 #include "bloomcodec/status.h"
 
 namespace bloomcodec::rocksdb {
@@ -121,6 +122,9 @@ Result<TableProperties> ParseProperties(const blocktable::Block& block);
 struct SstFilterInfo {
   std::string metaindex_key;
   FilterPlacement placement = FilterPlacement::kFull;
+  // Whose bits the filter holds: built-in, or Speedb's paired Bloom (metaindex key
+  // "fullfilter.speedb_paired_bloom_filter" or "partitionedfilter." + the same).
+  FilterPolicyFamily family = FilterPolicyFamily::kBuiltin;
   blocktable::BlockHandle handle;      // the filter block, or the partitions' top-level index
   blocktable::BlockContents contents;  // its bytes
 };

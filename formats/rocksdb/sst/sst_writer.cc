@@ -130,6 +130,8 @@ Result<DataPart> WriteDataPart(Writer& w, const KeyList& user_keys, const KeyLis
     const int whole = static_cast<int>(std::lround(options.bits_per_key));
     block_filter.emplace(leveldb::BloomPolicy::Legacy117(whole));
     block_filter->StartBlock(0);
+  } else if (options.full_filter) {
+    filter = *options.full_filter;
   } else {
     BLOOMCODEC_ASSIGN_OR_RETURN(filter,
                                 BuildFullFilter(options.filter, options.bits_per_key, user_keys));

@@ -44,6 +44,9 @@ struct SstWriteOptions {
   // wrote (TiKV's rocksdb.BuiltinBloomFilter.BlockBloom, see IsBuiltinFilterName). nullopt:
   // rocksdb.BuiltinBloomFilter in the key, and the property as 7.8 records it.
   std::optional<std::string> policy_name;
+  // Tests of other policies' filters (Speedb's paired Bloom): these bytes as the full filter
+  // block, under `policy_name`, instead of one built here.
+  std::optional<ByteVector> full_filter;
   // The footer's format_version; 0 writes LevelDB's magic (RocksDB's format_version 0, which
   // needs CRC32c). nullopt: 5 for full filters, 4 for the legacy Bloom, 4 for block-based ones.
   // 6 and 7 write context checksums with `base_context_checksum` (RocksDB draws it at random;

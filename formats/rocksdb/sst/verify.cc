@@ -14,6 +14,7 @@
 #include "blocktable/verify.h"
 #include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/rocksdb/full_filter.h"
+#include "rocksdb/speedb_paired_bloom.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "sst_fill.h"
 
@@ -272,8 +273,9 @@ Status SstRangeFilter::LoadPartition(const BlockHandle& h) {
   BLOOMCODEC_ASSIGN_OR_RETURN(partition_contents_,
                               blocktable::ReadBlock(sst_.file(), h, sst_.source(),
                                                     sst_.BlockOptions(), "filter partition"));
-  BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f,
-                              FullFilterReader::Parse(partition_contents_.bytes(), sst_.source()));
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      FullFilterReader f,
+      FullFilterReader::Parse(partition_contents_.bytes(), sst_.source(), sst_.filter()->family));
   partition_.emplace(std::move(f));
   partition_handle_ = h;
   return Status();
@@ -405,7 +407,9 @@ bool SstVerify::Open(ByteSpan file, const std::string& path, FileReport& report)
   if (sst.filter() && (sst.whole_key_filtering() || prefix_) && !unsought_) {
     switch (sst.filter()->placement) {
       case FilterPlacement::kFull:
-        if (auto f = FullFilterReader::Parse(sst.filter()->contents.bytes(), path); f.ok()) {
+        if (auto f =
+                FullFilterReader::Parse(sst.filter()->contents.bytes(), path, sst.filter()->family);
+            f.ok()) {
           full_.emplace(std::move(f).value());
           probe_ = Probe::kFull;
         } else {
@@ -476,6 +480,14 @@ Status SstVerify::CheckFilterBlocks() const {
     BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachIndexEntry(index, [&](ByteSpan, const BlockHandle& h) {
       return VerifyTrailer(sst.file(), h, src, trailer, "filter partition");
     }));
+  }
+  if (sst.filter() && sst.filter()->placement == FilterPlacement::kFull &&
+      sst.filter()->family == FilterPolicyFamily::kSpeedbPaired) {
+    // What Speedb's writer always makes (whole batches, mutual pairs): its reader would read
+    // outside the filter, or probe blocks no key's bits were set in.
+    const ByteSpan bytes = sst.filter()->contents.bytes();
+    BLOOMCODEC_RETURN_IF_ERROR(
+        speedb::CheckLayout(bytes, speedb::ReadTrailer(bytes), src, sst.filter()->handle.offset));
   }
   if (sst.filter() && sst.filter()->placement == FilterPlacement::kBlockBased) {
     // The layout RocksDB's BlockBasedFilterBlockBuilder writes (LevelDB's).

@@ -45,7 +45,14 @@ enum class FullFilterKind {
   kFastLocalBloom,  // marker 0xFF, sub-implementation 0
   kRibbon,          // marker 0xFE: Standard128 Ribbon
   kAlwaysMatch,     // marker 0, reserved markers, unusable geometry: RocksDB answers "may match"
+  // Speedb's paired Bloom filter (policy speedb_paired_bloom_filter; its own 4-byte trailer).
+  // Only when the caller says the policy is Speedb's (FilterPolicyFamily): no marker tells it.
+  kSpeedbPairedBloom,
 };
+
+// Whose filter bits a full filter holds: RocksDB's built-in policies (the trailer decides among
+// them) or Speedb's paired Bloom policy, which the table names in its metaindex.
+enum class FilterPolicyFamily { kBuiltin, kSpeedbPaired };
 
 std::string_view FullFilterKindName(FullFilterKind kind);
 
@@ -55,7 +62,10 @@ inline constexpr std::size_t kMetadataBytes = 5;
 class FullFilterReader final : public bloomcodec::Filter {
  public:
   // A view of `bytes`; never fails on bytes RocksDB reads. `source` names them in errors.
-  static Result<FullFilterReader> Parse(ByteSpan bytes, std::string_view source);
+  // kSpeedbPaired reads them as Speedb's reader does (4 bytes or fewer: nothing matches; a
+  // trailer it does not know: everything may match).
+  static Result<FullFilterReader> Parse(ByteSpan bytes, std::string_view source,
+                                        FilterPolicyFamily family = FilterPolicyFamily::kBuiltin);
 
   FullFilterKind kind() const { return kind_; }
   // key = what RocksDB hashes (the user key with whole-key filtering).
@@ -67,7 +77,8 @@ class FullFilterReader final : public bloomcodec::Filter {
 
   // Bloom kinds: probes per key. Ribbon: the larger number of result columns. Otherwise 0.
   std::uint32_t hash_count() const override;
-  // Payload bits (the filter minus its 5-byte trailer); 0 when there is no payload.
+  // Payload bits (the filter minus its 5-byte trailer); 0 when there is no payload. Speedb: the
+  // Bloom bits of its blocks (507 of each 512, the rest name the block's pair).
   std::uint64_t bit_count() const override;
   std::uint64_t bits_set() const override;
 
@@ -99,6 +110,9 @@ class FullFilterReader final : public bloomcodec::Filter {
   bool LegacyMayMatch(std::uint32_t hash) const;
   bool FastLocalMayMatch(std::uint64_t hash) const;
   bool RibbonMayMatch(std::uint64_t hash) const;
+  bool SpeedbMayMatch(std::uint64_t hash) const;
+  static Result<FullFilterReader> ParseSpeedb(ByteSpan bytes);
+  Document DescribeSpeedb(Document d) const;
   // Where a key with this hash starts reading (for prefetching in the batch path).
   std::uint64_t FirstByteProbed(std::uint64_t hash) const;
   // A probed byte: RocksDB reads past the filter only for crafted geometry (see the contract).
@@ -107,6 +121,7 @@ class FullFilterReader final : public bloomcodec::Filter {
   }
 
   ByteSpan bytes_;
+  FilterPolicyFamily family_ = FilterPolicyFamily::kBuiltin;
   FullFilterKind kind_ = FullFilterKind::kEmpty;
   std::string_view always_match_reason_;
   std::uint8_t marker_ = 0;
