@@ -271,8 +271,17 @@ LsmDatabase DescribeDatabase(const std::string& dir, const std::vector<FileRepor
     }
     return db;
   }
+  // Tables under LevelDB 1.17's policy name whose keys do not tell goleveldb from 1.17 are
+  // taken for goleveldb's (1.17 is from 2014): for such keys both write the same filter bytes,
+  // and goleveldb's switch of CURRENT leaves only a CURRENT.bak, which LevelDB ignores.
   bool go = fs::is_regular_file(fs::path(dir) / "CURRENT.bak", ec);
-  for (const FileReport& r : live) go = go || r.writer == "goleveldb";
+  bool legacy = false, v117 = false;
+  for (const FileReport& r : live) {
+    go = go || r.writer == "goleveldb";
+    legacy = legacy || r.version == leveldb::kLegacyPolicyName;
+    v117 = v117 || r.writer == "leveldb-1.17";
+  }
+  go = go || (legacy && !v117);
   db.family = go ? LsmFamily::kGoLevelDb : LsmFamily::kLevelDb;
   db.family_name = go ? "goleveldb" : "leveldb";
   return db;
