@@ -15,8 +15,8 @@ std::span<const FlagDecl> CommandFlags() {
        {kBuild, kProbe, kHash, kSize, kInspect, kVerify, kConvert, kDump}},
       {"--to",
        "F",
-       "the format to convert to (repair: the filter format to rebuild into; not yet, each table "
-       "keeps its own layout)",
+       "the format to convert to (repair, LSM databases: the filter format every table is "
+       "rebuilt into, one the database's readers read)",
        {kConvert, kRepair}},
       {"-o",
        "OUT",

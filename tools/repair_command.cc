@@ -32,8 +32,18 @@ std::string Joined(const std::vector<std::string>& parts) {
   return out;
 }
 
+// An LSM table's place: its level and, beside the default one, its column family.
+std::string Place(const TableRepair& t) {
+  if (t.level < 0) return "";
+  std::string place = "  level " + std::to_string(t.level);
+  if (!t.column_family.empty() && t.column_family != "default") {
+    place += ", column family " + t.column_family;
+  }
+  return place;
+}
+
 std::string TableText(const TableRepair& t) {
-  std::string text = t.path + "  " + t.format + " " + t.version + "\n";
+  std::string text = t.path + "  " + t.format + " " + t.version + Place(t) + "\n";
   if (t.action == "damaged") {
     return text + "  damaged, left untouched: " + t.damage + "\n";
   }
@@ -47,6 +57,10 @@ std::string TableText(const TableRepair& t) {
             (t.new_fp_rate ? Number(*t.new_fp_rate) : std::string("-"));
   }
   text += ", " + std::to_string(t.keys) + " keys\n";
+  if (!t.new_format.empty() && t.bits_per_key) {
+    text += "  new filter: " + t.new_format + ", " + Number(*t.bits_per_key) + " bits per key\n";
+  }
+  if (!t.new_path.empty()) text += "  new file: " + t.new_path + "\n";
   // A note that already says how the filter was sized (the writer's default) stands for it.
   const bool noted = std::any_of(t.notes.begin(), t.notes.end(), [&](const std::string& n) {
     return n.find(t.sizing_basis) != std::string::npos;
@@ -61,7 +75,9 @@ std::string TableText(const TableRepair& t) {
 std::string ReportText(const RepairReport& r) {
   std::string text;
   for (const TableRepair& t : r.tables) text += TableText(t);
-  text += "\nsummary: " + std::to_string(r.tables.size()) + " sstables, " +
+  const bool lsm = std::any_of(r.tables.begin(), r.tables.end(),
+                               [](const TableRepair& t) { return t.family != "cassandra"; });
+  text += "\nsummary: " + std::to_string(r.tables.size()) + (lsm ? " tables, " : " sstables, ") +
           std::to_string(r.rebuilt) + (r.dry_run ? " to rebuild" : " rebuilt") + ", " +
           std::to_string(r.damaged) + " damaged (left untouched), filter bytes " +
           Signed(r.filter_bytes_delta) + (r.dry_run ? " (dry run: nothing was written)" : "") +
@@ -90,6 +106,15 @@ nlohmann::ordered_json TableJson(const TableRepair& t) {
   j["backup"] =
       t.backup.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(t.backup);
   j["notes"] = t.notes;
+  if (t.family != "cassandra") {
+    j["level"] = t.level;
+    j["column_family"] = t.column_family;
+    j["bits_per_key"] = t.bits_per_key ? nlohmann::ordered_json(*t.bits_per_key) : nullptr;
+    j["new_format"] = t.new_format.empty() ? nlohmann::ordered_json(nullptr)
+                                           : nlohmann::ordered_json(t.new_format);
+    j["new_path"] =
+        t.new_path.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(t.new_path);
+  }
   return j;
 }
 
@@ -108,17 +133,13 @@ nlohmann::ordered_json ReportJson(const RepairReport& r) {
 }
 
 Result<RepairOptions> ReadOptions(const Args& args) {
-  if (args.Has("--bits-per-key")) {
-    return Status::InvalidArgument(
-        "--bits-per-key: repair of LevelDB/RocksDB databases: not yet (Cassandra and ScyllaDB "
-        "take --fp-chance)");
-  }
-  if (args.Has("--to")) {
-    return Status::InvalidArgument(
-        "--to: not yet; repair keeps each table's own filter layout (its version's)");
-  }
   RepairOptions options;
   BLOOMCODEC_ASSIGN_OR_RETURN(options.fp_chance, args.JavaDouble("--fp-chance"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(options.bits_per_key, args.Decimal("--bits-per-key"));
+  if (auto to = args.Value("--to")) {
+    if (to->empty()) return Status::InvalidArgument("--to needs a format name");
+    options.to = std::string(*to);
+  }
   options.dry_run = args.Has("--dry-run");
   options.no_backup = args.Has("--no-backup");
   if (auto dir = args.Value("--backup")) {
@@ -145,7 +166,7 @@ Result<bool> RunRepair(std::span<const std::string_view> argv) {
     BLOOMCODEC_ASSIGN_OR_RETURN(
         report, RepairPaths(paths, options, [&](std::size_t done, std::size_t total) {
           progress.Show((options.dry_run ? "planned " : "repaired ") + std::to_string(done) +
-                        " of " + std::to_string(total) + " sstables");
+                        " of " + std::to_string(total) + " sstables or databases");
         }));
   }
   if (json) {

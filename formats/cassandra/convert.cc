@@ -13,6 +13,7 @@
 #include "bloomcodec/input_file.h"
 #include "cassandra/descriptor.h"
 #include "cassandra/index_db.h"
+#include "cassandra/index_key_stream.h"
 #include "codec/byte_writer.h"
 #include "formats/cassandra/family.h"
 
@@ -70,68 +71,6 @@ Result<std::optional<Conversion>> Reserialize(const ConvertCall& call) {
 
 }  // namespace
 
-namespace {
-
-// An Index.db's keys a window at a time (ScanIndexEntries): the keys are read in place in the
-// mapping, whose pages are given back behind the scan, so a rebuild from an Index.db of any size
-// holds one window of it. 0.6's Strings become UTF-8 chunk by chunk.
-class IndexDbKeyStream final : public KeyStream {
- public:
-  IndexDbKeyStream(InputFile file, IndexKeyForm key_form, IndexEntryForm entry_form,
-                   bool java_strings)
-      : file_(std::move(file)),
-        key_form_(key_form),
-        entry_form_(entry_form),
-        java_strings_(java_strings) {}
-
-  const std::string& source() const override { return file_.path(); }
-  std::string_view key_unit() const override { return "entry"; }
-  Status ForEachChunk(const ChunkFn& fn) const override {
-    const ByteSpan bytes = file_.bytes();
-    file_.AdviseSequential();
-    IndexScan scan;
-    std::vector<ByteSpan> keys;
-    KeyList stored, text;
-    std::vector<ByteSpan> text_keys;
-    while (scan.offset < bytes.size()) {
-      const std::uint64_t from = scan.offset;
-      keys.clear();
-      const Status damage = ScanIndexEntries(bytes, file_.path(), key_form_, entry_form_,
-                                             scan.offset + kStreamChunkBytes, scan, &keys);
-      // The window's keys go out in chunks of at most kStreamChunkKeys, as every stream's do.
-      const std::span<const ByteSpan> window(keys);
-      for (std::size_t at = 0; at < window.size(); at += kStreamChunkKeys) {
-        const std::span<const ByteSpan> chunk =
-            window.subspan(at, std::min(kStreamChunkKeys, window.size() - at));
-        BLOOMCODEC_RETURN_IF_ERROR(Deliver(chunk, fn, stored, text, text_keys));
-      }
-      if (!damage.ok()) return damage;
-      file_.DropPages(from, scan.offset);
-    }
-    return Status();
-  }
-
- private:
-  Status Deliver(std::span<const ByteSpan> keys, const ChunkFn& fn, KeyList& stored, KeyList& text,
-                 std::vector<ByteSpan>& text_keys) const {
-    if (!java_strings_) return fn(keys);
-    // readUTF's Strings, as the UTF-8 text the codec takes.
-    stored.Assign(keys);
-    text.Clear();
-    BLOOMCODEC_RETURN_IF_ERROR(Utf8KeysFromIndex(stored, file_.path(), text));
-    text_keys.clear();
-    for (std::size_t i = 0; i < text.size(); ++i) text_keys.push_back(text[i]);
-    return fn(std::span<const ByteSpan>(text_keys));
-  }
-
-  InputFile file_;
-  IndexKeyForm key_form_;
-  IndexEntryForm entry_form_;
-  bool java_strings_;
-};
-
-}  // namespace
-
 // The keys of a Cassandra Index.db, decoded as the SSTable version in its name says (before
 // "e", RandomPartitioner's "<token>:<key>" form; from "ia" on, the row index entry of 1.2 or of
 // 3.0+). Without a version in the name, the filter's format says which entry layout.
@@ -155,8 +94,8 @@ Result<std::unique_ptr<KeyStream>> IndexKeys(const std::string& path,
   } else if (era) {
     entries = IndexEntryFormForVersion(Facts(*era).first_version);
   }
-  return std::unique_ptr<KeyStream>(
-      std::make_unique<IndexDbKeyStream>(std::move(file), form, entries, java_strings));
+  return std::unique_ptr<KeyStream>(std::make_unique<IndexDbKeyStream>(
+      std::move(file), form, entries, java_strings ? JavaStrings::kUtf8 : JavaStrings::kNone));
 }
 
 std::span<const engine::ConversionRule> ConversionRules() {

@@ -71,15 +71,17 @@ TableCheckFn LevelDbTableCheck() {
   };
 }
 
-TableRewriteFn RocksDbFilterRewrite(std::optional<double> bits_per_key) {
-  return [bits_per_key](const TableToRepair& t,
-                        ByteSpan file) -> Result<std::optional<TableRewrite>> {
+TableRewriteFn RocksDbFilterRewrite(std::optional<double> bits_per_key,
+                                    std::optional<rocksdb::FilterEncoding> encoding) {
+  return [bits_per_key, encoding](const TableToRepair& t,
+                                  ByteSpan file) -> Result<std::optional<TableRewrite>> {
     rocksdb::SstOpenOptions open;
     open.verify_checksums = true;
     BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst,
                                 rocksdb::SstReader::Open(file, t.path, open));
     BLOOMCODEC_RETURN_IF_ERROR(CountEntries(sst).status());
-    BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector rewritten, rocksdb::RewriteSstFilter(sst, bits_per_key));
+    BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector rewritten,
+                                rocksdb::RewriteSstFilter(sst, bits_per_key, encoding));
     return AsRewrite(file, rewritten);
   };
 }

@@ -18,6 +18,7 @@
 #include <optional>
 
 #include "bloomcodec/leveldb/bloom.h"
+#include "bloomcodec/rocksdb/full_filter.h"
 #include "lsmrepair/repair_transaction.h"
 
 namespace bloomcodec::lsmrepair {
@@ -26,8 +27,10 @@ namespace bloomcodec::lsmrepair {
 TableRewriteFn LevelDbFilterRewrite(std::optional<leveldb::BloomPolicy> policy);
 TableCheckFn LevelDbTableCheck();
 
-// RocksDB: the kind follows the table (RewriteSstFilter). nullopt removes the filter.
-TableRewriteFn RocksDbFilterRewrite(std::optional<double> bits_per_key);
+// RocksDB: the kind follows the table (RewriteSstFilter) unless `encoding` names one (repair
+// --to). nullopt bits_per_key removes the filter.
+TableRewriteFn RocksDbFilterRewrite(std::optional<double> bits_per_key,
+                                    std::optional<rocksdb::FilterEncoding> encoding = std::nullopt);
 TableCheckFn RocksDbTableCheck();
 
 }  // namespace bloomcodec::lsmrepair

@@ -10,6 +10,7 @@
 #include "bloomcodec/verify.h"
 #include "cassandra/repair/repair.h"
 #include "cassandra/verify.h"
+#include "repair/lsm_repair.h"
 
 namespace bloomcodec {
 namespace {
@@ -17,16 +18,12 @@ namespace {
 namespace fs = std::filesystem;
 
 // One table to repair: a Cassandra sstable (any component's path) and the PATH it was found
-// under (for --backup DIR's relative folders).
+// under (for --backup DIR's relative folders), or an LSM database directory (lsm set).
 struct PlannedTable {
   std::string sstable;
   std::string root;
+  bool lsm = false;
 };
-
-bool IsLsmDatabase(const fs::path& dir) {
-  std::error_code ec;
-  return fs::is_regular_file(dir / "CURRENT", ec);
-}
 
 // Every live sstable under each PATH, in order; snapshot and backup copies are left out.
 Result<std::vector<PlannedTable>> FindTables(std::span<const std::string> paths) {
@@ -38,11 +35,9 @@ Result<std::vector<PlannedTable>> FindTables(std::span<const std::string> paths)
       tables.push_back({path, fs::path(path).parent_path().string()});
       continue;
     }
-    if (IsLsmDatabase(path)) {
-      return Status::Unsupported(
-          path +
-          ": a LevelDB or RocksDB database; repair of LevelDB/RocksDB databases: not yet "
-          "(Cassandra and ScyllaDB data directories and sstables only)");
+    if (repair_internal::IsLsmDatabase(path)) {
+      tables.push_back({path, path, true});
+      continue;
     }
     BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<cassandra::SstableFiles> found,
                                 cassandra::FindSstables(path));
@@ -112,6 +107,37 @@ TableRepair FromOutcome(const cassandra::RepairOutcome& out, bool given) {
   return t;
 }
 
+// Options of one family on a PATH of another.
+Status CheckFamilies(std::span<const PlannedTable> tables, const RepairOptions& options) {
+  for (const PlannedTable& t : tables) {
+    if (t.lsm) continue;
+    if (options.bits_per_key) {
+      return Status::InvalidArgument("--bits-per-key: " + t.sstable +
+                                     " is a Cassandra or ScyllaDB sstable (its filters take "
+                                     "--fp-chance)");
+    }
+    if (!options.to.empty()) {
+      return Status::InvalidArgument("--to: " + t.sstable +
+                                     " is a Cassandra or ScyllaDB sstable: repair keeps its "
+                                     "version's filter layout");
+    }
+  }
+  return Status();
+}
+
+// A database's rows into the report.
+void AddRows(std::vector<TableRepair> rows, RepairReport& report) {
+  for (TableRepair& t : rows) {
+    if (t.action == "repaired" || t.action == "planned") {
+      ++report.rebuilt;
+      report.filter_bytes_delta += static_cast<std::int64_t>(t.new_filter_bytes) -
+                                   static_cast<std::int64_t>(t.old_filter_bytes);
+    }
+    if (t.action == "damaged") ++report.damaged;
+    report.tables.push_back(std::move(t));
+  }
+}
+
 Status CheckOptions(const RepairOptions& options) {
   if (options.fp_chance && options.buckets_per_element) {
     return Status::InvalidArgument("--fp-chance and --buckets-per-element are alternatives");
@@ -144,6 +170,7 @@ Result<RepairReport> RepairPaths(std::span<const std::string> paths, const Repai
   BLOOMCODEC_RETURN_IF_ERROR(CheckOptions(options));
   if (paths.empty()) return Status::InvalidArgument("PATH is required");
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<PlannedTable> tables, FindTables(paths));
+  BLOOMCODEC_RETURN_IF_ERROR(CheckFamilies(tables, options));
   const std::time_t now = std::time(nullptr);
   const std::string tag = cassandra::RepairSnapshotTag(now);  // one snapshot name per run
   const bool given = options.fp_chance || options.buckets_per_element;
@@ -152,6 +179,12 @@ Result<RepairReport> RepairPaths(std::span<const std::string> paths, const Repai
   cassandra::FileOps ops;
   for (std::size_t i = 0; i < tables.size(); ++i) {
     if (progress) progress(i, tables.size());
+    if (tables[i].lsm) {
+      BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<TableRepair> rows,
+                                  repair_internal::RepairLsmDatabase(tables[i].sstable, options));
+      AddRows(std::move(rows), report);
+      continue;
+    }
     cassandra::RepairRequest req;
     req.fp_chance = options.fp_chance;
     req.buckets_per_element = options.buckets_per_element;
@@ -162,14 +195,7 @@ Result<RepairReport> RepairPaths(std::span<const std::string> paths, const Repai
     req.now = now;
     BLOOMCODEC_ASSIGN_OR_RETURN(cassandra::RepairOutcome out,
                                 cassandra::RepairSstable(tables[i].sstable, req, ops));
-    TableRepair t = FromOutcome(out, given);
-    if (t.action == "repaired" || t.action == "planned") {
-      ++report.rebuilt;
-      report.filter_bytes_delta += static_cast<std::int64_t>(t.new_filter_bytes) -
-                                   static_cast<std::int64_t>(t.old_filter_bytes);
-    }
-    if (t.action == "damaged") ++report.damaged;
-    report.tables.push_back(std::move(t));
+    AddRows({FromOutcome(out, given)}, report);
   }
   if (progress) progress(tables.size(), tables.size());
   return report;

@@ -1,7 +1,8 @@
 // `bloomcodec repair` as a process on Cassandra data directories written by
 // tests/repair/cassandra_sstables.cc: what it rebuilds (the bytes `bloomcodec build` writes for
 // the sstable's keys; cassandra_oracle_test proves those are Cassandra's), what --dry-run and
-// --json show, and its exit statuses for a damaged table, a live process and an LSM database.
+// --json show, and its exit statuses for a damaged table, a live process, an LSM database whose
+// MANIFEST is missing and the LSM-only options.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -154,9 +155,9 @@ TEST(RepairCli, UsageRefusals) {
     std::string says;
   } cases[] = {
       {{"repair"}, "PATH is required"},
-      {{"repair", db.path()}, "not yet"},
-      {{"repair", tmp.path(), "--bits-per-key", "10"}, "not yet"},
-      {{"repair", tmp.path(), "--to", "cassandra-4.0"}, "not yet"},
+      {{"repair", db.path()}, "MANIFEST"},
+      {{"repair", tmp.path(), "--bits-per-key", "10"}, "take --fp-chance"},
+      {{"repair", tmp.path(), "--to", "cassandra-4.0"}, "keeps its version's filter layout"},
       {{"repair", tmp.path(), "--backup", db.path(), "--no-backup"}, "alternatives"},
       {{"repair", tmp.path(), "--fp-chance", "0"}, "--fp-chance"},
       {{"repair", tmp.path() + "/missing"}, "missing"},

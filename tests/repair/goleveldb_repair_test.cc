@@ -12,6 +12,7 @@
 #include <set>
 
 #include "bloomcodec/input_file.h"
+#include "bloomcodec/repair.h"
 #include "leveldb/table/table_reader.h"
 #include "lsmrepair/repair_transaction.h"
 #include "lsmrepair/table_rewriters.h"
@@ -62,22 +63,6 @@ lsmrepair::RepairOptions GoLevelDbBits(int bits_per_key) {
   options.check = lsmrepair::LevelDbTableCheck();
   return options;
 }
-
-std::uint64_t FilterBytes(const std::string& dir, const std::set<std::uint64_t>& tables) {
-  std::uint64_t total = 0;
-  for (std::uint64_t n : tables) {
-    char name[32];
-    std::snprintf(name, sizeof name, "/%06llu.ldb", static_cast<unsigned long long>(n));
-    Result<InputFile> in = InputFile::Open(dir + name);
-    EXPECT_TRUE(in.ok()) << in.status().ToString();
-    if (!in.ok()) continue;
-    Result<leveldb::TableReader> t = leveldb::TableReader::Open(in->bytes(), dir + name);
-    EXPECT_TRUE(t.ok()) << t.status().ToString();
-    if (t.ok() && t->filter()) total += t->filter()->handle.size;
-  }
-  return total;
-}
-
 class GoLevelDbRepair : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -118,6 +103,32 @@ TEST_F(GoLevelDbRepair, EveryFilterReplacedAndGoLevelDbReadsEveryKey) {
   EXPECT_EQ(same.found, same.keys);
   EXPECT_GT(same.negatives, 0) << "goleveldb did not use the new filters";
   EXPECT_EQ(same.tables, static_cast<long>(fresh.size()));
+}
+
+// The repair command's library entry (RepairPaths) tells goleveldb's database by its tables
+// and repairs it as goleveldb writes: its filter, its switch of CURRENT; goleveldb reads every key.
+TEST_F(GoLevelDbRepair, RepairPathsRepairsAGoLevelDbDatabaseAsGoLevelDb) {
+  const std::string scratch = dir_->path();
+  const std::string db = scratch + "/command";
+  CopyDatabase(scratch + "/db", db);
+  const std::string old_current = ReadText(db + "/CURRENT");
+  RepairOptions options;
+  options.bits_per_key = 14;
+  options.no_backup = true;
+  const std::vector<std::string> paths{db};
+  Result<RepairReport> report = RepairPaths(paths, options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  ASSERT_GE(report->tables.size(), 4u);
+  for (const TableRepair& t : report->tables) {
+    EXPECT_EQ(t.family, "goleveldb") << t.path;
+    EXPECT_EQ(t.action, "repaired") << t.path << " " << t.damage;
+    EXPECT_EQ(t.new_format, "goleveldb-bloom");
+  }
+  EXPECT_EQ(ReadText(db + "/CURRENT.bak"), old_current);
+  const SameKeys same = Same(scratch + "/db", db, scratch);
+  EXPECT_GT(same.keys, 1000);
+  EXPECT_EQ(same.found, same.keys);
+  EXPECT_EQ(same.tables, static_cast<long>(report->tables.size()));
 }
 
 TEST_F(GoLevelDbRepair, LockRefusesADatabaseGoLevelDbHasOpen) {

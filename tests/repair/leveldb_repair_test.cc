@@ -29,12 +29,6 @@ namespace {
 
 using Contents = std::map<std::string, std::string>;
 
-std::string Key(std::uint32_t i) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "key%08u", i);
-  return buf;
-}
-
 std::unique_ptr<::leveldb::DB> Open(const std::string& dir, const ::leveldb::FilterPolicy* policy,
                                     bool create = false) {
   ::leveldb::Options options;
@@ -127,23 +121,6 @@ void ExpectContents(::leveldb::DB& db, const Contents& want, std::uint32_t keys)
   }
   EXPECT_EQ(found, want.size());
 }
-
-// The filter block bytes of the live tables (read with bloomcodec's table reader).
-std::uint64_t FilterBytes(const std::string& dir, const std::set<std::uint64_t>& tables) {
-  std::uint64_t total = 0;
-  for (std::uint64_t n : tables) {
-    char name[32];
-    std::snprintf(name, sizeof name, "/%06llu.ldb", static_cast<unsigned long long>(n));
-    Result<InputFile> in = InputFile::Open(dir + name);
-    EXPECT_TRUE(in.ok()) << in.status().ToString();
-    if (!in.ok()) continue;
-    Result<leveldb::TableReader> t = leveldb::TableReader::Open(in->bytes(), dir + name);
-    EXPECT_TRUE(t.ok()) << t.status().ToString();
-    if (t.ok() && t->filter()) total += t->filter()->handle.size;
-  }
-  return total;
-}
-
 lsmrepair::RepairOptions Bits(int bits_per_key) {
   lsmrepair::RepairOptions options;
   options.flavor = manifest::Flavor::kLevelDb;

@@ -1,6 +1,7 @@
 // What the repair tests share: a repair run in a child process that is killed (SIGKILL) just
 // before its N-th file-system step (the step hook of lsmrepair/durable_io.h), the trace of the
-// steps it made, and copies of database directories.
+// steps it made, copies of database directories, the tests' keys and LevelDB tables' filter
+// sizes.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -18,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "bloomcodec/input_file.h"
+#include "leveldb/table/table_reader.h"
 #include "lsmrepair/durable_io.h"
 
 namespace bloomcodec::repair_test {
@@ -121,6 +125,29 @@ inline std::string CurrentManifestPath(const std::string& dir) {
   std::string name = ReadText(dir + "/CURRENT");
   if (!name.empty()) name.pop_back();
   return dir + "/" + name;
+}
+// The key of index i, as the LSM repair tests write them ("key%08u": sorted as numbered).
+inline std::string Key(std::uint32_t i) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "key%08u", i);
+  return buf;
+}
+
+// The filter block bytes of a LevelDB or goleveldb database's tables NNNNNN.ldb of these numbers
+// (read with bloomcodec's table reader).
+inline std::uint64_t FilterBytes(const std::string& dir, const std::set<std::uint64_t>& tables) {
+  std::uint64_t total = 0;
+  for (std::uint64_t n : tables) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/%06llu.ldb", static_cast<unsigned long long>(n));
+    Result<InputFile> in = InputFile::Open(dir + name);
+    EXPECT_TRUE(in.ok()) << in.status().ToString();
+    if (!in.ok()) continue;
+    Result<leveldb::TableReader> t = leveldb::TableReader::Open(in->bytes(), dir + name);
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
+    if (t.ok() && t->filter()) total += t->filter()->handle.size;
+  }
+  return total;
 }
 
 inline void CopyDatabase(const std::string& from, const std::string& to) {

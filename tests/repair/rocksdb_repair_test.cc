@@ -17,11 +17,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <random>
 #include <set>
 
+#include "bloomcodec/repair.h"
 #include "lsmrepair/database_lock.h"
 #include "lsmrepair/repair_transaction.h"
 #include "lsmrepair/table_rewriters.h"
@@ -37,12 +40,6 @@ using Contents = std::map<std::pair<std::string, std::string>, std::string>;
 using LiveFiles = std::map<std::uint64_t, std::pair<std::string, int>>;
 
 constexpr std::uint32_t kKeys = 6000;
-
-std::string Key(std::uint32_t i) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "key%08u", i);
-  return buf;
-}
 
 struct Config {
   int format_version = 5;
@@ -352,6 +349,152 @@ TEST(RocksDbRepairLock, RefusesADatabaseRocksDbHasOpenInAnotherProcess) {
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   Result<lsmrepair::DatabaseLock> lock = lsmrepair::DatabaseLock::Acquire(db);
   EXPECT_TRUE(lock.ok()) << lock.status().ToString();
+}
+
+// The filter policy RocksDB reports for every live file ("rocksdb.filter.policy").
+std::map<std::string, int> PolicyCounts(OpenDb& open) {
+  std::map<std::string, int> out;
+  for (auto* h : open.handles) {
+    ::rocksdb::TablePropertiesCollection props;
+    EXPECT_TRUE(open.db->GetPropertiesOfAllTables(h, &props).ok());
+    for (const auto& [name, p] : props) ++out[p->filter_policy_name];
+  }
+  return out;
+}
+
+// The repair command's library entry (bloomcodec/repair.h) on one database.
+Result<RepairReport> RepairDb(const std::string& db, const RepairOptions& options) {
+  const std::vector<std::string> paths{db};
+  return RepairPaths(paths, options);
+}
+
+// RepairPaths plans and runs the repair of a RocksDB database: --to rocksdb-ribbon (then back to
+// rocksdb-bloom at 12 bits per key) on format_version 5 with crc32c file checksums; RocksDB
+// 7.8.3 reopens it with paranoid checks and unique-id verification, reads every key and reports
+// the new policy of every live file.
+TEST(RocksDbRepairCommand, ToRibbonAndBackRocksDbReadsEveryKeyAndReportsThePolicy) {
+  const Config config{5, true};
+  testing::TempDir dir;
+  const std::string db = dir.path() + "/db";
+  const Contents want = WriteDatabase(db, config);
+  struct Step {
+    std::string to;
+    std::optional<double> bits;
+    std::string policy;
+  } steps[] = {{"rocksdb-ribbon", std::nullopt, "ribbonfilter"},
+               {"rocksdb-bloom", 12, "bloomfilter"}};
+  for (const Step& step : steps) {
+    RepairOptions options;
+    options.to = step.to;
+    options.bits_per_key = step.bits.value_or(10);
+    options.no_backup = true;
+    Result<RepairReport> report = RepairDb(db, options);
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    EXPECT_EQ(report->damaged, 0u);
+    EXPECT_EQ(report->rebuilt, report->tables.size());
+    for (const TableRepair& t : report->tables) {
+      EXPECT_EQ(t.family, "rocksdb");
+      EXPECT_EQ(t.action, "repaired") << t.path << " " << t.damage;
+      EXPECT_EQ(t.new_format, step.to) << t.path;
+    }
+    std::unique_ptr<OpenDb> open = Open(db, config);
+    ASSERT_TRUE(open) << "RocksDB (paranoid checks, unique ids verified) refused the repair";
+    ExpectContents(*open, want);
+    EXPECT_TRUE(open->db->VerifyChecksum().ok());
+    EXPECT_TRUE(open->db->VerifyFileChecksums(::rocksdb::ReadOptions()).ok());
+    const std::map<std::string, int> policies = PolicyCounts(*open);
+    std::printf("--to %s: live files per filter policy:", step.to.c_str());
+    for (const auto& [policy, n] : policies) std::printf(" %s %d", policy.c_str(), n);
+    std::printf(", filter bytes %llu\n", static_cast<unsigned long long>(FilterBytes(*open)));
+    ASSERT_EQ(policies.size(), 1u);
+    EXPECT_EQ(policies.begin()->first, step.policy);
+  }
+}
+
+// Without parameters a sound database is left as it is; a table whose filter was removed is the
+// only one rebuilt, at its column family's recorded 10 bits per key.
+TEST(RocksDbRepairCommand, OnlyTheTableWithoutAFilterIsRebuilt) {
+  const Config config{4, false};
+  testing::TempDir dir;
+  const std::string db = dir.path() + "/db";
+  const Contents want = WriteDatabase(db, config);
+  const std::string current = ReadText(db + "/CURRENT");
+  RepairOptions none;
+  none.no_backup = true;
+  Result<RepairReport> sound = RepairDb(db, none);
+  ASSERT_TRUE(sound.ok()) << sound.status().ToString();
+  for (const TableRepair& t : sound->tables) EXPECT_EQ(t.action, "sound") << t.path;
+  EXPECT_EQ(ReadText(db + "/CURRENT"), current);
+
+  lsmrepair::RepairOptions strip;
+  strip.flavor = manifest::Flavor::kRocksDb;
+  strip.rewrite = lsmrepair::RocksDbFilterRewrite(std::nullopt);
+  strip.no_backup = true;
+  bool chosen = false;
+  strip.select = [&](const lsmrepair::TableToRepair& t) {
+    if (chosen || t.meta.level == 0) return false;
+    return chosen = true;
+  };
+  ASSERT_TRUE(lsmrepair::RepairDatabase(db, strip).ok());
+  Result<RepairReport> fixed = RepairDb(db, none);
+  ASSERT_TRUE(fixed.ok()) << fixed.status().ToString();
+  EXPECT_EQ(fixed->rebuilt, 1u);
+  for (const TableRepair& t : fixed->tables) {
+    if (t.action == "sound") continue;
+    EXPECT_EQ(t.action, "repaired") << t.path;
+    EXPECT_EQ(t.reasons, std::vector<std::string>{"no-filter"});
+    EXPECT_EQ(t.bits_per_key, 10.0) << t.sizing_basis;
+    EXPECT_EQ(t.new_format, "rocksdb-bloom-legacy");
+    EXPECT_GT(t.new_filter_bytes, 0u);
+  }
+  std::unique_ptr<OpenDb> open = Open(db, config);
+  ASSERT_TRUE(open);
+  ExpectContents(*open, want);
+  EXPECT_EQ(PolicyCounts(*open),
+            (std::map<std::string, int>{{"bloomfilter", static_cast<int>(fixed->tables.size())}}));
+}
+
+// --to is checked against the RocksDB release the OPTIONS file names: none, an unreadable
+// version or one too old for the layout is refused before anything is written; --fp-chance is
+// refused for an LSM database.
+TEST(RocksDbRepairCommand, TargetsTheReaderCannotReadAreRefused) {
+  testing::TempDir dir;
+  const std::string db = dir.path() + "/db";
+  WriteDatabase(db, Config{4, false});
+  std::vector<std::string> options_files;
+  for (const auto& e : fs::directory_iterator(db)) {
+    if (e.path().filename().string().starts_with("OPTIONS-")) options_files.push_back(e.path());
+  }
+  ASSERT_FALSE(options_files.empty());
+  const std::string current = ReadText(db + "/CURRENT");
+  auto refused = [&](const RepairOptions& options, const std::string& says) {
+    Result<RepairReport> r = RepairDb(db, options);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find(says), std::string::npos) << r.status().message();
+    EXPECT_EQ(ReadText(db + "/CURRENT"), current);
+  };
+  RepairOptions to_ribbon;
+  to_ribbon.to = "rocksdb-ribbon";
+  to_ribbon.bits_per_key = 10;
+  RepairOptions to_leveldb = to_ribbon;
+  to_leveldb.to = "leveldb-bloom";
+  refused(to_leveldb, "full filters only");
+  RepairOptions chance;
+  chance.fp_chance = 0.01;
+  refused(chance, "bits per key");
+  // Every OPTIONS file says RocksDB 6.10, then garbage, then nothing.
+  auto rewrite_options = [&](const std::string& version_line) {
+    for (const std::string& f : options_files) {
+      std::ofstream out(f, std::ios::trunc);
+      out << "[Version]\n" << version_line << "\n[DBOptions]\n";
+    }
+  };
+  rewrite_options("  rocksdb_version=6.10.2");
+  refused(to_ribbon, "needs RocksDB 6.15");
+  rewrite_options("  rocksdb_version=x.y");
+  refused(to_ribbon, "needs RocksDB 6.15");
+  for (const std::string& f : options_files) fs::remove(f);
+  refused(to_ribbon, "does not say which RocksDB");
 }
 
 }  // namespace

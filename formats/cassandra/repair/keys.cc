@@ -11,62 +11,10 @@
 #include "cassandra/bti/verify_keys.h"
 #include "cassandra/era_table.h"
 #include "cassandra/index_db.h"
+#include "cassandra/index_key_stream.h"
 
 namespace bloomcodec::cassandra {
 namespace {
-
-// Index.db a window at a time (as convert's IndexDbKeyStream), keys read in place.
-class IndexKeys final : public KeyStream {
- public:
-  IndexKeys(InputFile file, IndexKeyForm key_form, IndexEntryForm entry_form, bool java_strings)
-      : file_(std::move(file)),
-        key_form_(key_form),
-        entry_form_(entry_form),
-        java_strings_(java_strings) {}
-
-  const std::string& source() const override { return file_.path(); }
-  std::string_view key_unit() const override { return "entry"; }
-
-  Status ForEachChunk(const ChunkFn& fn) const override {
-    const ByteSpan bytes = file_.bytes();
-    file_.AdviseSequential();
-    IndexScan scan;
-    std::vector<ByteSpan> window;
-    KeyList stored, strings;
-    std::vector<ByteSpan> string_spans;
-    while (scan.offset < bytes.size()) {
-      const std::uint64_t from = scan.offset;
-      const std::uint64_t entries_before = scan.entries;
-      window.clear();
-      // Damage ends the pass before the window's keys are given: no filter from part of them.
-      BLOOMCODEC_RETURN_IF_ERROR(ScanIndexEntries(bytes, file_.path(), key_form_, entry_form_,
-                                                  scan.offset + kStreamChunkBytes, scan, &window));
-      std::span<const ByteSpan> keys(window);
-      if (java_strings_) {
-        // readUTF's Strings as the bytes the 0.6 filter hashed (String.getBytes("UTF-16")).
-        stored.Assign(keys);
-        strings.Clear();
-        BLOOMCODEC_RETURN_IF_ERROR(
-            JavaStringKeysFromIndex(stored, file_.path(), strings, from, entries_before));
-        string_spans.clear();
-        for (std::size_t i = 0; i < strings.size(); ++i) string_spans.push_back(strings[i]);
-        keys = string_spans;
-      }
-      for (std::size_t at = 0; at < keys.size(); at += kStreamChunkKeys) {
-        BLOOMCODEC_RETURN_IF_ERROR(
-            fn(keys.subspan(at, std::min(kStreamChunkKeys, keys.size() - at))));
-      }
-      file_.DropPages(from, scan.offset);
-    }
-    return Status();
-  }
-
- private:
-  InputFile file_;
-  IndexKeyForm key_form_;
-  IndexEntryForm entry_form_;
-  bool java_strings_;
-};
 
 // Partitions.db followed to Rows.db / Data.db (bti/verify_keys.h).
 class TrieKeys final : public KeyStream {
@@ -137,8 +85,9 @@ Result<std::unique_ptr<KeyStream>> SstableKeys(const SstableFiles& sstable) {
   }
   const IndexEntryForm entries =
       IndexEntryFormForVersion(murmur3 ? Facts(era).first_version : std::string_view(d.version));
-  return std::unique_ptr<KeyStream>(
-      std::make_unique<IndexKeys>(std::move(in), key_form, entries, java_strings));
+  return std::unique_ptr<KeyStream>(std::make_unique<IndexDbKeyStream>(
+      std::move(in), key_form, entries,
+      java_strings ? JavaStrings::kUtf16Bytes : JavaStrings::kNone));
 }
 
 }  // namespace bloomcodec::cassandra

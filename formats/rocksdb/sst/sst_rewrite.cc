@@ -58,7 +58,8 @@ BlockHandle WriteBlock(ByteSpan contents, const TrailerFormat& trailer, ByteVect
 
 }  // namespace
 
-Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> bits_per_key) {
+Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> bits_per_key,
+                                    std::optional<FilterEncoding> wanted) {
   const std::string& src = sst.source();
   if (sst.index_type() == IndexType::kTwoLevelIndexSearch ||
       (sst.filter() && sst.filter()->placement != FilterPlacement::kFull)) {
@@ -102,6 +103,7 @@ Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> 
   if (sst.properties()->String("rocksdb.filter.policy") == "ribbonfilter") {
     encoding = FilterEncoding::kRibbon;
   }
+  if (wanted) encoding = *wanted;
   std::optional<ByteVector> filter;
   if (bits_per_key) {
     BLOOMCODEC_ASSIGN_OR_RETURN(filter, BuildFullFilter(encoding, *bits_per_key, keys));

@@ -67,14 +67,15 @@ class SstReader;
 
 // A copy of `sst` with its full filter rebuilt for `bits_per_key` (nullopt: removed), from the
 // user keys of its own data blocks (each once, in file order, as RocksDB's builder adds them).
-// The kind follows the file: Ribbon stays Ribbon; otherwise FastLocalBloom for format_version 5,
-// the legacy Bloom below. Data blocks, the index and other meta blocks are copied byte for byte
+// The kind follows the file unless `encoding` names one (repair --to): Ribbon stays Ribbon;
+// otherwise FastLocalBloom for format_version 5, the legacy Bloom below. Data blocks, the index and other meta blocks are copied byte for byte
 // (their checksums do not depend on where they sit); the properties block is rewritten with the
 // new rocksdb.filter.size / rocksdb.filter.policy / rocksdb.num.filter_entries; the metaindex and
 // footer follow. The new filter block is the one RocksDB writes for those keys and policy.
 // Refused: two-level indexes and partitioned filters (their partitions would move), tables
 // without whole-key filtering. Note: a database's MANIFEST records each table's size; a rewritten
 // table belongs in a fresh ingest (DB::IngestExternalFile), not in place in a live database.
-Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> bits_per_key);
+Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> bits_per_key,
+                                    std::optional<FilterEncoding> encoding = std::nullopt);
 
 }  // namespace bloomcodec::rocksdb

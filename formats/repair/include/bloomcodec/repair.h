@@ -10,15 +10,21 @@
 //   return report.damaged > 0 ? 1 : 0;
 //
 // What a PATH may be: a Cassandra or ScyllaDB data directory (every live sstable under it,
-// keyspace subfolders included; snapshots/ and backups/ copies are never touched), or one
-// component file of an sstable (the sstable). LevelDB and RocksDB database directories (a
-// folder with CURRENT) are refused for now (Unsupported): their library transaction exists
-// (formats/lsmrepair), the command's planning for them does not yet.
+// keyspace subfolders included; snapshots/ and backups/ copies are never touched), one
+// component file of an sstable (the sstable), or an LSM database directory (a folder with
+// CURRENT: LevelDB, goleveldb, Mojang's fork, RocksDB; every live table its MANIFEST lists).
+// Pebble databases are refused (Unsupported, "Pebble: not yet").
 //
 // Contract:
 // * Without fp_chance (or buckets_per_element) only the filters verify finds wrong are rebuilt
 //   (false negatives, overfilled or saturated, damaged, missing), at the parameters the table
 //   records (Statistics.db's fp chance, else its writer's default); with one, every filter.
+// * LSM databases: bits_per_key (every filter to N bits per key) and `to` (every filter to that
+//   layout, a --format name the database's readers read; others are Refused) instead of
+//   fp_chance, which is InvalidArgument for them. Without either, a rebuilt filter keeps its
+//   table's policy and the bits per key its size and probe count imply. The database's own
+//   transaction: LOCK held, new tables and a new MANIFEST, CURRENT switched atomically, the old
+//   files linked in a dated folder beside the database (or backup_dir).
 // * A table whose data or index is damaged is reported (action "damaged") and left untouched;
 //   the run goes on with the others.
 // * A refusal is a failing Status (Refused) and ends the run at once: a process holding a
@@ -46,6 +52,8 @@ namespace bloomcodec {
 struct RepairOptions {
   std::optional<double> fp_chance;                  // Cassandra: the new filters' fp chance
   std::optional<std::int32_t> buckets_per_element;  // Cassandra before 1.2
+  std::optional<double> bits_per_key;               // LSM databases: the new filters' size
+  std::string to;                                   // LSM databases: the new filters' layout
   bool dry_run = false;                             // plan only
   std::string backup_dir;                           // empty: the family's default place
   bool no_backup = false;                           // the replaced files are not kept
@@ -54,8 +62,8 @@ struct RepairOptions {
 
 // One table's part of the run.
 struct TableRepair {
-  std::string path;    // the table: a Cassandra sstable's Data.db path
-  std::string family;  // "cassandra"
+  std::string path;    // the table: a Cassandra sstable's Data.db path, an LSM table's file
+  std::string family;  // "cassandra", "leveldb" (Mojang's fork too), "goleveldb", "rocksdb"
   std::string format;  // the filter's format (a --format name)
   std::string version;
   // "repaired" (new files in place), "planned" (dry run), "unchanged" (the rebuilt filter is
@@ -75,6 +83,12 @@ struct TableRepair {
   bool statistics_rewritten = false;  // Statistics.db now records fp_chance
   std::string backup;                 // where the old files are linked ("" without)
   std::vector<std::string> notes;     // what the operator should know
+  // LSM databases only (level -1 for Cassandra):
+  int level = -1;
+  std::string column_family;
+  std::optional<double> bits_per_key;  // the new filter's
+  std::string new_format;              // the new filter's layout (a --format name)
+  std::string new_path;                // the table's new file ("repaired")
 };
 
 struct RepairReport {

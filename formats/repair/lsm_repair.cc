@@ -1,0 +1,333 @@
+// The repair command's part for LSM database directories (lsm_repair.h): verify's findings make
+// the plan, the database's transaction (lsmrepair/repair_transaction.h) carries it out.
+#include "repair/lsm_repair.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <system_error>
+
+#include "bloomcodec/input_file.h"
+#include "bloomcodec/verify.h"
+#include "lsmrepair/repair_transaction.h"
+#include "lsmrepair/table_rewriters.h"
+#include "pebble/database.h"
+#include "repair/lsm_sizing.h"
+
+namespace bloomcodec::repair_internal {
+namespace {
+
+namespace fs = std::filesystem;
+
+// verify's finding kinds that are the filter's own: what repair is for.
+bool IsFilterProblem(std::string_view kind) {
+  return kind == finding_kind::kFalseNegative || kind == finding_kind::kOverfilled ||
+         kind == finding_kind::kUndersized || kind == finding_kind::kHashCount ||
+         kind == finding_kind::kMissingFilter || kind == finding_kind::kStructure;
+}
+
+// Findings that say more than the filter is wrong: the table is left alone. (A "structure"
+// finding may be the filter's or the data's: the rewrite reads every data block and the index
+// with their checksums, and a table it cannot read is reported damaged then.)
+bool IsTableDamage(const Finding& f) {
+  return f.severity == Severity::kError && !IsFilterProblem(f.kind);
+}
+
+std::string Key(const std::string& path) { return fs::path(path).filename().string(); }
+
+struct PlannedTable {
+  const FileReport* report = nullptr;
+  TableRepair repair;
+  bool rebuild = false;
+  std::optional<FilterFacts> old_facts;  // read before the transaction replaces the file
+};
+
+TableRepair Describe(const LsmDatabase& db, const FileReport& r) {
+  TableRepair t;
+  t.path = r.path;
+  t.family = db.family_name;
+  t.format = r.format;
+  t.version = r.version;
+  t.keys = r.keys_checked;
+  t.level = r.level;
+  t.column_family = r.column_family;
+  if (r.fill) t.old_fp_rate = r.fill->fp_rate;
+  return t;
+}
+
+// Which tables to rebuild and why; damaged ones are marked.
+std::vector<PlannedTable> Plan(const LsmDatabase& db, const std::vector<FileReport>& live,
+                               const RepairOptions& options) {
+  const bool given = options.bits_per_key || !options.to.empty();
+  std::set<std::string> filtered_families;  // column families with a table that has a filter
+  for (const FileReport& r : live) {
+    const bool none = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) {
+      return f.kind == finding_kind::kNoFilter;
+    });
+    if (!none) filtered_families.insert(r.column_family);
+  }
+  std::vector<PlannedTable> out;
+  for (const FileReport& r : live) {
+    PlannedTable p{&r, Describe(db, r), false, std::nullopt};
+    const auto damage = std::find_if(r.findings.begin(), r.findings.end(), IsTableDamage);
+    if (damage != r.findings.end()) {
+      p.repair.action = "damaged";
+      p.repair.damage = damage->kind + ": " + damage->message;
+      out.push_back(std::move(p));
+      continue;
+    }
+    std::vector<std::string> reasons;
+    for (const Finding& f : r.findings) {
+      const bool counts = IsFilterProblem(f.kind) || (f.kind == finding_kind::kNoFilter &&
+                                                      filtered_families.count(r.column_family) > 0);
+      if (counts && std::find(reasons.begin(), reasons.end(), f.kind) == reasons.end()) {
+        reasons.push_back(f.kind);
+      }
+    }
+    if (given) reasons.insert(reasons.begin(), "requested");
+    p.repair.reasons = reasons;
+    p.rebuild = !reasons.empty();
+    p.repair.action = p.rebuild ? "planned" : "sound";
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+// The sizing of the first table of each column family that records one (for tables without).
+std::map<std::string, FilterSizing> Siblings(const LsmDatabase& db,
+                                             const std::vector<FileReport>& live) {
+  std::map<std::string, FilterSizing> out;
+  RepairOptions none;
+  for (const FileReport& r : live) {
+    if (!r.fill || out.count(r.column_family) > 0) continue;
+    Result<FilterSizing> s = SizingFor(db, r, none, std::nullopt);
+    if (s.ok()) out[r.column_family] = *s;
+  }
+  return out;
+}
+
+lsmrepair::TableRewriteFn FamilyRewrite(const FilterSizing& s) {
+  if (s.policy) return lsmrepair::LevelDbFilterRewrite(*s.policy);
+  return lsmrepair::RocksDbFilterRewrite(s.bits_per_key, s.encoding);
+}
+
+// What every table's rewrite needs, shared by the dry run and the transaction.
+struct Context {
+  const LsmDatabase* db = nullptr;
+  const RepairOptions* options = nullptr;
+  std::map<std::string, const FileReport*> reports;  // by file name
+  std::map<std::string, FilterSizing> siblings;      // by column family
+  std::map<std::string, FilterSizing> sizing;        // by file name, once decided
+  std::map<std::string, FilterFacts> facts;          // of the new filters, by file name
+
+  Result<FilterSizing> SizingOf(const std::string& path) {
+    const std::string key = Key(path);
+    if (auto it = sizing.find(key); it != sizing.end()) return it->second;
+    const auto r = reports.find(key);
+    if (r == reports.end()) return Status::Internal(path + ": not among verify's live tables");
+    std::optional<FilterSizing> sibling;
+    if (auto s = siblings.find(r->second->column_family); s != siblings.end()) sibling = s->second;
+    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSizing s, SizingFor(*db, *r->second, *options, sibling));
+    sizing[key] = s;
+    return s;
+  }
+};
+
+void Fill(TableRepair& t, const FilterSizing& s, const std::optional<FilterFacts>& old_facts,
+          const std::optional<FilterFacts>& new_facts) {
+  t.bits_per_key = s.bits_per_key;
+  t.sizing_basis = s.basis;
+  t.new_format = s.format;
+  if (old_facts) t.old_filter_bytes = old_facts->bytes;
+  if (new_facts) {
+    t.new_filter_bytes = new_facts->bytes;
+    // new_format stays the policy's: a Ribbon policy writes a Bloom filter for few keys.
+    t.new_fp_rate = new_facts->fp_rate;
+  }
+}
+
+Result<std::optional<FilterFacts>> FactsOf(const LsmDatabase& db, const std::string& path,
+                                           std::uint64_t keys) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(path));
+  Result<FilterFacts> f = NewFilterFacts(db, in.bytes(), path, keys);
+  if (!f.ok()) return std::optional<FilterFacts>();
+  return std::optional<FilterFacts>(*f);
+}
+
+// The dry run: every planned rewrite made in memory, nothing written.
+Status DryRun(Context& ctx, std::vector<PlannedTable>& plan) {
+  for (PlannedTable& p : plan) {
+    if (!p.rebuild) continue;
+    TableRepair& t = p.repair;
+    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSizing s, ctx.SizingOf(t.path));
+    BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(t.path));
+    lsmrepair::TableToRepair table;
+    table.path = t.path;
+    Result<std::optional<lsmrepair::TableRewrite>> r = FamilyRewrite(s)(table, in.bytes());
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<FilterFacts> old_facts,
+                                FactsOf(*ctx.db, t.path, t.keys));
+    if (!r.ok()) {
+      t.action = "damaged";
+      t.damage = r.status().ToString();
+      continue;
+    }
+    std::optional<FilterFacts> new_facts = old_facts;
+    if (*r) {
+      ByteVector whole(in.bytes().begin(), in.bytes().begin() + (*r)->kept_prefix);
+      whole.insert(whole.end(), (*r)->tail.begin(), (*r)->tail.end());
+      Result<FilterFacts> f = NewFilterFacts(*ctx.db, whole, t.path, t.keys);
+      if (f.ok()) new_facts = *f;
+    } else {
+      t.action = "unchanged";
+    }
+    Fill(t, s, old_facts, new_facts);
+  }
+  return Status();
+}
+
+lsmrepair::RepairOptions TransactionOptions(Context& ctx, const std::set<std::string>& chosen) {
+  const LsmDatabase& db = *ctx.db;
+  lsmrepair::RepairOptions ro;
+  ro.flavor =
+      db.family == LsmFamily::kRocksDb ? manifest::Flavor::kRocksDb : manifest::Flavor::kLevelDb;
+  ro.current = db.family == LsmFamily::kGoLevelDb ? lsmrepair::CurrentStyle::kGoLevelDb
+                                                  : lsmrepair::CurrentStyle::kLevelDb;
+  ro.select = [&chosen](const lsmrepair::TableToRepair& t) {
+    return chosen.count(Key(t.path)) > 0;
+  };
+  ro.rewrite = [&ctx, &chosen](const lsmrepair::TableToRepair& t,
+                               ByteSpan file) -> Result<std::optional<lsmrepair::TableRewrite>> {
+    // A level-0 table brought in because an older one is rebuilt (repair_transaction.h) is
+    // renumbered as it is, and so is a rebuilt level-0 table whose filter stays: a copy under a
+    // new number keeps level 0's order.
+    const lsmrepair::TableRewrite copy{file.size(), {}};
+    if (chosen.count(Key(t.path)) == 0) return std::optional(copy);
+    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSizing s, ctx.SizingOf(t.path));
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<lsmrepair::TableRewrite> r,
+                                FamilyRewrite(s)(t, file));
+    if (!r && t.meta.level == 0) r = copy;
+    return r;
+  };
+  const lsmrepair::TableCheckFn check = db.family == LsmFamily::kRocksDb
+                                            ? lsmrepair::RocksDbTableCheck()
+                                            : lsmrepair::LevelDbTableCheck();
+  ro.check = [&ctx, check](const lsmrepair::TableToRepair& t, ByteSpan old_file,
+                           ByteSpan new_file) -> Status {
+    BLOOMCODEC_RETURN_IF_ERROR(check(t, old_file, new_file));
+    const auto r = ctx.reports.find(Key(t.path));
+    const std::uint64_t keys = r == ctx.reports.end() ? 0 : r->second->keys_checked;
+    Result<FilterFacts> f = NewFilterFacts(*ctx.db, new_file, t.path, keys);
+    if (f.ok()) ctx.facts[Key(t.path)] = *f;
+    return Status();
+  };
+  ro.backup_dir = ctx.options->backup_dir;
+  ro.no_backup = ctx.options->no_backup;
+  return ro;
+}
+
+// The transaction's outcome of each table into the plan's rows.
+void Record(Context& ctx, const lsmrepair::RepairResult& done, std::vector<PlannedTable>& plan) {
+  std::map<std::string, const lsmrepair::TableOutcome*> outcomes;
+  for (const lsmrepair::TableOutcome& o : done.tables) outcomes[Key(o.old_path)] = &o;
+  for (PlannedTable& p : plan) {
+    TableRepair& t = p.repair;
+    const auto it = outcomes.find(Key(t.path));
+    if (it == outcomes.end()) continue;
+    const lsmrepair::TableOutcome& o = *it->second;
+    std::optional<FilterFacts> new_facts;
+    if (auto f = ctx.facts.find(Key(t.path)); f != ctx.facts.end()) new_facts = f->second;
+    if (p.rebuild) {
+      // Sized before the transaction (RepairLsmDatabase): this is the cached sizing.
+      Result<FilterSizing> s = ctx.SizingOf(t.path);
+      if (s.ok()) Fill(t, *s, p.old_facts, new_facts);
+    } else {
+      // Brought in as a level-0 table newer than one rebuilt: copied under a new number.
+      t.reasons.push_back("level-0 order");
+      t.notes.push_back(
+          "renumbered unchanged: level 0 is read newest number first, and an "
+          "older level-0 table of its column family was rebuilt");
+      if (p.old_facts) t.old_filter_bytes = t.new_filter_bytes = p.old_facts->bytes;
+    }
+    if (o.new_number != 0) {
+      t.action = "repaired";
+      t.new_path = o.new_path;
+      t.backup = done.backup_dir;
+    } else if (o.left_alone == "nothing to change") {
+      t.action = "unchanged";
+    } else if (o.left_alone.starts_with("level-0 table")) {
+      t.action = "unchanged";
+      t.notes.push_back(o.left_alone);
+    } else {
+      t.action = "damaged";
+      t.damage = o.left_alone;
+    }
+  }
+}
+
+}  // namespace
+
+bool IsLsmDatabase(const std::string& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(fs::path(dir) / "CURRENT", ec) ||
+         pebble::DetectDatabase(dir) != pebble::Evidence::kNone;
+}
+
+Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
+                                                   const RepairOptions& options) {
+  if (pebble::DetectDatabase(dir) != pebble::Evidence::kNone) {
+    return Status::Unsupported(dir +
+                               ": a Pebble database; repair of Pebble databases: not yet "
+                               "(LevelDB, goleveldb, Mojang's and RocksDB databases only)");
+  }
+  const std::vector<std::string> paths{dir};
+  BLOOMCODEC_ASSIGN_OR_RETURN(VerifyReport verified, VerifyPaths(paths, VerifyOptions()));
+  std::vector<FileReport> live;
+  for (FileReport& r : verified.files) {
+    if (r.level >= 0 && r.group_role == GroupRole::kLive) {
+      live.push_back(std::move(r));
+      continue;
+    }
+    // CURRENT or the MANIFEST: the repair writes a new MANIFEST from the old one's records.
+    for (const Finding& f : r.findings) {
+      if (f.severity == Severity::kError && f.kind == finding_kind::kManifest) {
+        return Status::Refused(r.path + ": " + f.message +
+                               ": repair writes the new MANIFEST from the old one's records "
+                               "and needs it whole");
+      }
+    }
+  }
+  if (live.empty()) {
+    return Status::InvalidArgument(dir + ": its MANIFEST lists no live table (nothing to repair)");
+  }
+  const LsmDatabase db = DescribeDatabase(dir, live);
+  BLOOMCODEC_RETURN_IF_ERROR(CheckLsmOptions(db, options));
+  std::vector<PlannedTable> plan = Plan(db, live, options);
+  Context ctx;
+  ctx.db = &db;
+  ctx.options = &options;
+  for (const FileReport& r : live) ctx.reports[Key(r.path)] = &r;
+  ctx.siblings = Siblings(db, live);
+  if (options.dry_run) {
+    BLOOMCODEC_RETURN_IF_ERROR(DryRun(ctx, plan));
+  } else {
+    std::set<std::string> chosen;
+    for (PlannedTable& p : plan) {
+      if (!p.rebuild && p.repair.level != 0) continue;
+      if (p.rebuild) chosen.insert(Key(p.repair.path));
+      BLOOMCODEC_ASSIGN_OR_RETURN(p.old_facts, FactsOf(db, p.repair.path, p.repair.keys));
+      // Sizing first: a table the rewrite could not size is a refusal before anything is written.
+      if (p.rebuild) BLOOMCODEC_RETURN_IF_ERROR(ctx.SizingOf(p.repair.path).status());
+    }
+    if (!chosen.empty()) {
+      BLOOMCODEC_ASSIGN_OR_RETURN(lsmrepair::RepairResult done,
+                                  lsmrepair::RepairDatabase(dir, TransactionOptions(ctx, chosen)));
+      Record(ctx, done, plan);
+    }
+  }
+  std::vector<TableRepair> out;
+  for (PlannedTable& p : plan) out.push_back(std::move(p.repair));
+  return out;
+}
+
+}  // namespace bloomcodec::repair_internal

@@ -1,0 +1,35 @@
+// Internal to the library (formats/repair): the repair command's part for LSM database
+// directories (LevelDB, goleveldb, Mojang's fork, RocksDB). RepairPaths (bloomcodec/repair.h)
+// hands it every PATH that holds a CURRENT file; it plans from verify's findings and runs the
+// database's transaction (lsmrepair/repair_transaction.h).
+//
+//   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<TableRepair> tables,
+//                               RepairLsmDatabase("/data/db", options));
+//
+// The plan, per live table of the database's MANIFEST:
+// * verify's findings decide: a table whose data, index or place in the MANIFEST is damaged
+//   (unreadable, key-range, missing-table) is "damaged" and left alone; without parameters a
+//   filter problem (false-negative, overfilled, undersized, hash-count, a damaged filter block,
+//   no filter where the other tables of its column family have one) is rebuilt, every other
+//   table is "sound"; with --bits-per-key or --to every table is rebuilt.
+// * The parameters a table records (lsm_sizing.h): its filter's policy and the bits per key its
+//   size and probe count imply.
+// * A dry run computes every rewrite in memory and writes nothing (the LOCK is not taken).
+#pragma once
+
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "bloomcodec/repair.h"
+#include "bloomcodec/status.h"
+
+namespace bloomcodec::repair_internal {
+
+// A folder with a CURRENT file, or a Pebble database (refused by RepairLsmDatabase).
+bool IsLsmDatabase(const std::string& dir);
+
+Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
+                                                   const RepairOptions& options);
+
+}  // namespace bloomcodec::repair_internal

@@ -1,0 +1,361 @@
+// What an LSM database is and what each of its tables' new filter is (lsm_sizing.h).
+#include "repair/lsm_sizing.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+#include "bloomcodec/input_file.h"
+#include "leveldb/table/table_reader.h"
+#include "pebble/database_internal.h"
+#include "rocksdb/filter_sizing.h"
+#include "rocksdb/sst/sst_reader.h"
+#include "rocksdb/sst/table_files.h"
+
+namespace bloomcodec::repair_internal {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kCustomaryBitsPerKey = 10;  // LevelDB's and RocksDB's documented default
+
+// The newest OPTIONS-NNNNNN file of a RocksDB directory (the one its last opener wrote).
+std::optional<std::string> NewestOptionsFile(const std::string& dir) {
+  std::optional<std::string> best;
+  unsigned long long best_number = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    unsigned long long n = 0;
+    char tail = 0;
+    if (name.starts_with("OPTIONS-") &&
+        std::sscanf(name.c_str(), "OPTIONS-%llu%c", &n, &tail) == 1 && (!best || n > best_number)) {
+      best = it->path().string();
+      best_number = n;
+    }
+  }
+  return best;
+}
+
+// "7.8.3" -> 7 * 1000 + 8; nullopt when it does not start "MAJOR.MINOR".
+std::optional<int> ReleaseNumber(const std::string& version) {
+  int major = 0, minor = 0;
+  if (std::sscanf(version.c_str(), "%d.%d", &major, &minor) != 2 || major < 0 || minor < 0 ||
+      major > 1000 || minor > 999) {
+    return std::nullopt;
+  }
+  return major * 1000 + minor;
+}
+
+std::string FamilyTitle(const LsmDatabase& db) {
+  switch (db.family) {
+    case LsmFamily::kLevelDb: return "a LevelDB database";
+    case LsmFamily::kGoLevelDb: return "a goleveldb database";
+    case LsmFamily::kRocksDb: return "a RocksDB database";
+  }
+  return "a database";
+}
+
+// The layout --to names, checked against what the database's readers read.
+Status CheckTarget(const LsmDatabase& db, const std::string& to) {
+  const std::string where = db.dir + ": " + FamilyTitle(db);
+  if (db.family != LsmFamily::kRocksDb) {
+    const std::string own =
+        db.family == LsmFamily::kGoLevelDb ? "goleveldb-bloom" : "leveldb-bloom";
+    if (to == own) return Status();
+    return Status::Refused(
+        "--to " + to + ": " + where + " reads only the filter its policy names (" + own +
+        (db.family == LsmFamily::kGoLevelDb
+             ? ", leveldb.BuiltinBloomFilter"
+             : ", leveldb.BuiltinBloomFilter2; LevelDB 1.17's leveldb-bloom-legacy is ignored by "
+               "1.18 and later") +
+        "); another layout would leave every table without a filter its reader consults");
+  }
+  int needs = 0;
+  if (to == "rocksdb-bloom-legacy") return Status();
+  if (to == "rocksdb-bloom")
+    needs = 6006;  // FastLocalBloom: RocksDB 6.6
+  else if (to == "rocksdb-ribbon")
+    needs = 6015;  // Ribbon: RocksDB 6.15
+  else {
+    return Status::Refused("--to " + to + ": " + where +
+                           " reads rocksdb-bloom-legacy, rocksdb-bloom (FastLocalBloom, RocksDB "
+                           "6.6+) and rocksdb-ribbon (RocksDB 6.15+) full filters only");
+  }
+  if (!db.rocksdb_version) {
+    return Status::Refused("--to " + to + ": " + where +
+                           " whose OPTIONS file does not say which RocksDB release opens it; " +
+                           to + " needs RocksDB " + (needs == 6006 ? "6.6" : "6.15") +
+                           " or later to be read");
+  }
+  const std::optional<int> release = ReleaseNumber(*db.rocksdb_version);
+  if (!release || *release < needs) {
+    return Status::Refused("--to " + to + ": " + where + " last opened by RocksDB " +
+                           *db.rocksdb_version + "; " + to + " needs RocksDB " +
+                           (needs == 6006 ? "6.6" : "6.15") + " or later to be read");
+  }
+  return Status();
+}
+
+leveldb::BloomPolicy LevelDbPolicy(const LsmDatabase& db, const FileReport& report, int b) {
+  if (report.version == leveldb::kLegacyPolicyName) {
+    // Byte-identical either way when the writer is ambiguous (no key hashes differently).
+    if (db.family == LsmFamily::kGoLevelDb || report.writer == "goleveldb") {
+      return leveldb::BloomPolicy::GoLevelDb(b);
+    }
+    return leveldb::BloomPolicy::Legacy117(b);
+  }
+  if (report.version.empty() && db.family == LsmFamily::kGoLevelDb) {
+    return leveldb::BloomPolicy::GoLevelDb(b);
+  }
+  return leveldb::BloomPolicy::Current(b);
+}
+
+std::string LevelDbFormatOf(const leveldb::BloomPolicy& p) {
+  if (p.goleveldb_name) return "goleveldb-bloom";
+  return p.name() == leveldb::kLegacyPolicyName ? "leveldb-bloom-legacy" : "leveldb-bloom";
+}
+
+std::string NumberText(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+// The whole bits per key in [1, 100] whose probe count is `k` (by `probes`), closest to the
+// size's `estimate`; nullopt when none gives k.
+template <typename Probes>
+std::optional<int> BitsForProbes(std::uint32_t k, double estimate, Probes probes) {
+  std::optional<int> best;
+  for (int b = 1; b <= 100; ++b) {
+    if (static_cast<std::uint32_t>(probes(b)) != k) continue;
+    if (!best || std::fabs(b - estimate) < std::fabs(*best - estimate)) best = b;
+  }
+  return best;
+}
+
+// The bits per key the table's filter records, from verify's fill (bits, probes) and key count.
+template <typename Probes>
+std::optional<FilterSizing> Recorded(const FileReport& report, Probes probes) {
+  if (!report.fill || report.fill->bits == 0 || report.fill->hash_count == 0 ||
+      report.keys_checked == 0) {
+    return std::nullopt;
+  }
+  const double estimate =
+      static_cast<double>(report.fill->bits) / static_cast<double>(report.keys_checked);
+  const std::optional<int> b = BitsForProbes(report.fill->hash_count, estimate, probes);
+  if (!b) return std::nullopt;
+  FilterSizing s;
+  s.bits_per_key = *b;
+  s.basis = "as recorded: " + std::to_string(report.fill->bits) + " filter bits for " +
+            std::to_string(report.keys_checked) + " keys (" + NumberText(estimate) +
+            " a key) and " + std::to_string(report.fill->hash_count) +
+            " probes: " + std::to_string(*b) + " bits per key";
+  return s;
+}
+
+Result<FilterSizing> LevelDbSizing(const LsmDatabase& db, const FileReport& report,
+                                   const RepairOptions& options,
+                                   const std::optional<FilterSizing>& sibling) {
+  std::optional<FilterSizing> s;
+  if (options.bits_per_key) {
+    s.emplace();
+    s->bits_per_key = *options.bits_per_key;
+    s->basis = "--bits-per-key " + NumberText(*options.bits_per_key);
+  } else {
+    const leveldb::BloomPolicy shape = LevelDbPolicy(db, report, 10);
+    s = Recorded(report, [&](int b) {
+      leveldb::BloomPolicy p = shape;
+      p.bits_per_key = b;
+      return p.probes();
+    });
+  }
+  if (!s && sibling) {
+    s = *sibling;
+    s->basis = "as the other tables of its column family: " + NumberText(sibling->bits_per_key) +
+               " bits per key";
+  }
+  if (!s) {
+    s.emplace();
+    s->bits_per_key = kCustomaryBitsPerKey;
+    s->basis = "no filter to read the sizing from: the customary 10 bits per key";
+  }
+  s->policy = LevelDbPolicy(db, report, static_cast<int>(s->bits_per_key));
+  s->format = LevelDbFormatOf(*s->policy);
+  s->encoding.reset();
+  return *s;
+}
+
+// The kind RewriteSstFilter gives the table when --to names none.
+Result<rocksdb::FilterEncoding> TableEncoding(const rocksdb::SstReader& sst) {
+  if (sst.properties() && sst.properties()->String("rocksdb.filter.policy") == "ribbonfilter") {
+    return rocksdb::FilterEncoding::kRibbon;
+  }
+  return sst.footer().format_version >= 5 ? rocksdb::FilterEncoding::kFastLocalBloom
+                                          : rocksdb::FilterEncoding::kLegacyBloom;
+}
+
+std::string RocksDbFormatOf(rocksdb::FilterEncoding e) {
+  switch (e) {
+    case rocksdb::FilterEncoding::kLegacyBloom: return "rocksdb-bloom-legacy";
+    case rocksdb::FilterEncoding::kFastLocalBloom: return "rocksdb-bloom";
+    case rocksdb::FilterEncoding::kRibbon: return "rocksdb-ribbon";
+  }
+  return "rocksdb-bloom";
+}
+
+std::optional<rocksdb::FilterEncoding> EncodingNamed(const std::string& to) {
+  if (to == "rocksdb-bloom-legacy") return rocksdb::FilterEncoding::kLegacyBloom;
+  if (to == "rocksdb-bloom") return rocksdb::FilterEncoding::kFastLocalBloom;
+  if (to == "rocksdb-ribbon") return rocksdb::FilterEncoding::kRibbon;
+  return std::nullopt;
+}
+
+Result<FilterSizing> RocksDbSizing(const FileReport& report, const RepairOptions& options,
+                                   const std::optional<FilterSizing>& sibling) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(report.path));
+  BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst,
+                              rocksdb::SstReader::Open(in.bytes(), report.path));
+  BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::FilterEncoding kind, TableEncoding(sst));
+  std::optional<FilterSizing> s;
+  if (options.bits_per_key) {
+    s.emplace();
+    s->bits_per_key = *options.bits_per_key;
+    s->basis = "--bits-per-key " + NumberText(*options.bits_per_key);
+  } else if (sst.filter() && sst.filter()->placement == rocksdb::FilterPlacement::kFull) {
+    Result<rocksdb::FullFilterReader> f =
+        rocksdb::FullFilterReader::Parse(sst.filter()->contents.bytes(), report.path);
+    if (f.ok() && f->kind() == rocksdb::FullFilterKind::kLegacyBloom) {
+      s = Recorded(report, [](int b) { return rocksdb::LegacyProbesFor(b); });
+    } else if (f.ok() && f->kind() == rocksdb::FullFilterKind::kFastLocalBloom) {
+      s = Recorded(report, [](int b) { return rocksdb::FastLocalProbesFor(b * 1000); });
+    } else if (f.ok() && f->kind() == rocksdb::FullFilterKind::kRibbon && !sibling) {
+      return Status::Refused(report.path +
+                             ": a Ribbon filter does not record the bits per key it was built "
+                             "for; give --bits-per-key N to rebuild it");
+    }
+  }
+  if (!s && sibling) {
+    s = *sibling;
+    s->basis = "as the other tables of its column family: " + NumberText(sibling->bits_per_key) +
+               " bits per key";
+  }
+  if (!s) {
+    s.emplace();
+    s->bits_per_key = kCustomaryBitsPerKey;
+    s->basis = "no filter to read the sizing from: the customary 10 bits per key";
+  }
+  s->policy.reset();
+  s->encoding = EncodingNamed(options.to);
+  s->format = RocksDbFormatOf(s->encoding ? *s->encoding : kind);
+  return *s;
+}
+
+}  // namespace
+
+double BloomFpRate(double bits, double k, double n) {
+  if (bits <= 0 || k <= 0) return 1.0;
+  return std::pow(1.0 - std::exp(-k * n / bits), k);
+}
+
+LsmDatabase DescribeDatabase(const std::string& dir, const std::vector<FileReport>& live) {
+  LsmDatabase db;
+  db.dir = dir;
+  std::error_code ec;
+  if (rocksdb::LooksLikeRocksDb(dir)) {
+    db.family = LsmFamily::kRocksDb;
+    db.family_name = "rocksdb";
+    if (const std::optional<std::string> options = NewestOptionsFile(dir)) {
+      db.rocksdb_version = pebble::ReadOptionsFile(*options).rocksdb_version;
+    }
+    return db;
+  }
+  // Tables under LevelDB 1.17's policy name whose keys do not tell goleveldb from 1.17 are
+  // taken for goleveldb's (1.17 is from 2014): for such keys both write the same filter bytes,
+  // and goleveldb's switch of CURRENT leaves only a CURRENT.bak, which LevelDB ignores.
+  bool go = fs::is_regular_file(fs::path(dir) / "CURRENT.bak", ec);
+  bool legacy = false, v117 = false;
+  for (const FileReport& r : live) {
+    go = go || r.writer == "goleveldb";
+    legacy = legacy || r.version == leveldb::kLegacyPolicyName;
+    v117 = v117 || r.writer == "leveldb-1.17";
+  }
+  go = go || (legacy && !v117);
+  db.family = go ? LsmFamily::kGoLevelDb : LsmFamily::kLevelDb;
+  db.family_name = go ? "goleveldb" : "leveldb";
+  return db;
+}
+
+Status CheckLsmOptions(const LsmDatabase& db, const RepairOptions& options) {
+  if (options.fp_chance || options.buckets_per_element) {
+    return Status::InvalidArgument(
+        db.dir + ": " + FamilyTitle(db) +
+        " sizes its filters by bits per key, not by a false-positive chance (--fp-chance and "
+        "--buckets-per-element are Cassandra's); give --bits-per-key N");
+  }
+  if (options.bits_per_key) {
+    const double b = *options.bits_per_key;
+    const bool whole = db.family != LsmFamily::kRocksDb;
+    if (!(b >= 1 && b <= 100) || (whole && b != std::floor(b))) {
+      return Status::InvalidArgument("--bits-per-key " + NumberText(b) + ": " + FamilyTitle(db) +
+                                     " takes " + (whole ? "a whole number" : "a number") +
+                                     " from 1 to 100");
+    }
+  }
+  if (!options.to.empty()) return CheckTarget(db, options.to);
+  return Status();
+}
+
+Result<FilterSizing> SizingFor(const LsmDatabase& db, const FileReport& report,
+                               const RepairOptions& options,
+                               const std::optional<FilterSizing>& sibling) {
+  if (db.family == LsmFamily::kRocksDb) return RocksDbSizing(report, options, sibling);
+  return LevelDbSizing(db, report, options, sibling);
+}
+
+Result<FilterFacts> NewFilterFacts(const LsmDatabase& db, ByteSpan table, const std::string& path,
+                                   std::uint64_t keys) {
+  FilterFacts facts;
+  const double n = static_cast<double>(keys);
+  if (db.family == LsmFamily::kRocksDb) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst, rocksdb::SstReader::Open(table, path));
+    if (!sst.filter()) return facts;
+    const ByteSpan bytes = sst.filter()->contents.bytes();
+    facts.bytes = bytes.size();
+    BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::FullFilterReader f,
+                                rocksdb::FullFilterReader::Parse(bytes, path));
+    facts.format = f.kind() == rocksdb::FullFilterKind::kRibbon        ? "rocksdb-ribbon"
+                   : f.kind() == rocksdb::FullFilterKind::kLegacyBloom ? "rocksdb-bloom-legacy"
+                                                                       : "rocksdb-bloom";
+    facts.fp_rate = f.kind() == rocksdb::FullFilterKind::kRibbon
+                        ? rocksdb::RibbonExpectedFpRate(f)
+                        : BloomFpRate(static_cast<double>(f.bit_count()), f.hash_count(), n);
+    return facts;
+  }
+  leveldb::TableOpenOptions open;
+  open.key_kind = KeyKind::kUser;
+  BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableReader t,
+                              leveldb::TableReader::Open(table, path, open));
+  if (!t.filter()) return facts;
+  const ByteSpan b = t.filter()->contents.bytes();
+  facts.bytes = b.size();
+  // LevelDB's filter block: the filters, their u32 offsets, the array's offset, base_lg.
+  if (b.size() < 5) return facts;
+  const std::size_t at = b.size() - 5;
+  const std::uint32_t array =
+      b[at] | b[at + 1] << 8 | b[at + 2] << 16 | static_cast<std::uint32_t>(b[at + 3]) << 24;
+  if (array == 0 || array > at) return facts;
+  const std::size_t filters = (at - array) / 4;
+  std::uint32_t first_end = array;
+  if (filters > 1) {
+    const std::size_t o = array + 4;
+    first_end = b[o] | b[o + 1] << 8 | b[o + 2] << 16 | static_cast<std::uint32_t>(b[o + 3]) << 24;
+    if (first_end == 0 || first_end > array) return facts;
+  }
+  const double k = b[first_end - 1];
+  facts.fp_rate = BloomFpRate(8.0 * static_cast<double>(array - filters), k, n);
+  return facts;
+}
+
+}  // namespace bloomcodec::repair_internal
