@@ -33,6 +33,11 @@ install(CODE [[
     endforeach()
   endif()]] COMPONENT dev)
 
+# What the packages hold, built by scripts/package (and nothing else: no test).
+add_custom_target(bloomcodec_packaged)
+add_dependencies(bloomcodec_packaged bloomcodec bloomcodec_cli bloomcodec_cli_extras
+  bloomcodec_debian_changelog)
+
 # Runs when the top directory has been read, so that every install rule (a python/ folder
 # added after this file is included, too) is known: a package for each component present.
 function(bloomcodec_cpack)
@@ -57,6 +62,10 @@ function(bloomcodec_cpack)
     set(CPACK_DEBIAN_${upper}_PACKAGE_NAME ${package})
   endforeach()
   set(CPACK_COMPONENTS_ALL ${components})
+  # The Python module (python/CMakeLists.txt), when the tree has it.
+  if(TARGET bloomcodec_python)
+    add_dependencies(bloomcodec_packaged bloomcodec_python)
+  endif()
 
   set(CPACK_GENERATOR DEB)
   set(CPACK_DEB_COMPONENT_INSTALL ON)
