@@ -23,15 +23,23 @@ add_custom_command(OUTPUT ${bloomcodec_changelog_gz}
   DEPENDS ${CMAKE_CURRENT_LIST_DIR}/debian/changelog VERBATIM)
 add_custom_target(bloomcodec_debian_changelog ALL DEPENDS ${bloomcodec_changelog_gz})
 
-# The static library as Debian ships one: without its debug sections (cpack strips the
-# executables; install(TARGETS) leaves an archive alone).
+# The static library as Debian ships one (dh_strip's flags): without its debug sections and
+# compiler notes, deterministic (cpack strips the executables; it leaves an archive alone).
 install(CODE [[
   if(CMAKE_INSTALL_DO_STRIP)
     file(GLOB_RECURSE archives "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/*/libbloomcodec.a")
     foreach(archive IN LISTS archives)
-      execute_process(COMMAND strip --strip-debug ${archive} COMMAND_ERROR_IS_FATAL ANY)
+      execute_process(COMMAND strip --strip-debug --remove-section=.comment
+        --remove-section=.note --enable-deterministic-archives ${archive}
+        COMMAND_ERROR_IS_FATAL ANY)
     endforeach()
   endif()]] COMPONENT dev)
+# The command line without the compilers' notes either (cpack's strip keeps .comment).
+install(CODE [[
+  if(CMAKE_INSTALL_DO_STRIP)
+    execute_process(COMMAND strip --remove-section=.comment
+      "$ENV{DESTDIR}${CMAKE_INSTALL_PREFIX}/bin/bloomcodec" COMMAND_ERROR_IS_FATAL ANY)
+  endif()]] COMPONENT cli)
 
 # What the packages hold, built by scripts/package (and nothing else: no test).
 add_custom_target(bloomcodec_packaged)
