@@ -244,15 +244,26 @@ std::string Synopsis(Subcommand subcommand) {
   return text;
 }
 
+std::string_view Summary() {
+  return "read, write and check the bloom filters of Cassandra, LevelDB and RocksDB,\n"
+         "bit for bit as the originals do.\n";
+}
+
+std::string_view KeyFilesHelp() {
+  return "Key files: one key per line ('\\n'); an empty line is the empty key; '--keys -' reads\n"
+         "standard input; a name ending in .gz is read through gzip.\n";
+}
+
+std::string_view SubcommandDetails(Subcommand subcommand) {
+  const SubcommandText* s = Find(subcommand);
+  return s ? s->details : std::string_view();
+}
+
 std::string OverviewHelp() {
-  std::string text =
-      "bloomcodec: read, write and check the bloom filters of Cassandra, LevelDB and RocksDB,\n"
-      "bit for bit as the originals do.\n\nUsage:\n";
+  std::string text = "bloomcodec: " + std::string(Summary()) + "\nUsage:\n";
   for (const SubcommandText& s : kSubcommands) text += "  bloomcodec " + Synopsis(s.id) + "\n";
-  text +=
-      "  bloomcodec help SUBCOMMAND | bloomcodec SUBCOMMAND --help | bloomcodec --version\n\n"
-      "Key files: one key per line ('\\n'); an empty line is the empty key; '--keys -' reads\n"
-      "standard input; a name ending in .gz is read through gzip.\n\n";
+  text += "  bloomcodec help SUBCOMMAND | bloomcodec SUBCOMMAND --help | bloomcodec --version\n\n";
+  text += std::string(KeyFilesHelp()) + "\n";
   if (const std::string families = FamilyFlagsOverview(); !families.empty()) {
     text += families + "\n";
   }

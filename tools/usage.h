@@ -17,6 +17,12 @@ std::string SubcommandHelp(std::string_view subcommand);
 // The usage line of a subcommand, "build --format F ... [--json]", with the family flags it
 // takes as their families declare them.
 std::string Synopsis(Subcommand subcommand);
+// What the tool is, after "bloomcodec: " (help's first lines, the man page's NAME).
+std::string_view Summary();
+// How key files are read (help, the man page).
+std::string_view KeyFilesHelp();
+// What a subcommand does, as its help says it (lines of at most 92 columns); empty if unknown.
+std::string_view SubcommandDetails(Subcommand subcommand);
 // "cassandra-1.0, cassandra-legacy, ..." in registry order.
 std::string FormatNameList();
 
