@@ -126,7 +126,7 @@ void KeyViews::FromBuffer(const py::object& keys, const py::object& offsets) {
 py::object ToPython(const Document& doc) {
   // Kept for the life of the process (a static py::object would be released after the
   // interpreter is gone).
-  static const py::handle loads = py::module_::import("json").attr("loads").release();
+  static const py::handle loads = py::object(py::module_::import("json").attr("loads")).release();
   return loads(doc.dump(-1, ' ', false, Document::error_handler_t::replace));
 }
 
