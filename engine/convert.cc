@@ -332,6 +332,37 @@ Result<Conversion> SplitInto(const Decoded& in, const ConvertInput& input,
 
 }  // namespace
 
+std::string ConvertedFilePath(std::string_view output, const ConvertedFile& file) {
+  return file.name.empty() ? std::string(output) : std::string(output) + "/" + file.name;
+}
+
+Document ConversionReport(const Conversion& conversion, const ConvertOptions& options,
+                          std::string_view input, std::string_view output) {
+  Document report;
+  report["input"] = std::string(input);
+  report["input_format"] =
+      conversion.input_format ? std::string(conversion.input_format->name()) : "";
+  report["output"] = std::string(output);
+  report["format"] = options.to ? std::string(options.to->name()) : "";
+  report["how"] = std::string(ConversionKindName(conversion.kind));
+  Document written = Document::array();
+  std::uint64_t total = 0;
+  for (const ConvertedFile& f : conversion.files) {
+    Document w;
+    w["path"] = ConvertedFilePath(output, f);
+    w["bytes"] = f.bytes.size();
+    written.push_back(std::move(w));
+    total += f.bytes.size();
+  }
+  report["bytes"] = total;
+  if (options.split) report["files"] = std::move(written);
+  if (conversion.keys_used) report["keys"] = *conversion.keys_used;
+  if (options.keys) report["key_source"] = options.keys->source();
+  if (options.from_table) report["key_source"] = "table";
+  report["warnings"] = conversion.warnings;
+  return report;
+}
+
 std::string_view ConversionKindName(ConversionKind kind) {
   switch (kind) {
     case ConversionKind::kLossless: return "lossless";

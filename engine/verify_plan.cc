@@ -180,6 +180,14 @@ Result<Document> InspectDirectory(const std::string& path) {
                                  "its MANIFEST)");
 }
 
+Result<Document> InspectFile(ByteSpan bytes, std::string_view path, const FormatCodec& format) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(Document facts, format.Inspect(bytes, path));
+  Document doc;
+  doc["file"] = std::string(path);
+  doc.update(facts);
+  return doc;
+}
+
 Result<std::vector<VerifyTask>> PlanVerify(std::span<const std::string> paths,
                                            const VerifyOptions& options) {
   if (paths.empty()) return Status::InvalidArgument("PATH is required (a file or a directory)");

@@ -107,28 +107,18 @@ Result<Request> ReadRequest(const Args& args) {
   return r;
 }
 
-// Writes the files of a conversion (a split into the directory OUT) and reports them.
-Result<std::uint64_t> WriteOutputs(const Request& r, const Conversion& result, Document& report) {
+// Writes the files of a conversion (a split into the directory OUT).
+Status WriteOutputs(const Request& r, const Conversion& result) {
   if (r.split) {
     BLOOMCODEC_RETURN_IF_ERROR(MakeDirectory(r.out));
     for (const ConvertedFile& f : result.files) {
-      BLOOMCODEC_RETURN_IF_ERROR(CheckNotAnInput(r.out + "/" + f.name, {r.in_path}));
+      BLOOMCODEC_RETURN_IF_ERROR(CheckNotAnInput(ConvertedFilePath(r.out, f), {r.in_path}));
     }
   }
-  Document written = Document::array();
-  std::uint64_t total = 0;
   for (const ConvertedFile& f : result.files) {
-    const std::string path = f.name.empty() ? r.out : r.out + "/" + f.name;
-    BLOOMCODEC_RETURN_IF_ERROR(WriteFileAtomically(path, f.bytes));
-    Document w;
-    w["path"] = path;
-    w["bytes"] = f.bytes.size();
-    written.push_back(std::move(w));
-    total += f.bytes.size();
+    BLOOMCODEC_RETURN_IF_ERROR(WriteFileAtomically(ConvertedFilePath(r.out, f), f.bytes));
   }
-  report["bytes"] = total;
-  if (r.split) report["files"] = std::move(written);
-  return total;
+  return Status();
 }
 
 // The text line: OUT: FORMAT, N bytes[ in M files], HOW[ from INPUT_FORMAT][, K keys].
@@ -180,17 +170,9 @@ Status RunConvert(std::span<const std::string_view> argv) {
     BLOOMCODEC_ASSIGN_OR_RETURN(result, Convert(in, options));
   }
 
-  Document report;
-  report["input"] = input.path();
-  report["input_format"] = result.input_format ? std::string(result.input_format->name()) : "";
-  report["output"] = r.out;
-  report["format"] = std::string(r.to->name());
-  report["how"] = std::string(ConversionKindName(result.kind));
-  BLOOMCODEC_ASSIGN_OR_RETURN(const std::uint64_t total, WriteOutputs(r, result, report));
-  if (result.keys_used) report["keys"] = *result.keys_used;
-  if (keys) report["key_source"] = keys->source();
-  if (options.from_table) report["key_source"] = "table";
-  report["warnings"] = result.warnings;
+  BLOOMCODEC_RETURN_IF_ERROR(WriteOutputs(r, result));
+  const Document report = ConversionReport(result, options, input.path(), r.out);
+  const std::uint64_t total = report["bytes"].get<std::uint64_t>();
 
   for (const std::string& w : result.warnings) {
     std::fputs(("bloomcodec convert: warning: " + w + "\n").c_str(), stderr);

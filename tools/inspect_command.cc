@@ -83,18 +83,15 @@ Status RunInspect(std::span<const std::string_view> argv) {
     }
     BLOOMCODEC_ASSIGN_OR_RETURN(InputFile input, InputFile::Open(std::string(path)));
     BLOOMCODEC_ASSIGN_OR_RETURN(const FormatCodec* format, ResolveFormat(args, input));
-    Document facts;
+    Document doc;
     {
       // Counting the bits of a large filter, or walking a large table, takes a moment: one
       // progress item per 16 bytes, so from about 16 MB on (on a terminal only).
       Progress progress(ShouldShowProgress(input.bytes().size() / 16, json));
       progress.Show("inspecting " + input.path() + " (" + std::to_string(input.bytes().size()) +
                     " bytes)");
-      BLOOMCODEC_ASSIGN_OR_RETURN(facts, format->Inspect(input.bytes(), input.path()));
+      BLOOMCODEC_ASSIGN_OR_RETURN(doc, InspectFile(input.bytes(), input.path(), *format));
     }
-    Document doc;
-    doc["file"] = input.path();
-    doc.update(facts);
     if (json) {
       files.push_back(std::move(doc));
     } else {

@@ -92,6 +92,14 @@ struct Conversion {
   std::vector<std::string> warnings;
 };
 
+// Where a converted file goes: `output` itself, or output/name for a split.
+std::string ConvertedFilePath(std::string_view output, const ConvertedFile& file);
+// The report of a conversion of `input` written to `output`, the document `convert --json` prints
+// (the command line, the Python module): input and its format, output, format, how, bytes (and
+// for a split each file written), the keys used and where they came from, the warnings.
+Document ConversionReport(const Conversion& conversion, const ConvertOptions& options,
+                          std::string_view input, std::string_view output);
+
 // True when the bytes start (after white space) with '{': a dump or a split's list.
 bool LooksLikeJsonDocument(ByteSpan bytes);
 

@@ -305,6 +305,9 @@ Result<VerifyReport> VerifyPaths(std::span<const std::string> paths, const Verif
 // any findings about CURRENT and the MANIFEST (docs/cli.md, "inspect"). Fails for a directory
 // no family recognises.
 Result<Document> InspectDirectory(const std::string& dir);
+// inspect of one file of `format`: {"file": `path`, then the fields of format.Inspect}, the
+// document `inspect --json` lists for it (the command line, the Python module).
+Result<Document> InspectFile(ByteSpan bytes, std::string_view path, const FormatCodec& format);
 
 // The --json document (documented in docs/cli.md, "verify", "--json").
 Document VerifyReportJson(const VerifyReport& report);
