@@ -181,6 +181,7 @@ Status RunConvert(std::span<const std::string_view> argv) {
   }
 
   Document report;
+  report["schema_version"] = kConvertJsonSchemaVersion;
   report["input"] = input.path();
   report["input_format"] = result.input_format ? std::string(result.input_format->name()) : "";
   report["output"] = r.out;
