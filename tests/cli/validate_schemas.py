@@ -21,7 +21,7 @@ import sys
 import jsonschema
 
 # The fewest documents a whole ctest run keeps per command (it keeps several times more).
-FLOORS = {"verify": 100, "inspect": 50, "convert": 30, "repair": 5}
+FLOORS = {"verify": 60, "inspect": 100, "convert": 20, "repair": 2}
 
 
 def kinds_in_header(path):
