@@ -336,9 +336,14 @@ std::string ConvertedFilePath(std::string_view output, const ConvertedFile& file
   return file.name.empty() ? std::string(output) : std::string(output) + "/" + file.name;
 }
 
+// docs/schema/convert.schema.json's version: additive changes keep it; a field removed, renamed
+// or retyped raises it (docs/cli.md, "JSON").
+constexpr int kConvertJsonSchemaVersion = 1;
+
 Document ConversionReport(const Conversion& conversion, const ConvertOptions& options,
                           std::string_view input, std::string_view output) {
   Document report;
+  report["schema_version"] = kConvertJsonSchemaVersion;
   report["input"] = std::string(input);
   report["input_format"] =
       conversion.input_format ? std::string(conversion.input_format->name()) : "";

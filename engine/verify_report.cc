@@ -313,6 +313,10 @@ Result<VerifyReport> VerifyPaths(std::span<const std::string> paths, const Verif
 
 namespace {
 
+// The schema_version of verify's --json document (docs/schema/verify.schema.json): additive
+// changes keep it; a field removed, renamed or retyped raises it (docs/cli.md, "JSON").
+constexpr int kVerifyJsonSchemaVersion = 1;
+
 // JSON has no infinity or NaN: an estimate that is not finite (every bit set, K = 0) is null.
 Document Number(double v) { return std::isfinite(v) ? Document(v) : Document(nullptr); }
 
@@ -337,6 +341,7 @@ std::string Count(double v) {
 
 Document VerifyReportJson(const VerifyReport& report) {
   Document doc;
+  doc["schema_version"] = kVerifyJsonSchemaVersion;
   Document files = Document::array();
   for (const FileReport& f : report.files) {
     Document j;

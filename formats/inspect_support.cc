@@ -1,9 +1,11 @@
 #include "inspect_support.h"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 
 #include "bloomcodec/filter_stats.h"
+#include "codec/popcount.h"
 
 namespace bloomcodec {
 
@@ -26,6 +28,28 @@ void AddFillStatistics(Document& doc, std::uint64_t bits, std::uint64_t bits_set
   } else if (std::isinf(s.estimated_keys)) {
     doc["estimate_note"] = "every bit is set: the filter is saturated and any key count fits";
   }
+}
+
+void AddFillProfile(Document& doc, ByteSpan file, ByteSpan bits) {
+  if (bits.empty()) return;
+  const std::size_t n = std::min(kFillProfileBuckets, bits.size());
+  Document buckets = Document::array();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t begin = i * bits.size() / n;
+    const std::size_t end = (i + 1) * bits.size() / n;
+    const ByteSpan part = bits.subspan(begin, end - begin);
+    const double share =
+        static_cast<double>(PopCountBytes(part)) / static_cast<double>(8 * part.size());
+    buckets.push_back(std::round(share * 1000) / 1000);
+  }
+  Document profile;
+  // The views of a filter point into the file they were parsed from.
+  const bool inside =
+      bits.data() >= file.data() && bits.data() + bits.size() <= file.data() + file.size();
+  profile["offset"] = inside ? Document(bits.data() - file.data()) : Document(nullptr);
+  profile["bytes"] = bits.size();
+  profile["buckets"] = std::move(buckets);
+  doc["fill_profile"] = std::move(profile);
 }
 
 Document DumpHead(std::string_view format) {

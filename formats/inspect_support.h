@@ -30,6 +30,16 @@ Document JsonNumber(double value);
 void AddFillStatistics(Document& doc, std::uint64_t bits, std::uint64_t bits_set,
                        std::uint32_t hash_count);
 
+// How many buckets inspect's fill profile has (fewer when the bit array has fewer bytes).
+inline constexpr std::size_t kFillProfileBuckets = 64;
+
+// fill_profile: {offset, bytes, buckets}: the bit array `bits` (a part of `file`) cut into
+// kFillProfileBuckets runs of whole bytes in storage order (bucket i: bytes
+// [i * bytes / n, (i + 1) * bytes / n)), each bucket the share of its bits that are set, rounded
+// to 3 decimals, so that a zeroed or saturated region shows (docs/cli.md, "inspect"). Nothing
+// when `bits` is empty.
+void AddFillProfile(Document& doc, ByteSpan file, ByteSpan bits);
+
 // The common head of every dump: format and dump_version.
 Document DumpHead(std::string_view format);
 // Checks that `dump` is an object of `format` and of kDumpVersion.

@@ -66,6 +66,11 @@ std::span<const FlagDecl> CommandFlags() {
        "instead of the family's default place",
        {kRepair}},
       {"--no-backup", "", "repair: keep no copy of the replaced files", {kRepair}},
+      {"--prometheus",
+       "FILE",
+       "verify: also write the run's figures per group to FILE in node_exporter's textfile "
+       "format (atomically: a temporary file in FILE's directory, renamed)",
+       {kVerify}},
       {"--json",
        "",
        "one JSON document on standard output instead of text",

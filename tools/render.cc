@@ -1,7 +1,9 @@
 #include "render.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
 
 namespace bloomcodec::tool {
 namespace {
@@ -46,6 +48,20 @@ std::string ListItem(const Document& e) {
   return s;
 }
 
+// "[levels] bytes A..B in N buckets": the profile's line after its label.
+std::string FillLine(const Document& profile) {
+  const Document& buckets = profile["buckets"];
+  std::string line = "[" + FillLevels(buckets, LocaleIsUtf8()) + "]";
+  const std::uint64_t bytes = profile["bytes"].get<std::uint64_t>();
+  if (profile["offset"].is_number()) {
+    const std::uint64_t offset = profile["offset"].get<std::uint64_t>();
+    line += " bytes " + std::to_string(offset) + ".." + std::to_string(offset + bytes);
+  } else {
+    line += " " + std::to_string(bytes) + " bytes";
+  }
+  return line + " in " + std::to_string(buckets.size()) + " buckets";
+}
+
 bool IsListOfObjects(const Document& v) {
   return v.is_array() && !v.empty() &&
          std::all_of(v.begin(), v.end(), [](const Document& e) { return e.is_object(); });
@@ -53,12 +69,46 @@ bool IsListOfObjects(const Document& v) {
 
 }  // namespace
 
+std::string FillLevels(const Document& buckets, bool utf8) {
+  static constexpr const char* kBlocks[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+  static constexpr const char* kAscii[] = {" ", ".", ":", "-", "=", "+", "*", "%", "#"};
+  std::string out;
+  for (const Document& b : buckets) {
+    const double share = b.is_number() ? b.get<double>() : 0;
+    // Only an empty bucket is blank and only a full one the top level, so that a zeroed or
+    // saturated region never hides among nearly empty or nearly full ones.
+    int level = 0;
+    if (share >= 1) {
+      level = 8;
+    } else if (share > 0) {
+      level = 1 + std::min(6, static_cast<int>(share * 7));
+    }
+    out += (utf8 ? kBlocks : kAscii)[level];
+  }
+  return out;
+}
+
+bool LocaleIsUtf8() {
+  for (const char* name : {"LC_ALL", "LC_CTYPE", "LANG"}) {
+    const char* value = std::getenv(name);
+    if (value == nullptr || *value == '\0') continue;
+    std::string v(value);
+    for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return v.find("utf-8") != std::string::npos || v.find("utf8") != std::string::npos;
+  }
+  return false;
+}
+
 void RenderDocument(const Document& doc, std::string& out, int indent) {
   std::size_t width = 0;
   for (const auto& [key, value] : doc.items()) width = std::max(width, key.size());
   const std::string pad(static_cast<std::size_t>(indent), ' ');
   for (const auto& [key, value] : doc.items()) {
-    if (value.is_object()) {
+    if (key == "fill_profile" && value.is_object() && value.contains("buckets")) {
+      std::string line = pad + key + ":";
+      line.resize(pad.size() + width + 2, ' ');
+      out += line + FillLine(value) + "\n";
+    } else if (value.is_object()) {
       out += pad + key + ":\n";
       RenderDocument(value, out, indent + 2);
     } else if (IsListOfObjects(value)) {

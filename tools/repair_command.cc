@@ -120,6 +120,7 @@ nlohmann::ordered_json TableJson(const TableRepair& t) {
 
 nlohmann::ordered_json ReportJson(const RepairReport& r) {
   nlohmann::ordered_json doc;
+  doc["schema_version"] = kRepairJsonSchemaVersion;
   doc["dry_run"] = r.dry_run;
   doc["tables"] = nlohmann::ordered_json::array();
   for (const TableRepair& t : r.tables) doc["tables"].push_back(TableJson(t));

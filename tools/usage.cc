@@ -56,7 +56,7 @@ constexpr SubcommandText kSubcommands[] = {
      "--json prints {\"files\": [one document per FILE]} (see docs/cli.md).\n"},
     {Subcommand::kVerify, "verify",
      "verify PATH... [--keys K [--key-format F] | --index INDEX_DB | --from-table] [--format F]"
-     "{families} [--json]",
+     "{families} [--json] [--prometheus FILE]",
      "Checks each PATH: a filter file, a LevelDB table or RocksDB SST, a Cassandra data\n"
      "directory (every SSTable's Filter.db against its Index.db, keyspace subfolders included;\n"
      "0.7 - 5.0), a LevelDB or RocksDB database directory (the live tables of its MANIFEST at\n"
@@ -70,6 +70,8 @@ constexpr SubcommandText kSubcommands[] = {
      "INDEX_DB (a Cassandra Index.db), --from-table (a table's own keys; the default for\n"
      "tables). Exit 1 when a file has an error finding (a damaged file inside a directory\n"
      "included); warnings alone exit 0. --json prints one JSON document (see docs/cli.md).\n"
+     "--prometheus FILE also writes files by status and, per group, tables, errors,\n"
+     "warnings, keys checked and fp rate for node_exporter's textfile collector.\n"
      "RocksDB prefix filters: the prefixes of RocksDB's built-in extractors that a table names\n"
      "are checked too.\n"},
     {Subcommand::kConvert, "convert",

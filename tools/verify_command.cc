@@ -14,6 +14,7 @@
 #include "inputs.h"
 #include "output.h"
 #include "progress.h"
+#include "prometheus.h"
 #include "usage.h"
 
 namespace bloomcodec::tool {
@@ -41,6 +42,11 @@ Result<bool> RunVerify(std::span<const std::string_view> argv) {
   const int sources = args.Has("--keys") + args.Has("--index") + args.Has("--from-table");
   if (sources > 1) {
     return Status::InvalidArgument("--keys, --index and --from-table are alternatives; give one");
+  }
+  const std::string prometheus(args.Value("--prometheus").value_or(""));
+  if (args.Has("--prometheus") && (prometheus.empty() || prometheus == "-")) {
+    return Status::InvalidArgument(
+        "--prometheus needs a file name (node_exporter's collector reads files)");
   }
   if (args.Has("--key-format") && !args.Has("--keys")) {
     return Status::InvalidArgument("--key-format describes --keys, which is missing");
@@ -85,6 +91,8 @@ Result<bool> RunVerify(std::span<const std::string_view> argv) {
     });
   }
   report.summary = Summarize(report.files);
+  // The metrics first: when they cannot be written, nothing is printed (exit 2).
+  if (!prometheus.empty()) BLOOMCODEC_RETURN_IF_ERROR(WritePrometheus(prometheus, report));
   if (json) {
     BLOOMCODEC_RETURN_IF_ERROR(WriteJson(VerifyReportJson(report)));
   } else {

@@ -132,6 +132,8 @@ Result<Document> InspectBloom(ByteSpan file, std::string_view, HashFlavor flavor
   doc["policy_name"] = std::string(
       flavor == HashFlavor::kSignedTail || goleveldb ? kLegacyPolicyName : kCurrentPolicyName);
   AddBloomFields(doc, file, flavor, goleveldb);
+  // The bit array: every byte but the last (k).
+  if (file.size() >= 2) AddFillProfile(doc, file, file.first(file.size() - 1));
   return doc;
 }
 

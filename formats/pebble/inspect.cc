@@ -144,6 +144,7 @@ Result<Document> InspectBloom(ByteSpan file, std::string_view source) {
       "2020-04-17; before, unsigned: told apart by a table's keys)";
   if (f.num_probes() == 0) doc["reader"] = "0 probes: every key answers present";
   AddFillStatistics(doc, f.bit_count(), f.bits_set(), f.num_probes());
+  AddFillProfile(doc, file, f.lines());
   doc["policy"] = BloomPolicyFacts(f);
   return doc;
 }

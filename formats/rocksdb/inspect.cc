@@ -146,6 +146,7 @@ Result<Document> InspectFullFilter(ByteSpan file, std::string_view source, Filte
     case FullFilterKind::kLegacyBloom:
     case FullFilterKind::kFastLocalBloom:
       AddFillStatistics(doc, f.bit_count(), f.bits_set(), f.num_probes());
+      AddFillProfile(doc, file, f.payload());
       doc["policy"] = *PolicyFacts(f);
       break;
     case FullFilterKind::kRibbon: {
@@ -159,6 +160,8 @@ Result<Document> InspectFullFilter(ByteSpan file, std::string_view source, Filte
       doc["estimator"] = "ribbon-slots";
       doc["estimated_keys"] = facts["sized_for_keys_max"];
       doc["estimated_false_positive_rate"] = JsonNumber(RibbonExpectedFpRate(f));
+      // A zeroed or overwritten region still shows against the even half of ones.
+      AddFillProfile(doc, file, f.payload());
       doc["policy"] = facts;
       break;
     }

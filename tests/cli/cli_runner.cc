@@ -7,7 +7,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -49,6 +52,45 @@ std::string CliDir::Write(const std::string& name, ByteSpan contents) const {
   return path;
 }
 
+namespace {
+
+// Keeps the --json document of a schema'd subcommand for tests/cli/validate_schemas.py.
+void KeepJsonDocument(const std::vector<std::string>& args, const CliRun& run) {
+  const char* dir = std::getenv("BLOOMCODEC_JSON_DIR");
+  if (dir == nullptr || *dir == '\0' || args.empty() || run.out.empty()) return;
+  if (std::find(args.begin(), args.end(), "--json") == args.end()) return;
+  const std::string& command = args[0];
+  if (command != "verify" && command != "inspect" && command != "convert" && command != "repair") {
+    return;
+  }
+  std::string test = "unknown";
+  if (const auto* info = ::testing::UnitTest::GetInstance()->current_test_info()) {
+    test = std::string(info->test_suite_name()) + "." + info->name();
+    for (char& c : test) {
+      if (c == '/') c = '_';
+    }
+  }
+  std::string path = std::string(dir) + "/" + command + "." + test + ".XXXXXX.json";
+  const int fd = ::mkstemps(path.data(), 5);
+  if (fd < 0) {
+    ADD_FAILURE() << "cannot keep the --json document in " << dir << ": " << std::strerror(errno);
+    return;
+  }
+  std::size_t done = 0;
+  while (done < run.out.size()) {
+    const ssize_t n = ::write(fd, run.out.data() + done, run.out.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ADD_FAILURE() << "cannot write " << path << ": " << std::strerror(errno);
+      break;
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+}
+
+}  // namespace
+
 CliRun RunCli(const std::vector<std::string>& args, const std::string& stdin_data) {
   CliDir io;
   std::string in_path = io.Write("stdin", stdin_data);
@@ -88,6 +130,7 @@ CliRun RunCli(const std::vector<std::string>& args, const std::string& stdin_dat
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   run.out = ReadAnyText(out_path);
   run.err = ReadAnyText(err_path);
+  KeepJsonDocument(args, run);
   return run;
 }
 

@@ -20,6 +20,9 @@ struct CliRun {
 
 // Runs BLOOMCODEC_CLI with `args`; `stdin_data` is its standard input (empty: /dev/null-like).
 // Standard output and error are files, never terminals, so no progress line appears.
+// When the environment names a directory in BLOOMCODEC_JSON_DIR (ctest sets it), the standard
+// output of every `verify`, `inspect`, `convert` and `repair` run with --json is kept there as
+// COMMAND.TEST.XXXXXX.json, for the one test that validates them all against docs/schema/.
 CliRun RunCli(const std::vector<std::string>& args, const std::string& stdin_data = "");
 
 // A temporary directory for one test's inputs and outputs.

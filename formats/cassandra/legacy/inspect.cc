@@ -18,6 +18,7 @@ Result<Document> InspectLegacyFilter(ByteSpan file, std::string_view source, Era
   BLOOMCODEC_ASSIGN_OR_RETURN(LegacyFilter f, LegacyFilter::Parse(file, source));
   Document doc = FilterFields(Facts(era).name, f.signed_hash_count(), f.word_count(), f.modulus(),
                               f.bits_set(), 0);
+  AddFillProfile(doc, file, f.words_bytes());
   doc["file_bytes"] = file.size();
   doc["trailing_bytes"] = f.trailing_bytes();
   AddSstableBefore12(doc, source);

@@ -181,6 +181,7 @@ Result<Document> InspectMurmur3Filter(ByteSpan file, std::string_view source, Er
   doc["word_count"] = f.word_count();
   doc["capacity_bits"] = f.modulus();
   AddFillStatistics(doc, f.bit_count(), f.bits_set(), f.hash_count());
+  AddFillProfile(doc, file, f.bits_bytes());
   if (f.signed_hash_count() > kIndexArrayLength) {
     doc["lookup_note"] =
         "K > 21: Cassandra's lookups of this filter throw "

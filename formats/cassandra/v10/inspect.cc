@@ -15,6 +15,7 @@ Result<Document> InspectV10Filter(ByteSpan file, std::string_view source) {
   BLOOMCODEC_ASSIGN_OR_RETURN(V10Filter f, V10Filter::Parse(file, source));
   Document doc = FilterFields(Facts(Era::kV10).name, f.signed_hash_count(), f.word_count(),
                               f.modulus(), f.bits_set(), 0);
+  AddFillProfile(doc, file, f.words_bytes());
   doc["file_bytes"] = file.size();
   doc["trailing_bytes"] = f.trailing_bytes();
   AddSstableBefore12(doc, source);

@@ -19,6 +19,7 @@ Result<Document> InspectRowFilter(ByteSpan file, std::string_view source) {
   const V10Filter& f = *row.v10();
   Document doc = FilterFields(Facts(Era::kV10Row).name, f.signed_hash_count(), f.word_count(),
                               f.modulus(), f.bits_set(), kRowFilterBucketsPerElement);
+  AddFillProfile(doc, file, f.words_bytes());
   doc["length_prefix"] = row.length_prefix();
   doc["padding_bytes"] = f.trailing_bytes();
   doc["file_bytes"] = file.size();
