@@ -302,7 +302,8 @@ TEST(GoLevelDbDatabase, AnUndecidedTableTakesTheWriterItsDatabaseShows) {
     const CliRun r = RunCli({"verify", folder, "--json"});
     EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
     std::map<std::string, std::string> out;
-    for (const auto& f : nlohmann::json::parse(r.out)["files"]) {
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    for (const auto& f : doc["files"]) {
       const std::string path = f["path"];
       std::string w = f.value("writer", "");
       for (const auto& x : f["findings"]) {
