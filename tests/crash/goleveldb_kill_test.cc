@@ -24,13 +24,13 @@ TEST(GoLevelDbKilled, VerifyFindsNoErrorAndGoLevelDbReopens) {
   ASSERT_EQ(RunOracle({"reopen", db}, out), 0) << out;  // creates it
   const std::uint32_t seed = KillSeed(2929);
   std::mt19937 rng(seed);
-  const int rounds = KillRounds(4);
+  const int rounds = KillRounds(3);
   int killed = 0;
   RoundFigures sum;
   for (int round = 0; round < rounds; ++round) {
     const std::string name = "seed " + std::to_string(seed) + " round " + std::to_string(round);
     int exit_code = 0;
-    const auto delay = KillDelay(rng, 60, 600);
+    const auto delay = KillDelay(rng, 60, 500);
     if (KillProgramAfter({GOLEVELDB_ORACLE, "churn", db, std::to_string(seed * 1000 + round)},
                          delay, exit_code)) {
       ++killed;

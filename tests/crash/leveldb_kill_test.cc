@@ -80,13 +80,13 @@ TEST(LevelDbKilled, VerifyFindsNoErrorAndLevelDbReopens) {
             0);
   const std::uint32_t seed = KillSeed(2911);
   std::mt19937 rng(seed);
-  const int rounds = KillRounds(4);
+  const int rounds = KillRounds(3);
   int killed = 0;
   RoundFigures sum;
   for (int round = 0; round < rounds; ++round) {
     const std::string name = "seed " + std::to_string(seed) + " round " + std::to_string(round);
     int exit_code = 0;
-    const auto delay = KillDelay(rng, 40, 500);
+    const auto delay = KillDelay(rng, 40, 400);
     if (KillAfter([&] { WriteUntilKilled(db, seed * 1000 + round); }, delay, exit_code)) {
       ++killed;
     } else {

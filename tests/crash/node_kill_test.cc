@@ -31,7 +31,7 @@ void RunKills(const std::string& engine, std::uint32_t fixed_seed) {
         engine + " seed " + std::to_string(seed) + " round " + std::to_string(round);
     int exit_code = 0;
     // Node.js and the binding take about half a second to start writing.
-    const auto delay = KillDelay(rng, 500, 1500);
+    const auto delay = KillDelay(rng, 400, 1000);
     if (KillProgramAfter({BLOOMCODEC_NODE, BLOOMCODEC_CHURN_SCRIPT, BLOOMCODEC_NPM_MODULES, engine,
                           "churn", db, std::to_string(seed * 1000 + round)},
                          delay, exit_code)) {

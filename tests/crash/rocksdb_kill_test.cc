@@ -103,13 +103,13 @@ TEST(RocksDbKilled, VerifyFindsNoErrorAndRocksDbReopens) {
             0);
   const std::uint32_t seed = KillSeed(2978);
   std::mt19937 rng(seed);
-  const int rounds = KillRounds(4);
+  const int rounds = KillRounds(3);
   int killed = 0;
   RoundFigures sum;
   for (int round = 0; round < rounds; ++round) {
     const std::string name = "seed " + std::to_string(seed) + " round " + std::to_string(round);
     int exit_code = 0;
-    const auto delay = KillDelay(rng, 60, 600);
+    const auto delay = KillDelay(rng, 60, 500);
     if (KillAfter([&] { WriteUntilKilled(db, seed * 1000 + round); }, delay, exit_code)) {
       ++killed;
     } else {
