@@ -4,13 +4,15 @@
 // again, and a VALIDATION found lies inside the input. Repair's view of the same bytes: the fp
 // chance found in 2.0's record (jb) and through the table of contents (me, nb: every CRC32), and
 // rewritten to another chance, which reads back and changes only the chance's 8 bytes and the
-// VALIDATION CRC32; and the bytes read as a ScyllaDB Scylla.db.
+// VALIDATION CRC32; the bytes read as a ScyllaDB Scylla.db; and read as a Summary.db, whose
+// header's count (summary_db.h) is in bounds, ordered and the same twice.
 #include <cstring>
 #include <string>
 
 #include "cassandra/repair/scylla_db.h"
 #include "cassandra/repair/statistics.h"
 #include "cassandra/statistics_db.h"
+#include "cassandra/summary_db.h"
 #include "fuzz_support.h"
 
 using namespace bloomcodec;
@@ -64,6 +66,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         cassandra::FindRecordedFpChance(*next, "Statistics.db", version, "big");
     FUZZ_CHECK(back.ok() && back->offset == at->offset &&
                std::memcmp(&back->fp_chance, &other, sizeof other) == 0);
+  }
+  for (const char* version : {"jb", "ka", "nb"}) {
+    const std::optional<cassandra::SummaryCount> s =
+        cassandra::RecordedSummaryCount(input, version);
+    FUZZ_CHECK(!s || std::string_view(version) != "jb");
+    FUZZ_CHECK(!s || (s->least >= 1 && s->least <= s->about && size >= 24));
+    const std::optional<cassandra::SummaryCount> again =
+        cassandra::RecordedSummaryCount(input, version);
+    FUZZ_CHECK(s.has_value() == again.has_value() && (!s || s->about == again->about));
   }
   Result<bool> scylla = cassandra::ScyllaRecordsComponentDigests(input, "Scylla.db");
   if (!scylla.ok()) fuzz::CheckNamesSourceAndOffset(scylla.status(), "Scylla.db", size);

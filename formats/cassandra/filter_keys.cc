@@ -154,17 +154,21 @@ bool KeyStreamKeys::AllPresent(const Filter& filter) const {
 }
 
 void FilterKeys::ExpectRecordedCount(std::uint64_t recorded, std::string source,
-                                     std::string recorded_by) {
-  recorded_ = Recorded{recorded, std::move(source), std::move(recorded_by)};
+                                     std::string recorded_by, std::uint64_t about) {
+  recorded_ = Recorded{recorded, std::move(source), std::move(recorded_by), about};
 }
 
 namespace {
 
 // 293000 as "293,000": the counts of a large sstable, read by people.
 std::string Grouped(std::uint64_t n) {
-  std::string digits = std::to_string(n);
-  for (std::size_t i = digits.size(); i > 3; i -= 3) digits.insert(i - 3, ",");
-  return digits;
+  const std::string digits = std::to_string(n);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
 }
 
 }  // namespace
@@ -187,8 +191,12 @@ void FilterKeys::Finish(FileReport& report, bool cut_short) {
   if (complete_ && recorded_ && count() < recorded_->count) {
     complete_ = false;
     report.Add(Severity::kError, finding_kind::kIndex,
-               recorded_->source + " holds " + Grouped(count()) + " of the " +
-                   Grouped(recorded_->count) + " partitions " + recorded_->recorded_by +
+               recorded_->source + " holds " + Grouped(count()) +
+                   (recorded_->about == 0
+                        ? " of the " + Grouped(recorded_->count) + " partitions "
+                        : " of about " + Grouped(recorded_->about) + " partitions (at least " +
+                              Grouped(recorded_->count) + ") ") +
+                   recorded_->recorded_by +
                    " records: the index lost keys (emptied, or cut at an entry's end), and reads "
                    "of the others find nothing; the filter's fill is judged by its size and K "
                    "alone");

@@ -78,7 +78,10 @@ class FilterKeys {
   // Statistics.db) for the keys of `source` (its Index.db or Partitions.db). A source that reads
   // whole but holds fewer keys lost them (emptied, or cut at an entry's end): Check adds an
   // "index" error saying so, and the count is only a lower bound (no fill judgement from it).
-  void ExpectRecordedCount(std::uint64_t recorded, std::string source, std::string recorded_by);
+  // `about`: the record gives the count only to within a range whose least is `recorded`
+  // (Summary.db's sampling, summary_db.h); the message then says "about" that many.
+  void ExpectRecordedCount(std::uint64_t recorded, std::string source, std::string recorded_by,
+                           std::uint64_t about = 0);
 
  protected:
   // Ends Check: judges completeness from the findings so far (`cut_short`: incomplete anyway)
@@ -90,6 +93,7 @@ class FilterKeys {
     std::uint64_t count = 0;
     std::string source;
     std::string recorded_by;
+    std::uint64_t about = 0;  // 0: `count` is exact
   };
   std::optional<Recorded> recorded_;
   CountIsLowerBound lower_bound_;

@@ -175,20 +175,21 @@ std::optional<std::uint64_t> RecordedPartitionCount(ByteSpan file, std::string_v
   return total;
 }
 
-void ExpectStatisticsCount(const std::string& path, std::string_view version,
+bool ExpectStatisticsCount(const std::string& path, std::string_view version,
                            std::string_view sstable_format, const std::string& source,
                            FilterKeys& keys) {
   Result<InputFile> in = InputFile::Open(path);
-  if (!in.ok()) return;
+  if (!in.ok()) return false;
   // From na (and in BTI) the file carries checksums: a count is taken only from a file whose
   // checksums hold, as CheckStatistics reads it.
   if (HasMetadataToc(version, sstable_format) &&
       !ReadValidationMetadata(in->bytes(), path, version, sstable_format).ok()) {
-    return;
+    return false;
   }
   const std::optional<std::uint64_t> n =
       RecordedPartitionCount(in->bytes(), version, sstable_format);
   if (n) keys.ExpectRecordedCount(*n, source, path);
+  return n.has_value();
 }
 
 std::optional<double> PromisedFpRate(std::int64_t keys, double fp_chance) {

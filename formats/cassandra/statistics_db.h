@@ -61,8 +61,8 @@ std::optional<std::uint64_t> RecordedPartitionCount(ByteSpan file, std::string_v
 // verify's use of that count: read from the Statistics.db at `path` (an sstable of `version` and
 // `sstable_format`) and given to `keys`, the sstable's Index.db or Partitions.db at `source`
 // (FilterKeys::ExpectRecordedCount). Nothing when the file cannot be read or records no count
-// (CheckStatistics reports its damage).
-void ExpectStatisticsCount(const std::string& path, std::string_view version,
+// (CheckStatistics reports its damage); returns whether a count was given.
+bool ExpectStatisticsCount(const std::string& path, std::string_view version,
                            std::string_view sstable_format, const std::string& source,
                            FilterKeys& keys);
 

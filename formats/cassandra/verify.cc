@@ -21,6 +21,7 @@
 #include "cassandra/inspect.h"
 #include "cassandra/murmur3/inspect.h"
 #include "cassandra/statistics_db.h"
+#include "cassandra/summary_db.h"
 
 namespace bloomcodec::cassandra {
 
@@ -483,12 +484,7 @@ FileReport VerifySstable(const SstableFiles& sstable) {
     keys = LoadIndex(sstable.index_path, d.version, era, report, sstable.forced_key_form,
                      CountIsLowerBound::kOnIndexOrUnsupported, sstable.limits);
   }
-  if (keys && sstable.has_statistics) {
-    const std::string& index = sstable.index_path;
-    ExpectStatisticsCount(
-        sstable.statistics_path, d.version, d.sstable_format,
-        trie_index ? index.substr(0, index.rfind("Index.db")) + "Partitions.db" : index, *keys);
-  }
+  if (keys) ExpectIndexCount(sstable, trie_index, *keys);
   if (!sstable.has_filter) {
     report.Add(Severity::kWarning, finding_kind::kMissingFilter,
                Facts(era).hash == KeyHash::kMurmur3

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/leveldb/options.h"
 #include "formats/leveldb/family.h"
+#include "leveldb/database_writer.h"
 #include "leveldb/inspect.h"
 #include "leveldb/table/table_files.h"
 #include "leveldb/table/table_reader.h"
@@ -54,10 +56,6 @@ std::vector<std::string> TableSet(const std::string& dir) {
   return out;
 }
 
-FileReport VerifyDatabaseTable(const std::string& path, const std::string& group) {
-  return VerifyTable(path, KeyKind::kUser, nullptr, group);
-}
-
 // The first and last user keys of a database table (LevelDB writes no range deletions).
 Result<manifest::TableKeyRange> KeyRangeOf(const std::string& path) {
   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(path));
@@ -84,13 +82,20 @@ Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
                            std::vector<VerifyTask>& tasks) {
   std::error_code ec;
   const bool has_current = fs::is_regular_file(fs::path(dir) / "CURRENT", ec);
+  // The tables of one directory share a writer: a table whose own keys cannot tell takes the
+  // one its LOG or siblings show (database_writer.h).
+  const auto verify_all = [&](std::vector<std::string> tables) {
+    auto writer = std::make_shared<const DatabaseWriter>(dir, tables);
+    for (std::string& table : tables) {
+      tasks.push_back(
+          [table = std::move(table), dir, writer] { return writer->Verify(table, dir); });
+    }
+  };
   if (!LooksLikeDatabase(dir)) {
     // Not a database: a set of tables under other names is verified as one group.
     std::vector<std::string> set = TableSet(dir);
     if (set.empty()) return false;
-    for (std::string& table : set) {
-      tasks.push_back([table = std::move(table), dir] { return VerifyDatabaseTable(table, dir); });
-    }
+    verify_all(std::move(set));
     return true;
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<std::string> tables, FindTables(dir));
@@ -101,12 +106,16 @@ Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
       if (!std::binary_search(tables.begin(), tables.end(), t)) tables.push_back(t);
     }
     std::sort(tables.begin(), tables.end());
-    for (std::string& table : tables) {
-      tasks.push_back([table = std::move(table), dir] { return VerifyDatabaseTable(table, dir); });
-    }
+    verify_all(std::move(tables));
     return true;
   }
-  static const manifest::TableCheck check{"leveldb-table", VerifyDatabaseTable, KeyRangeOf, {}};
+  auto writer = std::make_shared<const DatabaseWriter>(dir, tables);
+  const manifest::TableCheck check{"leveldb-table",
+                                   [writer](const std::string& path, const std::string& group) {
+                                     return writer->Verify(path, group);
+                                   },
+                                   KeyRangeOf,
+                                   {}};
   manifest::PlanDatabase(
       dir,
       manifest::ReadDatabase(dir, manifest::Flavor::kLevelDb, {"ldb", "sst"}, IsDatabaseTableName),

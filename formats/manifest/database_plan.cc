@@ -34,6 +34,19 @@ void ListedTableIsDamaged(FileReport& report) {
   }
 }
 
+// A table no live version references is what a writer leaves when it stops in the middle of a
+// flush or a compaction (or before it deletes what a compaction replaced): the originals never
+// read it and delete it at their next open, so nothing in it can hurt a read. Whatever verify
+// found in it is reported, as info: a half-written table is no damage of the database.
+void LeftoverIsNotDamage(FileReport& report) {
+  for (Finding& f : report.findings) {
+    if (f.severity == Severity::kInfo) continue;
+    f.severity = Severity::kInfo;
+    f.message =
+        "in a table no live version references (a writer's leftover, never read): " + f.message;
+  }
+}
+
 void CheckKeyRange(const LiveTable& live, const TableCheck& check, FileReport& report) {
   // A damaged or unreadable table has its finding already; its keys say nothing about the range.
   for (const Finding& f : report.findings) {
@@ -229,6 +242,7 @@ void PlanDatabase(const std::string& dir, DatabaseView view, const TableCheck& c
   for (const std::string& path : view.obsolete) {
     tasks.push_back([path, dir, manifest_path, verify = check.verify] {
       FileReport r = verify(path, dir);
+      LeftoverIsNotDamage(r);
       r.group_role = GroupRole::kObsolete;
       r.Add(Severity::kInfo, finding_kind::kObsolete,
             "no live version of " + fs::path(manifest_path).filename().string() +

@@ -44,7 +44,9 @@ Status FirstAndLastKeys(
 
 struct TableCheck {
   std::string_view format;  // the CLI format name of the family's tables
-  FileReport (*verify)(const std::string& path, const std::string& group) = nullptr;
+  // A std::function: a family may carry what it learned of the whole database (LevelDB: the
+  // writer its LOG or sibling tables show) into each table's check.
+  std::function<FileReport(const std::string& path, const std::string& group)> verify;
   Result<TableKeyRange> (*key_range)(const std::string& path) = nullptr;
   // Optional: what the family adds to a live table's report once its level is known (Pebble:
   // the filter policy OPTIONS gives the level, and the levels whose filters reads skip).

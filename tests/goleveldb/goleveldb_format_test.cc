@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -290,6 +291,57 @@ TEST(GoLevelDbWriter, CommandLineInspectProbeVerifyAndSplit) {
   EXPECT_EQ(to118.exit_code, 0) << to118.err;
   EXPECT_EQ(bloomcodec::testing::ReadAnyFile(dir.Path("f118.bin")),
             bloomcodec::testing::ReadAnyFile(raw));
+}
+
+// The writer of a table whose keys cannot tell is its database's (database_writer.h): a sibling
+// whose keys decide, or the LOG. Alone, or beside LevelDB's LOG, it stays undecided.
+TEST(GoLevelDbDatabase, AnUndecidedTableTakesTheWriterItsDatabaseShows) {
+  const ByteVector decisive = MakeDbTable(BloomPolicy::GoLevelDb(10), true);
+  const ByteVector undecided = MakeDbTable(BloomPolicy::GoLevelDb(10), false);
+  auto writers = [](const std::string& folder) {
+    const CliRun r = RunCli({"verify", folder, "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    std::map<std::string, std::string> out;
+    const nlohmann::json doc = nlohmann::json::parse(r.out);
+    for (const auto& f : doc["files"]) {
+      const std::string path = f["path"];
+      std::string w = f.value("writer", "");
+      for (const auto& x : f["findings"]) {
+        if (x["kind"] == "manifest" && x["severity"] == "info")
+          w += " (" + x["message"].get<std::string>() + ")";
+      }
+      out[std::filesystem::path(path).filename().string()] = w;
+    }
+    return out;
+  };
+  {  // a folder of tables (a copy, no CURRENT): the sibling decides
+    CliDir dir;
+    dir.Write("000005.ldb", decisive);
+    dir.Write("000007.ldb", undecided);
+    const auto w = writers(dir.path());
+    EXPECT_EQ(w.at("000005.ldb"), "goleveldb");
+    EXPECT_TRUE(w.at("000007.ldb").starts_with("goleveldb (")) << w.at("000007.ldb");
+    EXPECT_NE(w.at("000007.ldb").find("its sibling 000005.ldb was written by goleveldb"),
+              std::string::npos)
+        << w.at("000007.ldb");
+  }
+  {  // alone: nothing tells
+    CliDir dir;
+    dir.Write("000007.ldb", undecided);
+    EXPECT_EQ(writers(dir.path()).at("000007.ldb"), "leveldb-1.17-or-goleveldb");
+  }
+  {  // goleveldb's LOG tells, LevelDB's does not make it goleveldb's
+    CliDir dir;
+    dir.Write("000007.ldb", undecided);
+    dir.Write("LOG",
+              "=============== Nov 28, 2026 (UTC) ===============\n"
+              "12:39:54.525902 log@legend F\xc2\xb7NumFile\n12:39:54.556942 db@open opening\n");
+    const auto go = writers(dir.path());
+    EXPECT_NE(go.at("000007.ldb").find("its database's LOG is goleveldb's"), std::string::npos)
+        << go.at("000007.ldb");
+    dir.Write("LOG", "2026/11/28-12:40:00.123456 7f12345678 Recovering log #3\n");
+    EXPECT_EQ(writers(dir.path()).at("000007.ldb"), "leveldb-1.17-or-goleveldb");
+  }
 }
 
 }  // namespace

@@ -21,6 +21,13 @@
 //	oracle hold DIR
 //	    opens the database (goleveldb takes its LOCK) and keeps it open until standard input
 //	    ends; prints "open" once it is.
+//	oracle churn DIR SEED
+//	    opens (or creates) the database and writes, deletes and compacts random ranges until it
+//	    is killed (the kill tests of tests/crash); returns only on an error (exit 2).
+//	oracle reopen DIR
+//	    opens the database as churn's application opens it (its filter and sizes; goleveldb's
+//	    default strict flags, so the MANIFEST is read without StrictManifest), reads every key,
+//	    closes it; prints "ok".
 //	oracle recheck ORIG_DIR COPY_DIR SEED
 //	    reads every live key and value of ORIG_DIR (read-only), rebuilds COPY_DIR's MANIFEST from
 //	    its tables (leveldb.RecoverFile: the tables there were rewritten, their sizes changed),
@@ -182,6 +189,65 @@ func writeDb(dir string, seed int64, n, bpk, blockSize int, compression string) 
 	fmt.Print(stats)
 }
 
+func churnOptions() *opt.Options {
+	return &opt.Options{
+		Filter:              filter.NewBloomFilter(10),
+		BlockSize:           1024,
+		WriteBuffer:         32 * 1024,
+		CompactionTableSize: 16 * 1024,
+		CompactionTotalSize: 16 * 1024,
+	}
+}
+
+// Writes until killed: random keys and values, deletes, a compaction of a random range every
+// few thousand writes.
+func churn(dir string, seed int64) {
+	db, err := leveldb.OpenFile(dir, churnOptions())
+	if err != nil {
+		fail("%v", err)
+	}
+	r := rand.New(rand.NewSource(seed))
+	for i := 0; ; i++ {
+		key := []byte(fmt.Sprintf("key%08d", r.Intn(200000)))
+		if i%7 == 0 {
+			err = db.Delete(key, nil)
+		} else {
+			err = db.Put(key, []byte(strings.Repeat(string(rune('a'+i%26)), 40+r.Intn(160))), nil)
+		}
+		if err != nil {
+			fail("%v", err)
+		}
+		if i%3000 == 2999 {
+			a := r.Intn(200000)
+			rg := util.Range{Start: []byte(fmt.Sprintf("key%08d", a)),
+				Limit: []byte(fmt.Sprintf("key%08d", a+40000))}
+			if err := db.CompactRange(rg); err != nil {
+				fail("%v", err)
+			}
+		}
+	}
+}
+
+// Opens the database as churn's application does (the tables its recovery writes get the same
+// filter; Strict stays goleveldb's default) and reads it all.
+func reopen(dir string) {
+	db, err := leveldb.OpenFile(dir, churnOptions())
+	if err != nil {
+		fail("open: %v", err)
+	}
+	it := db.NewIterator(nil, nil)
+	for it.Next() {
+	}
+	it.Release()
+	if err := it.Error(); err != nil {
+		fail("read: %v", err)
+	}
+	if err := db.Close(); err != nil {
+		fail("close: %v", err)
+	}
+	fmt.Println("ok")
+}
+
 // goleveldb's own view of the live tables: "LEVEL NUMBER" lines, read-only (no compaction).
 func printSSTables(dir string) {
 	db, err := leveldb.OpenFile(dir, &opt.Options{ReadOnly: true})
@@ -322,7 +388,7 @@ func checkKeys(copyDir string, want map[string][]byte, seed int64, readOnly bool
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: oracle db|filter|contains|sstables|recheck|same|hold ...")
+		fail("usage: oracle db|filter|contains|sstables|recheck|same|hold|churn|reopen ...")
 	}
 	switch os.Args[1] {
 	case "db":
@@ -368,6 +434,16 @@ func main() {
 			fail("usage: oracle same ORIG_DIR COPY_DIR SEED")
 		}
 		checkKeys(os.Args[3], liveKeys(os.Args[2]), int64(atoi(os.Args[4])), false)
+	case "churn":
+		if len(os.Args) != 4 {
+			fail("usage: oracle churn DIR SEED")
+		}
+		churn(os.Args[2], int64(atoi(os.Args[3])))
+	case "reopen":
+		if len(os.Args) != 3 {
+			fail("usage: oracle reopen DIR")
+		}
+		reopen(os.Args[2])
 	case "hold":
 		if len(os.Args) != 3 {
 			fail("usage: oracle hold DIR")

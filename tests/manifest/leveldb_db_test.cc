@@ -232,6 +232,40 @@ TEST_F(LevelDbDatabase, ObsoleteCopyIsInfoAndOutOfTheRate) {
   EXPECT_EQ(report.summary.groups[1].role, GroupRole::kObsolete);
 }
 
+// What a writer killed mid-flush or mid-compaction leaves: a table no version references, cut
+// short or empty. Its findings are info (LevelDB never reads it and deletes it at its next open);
+// the same bytes listed as live stay an error (the listed-damage cases of the damaged suites).
+TEST_F(LevelDbDatabase, AHalfWrittenLeftoverIsInfoNotDamage) {
+  TempDir t("manifest-leveldb-leftover");
+  const std::string db = Copy(t);
+  const std::uint64_t number = want_->begin()->first.second;
+  const std::string bytes = ReadFile(db + "/" + manifest::TableFileName(number, "ldb"));
+  const std::string cut = db + "/" + manifest::TableFileName(900001, "ldb");
+  const std::string empty = db + "/" + manifest::TableFileName(900002, "ldb");
+  WriteFile(cut, bytes.substr(0, bytes.size() / 2));
+  WriteFile(empty, "");
+  const VerifyReport report = Verify(db);
+  for (const std::string& path : {cut, empty}) {
+    const FileReport* f = ReportOf(report, path);
+    ASSERT_NE(f, nullptr) << path;
+    EXPECT_EQ(f->group_role, GroupRole::kObsolete);
+    EXPECT_TRUE(HasFinding(*f, finding_kind::kObsolete, Severity::kInfo));
+    EXPECT_GE(f->findings.size(), 2u) << path;  // what was found is still said
+    for (const Finding& x : f->findings) {
+      EXPECT_EQ(x.severity, Severity::kInfo) << path << ": " << x.message;
+      if (x.kind != finding_kind::kObsolete) {
+        EXPECT_TRUE(x.message.starts_with("in a table no live version references")) << x.message;
+      }
+    }
+  }
+  EXPECT_EQ(report.summary.errors, 0u);
+  EXPECT_EQ(report.summary.warnings, 0u);
+  // The same cut bytes in place of a live table: the MANIFEST says it is one, so it is damage.
+  WriteFile(db + "/" + manifest::TableFileName(number, "ldb"), bytes.substr(0, bytes.size() / 2));
+  const VerifyReport damaged = Verify(db);
+  EXPECT_EQ(damaged.summary.errors, 1u);
+}
+
 TEST_F(LevelDbDatabase, BrokenCurrentFallsBackToTheListing) {
   TempDir t("manifest-leveldb-current");
   const std::string db = Copy(t);

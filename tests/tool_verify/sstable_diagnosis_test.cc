@@ -2,7 +2,8 @@
 // a file whose name only resembles an sstable component is not an sstable (skipped with an info
 // finding, never an error; a directory of nothing else says it holds no database), and an
 // Index.db that lost keys against the partition count its own Statistics.db records is an
-// `index` finding ("holds 0 of the 2,000 partitions"), not an overfilled filter. The sstables
+// `index` finding ("holds 0 of the 2,000 partitions"), not an overfilled filter; where
+// Statistics.db records no count, Summary.db's ("of about 2,048"). The sstables
 // are written here: filters by the library's builders, Index.db by its writer, Statistics.db as
 // MetadataSerializer lays it out.
 #include <gtest/gtest.h>
@@ -177,6 +178,81 @@ TEST(IndexAgainstStatistics, AnIndexCutInsideAnEntryIsReportedOnce) {
   EXPECT_EQ(Kinds(f), (std::vector<std::string>{"index", "statistics"})) << Messages(f);
   EXPECT_EQ(Messages(f).find("partitions"), std::string::npos) << Messages(f);
   EXPECT_FALSE(f["findings"][0]["offset"].is_null());
+}
+
+// Summary.db of ka and later recording `keys` partitions at min_index_interval 128, full
+// sampling: the 24-byte header, then one sampled entry (its offset, key and position) for every
+// 128th key, then the first and last keys. `entries` overrides the entry count in the header.
+ByteVector SummaryRecording(int keys, int entries = -1) {
+  const int full = (keys + 127) / 128;
+  ByteVector body;
+  ByteWriter b(body);
+  for (int i = 0; i < full; ++i) b.PutLittleU32(static_cast<std::uint32_t>(4 * full + 16 * i));
+  for (int i = 0; i < full; ++i) {
+    b.PutBytes(AsBytes(std::string_view("key" + std::to_string(100000 + 128 * i))));
+    b.PutBigU64(static_cast<std::uint64_t>(i) * 6400);
+  }
+  ByteVector out;
+  ByteWriter w(out);
+  w.PutBigI32(128);
+  w.PutBigI32(entries < 0 ? full : entries);
+  w.PutBigU64(body.size());
+  w.PutBigI32(128);
+  w.PutBigI32(full);
+  w.PutBytes(body);
+  return out;
+}
+
+// Where Statistics.db records no count (here: there is none), Summary.db's size at full sampling
+// S = ceil(2000 / 128) = 16 bounds the partitions indexed: 1,921 .. 2,048.
+TEST(IndexAgainstSummary, AnEmptyIndexIsAnIndexFindingAgainstTheSummarysCount) {
+  CliDir dir;
+  const std::string t = PutTable(dir, "me", 0, /*with_statistics=*/false);
+  WriteFileAt(t + "/me-1-big-Summary.db", SummaryRecording(kKeys));
+  Json doc = VerifyJson({dir.Path("data")}, 1);
+  const Json& f = FileEndingWith(doc, "me-1-big-Filter.db");
+  EXPECT_EQ(Kinds(f), std::vector<std::string>{"index"}) << Messages(f);
+  EXPECT_NE(Messages(f).find("me-1-big-Index.db holds 0 of about 2,048 partitions (at least "
+                             "1,921) " +
+                             t + "/me-1-big-Summary.db records"),
+            std::string::npos)
+      << Messages(f);
+  EXPECT_EQ(f["sized_keys_from"], "parameters");
+}
+
+TEST(IndexAgainstSummary, AnIndexWithinTheSummarysRangeIsNotJudgedShort) {
+  CliDir dir;
+  const std::string t = PutTable(dir, "me", 1950, /*with_statistics=*/false);
+  WriteFileAt(t + "/me-1-big-Summary.db", SummaryRecording(kKeys));
+  Json doc = VerifyJson({dir.Path("data")}, 0);
+  const Json& f = FileEndingWith(doc, "me-1-big-Filter.db");
+  EXPECT_EQ(Kinds(f), std::vector<std::string>{}) << Messages(f);
+  EXPECT_EQ(f["keys_checked"], 1950);
+}
+
+// A Summary.db whose header does not hold together, or one ScyllaDB wrote (its older releases
+// count sampled entries, not keys), records no count: the empty index is judged as before.
+TEST(IndexAgainstSummary, ADamagedOrScyllaSummaryRecordsNoCount) {
+  const ByteVector whole = SummaryRecording(kKeys);
+  const std::vector<ByteVector> damaged = {
+      ByteVector(whole.begin(), whole.begin() + 20),  // header cut short
+      ByteVector(whole.begin(), whole.begin() + 40),  // its entries cut short
+      SummaryRecording(kKeys, 17),                    // more entries than at full sampling
+      SummaryRecording(kKeys, 0),                     // no entry (the writer asserts one)
+  };
+  for (std::size_t i = 0; i <= damaged.size(); ++i) {
+    CliDir dir;
+    const std::string t = PutTable(dir, "me", 0, /*with_statistics=*/false);
+    if (i < damaged.size()) {
+      WriteFileAt(t + "/me-1-big-Summary.db", damaged[i]);
+    } else {
+      WriteFileAt(t + "/me-1-big-Summary.db", whole);
+      WriteFileAt(t + "/me-1-big-Scylla.db", AsBytes("\0"));
+    }
+    Json doc = VerifyJson({dir.Path("data")}, 1);
+    const Json& f = FileEndingWith(doc, "me-1-big-Filter.db");
+    EXPECT_EQ(Kinds(f), std::vector<std::string>{"overfilled"}) << i << Messages(f);
+  }
 }
 
 // A data directory's files named like sstable components that are none: `names` below `dir`.
