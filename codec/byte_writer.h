@@ -41,4 +41,17 @@ class ByteWriter {
   ByteVector& out_;
 };
 
+// The low `bytes` bytes of v (1..8), most significant first: the variable-width integers of
+// Cassandra's trie files.
+inline void AppendBigEndian(ByteVector& out, std::uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; --i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+
+// One value alone in LevelDB's varint encoding (a field stored as its own bytes, e.g. a property).
+inline ByteVector VarintBytes(std::uint64_t v) {
+  ByteVector b;
+  ByteWriter(b).PutVarint64(v);
+  return b;
+}
+
 }  // namespace bloomcodec

@@ -119,6 +119,36 @@ struct TagDecoder {
   FieldDecoder decode;
 };
 
+// The tags LevelDB defined (1..9) and RocksDB's new-file tags (100..103), which RocksDB and Pebble
+// write with the same numbers. Tags a flavor gives a meaning of its own (10, 11, 104 on) stay in
+// that flavor's file.
+enum : std::uint32_t {
+  kComparator = 1,
+  kLogNumber = 2,
+  kNextFileNumber = 3,
+  kLastSequence = 4,
+  kCompactPointer = 5,
+  kDeletedFile = 6,
+  kNewFile = 7,
+  kPrevLogNumber = 9,
+  kNewFile2 = 100,
+  kNewFile3 = 102,
+  kNewFile4 = 103,
+};
+
+// Custom fields of new-file-4 records that RocksDB and Pebble share.
+enum : std::uint64_t {
+  kCustomTerminate = 1,
+  kCustomPathId = 65,
+};
+
+inline Status DeletedFile(EditReader& in, VersionEdit& edit) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(int level, in.Level("a deleted file's level"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t number, in.Varint64("a deleted file's number"));
+  edit.deleted.push_back({level, number});
+  return Status();
+}
+
 // The numbers every flavor records with LevelDB's tags and encoding (a varint64 each): Pebble
 // and RocksDB kept tags 2, 3, 4 and 9 as LevelDB defined them, so one decoder serves all three.
 inline Status LogNumber(EditReader& in, VersionEdit& edit) {

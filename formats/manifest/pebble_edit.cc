@@ -11,20 +11,10 @@
 namespace bloomcodec::manifest {
 namespace {
 
+// Pebble's tags beyond the shared ones of edit_reader.h.
 enum : std::uint32_t {
-  kComparator = 1,
-  kLogNumber = 2,
-  kNextFileNumber = 3,
-  kLastSequence = 4,
-  kCompactPointer = 5,
-  kDeletedFile = 6,
-  kNewFile = 7,
-  kPrevLogNumber = 9,
   kExciseBounds = 10,
   kMarkedForCompaction = 11,
-  kNewFile2 = 100,
-  kNewFile3 = 102,
-  kNewFile4 = 103,
   kNewFile5 = 104,  // a table with range keys
   kCreatedBacking = 105,
   kRemovedBacking = 106,
@@ -38,12 +28,10 @@ enum : std::uint32_t {
 // bytes a reader may skip; from it on Pebble must know the field, and 66, 69 and 70 are not
 // length-prefixed.
 enum : std::uint64_t {
-  kCustomTerminate = 1,
   kCustomNeedsCompaction = 2,
   kCustomCreationTime = 6,
   kCustomNoRangeKeySets = 7,
   kNonSafeIgnoreMask = 1 << 6,
-  kCustomPathId = 65,
   kCustomVirtual = 66,
   kCustomSyntheticPrefix = 67,
   kCustomSyntheticSuffix = 68,
@@ -62,14 +50,14 @@ constexpr int kPebbleLevels = 7;  // manifest.NumLevels
 
 // --- Database-wide fields ---
 
-Status Comparator(EditReader& in, VersionEdit& edit) {
+Status PebbleComparator(EditReader& in, VersionEdit& edit) {
   BLOOMCODEC_ASSIGN_OR_RETURN(ByteSpan name, in.LengthPrefixed64("the comparator name"));
   edit.comparator = std::string(name.begin(), name.end());
   return Status();
 }
 
 // Pebble reads a compact pointer's key as plain bytes and drops it.
-Status CompactPointer(EditReader& in, VersionEdit&) {
+Status PebbleCompactPointer(EditReader& in, VersionEdit&) {
   BLOOMCODEC_RETURN_IF_ERROR(in.Level("a compact pointer's level").status());
   return in.LengthPrefixed64("a compact pointer's key").status();
 }
@@ -87,13 +75,6 @@ Status ExciseBounds(EditReader& in, VersionEdit& edit) {
 }
 
 // --- Tables, backings and blob files ---
-
-Status DeletedFile(EditReader& in, VersionEdit& edit) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(int level, in.Level("a deleted file's level"));
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t number, in.Varint64("a deleted file's number"));
-  edit.deleted.push_back({level, number});
-  return Status();
-}
 
 // Tag 11 (format major version 28 on). Pebble reads the level as a plain uvarint; one of 7 or
 // more would index past its levels, so it is refused here like a table's level.
@@ -294,15 +275,24 @@ Status NewFile(EditReader& in, VersionEdit& edit) {
 }
 
 constexpr TagDecoder kPebbleTags[] = {
-    {kComparator, Comparator},         {kLogNumber, LogNumber},
-    {kNextFileNumber, NextFileNumber}, {kLastSequence, LastSequence},
-    {kCompactPointer, CompactPointer}, {kDeletedFile, DeletedFile},
-    {kNewFile, NewFile<kNewFile>},     {kPrevLogNumber, PrevLogNumber},
-    {kExciseBounds, ExciseBounds},     {kMarkedForCompaction, MarkedForCompaction},
-    {kNewFile2, NewFile<kNewFile2>},   {kNewFile3, NewFile<kNewFile3>},
-    {kNewFile4, NewFile<kNewFile4>},   {kNewFile5, NewFile<kNewFile5>},
-    {kCreatedBacking, CreatedBacking}, {kRemovedBacking, RemovedBacking},
-    {kNewBlobFile, NewBlobFile},       {kDeletedBlobFile, DeletedBlobFile},
+    {kComparator, PebbleComparator},
+    {kLogNumber, LogNumber},
+    {kNextFileNumber, NextFileNumber},
+    {kLastSequence, LastSequence},
+    {kCompactPointer, PebbleCompactPointer},
+    {kDeletedFile, DeletedFile},
+    {kNewFile, NewFile<kNewFile>},
+    {kPrevLogNumber, PrevLogNumber},
+    {kExciseBounds, ExciseBounds},
+    {kMarkedForCompaction, MarkedForCompaction},
+    {kNewFile2, NewFile<kNewFile2>},
+    {kNewFile3, NewFile<kNewFile3>},
+    {kNewFile4, NewFile<kNewFile4>},
+    {kNewFile5, NewFile<kNewFile5>},
+    {kCreatedBacking, CreatedBacking},
+    {kRemovedBacking, RemovedBacking},
+    {kNewBlobFile, NewBlobFile},
+    {kDeletedBlobFile, DeletedBlobFile},
 };
 
 // Pebble refuses every other tag, RocksDB's skippable ones included.

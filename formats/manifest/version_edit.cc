@@ -13,20 +13,9 @@
 namespace bloomcodec::manifest {
 namespace {
 
-// Version edit tags.
+// Version edit tags beyond the shared ones of edit_reader.h.
 enum : std::uint32_t {
-  kComparator = 1,
-  kLogNumber = 2,
-  kNextFileNumber = 3,
-  kLastSequence = 4,
-  kCompactPointer = 5,
-  kDeletedFile = 6,
-  kNewFile = 7,
-  kPrevLogNumber = 9,
   kMinLogNumberToKeep = 10,
-  kNewFile2 = 100,
-  kNewFile3 = 102,
-  kNewFile4 = 103,
   kColumnFamily = 200,
   kColumnFamilyAdd = 201,
   kColumnFamilyDrop = 202,
@@ -39,8 +28,6 @@ enum : std::uint32_t {
 
 // Custom fields of RocksDB's new-file-4 records.
 enum : std::uint32_t {
-  kCustomTerminate = 1,
-  kCustomPathId = 65,
   kCustomNonSafeIgnoreMask = 1u << 6,
 };
 
@@ -56,13 +43,6 @@ Status Comparator(EditReader& in, VersionEdit& edit) {
 Status CompactPointer(EditReader& in, VersionEdit&) {
   BLOOMCODEC_RETURN_IF_ERROR(in.Level("a compact pointer's level").status());
   return in.InternalKey("a compact pointer's key").status();
-}
-
-Status DeletedFile(EditReader& in, VersionEdit& edit) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(int level, in.Level("a deleted file's level"));
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t number, in.Varint64("a deleted file's number"));
-  edit.deleted.push_back({level, number});
-  return Status();
 }
 
 // --- New files: one layout per tag ---

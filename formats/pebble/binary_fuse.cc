@@ -17,7 +17,7 @@ namespace bloomcodec::pebble {
 namespace {
 
 // Filters up to this size are batch-probed without the prefetch stage (they stay in L2).
-constexpr std::size_t kNoPrefetchBytes = 256 * 1024;
+constexpr std::size_t kFuseNoPrefetchBytes = 256 * 1024;
 
 std::uint64_t Load64(const std::uint8_t* p) {
   std::uint64_t v = 0;
@@ -284,7 +284,7 @@ bool BinaryFuseReader::MayContain(ByteSpan key) const {
 template <typename KeyAt>
 void BinaryFuseReader::Batch(std::size_t n, KeyAt key_at, std::span<std::uint8_t> answers) const {
   auto run = [&](const auto& q) {
-    if (bytes_.size() <= kNoPrefetchBytes) {
+    if (bytes_.size() <= kFuseNoPrefetchBytes) {
       for (std::size_t i = 0; i < n; ++i) answers[i] = q(BinaryFuseHash(key_at(i))) ? 1 : 0;
       return;
     }

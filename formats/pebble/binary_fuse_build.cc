@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "codec/byte_writer.h"
 #include "pebble/binary_fuse.h"
 #include "pebble/binary_fuse_slots.h"
 
@@ -234,10 +235,6 @@ ByteVector Pack(const std::vector<std::uint16_t>& f, std::uint32_t bits) {
   return out;
 }
 
-void AppendLe(ByteVector& out, std::uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
 }  // namespace
 
 Result<std::optional<ByteVector>> BuildBinaryFuseFromHashes(std::uint32_t fingerprint_bits,
@@ -256,8 +253,8 @@ Result<std::optional<ByteVector>> BuildBinaryFuseFromHashes(std::uint32_t finger
   Construction c(hashes);
   if (!c.Run(report)) return std::optional<ByteVector>();
   ByteVector out = Pack(c.Fingerprints(), fingerprint_bits);
-  AppendLe(out, c.seed(), 8);
-  AppendLe(out, c.geometry().segment_count, 4);
+  ByteWriter(out).PutLittleU64(c.seed());
+  ByteWriter(out).PutLittleU32(static_cast<std::uint32_t>(c.geometry().segment_count));
   out.push_back(static_cast<std::uint8_t>(std::countr_zero(c.geometry().segment_length)));
   out.push_back(static_cast<std::uint8_t>(fingerprint_bits));
   return std::optional<ByteVector>(std::move(out));

@@ -16,7 +16,7 @@ namespace {
 constexpr std::uint64_t kLineBits = 512;
 constexpr std::uint64_t kLineBytes = 64;
 // Filters up to this size are batch-probed without the prefetch stage (they stay in L2).
-constexpr std::size_t kNoPrefetchBytes = 256 * 1024;
+constexpr std::size_t kBloomNoPrefetchBytes = 256 * 1024;
 
 // Pebble's `probes` table (352fbf1f5): the best probe count its simulations found for 1..10 bits
 // per key; 10's is used above. Index 0 is never read (bits per key >= 1).
@@ -176,7 +176,7 @@ void BloomReader::Batch(std::size_t n, KeyAt key_at, std::span<std::uint8_t> ans
     std::fill_n(answers.begin(), n, std::uint8_t{0});
     return;
   }
-  if (bytes_.size() <= kNoPrefetchBytes) {
+  if (bytes_.size() <= kBloomNoPrefetchBytes) {
     for (std::size_t i = 0; i < n; ++i) answers[i] = HashMayMatch(BloomKeyHash(key_at(i), flavor_));
     return;
   }

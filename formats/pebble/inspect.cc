@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "codec/byte_writer.h"
 #include "inspect_support.h"
 
 namespace bloomcodec::pebble {
@@ -95,10 +96,6 @@ Result<std::uint64_t> DumpField(const Document& dump, std::string_view name, std
   return it->get<std::uint64_t>();
 }
 
-void AppendLe(ByteVector& out, std::uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
 }  // namespace
 
 // ----- Bloom -----
@@ -167,7 +164,7 @@ Result<ByteVector> UndumpBloom(const Document& dump, std::string_view source) {
         BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t lines,
                                     DumpField(dump, "num_lines", 0xFFFFFFFF, source));
         ByteVector t{static_cast<std::uint8_t>(k)};
-        AppendLe(t, lines, 4);
+        ByteWriter(t).PutLittleU32(static_cast<std::uint32_t>(lines));
         return t;
       });
 }
@@ -266,8 +263,8 @@ Result<ByteVector> UndumpBinaryFuse(const Document& dump, std::string_view sourc
         BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t bits,
                                     DumpField(dump, "fingerprint_bits", 255, source));
         ByteVector t;
-        AppendLe(t, seed, 8);
-        AppendLe(t, count, 4);
+        ByteWriter(t).PutLittleU64(seed);
+        ByteWriter(t).PutLittleU32(static_cast<std::uint32_t>(count));
         t.push_back(static_cast<std::uint8_t>(shift));
         t.push_back(static_cast<std::uint8_t>(bits));
         return t;

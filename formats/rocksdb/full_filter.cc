@@ -1,6 +1,8 @@
 // Reading a RocksDB 7.8 full filter: the trailer dispatch of GetBuiltinFilterBitsReader and the
 // three queries (legacy cache-local Bloom, FastLocalBloom, Standard128 Ribbon).
 #include <bit>
+
+#include <boost/endian/conversion.hpp>
 #include <limits>
 #include <string>
 
@@ -19,11 +21,6 @@ constexpr std::uint8_t kRibbonMarker = 0xFE;     // -2
 constexpr std::uint32_t kCacheLineBytes = 64;
 // Filters up to this size are batch-probed without the prefetch stage (they stay in L2).
 constexpr std::size_t kNoPrefetchBytes = 256 * 1024;
-
-std::uint32_t Load32(const std::uint8_t* p) {
-  return std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) | (std::uint32_t{p[2]} << 16) |
-         (std::uint32_t{p[3]} << 24);
-}
 
 }  // namespace
 
@@ -85,7 +82,7 @@ Result<FullFilterReader> FullFilterReader::Parse(ByteSpan bytes, std::string_vie
   const auto signed_marker = static_cast<std::int8_t>(meta[0]);
   if (signed_marker >= 1) {
     r.num_probes_ = meta[0];
-    r.num_lines_ = Load32(meta + 1);
+    r.num_lines_ = boost::endian::load_little_u32(meta + 1);
     // Trap: RocksDB multiplies in 32 bits, so a huge line count can "match" by wrapping.
     if (r.num_lines_ * kCacheLineBytes == len) {
       r.log2_line_bytes_ = 6;

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "codec/byte_reader.h"
+#include "codec/byte_writer.h"
 
 namespace bloomcodec::cassandra::bti {
 namespace {
@@ -18,10 +19,6 @@ constexpr std::uint32_t kMaxChunkLength = 1u << 26;
 std::uint32_t Crc32(ByteSpan bytes) {
   return static_cast<std::uint32_t>(
       crc32(0L, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(bytes.size())));
-}
-
-void PutBig(ByteVector& out, std::uint64_t v, int n) {
-  for (int i = n - 1; i >= 0; --i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
 }
 
 std::optional<ChunkCompressor> CompressorOf(std::string_view class_name) {
@@ -388,18 +385,18 @@ Result<CompressedData> WriteCompressedData(ByteSpan data, ChunkCompressor compre
       }
     }
     out.data_db.insert(out.data_db.end(), c.begin(), c.end());
-    PutBig(out.data_db, Crc32(c), 4);
+    AppendBigEndian(out.data_db, Crc32(c), 4);
   }
   ByteVector& info = out.compression_info;
   const std::string_view name = ClassNameOf(compressor);
-  PutBig(info, name.size(), 2);
+  AppendBigEndian(info, name.size(), 2);
   info.insert(info.end(), name.begin(), name.end());
-  PutBig(info, 0, 4);  // options
-  PutBig(info, chunk_length, 4);
-  if (with_max_compressed_length) PutBig(info, max_compressed_length, 4);
-  PutBig(info, data.size(), 8);
-  PutBig(info, offsets.size(), 4);
-  for (std::uint64_t o : offsets) PutBig(info, o, 8);
+  AppendBigEndian(info, 0, 4);  // options
+  AppendBigEndian(info, chunk_length, 4);
+  if (with_max_compressed_length) AppendBigEndian(info, max_compressed_length, 4);
+  AppendBigEndian(info, data.size(), 8);
+  AppendBigEndian(info, offsets.size(), 4);
+  for (std::uint64_t o : offsets) AppendBigEndian(info, o, 8);
   return out;
 }
 

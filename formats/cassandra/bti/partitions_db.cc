@@ -5,6 +5,7 @@
 #include <string>
 
 #include "codec/byte_reader.h"
+#include "codec/byte_writer.h"
 
 namespace bloomcodec::cassandra::bti {
 namespace {
@@ -395,10 +396,6 @@ std::uint64_t NodeSize(TrieNodeType t, const BuildNode& n) {
   return 3 + w * span;
 }
 
-void PutBig(ByteVector& out, std::uint64_t v, int n) {
-  for (int i = n - 1; i >= 0; --i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
 // Minimal signed big-endian width of v (1..8 bytes).
 int SignedBytes(std::int64_t v) {
   for (int n = 1; n < 8; ++n) {
@@ -489,7 +486,7 @@ class TrieBuilder {
       case TrieNodeType::kSingle16:
         out_.push_back(head);
         out_.push_back(n.children[0].first);
-        PutBig(out_, at - n.children[0].second, w);
+        AppendBigEndian(out_, at - n.children[0].second, w);
         break;
       default:
         if (IsSparse(t)) {
@@ -505,9 +502,9 @@ class TrieBuilder {
               out_.push_back(static_cast<std::uint8_t>((p0 << 4) | (p1 >> 8)));
               out_.push_back(static_cast<std::uint8_t>(p1));
             }
-            if (i < n.children.size()) PutBig(out_, (at - n.children[i].second) << 4, 2);
+            if (i < n.children.size()) AppendBigEndian(out_, (at - n.children[i].second) << 4, 2);
           } else {
-            for (const auto& c : n.children) PutBig(out_, at - c.second, w);
+            for (const auto& c : n.children) AppendBigEndian(out_, at - c.second, w);
           }
         } else {
           out_.push_back(head);
@@ -531,13 +528,13 @@ class TrieBuilder {
             }
             if (deltas.size() & 1) out_.push_back(carry);
           } else {
-            for (std::uint64_t d : deltas) PutBig(out_, d, w);
+            for (std::uint64_t d : deltas) AppendBigEndian(out_, d, w);
           }
         }
     }
     if (pb != 0) {
       if ((*n.payload)->hash) out_.push_back(*(*n.payload)->hash);
-      PutBig(out_, static_cast<std::uint64_t>(position), pb >= 8 ? pb - 7 : pb);
+      AppendBigEndian(out_, static_cast<std::uint64_t>(position), pb >= 8 ? pb - 7 : pb);
     }
     return at;
   }
@@ -567,12 +564,12 @@ Result<ByteVector> WritePartitionsDb(const std::vector<PartitionEntry>& entries,
   ByteVector& out = builder.out();
   const std::uint64_t first_at = out.size();
   for (ByteSpan key : {first_key, last_key}) {
-    PutBig(out, key.size(), 2);
+    AppendBigEndian(out, key.size(), 2);
     out.insert(out.end(), key.begin(), key.end());
   }
-  PutBig(out, first_at, 8);
-  PutBig(out, entries.size(), 8);
-  PutBig(out, root, 8);
+  AppendBigEndian(out, first_at, 8);
+  AppendBigEndian(out, entries.size(), 8);
+  AppendBigEndian(out, root, 8);
   return std::move(out);
 }
 

@@ -6,7 +6,8 @@ namespace bloomcodec::pebble::colblk {
 
 namespace {
 
-constexpr std::string_view kNames[] = {"separators", "offsets", "lengths", "block properties"};
+constexpr std::string_view kIndexColumnNames[] = {"separators", "offsets", "lengths",
+                                                  "block properties"};
 
 // The block-property encoding of one index entry: (short ID, uvarint length > 0, bytes)*,
 // short IDs strictly ascending (Pebble's blockPropertiesEncoder / decoder). Empty is fine.
@@ -47,13 +48,17 @@ Result<IndexBlock> IndexBlock::Decode(ByteSpan block, const BlockPlace& place) {
   IndexBlock b;
   BLOOMCODEC_ASSIGN_OR_RETURN(b.layout_, BlockLayout::Decode(block, 0, place));
   const std::uint32_t n = b.layout_.rows();
-  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c0, b.layout_.Column(0, DataType::kBytes, kNames[0]));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c0,
+                              b.layout_.Column(0, DataType::kBytes, kIndexColumnNames[0]));
   BLOOMCODEC_ASSIGN_OR_RETURN(b.separators_, DecodeRawBytesColumn(c0, n));
-  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c1, b.layout_.Column(1, DataType::kUint, kNames[1]));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c1,
+                              b.layout_.Column(1, DataType::kUint, kIndexColumnNames[1]));
   BLOOMCODEC_ASSIGN_OR_RETURN(b.offsets_, DecodeUintColumn(c1, n));
-  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c2, b.layout_.Column(2, DataType::kUint, kNames[2]));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c2,
+                              b.layout_.Column(2, DataType::kUint, kIndexColumnNames[2]));
   BLOOMCODEC_ASSIGN_OR_RETURN(b.lengths_, DecodeUintColumn(c2, n));
-  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c3, b.layout_.Column(3, DataType::kBytes, kNames[3]));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c3,
+                              b.layout_.Column(3, DataType::kBytes, kIndexColumnNames[3]));
   BLOOMCODEC_ASSIGN_OR_RETURN(b.properties_, DecodeRawBytesColumn(c3, n));
   return b;
 }
@@ -63,7 +68,8 @@ Status VerifyIndexBlock(const IndexBlock& block, KeyComparer comparer) {
   for (std::uint32_t row = 0; row < block.rows(); ++row) {
     if (row > 0 && comparer != KeyComparer::kUnknown &&
         CompareUserKeys(comparer, block.separator(row), block.separator(row - 1)) < 0) {
-      const ColumnBytes c = block.layout().Column(0, DataType::kBytes, kNames[0]).value();
+      const ColumnBytes c =
+          block.layout().Column(0, DataType::kBytes, kIndexColumnNames[0]).value();
       return c.Error(c.start,
                      "separators in non-decreasing order (row " + std::to_string(row) + ")",
                      "a separator below the one of row " + std::to_string(row - 1));
@@ -75,7 +81,7 @@ Status VerifyIndexBlock(const IndexBlock& block, KeyComparer comparer) {
         (__builtin_add_overflow(block.offset(row - 1), block.length(row - 1), &previous_end) ||
          __builtin_add_overflow(previous_end, 5, &previous_end) ||
          block.offset(row) < previous_end)) {
-      const ColumnBytes c = block.layout().Column(1, DataType::kUint, kNames[1]).value();
+      const ColumnBytes c = block.layout().Column(1, DataType::kUint, kIndexColumnNames[1]).value();
       return c.Error(c.start,
                      "block offsets at or after the previous block's end and trailer (row " +
                          std::to_string(row) + ")",
@@ -85,7 +91,8 @@ Status VerifyIndexBlock(const IndexBlock& block, KeyComparer comparer) {
     }
     std::string why;
     if (!ValidBlockProperties(block.block_properties(row), why)) {
-      const ColumnBytes c = block.layout().Column(3, DataType::kBytes, kNames[3]).value();
+      const ColumnBytes c =
+          block.layout().Column(3, DataType::kBytes, kIndexColumnNames[3]).value();
       return c.Error(c.start,
                      "block properties of (short ID, uvarint length > 0, value) with ascending "
                      "short IDs (row " +

@@ -7,8 +7,8 @@ namespace bloomcodec::pebble::colblk {
 
 namespace {
 
-constexpr std::string_view kNames[] = {"boundary keys", "boundary start indices", "trailers",
-                                       "suffixes", "values"};
+constexpr std::string_view kKeyspanColumnNames[] = {"boundary keys", "boundary start indices",
+                                                    "trailers", "suffixes", "values"};
 
 // RANGEDEL, RANGEKEYDEL, RANGEKEYUNSET, RANGEKEYSET (internal/base/internal.go).
 bool IsSpanKind(std::uint8_t kind) { return kind == 15 || kind == 19 || kind == 20 || kind == 21; }
@@ -20,16 +20,21 @@ Result<KeyspanBlock> KeyspanBlock::Decode(ByteSpan block, const BlockPlace& plac
   BLOOMCODEC_ASSIGN_OR_RETURN(b.layout_, BlockLayout::Decode(block, kKeyspanHeaderSize, place));
   b.boundaries_ = LoadLE32(block.data());
   const std::uint32_t n = b.layout_.rows();
-  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c0, b.layout_.Column(0, DataType::kBytes, kNames[0]));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c0,
+                              b.layout_.Column(0, DataType::kBytes, kKeyspanColumnNames[0]));
   BLOOMCODEC_ASSIGN_OR_RETURN(b.keys_, DecodeRawBytesColumn(c0, b.boundaries_));
-  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c1, b.layout_.Column(1, DataType::kUint, kNames[1]));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c1,
+                              b.layout_.Column(1, DataType::kUint, kKeyspanColumnNames[1]));
   BLOOMCODEC_ASSIGN_OR_RETURN(b.starts_, DecodeUintColumn(c1, b.boundaries_));
   BLOOMCODEC_RETURN_IF_ERROR(b.CheckStarts(c1));
-  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c2, b.layout_.Column(2, DataType::kUint, kNames[2]));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c2,
+                              b.layout_.Column(2, DataType::kUint, kKeyspanColumnNames[2]));
   BLOOMCODEC_ASSIGN_OR_RETURN(b.trailers_, DecodeUintColumn(c2, n));
-  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c3, b.layout_.Column(3, DataType::kBytes, kNames[3]));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c3,
+                              b.layout_.Column(3, DataType::kBytes, kKeyspanColumnNames[3]));
   BLOOMCODEC_ASSIGN_OR_RETURN(b.suffixes_, DecodeRawBytesColumn(c3, n));
-  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c4, b.layout_.Column(4, DataType::kBytes, kNames[4]));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ColumnBytes c4,
+                              b.layout_.Column(4, DataType::kBytes, kKeyspanColumnNames[4]));
   BLOOMCODEC_ASSIGN_OR_RETURN(b.values_, DecodeRawBytesColumn(c4, n));
   return b;
 }
@@ -57,7 +62,9 @@ Status KeyspanBlock::CheckStarts(const ColumnBytes& column) const {
 Status VerifyKeyspanBlock(const KeyspanBlock& block, KeyComparer comparer) {
   BLOOMCODEC_RETURN_IF_ERROR(block.layout().VerifyShape(kKeyspanColumns));
   const std::uint32_t n = block.boundary_count();
-  auto column = [&](int i, DataType t) { return block.layout().Column(i, t, kNames[i]).value(); };
+  auto column = [&](int i, DataType t) {
+    return block.layout().Column(i, t, kKeyspanColumnNames[i]).value();
+  };
   if ((n == 0 && block.rows() != 0) || n == 1 ||
       (n > 0 && (block.boundary_start(0) != 0 || block.boundary_start(n - 1) != block.rows()))) {
     const ColumnBytes c = column(1, DataType::kUint);

@@ -23,12 +23,6 @@ using blocktable::TrailerFormat;
 
 namespace {
 
-ByteVector Varint(std::uint64_t v) {
-  ByteVector b;
-  ByteWriter(b).PutVarint64(v);
-  return b;
-}
-
 // A block (with its 5-byte trailer) copied from `file`; returns its new handle. A context
 // checksum (format_version >= 6) depends on the block's offset: it is moved along (the stored
 // value keeps whatever it was, right or wrong, relative to the block's place).
@@ -143,12 +137,12 @@ Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> 
     const std::string_view policy =
         encoding == FilterEncoding::kRibbon ? "ribbonfilter" : "bloomfilter";
     props["rocksdb.filter.policy"] = ByteVector(policy.begin(), policy.end());
-    props["rocksdb.filter.size"] = Varint(filter->size());
-    props["rocksdb.num.filter_entries"] = Varint(keys.size());
+    props["rocksdb.filter.size"] = VarintBytes(filter->size());
+    props["rocksdb.num.filter_entries"] = VarintBytes(keys.size());
   } else {
     props.erase("rocksdb.filter.policy");
-    props["rocksdb.filter.size"] = Varint(0);
-    props["rocksdb.num.filter_entries"] = Varint(0);
+    props["rocksdb.filter.size"] = VarintBytes(0);
+    props["rocksdb.num.filter_entries"] = VarintBytes(0);
   }
   BlockBuilder properties(1);
   for (const auto& [name, value] : props) {

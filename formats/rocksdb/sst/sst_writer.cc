@@ -54,12 +54,6 @@ class Writer {
   ByteVector out_;
 };
 
-ByteVector Varint(std::uint64_t v) {
-  ByteVector b;
-  ByteWriter(b).PutVarint64(v);
-  return b;
-}
-
 ByteVector Fixed32(std::uint32_t v) {
   ByteVector b;
   ByteWriter(b).PutLittleU32(v);
@@ -185,13 +179,13 @@ std::map<std::string, ByteVector> PropertiesOf(const SstWriteOptions& options, c
   props["rocksdb.block.based.table.index.type"] = Fixed32(0);
   props["rocksdb.block.based.table.prefix.filtering"] = Text("0");
   props["rocksdb.block.based.table.whole.key.filtering"] = Text("1");
-  props["rocksdb.column.family.id"] = Varint(0x7fffffff);  // unknown, as SstFileWriter records
+  props["rocksdb.column.family.id"] = VarintBytes(0x7fffffff);  // unknown, as SstFileWriter records
   props["rocksdb.comparator"] = Text("leveldb.BytewiseComparator");
   props["rocksdb.compression"] = Text("NoCompression");
   props["rocksdb.creating.db.identity"] = Text("bloomcodec");
-  props["rocksdb.creation.time"] = Varint(0);
-  props["rocksdb.data.size"] = Varint(part.data_size);
-  props["rocksdb.deleted.keys"] = Varint(0);
+  props["rocksdb.creation.time"] = VarintBytes(0);
+  props["rocksdb.data.size"] = VarintBytes(part.data_size);
+  props["rocksdb.deleted.keys"] = VarintBytes(0);
   props["rocksdb.external_sst_file.global_seqno"] = ByteVector(8, 0);
   props["rocksdb.external_sst_file.version"] = Fixed32(2);
   props["rocksdb.filter.policy"] =
@@ -199,20 +193,20 @@ std::map<std::string, ByteVector> PropertiesOf(const SstWriteOptions& options, c
            : options.block_based_filter                ? std::string(kBuiltinFilterName)
            : options.filter == FilterEncoding::kRibbon ? "ribbonfilter"
                                                        : "bloomfilter");
-  props["rocksdb.filter.size"] = Varint(part.filter_size);
-  props["rocksdb.fixed.key.length"] = Varint(0);
-  props["rocksdb.format.version"] = Varint(0);
-  props["rocksdb.index.key.is.user.key"] = Varint(1);
-  props["rocksdb.index.size"] = Varint(part.index_size);
-  props["rocksdb.index.value.is.delta.encoded"] = Varint(0);
-  props["rocksdb.merge.operands"] = Varint(0);
-  props["rocksdb.num.data.blocks"] = Varint(part.data_blocks);
-  props["rocksdb.num.entries"] = Varint(keys);
-  props["rocksdb.num.filter_entries"] = Varint(keys);
-  props["rocksdb.num.range-deletions"] = Varint(0);
-  props["rocksdb.oldest.key.time"] = Varint(0);
-  props["rocksdb.raw.key.size"] = Varint(part.raw_key_size);
-  props["rocksdb.raw.value.size"] = Varint(part.raw_value_size);
+  props["rocksdb.filter.size"] = VarintBytes(part.filter_size);
+  props["rocksdb.fixed.key.length"] = VarintBytes(0);
+  props["rocksdb.format.version"] = VarintBytes(0);
+  props["rocksdb.index.key.is.user.key"] = VarintBytes(1);
+  props["rocksdb.index.size"] = VarintBytes(part.index_size);
+  props["rocksdb.index.value.is.delta.encoded"] = VarintBytes(0);
+  props["rocksdb.merge.operands"] = VarintBytes(0);
+  props["rocksdb.num.data.blocks"] = VarintBytes(part.data_blocks);
+  props["rocksdb.num.entries"] = VarintBytes(keys);
+  props["rocksdb.num.filter_entries"] = VarintBytes(keys);
+  props["rocksdb.num.range-deletions"] = VarintBytes(0);
+  props["rocksdb.oldest.key.time"] = VarintBytes(0);
+  props["rocksdb.raw.key.size"] = VarintBytes(part.raw_key_size);
+  props["rocksdb.raw.value.size"] = VarintBytes(part.raw_value_size);
   return props;
 }
 
