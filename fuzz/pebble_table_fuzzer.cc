@@ -55,6 +55,18 @@ bool WriteSeeds(const std::string& dir) {
       if (!out) return false;
     }
   }
+  // Value blocks and their index (convert's rewrite re-encodes the index), two-level.
+  {
+    testing::PebbleTableSpec spec;
+    spec.version = 3;
+    spec.two_level = true;
+    spec.block_size = 512;
+    spec.value_blocks = {"value block zero", std::string(200, 'v')};
+    const ByteVector t = testing::BuildPebbleTable(entries, spec);
+    std::ofstream out(dir + "/table_" + std::to_string(n++), std::ios::binary);
+    out.write(reinterpret_cast<const char*>(t.data()), static_cast<std::streamsize>(t.size()));
+    if (!out) return false;
+  }
   // Columnar tables: every version, compressions (MinLZ's literal form and Snappy fallback among
   // them), both key schemas, two-level indexes.
   for (std::uint32_t version = 5; version <= 8; ++version) {

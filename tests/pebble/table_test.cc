@@ -105,12 +105,13 @@ TEST(PebbleTable, RowTablesOfCockroachComparatorAreUnsupportedByName) {
     entries.push_back(
         {"roach" + std::to_string(100 + i) + std::string(1, '\0'), 5, testing::kSet, "v"});
   }
-  const FileReport r = Verify(BuildPebbleTable(entries, spec));
+  const ByteVector bytes = BuildPebbleTable(entries, spec);  // the table views it
+  const FileReport r = Verify(bytes);
   ASSERT_EQ(r.findings.size(), 1u) << Kinds(r);
   EXPECT_EQ(r.findings[0].kind, finding_kind::kUnsupported);
   EXPECT_EQ(r.findings[0].severity, Severity::kWarning);
   EXPECT_NE(r.findings[0].message.find("cockroach_comparator"), std::string::npos);
-  const PebbleTable t = PebbleTable::Open(BuildPebbleTable(entries, spec), "t").value();
+  const PebbleTable t = PebbleTable::Open(bytes, "t").value();
   EXPECT_EQ(t.comparer(), colblk::KeyComparer::kCockroach);
   KeyList probes;
   for (const PebbleEntry& e : entries) probes.Add(e.user_key);
@@ -123,8 +124,8 @@ TEST(PebbleTable, RowTablesOfCockroachComparatorAreUnsupportedByName) {
 // stored keys; the prefix is cut off before the filter is asked, and a key without it is absent.
 TEST(PebbleTable, VirtualTablesProbeWithTheSyntheticPrefixCutOff) {
   const std::vector<PebbleEntry> entries = Words(300);
-  const PebbleTable t =
-      PebbleTable::Open(BuildPebbleTable(entries, PebbleTableSpec()), "t").value();
+  const ByteVector bytes = BuildPebbleTable(entries, PebbleTableSpec());  // the table views it
+  const PebbleTable t = PebbleTable::Open(bytes, "t").value();
   KeyList shown, stored;
   for (std::size_t i = 0; i < entries.size(); ++i) {
     shown.Add("tenant7/" + entries[i].user_key);

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "bloomcodec/format.h"
+#include "pebble/columnar_table_builder.h"
 #include "pebble/table/table_reader.h"
 #include "pebble/table/table_writer.h"
 #include "pebble/table/verify.h"
-#include "pebble/columnar_table_builder.h"
 #include "pebble/table_builder.h"
 #include "support/test_support.h"
 
@@ -201,8 +201,8 @@ TEST(PebbleTableRewrite, RefusesDamagedValueIndexesAndColumnarTables) {
     EXPECT_NE(s.ToString().find("000010.sst"), std::string::npos) << s.ToString();
   }
   testing::ColumnarTableSpec columnar;
-  const ByteVector table =
-      testing::BuildColumnarTable({{"a", 2, testing::kSet, "x"}, {"b", 1, testing::kSet, "y"}}, columnar);
+  const ByteVector table = testing::BuildColumnarTable(
+      {{"a", 2, testing::kSet, "x"}, {"b", 1, testing::kSet, "y"}}, columnar);
   const PebbleTable t = PebbleTable::Open(table, "000010.sst").value();
   const Status s = RewritePebbleFilter(t, BloomPolicy()).status();
   EXPECT_EQ(s.code(), StatusCode::kUnsupported);

@@ -19,8 +19,8 @@ namespace bloomcodec::pebble {
 
 using blocktable::BlockCompression;
 using blocktable::BlockHandle;
-using blocktable::KeyOrder;
 using blocktable::kBlockTrailerSize;
+using blocktable::KeyOrder;
 
 namespace {
 
@@ -77,7 +77,8 @@ Result<ValueIndex> ReadValueIndex(const PebbleTable& t, const rocksdb::SstMetain
     vi.widths[i] = widths[i];
     row += widths[i];
   }
-  BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::BlockContents c, t.ReadContents(*e.handle, "value index"));
+  BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::BlockContents c,
+                              t.ReadContents(*e.handle, "value index"));
   const ByteSpan b = c.bytes();
   if (b.size() % row != 0) {
     return Status::Corrupt(t.source(), e.handle->offset,
@@ -93,8 +94,8 @@ Result<ValueIndex> ReadValueIndex(const PebbleTable& t, const rocksdb::SstMetain
                              "value block number " + std::to_string(vi.blocks.size()),
                              std::to_string(n));
     }
-    BLOOMCODEC_RETURN_IF_ERROR(blocktable::CheckHandleInFile(
-        h, t.file().size(), t.source(), e.handle->offset + at, "value block"));
+    BLOOMCODEC_RETURN_IF_ERROR(blocktable::CheckHandleInFile(h, t.file().size(), t.source(),
+                                                             e.handle->offset + at, "value block"));
     vi.blocks.push_back(h);
   }
   return vi;
@@ -144,7 +145,7 @@ class Rewriter {
   std::vector<BlockHandle> new_values_;
   std::map<std::string, ByteVector> meta_;  // metaindex: name -> value
   BlockHandle index_;
-  std::int64_t top_index_growth_ = 0;   // uncompressed bytes the top-level index gained
+  std::int64_t top_index_growth_ = 0;    // uncompressed bytes the top-level index gained
   std::int64_t value_index_growth_ = 0;  // bytes the value index gained
 };
 
@@ -188,22 +189,22 @@ Status Rewriter::CollectMoved() {
   // Each block's dependants come after it, as Pebble writes them: partitions before their top
   // level, value blocks before their index.
   const auto first = [&](Moved w) {
-    return std::find_if(moved_.begin(), moved_.end(), [&](const MovedBlock& m) {
-      return m.what == w;
-    });
+    return std::find_if(moved_.begin(), moved_.end(),
+                        [&](const MovedBlock& m) { return m.what == w; });
   };
   const auto last = [&](Moved w) {
-    auto it = std::find_if(moved_.rbegin(), moved_.rend(), [&](const MovedBlock& m) {
-      return m.what == w;
-    });
+    auto it = std::find_if(moved_.rbegin(), moved_.rend(),
+                           [&](const MovedBlock& m) { return m.what == w; });
     return it == moved_.rend() ? moved_.end() : std::prev(it.base());
   };
-  if ((last(Moved::kPartition) != moved_.end() && last(Moved::kPartition) > first(Moved::kTopIndex)) ||
+  if ((last(Moved::kPartition) != moved_.end() &&
+       last(Moved::kPartition) > first(Moved::kTopIndex)) ||
       (last(Moved::kValueBlock) != moved_.end() &&
        last(Moved::kValueBlock) > first(Moved::kValueIndex))) {
-    return Status::Unsupported(t_.source() +
-                               ": an index partition after the top-level index, or a value block "
-                               "after the value index: not laid out as Pebble writes; not rewritten");
+    return Status::Unsupported(
+        t_.source() +
+        ": an index partition after the top-level index, or a value block "
+        "after the value index: not laid out as Pebble writes; not rewritten");
   }
   return Status();
 }
@@ -285,8 +286,8 @@ Status Rewriter::EmitMoved(const MovedBlock& m) {
       const ByteVector vi = EncodeValueIndex(new_values_, widths);
       value_index_growth_ =
           static_cast<std::int64_t>(vi.size()) - static_cast<std::int64_t>(m.old.size);
-      ByteVector value = HandleValue(
-          AppendPebbleBlock(vi, t_.footer().checksum, BlockCompression::kNone, out_));
+      ByteVector value =
+          HandleValue(AppendPebbleBlock(vi, t_.footer().checksum, BlockCompression::kNone, out_));
       value.insert(value.end(), widths, widths + 3);
       meta_[m.meta_name] = std::move(value);
       return Status();
@@ -309,9 +310,9 @@ Status Rewriter::WriteProperties() {
   adjust("rocksdb.index.size", top_index_growth_);
   adjust("rocksdb.top-level.index.size", top_index_growth_);
   adjust("pebble.value-blocks.size", value_index_growth_);
-  meta_["rocksdb.properties"] = HandleValue(
-      AppendPebbleBlock(EncodeNamedBlock(props, kPropertiesRestartInterval), t_.footer().checksum,
-                        BlockCompression::kNone, out_));
+  meta_["rocksdb.properties"] =
+      HandleValue(AppendPebbleBlock(EncodeNamedBlock(props, kPropertiesRestartInterval),
+                                    t_.footer().checksum, BlockCompression::kNone, out_));
   return Status();
 }
 
@@ -325,8 +326,8 @@ Result<ByteVector> Rewriter::Run() {
   }
   if (data_blocks_end_ > data_end) {
     return Status::Unsupported(t_.source() + ": a data block ends at " +
-                               std::to_string(data_blocks_end_) + ", after a meta or index block at " +
-                               std::to_string(data_end) +
+                               std::to_string(data_blocks_end_) +
+                               ", after a meta or index block at " + std::to_string(data_end) +
                                ": not laid out as Pebble writes; not rewritten");
   }
   out_.assign(t_.file().begin(), t_.file().begin() + data_end);

@@ -135,16 +135,14 @@ Result<ByteVector> WritePebbleTable(const KeyList& keys, const PebbleWriteOption
   props["rocksdb.property.collectors"] = Text("[]");
   props["rocksdb.raw.key.size"] = Varint(raw_keys);
   props["rocksdb.raw.value.size"] = Varint(0);
-  meta["rocksdb.properties"] =
-      HandleValue(AppendPebbleBlock(EncodeNamedBlock(props, kPropertiesRestartInterval), checksum,
-                                    BlockCompression::kNone, out));
+  meta["rocksdb.properties"] = HandleValue(AppendPebbleBlock(
+      EncodeNamedBlock(props, kPropertiesRestartInterval), checksum, BlockCompression::kNone, out));
   PebbleFooter footer;
   footer.version = options.version;
   footer.footer.checksum = checksum;
   footer.footer.index_handle = index_handle;
-  footer.footer.metaindex_handle =
-      AppendPebbleBlock(EncodeNamedBlock(meta, kMetaindexRestartInterval), checksum,
-                        BlockCompression::kNone, out);
+  footer.footer.metaindex_handle = AppendPebbleBlock(
+      EncodeNamedBlock(meta, kMetaindexRestartInterval), checksum, BlockCompression::kNone, out);
   AppendPebbleFooter(footer, out);
   return out;
 }
