@@ -58,7 +58,7 @@ Result<std::optional<Conversion>> RewriteTable(const ConvertCall& call) {
   check.MayContainBatch(keys, answers);
   std::uint64_t distinct = 0;
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    if (!answers[i] && !check.filter().bloom->empty()) {
+    if (!answers[i] && check.filter().bloom && !check.filter().bloom->empty()) {
       return Status::Internal("the rewritten filter misses a stored key (a bug: please report)")
           .WithFile(check_source);
     }
