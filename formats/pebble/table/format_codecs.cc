@@ -23,7 +23,9 @@ class TableFormat final : public FormatCodec {
            "filter is found through the "
            "metaindex";
   }
-  std::string_view params_help() const override { return "--bits-per-key N (`build` only)"; }
+  std::string_view params_help() const override {
+    return "--bits-per-key N (`build`; `convert` to itself)";
+  }
 
   // Pebble's magic, whatever the version: a columnar table is still Pebble's, and verify says
   // what it cannot read of it.
