@@ -2,7 +2,7 @@
 // version (v6+ footer checksum, v7 attributes), both checksum types, Snappy, Zstd and MinLZ's
 // decodable forms, metaindex (row and key-value), properties, index values with block properties,
 // two-level indexes, columnar data and index blocks re-laid as row blocks, range deletions, the
-// Bloom filter, and inspect. Open either fails with a status naming
+// Bloom filter, inspect, dump / undump and convert's filter rewrite. Open either fails with a status naming
 // the file and an offset inside it, or gives a table whose index walk, data blocks, probes and
 // inspect never fail unsafely; every data block the index names is read and verified as the
 // verify pipeline reads it. With BLOOMCODEC_PEBBLE_TABLE_FUZZER_SEEDS=DIR it writes its seeds
@@ -16,6 +16,7 @@
 #include "bloomcodec/format.h"
 #include "fuzz_support.h"
 #include "pebble/table/table_reader.h"
+#include "pebble/table/table_writer.h"
 #include "tests/pebble/columnar_table_builder.h"
 #include "tests/pebble/table_builder.h"
 
@@ -53,6 +54,18 @@ bool WriteSeeds(const std::string& dir) {
       out.write(reinterpret_cast<const char*>(t.data()), static_cast<std::streamsize>(t.size()));
       if (!out) return false;
     }
+  }
+  // Value blocks and their index (convert's rewrite re-encodes the index), two-level.
+  {
+    testing::PebbleTableSpec spec;
+    spec.version = 3;
+    spec.two_level = true;
+    spec.block_size = 512;
+    spec.value_blocks = {"value block zero", std::string(200, 'v')};
+    const ByteVector t = testing::BuildPebbleTable(entries, spec);
+    std::ofstream out(dir + "/table_" + std::to_string(n++), std::ios::binary);
+    out.write(reinterpret_cast<const char*>(t.data()), static_cast<std::streamsize>(t.size()));
+    if (!out) return false;
   }
   // Columnar tables: every version, compressions (MinLZ's literal form and Snappy fallback among
   // them), both key schemas, two-level indexes.
@@ -102,6 +115,31 @@ void WalkData(const PebbleTable& t, std::size_t size, KeyList& stored) {
   fuzz::CheckNamesSourceAndOffset(range_dels, kSource, size);
 }
 
+// convert's filter rewrite of a row table: it fails with a status naming the file and an offset
+// (or Unsupported), or gives a table that opens again and whose filter holds every key added.
+void CheckRewrite(const PebbleTable& t, std::size_t size) {
+  if (t.columnar()) return;
+  Result<KeyList> keys = PebbleFilterKeys(t);
+  if (!keys.ok()) {
+    if (keys.status().code() != StatusCode::kUnsupported) {
+      fuzz::CheckNamesSourceAndOffset(keys.status(), kSource, size);
+    }
+    return;
+  }
+  Result<PebbleRewrite> r = RewritePebbleFilter(t, PolicyForRewrite(t, *keys, 5));
+  if (!r.ok()) {
+    if (r.status().code() != StatusCode::kUnsupported) {
+      fuzz::CheckNamesSourceAndOffset(r.status(), kSource, size);
+    }
+    return;
+  }
+  Result<PebbleTable> again = PebbleTable::Open(r->bytes, "rewritten");
+  if (!again.ok() || !again->filter().bloom || again->filter().bloom->empty()) return;
+  std::vector<std::uint8_t> answers(keys->size());
+  again->MayContainBatch(*keys, answers);
+  for (std::uint8_t a : answers) FUZZ_CHECK(a == 1);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -131,8 +169,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (t.filter().kind == PebbleFilterKind::kNone) {
     for (std::uint8_t a : answers) FUZZ_CHECK(a == 1);
   }
+  CheckRewrite(t, size);
   Result<Document> inspected = FindFormat("pebble-table")->Inspect(file, kSource);
   fuzz::CheckNamesSourceAndOffset(inspected.status(), kSource, size);
   if (inspected.ok()) (void)inspected->dump();  // every string must be valid JSON text
+  Result<Document> dumped = FindFormat("pebble-table")->Dump(file, kSource);
+  fuzz::CheckNamesSourceAndOffset(dumped.status(), kSource, size);
+  if (dumped.ok()) FUZZ_CHECK(FindFormat("pebble-table")->Undump(*dumped, kSource).ok());
   return 0;
 }

@@ -93,12 +93,23 @@ std::string Bounds(const TableMeta& meta) {
          KeyText(UserKey(ByteSpan(meta.largest.data(), meta.largest.size())));
 }
 
-// A Pebble backing file's virtual tables, each with its level and bounds.
+// A Pebble backing file's virtual tables, each with its level, bounds and the synthetic prefix
+// and suffix its keys show (its reads cut the prefix off before asking the backing's filter,
+// pebble/table/table_reader.h).
 std::string VirtualTables(const std::vector<LiveTable>& views) {
   std::string out;
   for (const LiveTable& v : views) {
     out += (out.empty() ? "" : ", ") + std::to_string(v.meta.number) + " (level " +
-           std::to_string(v.meta.level) + ", keys " + Bounds(v.meta) + ")";
+           std::to_string(v.meta.level) + ", keys " + Bounds(v.meta);
+    if (v.meta.synthetic_prefix) {
+      out += ", synthetic prefix " +
+             KeyText(ByteSpan(v.meta.synthetic_prefix->data(), v.meta.synthetic_prefix->size()));
+    }
+    if (v.meta.synthetic_suffix) {
+      out += ", synthetic suffix " +
+             KeyText(ByteSpan(v.meta.synthetic_suffix->data(), v.meta.synthetic_suffix->size()));
+    }
+    out += ")";
   }
   return out;
 }

@@ -1,5 +1,5 @@
-// The Pebble family's registration: its formats and verify hooks. It has no conversions, key
-// sources or flags of its own yet.
+// The Pebble family's registration: its formats, conversions (convert.cc) and verify hooks. It has
+// no key sources or flags of its own yet.
 #include "formats/pebble/family.h"
 
 #include "pebble/format_codecs.h"
@@ -25,7 +25,7 @@ const engine::Family& TheFamily() {
   static const engine::Family family{
       .name = "pebble",
       .formats = Formats(),
-      .conversions = {},
+      .conversions = ConversionRules(),
       .verify = VerifyHooks(),
       .keys = {},
       .flags = {},

@@ -24,6 +24,9 @@ std::span<const FormatCodec* const> Formats();
 
 const engine::Family& TheFamily();
 
+// The family's conversion rules (convert.cc).
+std::span<const engine::ConversionRule> ConversionRules();
+
 // The verify hooks (verify_plan.cc) the family registers.
 engine::FamilyVerify VerifyHooks();
 

@@ -13,8 +13,6 @@
 
 namespace bloomcodec::pebble {
 
-namespace {
-
 // Pebble's policies take an integer (bloom.FilterPolicy: uint32; binaryfuse: int).
 Result<std::uint32_t> WholeBits(const FilterParams& params, std::string_view what) {
   if (params.fp_chance || params.buckets_per_element) {
@@ -33,6 +31,8 @@ Result<std::uint32_t> WholeBits(const FilterParams& params, std::string_view wha
   }
   return static_cast<std::uint32_t>(b);
 }
+
+namespace {
 
 // probe of one filter block, read by its own trailer as Pebble's reader does.
 template <typename Reader>

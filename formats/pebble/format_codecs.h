@@ -15,4 +15,8 @@ const FormatCodec* BloomCodec(BloomProbes probes = BloomProbes::kRounded);
 // `pebble-binaryfuse`.
 const FormatCodec* BinaryFuseCodec();
 
+// --bits-per-key as Pebble's policies take it: a whole number from 1 (InvalidArgument naming
+// `what` otherwise, and for --fp-chance / --buckets-per-element).
+Result<std::uint32_t> WholeBits(const FilterParams& params, std::string_view what);
+
 }  // namespace bloomcodec::pebble

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,7 +68,6 @@ class ColumnarTableWriter {
   blocktable::BlockHandle WriteBlock(ByteSpan raw, bool compress, Role role = Role::kOther) {
     ByteVector stored_bytes;
     std::uint8_t type = 0;
-    ByteSpan stored = raw;
     if (spec_.minlz != MinLz::kOff &&
         (role == Role::kData || (role == Role::kIndex && spec_.minlz_index))) {
       type = 8;
@@ -78,19 +78,11 @@ class ColumnarTableWriter {
         ByteWriter(stored_bytes).PutVarint64(spec_.minlz == MinLz::kLiteral ? 0 : raw.size());
         stored_bytes.insert(stored_bytes.end(), raw.begin(), raw.end());
       }
-      stored = stored_bytes;
-    } else if (compress && spec_.compression != blocktable::BlockCompression::kNone &&
-               blocktable::CompressBlock(spec_.compression, raw, stored_bytes) &&
-               stored_bytes.size() < raw.size() - raw.size() / 8) {
-      type = static_cast<std::uint8_t>(spec_.compression);
-      stored = stored_bytes;
+    } else if (compress) {
+      type = CompressIfSmaller(spec_.compression, raw, stored_bytes);
     }
-    const blocktable::BlockHandle h{out_.size(), stored.size()};
-    out_.insert(out_.end(), stored.begin(), stored.end());
-    out_.push_back(type);
-    const std::uint32_t c = blocktable::BlockChecksum(spec_.checksum, stored, type);
-    for (int i = 0; i < 4; ++i) out_.push_back(static_cast<std::uint8_t>(c >> (8 * i)));
-    return h;
+    return AppendBlockWithTrailer(out_, type == 0 ? raw : ByteSpan(stored_bytes), type,
+                                  spec_.checksum);
   }
 
   ByteVector Build(const std::vector<PebbleEntry>& entries);
@@ -98,7 +90,8 @@ class ColumnarTableWriter {
  private:
   void WriteDataBlocks(const std::vector<PebbleEntry>& entries);
   blocktable::BlockHandle WriteIndex();
-  ByteVector PropertiesBlock(const std::vector<PebbleEntry>& entries) const;
+  ByteVector PropertiesBlock(const std::vector<PebbleEntry>& entries,
+                             std::optional<std::size_t> filter) const;
 
   ColumnarTableSpec spec_;
   ByteVector out_;
@@ -162,90 +155,52 @@ inline blocktable::BlockHandle ColumnarTableWriter::WriteIndex() {
   return WriteBlock(top.Finish(top.rows()).value(), true, Role::kIndex);
 }
 
-inline ByteVector ColumnarTableWriter::PropertiesBlock(
-    const std::vector<PebbleEntry>& entries) const {
-  std::uint64_t deletions = 0, merges = 0, sized = 0;
-  for (const PebbleEntry& e : entries) {
-    const std::uint8_t k = e.kind & ~kObsoleteBit;
-    deletions += k == kDel || k == kSingleDel || k == kDelSized;
-    merges += k == kMerge;
-    sized += k == kDelSized;
-  }
-  const std::uint64_t rd = spec_.range_dels.size();
-  std::map<std::string, ByteVector> props;
-  auto number = [&](const std::string& name, std::uint64_t v) {
-    ByteVector b;
-    ByteWriter(b).PutVarint64(v);
-    props[name] = b;
-  };
-  auto text = [&](const std::string& name, const std::string& v) {
-    props[name] = ByteVector(v.begin(), v.end());
-  };
-  props["rocksdb.block.based.table.index.type"] = {
-      spec_.two_level ? std::uint8_t{2} : std::uint8_t{0}, 0, 0, 0};
-  text("rocksdb.comparator", spec_.comparer);
-  text("pebble.colblk.schema", spec_.key_schema);
-  number("rocksdb.num.entries", entries.size() + rd);
-  number("rocksdb.deleted.keys", deletions + rd);
-  number("rocksdb.num.range-deletions", rd);
-  number("rocksdb.merge.operands", merges);
-  number("rocksdb.num.data.blocks", index_.size());
-  number("pebble.num.deletions.sized", sized);
-  text("rocksdb.merge.operator", "pebble.concatenate");
-  text("rocksdb.property.collectors", "[]");
-  if (spec_.filter) text("rocksdb.filter.policy", "rocksdb.BuiltinBloomFilter");
+inline ByteVector ColumnarTableWriter::PropertiesBlock(const std::vector<PebbleEntry>& entries,
+                                                       std::optional<std::size_t> filter) const {
+  TableShape shape;
+  shape.range_dels = spec_.range_dels.size();
+  shape.data_blocks = index_.size();
+  shape.two_level = spec_.two_level;
+  shape.comparer = spec_.comparer;
+  shape.filter_bytes = filter;
+  PropertyMap props = CommonProperties(entries, shape);
+  props.Text("pebble.colblk.schema", spec_.key_schema);
+  props.Number("pebble.num.deletions.sized", SizedDeletions(entries));
   if (spec_.version >= kAttributesFormat) {
     colblk::KeyValueBlockWriter kv;
-    for (const auto& [name, value] : props) kv.Add(AsBytes(name), value);
+    for (const auto& [name, value] : props.entries) kv.Add(AsBytes(name), value);
     return kv.Finish(kv.rows()).value();
   }
-  blocktable::BlockBuilder pb(0x7fffffff);
-  for (const auto& [name, value] : props) pb.Add(AsBytes(name), value);
-  const ByteSpan b = pb.Finish();
-  return ByteVector(b.begin(), b.end());
+  return NamedRowBlock(props.entries, 0x7fffffff);
 }
 
 inline ByteVector ColumnarTableWriter::Build(const std::vector<PebbleEntry>& entries) {
   WriteDataBlocks(entries);
   const blocktable::BlockHandle index = WriteIndex();
   std::map<std::string, ByteVector> meta;  // metaindex: name -> handle
-  auto handle_value = [](const blocktable::BlockHandle& h) {
-    ByteVector v;
-    blocktable::AppendBlockHandle(h, v);
-    return v;
-  };
   const colblk::KeySchema schema = colblk::FindKeySchema(spec_.key_schema).value();
+  std::optional<std::size_t> filter_bytes;
   if (spec_.filter) {
-    KeyList keys;
-    for (const PebbleEntry& e : entries) {
-      const ByteSpan k = AsBytes(e.user_key);
-      keys.Add(k.first(colblk::SplitUserKey(schema.comparer, k)));
-    }
-    BloomPolicy policy;
-    policy.bits_per_key = spec_.bits_per_key;
-    std::optional<ByteVector> f = BuildBloom(policy, keys).value();
-    const ByteVector bytes = f ? *f : ByteVector();
-    meta[std::string(kBloomFilterBlockName)] = handle_value(WriteBlock(bytes, false));
+    const ByteVector bytes = BloomFilterBlock(entries, schema.comparer, spec_.bits_per_key);
+    filter_bytes = bytes.size();
+    meta[std::string(kBloomFilterBlockName)] = HandleValue(WriteBlock(bytes, false));
   }
   if (!spec_.range_dels.empty()) {
     colblk::KeyspanBlockWriter rd(schema.comparer);
     for (const auto& [start, end] : spec_.range_dels) {
       rd.AddSpan(AsBytes(start), AsBytes(end), {colblk::KeyspanKey{1 << 8 | kRangeDel, {}, {}}});
     }
-    meta[std::string(kRangeDelBlockName)] = handle_value(WriteBlock(rd.Finish().value(), false));
+    meta[std::string(kRangeDelBlockName)] = HandleValue(WriteBlock(rd.Finish().value(), false));
   }
-  meta["rocksdb.properties"] =
-      handle_value(WriteBlock(PropertiesBlock(entries), spec_.version >= kAttributesFormat));
+  meta["rocksdb.properties"] = HandleValue(
+      WriteBlock(PropertiesBlock(entries, filter_bytes), spec_.version >= kAttributesFormat));
   ByteVector metaindex;
   if (spec_.version >= kFooterChecksumFormat) {
     colblk::KeyValueBlockWriter kv;
     for (const auto& [name, value] : meta) kv.Add(AsBytes(name), value);
     metaindex = kv.Finish(kv.rows()).value();
   } else {
-    blocktable::BlockBuilder mb(1);
-    for (const auto& [name, value] : meta) mb.Add(AsBytes(name), value);
-    const ByteSpan b = mb.Finish();
-    metaindex.assign(b.begin(), b.end());
+    metaindex = NamedRowBlock(meta, 1);
   }
   PebbleFooter footer;
   footer.version = spec_.version;

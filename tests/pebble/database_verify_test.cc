@@ -261,6 +261,8 @@ TEST(PebbleDatabaseVerify, VirtualTablesAreCheckedOnceThroughTheirBacking) {
   a.backing = 12;
   NewTable b = Table(5, 22, "r0100", "r0199", 400);
   b.backing = 12;
+  b.prefix = "t/";  // the finding names each virtual table's synthetic prefix and suffix
+  b.suffix = "@9";
   Edit add = Header(40);
   add.CreatedBacking(12, whole.size).Add(a).Add(b);
   WriteFile(dir.path() + "/MANIFEST-000030", Log({add}));
@@ -275,6 +277,9 @@ TEST(PebbleDatabaseVerify, VirtualTablesAreCheckedOnceThroughTheirBacking) {
   ASSERT_EQ(KindsOf(f), std::vector<std::string>{"manifest"});
   EXPECT_EQ(f.findings[0].severity, Severity::kInfo);
   EXPECT_NE(f.findings[0].message.find("virtual tables 21 (level 5, keys 7230303030 to "),
+            std::string::npos)
+      << f.findings[0].message;
+  EXPECT_NE(f.findings[0].message.find(", synthetic prefix 742f, synthetic suffix 4039)"),
             std::string::npos)
       << f.findings[0].message;
   EXPECT_EQ(r.summary.groups.at(0).tables, 1u);

@@ -11,6 +11,7 @@
 // separators are each block's last key (what Pebble writes when shortening does not help).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -23,18 +24,9 @@
 #include "codec/byte_writer.h"
 #include "pebble/bloom.h"
 #include "pebble/table/table_reader.h"
+#include "table_builder_common.h"
 
 namespace bloomcodec::pebble::testing {
-
-inline constexpr std::uint8_t kDel = 0, kSet = 1, kMerge = 2, kSingleDel = 7, kRangeDel = 15,
-                              kSeparator = 17, kSetWithDel = 18, kDelSized = 23;
-
-struct PebbleEntry {
-  std::string user_key;
-  std::uint64_t seq = 0;
-  std::uint8_t kind = kSet;  // may carry the obsolete bit (0x40) in Pebblev4
-  std::string value;         // as the user gave it (the builder adds v3's prefix byte)
-};
 
 struct PebbleTableSpec {
   std::uint32_t version = 1;
@@ -58,6 +50,12 @@ struct PebbleTableSpec {
   // The properties Pebble's writer records for a comparer with a Split [P1 sstable/writer.go]:
   // rocksdb.prefix.extractor.name = the comparer's name, prefix filtering on, whole-key off.
   bool split_properties = false;
+  // rocksdb.comparator; the filter holds key[:Split(key)] of cockroach_comparator's keys.
+  std::string comparer = std::string(colblk::kBytewiseComparatorName);
+  // Pebblev3+: value blocks (their stored bytes, uncompressed) written after the range
+  // deletions, and the value index naming them (FORMAT.md §5.3), as Pebble orders them.
+  std::vector<std::string> value_blocks;
+  std::string value_index_raw;  // the value index's bytes instead of its rows (damaged ones)
 };
 
 inline void PutTrailer(ByteVector& key, std::uint64_t seq, std::uint8_t kind) {
@@ -78,20 +76,10 @@ class PebbleTableWriter {
   // Writes a block with its trailer; compressed when asked and smaller by an eighth.
   blocktable::BlockHandle WriteBlock(ByteSpan raw, bool compress) {
     ByteVector compressed;
-    std::uint8_t type = 0;
-    ByteSpan stored = raw;
-    if (compress && spec_.compression != blocktable::BlockCompression::kNone &&
-        blocktable::CompressBlock(spec_.compression, raw, compressed) &&
-        compressed.size() < raw.size() - raw.size() / 8) {
-      type = static_cast<std::uint8_t>(spec_.compression);
-      stored = compressed;
-    }
-    const blocktable::BlockHandle h{out_.size(), stored.size()};
-    out_.insert(out_.end(), stored.begin(), stored.end());
-    out_.push_back(type);
-    const std::uint32_t c = blocktable::BlockChecksum(spec_.checksum, stored, type);
-    for (int i = 0; i < 4; ++i) out_.push_back(static_cast<std::uint8_t>(c >> (8 * i)));
-    return h;
+    const std::uint8_t type =
+        compress ? CompressIfSmaller(spec_.compression, raw, compressed) : std::uint8_t{0};
+    return AppendBlockWithTrailer(out_, type == 0 ? raw : ByteSpan(compressed), type,
+                                  spec_.checksum);
   }
 
   ByteVector IndexValue(const blocktable::BlockHandle& h) const {
@@ -106,6 +94,7 @@ class PebbleTableWriter {
  private:
   void WriteDataBlocks(const std::vector<PebbleEntry>& entries);
   blocktable::BlockHandle WriteIndex();
+  void WriteValueBlocks(std::map<std::string, ByteVector>& meta);
 
   PebbleTableSpec spec_;
   ByteVector out_;
@@ -159,26 +148,47 @@ inline blocktable::BlockHandle PebbleTableWriter::WriteIndex() {
   return WriteBlock(top.Finish(), true);
 }
 
+inline void PebbleTableWriter::WriteValueBlocks(std::map<std::string, ByteVector>& meta) {
+  if (spec_.value_blocks.empty()) return;
+  std::vector<blocktable::BlockHandle> blocks;
+  for (const std::string& b : spec_.value_blocks) blocks.push_back(WriteBlock(AsBytes(b), false));
+  // Each width the bytes of its largest value, at least 1 (lenLittleEndian).
+  auto width = [](std::uint64_t v) {
+    std::uint8_t n = 1;
+    while (n < 8 && (v >> (8 * n)) != 0) ++n;
+    return n;
+  };
+  std::uint64_t longest = 0;
+  for (const auto& h : blocks) longest = std::max(longest, h.size);
+  const std::uint8_t w[3] = {width(blocks.size() - 1), width(blocks.back().offset), width(longest)};
+  ByteVector index;
+  auto put = [&](std::uint64_t v, std::uint8_t n) {
+    for (std::uint8_t i = 0; i < n; ++i) index.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+  };
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    put(i, w[0]);
+    put(blocks[i].offset, w[1]);
+    put(blocks[i].size, w[2]);
+  }
+  if (!spec_.value_index_raw.empty())
+    index.assign(spec_.value_index_raw.begin(), spec_.value_index_raw.end());
+  ByteVector value = HandleValue(WriteBlock(index, false));
+  value.insert(value.end(), w, w + 3);
+  meta[std::string(kValueIndexBlockName)] = value;
+}
+
 inline ByteVector PebbleTableWriter::Build(const std::vector<PebbleEntry>& entries) {
   WriteDataBlocks(entries);
   std::map<std::string, ByteVector> meta;  // metaindex: name -> handle
-  auto handle_value = [](const blocktable::BlockHandle& h) {
-    ByteVector v;
-    blocktable::AppendBlockHandle(h, v);
-    return v;
-  };
+  std::optional<std::size_t> filter_bytes;
   if (spec_.filter) {
-    KeyList keys;
-    if (spec_.filter_keys_override.empty()) {
-      for (const PebbleEntry& e : entries) keys.Add(e.user_key);
-    } else {
-      for (const std::string& k : spec_.filter_keys_override) keys.Add(k);
-    }
-    BloomPolicy policy;
-    policy.bits_per_key = spec_.bits_per_key;
-    std::optional<ByteVector> f = BuildBloom(policy, keys).value();
-    const ByteVector bytes = f ? *f : ByteVector();
-    meta[std::string(kBloomFilterBlockName)] = handle_value(WriteBlock(bytes, false));
+    const colblk::KeyComparer comparer = spec_.comparer == colblk::kCockroachComparatorName
+                                             ? colblk::KeyComparer::kCockroach
+                                             : colblk::KeyComparer::kBytewise;
+    const ByteVector bytes =
+        BloomFilterBlock(entries, comparer, spec_.bits_per_key, spec_.filter_keys_override);
+    filter_bytes = bytes.size();
+    meta[std::string(kBloomFilterBlockName)] = HandleValue(WriteBlock(bytes, false));
   }
   const blocktable::BlockHandle index = WriteIndex();
   if (!spec_.range_dels.empty()) {
@@ -186,55 +196,37 @@ inline ByteVector PebbleTableWriter::Build(const std::vector<PebbleEntry>& entri
     for (const auto& [start, end] : spec_.range_dels) {
       rd.Add(InternalKey(start, 1, kRangeDel), AsBytes(end));
     }
-    const ByteVector h = handle_value(WriteBlock(rd.Finish(), false));
+    const ByteVector h = HandleValue(WriteBlock(rd.Finish(), false));
     meta[std::string(kRangeDelBlockName)] = h;
     if (spec_.rocksdb_v2) meta["rocksdb.range_del"] = h;
   }
-  std::uint64_t deletions = 0, merges = 0, sized = 0;
-  for (const PebbleEntry& e : entries) {
-    const std::uint8_t k = e.kind & ~kObsoleteBit;
-    deletions += k == kDel || k == kSingleDel || k == kDelSized;
-    merges += k == kMerge;
-    sized += k == kDelSized;
+  const std::uint64_t value_blocks_start = out_.size();
+  WriteValueBlocks(meta);
+  TableShape shape;
+  shape.range_dels = spec_.range_dels.size();
+  shape.data_blocks = index_.size();
+  shape.two_level = spec_.two_level;
+  shape.filter_bytes = filter_bytes;
+  shape.comparer = spec_.comparer;
+  PropertyMap props = CommonProperties(entries, shape);
+  if (!spec_.value_blocks.empty()) {
+    props.Number("pebble.num.value-blocks", spec_.value_blocks.size());
+    props.Number("pebble.value-blocks.size", out_.size() - value_blocks_start);
   }
-  const std::uint64_t rd = spec_.range_dels.size();
-  std::map<std::string, ByteVector> props;
-  auto number = [&](const std::string& name, std::uint64_t v) {
-    ByteVector b;
-    ByteWriter(b).PutVarint64(v);
-    props[name] = b;
-  };
-  auto text = [&](const std::string& name, const std::string& v) {
-    props[name] = ByteVector(v.begin(), v.end());
-  };
-  props["rocksdb.block.based.table.index.type"] = {
-      spec_.two_level ? std::uint8_t{2} : std::uint8_t{0}, 0, 0, 0};
-  text("rocksdb.comparator", "leveldb.BytewiseComparator");
-  number("rocksdb.num.entries", entries.size() + rd);
-  number("rocksdb.deleted.keys", deletions + rd);
-  number("rocksdb.num.range-deletions", rd);
-  number("rocksdb.merge.operands", merges);
-  number("rocksdb.num.data.blocks", index_.size());
-  text("rocksdb.merge.operator", "pebble.concatenate");
-  text("rocksdb.property.collectors", "[]");
-  if (spec_.filter) text("rocksdb.filter.policy", "rocksdb.BuiltinBloomFilter");
   if (spec_.split_properties) {
-    text("rocksdb.prefix.extractor.name", "leveldb.BytewiseComparator");
-    text("rocksdb.block.based.table.prefix.filtering", "1");
-    text("rocksdb.block.based.table.whole.key.filtering", "0");
+    props.Text("rocksdb.prefix.extractor.name", "leveldb.BytewiseComparator");
+    props.Text("rocksdb.block.based.table.prefix.filtering", "1");
+    props.Text("rocksdb.block.based.table.whole.key.filtering", "0");
   }
   if (spec_.version >= kObsoleteBitFormat && !spec_.rocksdb_v2) {
-    number("pebble.num.deletions.sized", sized);
+    props.Number("pebble.num.deletions.sized", SizedDeletions(entries));
   }
-  blocktable::BlockBuilder pb(0x7fffffff);
-  for (const auto& [name, value] : props) pb.Add(AsBytes(name), value);
-  meta["rocksdb.properties"] = handle_value(WriteBlock(pb.Finish(), false));
-  blocktable::BlockBuilder mb(1);
-  for (const auto& [name, value] : meta) mb.Add(AsBytes(name), value);
+  meta["rocksdb.properties"] =
+      HandleValue(WriteBlock(NamedRowBlock(props.entries, 0x7fffffff), false));
   PebbleFooter footer;
   footer.version = spec_.version;
   footer.footer.checksum = spec_.checksum;
-  footer.footer.metaindex_handle = WriteBlock(mb.Finish(), false);
+  footer.footer.metaindex_handle = WriteBlock(NamedRowBlock(meta, 1), false);
   footer.footer.index_handle = index;
   if (spec_.rocksdb_v2) {
     footer.footer.magic = blocktable::kBlockBasedTableMagic;

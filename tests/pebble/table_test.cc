@@ -93,6 +93,60 @@ TEST(PebbleTable, ChecksumsCompressionsAndTwoLevelIndexes) {
   }
 }
 
+// A row table whose comparer is cockroach_comparator: its key order is not judged (an
+// `unsupported` warning naming the comparer), never an error; probes ask its Split prefixes.
+TEST(PebbleTable, RowTablesOfCockroachComparatorAreUnsupportedByName) {
+  PebbleTableSpec spec;
+  spec.version = 4;
+  spec.comparer = "cockroach_comparator";
+  // MVCC keys without a version: the roach key, its 0x00 sentinel (Split keeps both).
+  std::vector<PebbleEntry> entries;
+  for (int i = 0; i < 50; ++i) {
+    entries.push_back(
+        {"roach" + std::to_string(100 + i) + std::string(1, '\0'), 5, testing::kSet, "v"});
+  }
+  const ByteVector bytes = BuildPebbleTable(entries, spec);  // the table views it
+  const FileReport r = Verify(bytes);
+  ASSERT_EQ(r.findings.size(), 1u) << Kinds(r);
+  EXPECT_EQ(r.findings[0].kind, finding_kind::kUnsupported);
+  EXPECT_EQ(r.findings[0].severity, Severity::kWarning);
+  EXPECT_NE(r.findings[0].message.find("cockroach_comparator"), std::string::npos);
+  const PebbleTable t = PebbleTable::Open(bytes, "t").value();
+  EXPECT_EQ(t.comparer(), colblk::KeyComparer::kCockroach);
+  KeyList probes;
+  for (const PebbleEntry& e : entries) probes.Add(e.user_key);
+  std::vector<std::uint8_t> answers(probes.size());
+  t.MayContainBatch(probes, answers);
+  for (std::uint8_t a : answers) EXPECT_EQ(a, 1);
+}
+
+// A virtual table's synthetic prefix: its keys show the prefix, the backing's filter holds the
+// stored keys; the prefix is cut off before the filter is asked, and a key without it is absent.
+TEST(PebbleTable, VirtualTablesProbeWithTheSyntheticPrefixCutOff) {
+  const std::vector<PebbleEntry> entries = Words(300);
+  const ByteVector bytes = BuildPebbleTable(entries, PebbleTableSpec());  // the table views it
+  const PebbleTable t = PebbleTable::Open(bytes, "t").value();
+  KeyList shown, stored;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    shown.Add("tenant7/" + entries[i].user_key);
+    stored.Add(entries[i].user_key);
+    shown.Add("tenant7/absent" + std::to_string(i));
+    stored.Add("absent" + std::to_string(i));
+  }
+  shown.Add(std::string_view("word000000"));  // a stored key, but not as the table shows it
+  const ByteSpan prefix = AsBytes("tenant7/");
+  std::vector<std::uint8_t> via(shown.size()), direct(stored.size());
+  t.MayContainBatch(shown, prefix, via);
+  t.MayContainBatch(stored, direct);
+  for (std::size_t i = 0; i < stored.size(); ++i) EXPECT_EQ(via[i], direct[i]) << i;
+  for (std::size_t i = 0; i < stored.size(); i += 2) EXPECT_EQ(via[i], 1);
+  EXPECT_EQ(via.back(), 0);
+  // No synthetic prefix: the plain answers.
+  std::vector<std::uint8_t> plain(stored.size());
+  t.MayContainBatch(stored, ByteSpan(), plain);
+  EXPECT_EQ(plain, direct);
+}
+
 TEST(PebbleTable, KindsOfV4ObsoleteBitAndCounts) {
   std::vector<PebbleEntry> entries = {
       {"a", 9, testing::kSet | kObsoleteBit, "x"},

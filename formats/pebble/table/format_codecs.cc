@@ -1,10 +1,15 @@
 // The `pebble-table` format of the command line: a Pebble table (Pebblev1..v8), probed
 // through its filter as Pebble's read path asks it, inspected block by block.
+#include <algorithm>
+#include <numeric>
 #include <string>
+#include <vector>
 
 #include "bloomcodec/format.h"
+#include "pebble/format_codecs.h"
 #include "pebble/table/inspect.h"
 #include "pebble/table/table_reader.h"
+#include "pebble/table/table_writer.h"
 
 namespace bloomcodec::pebble {
 
@@ -18,7 +23,9 @@ class TableFormat final : public FormatCodec {
            "filter is found through the "
            "metaindex";
   }
-  std::string_view params_help() const override { return "(none: read only)"; }
+  std::string_view params_help() const override {
+    return "--bits-per-key N (`build`; `convert` to itself)";
+  }
 
   // Pebble's magic, whatever the version: a columnar table is still Pebble's, and verify says
   // what it cannot read of it.
@@ -26,10 +33,29 @@ class TableFormat final : public FormatCodec {
     return HasPebbleTableMagic(contents);
   }
 
-  Result<ByteVector> Build(const KeyList&, const FilterParams&) const override {
-    return Status::Unsupported(
-        "build is not defined for pebble-table: use --format pebble-bloom or pebble-binaryfuse "
-        "for the filter block a Pebble table holds");
+  // A Pebblev4 table of the keys sorted bytewise with duplicates dropped, SETs with empty values,
+  // and the Bloom filter Pebble's writer adds for them (table_writer.h).
+  Result<ByteVector> Build(const KeyList& keys, const FilterParams& params) const override {
+    if (params.expected_keys) {
+      return Status::InvalidArgument(
+          "pebble-table takes only --bits-per-key N (the filter is sized from the table's keys)");
+    }
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint32_t bits, WholeBits(params, "bits per key"));
+    std::vector<std::size_t> order(keys.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    auto less = [&](std::size_t x, std::size_t y) {
+      const ByteSpan a = keys[x], b = keys[y];
+      return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+    };
+    std::stable_sort(order.begin(), order.end(), less);
+    KeyList sorted;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      if (i > 0 && !less(order[i - 1], order[i])) continue;
+      sorted.Add(keys[order[i]]);
+    }
+    PebbleWriteOptions options;
+    options.filter.bits_per_key = bits;
+    return WritePebbleTable(sorted, options);
   }
   Result<SizeInfo> Size(const FilterParams&) const override {
     return Status::Unsupported(
@@ -49,6 +75,12 @@ class TableFormat final : public FormatCodec {
 
   Result<Document> Inspect(ByteSpan file, std::string_view source) const override {
     return InspectPebbleTable(file, source);
+  }
+  Result<Document> Dump(ByteSpan file, std::string_view source) const override {
+    return DumpPebbleTable(file, source);
+  }
+  Result<ByteVector> Undump(const Document& dump, std::string_view source) const override {
+    return UndumpPebbleTable(dump, source);
   }
 };
 

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "inspect_support.h"
 #include "pebble/inspect.h"
 #include "pebble/table/table_reader.h"
 
@@ -71,6 +72,54 @@ Result<Document> InspectPebbleTable(ByteSpan file, std::string_view source) {
     d["filter"] = std::move(fd);
   }
   return d;
+}
+
+Result<Document> DumpPebbleTable(ByteSpan file, std::string_view source) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(PebbleTable t, PebbleTable::Open(file, std::string(source)));
+  Document doc = DumpHead(kTableFormatName);
+  doc["file_bytes"] = std::uint64_t{file.size()};
+  Document footer;
+  footer["table_format"] = PebbleFormatName(t.version());
+  footer["checksum"] = std::string(blocktable::ChecksumTypeName(t.footer().checksum));
+  footer["metaindex"] = HandleDoc(t.footer().metaindex_handle);
+  footer["index"] = HandleDoc(t.footer().index_handle);
+  if (t.version() >= kAttributesFormat) footer["attributes"] = std::uint64_t{t.attributes()};
+  doc["footer"] = std::move(footer);
+  Document meta = Document::array();
+  for (const auto& e : t.metaindex()) {
+    Document m;
+    m["name"] = rocksdb::PrintableName(e.key);
+    m["handle"] = HandleDoc(*e.handle);
+    meta.push_back(std::move(m));
+  }
+  doc["metaindex"] = std::move(meta);
+  const PebbleFilter& f = t.filter();
+  if (f.kind == PebbleFilterKind::kNone) {
+    doc["filter"] = nullptr;
+  } else {
+    Document fd;
+    fd["metaindex_key"] = std::string(
+        f.kind == PebbleFilterKind::kBloom ? kBloomFilterBlockName : kBinaryFuseFilterBlockName);
+    fd["handle"] = HandleDoc(f.handle);
+    fd["block_base64"] = ToBase64(file.subspan(f.handle.offset, f.handle.size));
+    doc["filter"] = std::move(fd);
+  }
+  doc["file_base64"] = ToBase64(file);
+  return doc;
+}
+
+Result<ByteVector> UndumpPebbleTable(const Document& dump, std::string_view source) {
+  BLOOMCODEC_RETURN_IF_ERROR(CheckDumpHead(dump, kTableFormatName, source));
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector file, DumpBase64(dump, "file_base64", source));
+  BLOOMCODEC_ASSIGN_OR_RETURN(Document again,
+                              DumpPebbleTable(file, std::string(source) + " (file_base64)"));
+  if (again != dump) {
+    return Status::Refused(std::string(source) +
+                           ": the dump's footer, metaindex or filter fields differ from its "
+                           "file_base64; a Pebble table cannot be rebuilt from edited fields (its "
+                           "blocks and checksums would change)");
+  }
+  return file;
 }
 
 }  // namespace bloomcodec::pebble

@@ -252,4 +252,35 @@ void PebbleTable::MayContainBatch(const KeyList& user_keys, std::span<std::uint8
   }
 }
 
+void PebbleTable::MayContainBatch(const KeyList& user_keys, ByteSpan synthetic_prefix,
+                                  std::span<std::uint8_t> answers) const {
+  if (synthetic_prefix.empty() || filter_.kind == PebbleFilterKind::kNone ||
+      comparer_ == colblk::KeyComparer::kUnknown) {
+    MayContainBatch(user_keys, answers);
+    return;
+  }
+  // The prefixes the stored keys would have: Split of the key as the virtual table shows it,
+  // then the synthetic prefix cut off. The whole key (bytewise) passes through Split as is.
+  KeyList cut;
+  std::vector<std::size_t> asked;
+  for (std::size_t i = 0; i < user_keys.size(); ++i) {
+    const ByteSpan k = user_keys[i];
+    const ByteSpan prefix = k.first(colblk::SplitUserKey(comparer_, k));
+    answers[i] = 0;
+    if (prefix.size() < synthetic_prefix.size() ||
+        !std::equal(synthetic_prefix.begin(), synthetic_prefix.end(), prefix.begin())) {
+      continue;
+    }
+    cut.Add(prefix.subspan(synthetic_prefix.size()));
+    asked.push_back(i);
+  }
+  std::vector<std::uint8_t> cut_answers(cut.size());
+  if (filter_.bloom) {
+    filter_.bloom->MayContainBatch(cut, cut_answers);
+  } else {
+    filter_.fuse->MayContainBatch(cut, cut_answers);
+  }
+  for (std::size_t j = 0; j < asked.size(); ++j) answers[asked[j]] = cut_answers[j];
+}
+
 }  // namespace bloomcodec::pebble

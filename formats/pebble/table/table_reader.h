@@ -157,6 +157,12 @@ class PebbleTable {
   // The filter's answers for user keys, as Pebble's read path gives them: key[:Split(key)]
   // asked of the filter; 1 for every key without a filter.
   void MayContainBatch(const KeyList& user_keys, std::span<std::uint8_t> answers) const;
+  // The same through a virtual table of this backing file whose keys show `synthetic_prefix`
+  // (FORMAT.md §8.3): Pebble's reader takes key[:Split(key)], cuts the synthetic prefix off and
+  // asks the filter the rest; a key without that prefix is absent (0) when there is a filter. A
+  // synthetic suffix replaces what follows Split, which no filter holds: it changes no answer.
+  void MayContainBatch(const KeyList& user_keys, ByteSpan synthetic_prefix,
+                       std::span<std::uint8_t> answers) const;
 
  private:
   PebbleTable() = default;

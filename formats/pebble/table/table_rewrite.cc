@@ -1,0 +1,410 @@
+// `convert T --to pebble-table --bits-per-key B`: a Pebble row table's filter rebuilt from its own
+// keys, every other block carried over (see table_writer.h). The blocks after the data blocks
+// are laid out again in their order in the input, which is Pebble's (FORMAT.md §5.1).
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "blocktable/block_builder.h"
+#include "blocktable/trailer.h"
+#include "codec/byte_reader.h"
+#include "codec/byte_writer.h"
+#include "pebble/colblk/key_schema.h"
+#include "pebble/table/table_writer.h"
+
+namespace bloomcodec::pebble {
+
+using blocktable::BlockCompression;
+using blocktable::BlockHandle;
+using blocktable::kBlockTrailerSize;
+using blocktable::KeyOrder;
+
+namespace {
+
+constexpr std::string_view kRangeKeyBlockName = "pebble.range_key";
+
+ByteVector Varint(std::uint64_t v) {
+  ByteVector b;
+  ByteWriter(b).PutVarint64(v);
+  return b;
+}
+
+ByteVector HandleValue(const BlockHandle& h) {
+  ByteVector v;
+  blocktable::AppendBlockHandle(h, v);
+  return v;
+}
+
+// lenLittleEndian: the bytes an unsigned integer needs, at least 1.
+std::uint8_t LittleEndianWidth(std::uint64_t v) {
+  std::uint8_t n = 1;
+  while (n < 8 && (v >> (8 * n)) != 0) ++n;
+  return n;
+}
+
+// One block the rewrite lays out after the new filter, in its input order.
+enum class Moved { kCopied, kPartition, kTopIndex, kValueBlock, kValueIndex };
+struct MovedBlock {
+  Moved what = Moved::kCopied;
+  BlockHandle old;
+  std::string meta_name;  // the metaindex entry naming it (kCopied)
+};
+
+// The value index of Pebblev3+: one fixed-width row per value block (FORMAT.md §5.3).
+struct ValueIndex {
+  std::uint8_t widths[3] = {1, 1, 1};  // block number, offset, length
+  std::vector<BlockHandle> blocks;
+};
+
+std::uint64_t GetLittle(ByteSpan b, std::size_t at, std::uint8_t width) {
+  std::uint64_t v = 0;
+  for (std::uint8_t i = 0; i < width; ++i) v |= std::uint64_t{b[at + i]} << (8 * i);
+  return v;
+}
+
+Result<ValueIndex> ReadValueIndex(const PebbleTable& t, const rocksdb::SstMetaindexEntry& e) {
+  ValueIndex vi;
+  const ByteSpan widths = e.value.last(3);
+  std::size_t row = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (widths[i] == 0 || widths[i] > 8) {
+      return Status::Corrupt(t.source(), e.value_at + e.value.size() - 3 + i,
+                             "a value index width from 1 to 8", std::to_string(widths[i]));
+    }
+    vi.widths[i] = widths[i];
+    row += widths[i];
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::BlockContents c,
+                              t.ReadContents(*e.handle, "value index"));
+  const ByteSpan b = c.bytes();
+  if (b.size() % row != 0) {
+    return Status::Corrupt(t.source(), e.handle->offset,
+                           "a value index of whole " + std::to_string(row) + "-byte rows",
+                           std::to_string(b.size()) + " bytes");
+  }
+  for (std::size_t at = 0; at < b.size(); at += row) {
+    const std::uint64_t n = GetLittle(b, at, vi.widths[0]);
+    const BlockHandle h{GetLittle(b, at + vi.widths[0], vi.widths[1]),
+                        GetLittle(b, at + vi.widths[0] + vi.widths[1], vi.widths[2])};
+    if (n != vi.blocks.size()) {
+      return Status::Corrupt(t.source(), e.handle->offset + at,
+                             "value block number " + std::to_string(vi.blocks.size()),
+                             std::to_string(n));
+    }
+    BLOOMCODEC_RETURN_IF_ERROR(blocktable::CheckHandleInFile(h, t.file().size(), t.source(),
+                                                             e.handle->offset + at, "value block"));
+    vi.blocks.push_back(h);
+  }
+  return vi;
+}
+
+// The value index re-encoded for the blocks' new places, widths chosen as Pebble's writer does.
+ByteVector EncodeValueIndex(const std::vector<BlockHandle>& blocks, std::uint8_t widths[3]) {
+  std::uint64_t largest_length = 0;
+  for (const BlockHandle& h : blocks) largest_length = std::max(largest_length, h.size);
+  widths[0] = LittleEndianWidth(blocks.empty() ? 0 : blocks.size() - 1);
+  widths[1] = LittleEndianWidth(blocks.empty() ? 0 : blocks.back().offset);
+  widths[2] = LittleEndianWidth(largest_length);
+  ByteVector out;
+  auto put = [&](std::uint64_t v, std::uint8_t w) {
+    for (std::uint8_t i = 0; i < w; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+  };
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    put(i, widths[0]);
+    put(blocks[i].offset, widths[1]);
+    put(blocks[i].size, widths[2]);
+  }
+  return out;
+}
+
+// The state of one rewrite: the input's blocks, and the output as it grows.
+class Rewriter {
+ public:
+  Rewriter(const PebbleTable& t, ByteVector filter, std::uint64_t data_blocks_end)
+      : t_(t), filter_(std::move(filter)), data_blocks_end_(data_blocks_end) {}
+  Result<ByteVector> Run();
+
+ private:
+  Status CollectMoved();
+  Status EmitMoved(const MovedBlock& m);
+  Result<BlockHandle> RewriteTopIndex();
+  BlockCompression IndexCompression() const;
+  Status WriteProperties();
+  Result<BlockHandle> Copy(const BlockHandle& h);
+
+  const PebbleTable& t_;
+  ByteVector filter_;
+  std::uint64_t data_blocks_end_;  // where the last data block's trailer ends
+  ByteVector out_;
+  std::vector<MovedBlock> moved_;
+  std::map<std::uint64_t, BlockHandle> partitions_;  // old offset -> new handle
+  std::optional<ValueIndex> values_;
+  std::vector<BlockHandle> new_values_;
+  std::map<std::string, ByteVector> meta_;  // metaindex: name -> value
+  BlockHandle index_;
+  std::int64_t top_index_growth_ = 0;    // uncompressed bytes the top-level index gained
+  std::int64_t value_index_growth_ = 0;  // bytes the value index gained
+};
+
+Result<BlockHandle> Rewriter::Copy(const BlockHandle& h) {
+  BLOOMCODEC_RETURN_IF_ERROR(
+      blocktable::CheckHandleInFile(h, t_.file().size(), t_.source(), "block moved"));
+  const BlockHandle moved{out_.size(), h.size};
+  const ByteSpan whole = t_.file().subspan(h.offset, h.size + kBlockTrailerSize);
+  out_.insert(out_.end(), whole.begin(), whole.end());
+  return moved;
+}
+
+Status Rewriter::CollectMoved() {
+  if (t_.two_level_index()) {
+    BLOOMCODEC_RETURN_IF_ERROR(t_.ForEachIndexPartition([&](ByteSpan, const BlockHandle& h) {
+      moved_.push_back({Moved::kPartition, h, {}});
+      return Status();
+    }));
+    moved_.push_back({Moved::kTopIndex, t_.footer().index_handle, {}});
+  } else {
+    moved_.push_back({Moved::kCopied, t_.footer().index_handle, {}});
+  }
+  for (const rocksdb::SstMetaindexEntry& e : t_.metaindex()) {
+    if (e.key == "rocksdb.properties" || e.key.starts_with("fullfilter.")) continue;
+    if (!e.handle) {
+      return Status::Unsupported(t_.source() + ": metaindex entry " + e.key +
+                                 " is not a block handle; not rewritten");
+    }
+    if (e.key == kValueIndexBlockName) {
+      BLOOMCODEC_ASSIGN_OR_RETURN(ValueIndex vi, ReadValueIndex(t_, e));
+      for (const BlockHandle& h : vi.blocks) moved_.push_back({Moved::kValueBlock, h, {}});
+      moved_.push_back({Moved::kValueIndex, *e.handle, e.key});
+      values_ = std::move(vi);
+      continue;
+    }
+    moved_.push_back({Moved::kCopied, *e.handle, e.key});
+  }
+  std::stable_sort(moved_.begin(), moved_.end(), [](const MovedBlock& a, const MovedBlock& b) {
+    return a.old.offset < b.old.offset;
+  });
+  // Each block's dependants come after it, as Pebble writes them: partitions before their top
+  // level, value blocks before their index.
+  const auto first = [&](Moved w) {
+    return std::find_if(moved_.begin(), moved_.end(),
+                        [&](const MovedBlock& m) { return m.what == w; });
+  };
+  const auto last = [&](Moved w) {
+    auto it = std::find_if(moved_.rbegin(), moved_.rend(),
+                           [&](const MovedBlock& m) { return m.what == w; });
+    return it == moved_.rend() ? moved_.end() : std::prev(it.base());
+  };
+  if ((last(Moved::kPartition) != moved_.end() &&
+       last(Moved::kPartition) > first(Moved::kTopIndex)) ||
+      (last(Moved::kValueBlock) != moved_.end() &&
+       last(Moved::kValueBlock) > first(Moved::kValueIndex))) {
+    return Status::Unsupported(
+        t_.source() +
+        ": an index partition after the top-level index, or a value block "
+        "after the value index: not laid out as Pebble writes; not rewritten");
+  }
+  return Status();
+}
+
+// The compression the table's index blocks were written with: the properties' name for it, else
+// the type of the first compressed index block (a block compression saved too little for is
+// stored raw, so one raw block does not tell).
+BlockCompression Rewriter::IndexCompression() const {
+  if (const std::optional<std::string> name = t_.properties().String("rocksdb.compression")) {
+    if (*name == "Snappy") return BlockCompression::kSnappy;
+    if (*name == "ZSTD") return BlockCompression::kZstd;
+    if (*name == "NoCompression") return BlockCompression::kNone;
+  }
+  for (const MovedBlock& m : moved_) {
+    if (m.what != Moved::kPartition && m.what != Moved::kTopIndex) continue;
+    const std::uint8_t type = t_.file()[m.old.offset + m.old.size];
+    if (type != 0) return static_cast<BlockCompression>(type);
+  }
+  return BlockCompression::kNone;
+}
+
+Result<BlockHandle> Rewriter::RewriteTopIndex() {
+  ByteVector block_bytes;
+  {
+    blocktable::BlockBuilder top(1);
+    BLOOMCODEC_RETURN_IF_ERROR(blocktable::ForEachIndexEntry(
+        t_.index_block(), KeyOrder::kInternal, blocktable::ValueEncoding::kLengthPrefixed,
+        [&](const blocktable::IndexEntry& e) -> Result<BlockHandle> {
+          BLOOMCODEC_ASSIGN_OR_RETURN(BlockHandle h, t_.DecodeIndexValue(e));
+          // The handle's varints, then its block properties as they are.
+          ByteReader r(e.value, t_.source(), 0);
+          BLOOMCODEC_RETURN_IF_ERROR(blocktable::ReadBlockHandle(r, "index handle").status());
+          const auto moved = partitions_.find(h.offset);
+          if (moved == partitions_.end()) {
+            return Status::Internal("a partition the top-level index names was not moved")
+                .WithFile(t_.source());
+          }
+          ByteVector value = HandleValue(moved->second);
+          const ByteSpan props = e.value.subspan(r.position());
+          value.insert(value.end(), props.begin(), props.end());
+          top.Add(e.key, value);
+          return h;
+        },
+        [](ByteSpan, const BlockHandle&) { return Status(); }));
+    const ByteSpan finished = top.Finish();
+    block_bytes.assign(finished.begin(), finished.end());
+  }
+  top_index_growth_ = static_cast<std::int64_t>(block_bytes.size()) -
+                      static_cast<std::int64_t>(t_.index_block().contents().bytes().size());
+  return AppendPebbleBlock(block_bytes, t_.footer().checksum, IndexCompression(), out_);
+}
+
+Status Rewriter::EmitMoved(const MovedBlock& m) {
+  switch (m.what) {
+    case Moved::kCopied: {
+      BLOOMCODEC_ASSIGN_OR_RETURN(const BlockHandle h, Copy(m.old));
+      if (m.meta_name.empty()) {
+        index_ = h;
+      } else {
+        meta_[m.meta_name] = HandleValue(h);
+      }
+      return Status();
+    }
+    case Moved::kPartition: {
+      BLOOMCODEC_ASSIGN_OR_RETURN(partitions_[m.old.offset], Copy(m.old));
+      return Status();
+    }
+    case Moved::kTopIndex: {
+      BLOOMCODEC_ASSIGN_OR_RETURN(index_, RewriteTopIndex());
+      return Status();
+    }
+    case Moved::kValueBlock: {
+      BLOOMCODEC_ASSIGN_OR_RETURN(const BlockHandle h, Copy(m.old));
+      new_values_.push_back(h);
+      return Status();
+    }
+    case Moved::kValueIndex: {
+      std::uint8_t widths[3];
+      const ByteVector vi = EncodeValueIndex(new_values_, widths);
+      value_index_growth_ =
+          static_cast<std::int64_t>(vi.size()) - static_cast<std::int64_t>(m.old.size);
+      ByteVector value =
+          HandleValue(AppendPebbleBlock(vi, t_.footer().checksum, BlockCompression::kNone, out_));
+      value.insert(value.end(), widths, widths + 3);
+      meta_[m.meta_name] = std::move(value);
+      return Status();
+    }
+  }
+  return Status();
+}
+
+Status Rewriter::WriteProperties() {
+  std::map<std::string, ByteVector> props;
+  for (const rocksdb::TableProperty& p : t_.properties().entries) {
+    props[p.name] = ByteVector(p.raw.begin(), p.raw.end());
+  }
+  props["rocksdb.filter.policy"] = ByteVector(kBloomFamily.begin(), kBloomFamily.end());
+  props["rocksdb.filter.size"] = Varint(filter_.size());
+  auto adjust = [&](const std::string& name, std::int64_t growth) {
+    const std::optional<std::uint64_t> v = t_.Number(name);
+    if (growth != 0 && v) props[name] = Varint(static_cast<std::uint64_t>(*v + growth));
+  };
+  adjust("rocksdb.index.size", top_index_growth_);
+  adjust("rocksdb.top-level.index.size", top_index_growth_);
+  adjust("pebble.value-blocks.size", value_index_growth_);
+  meta_["rocksdb.properties"] =
+      HandleValue(AppendPebbleBlock(EncodeNamedBlock(props, kPropertiesRestartInterval),
+                                    t_.footer().checksum, BlockCompression::kNone, out_));
+  return Status();
+}
+
+Result<ByteVector> Rewriter::Run() {
+  BLOOMCODEC_RETURN_IF_ERROR(CollectMoved());
+  // The data region ends where the first block after the data blocks begins.
+  std::uint64_t data_end = t_.properties_handle().offset;
+  for (const MovedBlock& m : moved_) data_end = std::min(data_end, m.old.offset);
+  if (t_.filter().kind != PebbleFilterKind::kNone) {
+    data_end = std::min(data_end, t_.filter().handle.offset);
+  }
+  if (data_blocks_end_ > data_end) {
+    return Status::Unsupported(t_.source() + ": a data block ends at " +
+                               std::to_string(data_blocks_end_) +
+                               ", after a meta or index block at " + std::to_string(data_end) +
+                               ": not laid out as Pebble writes; not rewritten");
+  }
+  out_.assign(t_.file().begin(), t_.file().begin() + data_end);
+  meta_[std::string(kBloomFilterBlockName)] =
+      HandleValue(AppendPebbleBlock(filter_, t_.footer().checksum, BlockCompression::kNone, out_));
+  for (const MovedBlock& m : moved_) BLOOMCODEC_RETURN_IF_ERROR(EmitMoved(m));
+  BLOOMCODEC_RETURN_IF_ERROR(WriteProperties());
+  PebbleFooter footer;
+  footer.version = t_.version();
+  footer.footer = t_.footer();
+  footer.footer.index_handle = index_;
+  footer.footer.metaindex_handle =
+      AppendPebbleBlock(EncodeNamedBlock(meta_, kMetaindexRestartInterval), t_.footer().checksum,
+                        BlockCompression::kNone, out_);
+  AppendPebbleFooter(footer, out_);
+  return std::move(out_);
+}
+
+}  // namespace
+
+Result<KeyList> PebbleFilterKeys(const PebbleTable& t, std::uint64_t* data_end_out) {
+  if (t.comparer() == colblk::KeyComparer::kUnknown) {
+    return Status::Unsupported(t.source() + ": comparer " + t.comparer_name() +
+                               ": its Split is not known, so neither is what its filter holds");
+  }
+  KeyList keys;
+  std::uint64_t data_end = 0;
+  BLOOMCODEC_RETURN_IF_ERROR(blocktable::ForEachIndexedBlock(
+      t.index_layout(), [&](const blocktable::IndexEntry& e) { return t.DecodeIndexValue(e); },
+      [&](const BlockHandle& h) { return t.ReadIndexBlock(h, "index partition"); },
+      [&](ByteSpan, const BlockHandle& h) -> Status {
+        data_end = std::max(data_end, h.offset + h.size + kBlockTrailerSize);
+        BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::Block block, t.ReadDataBlock(h));
+        blocktable::BlockIterator it(block, KeyOrder::kInternal);
+        BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+        while (it.valid()) {
+          const ByteSpan user = it.key().first(it.key().size() - 8);
+          keys.Add(user.first(colblk::SplitUserKey(t.comparer(), user)));
+          BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+        }
+        return Status();
+      }));
+  if (data_end_out) *data_end_out = data_end;
+  return keys;
+}
+
+BloomPolicy PolicyForRewrite(const PebbleTable& t, const KeyList& filter_keys,
+                             std::uint32_t bits_per_key) {
+  BloomPolicy policy;
+  policy.bits_per_key = bits_per_key;
+  if (!t.filter().bloom || t.filter().bloom->empty()) return policy;
+  const BloomReader& old = *t.filter().bloom;
+  policy.flavor = DecideHashFlavor(old, filter_keys).flavor();
+  // The probe era: the table's probe count, where only the newer era's table gives it.
+  const std::uint32_t rounded = BloomProbeCount(bits_per_key, BloomProbes::kRounded);
+  const std::uint32_t table = BloomProbeCount(bits_per_key, BloomProbes::kTable);
+  if (old.num_probes() != rounded && old.num_probes() == table) {
+    policy.probes = BloomProbes::kTable;
+  }
+  return policy;
+}
+
+Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& t, const BloomPolicy& policy) {
+  if (t.columnar()) {
+    return Status::Unsupported(t.source() + ": " + PebbleFormatName(t.version()) +
+                               " is columnar: its filter is rewritten for row tables "
+                               "(Pebblev1..v4) only");
+  }
+  std::uint64_t data_blocks_end = 0;
+  BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, PebbleFilterKeys(t, &data_blocks_end));
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<ByteVector> filter, BuildBloom(policy, keys));
+  // No point key: Pebble v1 and v2 write a 0-byte filter block (FORMAT.md §7.1).
+  Rewriter r(t, filter ? std::move(*filter) : ByteVector(), data_blocks_end);
+  PebbleRewrite out;
+  BLOOMCODEC_ASSIGN_OR_RETURN(out.bytes, r.Run());
+  out.filter_keys = keys.size();
+  return out;
+}
+
+}  // namespace bloomcodec::pebble

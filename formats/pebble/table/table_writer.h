@@ -1,0 +1,79 @@
+// Writing Pebble's row tables: a whole table of keys (`build --format pebble-table`) and a table's
+// filter rewritten in place of its old one (`convert T --to pebble-table --bits-per-key B`).
+// Internal to the library (included as "pebble/table/table_writer.h").
+//
+//   using namespace bloomcodec::pebble;
+//   PebbleWriteOptions options;                   // Pebblev4, 10 bits per key
+//   BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector sst, WritePebbleTable(sorted_keys, options));
+//
+//   BLOOMCODEC_ASSIGN_OR_RETURN(PebbleTable t, PebbleTable::Open(bytes, "000012.sst"));
+//   BLOOMCODEC_ASSIGN_OR_RETURN(PebbleRewrite r, RewritePebbleFilter(t, policy));
+//
+// Contract (formats/pebble/FORMAT.md §5, §7, §10):
+// * The filter block is what Pebble's table writer writes for the same point keys in the same
+//   order and the same policy: key[:Split(key)] of every point key (whole keys for
+//   leveldb.BytewiseComparator, cockroach_comparator's MVCC prefix), consecutive equal hashes
+//   dropped, sized and probed as pebble/bloom.h says; a table without point keys gets the 0-byte
+//   filter block of Pebble v1 and v2.
+// * WritePebbleTable: the keys (sorted bytewise, distinct) as SETs at sequence number 0 with empty
+//   values, CRC-32C, no compression, 4 KiB data blocks of restart interval 16, a one-level index
+//   of each block's last key, the properties Pebble always writes; a valid table Pebble reads.
+// * RewritePebbleFilter: Pebblev1..v4 row tables. Bytes before the first non-data block are
+//   copied as they are; every block after the filter keeps its bytes and moves (Pebble's
+//   checksums do not depend on a block's place) except those that hold file offsets (a two-level
+//   index's top level, the value index), which are re-encoded as Pebble encodes them, and the
+//   properties (rocksdb.filter.size and the sizes those blocks change), metaindex and footer.
+//   Rewriting a Pebble-written table with the policy that wrote it gives back its bytes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/key_list.h"
+#include "bloomcodec/status.h"
+#include "pebble/bloom.h"
+#include "pebble/table/table_reader.h"
+
+namespace bloomcodec::pebble {
+
+struct PebbleWriteOptions {
+  std::uint32_t version = 4;  // Pebblev1..v4
+  BloomPolicy filter;
+  std::size_t block_size = 4096;  // Pebble's default BlockSize
+};
+
+// `keys` sorted bytewise and distinct (InvalidArgument otherwise).
+Result<ByteVector> WritePebbleTable(const KeyList& keys, const PebbleWriteOptions& options);
+
+// The prefixes Pebble's writer adds to a row table's filter: key[:Split(key)] of every point key,
+// in file order (the filter writer drops consecutive equal hashes). Unsupported for a comparer
+// whose Split we do not know. `data_end`, when given, gets the end of the last data block's
+// trailer.
+Result<KeyList> PebbleFilterKeys(const PebbleTable& table, std::uint64_t* data_end = nullptr);
+
+struct PebbleRewrite {
+  ByteVector bytes;
+  std::uint64_t filter_keys = 0;  // the prefixes added (before equal neighbours are dropped)
+};
+Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& table, const BloomPolicy& policy);
+
+// A block and its trailer appended to `out`: compressed with `compression` when that saves at
+// least an eighth (Pebble's rule), the checksum over the stored bytes and the type byte.
+blocktable::BlockHandle AppendPebbleBlock(ByteSpan contents, blocktable::ChecksumType checksum,
+                                          blocktable::BlockCompression compression,
+                                          ByteVector& out);
+// A row block of raw names (no trailer) in bytewise order: the metaindex (restart interval 1)
+// and the properties (restart interval 2^31 - 1), as Pebble lays them out.
+ByteVector EncodeNamedBlock(const std::map<std::string, ByteVector>& entries,
+                            std::uint32_t restart_interval);
+inline constexpr std::uint32_t kMetaindexRestartInterval = 1;
+inline constexpr std::uint32_t kPropertiesRestartInterval = 0x7fffffff;
+
+// The policy a rewrite at `bits_per_key` keeps from the table's own filter: its hash flavour
+// (told from its keys) and, when the table's probe count shows it, the probe era.
+BloomPolicy PolicyForRewrite(const PebbleTable& table, const KeyList& filter_keys,
+                             std::uint32_t bits_per_key);
+
+}  // namespace bloomcodec::pebble

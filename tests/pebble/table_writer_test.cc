@@ -1,0 +1,227 @@
+// Writing Pebble row tables (formats/pebble/table/table_writer.h): `build` makes a table Pebble's
+// reader and our verify read clean, whose filter block is the one Pebble's writer adds for its
+// keys; the filter rewrite of `convert` gives back, byte for byte, a table written with the same
+// policy (tables of tests/pebble/table_builder.h, laid out as Pebble lays them out: one- and
+// two-level indexes, range deletions, value blocks, compression, both checksums), carries every
+// other block over, and refuses what it cannot lay out again. Also dump / undump of pebble-table.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "bloomcodec/format.h"
+#include "pebble/columnar_table_builder.h"
+#include "pebble/table/table_reader.h"
+#include "pebble/table/table_writer.h"
+#include "pebble/table/verify.h"
+#include "pebble/table_builder.h"
+#include "support/test_support.h"
+
+namespace bloomcodec::pebble {
+namespace {
+
+using blocktable::BlockCompression;
+using blocktable::ChecksumType;
+using testing::BuildPebbleTable;
+using testing::PebbleEntry;
+using testing::PebbleTableSpec;
+
+std::vector<PebbleEntry> Entries(std::size_t n) {
+  std::vector<PebbleEntry> entries;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string key = "key" + std::to_string(100000 + i * 3);
+    // Some keys twice (an older version below): the filter adds the key once per entry.
+    if (i % 9 == 4) entries.push_back({key, 900 + i, testing::kSet, "new"});
+    entries.push_back({key, 100 + i, i % 7 == 3 ? testing::kDel : testing::kSet,
+                       i % 7 == 3 ? "" : "value" + std::to_string(i)});
+  }
+  return entries;
+}
+
+KeyList UserKeys(const std::vector<PebbleEntry>& entries) {
+  KeyList keys;
+  for (const PebbleEntry& e : entries) keys.Add(e.user_key);
+  return keys;
+}
+
+ByteVector Rewrite(const ByteVector& table, std::uint32_t bits) {
+  PebbleTable t = PebbleTable::Open(table, "000010.sst").value();
+  const KeyList keys = PebbleFilterKeys(t).value();
+  return RewritePebbleFilter(t, PolicyForRewrite(t, keys, bits)).value().bytes;
+}
+
+FileReport Verify(const ByteVector& table) {
+  bloomcodec::testing::TempDir dir;
+  const std::string path = dir.path() + "/000010.sst";
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(table.data()),
+             static_cast<std::streamsize>(table.size()));
+  return VerifyPebbleTable(path, nullptr, dir.path());
+}
+
+std::string Findings(const FileReport& r) {
+  std::string s;
+  for (const Finding& f : r.findings) s += std::string(f.kind) + ": " + f.message + "\n";
+  return s;
+}
+
+TEST(PebbleTableWriter, BuiltTablesVerifyCleanWithPebblesFilter) {
+  for (std::uint32_t version = 1; version <= 4; ++version) {
+    KeyList keys;
+    for (int i = 0; i < 700; ++i) keys.Add("user" + std::to_string(1000 + i));
+    PebbleWriteOptions options;
+    options.version = version;
+    options.filter.bits_per_key = 7;
+    const ByteVector sst = WritePebbleTable(keys, options).value();
+    const FileReport r = Verify(sst);
+    EXPECT_TRUE(r.findings.empty()) << version << "\n" << Findings(r);
+    EXPECT_EQ(r.keys_checked, 700u);
+    const PebbleTable t = PebbleTable::Open(sst, "built").value();
+    EXPECT_EQ(t.version(), version);
+    ASSERT_TRUE(t.filter().bloom);
+    const ByteVector expected = *BuildBloom(options.filter, keys).value();
+    const ByteSpan stored = t.filter().bloom->bytes();
+    EXPECT_TRUE(std::equal(stored.begin(), stored.end(), expected.begin(), expected.end()));
+    EXPECT_EQ(t.Number("rocksdb.filter.size"), expected.size());
+    EXPECT_EQ(t.Number("rocksdb.num.entries"), 700u);
+  }
+  // No key: one empty data block, a 0-byte filter block, still a clean table.
+  const ByteVector empty = WritePebbleTable(KeyList(), PebbleWriteOptions()).value();
+  EXPECT_TRUE(Verify(empty).findings.empty()) << Findings(Verify(empty));
+  KeyList unsorted;
+  unsorted.Add("b");
+  unsorted.Add("a");
+  EXPECT_EQ(WritePebbleTable(unsorted, PebbleWriteOptions()).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(PebbleTableWriter, BuildThroughTheFormatSortsAndDropsDuplicates) {
+  const FormatCodec* f = FindFormat("pebble-table");
+  ASSERT_NE(f, nullptr);
+  KeyList keys;
+  for (const char* k : {"pear", "apple", "fig", "apple"}) keys.Add(std::string(k));
+  FilterParams params;
+  params.bits_per_key = 10;
+  const ByteVector sst = f->Build(keys, params).value();
+  const PebbleTable t = PebbleTable::Open(sst, "built").value();
+  EXPECT_EQ(t.Number("rocksdb.num.entries"), 3u);
+  params.bits_per_key = 2.5;
+  EXPECT_EQ(f->Build(keys, params).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(PebbleTableRewrite, SamePolicyGivesBackTheSameBytes) {
+  const std::vector<PebbleEntry> entries = Entries(150);
+  int n = 0;
+  for (std::uint32_t version = 1; version <= 4; ++version) {
+    for (const bool two_level : {false, true}) {
+      PebbleTableSpec spec;
+      spec.version = version;
+      spec.block_size = 400;
+      spec.two_level = two_level;
+      spec.block_properties = n % 2 == 0;
+      spec.checksum = n % 3 == 0 ? ChecksumType::kXxHash64 : ChecksumType::kCrc32c;
+      spec.compression = n % 4 == 1 ? BlockCompression::kSnappy : BlockCompression::kNone;
+      spec.range_dels = {{"key100030", "key100090"}};
+      if (version >= 3) spec.value_blocks = {"first value block", std::string(300, 'v')};
+      spec.raw_values = version >= 3;  // the builder's values already carry the prefix byte
+      std::vector<PebbleEntry> stored = entries;
+      if (spec.raw_values) {
+        for (PebbleEntry& e : stored) {
+          if (e.kind == testing::kSet) e.value = std::string(1, '\0') + e.value;
+        }
+      }
+      const ByteVector table = BuildPebbleTable(stored, spec);
+      ++n;
+      EXPECT_EQ(Rewrite(table, 10), table) << "v" << version << " two-level " << two_level;
+      // Through another size and back: the same bytes again, every block carried over.
+      const ByteVector other = Rewrite(table, 3);
+      EXPECT_NE(other, table);
+      EXPECT_TRUE(Verify(other).findings.empty()) << Findings(Verify(other));
+      const ByteVector back = Rewrite(other, 10);
+      std::size_t at = 0;
+      while (at < back.size() && at < table.size() && back[at] == table[at]) ++at;
+      EXPECT_EQ(at, table.size()) << "v" << version << " two-level " << two_level << " sizes "
+                                  << back.size() << " " << table.size();
+    }
+  }
+}
+
+TEST(PebbleTableRewrite, AddsAFilterToATableWithoutOne) {
+  PebbleTableSpec spec;
+  spec.version = 2;
+  spec.filter = false;
+  spec.two_level = true;
+  spec.block_size = 300;
+  const std::vector<PebbleEntry> entries = Entries(120);
+  const ByteVector without = BuildPebbleTable(entries, spec);
+  const ByteVector with = Rewrite(without, 10);
+  spec.filter = true;
+  EXPECT_EQ(with, BuildPebbleTable(entries, spec));
+  const PebbleTable t = PebbleTable::Open(with, "rewritten").value();
+  std::vector<std::uint8_t> answers(entries.size());
+  t.MayContainBatch(UserKeys(entries), answers);
+  for (std::uint8_t a : answers) EXPECT_EQ(a, 1);
+}
+
+TEST(PebbleTableRewrite, ValueIndexFollowsItsBlocks) {
+  PebbleTableSpec spec;
+  spec.version = 3;
+  spec.filter = false;
+  // The last value block's offset crosses 2^16 with the filter's bytes added: a wider column.
+  spec.value_blocks = {std::string(65000, 'a'), std::string(10, 'b')};
+  const ByteVector table = BuildPebbleTable(Entries(20), spec);
+  const ByteVector out = Rewrite(table, 40);
+  spec.filter = true;
+  spec.bits_per_key = 40;
+  EXPECT_EQ(out, BuildPebbleTable(Entries(20), spec));
+}
+
+TEST(PebbleTableRewrite, RefusesDamagedValueIndexesAndColumnarTables) {
+  PebbleTableSpec spec;
+  spec.version = 3;
+  spec.value_blocks = {"one", "two"};
+  // Rows of 4 bytes (widths 1, 2, 1: the value blocks lie past byte 255): a 5-byte index,
+  // block numbers out of sequence, a value block past the end of the file.
+  const struct {
+    std::string raw;
+    std::string_view expected;
+  } cases[] = {
+      {std::string("\x00\x10\x03\x01\x00", 5), "whole 4-byte rows"},
+      {std::string("\x01\x10\x03\x03", 4), "value block number 0"},
+      {std::string("\x00\xf0\xff\x7f", 4), "value block"},
+  };
+  for (const auto& c : cases) {
+    spec.value_index_raw = c.raw;
+    const ByteVector table = BuildPebbleTable(Entries(30), spec);
+    const PebbleTable t = PebbleTable::Open(table, "000010.sst").value();
+    const Status s = RewritePebbleFilter(t, BloomPolicy()).status();
+    EXPECT_EQ(s.code(), StatusCode::kCorrupt) << c.expected;
+    EXPECT_NE(s.ToString().find(c.expected), std::string::npos) << s.ToString();
+    EXPECT_NE(s.ToString().find("000010.sst"), std::string::npos) << s.ToString();
+  }
+  testing::ColumnarTableSpec columnar;
+  const ByteVector table = testing::BuildColumnarTable(
+      {{"a", 2, testing::kSet, "x"}, {"b", 1, testing::kSet, "y"}}, columnar);
+  const PebbleTable t = PebbleTable::Open(table, "000010.sst").value();
+  const Status s = RewritePebbleFilter(t, BloomPolicy()).status();
+  EXPECT_EQ(s.code(), StatusCode::kUnsupported);
+  EXPECT_NE(s.ToString().find("Pebblev5"), std::string::npos) << s.ToString();
+}
+
+TEST(PebbleTableDump, RoundTripsAndRefusesEditedFields) {
+  const FormatCodec* f = FindFormat("pebble-table");
+  PebbleTableSpec spec;
+  spec.version = 4;
+  const ByteVector table = BuildPebbleTable(Entries(40), spec);
+  Document d = f->Dump(table, "000010.sst").value();
+  EXPECT_EQ(d["format"], "pebble-table");
+  EXPECT_EQ(d["footer"]["table_format"], "Pebblev4");
+  EXPECT_EQ(d["filter"]["metaindex_key"], std::string(kBloomFilterBlockName));
+  EXPECT_EQ(f->Undump(d, "dump.json").value(), table);
+  d["filter"]["handle"]["offset"] = 1;
+  EXPECT_EQ(f->Undump(d, "dump.json").status().code(), StatusCode::kRefused);
+}
+
+}  // namespace
+}  // namespace bloomcodec::pebble
