@@ -25,10 +25,6 @@ namespace {
 // (95 against 115 us), and big files keep the zero-copy path.
 constexpr std::uint64_t kReadBelowBytes = std::uint64_t{256} << 10;
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 Status Errno(const std::string& path, const char* what) {
   return Status::IoError(path, std::string(what) + ": " + std::strerror(errno));
 }
@@ -189,7 +185,7 @@ InputFile InputFile::FromBytes(ByteVector bytes, std::string name) {
 
 Result<InputFile> InputFile::Open(const std::string& path) {
   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile f, OpenCompressed(path));
-  if (!EndsWith(path, ".gz")) return f;
+  if (!std::string_view(path).ends_with(".gz")) return f;
   ByteVector inflated;
   BLOOMCODEC_RETURN_IF_ERROR(Gunzip(f.bytes_, path, inflated));
   return FromBytes(std::move(inflated), path);

@@ -16,10 +16,6 @@ namespace bloomcodec {
 
 namespace {
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 Status WriteAll(int fd, ByteSpan data, const std::string& name) {
   while (!data.empty()) {
     ssize_t n = ::write(fd, data.data(), data.size());
@@ -115,7 +111,7 @@ void InstallInterruptCleanup() {
 
 Status WriteFileAtomically(const std::string& path, ByteSpan contents) {
   ByteVector compressed;
-  if (EndsWith(path, ".gz")) {
+  if (std::string_view(path).ends_with(".gz")) {
     BLOOMCODEC_ASSIGN_OR_RETURN(compressed, Gzip(contents, path));
     contents = compressed;
   }

@@ -13,6 +13,12 @@ void AppendBlockHandle(const BlockHandle& handle, ByteVector& out) {
   w.PutVarint64(handle.size);
 }
 
+ByteVector BlockHandleBytes(const BlockHandle& handle) {
+  ByteVector out;
+  AppendBlockHandle(handle, out);
+  return out;
+}
+
 Result<BlockHandle> ReadBlockHandle(ByteReader& reader, std::string_view what) {
   // Every table lookup decodes an index entry's handle: the field descriptions below are built
   // only when a read fails (re-read from the same position), so a lookup allocates nothing.

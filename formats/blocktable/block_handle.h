@@ -31,6 +31,8 @@ struct BlockHandle {
 };
 
 void AppendBlockHandle(const BlockHandle& handle, ByteVector& out);
+// A handle alone, encoded (the value of a metaindex or index entry).
+ByteVector BlockHandleBytes(const BlockHandle& handle);
 // Reads a handle at the reader's position (varint64 offset, varint64 size).
 Result<BlockHandle> ReadBlockHandle(ByteReader& reader, std::string_view what);
 // Checks that the block and its trailer lie inside a file of `file_size` bytes; `at` is where

@@ -1,6 +1,7 @@
 #include "blocktable/footer.h"
 
 #include <algorithm>
+#include <boost/endian/conversion.hpp>
 #include <string>
 
 #include "codec/byte_reader.h"
@@ -10,11 +11,6 @@ namespace bloomcodec::blocktable {
 
 namespace {
 
-std::uint32_t LoadLittleU32(const std::uint8_t* p) {
-  return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 |
-         std::uint32_t{p[3]} << 24;
-}
-
 std::string Hex64(std::uint64_t v) {
   static const char* digits = "0123456789abcdef";
   std::string s = "0x";
@@ -22,7 +18,7 @@ std::string Hex64(std::uint64_t v) {
   return s;
 }
 
-std::string Hex32(std::uint32_t v) { return "0x" + Hex64(v).substr(10); }
+std::string FooterHex32(std::uint32_t v) { return "0x" + Hex64(v).substr(10); }
 
 // Both handles, read from `handles_at` (the footer's start, or the byte after the checksum
 // type); `body` is where the footer starts. LevelDB and RocksDB ignore the padding after them.
@@ -61,7 +57,7 @@ Result<Footer> DecodeLevelDbFooter(ByteSpan file, std::string_view source) {
 Status DecodeVersionedFields(ByteSpan file, const std::string& src, Footer& footer) {
   const std::uint64_t magic_at = file.size() - 8;
   const std::uint64_t footer_at = file.size() - kVersionedFooterSize;
-  footer.format_version = LoadLittleU32(file.data() + magic_at - 4);
+  footer.format_version = boost::endian::load_little_u32(file.data() + magic_at - 4);
   // RocksDB reads the checksum type as a varint32; every valid type is one byte.
   const std::uint8_t checksum = file[footer_at];
   if (checksum > static_cast<std::uint8_t>(ChecksumType::kXxh3)) {
@@ -107,8 +103,8 @@ Status DecodeContextFields(ByteSpan file, const std::string& src, Footer& footer
                                std::to_string(footer.format_version) + " footer",
                            ToHex(file.subspan(footer_at + 1, 4)));
   }
-  footer.footer_checksum = LoadLittleU32(f + 5);
-  footer.base_context_checksum = LoadLittleU32(f + 9);
+  footer.footer_checksum = boost::endian::load_little_u32(f + 5);
+  footer.base_context_checksum = boost::endian::load_little_u32(f + 9);
   if (footer.base_context_checksum == 0) {
     return Status::Corrupt(src, footer_at + 9, "a base context checksum other than 0", "0");
   }
@@ -117,10 +113,10 @@ Status DecodeContextFields(ByteSpan file, const std::string& src, Footer& footer
   if (computed != footer.footer_checksum) {
     return Status::Corrupt(src, footer_at + 5,
                            std::string(ChecksumTypeName(footer.checksum)) + " footer checksum " +
-                               Hex32(computed),
-                           Hex32(footer.footer_checksum));
+                               FooterHex32(computed),
+                           FooterHex32(footer.footer_checksum));
   }
-  const std::uint32_t metaindex_size = LoadLittleU32(f + 13);
+  const std::uint32_t metaindex_size = boost::endian::load_little_u32(f + 13);
   // The metaindex block and its 5-byte trailer end where the footer starts.
   if (std::uint64_t{metaindex_size} + kBlockTrailerSize > footer_at) {
     return Status::Corrupt(

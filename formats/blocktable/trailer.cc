@@ -5,6 +5,7 @@
 #include <xxhash.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <boost/endian/conversion.hpp>
 
 #include <algorithm>
 #include <cstring>
@@ -18,11 +19,6 @@
 namespace bloomcodec::blocktable {
 
 namespace {
-
-std::uint32_t LoadLittleU32(const std::uint8_t* p) {
-  return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 |
-         std::uint32_t{p[3]} << 24;
-}
 
 std::string Hex32(std::uint32_t v) {
   static const char* digits = "0123456789abcdef";
@@ -283,7 +279,7 @@ class RocksDbDecompressor {
       BLOOMCODEC_ASSIGN_OR_RETURN(size, SizePrefix(data));
     } else {
       if (data.size() < 8) return Fail("an 8-byte LZ4 size header");
-      size = LoadLittleU32(data.data());
+      size = boost::endian::load_little_u32(data.data());
       data = data.subspan(8);
     }
     BLOOMCODEC_RETURN_IF_ERROR(CheckSize(type, size, data.size()));
@@ -431,7 +427,7 @@ Status VerifyTrailer(ByteSpan file, const BlockHandle& handle, std::string_view 
   const ByteSpan data = file.subspan(handle.offset, handle.size);
   const std::uint64_t trailer_at = handle.offset + handle.size;
   const std::uint8_t type = file[trailer_at];
-  const std::uint32_t stored = LoadLittleU32(file.data() + trailer_at + 1);
+  const std::uint32_t stored = boost::endian::load_little_u32(file.data() + trailer_at + 1);
   const std::uint32_t actual = format.family == TableFamily::kLevelDb
                                    ? BlockChecksum(checksum, data, type)
                                    : StoredBlockChecksum(format, data, type, handle.offset);

@@ -33,7 +33,7 @@ bool Digits(std::string_view s, std::size_t at, std::size_t n) {
 }
 
 // The writer of one table from its own keys: "goleveldb", "leveldb-1.17", ... ("" unreadable).
-std::string TableWriter(const std::string& path) {
+std::string WriterOfTable(const std::string& path) {
   Result<InputFile> in = InputFile::Open(path);
   if (!in.ok()) return "";
   TableOpenOptions options;
@@ -78,7 +78,7 @@ const DatabaseWriter::Decision& DatabaseWriter::Decide(const std::string& asking
     }
     for (const std::string& sibling : tables_) {
       if (sibling == asking) continue;
-      const std::string w = TableWriter(sibling);
+      const std::string w = WriterOfTable(sibling);
       if (w != "goleveldb" && w != "leveldb-1.17") continue;
       decision_.goleveldb = w == "goleveldb";
       decision_.evidence =

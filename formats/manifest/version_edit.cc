@@ -134,7 +134,7 @@ Status MinLogNumberToKeep(EditReader& in, VersionEdit&) {
   return in.Varint64("the min log number to keep").status();
 }
 
-Status ColumnFamily(EditReader& in, VersionEdit& edit) {
+Status ColumnFamilyField(EditReader& in, VersionEdit& edit) {
   BLOOMCODEC_ASSIGN_OR_RETURN(edit.column_family, in.Varint32("a column family id"));
   return Status();
 }
@@ -190,7 +190,7 @@ constexpr TagDecoder kRocksDbTags[] = {
     {kNewFile2, NewFile2},
     {kNewFile3, NewFile3},
     {kNewFile4, NewFile4},
-    {kColumnFamily, ColumnFamily},
+    {kColumnFamily, ColumnFamilyField},
     {kColumnFamilyAdd, ColumnFamilyAdd},
     {kColumnFamilyDrop, ColumnFamilyDrop},
     {kMaxColumnFamily, MaxColumnFamily},

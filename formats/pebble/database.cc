@@ -16,10 +16,6 @@ namespace fs = std::filesystem;
 
 using manifest::ManifestFinding;
 
-Finding Error(std::string message, std::optional<std::uint64_t> at = std::nullopt) {
-  return ManifestFinding(Severity::kError, std::move(message), at);
-}
-
 bool DigitsThen(std::string_view name, std::string_view suffix) {
   if (!name.ends_with(suffix) || name.size() == suffix.size()) return false;
   name.remove_suffix(suffix.size());

@@ -68,10 +68,6 @@ std::optional<std::uint64_t> ParseUint(std::string_view s) {
   return v;
 }
 
-Finding Error(std::string message, std::optional<std::uint64_t> at = std::nullopt) {
-  return ManifestFinding(Severity::kError, std::move(message), at);
-}
-
 // Go's strings.TrimSpace for the ASCII white space Pebble's files hold.
 std::string_view Trim(std::string_view s) {
   const auto space = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };

@@ -8,9 +8,15 @@
 #include <string_view>
 #include <vector>
 
+#include "manifest/manifest.h"
 #include "pebble/database.h"
 
 namespace bloomcodec::pebble {
+
+// An error finding about the database's own files (its MANIFEST, markers, OPTIONS).
+inline Finding Error(std::string message, std::optional<std::uint64_t> at = std::nullopt) {
+  return manifest::ManifestFinding(Severity::kError, std::move(message), at);
+}
 
 // The directory entries that say how the database names its MANIFEST.
 struct Listing {

@@ -23,7 +23,6 @@ namespace {
 
 // Compression type 8, MinLZ (Pebblev6 on).
 constexpr std::uint8_t kMinLzType = 8;
-constexpr std::string_view kRangeKeyBlockName = "pebble.range_key";
 
 // A row block built from a columnar one. Its positions name no byte of the file, so it is marked
 // as not stored as is (any compression but none): a message about it names the block's offset.

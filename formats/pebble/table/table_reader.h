@@ -78,6 +78,7 @@ inline constexpr std::string_view kTableFormatName = "pebble-table";
 inline constexpr std::string_view kBloomFilterBlockName = "fullfilter.rocksdb.BuiltinBloomFilter";
 inline constexpr std::string_view kBinaryFuseFilterBlockName = "fullfilter.binaryfuse";
 inline constexpr std::string_view kRangeDelBlockName = "rocksdb.range_del2";
+inline constexpr std::string_view kRangeKeyBlockName = "pebble.range_key";
 inline constexpr std::string_view kValueIndexBlockName = "pebble.value_index";
 
 // "Pebblev3".

@@ -24,20 +24,6 @@ using blocktable::KeyOrder;
 
 namespace {
 
-constexpr std::string_view kRangeKeyBlockName = "pebble.range_key";
-
-ByteVector Varint(std::uint64_t v) {
-  ByteVector b;
-  ByteWriter(b).PutVarint64(v);
-  return b;
-}
-
-ByteVector HandleValue(const BlockHandle& h) {
-  ByteVector v;
-  blocktable::AppendBlockHandle(h, v);
-  return v;
-}
-
 // lenLittleEndian: the bytes an unsigned integer needs, at least 1.
 std::uint8_t LittleEndianWidth(std::uint64_t v) {
   std::uint8_t n = 1;
@@ -242,7 +228,7 @@ Result<BlockHandle> Rewriter::RewriteTopIndex() {
             return Status::Internal("a partition the top-level index names was not moved")
                 .WithFile(t_.source());
           }
-          ByteVector value = HandleValue(moved->second);
+          ByteVector value = blocktable::BlockHandleBytes(moved->second);
           const ByteSpan props = e.value.subspan(r.position());
           value.insert(value.end(), props.begin(), props.end());
           top.Add(e.key, value);
@@ -264,7 +250,7 @@ Status Rewriter::EmitMoved(const MovedBlock& m) {
       if (m.meta_name.empty()) {
         index_ = h;
       } else {
-        meta_[m.meta_name] = HandleValue(h);
+        meta_[m.meta_name] = blocktable::BlockHandleBytes(h);
       }
       return Status();
     }
@@ -286,8 +272,8 @@ Status Rewriter::EmitMoved(const MovedBlock& m) {
       const ByteVector vi = EncodeValueIndex(new_values_, widths);
       value_index_growth_ =
           static_cast<std::int64_t>(vi.size()) - static_cast<std::int64_t>(m.old.size);
-      ByteVector value =
-          HandleValue(AppendPebbleBlock(vi, t_.footer().checksum, BlockCompression::kNone, out_));
+      ByteVector value = blocktable::BlockHandleBytes(
+          AppendPebbleBlock(vi, t_.footer().checksum, BlockCompression::kNone, out_));
       value.insert(value.end(), widths, widths + 3);
       meta_[m.meta_name] = std::move(value);
       return Status();
@@ -302,17 +288,17 @@ Status Rewriter::WriteProperties() {
     props[p.name] = ByteVector(p.raw.begin(), p.raw.end());
   }
   props["rocksdb.filter.policy"] = ByteVector(kBloomFamily.begin(), kBloomFamily.end());
-  props["rocksdb.filter.size"] = Varint(filter_.size());
+  props["rocksdb.filter.size"] = VarintBytes(filter_.size());
   auto adjust = [&](const std::string& name, std::int64_t growth) {
     const std::optional<std::uint64_t> v = t_.Number(name);
-    if (growth != 0 && v) props[name] = Varint(static_cast<std::uint64_t>(*v + growth));
+    if (growth != 0 && v) props[name] = VarintBytes(static_cast<std::uint64_t>(*v + growth));
   };
   adjust("rocksdb.index.size", top_index_growth_);
   adjust("rocksdb.top-level.index.size", top_index_growth_);
   adjust("pebble.value-blocks.size", value_index_growth_);
-  meta_["rocksdb.properties"] =
-      HandleValue(AppendPebbleBlock(EncodeNamedBlock(props, kPropertiesRestartInterval),
-                                    t_.footer().checksum, BlockCompression::kNone, out_));
+  meta_["rocksdb.properties"] = blocktable::BlockHandleBytes(
+      AppendPebbleBlock(EncodeNamedBlock(props, kPropertiesRestartInterval), t_.footer().checksum,
+                        BlockCompression::kNone, out_));
   return Status();
 }
 
@@ -331,8 +317,8 @@ Result<ByteVector> Rewriter::Run() {
                                ": not laid out as Pebble writes; not rewritten");
   }
   out_.assign(t_.file().begin(), t_.file().begin() + data_end);
-  meta_[std::string(kBloomFilterBlockName)] =
-      HandleValue(AppendPebbleBlock(filter_, t_.footer().checksum, BlockCompression::kNone, out_));
+  meta_[std::string(kBloomFilterBlockName)] = blocktable::BlockHandleBytes(
+      AppendPebbleBlock(filter_, t_.footer().checksum, BlockCompression::kNone, out_));
   for (const MovedBlock& m : moved_) BLOOMCODEC_RETURN_IF_ERROR(EmitMoved(m));
   BLOOMCODEC_RETURN_IF_ERROR(WriteProperties());
   PebbleFooter footer;

@@ -22,19 +22,7 @@ namespace {
 constexpr std::uint8_t kKindSet = 1;
 constexpr std::uint32_t kDataRestartInterval = 16;  // Pebble's BlockRestartInterval
 
-ByteVector Varint(std::uint64_t v) {
-  ByteVector b;
-  ByteWriter(b).PutVarint64(v);
-  return b;
-}
-
 ByteVector Text(std::string_view s) { return ByteVector(s.begin(), s.end()); }
-
-ByteVector HandleValue(const BlockHandle& h) {
-  ByteVector v;
-  blocktable::AppendBlockHandle(h, v);
-  return v;
-}
 
 }  // namespace
 
@@ -85,7 +73,7 @@ Result<ByteVector> WritePebbleTable(const KeyList& keys, const PebbleWriteOption
   std::uint64_t blocks = 0, raw_keys = 0;
   auto flush = [&] {
     const BlockHandle h = AppendPebbleBlock(data.Finish(), checksum, BlockCompression::kNone, out);
-    index.Add(last, HandleValue(h));
+    index.Add(last, blocktable::BlockHandleBytes(h));
     data.Reset();
     ++blocks;
   };
@@ -111,8 +99,8 @@ Result<ByteVector> WritePebbleTable(const KeyList& keys, const PebbleWriteOption
                               BuildBloom(options.filter, prefixes));
   const ByteVector filter_bytes = filter ? *filter : ByteVector();
   std::map<std::string, ByteVector> meta;
-  meta[std::string(kBloomFilterBlockName)] =
-      HandleValue(AppendPebbleBlock(filter_bytes, checksum, BlockCompression::kNone, out));
+  meta[std::string(kBloomFilterBlockName)] = blocktable::BlockHandleBytes(
+      AppendPebbleBlock(filter_bytes, checksum, BlockCompression::kNone, out));
   const ByteSpan index_bytes = index.Finish();
   const std::uint64_t index_size = index_bytes.size() + blocktable::kBlockTrailerSize;
   const BlockHandle index_handle =
@@ -122,20 +110,20 @@ Result<ByteVector> WritePebbleTable(const KeyList& keys, const PebbleWriteOption
   props["rocksdb.block.based.table.index.type"] = {0, 0, 0, 0};
   props["rocksdb.comparator"] = Text("leveldb.BytewiseComparator");
   props["rocksdb.compression"] = Text("NoCompression");
-  props["rocksdb.data.size"] = Varint(data_size);
-  props["rocksdb.deleted.keys"] = Varint(0);
+  props["rocksdb.data.size"] = VarintBytes(data_size);
+  props["rocksdb.deleted.keys"] = VarintBytes(0);
   props["rocksdb.filter.policy"] = Text(kBloomFamily);
-  props["rocksdb.filter.size"] = Varint(filter_bytes.size());
-  props["rocksdb.index.size"] = Varint(index_size);
-  props["rocksdb.merge.operands"] = Varint(0);
+  props["rocksdb.filter.size"] = VarintBytes(filter_bytes.size());
+  props["rocksdb.index.size"] = VarintBytes(index_size);
+  props["rocksdb.merge.operands"] = VarintBytes(0);
   props["rocksdb.merge.operator"] = Text("pebble.concatenate");
-  props["rocksdb.num.data.blocks"] = Varint(blocks);
-  props["rocksdb.num.entries"] = Varint(keys.size());
-  props["rocksdb.num.range-deletions"] = Varint(0);
+  props["rocksdb.num.data.blocks"] = VarintBytes(blocks);
+  props["rocksdb.num.entries"] = VarintBytes(keys.size());
+  props["rocksdb.num.range-deletions"] = VarintBytes(0);
   props["rocksdb.property.collectors"] = Text("[]");
-  props["rocksdb.raw.key.size"] = Varint(raw_keys);
-  props["rocksdb.raw.value.size"] = Varint(0);
-  meta["rocksdb.properties"] = HandleValue(AppendPebbleBlock(
+  props["rocksdb.raw.key.size"] = VarintBytes(raw_keys);
+  props["rocksdb.raw.value.size"] = VarintBytes(0);
+  meta["rocksdb.properties"] = blocktable::BlockHandleBytes(AppendPebbleBlock(
       EncodeNamedBlock(props, kPropertiesRestartInterval), checksum, BlockCompression::kNone, out));
   PebbleFooter footer;
   footer.version = options.version;
