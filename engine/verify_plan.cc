@@ -180,6 +180,17 @@ Result<Document> InspectDirectory(const std::string& path) {
                                  "its MANIFEST)");
 }
 
+// docs/schema/inspect.schema.json's version: additive changes keep it; a field removed, renamed
+// or retyped raises it (docs/cli.md, "JSON").
+constexpr int kInspectJsonSchemaVersion = 1;
+
+Document InspectDocument(Document files) {
+  Document out;
+  out["schema_version"] = kInspectJsonSchemaVersion;
+  out["files"] = std::move(files);
+  return out;
+}
+
 Result<Document> InspectFile(ByteSpan bytes, std::string_view path, const FormatCodec& format) {
   BLOOMCODEC_ASSIGN_OR_RETURN(Document facts, format.Inspect(bytes, path));
   Document doc;

@@ -101,9 +101,7 @@ py::object Inspect(const py::object& paths, const std::optional<std::string>& fo
       files.push_back(Take(InspectFile(input.bytes(), input.path(), *f)));
     }
   }
-  Document out;
-  out["files"] = std::move(files);
-  return ToPython(out);
+  return ToPython(InspectDocument(std::move(files)));
 }
 
 py::object Verify(const py::object& paths, const py::object& keys, const std::string& key_format,
@@ -211,7 +209,7 @@ py::object Convert(const ConvertArgs& a) {
 void DefineDocuments(py::module_& m) {
   m.def("inspect", &Inspect, py::arg("paths"), py::arg("format") = py::none(),
         "inspect of files and database directories: the document `bloomcodec inspect --json` "
-        "prints, {\"files\": [...]}, as dicts.");
+        "prints, {\"schema_version\": 1, \"files\": [...]}, as dicts.");
   m.def("verify", &Verify, py::arg("paths"), py::kw_only(), py::arg("keys") = py::none(),
         py::arg("key_format") = "text", py::arg("index") = py::none(),
         py::arg("from_table") = false, py::arg("format") = py::none(),

@@ -6,14 +6,11 @@
 
 #include "bloomcodec/flags.h"
 #include "command_flags.h"
+#include "completion.h"
 #include "usage.h"
 
 namespace bloomcodec::tool {
 namespace {
-
-constexpr Subcommand kAll[] = {Subcommand::kBuild,   Subcommand::kProbe,   Subcommand::kHash,
-                               Subcommand::kSize,    Subcommand::kInspect, Subcommand::kVerify,
-                               Subcommand::kConvert, Subcommand::kDump,    Subcommand::kRepair};
 
 // Text for a Markdown table cell: '|' would end the cell, '<' start an HTML tag.
 std::string Cell(std::string_view text) {
@@ -47,17 +44,9 @@ std::string_view InDirectories(const FlagDecl& d) {
   return d.directories == DirectoryUse::kApplies ? "applies" : "refused";
 }
 
-std::string SubcommandList(const Subcommands& subcommands) {
-  std::string list;
-  for (Subcommand s : kAll) {
-    if (subcommands.has(s)) list += (list.empty() ? "" : ", ") + std::string(SubcommandName(s));
-  }
-  return list;
-}
-
 std::string Invocation() {
   std::string text = "```\n";
-  for (Subcommand s : kAll) {
+  for (Subcommand s : AllSubcommands()) {
     std::string synopsis = Synopsis(s);
     const std::size_t space = synopsis.find(' ');
     std::string name = synopsis.substr(0, space);
@@ -100,7 +89,8 @@ std::string FamilyFlagTable() {
 // Every part's name, in no particular order.
 std::vector<std::string> PartNames() {
   std::vector<std::string> names = {"invocation", "flags", "family flags"};
-  for (Subcommand s : kAll) names.push_back("synopsis " + std::string(SubcommandName(s)));
+  for (Subcommand s : AllSubcommands())
+    names.push_back("synopsis " + std::string(SubcommandName(s)));
   return names;
 }
 
@@ -114,7 +104,7 @@ std::string GeneratedPart(std::string_view name) {
   if (name == "invocation") return Invocation();
   if (name == "flags") return CommandFlagTable();
   if (name == "family flags") return FamilyFlagTable();
-  for (Subcommand s : kAll) {
+  for (Subcommand s : AllSubcommands()) {
     if (name == "synopsis " + std::string(SubcommandName(s))) return "`" + Synopsis(s) + "`\n";
   }
   return {};

@@ -99,6 +99,14 @@ std::string BashValueArms() {
 
 std::span<const Subcommand> AllSubcommands() { return kAll; }
 
+std::string SubcommandList(const Subcommands& subcommands) {
+  std::string list;
+  for (Subcommand s : AllSubcommands()) {
+    if (subcommands.has(s)) list += (list.empty() ? "" : ", ") + std::string(SubcommandName(s));
+  }
+  return list;
+}
+
 std::string BashCompletion() {
   std::string text =
       "# bash completion for bloomcodec(1). Generated at build time by bloomcodec-cli-docs from\n"

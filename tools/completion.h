@@ -16,6 +16,8 @@ namespace bloomcodec::tool {
 
 // Every subcommand, in the order of help and docs/cli.md.
 std::span<const Subcommand> AllSubcommands();
+// The subcommands of `subcommands` in that order, comma separated ("build, probe").
+std::string SubcommandList(const Subcommands& subcommands);
 
 // A bash script that defines the completion (`complete -F _bloomcodec bloomcodec`); needs
 // nothing from the bash-completion package.

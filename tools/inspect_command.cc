@@ -100,10 +100,7 @@ Status RunInspect(std::span<const std::string_view> argv) {
     }
   }
   if (!json) return WriteStdout(text);
-  Document out;
-  out["schema_version"] = kInspectJsonSchemaVersion;
-  out["files"] = std::move(files);
-  return WriteJson(out);
+  return WriteJson(InspectDocument(std::move(files)));
 }
 
 }  // namespace bloomcodec::tool

@@ -179,14 +179,6 @@ std::string FlagTag(const FlagDecl& d) {
   return ".TP\n" + Bold(d.name) + (d.value.empty() ? "" : " " + Italic(d.value)) + "\n";
 }
 
-std::string SubcommandList(const Subcommands& subcommands) {
-  std::string list;
-  for (Subcommand s : AllSubcommands()) {
-    if (subcommands.has(s)) list += (list.empty() ? "" : ", ") + std::string(SubcommandName(s));
-  }
-  return list;
-}
-
 std::string Synopses() {
   std::string text = ".SH SYNOPSIS\n.ad l\n";
   for (Subcommand s : AllSubcommands()) {

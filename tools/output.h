@@ -14,10 +14,9 @@
 
 namespace bloomcodec::tool {
 
-// The schema_version of each --json document of docs/schema/ (verify's and convert's are the
-// library's, in engine/verify_report.cc and engine/convert.cc). Additive changes keep a version; a field removed, renamed or
+// The schema_version of repair's --json document (docs/schema/; verify's, inspect's and convert's
+// are the library's: engine/verify_report.cc, verify_plan.cc, convert.cc). Additive changes keep a version; a field removed, renamed or
 // retyped raises it (docs/cli.md, "JSON").
-inline constexpr int kInspectJsonSchemaVersion = 1;
 inline constexpr int kRepairJsonSchemaVersion = 1;
 
 // Writes all of `text` to file descriptor 1, retrying short writes; an error names <stdout>.

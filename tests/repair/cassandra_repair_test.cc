@@ -111,7 +111,9 @@ TEST(CassandraRepair, FalseNegativesRepairedAndANewFpChanceRecorded) {
   FileOps ops;
   Result<RepairOutcome> out = RepairSstable(s.prefix + "Statistics.db", Request(0.001), ops);
   ASSERT_TRUE(out.ok()) << out.status().ToString();
-  EXPECT_EQ(out->problems, (std::vector<std::string>{"false-negative", "fp-chance"}));
+  // Only the false negatives: a filter of 500 keys at its recorded chance is within the
+  // fp-chance test's band (docs/cli.md), whatever chance the repair is asked for.
+  EXPECT_EQ(out->problems, (std::vector<std::string>{"false-negative"}));
   EXPECT_TRUE(out->statistics_rewritten);
   EXPECT_EQ(out->replaced,
             (std::vector<std::string>{s.prefix + "Filter.db", s.prefix + "Statistics.db"}));

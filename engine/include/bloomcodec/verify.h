@@ -308,6 +308,9 @@ Result<Document> InspectDirectory(const std::string& dir);
 // inspect of one file of `format`: {"file": `path`, then the fields of format.Inspect}, the
 // document `inspect --json` lists for it (the command line, the Python module).
 Result<Document> InspectFile(ByteSpan bytes, std::string_view path, const FormatCodec& format);
+// The whole document `inspect --json` prints around those of InspectFile and InspectDirectory:
+// {"schema_version": N, "files": `files`} (docs/schema/inspect.schema.json).
+Document InspectDocument(Document files);
 
 // The --json document (documented in docs/cli.md, "verify", "--json").
 Document VerifyReportJson(const VerifyReport& report);
