@@ -97,6 +97,10 @@ struct NewFileRecord {
   }
 };
 
+// Pebble's custom fields 66, 69 and 70 are bare uvarints, every other one length-prefixed bytes;
+// a Pebble NewFileRecord's span of a bare field covers its uvarints, of another its bytes.
+bool PebbleCustomIsBare(std::uint64_t tag);
+
 // A Pebble table's reference to the values it moved into a blob file.
 struct BlobReference {
   std::uint64_t file_id = 0;             // the blob file's id (not its disk file number)

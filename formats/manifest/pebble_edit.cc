@@ -4,6 +4,8 @@
 // "min log number to keep"), 11 marks a table for compaction, 104..108 are its own, every number
 // and length is a uvarint64, and it refuses the column family tags, RocksDB's path id and any
 // tag it does not know. Replay is in pebble_replay.cc.
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "manifest/edit_reader.h"
@@ -239,12 +241,17 @@ Status RangeKeyBounds(EditReader& in, TableMeta& t) {
 // range keys), [sequence numbers: all but 7], [custom fields up to kCustomTerminate: 103, 104].
 Status NewFileOf(EditReader& in, std::uint32_t tag, VersionEdit& edit) {
   TableMeta t;
+  const std::size_t start = in.position();
   BLOOMCODEC_ASSIGN_OR_RETURN(t.level, in.Level("a new file's level"));
   BLOOMCODEC_ASSIGN_OR_RETURN(t.number, in.Varint64("a new file's number"));
   if (tag == kNewFile3) {
-    BLOOMCODEC_RETURN_IF_ERROR(in.Varint64("a new file's path id (read, unused)").status());
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t path_id,
+                                in.Varint64("a new file's path id (read, unused)"));
+    // Kept for a writer that records the table again (formats/lsmrepair); Pebble ignores it.
+    t.path_id = static_cast<std::uint32_t>(std::min<std::uint64_t>(path_id, UINT32_MAX));
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(t.size, in.Varint64("a new file's size"));
+  t.record.keys_at = in.position() - start;
   if (tag == kNewFile5) {
     BLOOMCODEC_RETURN_IF_ERROR(RangeKeyBounds(in, t));
     edit.pebble_only = true;
@@ -256,15 +263,29 @@ Status NewFileOf(EditReader& in, std::uint32_t tag, VersionEdit& edit) {
     BLOOMCODEC_RETURN_IF_ERROR(in.Varint64("a new file's smallest sequence number").status());
     BLOOMCODEC_RETURN_IF_ERROR(in.Varint64("a new file's largest sequence number").status());
   }
+  t.record.custom_at = in.position() - start;
   if (tag == kNewFile4 || tag == kNewFile5) {
     for (;;) {
       const std::size_t at = in.position();
       BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t custom,
                                   in.Varint64("a new file's custom field tag"));
       if (custom == kCustomTerminate) break;
+      std::size_t value_at = in.position();
       BLOOMCODEC_RETURN_IF_ERROR(CustomField(in, custom, at, t, edit));
+      // As RocksDB's spans: a length-prefixed value without its prefix; 66, 69 and 70 are bare
+      // uvarints (PebbleCustomIsBare), taken whole.
+      if (!PebbleCustomIsBare(custom)) {
+        ByteReader prefix(in.Bytes(value_at, in.position()), "", 0);
+        if (prefix.ReadVarint64("").ok()) value_at += prefix.position();
+      }
+      t.record.custom.push_back(
+          {static_cast<std::uint32_t>(std::min<std::uint64_t>(custom, UINT32_MAX)),
+           value_at - start, in.position() - value_at});
     }
   }
+  t.record.tag = tag;
+  const ByteSpan raw = in.Bytes(start, in.position());
+  t.record.bytes.assign(raw.begin(), raw.end());
   edit.added.push_back(std::move(t));
   return Status();
 }
@@ -311,5 +332,9 @@ constexpr EditFlavor kPebbleEdits{kPebbleLevels, kPebbleTags, PebbleUnknownTag, 
 }  // namespace
 
 const EditFlavor& PebbleEdits() { return kPebbleEdits; }
+
+bool PebbleCustomIsBare(std::uint64_t tag) {
+  return tag == kCustomVirtual || tag == kCustomBlobReferences || tag == kCustomBlobReferences2;
+}
 
 }  // namespace bloomcodec::manifest

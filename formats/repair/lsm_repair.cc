@@ -14,6 +14,7 @@
 #include "lsmrepair/table_rewriters.h"
 #include "pebble/database.h"
 #include "repair/lsm_sizing.h"
+#include "repair/pebble_repair.h"
 
 namespace bloomcodec::repair_internal {
 namespace {
@@ -276,9 +277,7 @@ bool IsLsmDatabase(const std::string& dir) {
 Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
                                                    const RepairOptions& options) {
   if (pebble::DetectDatabase(dir) != pebble::Evidence::kNone) {
-    return Status::Unsupported(dir +
-                               ": a Pebble database; repair of Pebble databases: not yet "
-                               "(LevelDB, goleveldb, Mojang's and RocksDB databases only)");
+    return RepairPebbleDatabase(dir, options);  // pebble_repair.h
   }
   const std::vector<std::string> paths{dir};
   BLOOMCODEC_ASSIGN_OR_RETURN(VerifyReport verified, VerifyPaths(paths, VerifyOptions()));

@@ -1,0 +1,172 @@
+// Pebble's part of a repair that is not the transaction (pebble_transaction.h): the table rewrite
+// and its read-back, and the version edit that records the rewritten files.
+#include <algorithm>
+
+#include "codec/byte_writer.h"
+#include "lsmrepair/pebble_transaction.h"
+#include "pebble/table/table_reader.h"
+#include "pebble/table/table_writer.h"
+
+namespace bloomcodec::lsmrepair {
+namespace {
+
+// Pebble's version edit tags and custom fields this writer emits or changes.
+enum : std::uint32_t {
+  kPebbleTagNextFile = 3,
+  kPebbleTagDeletedFile = 6,
+  kPebbleTagMarkedForCompaction = 11,
+  kPebbleTagNewFile3 = 102,
+  kPebbleTagCreatedBacking = 105,
+  kPebbleTagRemovedBacking = 106,
+  kPebbleCustomNeedsCompaction = 2,
+  kPebbleCustomVirtual = 66,
+};
+
+// The rewrite as a kept prefix of `file` and a new tail; nullopt when it equals `file`.
+std::optional<TableRewrite> PebbleAsRewrite(ByteSpan file, const ByteVector& rewritten) {
+  if (std::equal(file.begin(), file.end(), rewritten.begin(), rewritten.end())) {
+    return std::nullopt;
+  }
+  const std::size_t limit = std::min(file.size(), rewritten.size());
+  const auto diff = std::mismatch(file.begin(), file.begin() + limit, rewritten.begin());
+  TableRewrite r;
+  r.kept_prefix = static_cast<std::uint64_t>(diff.first - file.begin());
+  r.tail.assign(rewritten.begin() + static_cast<std::ptrdiff_t>(r.kept_prefix), rewritten.end());
+  return r;
+}
+
+Result<pebble::PebbleTable> OpenRowTable(ByteSpan file, const std::string& source) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable t, pebble::PebbleTable::Open(file, source));
+  if (t.columnar()) {
+    return Status::Unsupported(source + ": Pebble table format version " +
+                               std::to_string(t.version()) +
+                               " is columnar: repair rewrites filters of row tables "
+                               "(Pebblev1..v4) only");
+  }
+  return t;
+}
+
+bool HasCustom(const manifest::NewFileRecord& r, std::uint32_t tag) {
+  return std::any_of(r.custom.begin(), r.custom.end(),
+                     [tag](const manifest::CustomFieldSpan& f) { return f.tag == tag; });
+}
+
+// A table's new-file field under `number` and `size`, every other byte as recorded; a virtual
+// table's backing number (custom tag 66) replaced by `backing`.
+Result<ByteVector> RecordAgain(const manifest::TableMeta& t, std::uint64_t number,
+                               std::uint64_t size, std::optional<std::uint64_t> backing) {
+  const manifest::NewFileRecord& rec = t.record;
+  if (rec.tag == 0 || rec.keys_at > rec.custom_at || rec.custom_at > rec.bytes.size()) {
+    return Status::Internal("table " + std::to_string(t.number) +
+                            ": its MANIFEST record was not kept whole");
+  }
+  ByteVector out;
+  ByteWriter w(out);
+  w.PutVarint64(rec.tag);
+  w.PutVarint64(static_cast<std::uint64_t>(t.level));
+  w.PutVarint64(number);
+  if (rec.tag == kPebbleTagNewFile3) w.PutVarint64(t.path_id);
+  w.PutVarint64(size);
+  if (!backing) {
+    w.PutBytes(ByteSpan(rec.bytes.data() + rec.keys_at, rec.bytes.size() - rec.keys_at));
+    return out;
+  }
+  const auto field = std::find_if(rec.custom.begin(), rec.custom.end(),
+                                  [](const manifest::CustomFieldSpan& f) {
+                                    return f.tag == kPebbleCustomVirtual;
+                                  });
+  if (field == rec.custom.end()) {
+    return Status::Internal("virtual table " + std::to_string(t.number) +
+                            ": no backing field in its record");
+  }
+  w.PutBytes(ByteSpan(rec.bytes.data() + rec.keys_at, field->value_at - rec.keys_at));
+  w.PutVarint64(*backing);
+  const std::size_t after = field->value_at + field->value_size;
+  w.PutBytes(ByteSpan(rec.bytes.data() + after, rec.bytes.size() - after));
+  return out;
+}
+
+}  // namespace
+
+TableRewriteFn PebbleFilterRewrite(std::uint32_t bits_per_key) {
+  return [bits_per_key](const TableToRepair& t,
+                        ByteSpan file) -> Result<std::optional<TableRewrite>> {
+    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable table, OpenRowTable(file, t.path));
+    // PebbleFilterKeys reads every data block with its checksum (a damaged table stops here).
+    BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, pebble::PebbleFilterKeys(table));
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        pebble::PebbleRewrite r,
+        pebble::RewritePebbleFilter(table, pebble::PolicyForRewrite(table, keys, bits_per_key)));
+    return PebbleAsRewrite(file, r.bytes);
+  };
+}
+
+TableCheckFn PebbleTableCheck() {
+  return [](const TableToRepair& t, ByteSpan old_file, ByteSpan new_file) -> Status {
+    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable old, OpenRowTable(old_file, t.path));
+    const std::string source = t.path + " (rewritten)";
+    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable fresh, OpenRowTable(new_file, source));
+    BLOOMCODEC_ASSIGN_OR_RETURN(KeyList old_keys, pebble::PebbleFilterKeys(old));
+    BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, pebble::PebbleFilterKeys(fresh));
+    if (keys.size() != old_keys.size()) {
+      return Status::Internal(source + ": " + std::to_string(keys.size()) +
+                              " filter keys, the old table " + std::to_string(old_keys.size()));
+    }
+    if (!fresh.filter().bloom || fresh.filter().bloom->empty()) return Status();
+    std::vector<std::uint8_t> answers(keys.size());
+    fresh.MayContainBatch(keys, answers);
+    if (std::find(answers.begin(), answers.end(), 0) != answers.end()) {
+      return Status::Internal(source +
+                              ": the rewritten filter answers \"not there\" for a key the "
+                              "table holds");
+    }
+    return Status();
+  };
+}
+
+Result<ByteVector> PebbleRepairEdit(std::span<const PebbleFileReplacement> replaced,
+                                    std::uint64_t next_file) {
+  ByteVector edit;
+  ByteWriter w(edit);
+  for (const PebbleFileReplacement& f : replaced) {
+    if (f.tables.size() != f.table_numbers.size() || (!f.is_backing && f.tables.size() != 1)) {
+      return Status::Internal("a Pebble file replacement whose tables do not match");
+    }
+    for (const manifest::TableMeta& t : f.tables) {
+      w.PutVarint64(kPebbleTagDeletedFile);
+      w.PutVarint64(static_cast<std::uint64_t>(t.level));
+      w.PutVarint64(t.number);
+    }
+    if (f.is_backing) {
+      w.PutVarint64(kPebbleTagRemovedBacking);
+      w.PutVarint64(f.old_number);
+      w.PutVarint64(kPebbleTagCreatedBacking);
+      w.PutVarint64(f.new_number);
+      w.PutVarint64(f.new_size);
+    }
+    for (std::size_t i = 0; i < f.tables.size(); ++i) {
+      const manifest::TableMeta& t = f.tables[i];
+      // A virtual table's size is its share of the backing, an estimate Pebble keeps.
+      const std::uint64_t size = f.is_backing ? t.size : f.new_size;
+      std::optional<std::uint64_t> backing;
+      if (f.is_backing) backing = f.new_number;
+      BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector field,
+                                  RecordAgain(t, f.table_numbers[i], size, backing));
+      w.PutBytes(field);
+    }
+    for (std::size_t i = 0; i < f.tables.size(); ++i) {
+      const manifest::TableMeta& t = f.tables[i];
+      // Marked by tag 11 (the record's custom tag 2 is carried with the record).
+      if (t.marked_for_compaction && !HasCustom(t.record, kPebbleCustomNeedsCompaction)) {
+        w.PutVarint64(kPebbleTagMarkedForCompaction);
+        w.PutVarint64(static_cast<std::uint64_t>(t.level));
+        w.PutVarint64(f.table_numbers[i]);
+      }
+    }
+  }
+  w.PutVarint64(kPebbleTagNextFile);
+  w.PutVarint64(next_file);
+  return edit;
+}
+
+}  // namespace bloomcodec::lsmrepair

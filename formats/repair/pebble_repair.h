@@ -1,0 +1,21 @@
+// Internal to formats/repair: the repair command's part for Pebble database directories, the
+// counterpart of lsm_repair.h (verify's findings make the plan; lsmrepair/pebble_transaction.h
+// carries it out). Only Pebble's row tables (Pebblev1..v4) are rewritten; a table chosen for a
+// rebuild in another format (columnar Pebblev5+, RocksDBv2 as Pebble v1 writes it) is a refusal
+// naming it, before anything is written.
+//
+//   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<TableRepair> rows, RepairPebbleDatabase(dir, options));
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "bloomcodec/repair.h"
+#include "bloomcodec/status.h"
+
+namespace bloomcodec::repair_internal {
+
+Result<std::vector<TableRepair>> RepairPebbleDatabase(const std::string& dir,
+                                                      const RepairOptions& options);
+
+}  // namespace bloomcodec::repair_internal

@@ -1,0 +1,437 @@
+// Repair of Pebble databases (formats/lsmrepair/pebble_transaction.h, formats/repair/
+// pebble_repair.cc) on directories built here: row tables from tests/pebble/table_builder.h,
+// MANIFESTs, markers and CURRENT from tests/pebble/manifest_writer.h (no Pebble runs on this
+// machine: the witness is our reader, pebble::ReadDatabase and verify). Each repaired database
+// is re-read as Pebble opens it (the marker or CURRENT it would follow), every key is asked of
+// the new filters, the MANIFEST's sizes match the files, every other field of the records is
+// carried over (sequence numbers, creation time, virtual tables on their new backing, blob
+// references), and verify finds nothing above info. The transaction is killed before its
+// file-system steps (repair_harness.h) and the database must read all old or all new.
+#include <gtest/gtest.h>
+
+#include <sys/file.h>
+#include <fcntl.h>
+
+#include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "bloomcodec/repair.h"
+#include "lsmrepair/pebble_transaction.h"
+#include "manifest/db_checks.h"
+#include "pebble/columnar_table_builder.h"
+#include "pebble/database.h"
+#include "pebble/manifest_writer.h"
+#include "pebble/table/table_writer.h"
+#include "pebble/table_builder.h"
+#include "repair_harness.h"
+
+namespace bloomcodec::repair_test {
+namespace {
+
+using manifest_test::TempDir;
+using manifest_test::WriteFile;
+using pebble::testing::PebbleEntry;
+using pebble::testing::PebbleTableSpec;
+using pebble_test::Edit;
+using pebble_test::NewTable;
+
+std::string Sst(std::uint64_t n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%06llu.sst", static_cast<unsigned long long>(n));
+  return buf;
+}
+
+std::vector<PebbleEntry> Rows(const std::string& prefix, int n) {
+  std::vector<PebbleEntry> out;
+  for (int i = 0; i < n; ++i) {
+    char key[32];
+    std::snprintf(key, sizeof key, "%s%04d", prefix.c_str(), i);
+    out.push_back({key, 5, pebble::testing::kSet, "v"});
+  }
+  return out;
+}
+
+// A table file and its MANIFEST record (level, number, bounds, size, sequence numbers 5).
+NewTable Put(const std::string& dir, std::uint64_t number, int level, const std::string& prefix,
+             int rows, const PebbleTableSpec& spec) {
+  const std::vector<PebbleEntry> entries = Rows(prefix, rows);
+  const ByteVector bytes = pebble::testing::BuildPebbleTable(entries, spec);
+  WriteFile(dir + "/" + Sst(number), std::string(bytes.begin(), bytes.end()));
+  NewTable t = pebble_test::Table(level, number, entries.front().user_key,
+                                  entries.back().user_key, bytes.size());
+  t.smallest_seq = t.largest_seq = 5;
+  return t;
+}
+
+PebbleTableSpec Spec(std::uint32_t version, std::uint32_t bits = 10) {
+  PebbleTableSpec s;
+  s.version = version;
+  s.bits_per_key = bits;
+  return s;
+}
+
+// Format major version 1: CURRENT names MANIFEST-000009; tables v1..v4 on L0, L5 and L6, one of
+// them with a creation time, one under tag 102 (a path id).
+std::set<std::string> WriteCurrentDatabase(const std::string& dir) {
+  std::set<std::string> keys;
+  NewTable a = Put(dir, 5, 0, "a", 150, Spec(1));
+  NewTable b = Put(dir, 6, 5, "b", 150, Spec(2));
+  b.creation_time = 1700000000;
+  NewTable c = Put(dir, 7, 6, "c", 150, Spec(3));
+  NewTable d = Put(dir, 8, 6, "d", 150, Spec(4));
+  Edit add = pebble_test::Header(12);
+  add.Add(a).Add(b).AddAs(102, c).Add(d);
+  WriteFile(dir + "/MANIFEST-000009", pebble_test::Log({add}));
+  WriteFile(dir + "/CURRENT", "MANIFEST-000009\n");
+  WriteFile(dir + "/OPTIONS-000010", "[Version]\n  pebble_version=0.1\n");
+  for (const char* p : {"a", "b", "c", "d"}) {
+    for (const PebbleEntry& e : Rows(p, 150)) keys.insert(e.user_key);
+  }
+  return keys;
+}
+
+// Format major version 16 with markers: a physical Pebblev4 table referring to a blob file, and
+// a backing with two virtual tables (one with a synthetic prefix) in another edit.
+std::set<std::string> WriteMarkerDatabase(const std::string& dir) {
+  std::set<std::string> keys;
+  NewTable p = Put(dir, 5, 6, "p", 200, Spec(4));
+  p.blob_refs = {{1, 40, 0}};
+  p.creation_time = 1700000001;
+  const NewTable whole = Put(dir, 12, 5, "r", 200, Spec(4));
+  NewTable v1 = pebble_test::Table(5, 21, "r0000", "r0099", 400);
+  v1.backing = 12;
+  v1.smallest_seq = v1.largest_seq = 5;
+  NewTable v2 = pebble_test::Table(5, 22, "r0100", "r0199", 400);
+  v2.backing = 12;
+  v2.prefix = "t/";
+  v2.smallest_seq = v2.largest_seq = 5;
+  Edit first = pebble_test::Header(30);
+  first.NewBlobFile(1, 13, 100, 60, 1700000000).Add(p);
+  Edit second;
+  second.CreatedBacking(12, whole.size).Add(v1).Add(v2);
+  WriteFile(dir + "/MANIFEST-000020", pebble_test::Log({first, second}));
+  WriteFile(dir + "/000013.blob", std::string(100, 'x'));
+  WriteFile(dir + "/marker.format-version.000001.016", "");
+  WriteFile(dir + "/marker.manifest.000003.MANIFEST-000020", "");
+  for (const char* x : {"p", "r"}) {
+    for (const PebbleEntry& e : Rows(x, 200)) keys.insert(e.user_key);
+  }
+  return keys;
+}
+
+// The live table files of the database as Pebble opens it: every key their filters must hold.
+struct Reread {
+  pebble::Database db;
+  std::set<std::uint64_t> files;  // physical tables and backings
+  std::set<std::string> keys;     // the keys of all live files (asked of their filters)
+  std::uint32_t filter_bits = 0;  // of the first table
+};
+
+Reread ReadBack(const std::string& dir) {
+  Reread out;
+  out.db = pebble::ReadDatabase(dir);
+  EXPECT_TRUE(out.db.view.from_manifest);
+  for (const manifest::LiveTable& t : out.db.view.live) {
+    const std::uint64_t file = t.meta.is_virtual ? t.meta.backing : t.meta.number;
+    if (!out.files.insert(file).second) continue;
+    Result<InputFile> in = InputFile::Open(t.path);
+    EXPECT_TRUE(in.ok()) << t.path;
+    if (!in.ok()) continue;
+    if (!t.meta.is_virtual) {
+      EXPECT_EQ(in->bytes().size(), t.meta.size) << t.path;
+    }
+    Result<pebble::PebbleTable> table = pebble::PebbleTable::Open(in->bytes(), t.path);
+    EXPECT_TRUE(table.ok()) << table.status().ToString();
+    if (!table.ok()) continue;
+    Result<KeyList> keys = pebble::PebbleFilterKeys(*table);
+    EXPECT_TRUE(keys.ok());
+    if (!keys.ok()) continue;
+    std::vector<std::uint8_t> answers(keys->size());
+    table->MayContainBatch(*keys, answers);
+    for (std::size_t i = 0; i < keys->size(); ++i) {
+      EXPECT_TRUE(answers[i]) << t.path << " key " << i;
+      const ByteSpan k = (*keys)[i];
+      out.keys.insert(std::string(k.begin(), k.end()));
+    }
+    if (out.filter_bits == 0 && table->filter().bloom) {
+      out.filter_bits = static_cast<std::uint32_t>(table->filter().bloom->bit_count());
+    }
+  }
+  for (const manifest::BackingTable& b : out.db.view.manifest.backings) {
+    EXPECT_EQ(fs::file_size(dir + "/" + Sst(b.number)), b.size) << "backing " << b.number;
+  }
+  return out;
+}
+
+void ExpectNothingAboveInfo(const std::string& dir) {
+  const VerifyReport r = manifest_test::Verify(dir);
+  for (const FileReport& f : r.files) {
+    for (const Finding& x : f.findings) {
+      EXPECT_EQ(x.severity, Severity::kInfo) << f.path << ": " << x.kind << ": " << x.message;
+    }
+  }
+}
+
+Result<RepairReport> Repair(const std::string& dir, std::optional<double> bits,
+                            bool dry_run = false) {
+  RepairOptions options;
+  options.bits_per_key = bits;
+  options.dry_run = dry_run;
+  const std::vector<std::string> paths{dir};
+  return RepairPaths(paths, options);
+}
+
+TEST(PebbleRepair, CurrentDatabaseAllTablesAtNewBitsPerKey) {
+  TempDir dir("pebble-repair-current");
+  const std::string db = dir.path() + "/db";
+  fs::create_directories(db);
+  const std::set<std::string> keys = WriteCurrentDatabase(db);
+  const Reread before = ReadBack(db);
+  Result<RepairReport> dry = Repair(db, 16, true);
+  ASSERT_TRUE(dry.ok()) << dry.status().ToString();
+  for (const TableRepair& t : dry->tables) EXPECT_EQ(t.action, "planned") << t.path;
+  EXPECT_EQ(ReadText(db + "/CURRENT"), "MANIFEST-000009\n");  // the dry run wrote nothing
+
+  Result<RepairReport> done = Repair(db, 16);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  ASSERT_EQ(done->tables.size(), 4u);
+  for (const TableRepair& t : done->tables) {
+    EXPECT_EQ(t.action, "repaired") << t.path;
+    EXPECT_EQ(t.family, "pebble");
+    EXPECT_EQ(t.bits_per_key, 16);
+    EXPECT_GT(t.new_filter_bytes, t.old_filter_bytes);
+    EXPECT_FALSE(t.backup.empty());
+  }
+  // Tables 12..15 (the next file number; OPTIONS-000010 is below it), then MANIFEST-000016.
+  EXPECT_EQ(ReadText(db + "/CURRENT"), "MANIFEST-000016\n");
+  EXPECT_FALSE(fs::exists(db + "/MANIFEST-000009"));
+  EXPECT_FALSE(fs::exists(db + "/" + Sst(5)));
+  const Reread after = ReadBack(db);
+  EXPECT_EQ(after.files, (std::set<std::uint64_t>{12, 13, 14, 15}));
+  EXPECT_EQ(after.keys, keys);
+  EXPECT_GT(after.filter_bits, before.filter_bits);
+  EXPECT_EQ(*after.db.view.manifest.next_file, 17u);
+  for (const manifest::LiveTable& t : after.db.view.live) {
+    EXPECT_EQ(t.meta.creation_time, t.meta.number == 13 ? 1700000000u : 0u) << t.path;
+    if (t.meta.number == 14) {
+      EXPECT_EQ(t.meta.record.tag, 102u);
+    }
+  }
+  ExpectNothingAboveInfo(db);
+  // The backup beside the database: the old MANIFEST, CURRENT and tables.
+  const std::string backup = done->tables[0].backup;
+  EXPECT_EQ(fs::path(backup).parent_path(), fs::path(dir.path()));
+  EXPECT_EQ(ReadText(backup + "/CURRENT"), "MANIFEST-000009\n");
+  EXPECT_TRUE(fs::exists(backup + "/MANIFEST-000009"));
+  EXPECT_TRUE(fs::exists(backup + "/" + Sst(8)));
+
+  // Again without parameters: every filter is right now, nothing is written.
+  Result<RepairReport> again = Repair(db, std::nullopt);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  for (const TableRepair& t : again->tables) EXPECT_EQ(t.action, "sound") << t.path;
+  EXPECT_EQ(ReadText(db + "/CURRENT"), "MANIFEST-000016\n");
+}
+
+TEST(PebbleRepair, MarkerDatabaseVirtualTablesFollowTheirBacking) {
+  TempDir dir("pebble-repair-marker");
+  const std::string db = dir.path() + "/db";
+  fs::create_directories(db);
+  const std::set<std::string> keys = WriteMarkerDatabase(db);
+  // (At 12 bits per key these 200-key filters would come out as they are: the same 5 cache
+  // lines, and the 6 probes of either era's table for 10 bits are kept.)
+  Result<RepairReport> done = Repair(db, 16);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  ASSERT_EQ(done->tables.size(), 2u);
+  for (const TableRepair& t : done->tables) EXPECT_EQ(t.action, "repaired") << t.path;
+  // Files from 30 on: table 5 -> 30; backing 12 -> 31 with virtual tables 32, 33; MANIFEST 34.
+  EXPECT_TRUE(fs::exists(db + "/marker.manifest.000004.MANIFEST-000034"));
+  EXPECT_FALSE(fs::exists(db + "/marker.manifest.000003.MANIFEST-000020"));
+  EXPECT_FALSE(fs::exists(db + "/CURRENT"));
+  const Reread after = ReadBack(db);
+  EXPECT_TRUE(after.db.identity.from_marker);
+  EXPECT_EQ(after.files, (std::set<std::uint64_t>{30, 31}));
+  EXPECT_EQ(after.keys, keys);
+  ASSERT_EQ(after.db.view.manifest.backings.size(), 1u);
+  EXPECT_EQ(after.db.view.manifest.backings[0].number, 31u);
+  EXPECT_EQ(after.db.view.manifest.backings[0].virtual_tables, 2u);
+  std::set<std::uint64_t> virtual_numbers;
+  for (const manifest::LiveTable& t : after.db.view.live) {
+    if (t.meta.is_virtual) {
+      virtual_numbers.insert(t.meta.number);
+      EXPECT_EQ(t.meta.backing, 31u);
+      EXPECT_EQ(t.meta.size, 400u);  // a virtual table's share stays as recorded
+      EXPECT_EQ(t.meta.synthetic_prefix.has_value(), t.meta.number == 33);
+    } else {
+      EXPECT_EQ(t.meta.number, 30u);
+      EXPECT_EQ(t.meta.creation_time, 1700000001u);
+      ASSERT_EQ(t.meta.blob_references.size(), 1u);
+      EXPECT_EQ(t.meta.blob_references[0].file_id, 1u);
+      EXPECT_EQ(t.meta.blob_references[0].value_size, 40u);
+    }
+  }
+  EXPECT_EQ(virtual_numbers, (std::set<std::uint64_t>{32, 33}));
+  ASSERT_EQ(after.db.blob_files.size(), 1u);
+  EXPECT_EQ(after.db.blob_files[0].meta.tables, 1u);
+  ExpectNothingAboveInfo(db);
+  // The backup holds the old marker's name.
+  EXPECT_TRUE(
+      fs::exists(done->tables[0].backup + "/marker.manifest.000003.MANIFEST-000020"));
+}
+
+// Without parameters only the table whose filter misses keys is rebuilt, at the bits per key its
+// filter records.
+TEST(PebbleRepair, OnlyTheWrongFilterIsRebuiltAtItsRecordedBits) {
+  TempDir dir("pebble-repair-wrong");
+  const std::string db = dir.path() + "/db";
+  fs::create_directories(db);
+  PebbleTableSpec wrong = Spec(4, 14);
+  for (const PebbleEntry& e : Rows("zz", 150)) wrong.filter_keys_override.push_back(e.user_key);
+  const NewTable a = Put(db, 5, 6, "a", 150, wrong);
+  const NewTable b = Put(db, 6, 6, "b", 150, Spec(4));
+  Edit add = pebble_test::Header(12);
+  add.Add(a).Add(b);
+  WriteFile(db + "/MANIFEST-000009", pebble_test::Log({add}));
+  WriteFile(db + "/marker.format-version.000001.013", "");
+  WriteFile(db + "/marker.manifest.000001.MANIFEST-000009", "");
+  Result<RepairReport> done = Repair(db, std::nullopt);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  ASSERT_EQ(done->tables.size(), 2u);
+  const TableRepair& fixed = fs::path(done->tables[0].path).filename() == Sst(5)
+                                 ? done->tables[0]
+                                 : done->tables[1];
+  const TableRepair& sound = &fixed == &done->tables[0] ? done->tables[1] : done->tables[0];
+  EXPECT_EQ(fixed.action, "repaired");
+  EXPECT_EQ(fixed.reasons.front(), "false-negative");
+  EXPECT_EQ(fixed.bits_per_key, 14);
+  EXPECT_NE(fixed.sizing_basis.find("as recorded"), std::string::npos) << fixed.sizing_basis;
+  EXPECT_EQ(sound.action, "sound");
+  const Reread after = ReadBack(db);
+  EXPECT_EQ(after.files, (std::set<std::uint64_t>{6, 12}));
+  ExpectNothingAboveInfo(db);
+}
+
+TEST(PebbleRepair, RefusesWhatItCannotRewrite) {
+  TempDir dir("pebble-repair-refused");
+  const std::string db = dir.path() + "/db";
+  fs::create_directories(db);
+  WriteCurrentDatabase(db);
+  RepairOptions options;
+  const std::vector<std::string> paths{db};
+  options.to = "rocksdb-bloom";
+  Result<RepairReport> to = RepairPaths(paths, options);
+  ASSERT_FALSE(to.ok());
+  EXPECT_NE(to.status().ToString().find("pebble-bloom"), std::string::npos);
+  options.to.clear();
+  options.fp_chance = 0.01;
+  EXPECT_FALSE(RepairPaths(paths, options).ok());
+  options.fp_chance.reset();
+  options.bits_per_key = 10.5;
+  EXPECT_FALSE(RepairPaths(paths, options).ok());
+
+  // A columnar table (Pebblev5) among them: refused by name before anything is written.
+  pebble::testing::ColumnarTableSpec columnar;
+  const std::vector<PebbleEntry> rows = Rows("e", 50);
+  const ByteVector bytes = pebble::testing::BuildColumnarTable(rows, columnar);
+  WriteFile(db + "/" + Sst(11), std::string(bytes.begin(), bytes.end()));
+  Edit add = pebble_test::Header(12);
+  add.Add(pebble_test::Table(6, 11, "e0000", "e0049", bytes.size()));
+  std::string log = ReadText(db + "/MANIFEST-000009");
+  WriteFile(db + "/MANIFEST-000009", log + pebble_test::Log({add}));
+  Result<RepairReport> r = Repair(db, 12);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find("columnar"), std::string::npos) << r.status().ToString();
+  EXPECT_EQ(ReadText(db + "/CURRENT"), "MANIFEST-000009\n");
+
+  // A database another process holds Pebble's fcntl lock on.
+  TempDir dir2("pebble-repair-locked");
+  const std::string locked = dir2.path() + "/db";
+  fs::create_directories(locked);
+  WriteCurrentDatabase(locked);
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t holder = ::fork();
+  if (holder == 0) {
+    const int fd = ::open((locked + "/LOCK").c_str(), O_RDWR | O_CREAT, 0644);
+    struct flock l {};
+    l.l_type = F_WRLCK;
+    l.l_whence = SEEK_SET;
+    const bool ok = fd >= 0 && ::fcntl(fd, F_SETLK, &l) == 0;
+    const char c = ok ? 1 : 0;
+    if (::write(ready[1], &c, 1) != 1) ::_exit(1);
+    ::pause();
+    ::_exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  ASSERT_EQ(c, 1);
+  Result<RepairReport> refused = Repair(locked, 12);
+  ::kill(holder, SIGKILL);
+  ::waitpid(holder, nullptr, 0);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(ReadText(locked + "/CURRENT"), "MANIFEST-000009\n");
+  EXPECT_TRUE(fs::exists(locked + "/" + Sst(5)));
+}
+
+// The commit: the new marker file's creation, or the rename over CURRENT.
+int PebbleCommitStep(const std::vector<StepTrace>& steps) {
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const std::string name = fs::path(steps[i].path).filename().string();
+    if ((steps[i].step == "create" && name.starts_with("marker.manifest.")) ||
+        (steps[i].step == "rename" && name == "CURRENT")) {
+      return static_cast<int>(i + 1);
+    }
+  }
+  return -1;
+}
+
+void KillLoop(const std::string& what, std::set<std::string> (*write)(const std::string&)) {
+  TempDir dir("pebble-repair-killed");
+  const std::string original = dir.path() + "/original";
+  const std::string db = dir.path() + "/db";
+  fs::create_directories(original);
+  const std::set<std::string> keys = write(original);
+  auto repair = [&] {
+    lsmrepair::PebbleRepairOptions options;
+    options.rewrite = lsmrepair::PebbleFilterRewrite(15);
+    options.check = lsmrepair::PebbleTableCheck();
+    options.no_backup = true;
+    return lsmrepair::RepairPebbleDatabase(db, options).ok();
+  };
+  CopyDatabase(original, db);
+  const std::set<std::uint64_t> before = ReadBack(db).files;
+  const ChildRun whole = RunInChild(0, repair);
+  ASSERT_FALSE(whole.killed);
+  ASSERT_EQ(whole.exit_code, 0);
+  const int commit = PebbleCommitStep(whole.done);
+  ASSERT_GT(commit, 0);
+  const std::set<std::uint64_t> after = ReadBack(db).files;
+  ASSERT_EQ(after.size(), before.size());
+  ASSERT_GT(*after.begin(), *before.rbegin());
+  int old_seen = 0, new_seen = 0;
+  const std::vector<int> points = KillPoints(whole.done, commit);
+  for (int n : points) {
+    CopyDatabase(original, db);
+    const ChildRun run = RunInChild(n, repair);
+    ASSERT_TRUE(run.killed) << "step " << n;
+    const Reread r = ReadBack(db);
+    EXPECT_EQ(r.files, n <= commit ? before : after)
+        << what << ": killed before step " << n << " (" << run.killed_at.step << " "
+        << run.killed_at.path << ")";
+    EXPECT_EQ(r.keys, keys) << "killed before step " << n;
+    (r.files == before ? old_seen : new_seen)++;
+  }
+  PrintKillFigures(what, static_cast<int>(whole.done.size()), commit, old_seen, new_seen);
+}
+
+TEST(PebbleRepairKilled, CurrentDatabaseReadsAllOldOrAllNew) {
+  KillLoop("Pebble, CURRENT", WriteCurrentDatabase);
+}
+
+TEST(PebbleRepairKilled, MarkerDatabaseReadsAllOldOrAllNew) {
+  KillLoop("Pebble, manifest marker", WriteMarkerDatabase);
+}
+
+}  // namespace
+}  // namespace bloomcodec::repair_test
