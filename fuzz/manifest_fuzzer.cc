@@ -6,13 +6,17 @@
 // marker names. Whatever the bytes, the readers return (never fail, never crash); every finding's
 // offset lies inside the file; every live table has internal keys and a level in range; a
 // Pebble replay that is not damaged leaves no virtual table without its backing and no blob
-// reference without its blob file. CRCs are recomputed by the fuzzer-friendly path too (the
+// reference without its blob file, and survives repair's edit re-recording every live file
+// (lsmrepair/pebble_transaction.h). CRCs are recomputed by the fuzzer-friendly path too (the
 // input is also read with its records' checksums made valid, so the edit decoder is reached).
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "blocktable/crc32c.h"
 #include "fuzz_support.h"
+#include "lsmrepair/manifest_writer.h"
+#include "lsmrepair/pebble_transaction.h"
 #include "manifest/manifest.h"
 #include "pebble/database_internal.h"
 
@@ -40,6 +44,69 @@ void CheckPebble(const Manifest& m) {
   }
   for (const BackingTable& b : m.backings) uses += b.virtual_tables;
   FUZZ_CHECK(uses == virtual_tables);
+}
+
+// What a table recorded again by repair's edit must read back as.
+bool SameTable(const TableMeta& a, const TableMeta& b) {
+  auto refs = [](const TableMeta& t) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+    for (const BlobReference& r : t.blob_references) out.emplace_back(r.file_id, r.value_size);
+    return out;
+  };
+  return a.level == b.level && a.size == b.size && a.smallest == b.smallest &&
+         a.largest == b.largest && a.is_virtual == b.is_virtual && a.backing == b.backing &&
+         a.synthetic_prefix == b.synthetic_prefix && a.synthetic_suffix == b.synthetic_suffix &&
+         a.creation_time == b.creation_time && refs(a) == refs(b) &&
+         a.point_keys.has_value() == b.point_keys.has_value() &&
+         a.range_keys.has_value() == b.range_keys.has_value();
+}
+
+// Pebble's repair edit (lsmrepair/pebble_transaction.h): every live file recorded again under a
+// new number (a backing with its virtual tables) after the old records replays without damage
+// to the same tables, every field but the numbers, a physical table's size and the backing kept.
+void CheckPebbleRepairEdit(ByteSpan file, const Manifest& m) {
+  if (m.damaged || m.column_families.size() != 1 || m.open_atomic_group) return;
+  const LogReadResult log = ReadLogRecords(file, Flavor::kPebble);
+  if (log.damaged) return;
+  std::map<std::uint64_t, lsmrepair::PebbleFileReplacement> files;
+  for (const TableMeta& t : m.column_families[0].tables) {
+    lsmrepair::PebbleFileReplacement& r = files[t.is_virtual ? t.backing : t.number];
+    if (!r.tables.empty() && (!r.is_backing || !t.is_virtual)) return;  // a number used twice
+    r.is_backing = t.is_virtual;
+    r.old_number = t.is_virtual ? t.backing : t.number;
+    r.tables.push_back(t);
+  }
+  std::uint64_t next = std::uint64_t{1} << 40;
+  std::map<std::uint64_t, TableMeta> want;  // by new table number
+  for (auto& [number, r] : files) {
+    r.new_number = next++;
+    r.new_size = r.tables[0].size + 7;
+    for (const TableMeta& t : r.tables) {
+      r.table_numbers.push_back(r.is_backing ? next++ : r.new_number);
+      TableMeta w = t;
+      if (r.is_backing) {
+        w.backing = r.new_number;
+      } else {
+        w.size = r.new_size;
+      }
+      want[r.table_numbers.back()] = w;
+    }
+  }
+  std::vector<lsmrepair::PebbleFileReplacement> all;
+  for (auto& [number, r] : files) all.push_back(std::move(r));
+  const Result<ByteVector> edit = lsmrepair::PebbleRepairEdit(all, next);
+  FUZZ_CHECK(edit.ok());
+  ByteVector out;
+  lsmrepair::LogWriter writer(out);
+  for (const LogRecord& r : log.records) writer.AddRecord(r.payload);
+  writer.AddRecord(*edit);
+  const Manifest again = ReadManifest(out, Flavor::kPebble, "fuzz/MANIFEST-000002");
+  FUZZ_CHECK(!again.damaged && again.column_families.size() == 1);
+  FUZZ_CHECK(again.column_families[0].tables.size() == want.size());
+  for (const TableMeta& t : again.column_families[0].tables) {
+    const auto it = want.find(t.number);
+    FUZZ_CHECK(it != want.end() && SameTable(t, it->second));
+  }
 }
 
 void Check(ByteSpan file, Flavor flavor) {
@@ -119,6 +186,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                            : Flavor::kLevelDb;
   Check(file, flavor);
   const std::vector<std::uint8_t> fixed = WithValidCrcs(file);
-  Check(ByteSpan(fixed.data(), fixed.size()), flavor);
+  const ByteSpan valid(fixed.data(), fixed.size());
+  Check(valid, flavor);
+  if (flavor == Flavor::kPebble) {
+    CheckPebbleRepairEdit(valid, ReadManifest(valid, flavor, "fuzz/MANIFEST-000001"));
+  }
   return 0;
 }

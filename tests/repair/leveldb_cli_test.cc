@@ -3,7 +3,7 @@
 // filter (every key still read), a sound database is left as it is, a table without a filter
 // among tables with one is rebuilt alone, a damaged table is reported and left alone (exit 1),
 // and the refusals (--to another layout, --fp-chance, a fractional --bits-per-key, a Pebble
-// directory) exit 2 without writing.
+// directory without its MANIFEST) exit 2 without writing.
 #include <gtest/gtest.h>
 #include <leveldb/db.h>
 #include <leveldb/filter_policy.h>
@@ -239,7 +239,8 @@ TEST_F(LevelDbRepairCli, RefusalsWriteNothing) {
       {{"repair", db, "--fp-chance", "0.01"}, "bits per key"},
       {{"repair", db, "--bits-per-key", "10.5"}, "whole number"},
       {{"repair", db, "--bits-per-key", "0"}, "from 1 to 100"},
-      {{"repair", pebble.path()}, "Pebble"},
+      // A Pebble directory whose marker names a MANIFEST that is not there.
+      {{"repair", pebble.path()}, "needs it whole"},
   };
   const auto before = Files(db);
   for (const Case& c : cases) {

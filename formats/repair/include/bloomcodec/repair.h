@@ -63,7 +63,8 @@ struct RepairOptions {
 // One table's part of the run.
 struct TableRepair {
   std::string path;    // the table: a Cassandra sstable's Data.db path, an LSM table's file
-  std::string family;  // "cassandra", "leveldb" (Mojang's fork too), "goleveldb", "rocksdb"
+  std::string family;  // "cassandra", "leveldb" (Mojang's fork too), "goleveldb", "rocksdb",
+                       // "pebble"
   std::string format;  // the filter's format (a --format name)
   std::string version;
   // "repaired" (new files in place), "planned" (dry run), "unchanged" (the rebuilt filter is
