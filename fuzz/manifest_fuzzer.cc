@@ -57,6 +57,7 @@ bool SameTable(const TableMeta& a, const TableMeta& b) {
          a.largest == b.largest && a.is_virtual == b.is_virtual && a.backing == b.backing &&
          a.synthetic_prefix == b.synthetic_prefix && a.synthetic_suffix == b.synthetic_suffix &&
          a.creation_time == b.creation_time && refs(a) == refs(b) &&
+         a.marked_for_compaction == b.marked_for_compaction &&
          a.point_keys.has_value() == b.point_keys.has_value() &&
          a.range_keys.has_value() == b.range_keys.has_value();
 }

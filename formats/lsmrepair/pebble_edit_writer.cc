@@ -2,6 +2,7 @@
 // and its read-back, and the version edit that records the rewritten files.
 #include <algorithm>
 
+#include "codec/byte_reader.h"
 #include "codec/byte_writer.h"
 #include "lsmrepair/pebble_transaction.h"
 #include "pebble/table/table_reader.h"
@@ -46,9 +47,11 @@ Result<pebble::PebbleTable> OpenRowTable(ByteSpan file, const std::string& sourc
   return t;
 }
 
-bool HasCustom(const manifest::NewFileRecord& r, std::uint32_t tag) {
-  return std::any_of(r.custom.begin(), r.custom.end(),
-                     [tag](const manifest::CustomFieldSpan& f) { return f.tag == tag; });
+// The record itself marks the table (custom tag 2 holding 1, as Pebble v1 and v2 write it).
+bool MarkedByRecord(const manifest::NewFileRecord& r) {
+  return std::any_of(r.custom.begin(), r.custom.end(), [&r](const manifest::CustomFieldSpan& f) {
+    return f.tag == kPebbleCustomNeedsCompaction && f.value_size == 1 && r.Value(f)[0] == 1;
+  });
 }
 
 // A table's new-file field under `number` and `size`, every other byte as recorded; a virtual
@@ -65,16 +68,24 @@ Result<ByteVector> RecordAgain(const manifest::TableMeta& t, std::uint64_t numbe
   w.PutVarint64(rec.tag);
   w.PutVarint64(static_cast<std::uint64_t>(t.level));
   w.PutVarint64(number);
-  if (rec.tag == kPebbleTagNewFile3) w.PutVarint64(t.path_id);
+  if (rec.tag == kPebbleTagNewFile3) {
+    // The path id as recorded: the third uvarint of the record (level, number, path id).
+    ByteReader in(rec.bytes, "", 0);
+    Result<std::uint64_t> id = in.ReadVarint64("");
+    if (id.ok()) id = in.ReadVarint64("");
+    if (id.ok()) id = in.ReadVarint64("");
+    if (!id.ok()) return Status::Internal("table " + std::to_string(t.number) + ": no path id");
+    w.PutVarint64(*id);
+  }
   w.PutVarint64(size);
   if (!backing) {
     w.PutBytes(ByteSpan(rec.bytes.data() + rec.keys_at, rec.bytes.size() - rec.keys_at));
     return out;
   }
-  const auto field = std::find_if(rec.custom.begin(), rec.custom.end(),
-                                  [](const manifest::CustomFieldSpan& f) {
-                                    return f.tag == kPebbleCustomVirtual;
-                                  });
+  const auto field =
+      std::find_if(rec.custom.begin(), rec.custom.end(), [](const manifest::CustomFieldSpan& f) {
+        return f.tag == kPebbleCustomVirtual;
+      });
   if (field == rec.custom.end()) {
     return Status::Internal("virtual table " + std::to_string(t.number) +
                             ": no backing field in its record");
@@ -157,7 +168,7 @@ Result<ByteVector> PebbleRepairEdit(std::span<const PebbleFileReplacement> repla
     for (std::size_t i = 0; i < f.tables.size(); ++i) {
       const manifest::TableMeta& t = f.tables[i];
       // Marked by tag 11 (the record's custom tag 2 is carried with the record).
-      if (t.marked_for_compaction && !HasCustom(t.record, kPebbleCustomNeedsCompaction)) {
+      if (t.marked_for_compaction && !MarkedByRecord(t.record)) {
         w.PutVarint64(kPebbleTagMarkedForCompaction);
         w.PutVarint64(static_cast<std::uint64_t>(t.level));
         w.PutVarint64(f.table_numbers[i]);

@@ -35,6 +35,7 @@ struct PebblePlan {
   std::vector<PebbleUnit> units;
   std::vector<std::vector<std::uint64_t>> table_numbers;  // per unit
   std::optional<pebble::Marker> marker;                   // the manifest marker, when it rules
+  bool has_current = false;                               // a CURRENT file, used or not
 };
 
 Status CheckPebbleDatabase(const std::string& dir, const pebble::Database& db) {
@@ -78,9 +79,9 @@ Result<std::vector<PebbleUnit>> PebbleUnits(const std::string& dir, const pebble
       u.is_backing = t.meta.is_virtual;
       u.file = {"default", 0, t.meta, t.path};
       if (u.is_backing) {
-        const auto b = std::find_if(
-            db.view.manifest.backings.begin(), db.view.manifest.backings.end(),
-            [file](const manifest::BackingTable& x) { return x.number == file; });
+        const auto b =
+            std::find_if(db.view.manifest.backings.begin(), db.view.manifest.backings.end(),
+                         [file](const manifest::BackingTable& x) { return x.number == file; });
         if (b == db.view.manifest.backings.end()) {
           return RefusePebble(dir, "virtual table " + std::to_string(t.meta.number) +
                                        "'s backing " + std::to_string(file) + " is not recorded");
@@ -123,7 +124,8 @@ Result<PebblePlan> PlanPebbleRepair(const std::string& dir, const PebbleRepairOp
   plan.base.old_manifest = db.view.manifest_path;
   if (db.identity.from_marker) plan.marker = db.identity.manifest_marker;
   std::error_code ec;
-  if (fs::is_regular_file(dir + "/CURRENT", ec)) {
+  plan.has_current = fs::is_regular_file(dir + "/CURRENT", ec);
+  if (plan.has_current) {
     std::ifstream in(dir + "/CURRENT", std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
@@ -161,8 +163,7 @@ std::string PebbleFileName(const std::string& path) { return fs::path(path).file
 std::string PebbleMarkerName(std::uint64_t iteration, std::uint64_t manifest_number) {
   char buf[96];
   std::snprintf(buf, sizeof buf, "marker.manifest.%06llu.%s",
-                static_cast<unsigned long long>(iteration),
-                ManifestName(manifest_number).c_str());
+                static_cast<unsigned long long>(iteration), ManifestName(manifest_number).c_str());
   return buf;
 }
 
@@ -195,8 +196,8 @@ Result<bool> WritePebbleFiles(const PebblePlan& plan, const PebbleRepairOptions&
   result.tables.resize(plan.units.size());
   for (std::size_t i = 0; i < plan.units.size(); ++i) {
     std::optional<TableReplacement> replaced;
-    BLOOMCODEC_RETURN_IF_ERROR(RewriteTable(plan.base, plan.base.tables[i], shared,
-                                            result.tables[i], replaced, made));
+    BLOOMCODEC_RETURN_IF_ERROR(
+        RewriteTable(plan.base, plan.base.tables[i], shared, result.tables[i], replaced, made));
     if (!replaced) continue;
     const PebbleUnit& u = plan.units[i];
     edits.push_back({u.is_backing, u.file.meta.number, replaced->new_number, replaced->new_size,
@@ -223,12 +224,16 @@ Status CommitPebble(const PebblePlan& plan, const PebbleRepairOptions& options,
   if (!options.no_backup) {
     BLOOMCODEC_ASSIGN_OR_RETURN(result.backup_dir,
                                 WriteBackup(plan.base, result.tables, options.backup_dir));
+    if (!plan.has_current) {
+      // WriteBackup copies CURRENT's bytes; a directory without CURRENT has none to keep.
+      BLOOMCODEC_RETURN_IF_ERROR(RemoveFile(result.backup_dir + "/CURRENT"));
+    }
     if (plan.marker) {
       // The old marker's name, which says which MANIFEST the backup's tables belong to.
       const std::string name = result.backup_dir + "/" + PebbleFileName(plan.marker->path);
       BLOOMCODEC_RETURN_IF_ERROR(WriteFileDurably(name, ByteSpan()));
-      BLOOMCODEC_RETURN_IF_ERROR(SyncDirectory(result.backup_dir));
     }
+    BLOOMCODEC_RETURN_IF_ERROR(SyncDirectory(result.backup_dir));
   }
   BLOOMCODEC_RETURN_IF_ERROR(SwitchPebbleManifest(plan));
   // Committed: the MANIFEST Pebble opens is the new one; nothing made may be removed any more.

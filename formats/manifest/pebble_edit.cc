@@ -245,10 +245,9 @@ Status NewFileOf(EditReader& in, std::uint32_t tag, VersionEdit& edit) {
   BLOOMCODEC_ASSIGN_OR_RETURN(t.level, in.Level("a new file's level"));
   BLOOMCODEC_ASSIGN_OR_RETURN(t.number, in.Varint64("a new file's number"));
   if (tag == kNewFile3) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t path_id,
-                                in.Varint64("a new file's path id (read, unused)"));
-    // Kept for a writer that records the table again (formats/lsmrepair); Pebble ignores it.
-    t.path_id = static_cast<std::uint32_t>(std::min<std::uint64_t>(path_id, UINT32_MAX));
+    // Not t.path_id (which puts a RocksDB table in another directory): Pebble ignores it. A
+    // writer recording the table again finds it in t.record.bytes.
+    BLOOMCODEC_RETURN_IF_ERROR(in.Varint64("a new file's path id (read, unused)").status());
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(t.size, in.Varint64("a new file's size"));
   t.record.keys_at = in.position() - start;

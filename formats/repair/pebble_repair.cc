@@ -80,10 +80,9 @@ PebbleSizing SizePebbleTable(const FileReport& r, const RepairOptions& options) 
     const double estimate = static_cast<double>(r.fill->bits) / static_cast<double>(r.keys_checked);
     std::optional<std::uint32_t> best;
     for (std::uint32_t b = 1; b <= 100; ++b) {
-      const bool fits = pebble::BloomProbeCount(b, pebble::BloomProbes::kRounded) ==
-                            r.fill->hash_count ||
-                        pebble::BloomProbeCount(b, pebble::BloomProbes::kTable) ==
-                            r.fill->hash_count;
+      const bool fits =
+          pebble::BloomProbeCount(b, pebble::BloomProbes::kRounded) == r.fill->hash_count ||
+          pebble::BloomProbeCount(b, pebble::BloomProbes::kTable) == r.fill->hash_count;
       if (fits && (!best || std::fabs(b - estimate) < std::fabs(*best - estimate))) best = b;
     }
     if (best) {
@@ -105,8 +104,9 @@ Status CheckRewritable(const std::string& dir, const FileReport& r) {
   Result<pebble::PebbleTable> t = pebble::PebbleTable::Open(in.bytes(), r.path);
   std::string what;
   if (!t.ok() && r.format == "rocksdb-sst") {
-    what = "a RocksDB-format table (TableFormatRocksDBv2, as Pebble v1 and go-ethereum write "
-           "them): repair of these in a Pebble database: not yet";
+    what =
+        "a RocksDB-format table (TableFormatRocksDBv2, as Pebble v1 and go-ethereum write "
+        "them): repair of these in a Pebble database: not yet";
   } else if (!t.ok()) {
     return Status();  // damaged: the rewrite reports it and leaves the table alone
   } else if (t->columnar()) {
@@ -129,8 +129,8 @@ std::optional<FilterFacts> PebbleFacts(ByteSpan bytes, const std::string& path,
   const pebble::BloomReader& b = *t->filter().bloom;
   f.bytes = b.bytes().size();
   if (!b.empty()) {
-    f.fp_rate = BloomFpRate(static_cast<double>(b.bit_count()), b.hash_count(),
-                            static_cast<double>(keys));
+    f.fp_rate =
+        BloomFpRate(static_cast<double>(b.bit_count()), b.hash_count(), static_cast<double>(keys));
   }
   return f;
 }
@@ -152,6 +152,10 @@ struct PebbleRow {
 std::vector<PebbleRow> PlanPebble(const std::vector<FileReport>& live,
                                   const RepairOptions& options) {
   const bool given = options.bits_per_key || !options.to.empty();
+  // A table without a filter counts when another table has one and verify warns about it (not
+  // at a level whose OPTIONS say filter_policy=none, nor where Pebble's reads skip filters).
+  const bool any_filter = std::any_of(
+      live.begin(), live.end(), [](const FileReport& r) { return r.fill && r.fill->bits > 0; });
   std::vector<PebbleRow> out;
   for (const FileReport& r : live) {
     PebbleRow p;
@@ -175,8 +179,10 @@ std::vector<PebbleRow> PlanPebble(const std::vector<FileReport>& live,
       continue;
     }
     for (const Finding& f : r.findings) {
-      if (PebbleFilterProblem(f.kind) &&
-          std::find(t.reasons.begin(), t.reasons.end(), f.kind) == t.reasons.end()) {
+      const bool counts =
+          PebbleFilterProblem(f.kind) ||
+          (f.kind == finding_kind::kNoFilter && any_filter && f.severity >= Severity::kWarning);
+      if (counts && std::find(t.reasons.begin(), t.reasons.end(), f.kind) == t.reasons.end()) {
         t.reasons.push_back(f.kind);
       }
     }

@@ -9,10 +9,11 @@
 // file-system steps (repair_harness.h) and the database must read all old or all new.
 #include <gtest/gtest.h>
 
-#include <sys/file.h>
 #include <fcntl.h>
+#include <sys/file.h>
 
 #include <cstdio>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -59,8 +60,8 @@ NewTable Put(const std::string& dir, std::uint64_t number, int level, const std:
   const std::vector<PebbleEntry> entries = Rows(prefix, rows);
   const ByteVector bytes = pebble::testing::BuildPebbleTable(entries, spec);
   WriteFile(dir + "/" + Sst(number), std::string(bytes.begin(), bytes.end()));
-  NewTable t = pebble_test::Table(level, number, entries.front().user_key,
-                                  entries.back().user_key, bytes.size());
+  NewTable t = pebble_test::Table(level, number, entries.front().user_key, entries.back().user_key,
+                                  bytes.size());
   t.smallest_seq = t.largest_seq = 5;
   return t;
 }
@@ -275,13 +276,15 @@ TEST(PebbleRepair, MarkerDatabaseVirtualTablesFollowTheirBacking) {
   ASSERT_EQ(after.db.blob_files.size(), 1u);
   EXPECT_EQ(after.db.blob_files[0].meta.tables, 1u);
   ExpectNothingAboveInfo(db);
-  // The backup holds the old marker's name.
-  EXPECT_TRUE(
-      fs::exists(done->tables[0].backup + "/marker.manifest.000003.MANIFEST-000020"));
+  // The backup holds the old marker's name and MANIFEST, and no CURRENT (there was none).
+  const std::string backup = done->tables[0].backup;
+  EXPECT_TRUE(fs::exists(backup + "/marker.manifest.000003.MANIFEST-000020"));
+  EXPECT_TRUE(fs::exists(backup + "/MANIFEST-000020"));
+  EXPECT_FALSE(fs::exists(backup + "/CURRENT"));
 }
 
 // Without parameters only the table whose filter misses keys is rebuilt, at the bits per key its
-// filter records.
+// filter records, and the table without a filter among tables with one, at Pebble's default.
 TEST(PebbleRepair, OnlyTheWrongFilterIsRebuiltAtItsRecordedBits) {
   TempDir dir("pebble-repair-wrong");
   const std::string db = dir.path() + "/db";
@@ -290,25 +293,34 @@ TEST(PebbleRepair, OnlyTheWrongFilterIsRebuiltAtItsRecordedBits) {
   for (const PebbleEntry& e : Rows("zz", 150)) wrong.filter_keys_override.push_back(e.user_key);
   const NewTable a = Put(db, 5, 6, "a", 150, wrong);
   const NewTable b = Put(db, 6, 6, "b", 150, Spec(4));
+  PebbleTableSpec none = Spec(4);
+  none.filter = false;
+  const NewTable c = Put(db, 7, 5, "c", 150, none);
   Edit add = pebble_test::Header(12);
-  add.Add(a).Add(b);
+  add.Add(a).Add(b).Add(c);
   WriteFile(db + "/MANIFEST-000009", pebble_test::Log({add}));
   WriteFile(db + "/marker.format-version.000001.013", "");
   WriteFile(db + "/marker.manifest.000001.MANIFEST-000009", "");
   Result<RepairReport> done = Repair(db, std::nullopt);
   ASSERT_TRUE(done.ok()) << done.status().ToString();
-  ASSERT_EQ(done->tables.size(), 2u);
-  const TableRepair& fixed = fs::path(done->tables[0].path).filename() == Sst(5)
-                                 ? done->tables[0]
-                                 : done->tables[1];
-  const TableRepair& sound = &fixed == &done->tables[0] ? done->tables[1] : done->tables[0];
+  ASSERT_EQ(done->tables.size(), 3u);
+  std::map<std::string, const TableRepair*> by_name;
+  for (const TableRepair& t : done->tables) by_name[fs::path(t.path).filename()] = &t;
+  const TableRepair& fixed = *by_name.at(Sst(5));
   EXPECT_EQ(fixed.action, "repaired");
   EXPECT_EQ(fixed.reasons.front(), "false-negative");
   EXPECT_EQ(fixed.bits_per_key, 14);
   EXPECT_NE(fixed.sizing_basis.find("as recorded"), std::string::npos) << fixed.sizing_basis;
-  EXPECT_EQ(sound.action, "sound");
+  EXPECT_EQ(by_name.at(Sst(6))->action, "sound");
+  // The table without a filter among tables with one gets Pebble's default.
+  const TableRepair& added = *by_name.at(Sst(7));
+  EXPECT_EQ(added.action, "repaired");
+  EXPECT_EQ(added.reasons, std::vector<std::string>{"no-filter"});
+  EXPECT_EQ(added.bits_per_key, 10);
+  EXPECT_EQ(added.old_filter_bytes, 0u);
+  EXPECT_GT(added.new_filter_bytes, 0u);
   const Reread after = ReadBack(db);
-  EXPECT_EQ(after.files, (std::set<std::uint64_t>{6, 12}));
+  EXPECT_EQ(after.files, (std::set<std::uint64_t>{6, 12, 13}));
   ExpectNothingAboveInfo(db);
 }
 

@@ -12,8 +12,9 @@
 // What a PATH may be: a Cassandra or ScyllaDB data directory (every live sstable under it,
 // keyspace subfolders included; snapshots/ and backups/ copies are never touched), one
 // component file of an sstable (the sstable), or an LSM database directory (a folder with
-// CURRENT: LevelDB, goleveldb, Mojang's fork, RocksDB; every live table its MANIFEST lists).
-// Pebble databases are refused (Unsupported, "Pebble: not yet").
+// CURRENT: LevelDB, goleveldb, Mojang's fork, RocksDB; every live table its MANIFEST lists), or
+// a Pebble database directory (its manifest marker or CURRENT; row tables Pebblev1..v4 are
+// rewritten, a table in another format chosen for a rebuild is Refused by name).
 //
 // Contract:
 // * Without fp_chance (or buckets_per_element) only the filters verify finds wrong are rebuilt
