@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
-#include <sys/file.h>
 
 #include <cstdio>
 #include <map>
@@ -18,7 +17,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "bloomcodec/repair.h"
+#include "cli/cli_runner.h"
 #include "lsmrepair/pebble_transaction.h"
 #include "manifest/db_checks.h"
 #include "pebble/columnar_table_builder.h"
@@ -31,6 +33,8 @@
 namespace bloomcodec::repair_test {
 namespace {
 
+using bloomcodec::testing::CliRun;
+using bloomcodec::testing::RunCli;
 using manifest_test::TempDir;
 using manifest_test::WriteFile;
 using pebble::testing::PebbleEntry;
@@ -384,6 +388,55 @@ TEST(PebbleRepair, RefusesWhatItCannotRewrite) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(ReadText(locked + "/CURRENT"), "MANIFEST-000009\n");
   EXPECT_TRUE(fs::exists(locked + "/" + Sst(5)));
+}
+
+// Through the binary: --json (the schema's document, family "pebble"), exit 0 when repaired, 1
+// when a table is damaged besides its filter (left alone, the others repaired), 2 for refusals.
+TEST(PebbleRepairCommand, ExitStatusAndJson) {
+  TempDir dir("pebble-repair-cli");
+  const std::string db = dir.path() + "/db";
+  fs::create_directories(db);
+  WriteCurrentDatabase(db);
+  for (const char* refused : {"--to=rocksdb-bloom", "--fp-chance=0.01"}) {
+    const std::string arg = refused;
+    const std::size_t eq = arg.find('=');
+    const CliRun r = RunCli({"repair", db, arg.substr(0, eq), arg.substr(eq + 1)});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+  }
+  const CliRun done = RunCli({"repair", db, "--bits-per-key", "16", "--json"});
+  ASSERT_EQ(done.exit_code, 0) << done.err;
+  const nlohmann::json j = nlohmann::json::parse(done.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << done.out;
+  ASSERT_EQ(j["tables"].size(), 4u);
+  for (const nlohmann::json& t : j["tables"]) {
+    EXPECT_EQ(t["family"], "pebble");
+    EXPECT_EQ(t["action"], "repaired");
+    EXPECT_EQ(t["new_format"], "pebble-bloom");
+  }
+  EXPECT_EQ(j["summary"]["rebuilt"], 4);
+
+  // A table whose data block fails its checksum, among one whose filter misses keys.
+  TempDir dir2("pebble-repair-cli-damaged");
+  const std::string damaged = dir2.path() + "/db";
+  fs::create_directories(damaged);
+  PebbleTableSpec wrong = Spec(4);
+  for (const PebbleEntry& e : Rows("zz", 100)) wrong.filter_keys_override.push_back(e.user_key);
+  const NewTable a = Put(damaged, 5, 6, "a", 100, wrong);
+  const NewTable b = Put(damaged, 6, 5, "b", 100, Spec(4));
+  std::string bytes = ReadText(damaged + "/" + Sst(6));
+  bytes[40] ^= 0x55;
+  WriteFile(damaged + "/" + Sst(6), bytes);
+  Edit add = pebble_test::Header(12);
+  add.Add(a).Add(b);
+  WriteFile(damaged + "/MANIFEST-000009", pebble_test::Log({add}));
+  WriteFile(damaged + "/marker.format-version.000001.013", "");
+  WriteFile(damaged + "/marker.manifest.000001.MANIFEST-000009", "");
+  const CliRun r = RunCli({"repair", damaged});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("damaged"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(damaged + "/" + Sst(6)));   // left alone
+  EXPECT_FALSE(fs::exists(damaged + "/" + Sst(5)));  // repaired as 000012.sst
+  EXPECT_TRUE(fs::exists(damaged + "/" + Sst(12)));
 }
 
 // The commit: the new marker file's creation, or the rename over CURRENT.
