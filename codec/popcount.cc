@@ -9,12 +9,14 @@ namespace {
 
 // The word loop, stamped out once per version so that each is compiled for its own
 // instructions (the Ice Lake version vectorizes it with VPOPCNTQ). A shared always_inline
-// function will not do: GCC refuses to inline across a change of arch=.
+// function will not do: GCC refuses to inline across a change of arch=. For the same reason the
+// load is __builtin_memcpy: with _FORTIFY_SOURCE, std::memcpy is glibc's always_inline wrapper,
+// compiled for the baseline target, which GCC then cannot inline here.
 #define BLOOMCODEC_COUNT_WORDS(p, words)                          \
   std::uint64_t count = 0;                                        \
   for (std::size_t i = 0; i < (words); ++i) {                     \
     std::uint64_t w;                                              \
-    std::memcpy(&w, (p) + i * 8, 8);                              \
+    __builtin_memcpy(&w, (p) + i * 8, 8);                         \
     count += static_cast<std::uint64_t>(__builtin_popcountll(w)); \
   }                                                               \
   return count

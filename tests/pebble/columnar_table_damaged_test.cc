@@ -13,6 +13,7 @@
 #include "pebble/columnar_table_builder.h"
 #include "pebble/table/table_reader.h"
 #include "pebble/table/verify.h"
+#include "pebble/table_check.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::pebble {
@@ -20,46 +21,18 @@ namespace {
 
 using testing::BuildColumnarTable;
 using testing::ColumnarTableSpec;
+using testing::ExpectFirstFinding;
+using testing::FindingLines;
 using testing::MinLz;
+using testing::NumberedEntries;
 using testing::PebbleEntry;
-
-std::vector<PebbleEntry> Entries(std::size_t n) {
-  std::vector<PebbleEntry> entries;
-  for (std::size_t i = 0; i < n; ++i) {
-    entries.push_back({"key" + std::to_string(100000 + i), 5, testing::kSet, "v"});
-  }
-  return entries;
-}
+using testing::VerifyTableBytes;
 
 ByteVector Table(std::uint32_t version, MinLz minlz = MinLz::kOff) {
   ColumnarTableSpec spec;
   spec.version = version;
   spec.minlz = minlz;
-  return BuildColumnarTable(Entries(400), spec);
-}
-
-FileReport Verify(const ByteVector& table) {
-  bloomcodec::testing::TempDir dir;
-  const std::string path = dir.path() + "/000001.sst";
-  std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(table.data()),
-             static_cast<std::streamsize>(table.size()));
-  return VerifyPebbleTable(path, nullptr, dir.path());
-}
-
-std::string Findings(const FileReport& r) {
-  std::string s;
-  for (const Finding& f : r.findings) s += std::string(f.kind) + ": " + f.message + "\n";
-  return s;
-}
-
-// The report's first finding is of `kind` and `severity`, and its message holds `text`.
-void ExpectFinding(const FileReport& r, std::string_view kind, Severity severity,
-                   std::string_view text) {
-  ASSERT_FALSE(r.findings.empty());
-  EXPECT_EQ(r.findings[0].kind, kind) << Findings(r);
-  EXPECT_EQ(r.findings[0].severity, severity) << Findings(r);
-  EXPECT_NE(r.findings[0].message.find(text), std::string::npos) << Findings(r);
+  return BuildColumnarTable(NumberedEntries(400), spec);
 }
 
 // The first data block's handle (the table's first bytes).
@@ -103,9 +76,9 @@ TEST(PebbleColumnarTableDamaged, FooterChecksumMismatchIsStructure) {
     ByteVector t = Table(v);
     const std::size_t footer = v >= 7 ? 61 : 57;
     t[t.size() - footer + 30] ^= 0x01;  // inside the zero padding after the handles
-    const FileReport r = Verify(t);
-    ExpectFinding(r, finding_kind::kStructure, Severity::kError, "footer checksum");
-    EXPECT_EQ(r.findings[0].offset, t.size() - footer + (v >= 7 ? 45 : 41)) << Findings(r);
+    const FileReport r = VerifyTableBytes(t);
+    ExpectFirstFinding(r, finding_kind::kStructure, Severity::kError, "footer checksum");
+    EXPECT_EQ(r.findings[0].offset, t.size() - footer + (v >= 7 ? 45 : 41)) << FindingLines(r);
   }
 }
 
@@ -116,7 +89,8 @@ TEST(PebbleColumnarTableDamaged, AttributesMismatchIsStructure) {
     f.attributes |= 32;  // two-level index, which the properties do not say
     t.resize(t.size() - 61);
     AppendPebbleFooter(f, t);
-    ExpectFinding(Verify(t), finding_kind::kStructure, Severity::kError, "attributes");
+    ExpectFirstFinding(VerifyTableBytes(t), finding_kind::kStructure, Severity::kError,
+                       "attributes");
   }
 }
 
@@ -124,8 +98,8 @@ TEST(PebbleColumnarTableDamaged, BlockChecksumIsStructure) {
   for (std::uint32_t v = 5; v <= 8; ++v) {
     ByteVector t = Table(v);
     t[20] ^= 0x40;
-    const FileReport r = Verify(t);
-    ExpectFinding(r, finding_kind::kStructure, Severity::kError, "checksum");
+    const FileReport r = VerifyTableBytes(t);
+    ExpectFirstFinding(r, finding_kind::kStructure, Severity::kError, "checksum");
   }
 }
 
@@ -142,10 +116,10 @@ TEST(PebbleColumnarTableDamaged, ColumnsOutOfOrderAreStructure) {
     }
     PutLe32(t, c1, b + 1);
     Rechecksum(t, h);
-    const FileReport r = Verify(t);
-    ExpectFinding(r, finding_kind::kStructure, Severity::kError, "");
+    const FileReport r = VerifyTableBytes(t);
+    ExpectFirstFinding(r, finding_kind::kStructure, Severity::kError, "");
     ASSERT_TRUE(r.findings[0].offset.has_value());
-    EXPECT_LT(*r.findings[0].offset, h.offset + h.size) << Findings(r);
+    EXPECT_LT(*r.findings[0].offset, h.offset + h.size) << FindingLines(r);
   }
 }
 
@@ -156,14 +130,14 @@ TEST(PebbleColumnarTableDamaged, TruncatedColumnsAreStructure) {
     // Many more rows than the columns hold.
     PutLe32(t, 7, 100000);
     Rechecksum(t, h);
-    const FileReport r = Verify(t);
-    ExpectFinding(r, finding_kind::kStructure, Severity::kError, "");
+    const FileReport r = VerifyTableBytes(t);
+    ExpectFirstFinding(r, finding_kind::kStructure, Severity::kError, "");
     // The last column starts past the block's end.
     ByteVector u = Table(v);
     const std::size_t columns = u[5] | u[6] << 8;
     PutLe32(u, kColumnDirectory + 5 * (columns - 1) + 1, static_cast<std::uint32_t>(h.size + 10));
     Rechecksum(u, h);
-    ExpectFinding(Verify(u), finding_kind::kStructure, Severity::kError, "");
+    ExpectFirstFinding(VerifyTableBytes(u), finding_kind::kStructure, Severity::kError, "");
   }
 }
 
@@ -178,29 +152,29 @@ TEST(PebbleColumnarTableDamaged, UnknownKeySchemaIsUnsupported) {
     ASSERT_NE(at, t.begin() + p.offset + p.size);
     *(at + 1) = 'X';  // "DXfaultKeySchema(...)"
     Rechecksum(t, p);
-    const FileReport r = Verify(t);
-    ExpectFinding(r, finding_kind::kUnsupported, Severity::kWarning, "DXfaultKeySchema");
-    EXPECT_EQ(r.findings.size(), 1u) << Findings(r);
+    const FileReport r = VerifyTableBytes(t);
+    ExpectFirstFinding(r, finding_kind::kUnsupported, Severity::kWarning, "DXfaultKeySchema");
+    EXPECT_EQ(r.findings.size(), 1u) << FindingLines(r);
   }
 }
 
 TEST(PebbleColumnarTableDamaged, MinLzBlocks) {
   // Pebblev6+: a MinLZ-compressed block is unsupported, never a structure error.
   for (std::uint32_t v = 6; v <= 8; ++v) {
-    ExpectFinding(Verify(Table(v, MinLz::kCompressed)), finding_kind::kUnsupported,
-                  Severity::kWarning, "MinLZ");
+    ExpectFirstFinding(VerifyTableBytes(Table(v, MinLz::kCompressed)), finding_kind::kUnsupported,
+                       Severity::kWarning, "MinLZ");
   }
   // An index block in MinLZ: not even the list of data blocks can be read.
   ColumnarTableSpec spec;
   spec.version = 7;
   spec.minlz = MinLz::kCompressed;
   spec.minlz_index = true;
-  const FileReport r = Verify(BuildColumnarTable(Entries(400), spec));
-  ExpectFinding(r, finding_kind::kUnsupported, Severity::kWarning, "index block");
-  EXPECT_EQ(r.findings.size(), 1u) << Findings(r);
+  const FileReport r = VerifyTableBytes(BuildColumnarTable(NumberedEntries(400), spec));
+  ExpectFirstFinding(r, finding_kind::kUnsupported, Severity::kWarning, "index block");
+  EXPECT_EQ(r.findings.size(), 1u) << FindingLines(r);
   // Pebblev5 has no type 8.
-  ExpectFinding(Verify(Table(5, MinLz::kLiteral)), finding_kind::kStructure, Severity::kError,
-                "compression type");
+  ExpectFirstFinding(VerifyTableBytes(Table(5, MinLz::kLiteral)), finding_kind::kStructure,
+                     Severity::kError, "compression type");
 }
 
 TEST(PebbleColumnarTableDamaged, EveryPrefixIsRefusedSafely) {
@@ -208,7 +182,7 @@ TEST(PebbleColumnarTableDamaged, EveryPrefixIsRefusedSafely) {
     ColumnarTableSpec spec;
     spec.version = v;
     spec.range_dels = {{"key100002", "key100005"}};
-    const ByteVector t = BuildColumnarTable(Entries(30), spec);
+    const ByteVector t = BuildColumnarTable(NumberedEntries(30), spec);
     for (std::size_t n = 0; n < t.size(); ++n) {
       const ByteSpan prefix(t.data(), n);
       const Result<PebbleTable> opened = PebbleTable::Open(prefix, "t");
@@ -218,7 +192,7 @@ TEST(PebbleColumnarTableDamaged, EveryPrefixIsRefusedSafely) {
     for (std::size_t i = 0; i < t.size(); i += 7) {
       ByteVector u = t;
       u[i] ^= 0x5a;
-      (void)Verify(u);
+      (void)VerifyTableBytes(u);
     }
   }
 }

@@ -14,6 +14,7 @@
 #include "pebble/columnar_table_builder.h"
 #include "pebble/table/table_reader.h"
 #include "pebble/table/verify.h"
+#include "pebble/table_check.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::pebble {
@@ -23,49 +24,20 @@ using blocktable::BlockCompression;
 using blocktable::ChecksumType;
 using testing::BuildColumnarTable;
 using testing::ColumnarTableSpec;
+using testing::ExpectCleanTable;
+using testing::FindingLines;
 using testing::MinLz;
 using testing::PebbleEntry;
-
-std::vector<PebbleEntry> Words(std::size_t n) {
-  std::vector<PebbleEntry> entries;
-  for (std::size_t i = 0; i < n; ++i) {
-    char key[32];
-    std::snprintf(key, sizeof key, "word%06zu", i * 7);
-    entries.push_back({key, 1000 + i, testing::kSet, "value of " + std::string(key)});
-  }
-  return entries;
-}
-
-std::string Kinds(const FileReport& r) {
-  std::string s;
-  for (const Finding& f : r.findings) s += std::string(f.kind) + ":" + f.message + "\n";
-  return s;
-}
-
-FileReport Verify(const ByteVector& table) {
-  bloomcodec::testing::TempDir dir;
-  const std::string path = dir.path() + "/000010.sst";
-  std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(table.data()),
-             static_cast<std::streamsize>(table.size()));
-  return VerifyPebbleTable(path, nullptr, dir.path());
-}
-
-void ExpectClean(const ByteVector& table, std::uint64_t keys, std::uint32_t version) {
-  const FileReport r = Verify(table);
-  EXPECT_TRUE(r.findings.empty()) << Kinds(r);
-  EXPECT_EQ(r.keys_checked, keys);
-  EXPECT_EQ(r.false_negative_count, 0u);
-  EXPECT_EQ(r.version, PebbleFormatName(version));
-}
+using testing::VerifyTableBytes;
+using testing::WordEntries;
 
 TEST(PebbleColumnarTable, EveryColumnarVersionVerifiesClean) {
   for (std::uint32_t v = 5; v <= 8; ++v) {
     SCOPED_TRACE(v);
     ColumnarTableSpec spec;
     spec.version = v;
-    const ByteVector table = BuildColumnarTable(Words(1710), spec);
-    ExpectClean(table, 1710, v);
+    const ByteVector table = BuildColumnarTable(WordEntries(1710), spec);
+    ExpectCleanTable(table, 1710, v);
     Result<PebbleTable> t = PebbleTable::Open(table, "t");
     ASSERT_TRUE(t.ok()) << t.status().ToString();
     EXPECT_TRUE(t->columnar());
@@ -91,8 +63,8 @@ TEST(PebbleColumnarTable, ChecksumsCompressionsAndTwoLevelIndexes) {
           spec.range_dels = {{"word000100", "word000200"}, {"word000300", "word000400"}};
           SCOPED_TRACE(std::to_string(v) + "/" + std::to_string(static_cast<int>(c)) + "/" +
                        std::to_string(static_cast<int>(z)) + "/" + std::to_string(two_level));
-          const ByteVector table = BuildColumnarTable(Words(1500), spec);
-          ExpectClean(table, 1500, v);
+          const ByteVector table = BuildColumnarTable(WordEntries(1500), spec);
+          ExpectCleanTable(table, 1500, v);
           Result<PebbleTable> t = PebbleTable::Open(table, "t");
           ASSERT_TRUE(t.ok()) << t.status().ToString();
           EXPECT_EQ(t->two_level_index(), two_level);
@@ -109,7 +81,7 @@ TEST(PebbleColumnarTable, MinLzLiteralAndSnappyFormsAreRead) {
       ColumnarTableSpec spec;
       spec.version = v;
       spec.minlz = m;
-      ExpectClean(BuildColumnarTable(Words(900), spec), 900, v);
+      ExpectCleanTable(BuildColumnarTable(WordEntries(900), spec), 900, v);
     }
   }
 }
@@ -118,13 +90,13 @@ TEST(PebbleColumnarTable, MinLzCompressedBlocksAreUnsupportedAndTheirKeysUncheck
   ColumnarTableSpec spec;
   spec.version = 6;
   spec.minlz = MinLz::kCompressed;
-  const FileReport r = Verify(BuildColumnarTable(Words(900), spec));
+  const FileReport r = VerifyTableBytes(BuildColumnarTable(WordEntries(900), spec));
   ASSERT_FALSE(r.findings.empty());
   for (const Finding& f : r.findings) {
-    EXPECT_NE(f.severity, Severity::kError) << Kinds(r);
+    EXPECT_NE(f.severity, Severity::kError) << FindingLines(r);
   }
-  EXPECT_EQ(r.findings[0].kind, finding_kind::kUnsupported) << Kinds(r);
-  EXPECT_NE(r.findings[0].message.find("MinLZ"), std::string::npos) << Kinds(r);
+  EXPECT_EQ(r.findings[0].kind, finding_kind::kUnsupported) << FindingLines(r);
+  EXPECT_NE(r.findings[0].message.find("MinLZ"), std::string::npos) << FindingLines(r);
   EXPECT_EQ(r.keys_checked, 0u);
 }
 
@@ -140,7 +112,7 @@ TEST(PebbleColumnarTable, KindsAndCounts) {
     spec.version = v;
     spec.range_dels = {{"a", "c"}, {"d", "f"}};
     // Keys are asked once per run of equal keys, as Pebble's filter writer adds them.
-    ExpectClean(BuildColumnarTable(entries, spec), 5, v);
+    ExpectCleanTable(BuildColumnarTable(entries, spec), 5, v);
   }
 }
 
@@ -169,7 +141,7 @@ TEST(PebbleColumnarTable, Crdb1FilterHoldsMvccPrefixes) {
     spec.comparer = "cockroach_comparator";
     const ByteVector table = BuildColumnarTable(entries, spec);
     // One filter entry per roach key: both versions share the prefix Split gives.
-    ExpectClean(table, 600, v);
+    ExpectCleanTable(table, 600, v);
     Result<PebbleTable> t = PebbleTable::Open(table, "t");
     ASSERT_TRUE(t.ok()) << t.status().ToString();
     EXPECT_EQ(t->key_schema().kind, colblk::KeySchemaKind::kCrdb1);
@@ -200,10 +172,10 @@ TEST(PebbleColumnarTable, BlocksStartingInsideAPrefixVerifyClean) {
   ColumnarTableSpec spec;
   spec.version = 6;
   spec.block_size = 100;
-  ExpectClean(BuildColumnarTable(plain, spec), 200, 6);
+  ExpectCleanTable(BuildColumnarTable(plain, spec), 200, 6);
   spec.key_schema = "crdb1";
   spec.comparer = "cockroach_comparator";
-  ExpectClean(BuildColumnarTable(crdb, spec), 200, 6);
+  ExpectCleanTable(BuildColumnarTable(crdb, spec), 200, 6);
 }
 
 // FORMAT.md §6.7's `simple_binary` example (Pebble's sstable/testdata/columnar_writer): a v5
@@ -249,8 +221,8 @@ TEST(PebbleColumnarTable, SimpleBinaryDataBlock) {
   // Pebble's layout gives the block's trailer: no compression, CRC-32C 0x4ea44054.
   const ByteVector trailer = {0x00, 0x54, 0x40, 0xa4, 0x4e};
   EXPECT_EQ(ByteVector(table.begin() + 88, table.begin() + 93), trailer);
-  const FileReport r = Verify(table);
-  ASSERT_EQ(r.findings.size(), 1u) << Kinds(r);
+  const FileReport r = VerifyTableBytes(table);
+  ASSERT_EQ(r.findings.size(), 1u) << FindingLines(r);
   EXPECT_EQ(r.findings[0].kind, finding_kind::kNoFilter);
   EXPECT_EQ(r.keys_checked, 2u);
 }
@@ -258,10 +230,10 @@ TEST(PebbleColumnarTable, SimpleBinaryDataBlock) {
 TEST(PebbleColumnarTable, ProbesInspectAndDetection) {
   ColumnarTableSpec spec;
   spec.version = 6;
-  const ByteVector table = BuildColumnarTable(Words(800), spec);
+  const ByteVector table = BuildColumnarTable(WordEntries(800), spec);
   EXPECT_EQ(DetectFormat("000010.sst", table), FindFormat("pebble-table"));
   KeyList keys;
-  for (const PebbleEntry& e : Words(800)) keys.Add(e.user_key);
+  for (const PebbleEntry& e : WordEntries(800)) keys.Add(e.user_key);
   std::vector<std::uint8_t> answers(keys.size());
   ASSERT_TRUE(FindFormat("pebble-table")->Probe(table, "t", keys, {}, answers).ok());
   for (std::uint8_t a : answers) EXPECT_EQ(a, 1);

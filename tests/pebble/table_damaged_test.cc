@@ -10,47 +10,22 @@
 #include "pebble/table/table_reader.h"
 #include "pebble/table/verify.h"
 #include "pebble/table_builder.h"
+#include "pebble/table_check.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::pebble {
 namespace {
 
 using testing::BuildPebbleTable;
+using testing::ExpectFirstFinding;
+using testing::FindingLines;
+using testing::NumberedEntries;
 using testing::PebbleEntry;
 using testing::PebbleTableSpec;
+using testing::VerifyTableBytes;
 
-std::vector<PebbleEntry> Entries(std::size_t n) {
-  std::vector<PebbleEntry> entries;
-  for (std::size_t i = 0; i < n; ++i) {
-    entries.push_back({"key" + std::to_string(100000 + i), 5, testing::kSet, "v"});
-  }
-  return entries;
-}
-
-ByteVector Table(const PebbleTableSpec& spec = {}) { return BuildPebbleTable(Entries(600), spec); }
-
-FileReport Verify(const ByteVector& table) {
-  bloomcodec::testing::TempDir dir;
-  const std::string path = dir.path() + "/000001.sst";
-  std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(table.data()),
-             static_cast<std::streamsize>(table.size()));
-  return VerifyPebbleTable(path, nullptr, dir.path());
-}
-
-std::string Findings(const FileReport& r) {
-  std::string s;
-  for (const Finding& f : r.findings) s += std::string(f.kind) + ": " + f.message + "\n";
-  return s;
-}
-
-// The report's first finding is of `kind` and `severity`, and its message holds `text`.
-void ExpectFinding(const FileReport& r, std::string_view kind, Severity severity,
-                   std::string_view text) {
-  ASSERT_FALSE(r.findings.empty());
-  EXPECT_EQ(r.findings[0].kind, kind) << Findings(r);
-  EXPECT_EQ(r.findings[0].severity, severity) << Findings(r);
-  EXPECT_NE(r.findings[0].message.find(text), std::string::npos) << Findings(r);
+ByteVector Table(const PebbleTableSpec& spec = {}) {
+  return BuildPebbleTable(NumberedEntries(600), spec);
 }
 
 void PutLe32(ByteVector& b, std::size_t at, std::uint32_t v) {
@@ -60,7 +35,8 @@ void PutLe32(ByteVector& b, std::size_t at, std::uint32_t v) {
 TEST(PebbleTableDamaged, VersionZeroIsStructure) {
   ByteVector t = Table();
   PutLe32(t, t.size() - 12, 0);
-  ExpectFinding(Verify(t), finding_kind::kStructure, Severity::kError, "format version");
+  ExpectFirstFinding(VerifyTableBytes(t), finding_kind::kStructure, Severity::kError,
+                     "format version");
 }
 
 // A row table relabelled as columnar: Pebblev5 (same footer) names no key schema, which is
@@ -70,29 +46,30 @@ TEST(PebbleTableDamaged, VersionZeroIsStructure) {
 TEST(PebbleTableDamaged, RelabelledColumnarAndUnknownVersions) {
   ByteVector v5 = Table();
   PutLe32(v5, v5.size() - 12, 5);
-  const FileReport r = Verify(v5);
-  ExpectFinding(r, finding_kind::kUnsupported, Severity::kWarning, "Pebblev5");
-  EXPECT_NE(r.findings[0].message.find("key schema"), std::string::npos) << Findings(r);
-  EXPECT_EQ(r.findings.size(), 1u) << Findings(r);
+  const FileReport r = VerifyTableBytes(v5);
+  ExpectFirstFinding(r, finding_kind::kUnsupported, Severity::kWarning, "Pebblev5");
+  EXPECT_NE(r.findings[0].message.find("key schema"), std::string::npos) << FindingLines(r);
+  EXPECT_EQ(r.findings.size(), 1u) << FindingLines(r);
   EXPECT_EQ(r.version, "Pebblev5");
   for (std::uint32_t v : {6u, 7u, 8u}) {
     ByteVector t = Table();
     PutLe32(t, t.size() - 12, v);
-    const FileReport damaged = Verify(t);
-    ExpectFinding(damaged, finding_kind::kStructure, Severity::kError, "checksum");
+    const FileReport damaged = VerifyTableBytes(t);
+    ExpectFirstFinding(damaged, finding_kind::kStructure, Severity::kError, "checksum");
     EXPECT_EQ(damaged.version, "Pebblev" + std::to_string(v));
   }
   ByteVector t = Table();
   PutLe32(t, t.size() - 12, 9);
-  ExpectFinding(Verify(t), finding_kind::kUnsupported, Severity::kWarning, "version 9");
+  ExpectFirstFinding(VerifyTableBytes(t), finding_kind::kUnsupported, Severity::kWarning,
+                     "version 9");
 }
 
 TEST(PebbleTableDamaged, ChecksumTypesPebbleRefuses) {
   for (std::uint8_t type : {0, 2, 4, 200}) {
     ByteVector t = Table();
     t[t.size() - 53] = type;
-    const FileReport r = Verify(t);
-    ExpectFinding(r, finding_kind::kStructure, Severity::kError, "checksum type");
+    const FileReport r = VerifyTableBytes(t);
+    ExpectFirstFinding(r, finding_kind::kStructure, Severity::kError, "checksum type");
     EXPECT_EQ(r.findings[0].offset, t.size() - 53);
   }
 }
@@ -104,15 +81,18 @@ TEST(PebbleTableDamaged, TruncatedFooterAndFile) {
   // standard says; a database whose MANIFEST lists it makes it an error (database tests).
   for (std::size_t keep : {std::size_t{20}, std::size_t{47}, t.size() / 2, t.size() - 1}) {
     ByteVector cut(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(keep));
-    ExpectFinding(Verify(cut), finding_kind::kUnknown, Severity::kWarning, "not a format we know");
+    ExpectFirstFinding(VerifyTableBytes(cut), finding_kind::kUnknown, Severity::kWarning,
+                       "not a format we know");
   }
   // An empty file has no bytes to be anything else: refused as a table, as for LevelDB's.
-  ExpectFinding(Verify({}), finding_kind::kStructure, Severity::kError, "found 0 bytes");
+  ExpectFirstFinding(VerifyTableBytes({}), finding_kind::kStructure, Severity::kError,
+                     "found 0 bytes");
   // 48 to 52 bytes ending in a Pebblev1 version and magic: looked at, but too short for the
   // 53-byte footer (the fuzzer's find: the footer's offset once wrapped below the file).
   for (std::size_t size : {std::size_t{48}, std::size_t{52}}) {
     ByteVector tail(t.end() - static_cast<std::ptrdiff_t>(size), t.end());
-    ExpectFinding(Verify(tail), finding_kind::kStructure, Severity::kError, "at least 53 bytes");
+    ExpectFirstFinding(VerifyTableBytes(tail), finding_kind::kStructure, Severity::kError,
+                       "at least 53 bytes");
   }
   // The footer's handles pointing past the footer.
   ByteVector bad = t;
@@ -120,7 +100,7 @@ TEST(PebbleTableDamaged, TruncatedFooterAndFile) {
   bad[footer + 1] = 0xff;
   bad[footer + 2] = 0xff;
   bad[footer + 3] = 0x7f;
-  ExpectFinding(Verify(bad), finding_kind::kStructure, Severity::kError, "");
+  ExpectFirstFinding(VerifyTableBytes(bad), finding_kind::kStructure, Severity::kError, "");
 }
 
 TEST(PebbleTableDamaged, BadBlockChecksumsAtTheirOffset) {
@@ -130,14 +110,14 @@ TEST(PebbleTableDamaged, BadBlockChecksumsAtTheirOffset) {
   // A data block's byte: the data block's checksum fails, at its trailer.
   ByteVector data = t;
   data[10] ^= 0x01;
-  FileReport r = Verify(data);
-  ExpectFinding(r, finding_kind::kStructure, Severity::kError, "checksum");
+  FileReport r = VerifyTableBytes(data);
+  ExpectFirstFinding(r, finding_kind::kStructure, Severity::kError, "checksum");
   // The filter block's trailer.
   ByteVector filter = t;
   const blocktable::BlockHandle f = opened->filter().handle;
   filter[f.offset + f.size + 2] ^= 0x10;
-  r = Verify(filter);
-  ExpectFinding(r, finding_kind::kStructure, Severity::kError, "checksum");
+  r = VerifyTableBytes(filter);
+  ExpectFirstFinding(r, finding_kind::kStructure, Severity::kError, "checksum");
   EXPECT_EQ(r.findings[0].offset, f.offset + f.size + 1);
 }
 
@@ -147,7 +127,7 @@ TEST(PebbleTableDamaged, CountsThePropertiesClaim) {
   ByteVector t = Table(spec);
   Result<PebbleTable> opened = PebbleTable::Open(t, "t");
   ASSERT_TRUE(opened.ok());
-  EXPECT_TRUE(Verify(t).findings.empty()) << Findings(Verify(t));
+  EXPECT_TRUE(VerifyTableBytes(t).findings.empty()) << FindingLines(VerifyTableBytes(t));
   // rocksdb.num.entries off by one, its block's checksum made right again: the count is wrong.
   const rocksdb::TableProperty* p = opened->properties().Find("rocksdb.num.entries");
   ASSERT_NE(p, nullptr);
@@ -158,14 +138,15 @@ TEST(PebbleTableDamaged, CountsThePropertiesClaim) {
   const std::uint32_t c = blocktable::BlockChecksum(blocktable::ChecksumType::kCrc32c,
                                                     ByteSpan(bad).subspan(h.offset, h.size), 0);
   PutLe32(bad, h.offset + h.size + 1, c);
-  ExpectFinding(Verify(bad), finding_kind::kStructure, Severity::kError, "rocksdb.num.entries");
+  ExpectFirstFinding(VerifyTableBytes(bad), finding_kind::kStructure, Severity::kError,
+                     "rocksdb.num.entries");
 }
 
 TEST(PebbleTableDamaged, KindsThatHaveNoPlaceInADataBlock) {
-  std::vector<PebbleEntry> entries = Entries(10);
+  std::vector<PebbleEntry> entries = NumberedEntries(10);
   entries[3].kind = testing::kRangeDel;
-  const FileReport r = Verify(BuildPebbleTable(entries, {}));
-  ExpectFinding(r, finding_kind::kStructure, Severity::kError, "kind 15");
+  const FileReport r = VerifyTableBytes(BuildPebbleTable(entries, {}));
+  ExpectFirstFinding(r, finding_kind::kStructure, Severity::kError, "kind 15");
 }
 
 TEST(PebbleTableDamaged, ValuePrefixesOfSetsFromV3) {
@@ -187,18 +168,18 @@ TEST(PebbleTableDamaged, ValuePrefixesOfSetsFromV3) {
       {std::string("\x80\x03\x00\x05", 4), "pebble.value_index"},
   };
   for (const auto& c : cases) {
-    std::vector<PebbleEntry> entries = Entries(40);
+    std::vector<PebbleEntry> entries = NumberedEntries(40);
     for (PebbleEntry& e : entries) e.value = std::string(1, '\0') + e.value;  // in place
     entries[17].value = c.value;
-    const FileReport r = Verify(BuildPebbleTable(entries, spec));
-    ExpectFinding(r, finding_kind::kStructure, Severity::kError, c.expected);
+    const FileReport r = VerifyTableBytes(BuildPebbleTable(entries, spec));
+    ExpectFirstFinding(r, finding_kind::kStructure, Severity::kError, c.expected);
   }
   // The same values in place are healthy; a DEL's value carries no prefix.
-  std::vector<PebbleEntry> entries = Entries(40);
+  std::vector<PebbleEntry> entries = NumberedEntries(40);
   for (PebbleEntry& e : entries) e.value = std::string(1, '\0') + e.value;
   entries[3].kind = testing::kDel;
   entries[3].value = "";
-  EXPECT_TRUE(Verify(BuildPebbleTable(entries, spec)).findings.empty());
+  EXPECT_TRUE(VerifyTableBytes(BuildPebbleTable(entries, spec)).findings.empty());
 }
 
 TEST(PebbleTableDamaged, EveryByteFlipBeforeTheFooterIsFound) {
@@ -206,16 +187,16 @@ TEST(PebbleTableDamaged, EveryByteFlipBeforeTheFooterIsFound) {
   spec.version = 3;
   spec.two_level = true;
   spec.block_properties = true;
-  const ByteVector t = BuildPebbleTable(Entries(120), spec);
+  const ByteVector t = BuildPebbleTable(NumberedEntries(120), spec);
   for (std::size_t i = 0; i < t.size(); i += 7) {
     ByteVector bad = t;
     bad[i] ^= 0x5a;
-    const FileReport r = Verify(bad);
+    const FileReport r = VerifyTableBytes(bad);
     // Checksums cover every block: a flip before the footer is a structure error (the footer's
     // zero padding is not checked, as Pebble does not check it).
     if (i < t.size() - 53) {
       ASSERT_FALSE(r.findings.empty()) << i;
-      EXPECT_EQ(r.findings[0].kind, finding_kind::kStructure) << i << Findings(r);
+      EXPECT_EQ(r.findings[0].kind, finding_kind::kStructure) << i << FindingLines(r);
     }
   }
 }

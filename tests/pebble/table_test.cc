@@ -12,6 +12,7 @@
 #include "pebble/table/table_reader.h"
 #include "pebble/table/verify.h"
 #include "pebble/table_builder.h"
+#include "pebble/table_check.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::pebble {
@@ -20,52 +21,18 @@ namespace {
 using blocktable::BlockCompression;
 using blocktable::ChecksumType;
 using testing::BuildPebbleTable;
+using testing::ExpectCleanTable;
+using testing::FindingLines;
 using testing::PebbleEntry;
 using testing::PebbleTableSpec;
-
-std::vector<PebbleEntry> Words(std::size_t n) {
-  std::vector<PebbleEntry> entries;
-  for (std::size_t i = 0; i < n; ++i) {
-    char key[32];
-    std::snprintf(key, sizeof key, "word%06zu", i * 7);
-    entries.push_back({key, 1000 + i, testing::kSet, "value of " + std::string(key)});
-  }
-  return entries;
-}
-
-std::string Write(const bloomcodec::testing::TempDir& dir, const ByteVector& bytes,
-                  const std::string& name = "000010.sst") {
-  const std::string path = dir.path() + "/" + name;
-  std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(bytes.data()),
-             static_cast<std::streamsize>(bytes.size()));
-  return path;
-}
-
-std::string Kinds(const FileReport& r) {
-  std::string s;
-  for (const Finding& f : r.findings) s += std::string(f.kind) + ":" + f.message + "\n";
-  return s;
-}
-
-FileReport Verify(const ByteVector& table) {
-  bloomcodec::testing::TempDir dir;
-  return VerifyPebbleTable(Write(dir, table), nullptr, dir.path());
-}
-
-void ExpectClean(const ByteVector& table, std::uint64_t keys, std::uint32_t version) {
-  const FileReport r = Verify(table);
-  EXPECT_TRUE(r.findings.empty()) << Kinds(r);
-  EXPECT_EQ(r.keys_checked, keys);
-  EXPECT_EQ(r.false_negative_count, 0u);
-  EXPECT_EQ(r.version, PebbleFormatName(version));
-}
+using testing::VerifyTableBytes;
+using testing::WordEntries;
 
 TEST(PebbleTable, EveryRowVersionVerifiesClean) {
   for (std::uint32_t v = 1; v <= 4; ++v) {
     PebbleTableSpec spec;
     spec.version = v;
-    ExpectClean(BuildPebbleTable(Words(1710), spec), 1710, v);
+    ExpectCleanTable(BuildPebbleTable(WordEntries(1710), spec), 1710, v);
   }
 }
 
@@ -82,8 +49,8 @@ TEST(PebbleTable, ChecksumsCompressionsAndTwoLevelIndexes) {
         spec.range_dels = {{"word000100", "word000200"}, {"word000300", "word000300"}};
         SCOPED_TRACE(std::to_string(static_cast<int>(c)) + "/" +
                      std::to_string(static_cast<int>(z)) + "/" + std::to_string(two_level));
-        const ByteVector table = BuildPebbleTable(Words(3000), spec);
-        ExpectClean(table, 3000, 1);
+        const ByteVector table = BuildPebbleTable(WordEntries(3000), spec);
+        ExpectCleanTable(table, 3000, 1);
         Result<PebbleTable> t = PebbleTable::Open(table, "t");
         ASSERT_TRUE(t.ok()) << t.status().ToString();
         EXPECT_EQ(t->two_level_index(), two_level);
@@ -106,8 +73,8 @@ TEST(PebbleTable, RowTablesOfCockroachComparatorAreUnsupportedByName) {
         {"roach" + std::to_string(100 + i) + std::string(1, '\0'), 5, testing::kSet, "v"});
   }
   const ByteVector bytes = BuildPebbleTable(entries, spec);  // the table views it
-  const FileReport r = Verify(bytes);
-  ASSERT_EQ(r.findings.size(), 1u) << Kinds(r);
+  const FileReport r = VerifyTableBytes(bytes);
+  ASSERT_EQ(r.findings.size(), 1u) << FindingLines(r);
   EXPECT_EQ(r.findings[0].kind, finding_kind::kUnsupported);
   EXPECT_EQ(r.findings[0].severity, Severity::kWarning);
   EXPECT_NE(r.findings[0].message.find("cockroach_comparator"), std::string::npos);
@@ -123,7 +90,7 @@ TEST(PebbleTable, RowTablesOfCockroachComparatorAreUnsupportedByName) {
 // A virtual table's synthetic prefix: its keys show the prefix, the backing's filter holds the
 // stored keys; the prefix is cut off before the filter is asked, and a key without it is absent.
 TEST(PebbleTable, VirtualTablesProbeWithTheSyntheticPrefixCutOff) {
-  const std::vector<PebbleEntry> entries = Words(300);
+  const std::vector<PebbleEntry> entries = WordEntries(300);
   const ByteVector bytes = BuildPebbleTable(entries, PebbleTableSpec());  // the table views it
   const PebbleTable t = PebbleTable::Open(bytes, "t").value();
   KeyList shown, stored;
@@ -160,20 +127,20 @@ TEST(PebbleTable, KindsOfV4ObsoleteBitAndCounts) {
   spec.version = 4;
   spec.range_dels = {{"a", "c"}};
   // Keys are asked once per run of equal keys, as Pebble's filter writer adds them.
-  ExpectClean(BuildPebbleTable(entries, spec), 5, 4);
+  ExpectCleanTable(BuildPebbleTable(entries, spec), 5, 4);
   // Before Pebblev4 the obsolete bit is no kind, and DELSIZED does not exist.
   spec.version = 3;
-  const FileReport r = Verify(BuildPebbleTable(entries, spec));
+  const FileReport r = VerifyTableBytes(BuildPebbleTable(entries, spec));
   ASSERT_FALSE(r.findings.empty());
   EXPECT_EQ(r.findings[0].kind, finding_kind::kStructure);
-  EXPECT_NE(r.findings[0].message.find("kind"), std::string::npos) << Kinds(r);
+  EXPECT_NE(r.findings[0].message.find("kind"), std::string::npos) << FindingLines(r);
 }
 
 TEST(PebbleTable, NoFilterIsAWarningAndEveryKeyIsRead) {
   PebbleTableSpec spec;
   spec.filter = false;
-  const FileReport r = Verify(BuildPebbleTable(Words(500), spec));
-  ASSERT_EQ(r.findings.size(), 1u) << Kinds(r);
+  const FileReport r = VerifyTableBytes(BuildPebbleTable(WordEntries(500), spec));
+  ASSERT_EQ(r.findings.size(), 1u) << FindingLines(r);
   EXPECT_EQ(r.findings[0].kind, finding_kind::kNoFilter);
   EXPECT_EQ(r.keys_checked, 500u);
 }
@@ -181,18 +148,18 @@ TEST(PebbleTable, NoFilterIsAWarningAndEveryKeyIsRead) {
 TEST(PebbleTable, FilterOfOtherKeysGivesFalseNegatives) {
   PebbleTableSpec spec;
   spec.filter_keys_override = {"other", "keys", "entirely"};
-  const FileReport r = Verify(BuildPebbleTable(Words(400), spec));
+  const FileReport r = VerifyTableBytes(BuildPebbleTable(WordEntries(400), spec));
   EXPECT_GT(r.false_negative_count, 390u);
   bool found = false;
   for (const Finding& f : r.findings) found = found || f.kind == finding_kind::kFalseNegative;
-  EXPECT_TRUE(found) << Kinds(r);
+  EXPECT_TRUE(found) << FindingLines(r);
 }
 
 TEST(PebbleTable, ProbesAndDetection) {
-  const ByteVector table = BuildPebbleTable(Words(800), PebbleTableSpec());
+  const ByteVector table = BuildPebbleTable(WordEntries(800), PebbleTableSpec());
   EXPECT_EQ(DetectFormat("000010.sst", table), FindFormat("pebble-table"));
   KeyList keys;
-  for (const PebbleEntry& e : Words(800)) keys.Add(e.user_key);
+  for (const PebbleEntry& e : WordEntries(800)) keys.Add(e.user_key);
   std::vector<std::uint8_t> answers(keys.size());
   ASSERT_TRUE(FindFormat("pebble-table")->Probe(table, "t", keys, {}, answers).ok());
   for (std::uint8_t a : answers) EXPECT_EQ(a, 1);
@@ -213,7 +180,7 @@ TEST(PebbleTable, ProbesAndDetection) {
 TEST(PebbleTable, InspectNamesVersionAndFilter) {
   PebbleTableSpec spec;
   spec.version = 2;
-  const ByteVector table = BuildPebbleTable(Words(100), spec);
+  const ByteVector table = BuildPebbleTable(WordEntries(100), spec);
   Result<Document> d = FindFormat("pebble-table")->Inspect(table, "t");
   ASSERT_TRUE(d.ok()) << d.status().ToString();
   EXPECT_EQ((*d)["table_format"], "Pebblev2");

@@ -16,6 +16,7 @@
 #include "pebble/table/table_writer.h"
 #include "pebble/table/verify.h"
 #include "pebble/table_builder.h"
+#include "pebble/table_check.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::pebble {
@@ -24,8 +25,10 @@ namespace {
 using blocktable::BlockCompression;
 using blocktable::ChecksumType;
 using testing::BuildPebbleTable;
+using testing::FindingLines;
 using testing::PebbleEntry;
 using testing::PebbleTableSpec;
+using testing::VerifyTableBytes;
 
 std::vector<PebbleEntry> Entries(std::size_t n) {
   std::vector<PebbleEntry> entries;
@@ -51,21 +54,6 @@ ByteVector Rewrite(const ByteVector& table, std::uint32_t bits) {
   return RewritePebbleFilter(t, PolicyForRewrite(t, keys, bits)).value().bytes;
 }
 
-FileReport Verify(const ByteVector& table) {
-  bloomcodec::testing::TempDir dir;
-  const std::string path = dir.path() + "/000010.sst";
-  std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(table.data()),
-             static_cast<std::streamsize>(table.size()));
-  return VerifyPebbleTable(path, nullptr, dir.path());
-}
-
-std::string Findings(const FileReport& r) {
-  std::string s;
-  for (const Finding& f : r.findings) s += std::string(f.kind) + ": " + f.message + "\n";
-  return s;
-}
-
 TEST(PebbleTableWriter, BuiltTablesVerifyCleanWithPebblesFilter) {
   for (std::uint32_t version = 1; version <= 4; ++version) {
     KeyList keys;
@@ -74,8 +62,8 @@ TEST(PebbleTableWriter, BuiltTablesVerifyCleanWithPebblesFilter) {
     options.version = version;
     options.filter.bits_per_key = 7;
     const ByteVector sst = WritePebbleTable(keys, options).value();
-    const FileReport r = Verify(sst);
-    EXPECT_TRUE(r.findings.empty()) << version << "\n" << Findings(r);
+    const FileReport r = VerifyTableBytes(sst);
+    EXPECT_TRUE(r.findings.empty()) << version << "\n" << FindingLines(r);
     EXPECT_EQ(r.keys_checked, 700u);
     const PebbleTable t = PebbleTable::Open(sst, "built").value();
     EXPECT_EQ(t.version(), version);
@@ -88,7 +76,7 @@ TEST(PebbleTableWriter, BuiltTablesVerifyCleanWithPebblesFilter) {
   }
   // No key: one empty data block, a 0-byte filter block, still a clean table.
   const ByteVector empty = WritePebbleTable(KeyList(), PebbleWriteOptions()).value();
-  EXPECT_TRUE(Verify(empty).findings.empty()) << Findings(Verify(empty));
+  EXPECT_TRUE(VerifyTableBytes(empty).findings.empty()) << FindingLines(VerifyTableBytes(empty));
   KeyList unsorted;
   unsorted.Add("b");
   unsorted.Add("a");
@@ -137,7 +125,8 @@ TEST(PebbleTableRewrite, SamePolicyGivesBackTheSameBytes) {
       // Through another size and back: the same bytes again, every block carried over.
       const ByteVector other = Rewrite(table, 3);
       EXPECT_NE(other, table);
-      EXPECT_TRUE(Verify(other).findings.empty()) << Findings(Verify(other));
+      EXPECT_TRUE(VerifyTableBytes(other).findings.empty())
+          << FindingLines(VerifyTableBytes(other));
       const ByteVector back = Rewrite(other, 10);
       std::size_t at = 0;
       while (at < back.size() && at < table.size() && back[at] == table[at]) ++at;
