@@ -174,7 +174,9 @@ class RocksDbWitness {
   }
   const std::string& db() const { return db_; }
 
-  void Write() { RunNode({BLOOMCODEC_ROCKSDB_WITNESS, BLOOMCODEC_NPM_MODULES, engine_, db_, keys_}); }
+  void Write() {
+    RunNode({BLOOMCODEC_ROCKSDB_WITNESS, BLOOMCODEC_NPM_MODULES, engine_, db_, keys_});
+  }
 
   // The writer reopens the database after a repair whose tables are `tables`; every live file
   // must carry `policy`.
@@ -201,7 +203,8 @@ class RocksDbWitness {
       filter_bytes += sst->filter()->handle.size;
     }
     EXPECT_EQ(r["filter_bytes"], filter_bytes) << line;
-    if (const auto reported = FilterBytesOf(tables)) EXPECT_EQ(r["filter_bytes"], *reported) << line;
+    if (const auto reported = FilterBytesOf(tables))
+      EXPECT_EQ(r["filter_bytes"], *reported) << line;
     if (engine_ == "rocksdb9") {
       EXPECT_EQ(r["cached_filters"], live.size()) << line;
     } else {
