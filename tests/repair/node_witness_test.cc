@@ -124,7 +124,7 @@ std::optional<std::uint64_t> FilterBytesOf(const json& tables) {
 
 // Flips a byte in the middle of the filter block of the database's newest table (the highest
 // number: were it an older level-0 table, the newer ones would be renumbered with it).
-void DamageFirstFilter(const std::string& db, const std::string& extension) {
+void DamageNewestFilter(const std::string& db, const std::string& extension) {
   std::set<std::string> tables;
   for (const auto& e : fs::directory_iterator(db)) {
     if (e.path().extension() == extension) tables.insert(e.path().string());
@@ -228,7 +228,7 @@ void RepairAndReopenRocksDb(const std::string& engine) {
   ASSERT_NE(std::string(BLOOMCODEC_NODE), "") << "Node.js is missing: run scripts/install-deps";
   RocksDbWitness w(engine);
   ASSERT_NO_FATAL_FAILURE(w.Write());
-  ASSERT_NO_FATAL_FAILURE(DamageFirstFilter(w.db(), ".sst"));
+  ASSERT_NO_FATAL_FAILURE(DamageNewestFilter(w.db(), ".sst"));
   const json damaged = Repair(w.db(), {});
   ExpectActions(damaged, true);
   ASSERT_NO_FATAL_FAILURE(w.Check(damaged, "bloomfilter"));
@@ -264,7 +264,7 @@ TEST(RepairNodeWitness, MojangLevelDbReopensEveryRepairAndGetsEveryKey) {
   const std::size_t written = testing::SplitLines(out).size();
   ASSERT_GT(written, 1000u);
   const std::string want = "found " + std::to_string(written) + " of " + std::to_string(written);
-  ASSERT_NO_FATAL_FAILURE(DamageFirstFilter(db, ".ldb"));
+  ASSERT_NO_FATAL_FAILURE(DamageNewestFilter(db, ".ldb"));
   const json damaged = Repair(db, {});
   ExpectActions(damaged, true);
   EXPECT_EQ(RunNode({BLOOMCODEC_MOJANG_WITNESS, "read", db, keys}), want);
