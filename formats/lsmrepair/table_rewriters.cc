@@ -24,9 +24,13 @@ std::optional<TableRewrite> AsRewrite(ByteSpan file, const ByteVector& rewritten
   return r;
 }
 
-Result<leveldb::TableReader> OpenLevelDbTable(ByteSpan file, const std::string& source) {
+// `old_filter`: the table's filter is the one a repair replaces, so a damaged filter block alone
+// does not stop it (a rewritten table's is checked like every other block).
+Result<leveldb::TableReader> OpenLevelDbTable(ByteSpan file, const std::string& source,
+                                              bool old_filter) {
   leveldb::TableOpenOptions open;
   open.verify_checksums = true;
+  open.verify_filter_checksum = !old_filter;
   open.key_kind = KeyKind::kUser;
   return leveldb::TableReader::Open(file, source, open);
 }
@@ -51,7 +55,7 @@ Status SameEntryCount(const std::string& source, std::uint64_t old_count, std::u
 
 TableRewriteFn LevelDbFilterRewrite(std::optional<leveldb::BloomPolicy> policy) {
   return [policy](const TableToRepair& t, ByteSpan file) -> Result<std::optional<TableRewrite>> {
-    BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableReader reader, OpenLevelDbTable(file, t.path));
+    BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableReader reader, OpenLevelDbTable(file, t.path, true));
     // Every data block's and the index's checksum, every entry's order.
     BLOOMCODEC_RETURN_IF_ERROR(CountEntries(reader).status());
     BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector rewritten, leveldb::RewriteTableFilter(reader, policy));
@@ -61,9 +65,9 @@ TableRewriteFn LevelDbFilterRewrite(std::optional<leveldb::BloomPolicy> policy) 
 
 TableCheckFn LevelDbTableCheck() {
   return [](const TableToRepair& t, ByteSpan old_file, ByteSpan new_file) -> Status {
-    BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableReader old, OpenLevelDbTable(old_file, t.path));
+    BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableReader old, OpenLevelDbTable(old_file, t.path, true));
     BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableReader fresh,
-                                OpenLevelDbTable(new_file, t.path + " (rewritten)"));
+                                OpenLevelDbTable(new_file, t.path + " (rewritten)", false));
     // Verify: every block, the filter's layout, "may contain" for every key.
     BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t entries, fresh.Verify());
     BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t old_entries, CountEntries(old));
@@ -77,6 +81,7 @@ TableRewriteFn RocksDbFilterRewrite(std::optional<double> bits_per_key,
                                   ByteSpan file) -> Result<std::optional<TableRewrite>> {
     rocksdb::SstOpenOptions open;
     open.verify_checksums = true;
+    open.verify_filter_checksum = false;  // the filter is what a repair replaces
     BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst,
                                 rocksdb::SstReader::Open(file, t.path, open));
     BLOOMCODEC_RETURN_IF_ERROR(CountEntries(sst).status());
@@ -90,8 +95,10 @@ TableCheckFn RocksDbTableCheck() {
   return [](const TableToRepair& t, ByteSpan old_file, ByteSpan new_file) -> Status {
     rocksdb::SstOpenOptions open;
     open.verify_checksums = true;
+    rocksdb::SstOpenOptions old_open = open;
+    old_open.verify_filter_checksum = false;  // the filter the repair replaces
     BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader old,
-                                rocksdb::SstReader::Open(old_file, t.path, open));
+                                rocksdb::SstReader::Open(old_file, t.path, old_open));
     BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader fresh,
                                 rocksdb::SstReader::Open(new_file, t.path + " (rewritten)", open));
     std::uint64_t entries = 0;

@@ -22,36 +22,25 @@ TEST(GoLevelDbKilled, VerifyFindsNoErrorAndGoLevelDbReopens) {
   const std::string db = dir.path() + "/db";
   std::string out;
   ASSERT_EQ(RunOracle({"reopen", db}, out), 0) << out;  // creates it
-  const std::uint32_t seed = KillSeed(2929);
-  std::mt19937 rng(seed);
-  const int rounds = KillRounds(3);
-  int killed = 0;
-  RoundFigures sum;
-  for (int round = 0; round < rounds; ++round) {
-    const std::string name = "seed " + std::to_string(seed) + " round " + std::to_string(round);
-    int exit_code = 0;
-    const auto delay = KillDelay(rng, 60, 500);
-    if (KillProgramAfter({GOLEVELDB_ORACLE, "churn", db, std::to_string(seed * 1000 + round)},
-                         delay, exit_code)) {
-      ++killed;
-    } else {
-      ADD_FAILURE() << name << ": the writer ended before the kill (status " << exit_code << ")";
-    }
-    const RoundFigures figures = ExpectNoError(db, name);
-    Add(sum, figures);
+  KillLoop loop("goleveldb", db, 2929, std::chrono::milliseconds(60),
+                std::chrono::milliseconds(500));
+  loop.run = [&](std::uint32_t seed, std::chrono::microseconds delay, int& exit_code) {
+    return KillProgramAfter({GOLEVELDB_ORACLE, "churn", db, std::to_string(seed)}, delay,
+                            exit_code);
+  };
+  loop.reopen = [&](const std::string& round, const RoundFigures& figures) {
     // Every table the writer finished is goleveldb's, as its LOG says.
     for (const auto& [path, writer] : figures.live_writers) {
       if (!writer.empty()) {
-        EXPECT_EQ(writer, "goleveldb") << name << ": " << path;
+        EXPECT_EQ(writer, "goleveldb") << round << ": " << path;
       }
     }
-    out.clear();
-    ASSERT_EQ(RunOracle({"reopen", db}, out), 0)
-        << name << ": goleveldb cannot open the directory as left: " << out << "\n"
-        << Listing(db);
-  }
-  EXPECT_EQ(killed, rounds);
-  PrintFigures("goleveldb", rounds, killed, sum);
+    std::string said;
+    return RunOracle({"reopen", db}, said) == 0
+               ? std::string()
+               : "goleveldb cannot open the directory as left: " + said;
+  };
+  RunKillLoop(loop);
 }
 
 }  // namespace

@@ -75,11 +75,13 @@ inline bool KillAfter(const std::function<void()>& writer, std::chrono::microsec
   return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
 }
 
-// The same for a writer that is another program (argv[0] its path), started by exec.
+// The same for a writer that is another program (argv[0] its path), started by exec; `quiet`:
+// its standard output goes to /dev/null.
 inline bool KillProgramAfter(const std::vector<std::string>& argv, std::chrono::microseconds delay,
-                             int& exit_code) {
+                             int& exit_code, bool quiet = false) {
   return KillAfter(
-      [&argv] {
+      [&argv, quiet] {
+        if (quiet) ::freopen("/dev/null", "w", stdout);
         std::vector<char*> args;
         for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
         args.push_back(nullptr);
@@ -105,12 +107,6 @@ inline int RunProgram(const std::vector<std::string>& argv, std::string& out) {
   while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
   const int status = ::pclose(p);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-// A kill moment between `low` and `high` milliseconds after the start, from `rng`.
-inline std::chrono::microseconds KillDelay(std::mt19937& rng, int low_ms, int high_ms) {
-  std::uniform_int_distribution<int> us(low_ms * 1000, high_ms * 1000);
-  return std::chrono::microseconds(us(rng));
 }
 
 // What a round left on disk, for the failure message: every file with its size.
@@ -183,6 +179,95 @@ inline void Add(RoundFigures& sum, const RoundFigures& r) {
   sum.leftovers += r.leftovers;
   sum.live += r.live;
   for (const auto& [what, n] : r.warning_kinds) sum.warning_kinds[what] += n;
+}
+
+// One kill test's loop: each round (KillRounds(ci_rounds), the schedule of KillSeed(seed))
+// starts the writer and kills it at a moment drawn from [earliest, latest], then verify of `dir`
+// must report no error (ExpectNoError) and the writer's own reader must open what is left.
+struct KillLoop {
+  KillLoop(std::string writer_name, std::string directory, std::uint32_t fixed_seed,
+           std::chrono::microseconds from, std::chrono::microseconds to)
+      : writer(std::move(writer_name)),
+        dir(std::move(directory)),
+        seed(fixed_seed),
+        earliest(from),
+        latest(to) {}
+  std::string writer;  // its name in the figures line
+  std::string dir;     // the database directory verify checks after each kill
+  std::uint32_t seed = 0;
+  int ci_rounds = 3;
+  std::chrono::microseconds earliest{}, latest{};
+  // A writer that may end on its own before the kill (a repair that finishes): then it must
+  // have succeeded (status 0). Otherwise ending before the kill is a failure of the writer.
+  bool may_finish = false;
+  // Starts the round's writer (its own seed) and kills it after `delay` (KillAfter,
+  // KillProgramAfter): whether the kill stopped it; else its status is in `exit_code`.
+  std::function<bool(std::uint32_t round_seed, std::chrono::microseconds delay, int& exit_code)>
+      run;
+  // The writer's own reader on what the round left (verify's figures at hand): "" when it
+  // opens and reads it, else what went wrong. A failure ends the loop.
+  std::function<std::string(const std::string& round, const RoundFigures& seen)> reopen;
+  std::function<void(int round)> before;  // optional: prepares each round
+};
+
+struct KillTotals {
+  int rounds = 0;
+  int killed = 0;    // stopped by the kill
+  int finished = 0;  // ended on its own first (may_finish)
+  RoundFigures sum;
+};
+
+inline KillTotals RunKillLoop(const KillLoop& loop) {
+  const std::uint32_t seed = KillSeed(loop.seed);
+  std::mt19937 rng(seed);
+  KillTotals totals;
+  totals.rounds = KillRounds(loop.ci_rounds);
+  std::uniform_int_distribution<int> moment(static_cast<int>(loop.earliest.count()),
+                                            static_cast<int>(loop.latest.count()));
+  for (int round = 0; round < totals.rounds; ++round) {
+    const std::string name =
+        loop.writer + " seed " + std::to_string(seed) + " round " + std::to_string(round);
+    if (loop.before) loop.before(round);
+    int exit_code = 0;
+    const std::chrono::microseconds delay(moment(rng));
+    if (loop.run(seed * 1000 + static_cast<std::uint32_t>(round), delay, exit_code)) {
+      ++totals.killed;
+    } else if (loop.may_finish && exit_code == 0) {
+      ++totals.finished;
+    } else {
+      ADD_FAILURE() << name << ": the writer ended before the kill (status " << exit_code << ")";
+    }
+    const RoundFigures figures = ExpectNoError(loop.dir, name);
+    Add(totals.sum, figures);
+    const std::string failed = loop.reopen(name, figures);
+    if (!failed.empty()) {
+      ADD_FAILURE() << name << ": " << failed << "\n" << Listing(loop.dir);
+      break;
+    }
+  }
+  if (!loop.may_finish) {
+    EXPECT_EQ(totals.killed, totals.rounds);
+  }
+  PrintFigures(loop.writer, totals.rounds, totals.killed, totals.sum);
+  return totals;
+}
+
+// The loop for a writer linked into the test: `write(dir, seed)` runs until it is killed (in a
+// child), `reopen(dir)` (in a child) returns 0 when the original opens and reads the directory.
+inline void RunLinkedKillLoop(KillLoop loop,
+                              const std::function<void(const std::string&, std::uint32_t)>& write,
+                              const std::function<int(const std::string&)>& reopen) {
+  const std::string dir = loop.dir;
+  const std::string writer = loop.writer;
+  loop.run = [&](std::uint32_t seed, std::chrono::microseconds delay, int& exit_code) {
+    return KillAfter([&] { write(dir, seed); }, delay, exit_code);
+  };
+  loop.reopen = [&](const std::string&, const RoundFigures&) {
+    return RunChild([&] { return reopen(dir); }) == 0
+               ? std::string()
+               : writer + " cannot open the directory as left";
+  };
+  RunKillLoop(loop);
 }
 
 // A fresh temporary directory, removed at the end of the test.

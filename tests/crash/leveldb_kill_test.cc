@@ -78,27 +78,9 @@ TEST(LevelDbKilled, VerifyFindsNoErrorAndLevelDbReopens) {
               return ok ? 0 : 1;
             }),
             0);
-  const std::uint32_t seed = KillSeed(2911);
-  std::mt19937 rng(seed);
-  const int rounds = KillRounds(3);
-  int killed = 0;
-  RoundFigures sum;
-  for (int round = 0; round < rounds; ++round) {
-    const std::string name = "seed " + std::to_string(seed) + " round " + std::to_string(round);
-    int exit_code = 0;
-    const auto delay = KillDelay(rng, 40, 400);
-    if (KillAfter([&] { WriteUntilKilled(db, seed * 1000 + round); }, delay, exit_code)) {
-      ++killed;
-    } else {
-      ADD_FAILURE() << name << ": the writer ended before the kill (status " << exit_code << ")";
-    }
-    Add(sum, ExpectNoError(db, name));
-    ASSERT_EQ(RunChild([&] { return Reopen(db); }), 0)
-        << name << ": LevelDB cannot open the directory as left\n"
-        << Listing(db);
-  }
-  EXPECT_EQ(killed, rounds);
-  PrintFigures("libleveldb 1.23", rounds, killed, sum);
+  RunLinkedKillLoop(KillLoop("libleveldb 1.23", db, 2911, std::chrono::milliseconds(40),
+                             std::chrono::milliseconds(400)),
+                    WriteUntilKilled, Reopen);
 }
 
 }  // namespace

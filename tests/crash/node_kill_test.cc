@@ -21,33 +21,22 @@ void RunKills(const std::string& engine, std::uint32_t fixed_seed) {
   const std::string db = dir.path() + "/db";
   std::string out;
   ASSERT_EQ(RunNode({engine, "reopen", db}, out), 0) << out;  // creates it
-  const std::uint32_t seed = KillSeed(fixed_seed);
-  std::mt19937 rng(seed);
-  const int rounds = KillRounds(2);
-  int killed = 0;
-  RoundFigures sum;
-  for (int round = 0; round < rounds; ++round) {
-    const std::string name =
-        engine + " seed " + std::to_string(seed) + " round " + std::to_string(round);
-    int exit_code = 0;
-    // Node.js and the binding take about half a second to start writing.
-    const auto delay = KillDelay(rng, 400, 1000);
-    if (KillProgramAfter({BLOOMCODEC_NODE, BLOOMCODEC_CHURN_SCRIPT, BLOOMCODEC_NPM_MODULES, engine,
-                          "churn", db, std::to_string(seed * 1000 + round)},
-                         delay, exit_code)) {
-      ++killed;
-    } else {
-      ADD_FAILURE() << name << ": the writer ended before the kill (status " << exit_code << ")";
-    }
-    Add(sum, ExpectNoError(db, name));
-    out.clear();
-    ASSERT_EQ(RunNode({engine, "reopen", db}, out), 0)
-        << name << ": the writer cannot open the directory as left: " << out << "\n"
-        << Listing(db);
-    EXPECT_TRUE(out.starts_with("ok ")) << out;
-  }
-  EXPECT_EQ(killed, rounds);
-  PrintFigures(engine, rounds, killed, sum);
+  // Node.js and the binding take about half a second to start writing.
+  KillLoop loop(engine, db, fixed_seed, std::chrono::milliseconds(400),
+                std::chrono::milliseconds(1000));
+  loop.ci_rounds = 2;
+  loop.run = [&](std::uint32_t seed, std::chrono::microseconds delay, int& exit_code) {
+    return KillProgramAfter({BLOOMCODEC_NODE, BLOOMCODEC_CHURN_SCRIPT, BLOOMCODEC_NPM_MODULES,
+                             engine, "churn", db, std::to_string(seed)},
+                            delay, exit_code);
+  };
+  loop.reopen = [&](const std::string&, const RoundFigures&) {
+    std::string said;
+    const int rc = RunNode({engine, "reopen", db}, said);
+    if (rc != 0) return "the writer cannot open the directory as left: " + said;
+    return said.starts_with("ok ") ? std::string() : "the writer's reopen said: " + said;
+  };
+  RunKillLoop(loop);
 }
 
 TEST(NodeWritersKilled, RocksDb97) { RunKills("rocksdb9", 2997); }

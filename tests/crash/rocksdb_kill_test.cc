@@ -101,27 +101,9 @@ TEST(RocksDbKilled, VerifyFindsNoErrorAndRocksDbReopens) {
               return Open(db, o) ? 0 : 1;
             }),
             0);
-  const std::uint32_t seed = KillSeed(2978);
-  std::mt19937 rng(seed);
-  const int rounds = KillRounds(3);
-  int killed = 0;
-  RoundFigures sum;
-  for (int round = 0; round < rounds; ++round) {
-    const std::string name = "seed " + std::to_string(seed) + " round " + std::to_string(round);
-    int exit_code = 0;
-    const auto delay = KillDelay(rng, 60, 500);
-    if (KillAfter([&] { WriteUntilKilled(db, seed * 1000 + round); }, delay, exit_code)) {
-      ++killed;
-    } else {
-      ADD_FAILURE() << name << ": the writer ended before the kill (status " << exit_code << ")";
-    }
-    Add(sum, ExpectNoError(db, name));
-    ASSERT_EQ(RunChild([&] { return Reopen(db); }), 0)
-        << name << ": RocksDB cannot open the directory as left\n"
-        << Listing(db);
-  }
-  EXPECT_EQ(killed, rounds);
-  PrintFigures("librocksdb 7.8", rounds, killed, sum);
+  RunLinkedKillLoop(KillLoop("librocksdb 7.8", db, 2978, std::chrono::milliseconds(60),
+                             std::chrono::milliseconds(500)),
+                    WriteUntilKilled, Reopen);
 }
 
 }  // namespace

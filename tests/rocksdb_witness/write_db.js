@@ -19,6 +19,21 @@
 // live tables of the current version as RocksDB sees it (property rocksdb.sstables), closes the
 // database and prints one JSON line {"engine":..., "sst_files": N (the .sst files in the
 // directory), "live": [[level, file number], ...]}.
+//   read=1                              instead of writing: opens the database DIR (written with
+//                                       the same engine and options) as its writer opens it, reads
+//                                       the live tables, Gets every key of the keys file and, for
+//                                       each, the absent key KEY + "#absent", closes it and prints
+//                                       {"engine", "live", "found", "of", "absent_found",
+//                                       "filter_bytes" (RocksDB's sum of the live tables' filter
+//                                       sizes, rocksdb.aggregated-table-properties), "cached_filters"
+//                                       (rocksdb9: filter blocks in the block cache, which
+//                                       cacheIndexAndFilterBlocks fills when a table opens) and
+//                                       "useful"/"true_positive" (rocksdb10: statistics tickers
+//                                       rocksdb.bloom.filter.useful and .full.true.positive)}.
+//                                       Neither binding takes paranoid_checks or
+//                                       verify_sst_unique_id_in_manifest: RocksDB's defaults
+//                                       (both true) stand, as the OPTIONS file the open writes
+//                                       records.
 'use strict'
 const fs = require('fs')
 const path = require('path')
@@ -86,10 +101,10 @@ function valueOf (key, i) {
   return Buffer.from(('value ' + (i % 97) + ' of ' + key.toString('hex') + '; ').repeat(8).slice(0, 64))
 }
 
-async function rocksdb9 () {
-  const { RocksLevel } = require(path.join(modules, '@nxtedition/rocksdb'))
+function rocksdb9Options () {
   const options = {
-    createIfMissing: true,
+    createIfMissing: opts.read !== '1',
+    cacheIndexAndFilterBlocks: opts.read === '1',
     memtableMemoryBudget: Number(opts.memtable || 256 * 1024),
     compression: opts.compression === '1',
     optimizeFiltersForMemory: ofm,
@@ -102,6 +117,13 @@ async function rocksdb9 () {
   // The binding sizes the memtable only with a compaction style. level: zstd from level 2 on
   // only; universal: every table compressed as `compression` says.
   options.compaction = opts.compaction || 'universal'
+  return options
+}
+
+async function rocksdb9 () {
+  const { RocksLevel } = require(path.join(modules, '@nxtedition/rocksdb'))
+  const options = rocksdb9Options()
+  if (opts.read === '1') return readBack(new RocksLevel(dir, options), () => {}, 'rocksdb9')
   const db = new RocksLevel(dir, options)
   await db.open()
   const chunk = 200
@@ -125,8 +147,11 @@ async function rocksdb10 () {
     optimizeFiltersForMemory: ofm,
     tableBlockSize: Number(opts.block_size || 8192),
     filterPolicy: filter[0] === 'ribbon' ? new RibbonFilterPolicy(bits, -1) : new BloomFilterPolicy(bits),
-    writeBufferSize: Number(opts.memtable || 64 * 1024)
+    writeBufferSize: Number(opts.memtable || 64 * 1024),
+    createIfMissing: opts.read !== '1',
+    enableStatistics: opts.read === '1'
   })
+  if (opts.read === '1') return readBack(db, () => db.ready(), 'rocksdb10')
   await db.ready()
   // The first half compacted into the bottom level, the rest flushed as L0 tables of 500 keys.
   const half = Math.floor(keys.length / 2)
@@ -142,6 +167,48 @@ async function rocksdb10 () {
   live = await settledLiveTables((p) => db.getProperty(p))
   // RocksDB 10's close() does not settle; the tables are flushed, the WAL is empty.
   db.close()
+}
+
+// The `ticker COUNT : N` of RocksDB's statistics text, or null.
+function ticker (text, name) {
+  const m = new RegExp(name.replace(/\./g, '\\.') + ' COUNT : (\\d+)').exec(text)
+  return m ? Number(m[1]) : null
+}
+
+// read=1: the database as its writer opens it (`ready` opens rocksdb10's; rocksdb9's opens
+// below), every key got, the figures printed (see the top).
+async function readBack (db, ready, name) {
+  if (name === 'rocksdb9') await db.open(); else await ready()
+  const property = async (p) => String(await db.getProperty(p))
+  const result = { engine: name, live: liveTables(await property('rocksdb.sstables')), found: 0, of: keys.length, absent_found: 0 }
+  // @nxtedition/rocksdb rejects a missing key, rocksdb-native gives null.
+  const get = async (k) => {
+    try {
+      const v = await db.get(k)
+      return v !== null && v !== undefined
+    } catch (err) {
+      if (err && err.code === 'LEVEL_NOT_FOUND') return false
+      throw err
+    }
+  }
+  for (const k of keys) {
+    if (await get(k)) result.found++
+    if (await get(Buffer.concat([k, Buffer.from('#absent')]))) result.absent_found++
+  }
+  const size = /filter block size=(\d+)/.exec(await property('rocksdb.aggregated-table-properties'))
+  result.filter_bytes = size ? Number(size[1]) : null
+  if (name === 'rocksdb9') {
+    const cached = /FilterBlock\((\d+),/.exec(await property('rocksdb.block-cache-entry-stats'))
+    result.cached_filters = cached ? Number(cached[1]) : 0
+  } else {
+    const stats = await property('rocksdb.options-statistics')
+    result.useful = ticker(stats, 'rocksdb.bloom.filter.useful')
+    result.true_positive = ticker(stats, 'rocksdb.bloom.filter.full.true.positive')
+  }
+  // RocksDB 10's close() does not settle (as after writing); the process exit releases it.
+  if (name === 'rocksdb9') await db.close(); else db.close()
+  console.log(JSON.stringify(result))
+  process.exit(0)
 }
 
 ;(engine === 'rocksdb9' ? rocksdb9 : engine === 'rocksdb10' ? rocksdb10 : () => {

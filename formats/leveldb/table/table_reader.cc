@@ -281,8 +281,10 @@ Status TableReader::ReadMetaindex() {
   BLOOMCODEC_ASSIGN_OR_RETURN(f.handle, ReadBlockHandle(reader, "filter block handle"));
   BLOOMCODEC_RETURN_IF_ERROR(
       CheckHandleInFile(f.handle, file_.size(), source_, chosen->value_offset, "filter block"));
+  ReadBlockOptions block = BlockOptions();
+  block.verify_checksum = block.verify_checksum && options_.verify_filter_checksum;
   BLOOMCODEC_ASSIGN_OR_RETURN(f.contents,
-                              ReadBlock(file_, f.handle, source_, BlockOptions(), "filter block"));
+                              ReadBlock(file_, f.handle, source_, block, "filter block"));
   filter_reader_.emplace(f.contents.bytes(), f.flavor, false, f.variant);
   filter_ = std::move(f);
   return Status();

@@ -67,6 +67,9 @@ inline constexpr std::string_view kFilterWriterNames = "leveldb, leveldb-1.17, g
 
 struct TableOpenOptions {
   bool verify_checksums = false;
+  // With verify_checksums: the filter block's too. A repair, which replaces the filter, reads a
+  // table whose filter block alone is damaged without it.
+  bool verify_filter_checksum = true;
   KeyKind key_kind = KeyKind::kAuto;
   std::optional<std::uint64_t> sequence;  // user tables: the lookup snapshot; <= kMaxSequenceNumber
   std::uint64_t max_uncompressed_block_size = blocktable::kMaxUncompressedBlockSize;

@@ -396,8 +396,10 @@ Status SstReader::FindFilter() {
         f.placement == FilterPlacement::kPartitioned ? "filter partition index" : "filter block";
     BLOOMCODEC_RETURN_IF_ERROR(
         CheckHandleInFile(f.handle, file_.size(), source_, e.value_at, what));
-    BLOOMCODEC_ASSIGN_OR_RETURN(
-        f.contents, blocktable::ReadBlock(file_, f.handle, source_, BlockOptions(), what));
+    ReadBlockOptions block = BlockOptions();
+    block.verify_checksum = block.verify_checksum && options_.verify_filter_checksum;
+    BLOOMCODEC_ASSIGN_OR_RETURN(f.contents,
+                                blocktable::ReadBlock(file_, f.handle, source_, block, what));
     if (f.placement == FilterPlacement::kPartitioned) {
       BLOOMCODEC_ASSIGN_OR_RETURN(
           Block b, Block::Parse(f.contents, source_, what, BlockFooterLayout::kRocksDb));

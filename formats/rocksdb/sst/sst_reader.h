@@ -131,6 +131,9 @@ struct SstFilterInfo {
 
 struct SstOpenOptions {
   bool verify_checksums = false;
+  // With verify_checksums: the filter block's (or partition index's) too. A repair, which
+  // replaces the filter, reads a table whose filter block alone is damaged without it.
+  bool verify_filter_checksum = true;
   std::uint64_t max_uncompressed_block_size = blocktable::kMaxUncompressedBlockSize;
 };
 
