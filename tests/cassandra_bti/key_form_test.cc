@@ -97,7 +97,8 @@ TEST(KeyEncoding, VersionsUseTheEncodingOfBtiVersion) {
   for (const char* v : {"aa", "ab", "ac", "ad", "b", "ba", "bb"}) {
     EXPECT_EQ(TrieKeyEncoding(v, "bti"), KeyEncoding::kLegacy) << v;
   }
-  for (const char* v : {"ca", "cb", "cc"}) EXPECT_EQ(TrieKeyEncoding(v, "bti"), KeyEncoding::kOss41);
+  for (const char* v : {"ca", "cb", "cc"})
+    EXPECT_EQ(TrieKeyEncoding(v, "bti"), KeyEncoding::kOss41);
   EXPECT_EQ(TrieKeyEncoding("da", "bti"), KeyEncoding::kOss50);
   EXPECT_FALSE(TrieKeyEncoding("ms", "big").has_value());
   EXPECT_FALSE(TrieKeyEncoding("mt", "big").has_value());
@@ -159,7 +160,8 @@ BtiTable WriteTable(const std::string& name, const std::string& version,
                     const std::vector<ByteVector>& keys, KeyForm written,
                     const std::string& partitioner, std::optional<std::size_t> altered = {}) {
   BtiTable t;
-  t.dir = fs::temp_directory_path() / ("bloomcodec-keyform-" + name + "-" + std::to_string(getpid()));
+  t.dir =
+      fs::temp_directory_path() / ("bloomcodec-keyform-" + name + "-" + std::to_string(getpid()));
   fs::remove_all(t.dir);
   const fs::path table = t.dir / "ks" / "t-0123456789abcdef0123456789abcdef";
   fs::create_directories(table);
@@ -172,7 +174,8 @@ BtiTable WriteTable(const std::string& name, const std::string& version,
   }
   std::vector<std::size_t> order(keys.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return forms[a] < forms[b]; });
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return forms[a] < forms[b]; });
   std::vector<PartitionEntry> entries;
   ByteVector data;
   KeyList in_data;
@@ -192,14 +195,14 @@ BtiTable WriteTable(const std::string& name, const std::string& version,
     data.insert(data.end(), 16, 0xEE);
     in_data.Add(key);
   }
-  Result<ByteVector> trie =
-      WritePartitionsDb(entries, in_data[0], in_data[in_data.size() - 1]);
+  Result<ByteVector> trie = WritePartitionsDb(entries, in_data[0], in_data[in_data.size() - 1]);
   EXPECT_TRUE(trie.ok()) << trie.status().ToString();
   WriteFile(t.prefix + "Partitions.db", *trie);
   WriteFile(t.prefix + "Data.db", data);
   WriteFile(t.prefix + "Statistics.db", Statistics(partitioner));
   const Era era = version[0] == 'a' ? Era::kV30 : Era::kV40;
-  Result<ByteVector> filter = BuildMurmur3Filter(in_data, 5, static_cast<std::int32_t>(keys.size() / 4 + 1), era);
+  Result<ByteVector> filter =
+      BuildMurmur3Filter(in_data, 5, static_cast<std::int32_t>(keys.size() / 4 + 1), era);
   EXPECT_TRUE(filter.ok());
   WriteFile(t.prefix + "Filter.db", *filter);
   t.keys = keys.size();
@@ -271,7 +274,8 @@ TEST(KeyFormCheck, AWriterOfTheOtherEncodingIsUnsupportedNotDamage) {
   // encoding, their paths fit that one and the check says so as a warning.
   for (const std::string version : {"ba", "ca", "da"}) {
     const KeyEncoding own = *TrieKeyEncoding(version, "bti");
-    const KeyEncoding other = own == KeyEncoding::kLegacy ? KeyEncoding::kOss41 : KeyEncoding::kLegacy;
+    const KeyEncoding other =
+        own == KeyEncoding::kLegacy ? KeyEncoding::kOss41 : KeyEncoding::kLegacy;
     const BtiTable t = WriteTable("other-" + version, version, ZeroEndedKeys(),
                                   KeyForm{other, TokenKind::kByteOrdered}, kByteOrdered);
     const FileReport r = VerifyTable(t);
@@ -347,8 +351,9 @@ ByteVector EncryptedCompressionInfo() {
 
 TEST(EncryptedSstable, EncryptedIndexesAreUnsupportedNotDamage) {
   for (const std::string version : {"aa", "ba", "bb", "cc"}) {
-    BtiTable t = WriteTable("enc-" + version, version, RandomKeys(30, 9),
-                            KeyForm{*TrieKeyEncoding(version, "bti"), TokenKind::kMurmur3}, kMurmur3);
+    BtiTable t =
+        WriteTable("enc-" + version, version, RandomKeys(30, 9),
+                   KeyForm{*TrieKeyEncoding(version, "bti"), TokenKind::kMurmur3}, kMurmur3);
     WriteFile(t.prefix + "CompressionInfo.db", EncryptedCompressionInfo());
     // Ciphertext: 4 KiB chunks that mean nothing to a reader without the key.
     std::mt19937 rng(1);

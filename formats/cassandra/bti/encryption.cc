@@ -49,9 +49,8 @@ Finding EncryptionFinding(const SstableEncryption& e, const std::string& info_pa
   f.severity = Severity::kWarning;
   f.kind = finding_kind::kUnsupported;
   f.message = info_path + ": the sstable is encrypted (DSE transparent data encryption, " +
-              e.compressor_class +
-              (e.cipher.empty() ? std::string() : ", cipher " + e.cipher) + "): " +
-              (e.indexes_encrypted ? "Partitions.db, Rows.db and Data.db" : "Data.db") +
+              e.compressor_class + (e.cipher.empty() ? std::string() : ", cipher " + e.cipher) +
+              "): " + (e.indexes_encrypted ? "Partitions.db, Rows.db and Data.db" : "Data.db") +
               " cannot be read without the table's key, so " +
               (e.indexes_encrypted ? "no key is" : "the keys in Data.db are not") +
               " checked. To check them: verify a copy rewritten without encryption (ALTER "

@@ -26,8 +26,8 @@
 namespace bloomcodec::cassandra::bti {
 
 struct SstableEncryption {
-  std::string compressor_class;  // as CompressionInfo.db names it
-  std::string cipher;            // its cipher_algorithm option; "" when not given
+  std::string compressor_class;    // as CompressionInfo.db names it
+  std::string cipher;              // its cipher_algorithm option; "" when not given
   bool indexes_encrypted = false;  // Partitions.db and Rows.db too (BTI `ab`, `b*` and later)
 };
 

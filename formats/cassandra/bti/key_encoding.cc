@@ -63,9 +63,7 @@ class KeyFormBytes {
   int Next() {
     int b = kEnd;
     switch (step_) {
-      case 0:
-        step_ = 1;
-        return kNextComponent;
+      case 0: step_ = 1; return kNextComponent;
       case 1:
         b = form_.token == TokenKind::kMurmur3 ? NextTokenByte() : token_bytes_.Next();
         if (b != kEnd) return b;
@@ -76,8 +74,7 @@ class KeyFormBytes {
         if (b != kEnd) return b;
         step_ = 3;
         return form_.encoding == KeyEncoding::kLegacy ? kEnd : kTerminator;
-      default:
-        return kEnd;
+      default: return kEnd;
     }
   }
 
@@ -122,7 +119,8 @@ std::int64_t Murmur3Token(const Murmur3Hash& h, std::size_t key_size) {
 
 void AppendKeyForm(const KeyForm& form, std::int64_t token, ByteSpan key, ByteVector& out) {
   KeyFormBytes bytes(form, token, key);
-  for (int b = bytes.Next(); b != kEnd; b = bytes.Next()) out.push_back(static_cast<std::uint8_t>(b));
+  for (int b = bytes.Next(); b != kEnd; b = bytes.Next())
+    out.push_back(static_cast<std::uint8_t>(b));
 }
 
 bool IsKeyFormPrefix(const KeyForm& form, std::int64_t token, ByteSpan key, ByteSpan path) {

@@ -14,7 +14,8 @@ constexpr std::string_view kByteOrderedPartitioner =
 // otherwise from damage: LEGACY for the OSS ones (which agree on these keys), OSS41 for LEGACY.
 KeyForm OtherEncoding(const KeyForm& form) {
   KeyForm other = form;
-  other.encoding = form.encoding == KeyEncoding::kLegacy ? KeyEncoding::kOss41 : KeyEncoding::kLegacy;
+  other.encoding =
+      form.encoding == KeyEncoding::kLegacy ? KeyEncoding::kOss41 : KeyEncoding::kLegacy;
   return other;
 }
 
@@ -92,8 +93,7 @@ std::optional<Finding> KeyPathFinding(const PathTally& tally, const KeyForm& for
   f.message = partitions_path + ": the trie's path to the payload at " +
               std::to_string(tally.first_node) + " is not a prefix of the " + name +
               " of the key the payload leads to, so a lookup of that key cannot reach it (" +
-              std::to_string(tally.mismatched) + " of " + std::to_string(tally.checked) +
-              " keys)";
+              std::to_string(tally.mismatched) + " of " + std::to_string(tally.checked) + " keys)";
   return f;
 }
 

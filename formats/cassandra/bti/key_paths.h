@@ -57,7 +57,6 @@ bool PayloadHashMatches(std::uint8_t hash, ByteSpan key, const Murmur3Hash& cass
 
 // The finding the tally comes to (nullopt when every checked path fits).
 std::optional<Finding> KeyPathFinding(const PathTally& tally, const KeyForm& form,
-                                      std::string_view version,
-                                      const std::string& partitions_path);
+                                      std::string_view version, const std::string& partitions_path);
 
 }  // namespace bloomcodec::cassandra::bti
