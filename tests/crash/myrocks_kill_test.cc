@@ -117,9 +117,10 @@ TEST(MyRocksKill, ServerKilledInWritesAndCompactionsReopensAndVerifies) {
   MariaDbServer server(dir.path(), kConfig);  // stopped (or killed) at the end in any case
   ASSERT_TRUE(server.Start()) << server.error();
   std::string out;
-  ASSERT_TRUE(server.Sql("CREATE DATABASE k; CREATE TABLE k.t (id BIGINT PRIMARY KEY, "
-                         "v VARCHAR(40), g INT, KEY kg (g) COMMENT 'rev:cf_kill') ENGINE=ROCKSDB;",
-                         out))
+  ASSERT_TRUE(
+      server.Sql("CREATE DATABASE k; CREATE TABLE k.t (id BIGINT PRIMARY KEY, "
+                 "v VARCHAR(40), g INT, KEY kg (g) COMMENT 'rev:cf_kill') ENGINE=ROCKSDB;",
+                 out))
       << server.error();
 
   const int rounds = KillRounds(2);
@@ -133,7 +134,8 @@ TEST(MyRocksKill, ServerKilledInWritesAndCompactionsReopensAndVerifies) {
     ASSERT_GE(client, 0) << name;
     // Even rounds kill among the first batches' inserts and flushes, odd ones anywhere (mostly
     // in a compaction, which takes most of the client's time).
-    std::this_thread::sleep_for(round % 2 == 0 ? KillDelay(rng, 20, 150) : KillDelay(rng, 50, 3500));
+    std::this_thread::sleep_for(round % 2 == 0 ? KillDelay(rng, 20, 150)
+                                               : KillDelay(rng, 50, 3500));
     server.KillNow();
     // The client lost its server (exit 1) or, rarely, finished first (0): never more.
     const int client_status = MariaDbServer::WaitClient(client);
