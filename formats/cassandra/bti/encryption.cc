@@ -19,7 +19,13 @@ std::optional<SstableEncryption> ReadSstableEncryption(const std::string& info_p
                                                        std::string_view sstable_format) {
   Result<InputFile> in = InputFile::Open(info_path);
   if (!in.ok()) return std::nullopt;
-  ByteReader r(in->bytes(), info_path);
+  return SstableEncryptionOf(in->bytes(), info_path, version, sstable_format);
+}
+
+std::optional<SstableEncryption> SstableEncryptionOf(ByteSpan info, std::string_view source,
+                                                     std::string_view version,
+                                                     std::string_view sstable_format) {
+  ByteReader r(info, source);
   Result<std::uint16_t> name_length = r.ReadBigU16("compressor class name length");
   if (!name_length.ok()) return std::nullopt;
   Result<ByteSpan> name = r.ReadBytes(*name_length, "compressor class name");

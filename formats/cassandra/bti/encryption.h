@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 
+#include "bloomcodec/bytes.h"
 #include "bloomcodec/verify.h"
 
 namespace bloomcodec::cassandra::bti {
@@ -36,6 +37,11 @@ struct SstableEncryption {
 std::optional<SstableEncryption> ReadSstableEncryption(const std::string& info_path,
                                                        std::string_view version,
                                                        std::string_view sstable_format);
+
+// The same over CompressionInfo.db's bytes, named `source` (fuzzing, tests).
+std::optional<SstableEncryption> SstableEncryptionOf(ByteSpan info, std::string_view source,
+                                                     std::string_view version,
+                                                     std::string_view sstable_format);
 
 // The `unsupported` warning: what is encrypted, so which keys go unchecked, and what would let
 // them be checked.
