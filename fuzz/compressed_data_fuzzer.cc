@@ -3,11 +3,16 @@
 // * Bit 7 clear: then a u16 BE length L, L bytes of CompressionInfo.db, then Data.db. Any bytes
 //   give a parsed CompressionInfo, a Corrupt status inside it or Unsupported (another class);
 //   reading keys and bytes at any uncompressed position gives exactly the bytes asked or a
-//   Corrupt status naming Data.db.
+//   Corrupt status naming Data.db. DSE's encryption read from the same bytes is named only for
+//   an encrypting class, which our reader refuses as Unsupported. The byte-comparable form of
+//   the Data.db bytes as a partition key, in each encoding and for both tokens, has every prefix
+//   of itself as a prefix and no longer path.
 // * Bit 7 set: the rest is data, written in chunks by our writer (bits 0-1 the compressor, bit 2
 //   the 4.0 layout, bits 3-5 the chunk length 16 << n) and read back whole: the same bytes. Then
 //   one byte of the Data.db flipped: reading gives the data or a Corrupt status, never a crash.
 #include "cassandra/bti/data_db.h"
+#include "cassandra/bti/encryption.h"
+#include "cassandra/bti/key_encoding.h"
 #include "fuzz_support.h"
 
 using namespace bloomcodec;
@@ -50,8 +55,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t info_length = std::min<std::size_t>((data[0] << 8) | data[1], size - 2);
   const ByteSpan info_bytes(data + 2, info_length);
   const ByteSpan data_db(data + 2 + info_length, size - 2 - info_length);
+  const std::optional<SstableEncryption> encrypted =
+      SstableEncryptionOf(info_bytes, "CompressionInfo.db", "bb", "bti");
+  for (const KeyEncoding e : {KeyEncoding::kLegacy, KeyEncoding::kOss41, KeyEncoding::kOss50}) {
+    for (const TokenKind t : {TokenKind::kMurmur3, TokenKind::kByteOrdered}) {
+      const KeyForm form{e, t};
+      const std::int64_t token = static_cast<std::int64_t>(size * 0x9E3779B97F4A7C15ULL);
+      ByteVector whole;
+      AppendKeyForm(form, token, data_db, whole);
+      FUZZ_CHECK(whole.size() >= 3 && whole.size() <= 2 * data_db.size() * 2 + 16 + 2);
+      FUZZ_CHECK(IsKeyFormPrefix(form, token, data_db, whole));
+      FUZZ_CHECK(IsKeyFormPrefix(form, token, data_db, ByteSpan(whole).first(whole.size() / 2)));
+      whole.push_back(0x38);
+      FUZZ_CHECK(!IsKeyFormPrefix(form, token, data_db, whole));
+    }
+  }
   for (bool with_max : {false, true}) {
     Result<CompressionInfo> info = ReadCompressionInfo(info_bytes, "CompressionInfo.db", with_max);
+    if (encrypted) FUZZ_CHECK(!info.ok());  // an encrypting class is never one we read
     if (!info.ok()) {
       fuzz::CheckNamesSource(info.status(), "CompressionInfo.db");
       // Damage has an offset inside the file; a compressor class we do not read is Unsupported.

@@ -69,10 +69,11 @@ bool ForEachProbe(ByteSpan key, std::uint32_t modulus, int k, const Bloom2Build&
 // The platforms of each (FORMAT.md): Linux on aarch64, POWER and s390x; Apple arm64 (signed
 // char); i386; 32-bit ARM.
 constexpr Bloom2Build kOtherBuilds[] = {
-    {"64-bit non-x86 with unsigned char (Linux aarch64, ppc64, s390x)", false, false, true},
-    {"64-bit non-x86 with signed char (macOS arm64)", false, true, true},
-    {"32-bit with signed char (i386)", false, true, false},
-    {"32-bit with unsigned char (Linux armv7)", false, false, false},
+    {"64-bit non-x86 with unsigned char (Linux aarch64, ppc64, s390x)", false, false, true,
+     "arm64-linux"},
+    {"64-bit non-x86 with signed char (macOS arm64)", false, true, true, "arm64-macos"},
+    {"32-bit with signed char (i386)", false, true, false, "i386"},
+    {"32-bit with unsigned char (Linux armv7)", false, false, false, "armv7"},
 };
 
 }  // namespace
@@ -108,6 +109,14 @@ std::uint64_t MurmurHash64A(ByteSpan data, std::uint64_t seed) {
 }
 
 std::span<const Bloom2Build> Bloom2OtherBuilds() { return kOtherBuilds; }
+
+const Bloom2Build* FindBloom2Build(std::string_view id) {
+  if (id == kBloom2X86_64.id) return &kBloom2X86_64;
+  for (const Bloom2Build& b : kOtherBuilds) {
+    if (b.id == id) return &b;
+  }
+  return nullptr;
+}
 
 std::uint32_t MurmurHash2(ByteSpan data, std::uint32_t seed) {
   constexpr std::uint32_t m = 0x5bd1e995;

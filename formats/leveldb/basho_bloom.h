@@ -38,10 +38,15 @@ struct Bloom2Build {
   bool murmur64a = true;    // x86-64: MurmurHash64A's low 32 bits; else MurmurHash2
   bool signed_tail = true;  // char signed (x86, Apple arm64): tail bytes sign-extended
   bool wide_probe = true;   // 64-bit size_t: (j + 1) * h2 in 64 bits; 32-bit builds wrap
+  std::string_view id;      // as --basho-build names it
 };
-inline constexpr Bloom2Build kBloom2X86_64{"x86-64", true, true, true};
+inline constexpr Bloom2Build kBloom2X86_64{"x86-64", true, true, true, "x86-64"};
 // The other builds, in the order verify tries them when x86-64's semantics deny stored keys.
 std::span<const Bloom2Build> Bloom2OtherBuilds();
+// The build --basho-build names ("x86-64", "arm64-linux", "arm64-macos", "i386", "armv7"); null
+// for another name. kBloom2BuildIds lists them for messages.
+const Bloom2Build* FindBloom2Build(std::string_view id);
+inline constexpr std::string_view kBloom2BuildIds = "x86-64, arm64-linux, arm64-macos, i386, armv7";
 
 // Byte counts below this take the largest prime <= 8 * bytes as their modulus; from here on the
 // modulus is 8 * bytes (Basho's table ends here).

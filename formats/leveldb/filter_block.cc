@@ -13,7 +13,7 @@ namespace {
 // The trailer after the offset array: u32 array offset + base_lg byte.
 constexpr std::size_t kTrailerBytes = 5;
 
-inline std::uint32_t LoadLittle32(const std::uint8_t* p) {
+inline std::uint32_t FilterBlockLittle32(const std::uint8_t* p) {
   return std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) | (std::uint32_t{p[2]} << 16) |
          (std::uint32_t{p[3]} << 24);
 }
@@ -74,7 +74,7 @@ FilterBlockReader::FilterBlockReader(ByteSpan contents, HashFlavor flavor, bool 
   const std::size_t n = contents.size();
   if (n < kTrailerBytes) return;  // ignored: every key may match
   base_lg_ = contents[n - 1];
-  const std::uint32_t array_offset = LoadLittle32(contents.data() + n - kTrailerBytes);
+  const std::uint32_t array_offset = FilterBlockLittle32(contents.data() + n - kTrailerBytes);
   if (array_offset > n - kTrailerBytes) return;
   array_offset_ = array_offset;
   // Integer division: stray bytes (fewer than 4) before the trailer are silently ignored.
@@ -91,8 +91,8 @@ FilterBlockReader::Choice FilterBlockReader::FilterFor(std::uint64_t block_offse
   // Trap: the limit of the last filter is read from the u32 after the array, which is the array
   // offset itself only in a well-formed block: the original reads whatever is there.
   const std::uint8_t* entry = contents_.data() + array_offset_ + index * 4;
-  const std::uint32_t start = LoadLittle32(entry);
-  const std::uint32_t limit = LoadLittle32(entry + 4);
+  const std::uint32_t start = FilterBlockLittle32(entry);
+  const std::uint32_t limit = FilterBlockLittle32(entry + 4);
   if (start <= limit && limit <= array_offset_) {
     return {Choice::Kind::kFilter, contents_.subspan(start, limit - start)};
   }

@@ -5,6 +5,7 @@
 
 #include "bloomcodec/leveldb/options.h"
 #include "formats/leveldb/family.h"
+#include "leveldb/basho_bloom.h"
 #include "leveldb/table/table_reader.h"
 
 namespace bloomcodec::leveldb {
@@ -16,6 +17,7 @@ bool HasKeyKind(const FamilyOptions& o) {
 bool HasWriter(const FamilyOptions& o) {
   return o.Get<LevelDbOptions>().writer != FilterWriter::kAuto;
 }
+bool HasBashoBuild(const FamilyOptions& o) { return !o.Get<LevelDbOptions>().basho_build.empty(); }
 bool HasNoFilter(const FamilyOptions& o) { return o.Get<LevelDbOptions>().no_filter; }
 bool HasLegacy117(const FamilyOptions& o) { return o.Get<LevelDbOptions>().legacy_v117; }
 bool HasFilterFor(const FamilyOptions& o) {
@@ -29,6 +31,16 @@ Status ParseKeyKind(std::string_view value, FamilyOptions& o) {
 
 Status ParseWriter(std::string_view value, FamilyOptions& o) {
   BLOOMCODEC_ASSIGN_OR_RETURN(o.Edit<LevelDbOptions>().writer, ParseFilterWriter(value));
+  return Status();
+}
+
+Status ParseBashoBuild(std::string_view value, FamilyOptions& o) {
+  if (FindBloom2Build(value) == nullptr) {
+    return Status::InvalidArgument("--basho-build: expected one of " +
+                                   std::string(kBloom2BuildIds) + ", found '" + std::string(value) +
+                                   "'");
+  }
+  o.Edit<LevelDbOptions>().basho_build = std::string(value);
   return Status();
 }
 
@@ -57,6 +69,11 @@ Status ParseFilterFor(std::string_view value, FamilyOptions& o) {
 // Who wrote a filter matters where one policy name has had two hashes: LevelDB tables.
 Status RefuseWriter(const FlagMisuse& m) {
   return Status::InvalidArgument("--writer applies to LevelDB tables (leveldb-table); " +
+                                 std::string(m.path) + " is " + std::string(m.what));
+}
+
+Status RefuseBashoBuild(const FlagMisuse& m) {
+  return Status::InvalidArgument("--basho-build applies to LevelDB tables (leveldb-table); " +
                                  std::string(m.path) + " is " + std::string(m.what));
 }
 
@@ -129,6 +146,20 @@ engine::OwnFlags Flags() {
        .parse = ParseWriter,
        .is_set = HasWriter,
        .refuse = RefuseWriter},
+      {.name = "--basho-build",
+       .value = "B",
+       .help = "the build of Basho's LevelDB (Riak) that wrote the table, whose hashes its bloom2 "
+               "filters are read with (they depend on the platform): x86-64, arm64-linux (also "
+               "Linux ppc64 and s390x: 64-bit, unsigned char), arm64-macos (64-bit, signed "
+               "char), i386 or armv7. Left out: x86-64's; verify then tries the others when "
+               "x86-64's deny stored keys and names the build in a warning. Tables without "
+               "bloom2 are read as ever.",
+       .subcommands = {kProbe, kVerify},
+       .applies_to = "LevelDB tables",
+       .formats = tables,
+       .parse = ParseBashoBuild,
+       .is_set = HasBashoBuild,
+       .refuse = RefuseBashoBuild},
       {.name = "--no-filter",
        .help = "a rewrite of the table (--to leveldb-table) drops its filter block; not with "
                "--bits-per-key.",

@@ -145,8 +145,10 @@ Result<bool> PlanFile(const engine::FilePlan& plan, std::vector<VerifyTask>& tas
   // An unknown key kind the check needs is the caller's to give (--key-kind), not damage.
   BLOOMCODEC_RETURN_IF_ERROR(CheckKeyKindKnown(path, kind, keys != nullptr));
   BLOOMCODEC_RETURN_IF_ERROR(CheckWriterFits(path, writer));
-  tasks.push_back(
-      [path, kind, keys, group, writer] { return VerifyTable(path, kind, keys, group, writer); });
+  const Bloom2Build* build = FindBloom2Build(mine.basho_build);  // null: identified per table
+  tasks.push_back([path, kind, keys, group, writer, build] {
+    return VerifyTable(path, kind, keys, group, writer, build);
+  });
   return true;
 }
 

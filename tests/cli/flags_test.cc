@@ -108,6 +108,14 @@ TEST(Flags, EachFamilyReadsItsOwnFlags) {
   bad = ParseFamilyFlag(Subcommand::kProbe, "--writer", "nobody", options);
   EXPECT_EQ(bad.ToString(),
             "--writer: expected one of leveldb, leveldb-1.17, goleveldb, found 'nobody'");
+  // Basho's builds, by the names --basho-build takes (probe and verify only).
+  ASSERT_TRUE(ParseFamilyFlag(Subcommand::kProbe, "--basho-build", "armv7", options).ok());
+  EXPECT_EQ(options.Get<leveldb::LevelDbOptions>().basho_build, "armv7");
+  bad = ParseFamilyFlag(Subcommand::kVerify, "--basho-build", "sparc", options);
+  EXPECT_EQ(bad.ToString(),
+            "--basho-build: expected one of x86-64, arm64-linux, arm64-macos, i386, armv7, found "
+            "'sparc'");
+  EXPECT_FALSE(ParseFamilyFlag(Subcommand::kConvert, "--basho-build", "i386", options).ok());
 }
 
 // Where a flag does not apply: refused in its family's words, or ignored, as declared.

@@ -19,7 +19,11 @@
 #include "blocktable/block_handle.h"
 #include "blocktable/crc32c.h"
 #include "blocktable/footer.h"
+#include "bloomcodec/format.h"
+#include "bloomcodec/key_stream.h"
+#include "bloomcodec/leveldb/options.h"
 #include "codec/byte_writer.h"
+#include "formats/leveldb/family.h"
 #include "leveldb/basho_bloom.h"
 #include "leveldb/table/table_reader.h"
 #include "leveldb/table/table_writer.h"
@@ -299,6 +303,64 @@ TEST(BashoTable, AnotherBuildsFilterIsAWarningNamingThatBuild) {
   const FileReport bad = VerifyBytes(cleared, KeyKind::kUser, "cleared.sst");
   EXPECT_EQ(bad.status_name(), "error");
   EXPECT_GE(bad.false_negative_count, 1u);
+}
+
+// A user's keys (--keys) probed in another build's table: verify probes them under the build the
+// stored keys showed, probe under the build --basho-build names.
+TEST(BashoTable, KeysAreProbedUnderTheWritersBuild) {
+  const std::vector<Stored> keys = Keys(300, true);
+  KeyList given;
+  for (std::size_t i = 0; i < keys.size(); i += 3) given.Add(AsBytes(keys[i].user));
+  for (const Bloom2Build& build : Bloom2OtherBuilds()) {
+    const ByteVector bytes = Build(keys, {.stats = true, .edit_filter = {}, .build = build});
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("basho_keys_" + std::to_string(::getpid()) + ".sst"))
+                                 .string();
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()),
+               static_cast<std::streamsize>(bytes.size()));
+    const std::unique_ptr<KeyStream> probes = KeyListStream(given, "keys.txt");
+    // x86-64's hashes deny some of the keys given (the table is another build's) ...
+    std::vector<std::uint8_t> x86(given.size());
+    const FormatCodec* table = Codec(FormatId::kTable);
+    ProbeOptions x86_options;
+    x86_options.family.Set(LevelDbOptions{.key_kind = KeyKind::kUser});
+    ASSERT_TRUE(table->Probe(bytes, path, given, x86_options, x86).ok());
+    EXPECT_LT(std::count(x86.begin(), x86.end(), 1), static_cast<std::ptrdiff_t>(given.size()))
+        << build.name;
+    // ... verify --keys finds the build from the stored keys and probes the keys under it ...
+    const FileReport found = VerifyTable(path, KeyKind::kUser, probes.get(), "db");
+    EXPECT_EQ(found.false_negative_count, 0u) << build.name;
+    EXPECT_EQ(found.status_name(), "warning") << build.name;
+    bool named = false;
+    for (const Finding& f : found.findings) {
+      if (f.kind == finding_kind::kUnsupported) {
+        named = f.message.find("--basho-build " + std::string(build.id)) != std::string::npos &&
+                f.message.find("the --keys too") != std::string::npos;
+      }
+    }
+    EXPECT_TRUE(named) << build.name;
+    // ... and when the build is named, verify and probe read it so without a word.
+    const FileReport forced = VerifyTable(path, KeyKind::kUser, probes.get(), "db",
+                                          FilterWriter::kAuto, FindBloom2Build(build.id));
+    EXPECT_EQ(forced.false_negative_count, 0u) << build.name;
+    EXPECT_EQ(forced.status_name(), "ok") << build.name;
+    ProbeOptions named_options;
+    named_options.family.Set(
+        LevelDbOptions{.key_kind = KeyKind::kUser, .basho_build = std::string(build.id)});
+    std::vector<std::uint8_t> answers(given.size());
+    ASSERT_TRUE(table->Probe(bytes, path, given, named_options, answers).ok());
+    EXPECT_EQ(std::count(answers.begin(), answers.end(), 1),
+              static_cast<std::ptrdiff_t>(given.size()))
+        << build.name;
+    // The x86-64 build named for another build's table: its keys are denied (false negatives).
+    const FileReport wrong =
+        VerifyTable(path, KeyKind::kUser, nullptr, "db", FilterWriter::kAuto, &kBloom2X86_64);
+    EXPECT_GT(wrong.false_negative_count, 0u) << build.name;
+    std::filesystem::remove(path);
+  }
+  EXPECT_EQ(FindBloom2Build("x86-64"), &kBloom2X86_64);
+  EXPECT_EQ(FindBloom2Build("sparc"), nullptr);
 }
 
 TEST(BashoTable, DamagedBloom2Filters) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -91,6 +92,14 @@ bool MariaDbServer::Fail(std::string what) {
 }
 
 bool MariaDbServer::Start() {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(data_dir() + "/mysql", ec)) {
+    if (!Install()) return false;
+  }
+  return Launch();
+}
+
+bool MariaDbServer::Install() {
   std::vector<std::string> install = {BLOOMCODEC_MARIADB_INSTALL_DB, "--no-defaults",
                                       "--datadir=" + data_dir(),
                                       "--auth-root-authentication-method=normal", "--skip-test-db"};
@@ -100,6 +109,11 @@ bool MariaDbServer::Start() {
     return Fail("mariadb-install-db exited " + std::to_string(rc) + ": " +
                 Tail(dir_ + "/install.err"));
   }
+  return true;
+}
+
+bool MariaDbServer::Launch() {
+  const bool root = geteuid() == 0;
   {
     std::ofstream cnf(dir_ + "/my.cnf");
     cnf << "[mariadbd]\n" << config_lines_;
@@ -113,16 +127,19 @@ bool MariaDbServer::Start() {
                                      "--skip-networking",
                                      "--log-error=" + dir_ + "/err.log"};
   if (root) server.push_back("--user=root");  // mariadbd refuses to run as root otherwise
+  // A restart appends to the same log: only what this start writes counts.
+  const std::size_t log_from = ReadText(dir_ + "/err.log").size();
   pid_ = Spawn(server, "", dir_ + "/server.out", dir_ + "/server.err");
   if (pid_ < 0) return Fail("cannot start " + std::string(BLOOMCODEC_MARIADBD));
-  return WaitReady();
+  return WaitReady(log_from);
 }
 
-bool MariaDbServer::WaitReady() {
+bool MariaDbServer::WaitReady(std::size_t log_from) {
   // A limit on waiting (a server that never comes up), not a timed assertion.
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < until) {
-    if (ReadText(dir_ + "/err.log").find("ready for connections") != std::string::npos) {
+    const std::string log = ReadText(dir_ + "/err.log");
+    if (log.size() > log_from && log.find("ready for connections", log_from) != std::string::npos) {
       return true;
     }
     int status = 0;
@@ -150,6 +167,30 @@ bool MariaDbServer::Sql(const std::string& statements, std::string& out) {
     return Fail("mariadb exited " + std::to_string(rc) + ": " + ReadText(dir_ + "/client.err"));
   }
   return true;
+}
+
+pid_t MariaDbServer::StartClient(const std::string& statements, const std::string& out_path) {
+  const std::string in_path = out_path + ".sql";
+  {
+    std::ofstream in(in_path);
+    in << statements << "\n";
+  }
+  return Spawn({BLOOMCODEC_MARIADB, "--no-defaults", "--socket=" + dir_ + "/sock", "-uroot",
+                "--batch", "--skip-column-names"},
+               in_path, out_path, out_path + ".err");
+}
+
+int MariaDbServer::WaitClient(pid_t client) {
+  int status = 0;
+  if (client < 0 || waitpid(client, &status, 0) != client) return -1;
+  return StatusOf(status);
+}
+
+void MariaDbServer::KillNow() {
+  if (pid_ < 0) return;
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+  pid_ = -1;
 }
 
 bool MariaDbServer::Stop() {

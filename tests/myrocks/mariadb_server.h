@@ -7,10 +7,12 @@
 //   std::string out;
 //   ASSERT_TRUE(server.Sql("SELECT 1", out)) << server.error();
 //   ASSERT_TRUE(server.Stop()) << server.error();  // a clean SHUTDOWN, the process reaped
+//   server.KillNow(); ASSERT_TRUE(server.Start());  // or a crash, then a restart on its data
 #pragma once
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -29,12 +31,19 @@ class MariaDbServer {
   MariaDbServer(const MariaDbServer&) = delete;
   MariaDbServer& operator=(const MariaDbServer&) = delete;
 
-  // Initialises the data directory and starts the server; true once it takes connections.
+  // Initialises the data directory (unless it holds one already: a restart) and starts the
+  // server; true once it takes connections.
   bool Start();
   // Runs SQL statements through the client; `out` is its batch output (tab-separated rows).
   bool Sql(const std::string& statements, std::string& out);
+  // Starts the client on `statements` without waiting: its output goes to `out_path`. Returns
+  // its process id (-1 when it cannot start); WaitClient reaps it and returns its exit status.
+  pid_t StartClient(const std::string& statements, const std::string& out_path);
+  static int WaitClient(pid_t client);
   // SHUTDOWN through the client, then waits for the process to end.
   bool Stop();
+  // SIGKILL, as a crash would end it (no shutdown of any kind), and reaps it.
+  void KillNow();
 
   std::string data_dir() const { return dir_ + "/data"; }
   // What went wrong, with the server's error log's end.
@@ -42,7 +51,9 @@ class MariaDbServer {
 
  private:
   bool Fail(std::string what);
-  bool WaitReady();
+  bool Install();
+  bool Launch();
+  bool WaitReady(std::size_t log_from);
   void Kill();
 
   std::string dir_;

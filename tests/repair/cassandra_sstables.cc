@@ -14,6 +14,7 @@
 #include "bloomcodec/cassandra/murmur3.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
 #include "cassandra/bti/data_db.h"
+#include "cassandra/bti/key_encoding.h"
 #include "cassandra/bti/partitions_db.h"
 #include "cassandra/era_table.h"
 #include "cassandra/index_db.h"
@@ -134,14 +135,41 @@ ByteVector FilterBytes(const SstableRecipe& r, Era era, const std::vector<ByteVe
   return *filter;
 }
 
-// Partitions.db, Rows.db, Data.db and CompressionInfo.db of a trie-indexed sstable.
-void WriteTrieIndex(const std::string& prefix, const std::vector<ByteVector>& keys, bool bti,
+// Partitions.db, Rows.db, Data.db and CompressionInfo.db of a trie-indexed sstable. The trie
+// holds each key's byte-comparable form (Murmur3 token first, the version's encoding) cut where it
+// differs from both neighbours, in form order, as Cassandra's PartitionIndexBuilder writes it.
+void WriteTrieIndex(const std::string& prefix, const std::string& version,
+                    const std::vector<ByteVector>& keys, bool bti,
                     std::vector<std::string>& components) {
+  namespace bti_ns = cassandra::bti;
+  const bti_ns::KeyForm form{
+      bti_ns::TrieKeyEncoding(version, "bti").value_or(bti_ns::KeyEncoding::kOss50),
+      bti_ns::TokenKind::kMurmur3};
+  std::vector<ByteVector> forms(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    bti_ns::AppendKeyForm(
+        form, bti_ns::Murmur3Token(cassandra::CassandraMurmur3(keys[i]), keys[i].size()), keys[i],
+        forms[i]);
+  }
+  std::vector<std::size_t> order(keys.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return forms[a] < forms[b]; });
+  const auto differ = [&](std::size_t a, std::size_t b) {  // diffPoint: common prefix + 1
+    std::size_t n = 0;
+    while (n < forms[a].size() && n < forms[b].size() && forms[a][n] == forms[b][n]) ++n;
+    return n + 1;
+  };
   std::vector<cassandra::bti::PartitionEntry> entries;
   ByteVector data, rows;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
+  for (std::size_t j = 0; j < order.size(); ++j) {
+    const std::size_t i = order[j];
+    std::size_t cut = 0;
+    if (j > 0) cut = std::max(cut, differ(order[j - 1], i));
+    if (j + 1 < order.size()) cut = std::max(cut, differ(i, order[j + 1]));
     cassandra::bti::PartitionEntry e;
-    e.prefix = keys[i];  // keys of one length: each whole key is a unique prefix
+    e.prefix.assign(forms[i].begin(),
+                    forms[i].begin() + static_cast<std::ptrdiff_t>(std::min(cut, forms[i].size())));
     e.hash = static_cast<std::uint8_t>(cassandra::CassandraMurmur3(keys[i]).h1);
     ByteVector& out = i % 3 == 1 ? rows : data;
     e.position =
@@ -152,7 +180,7 @@ void WriteTrieIndex(const std::string& prefix, const std::vector<ByteVector>& ke
     out.insert(out.end(), 30, static_cast<std::uint8_t>(i));
     entries.push_back(std::move(e));
   }
-  auto trie = cassandra::bti::WritePartitionsDb(entries, keys.front(), keys.back());
+  auto trie = cassandra::bti::WritePartitionsDb(entries, keys[order.front()], keys[order.back()]);
   ASSERT_TRUE(trie.ok()) << trie.status().ToString();
   auto compressed =
       cassandra::bti::WriteCompressedData(data, cassandra::bti::ChunkCompressor::kLz4, 1024, bti);
@@ -207,7 +235,7 @@ MadeSstable MakeSstable(const std::string& root, const SstableRecipe& r) {
   std::mt19937 rng(r.seed);
   s.keys = DistinctKeys(rng, r.keys, trie ? 10 : 0);
   if (trie) {
-    WriteTrieIndex(s.prefix, s.keys, r.format == "bti", s.components);
+    WriteTrieIndex(s.prefix, r.version, s.keys, r.format == "bti", s.components);
   } else {
     KeyList list;
     std::vector<std::int64_t> positions;

@@ -9,6 +9,8 @@
 #include "bloomcodec/cassandra/murmur3.h"
 #include "bloomcodec/input_file.h"
 #include "cassandra/bti/data_db.h"
+#include "cassandra/bti/encryption.h"
+#include "cassandra/bti/key_paths.h"
 #include "cassandra/bti/page_window.h"
 #include "cassandra/bti/partitions_db.h"
 #include "cassandra/murmur3/hash_inline.h"
@@ -20,13 +22,6 @@ namespace {
 bool Exists(const std::string& path) {
   std::error_code ec;
   return std::filesystem::is_regular_file(path, ec);
-}
-
-// Cassandra's Murmur3 (the filter's, with its sign-extension of tail bytes; `cassandra` is the
-// key's) or the canonical one, in case a writer hashed tail bytes >= 0x80 the canonical way.
-bool HashByteMatches(std::uint8_t hash, ByteSpan key, const Murmur3Hash& cassandra) {
-  if (static_cast<std::uint8_t>(cassandra.h1) == hash) return true;
-  return static_cast<std::uint8_t>(CanonicalMurmur3(key).h1) == hash;
 }
 
 // What reading the keys found, for verify's findings and inspect's line.
@@ -54,8 +49,14 @@ using ChunkSink = std::function<void(const KeyList& chunk, std::span<const std::
 struct Pending {
   std::uint64_t node_offset;
   std::int64_t position;
-  std::int16_t hash;  // -1: none
+  std::int16_t hash;        // -1: none
+  std::uint32_t path_size;  // its trie path, at path_at of the batch's paths; kNoPath: unchecked
+  std::uint64_t path_at;
 };
+constexpr std::uint32_t kNoPath = ~std::uint32_t{0};
+// The path bytes a batch keeps at most (a crafted trie's paths can be as long as the trie; real
+// ones are a few bytes each): the payloads beyond go unchecked.
+constexpr std::uint64_t kMaxBatchPathBytes = 16u << 20;
 
 // The keys of a contiguous run of payloads, read by one reader pair (one ParallelFor item).
 struct Slice {
@@ -67,6 +68,7 @@ struct Slice {
   ByteVector key;                   // the read buffer
   std::size_t unreadable = 0, via_rows = 0, mismatched = 0;
   std::optional<Finding> first_damage, hash_mismatch;
+  PathTally paths;
 };
 
 // Fewer payloads than this per slice are read by one reader (a slice decompresses the chunks
@@ -102,11 +104,15 @@ DataCompression ReadDataCompression(const std::string& info_path, std::string_vi
   }
   out.damaged = true;
   if (parsed.status().code() == StatusCode::kUnsupported) {
-    // Not damage: a compressor we do not read; the keys in Data.db go unchecked.
+    // Not damage: a compressor we do not read (or DSE's encryption); the keys in Data.db go
+    // unchecked.
     Finding f;
     f.severity = Severity::kWarning;
     f.kind = finding_kind::kUnsupported;
     f.message = parsed.status().ToString() + ": the keys in Data.db are not checked";
+    if (auto e = ReadSstableEncryption(info_path, version, sstable_format)) {
+      f = EncryptionFinding(*e, info_path);
+    }
     findings.push_back(std::move(f));
     out.text = "Data.db compressed with an unsupported compressor";
     out.unsupported = true;
@@ -123,6 +129,7 @@ struct ReadTotals {
   std::uint64_t unreadable = 0, via_rows = 0, mismatched = 0, delivered = 0;
   std::optional<Finding> first_damage, hash_mismatch;
   ByteVector first_key, last_key;
+  PathTally paths;
 };
 
 // One stream of a trie-indexed sstable's keys (StreamTrieIndexKeys' contract), in its steps:
@@ -135,6 +142,7 @@ class TrieKeyStream {
                 std::string_view sstable_format, const TrieStreamLimits& limits, TrieKeys& out)
       : version_(version),
         sstable_format_(sstable_format),
+        prefix_(prefix),
         partitions_path_(prefix + "Partitions.db"),
         data_path_(prefix + "Data.db"),
         info_path_(prefix + "CompressionInfo.db"),
@@ -146,13 +154,16 @@ class TrieKeyStream {
   TrieKeyStream& operator=(const TrieKeyStream&) = delete;
 
   void Run(const ChunkSink& on_chunk) {
-    if (!OpenPartitions()) return;
+    if (Encrypted() || !OpenPartitions()) return;
     data_ = ReadDataCompression(info_path_, version_, sstable_format_, out_.findings);
+    encoding_ = CheckedKeyForm(prefix_, version_, sstable_format_);
     MakeSlices();
     batch_.reserve(std::min<std::uint64_t>(chunk_keys_, footer_.key_count));
-    // The walk: every node checked, the payloads in key order, a chunk's worth at a time.
+    // The walk: every node checked, the payloads in key order, a chunk's worth at a time (with
+    // their paths when they are checked against the keys).
     PageWindow trie_window(&*partitions_, window_bytes_);
-    PartitionsWalker walk(partitions_->bytes(), partitions_path_, footer_, /*check_tree=*/true);
+    PartitionsWalker walk(partitions_->bytes(), partitions_path_, footer_, /*check_tree=*/true,
+                          /*keep_prefixes=*/encoding_.has_value());
     walk.set_window(&trie_window);
     std::optional<Status> walk_error;  // damage in the trie: no keys
     bool more = true;
@@ -174,6 +185,16 @@ class TrieKeyStream {
   }
 
  private:
+  // DSE's encrypted index files (encryption.h): nothing can be read, which is not damage.
+  bool Encrypted() {
+    const auto e = ReadSstableEncryption(info_path_, version_, sstable_format_);
+    if (!e || !e->indexes_encrypted) return false;
+    out_.opened = true;
+    out_.findings.push_back(EncryptionFinding(*e, info_path_));
+    out_.summary = "Partitions.db is encrypted: no key is read";
+    return true;
+  }
+
   // Partitions.db and its footer; false when no key can come (the findings say why).
   bool OpenPartitions() {
     Result<InputFile> partitions = InputFile::Open(partitions_path_);
@@ -256,6 +277,7 @@ class TrieKeyStream {
   // in walk_error).
   bool NextBatch(PartitionsWalker& walk, std::optional<Status>& walk_error) {
     batch_.clear();
+    batch_paths_.clear();
     PartitionPayload p;
     while (batch_.size() < chunk_keys_) {
       Result<bool> next = walk.Next(p);
@@ -265,7 +287,11 @@ class TrieKeyStream {
       if (p.position < 0 && !data_tried_) OpenData();
       if (p.position >= 0 && !rows_tried_) OpenRows();
       const std::int16_t hash = p.hash ? static_cast<std::int16_t>(*p.hash) : std::int16_t{-1};
-      batch_.push_back({p.node_offset, p.position, hash});
+      const bool keep = encoding_ && batch_paths_.size() + p.prefix.size() <= kMaxBatchPathBytes;
+      batch_.push_back({p.node_offset, p.position, hash,
+                        keep ? static_cast<std::uint32_t>(p.prefix.size()) : kNoPath,
+                        batch_paths_.size()});
+      if (keep) batch_paths_.insert(batch_paths_.end(), p.prefix.begin(), p.prefix.end());
     }
     return true;
   }
@@ -292,6 +318,7 @@ class TrieKeyStream {
     slice.unreadable = slice.via_rows = slice.mismatched = 0;
     slice.first_damage.reset();
     slice.hash_mismatch.reset();
+    slice.paths = PathTally();
     for (std::size_t i = begin; i < end; ++i) {
       const Pending& p = batch_[i];
       const bool in_rows = p.position >= 0;
@@ -319,9 +346,13 @@ class TrieKeyStream {
       // Cassandra and ScyllaDB in the corpus). A mismatch: the payload leads to another
       // partition. The key's hash is kept for the filter's probe too.
       const Murmur3Hash hash = InlineCassandraMurmur3(*key);
-      if (p.hash >= 0 && !HashByteMatches(static_cast<std::uint8_t>(p.hash), *key, hash)) {
+      if (p.hash >= 0 && !PayloadHashMatches(static_cast<std::uint8_t>(p.hash), *key, hash)) {
         if (!slice.hash_mismatch) slice.hash_mismatch = HashMismatch(p);
         ++slice.mismatched;
+      }
+      if (p.path_size != kNoPath) {
+        CheckKeyPath(*encoding_, hash, *key, ByteSpan(batch_paths_).subspan(p.path_at, p.path_size),
+                     p.node_offset, slice.paths);
       }
       slice.keys.Add(*key);
       slice.positions.push_back(p.position);
@@ -360,6 +391,7 @@ class TrieKeyStream {
       if (!totals_.hash_mismatch && slice.hash_mismatch) {
         totals_.hash_mismatch = std::move(slice.hash_mismatch);
       }
+      totals_.paths.Add(slice.paths);
       totals_.unreadable += slice.unreadable;
       totals_.via_rows += slice.via_rows;
       totals_.mismatched += slice.mismatched;
@@ -401,6 +433,10 @@ class TrieKeyStream {
           " (" + std::to_string(totals_.mismatched) + " such payloads)";
       out_.findings.push_back(std::move(*totals_.hash_mismatch));
     }
+    auto path_finding = encoding_
+                            ? KeyPathFinding(totals_.paths, *encoding_, version_, partitions_path_)
+                            : std::nullopt;
+    if (path_finding) out_.findings.push_back(std::move(*path_finding));
     // The footer names the first and last key: they must be the first and last read.
     if (unreadable == 0 && totals_.delivered > 0 && totals_.delivered == payloads) {
       const bool first_ok = totals_.first_key == footer_.first_key;
@@ -423,7 +459,7 @@ class TrieKeyStream {
   }
 
   const std::string_view version_, sstable_format_;
-  const std::string partitions_path_, data_path_, info_path_, rows_path_;
+  const std::string prefix_, partitions_path_, data_path_, info_path_, rows_path_;
   const std::uint64_t window_bytes_;
   const std::size_t chunk_keys_;
   TrieKeys& out_;
@@ -436,7 +472,9 @@ class TrieKeyStream {
   std::size_t max_slices_ = 1;
   std::vector<Slice> slices_;
   std::vector<Pending> batch_;
-  KeyList chunk_;  // the merged chunk, when several slices read it
+  ByteVector batch_paths_;           // the batch's paths, one after the other
+  std::optional<KeyForm> encoding_;  // the paths are checked against it
+  KeyList chunk_;                    // the merged chunk, when several slices read it
   std::vector<std::int64_t> chunk_positions_;
   std::vector<Murmur3Hash> chunk_hashes_;
   ReadTotals totals_;

@@ -109,6 +109,7 @@ class TableFormat final : public FormatCodec {
     TableOpenOptions open;
     open.key_kind = mine.key_kind;
     open.writer = mine.writer;
+    open.bloom2_build = FindBloom2Build(mine.basho_build);  // null (x86-64) when not given
     BLOOMCODEC_ASSIGN_OR_RETURN(TableReader table,
                                 TableReader::Open(file, std::string(source), open));
     return table.MayContainBatch(keys, answers);

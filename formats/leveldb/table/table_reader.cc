@@ -441,7 +441,7 @@ class TableReader::Lookup {
     trace.filter_asked = true;
     // In a database the filter policy is wrapped by InternalFilterPolicy, which strips the tag:
     // the filter sees the user key, i.e. the probe itself.
-    trace.answer = table_.filter_reader_->KeyMayMatch(trace.block.offset, probe);
+    trace.answer = table_.FilterMayMatch(trace.block.offset, probe);
     return Status();
   }
 
@@ -450,6 +450,17 @@ class TableReader::Lookup {
   BlockIterator index_;
   KeyBuffer lookup_key_;  // inline: no allocation per lookup
 };
+
+bool TableReader::FilterMayMatch(std::uint64_t block_offset, ByteSpan key) const {
+  if (options_.bloom2_build == nullptr || filter_->variant != BloomVariant::kBasho2) {
+    return filter_reader_->KeyMayMatch(block_offset, key);
+  }
+  const FilterBlockReader::Choice c = filter_reader_->FilterFor(block_offset);
+  if (c.kind == FilterBlockReader::Choice::Kind::kFilter) {
+    return Bloom2MayContain(c.filter, key, *options_.bloom2_build);
+  }
+  return c.kind == FilterBlockReader::Choice::Kind::kAlwaysMatch;
+}
 
 Result<LookupTrace> TableReader::Trace(ByteSpan probe) const {
   Lookup lookup(*this);
@@ -551,8 +562,7 @@ Result<std::uint64_t> TableReader::Verify() const {
                                     : "an internal key of type 0 or 1",
                              "type " + std::to_string(TagOf(it.key()) & 0xff));
       }
-      if (filter_reader_ &&
-          !filter_reader_->KeyMayMatch(handle.offset, user ? UserKey(it.key()) : it.key())) {
+      if (filter_reader_ && !FilterMayMatch(handle.offset, user ? UserKey(it.key()) : it.key())) {
         return Status::Corrupt(
             source_, filter_->handle.offset + layout->filters[filter_index].start,
             "filter " + std::to_string(filter_index) + " to answer 'may contain' for key " +

@@ -48,6 +48,7 @@
 #include "bloomcodec/leveldb/hash.h"
 #include "bloomcodec/leveldb/options.h"
 #include "bloomcodec/status.h"
+#include "leveldb/basho_bloom.h"
 
 namespace bloomcodec::leveldb {
 
@@ -74,6 +75,8 @@ struct TableOpenOptions {
   std::optional<std::uint64_t> sequence;  // user tables: the lookup snapshot; <= kMaxSequenceNumber
   std::uint64_t max_uncompressed_block_size = blocktable::kMaxUncompressedBlockSize;
   FilterWriter writer = FilterWriter::kAuto;
+  // Basho's bloom2 filters are asked with this build's hashes (basho_bloom.h); null: x86-64's.
+  const Bloom2Build* bloom2_build = nullptr;
 };
 
 struct MetaindexEntry {
@@ -169,6 +172,9 @@ class TableReader {
   Status DecideV117OrGoLevelDb();
   Status ForceWriter(FilterWriter writer);
   Status LoadUserKeyRange();
+  // The filter of the data block at `block_offset` asked for `key` (with options_.bloom2_build's
+  // hashes for a bloom2 filter).
+  bool FilterMayMatch(std::uint64_t block_offset, ByteSpan key) const;
   blocktable::ReadBlockOptions BlockOptions() const;
 
   std::string source_;

@@ -108,11 +108,13 @@ bool KindUndecidable(const Status& s) { return s.code() == StatusCode::kInvalidA
 // kind for the filter check (there is none): the kind only decides the key order checked, so
 // the one the table verifies under is taken (a database's first; its keys look internal).
 Result<TableReader> OpenForVerify(ByteSpan file, const std::string& path, KeyKind key_kind,
-                                  bool probes, FilterWriter writer) {
+                                  bool probes, FilterWriter writer,
+                                  const Bloom2Build* bloom2_build) {
   TableOpenOptions options;
   options.verify_checksums = true;
   options.key_kind = key_kind;
   options.writer = writer;
+  options.bloom2_build = bloom2_build;  // the probes (--keys) under the stored keys' build
   Result<TableReader> opened = TableReader::Open(file, path, options);
   if (opened.ok() || key_kind != KeyKind::kAuto || probes || !KindUndecidable(opened.status())) {
     return opened;
@@ -303,7 +305,8 @@ class TableVerify final : public blocktable::VerifyPlugin {
 };
 
 bool TableVerify::Open(ByteSpan file, const std::string& path, FileReport& report) {
-  Result<TableReader> opened = OpenForVerify(file, path, key_kind_, probes_, writer_);
+  Result<TableReader> opened =
+      OpenForVerify(file, path, key_kind_, probes_, writer_, &bloom2_build_);
   if (!opened.ok() && KindUndecidable(opened.status())) {
     // Not damage: the caller did not say how to read the keys (PlanVerify refuses this case
     // before any work; a direct caller gets it here, not as a structure finding).
@@ -417,35 +420,49 @@ Status CheckKeyKindKnown(const std::string& path, KeyKind key_kind, bool probes)
 }
 
 FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyStream* probes,
-                       const std::string& group, FilterWriter writer) {
-  TableVerify plugin(key_kind, probes != nullptr, writer);
+                       const std::string& group, FilterWriter writer,
+                       const Bloom2Build* bloom2_build) {
+  TableVerify plugin(key_kind, probes != nullptr, writer,
+                     bloom2_build != nullptr ? *bloom2_build : kBloom2X86_64);
   FileReport report = blocktable::VerifyBlockTable(path, plugin, probes, group);
-  if (!plugin.bloom2() || probes || report.false_negative_count == 0) return report;
+  if (!plugin.bloom2() || bloom2_build != nullptr) return report;
   // Basho's bloom2 hashes depend on the build that wrote them (FORMAT.md). When x86-64's deny
   // stored keys, the build whose hashes deny the fewest is taken as the writer's: all answered,
-  // a warning; still some denied, those are false negatives under that build too.
+  // a warning; still some denied, those are false negatives under that build too. The stored
+  // keys alone decide (a run without the probes, when there are some).
+  std::optional<FileReport> stored_only;
+  if (probes != nullptr) {
+    TableVerify own(key_kind, false, writer);
+    stored_only = blocktable::VerifyBlockTable(path, own, nullptr, group);
+  }
+  const std::uint64_t x86_denied = (stored_only ? *stored_only : report).false_negative_count;
+  if (x86_denied == 0) return report;
   FileReport best;
   const Bloom2Build* best_build = nullptr;
   for (const Bloom2Build& build : Bloom2OtherBuilds()) {
     TableVerify other(key_kind, false, writer, build);
     FileReport under = blocktable::VerifyBlockTable(path, other, nullptr, group);
     const std::uint64_t denied = under.false_negative_count;
-    if (denied >= (best_build ? best.false_negative_count : report.false_negative_count)) {
-      continue;
-    }
+    if (denied >= (best_build ? best.false_negative_count : x86_denied)) continue;
     best = std::move(under);
     best_build = &build;
     if (denied == 0) break;
   }
   if (!best_build) return report;
+  const std::uint64_t best_denied = best.false_negative_count;
+  if (probes != nullptr) {
+    // The keys given are probed under the build the stored keys showed.
+    TableVerify with_probes(key_kind, true, writer, *best_build);
+    best = blocktable::VerifyBlockTable(path, with_probes, probes, group);
+  }
   best.Add(Severity::kWarning, finding_kind::kUnsupported,
            "Basho bloom2 filter: under the hashes of an x86-64 build of Basho's LevelDB, which "
            "verify assumes, the filter denies " +
-               std::to_string(report.false_negative_count) + " stored key(s), under a " +
-               std::string(best_build->name) + " build's " +
-               std::to_string(best.false_negative_count) +
-               ": read as that build's, which nothing in the table confirms (the writer's "
-               "platform would resolve it)");
+               std::to_string(x86_denied) + " stored key(s), under a " +
+               std::string(best_build->name) + " build's " + std::to_string(best_denied) +
+               ": read as that build's (" + (probes != nullptr ? "the --keys too; " : "") +
+               "probe with --basho-build " + std::string(best_build->id) +
+               "), which nothing in the table confirms (the writer's platform would resolve it)");
   return best;
 }
 

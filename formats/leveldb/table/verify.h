@@ -49,7 +49,12 @@ Status CheckWriterFits(const std::string& path, FilterWriter writer);
 // CheckKeyKindKnown lets a caller refuse that case up front, as PlanVerify does). `probes`
 // (optional) are keys that must also be answered "may contain" through the read path. `group` names what a read consults together (the database directory).
 // `writer`: who wrote the filter (--writer); kAuto decides from the table's keys.
+// `bloom2_build` (--basho-build): the build of Basho's LevelDB whose hashes a bloom2 filter is
+// read with, stored keys and probes alike; null: x86-64's, or, when those deny stored keys, the
+// build whose hashes deny the fewest (an `unsupported` warning names it; the probes are asked
+// under it too).
 FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyStream* probes,
-                       const std::string& group, FilterWriter writer = FilterWriter::kAuto);
+                       const std::string& group, FilterWriter writer = FilterWriter::kAuto,
+                       const Bloom2Build* bloom2_build = nullptr);
 
 }  // namespace bloomcodec::leveldb

@@ -1,5 +1,5 @@
-// The LevelDB family's options: what its own flags say (--key-kind, --writer, --no-filter,
-// --legacy-1.17, --filter-for; formats/leveldb/flags.cc declares them), carried through the shared option
+// The LevelDB family's options: what its own flags say (--key-kind, --writer, --basho-build,
+// --no-filter, --legacy-1.17, --filter-for; formats/leveldb/flags.cc declares them), carried through the shared option
 // structs as one FamilyOptions value (bloomcodec/family_options.h) that only this family reads.
 //
 //   bloomcodec::VerifyOptions options;
@@ -10,6 +10,8 @@
 // Contract: the defaults are what the command line does without the flags (docs/cli.md): the
 // key kind and the writer are decided from the table, and a table rewrite writes a filter.
 #pragma once
+
+#include <string>
 
 #include "bloomcodec/format.h"
 
@@ -29,6 +31,10 @@ struct LevelDbOptions {
   // --filter-for: the database whose reader a table rewrite writes the filter for; kAuto: the
   // input's writer's (LevelDB 1.17's becoming 1.18's unless legacy_v117).
   FilterWriter filter_for = FilterWriter::kAuto;
+  // --basho-build: the build of Basho's LevelDB whose hashes its bloom2 filters are read with
+  // ("x86-64", "arm64-linux", "arm64-macos", "i386", "armv7"); "": x86-64 for probe, and for
+  // verify x86-64 unless those hashes deny stored keys and another build's deny fewer.
+  std::string basho_build;
 };
 
 }  // namespace bloomcodec::leveldb
