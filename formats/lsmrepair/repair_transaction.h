@@ -19,8 +19,9 @@
 //      next, the new next file number after it.
 //   3. Each table: its size checked against the MANIFEST, then options.rewrite (which verifies
 //      it: an error leaves the table alone, reported in its outcome), the result written to
-//      NNNNNN.dbtmp (the kept prefix copied in the kernel, then the new tail), fsynced,
-//      options.check'ed, renamed to NNNNNN.<old extension>. Then the directory is fsynced.
+//      NNNNNN.dbtmp (the kept prefix copied in the kernel, then the new tail), fsynced, read
+//      back (byte for byte the old prefix and the tail, then options.check'ed), renamed to
+//      NNNNNN.<old extension>. Then the directory is fsynced.
 //   4. MANIFEST-M: the old MANIFEST's records and the repair's edits (manifest_writer.h),
 //      fsynced; the directory fsynced.
 //   5. Backup (unless no_backup): a folder beside the database directory (never inside it),

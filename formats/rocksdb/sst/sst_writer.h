@@ -78,4 +78,17 @@ class SstReader;
 Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> bits_per_key,
                                     std::optional<FilterEncoding> encoding = std::nullopt);
 
+// RewriteSstFilter's result as the part that changes, for a writer that copies the rest in the
+// kernel (bloomcodec repair): the old file's first `kept_prefix` bytes (its data blocks), then
+// `tail`. Made in one pass over the data blocks (hashing each key once), which also counts the
+// entries and, before returning, asks the new filter for every key's hash: a key it would deny
+// is an Internal error.
+struct SstFilterTail {
+  std::uint64_t kept_prefix = 0;
+  ByteVector tail;
+  std::uint64_t entries = 0;  // in the data blocks
+};
+Result<SstFilterTail> RewriteSstFilterTail(const SstReader& sst, std::optional<double> bits_per_key,
+                                           std::optional<FilterEncoding> encoding = std::nullopt);
+
 }  // namespace bloomcodec::rocksdb
