@@ -150,6 +150,12 @@ Result<RepairOptions> ReadOptions(const Args& args) {
   return options;
 }
 
+std::string Megabytes(std::uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", static_cast<double>(bytes) / 1e6);
+  return buf;
+}
+
 }  // namespace
 
 Result<bool> RunRepair(std::span<const std::string_view> argv) {
@@ -164,11 +170,18 @@ Result<bool> RunRepair(std::span<const std::string_view> argv) {
   {
     // A terminal sees how far the run has got; pipes and --json see nothing.
     Progress progress(!json && ::isatty(2) == 1);
-    BLOOMCODEC_ASSIGN_OR_RETURN(
-        report, RepairPaths(paths, options, [&](std::size_t done, std::size_t total) {
-          progress.Show((options.dry_run ? "planned " : "repaired ") + std::to_string(done) +
-                        " of " + std::to_string(total) + " sstables or databases");
-        }));
+    const std::string verb = options.dry_run ? "planned " : "repaired ";
+    const auto each_path = [&](std::size_t done, std::size_t total) {
+      progress.Show(verb + std::to_string(done) + " of " + std::to_string(total) +
+                    " sstables or databases");
+    };
+    // An LSM database's tables one by one: how many, and how many of their bytes.
+    const auto each_table = [&](const RepairTableProgress& p) {
+      progress.Show(p.database + ": " + verb + std::to_string(p.tables_done) + " of " +
+                    std::to_string(p.tables_total) + " tables (" + Megabytes(p.bytes_done) +
+                    " of " + Megabytes(p.bytes_total) + " MB)");
+    };
+    BLOOMCODEC_ASSIGN_OR_RETURN(report, RepairPaths(paths, options, each_path, each_table));
   }
   if (json) {
     BLOOMCODEC_RETURN_IF_ERROR(WriteJson(ReportJson(report)));

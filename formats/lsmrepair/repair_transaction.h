@@ -84,6 +84,12 @@ using TableCheckFn =
 // How the writer switches CURRENT (step 6).
 enum class CurrentStyle { kLevelDb, kGoLevelDb };
 
+// How far step 3 has got: tables rewritten (or left alone) of those chosen, and their bytes.
+struct TablesDone {
+  std::size_t tables = 0, tables_total = 0;
+  std::uint64_t bytes = 0, bytes_total = 0;
+};
+
 struct RepairOptions {
   manifest::Flavor flavor = manifest::Flavor::kLevelDb;
   CurrentStyle current = CurrentStyle::kLevelDb;
@@ -92,6 +98,7 @@ struct RepairOptions {
   TableCheckFn check;                                // null: none
   std::string backup_dir;  // empty: a dated folder beside the database directory
   bool no_backup = false;  // the replaced files are deleted, not kept
+  std::function<void(const TablesDone&)> on_table;  // null: none; after each table of step 3
 };
 
 struct TableOutcome {

@@ -120,6 +120,13 @@ struct Context {
   std::map<std::string, FilterSizing> siblings;      // by column family
   std::map<std::string, FilterSizing> sizing;        // by file name, once decided
   std::map<std::string, FilterFacts> facts;          // of the new filters, by file name
+  std::string dir;
+  RepairTableProgressFn progress;  // may be empty
+
+  void Progress(const lsmrepair::TablesDone& done) const {
+    if (!progress) return;
+    progress({dir, done.tables, done.tables_total, done.bytes, done.bytes_total});
+  }
 
   Result<FilterSizing> SizingOf(const std::string& path) {
     const std::string key = Key(path);
@@ -155,10 +162,25 @@ Result<std::optional<FilterFacts>> FactsOf(const LsmDatabase& db, const std::str
   return std::optional<FilterFacts>(*f);
 }
 
+std::uint64_t FileBytes(const std::string& path) {
+  std::error_code ec;
+  const std::uintmax_t n = fs::file_size(path, ec);
+  return ec ? 0 : static_cast<std::uint64_t>(n);
+}
+
 // The dry run: every planned rewrite made in memory, nothing written.
 Status DryRun(Context& ctx, std::vector<PlannedTable>& plan) {
+  lsmrepair::TablesDone done;
+  for (const PlannedTable& p : plan) {
+    if (!p.rebuild) continue;
+    ++done.tables_total;
+    done.bytes_total += FileBytes(p.repair.path);
+  }
   for (PlannedTable& p : plan) {
     if (!p.rebuild) continue;
+    ++done.tables;
+    done.bytes += FileBytes(p.repair.path);
+    ctx.Progress(done);
     TableRepair& t = p.repair;
     BLOOMCODEC_ASSIGN_OR_RETURN(FilterSizing s, ctx.SizingOf(t.path));
     BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(t.path));
@@ -221,6 +243,7 @@ lsmrepair::RepairOptions TransactionOptions(Context& ctx, const std::set<std::st
     if (f.ok()) ctx.facts[Key(t.path)] = *f;
     return Status();
   };
+  ro.on_table = [&ctx](const lsmrepair::TablesDone& done) { ctx.Progress(done); };
   ro.backup_dir = ctx.options->backup_dir;
   ro.no_backup = ctx.options->no_backup;
   return ro;
@@ -274,7 +297,8 @@ bool IsLsmDatabase(const std::string& dir) {
 }
 
 Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
-                                                   const RepairOptions& options) {
+                                                   const RepairOptions& options,
+                                                   const RepairTableProgressFn& table_progress) {
   if (pebble::DetectDatabase(dir) != pebble::Evidence::kNone) {
     return Status::Unsupported(dir +
                                ": a Pebble database; repair of Pebble databases: not yet "
@@ -306,6 +330,8 @@ Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
   Context ctx;
   ctx.db = &db;
   ctx.options = &options;
+  ctx.dir = dir;
+  ctx.progress = table_progress;
   for (const FileReport& r : live) ctx.reports[Key(r.path)] = &r;
   ctx.siblings = Siblings(db, live);
   if (options.dry_run) {

@@ -101,7 +101,19 @@ struct RepairReport {
 
 using RepairProgress = std::function<void(std::size_t done, std::size_t total)>;
 
+// Within one LSM database (LevelDB, goleveldb, Mojang's, RocksDB): the tables rebuilt so far of
+// those planned (in a dry run, rebuilt in memory) and their bytes. Called after each table.
+struct RepairTableProgress {
+  std::string database;
+  std::size_t tables_done = 0, tables_total = 0;
+  std::uint64_t bytes_done = 0, bytes_total = 0;
+};
+using RepairTableProgressFn = std::function<void(const RepairTableProgress&)>;
+
+// `progress` is called before each PATH's sstable or database (and once at the end),
+// `table_progress` after each table of an LSM database.
 Result<RepairReport> RepairPaths(std::span<const std::string> paths, const RepairOptions& options,
-                                 const RepairProgress& progress = {});
+                                 const RepairProgress& progress = {},
+                                 const RepairTableProgressFn& table_progress = {});
 
 }  // namespace bloomcodec
