@@ -48,6 +48,11 @@ std::string TableText(const TableRepair& t) {
     return text + "  damaged, left untouched: " + t.damage + "\n";
   }
   if (t.action == "sound") return text + "  sound: verify finds nothing wrong with its filter\n";
+  if (t.action == "unsupported") {
+    // The note says why (a layout the rewrite does not handle): a warning, not damage.
+    for (const std::string& n : t.notes) text += "  warning: " + n + "\n";
+    return text;
+  }
   text += "  " + t.action;
   if (!t.reasons.empty()) text += " (" + Joined(t.reasons) + ")";
   text += ": filter " + std::to_string(t.old_filter_bytes) + " -> " +
@@ -72,6 +77,13 @@ std::string TableText(const TableRepair& t) {
   return text;
 }
 
+// "N unsupported (left untouched), " when a table's layout was not rebuilt; else nothing.
+std::string Unsupported(const RepairReport& r) {
+  const auto n = std::count_if(r.tables.begin(), r.tables.end(),
+                               [](const TableRepair& t) { return t.action == "unsupported"; });
+  return n == 0 ? "" : std::to_string(n) + " unsupported (left untouched), ";
+}
+
 std::string ReportText(const RepairReport& r) {
   std::string text;
   for (const TableRepair& t : r.tables) text += TableText(t);
@@ -79,9 +91,9 @@ std::string ReportText(const RepairReport& r) {
                                [](const TableRepair& t) { return t.family != "cassandra"; });
   text += "\nsummary: " + std::to_string(r.tables.size()) + (lsm ? " tables, " : " sstables, ") +
           std::to_string(r.rebuilt) + (r.dry_run ? " to rebuild" : " rebuilt") + ", " +
-          std::to_string(r.damaged) + " damaged (left untouched), filter bytes " +
-          Signed(r.filter_bytes_delta) + (r.dry_run ? " (dry run: nothing was written)" : "") +
-          "\n";
+          std::to_string(r.damaged) + " damaged (left untouched), " + Unsupported(r) +
+          "filter bytes " + Signed(r.filter_bytes_delta) +
+          (r.dry_run ? " (dry run: nothing was written)" : "") + "\n";
   return text;
 }
 

@@ -231,6 +231,7 @@ Status RewriteTable(const RepairPlan& plan, const PlannedTable& planned,
   Result<std::optional<TableRewrite>> rewrite = FamilyRewrite(planned, old.bytes(), options);
   if (!rewrite.ok() || !*rewrite) {
     outcome.left_alone = rewrite.ok() ? "nothing to change" : rewrite.status().ToString();
+    outcome.unsupported = !rewrite.ok() && rewrite.status().code() == StatusCode::kUnsupported;
     return Status();
   }
   const TableRewrite& r = **rewrite;

@@ -108,7 +108,8 @@ struct TableOutcome {
   std::string old_path;
   std::uint64_t new_number = 0, new_size = 0;  // 0: not replaced
   std::string new_path;
-  std::string left_alone;  // why it was not replaced (empty: it was)
+  std::string left_alone;    // why it was not replaced (empty: it was)
+  bool unsupported = false;  // left alone because the rewrite does not handle its layout
 };
 
 struct RepairResult {

@@ -98,6 +98,11 @@ TableRewriteFn RocksDbFilterRewrite(std::optional<double> bits_per_key,
   };
 }
 
+Status RocksDbRewritable(ByteSpan file, const std::string& path) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst, rocksdb::SstReader::Open(file, path));
+  return rocksdb::CheckFilterRewritable(sst);
+}
+
 TableCheckFn RocksDbTableCheck() {
   return [](const TableToRepair& t, ByteSpan old_file, ByteSpan new_file) -> Status {
     rocksdb::SstOpenOptions open;

@@ -35,5 +35,9 @@ TableCheckFn LevelDbTableCheck();
 TableRewriteFn RocksDbFilterRewrite(std::optional<double> bits_per_key,
                                     std::optional<rocksdb::FilterEncoding> encoding = std::nullopt);
 TableCheckFn RocksDbTableCheck();
+// Why RocksDbFilterRewrite refuses the table outright (Unsupported: a layout it does not rebuild,
+// such as partitioned filters), from its footer, metaindex and properties; OK otherwise (the
+// rewrite may still find it damaged).
+Status RocksDbRewritable(ByteSpan file, const std::string& path);
 
 }  // namespace bloomcodec::lsmrepair

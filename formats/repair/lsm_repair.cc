@@ -249,6 +249,27 @@ lsmrepair::RepairOptions TransactionOptions(Context& ctx, const std::set<std::st
   return ro;
 }
 
+// A table whose layout the rewrite does not handle: left untouched, never called damaged.
+void MarkUnsupported(TableRepair& t, const std::string& why) {
+  t.action = "unsupported";
+  t.notes.push_back("unsupported, left untouched: " + why);
+}
+
+// Planned tables the family's rewrite would refuse outright (RocksDB's partitioned filters,
+// two-level indexes, ...), found from their meta blocks before anything is sized or written.
+Status SkipUnsupported(const LsmDatabase& db, std::vector<PlannedTable>& plan) {
+  if (db.family != LsmFamily::kRocksDb) return Status();
+  for (PlannedTable& p : plan) {
+    if (!p.rebuild) continue;
+    BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(p.repair.path));
+    const Status s = lsmrepair::RocksDbRewritable(in.bytes(), p.repair.path);
+    if (s.code() != StatusCode::kUnsupported) continue;  // damage is the rewrite's to report
+    p.rebuild = false;
+    MarkUnsupported(p.repair, s.message());
+  }
+  return Status();
+}
+
 // The transaction's outcome of each table into the plan's rows.
 void Record(Context& ctx, const lsmrepair::RepairResult& done, std::vector<PlannedTable>& plan) {
   std::map<std::string, const lsmrepair::TableOutcome*> outcomes;
@@ -281,6 +302,8 @@ void Record(Context& ctx, const lsmrepair::RepairResult& done, std::vector<Plann
     } else if (o.left_alone.starts_with("level-0 table")) {
       t.action = "unchanged";
       t.notes.push_back(o.left_alone);
+    } else if (o.unsupported) {
+      MarkUnsupported(t, o.left_alone);
     } else {
       t.action = "damaged";
       t.damage = o.left_alone;
@@ -327,6 +350,7 @@ Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
   const LsmDatabase db = DescribeDatabase(dir, live);
   BLOOMCODEC_RETURN_IF_ERROR(CheckLsmOptions(db, options));
   std::vector<PlannedTable> plan = Plan(db, live, options);
+  BLOOMCODEC_RETURN_IF_ERROR(SkipUnsupported(db, plan));
   Context ctx;
   ctx.db = &db;
   ctx.options = &options;

@@ -44,6 +44,7 @@ constexpr std::uint32_t kKeys = 6000;
 struct Config {
   int format_version = 5;
   bool file_checksums = false;
+  bool partitioned_filters = false;  // partition_filters with a two-level index
 };
 
 ::rocksdb::Options MakeOptions(const Config& config) {
@@ -61,6 +62,11 @@ struct Config {
   table.filter_policy.reset(::rocksdb::NewBloomFilterPolicy(10));
   table.block_size = 1024;
   table.format_version = config.format_version;
+  if (config.partitioned_filters) {
+    table.partition_filters = true;
+    table.index_type = ::rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+    table.metadata_block_size = 256;  // several partitions per table
+  }
   options.table_factory.reset(::rocksdb::NewBlockBasedTableFactory(table));
   return options;
 }
@@ -495,6 +501,49 @@ TEST(RocksDbRepairCommand, TargetsTheReaderCannotReadAreRefused) {
   refused(to_ribbon, "needs RocksDB 6.15");
   for (const std::string& f : options_files) fs::remove(f);
   refused(to_ribbon, "does not say which RocksDB");
+}
+
+// Tables with partitioned filters (written by RocksDB 7.8.3 with partition_filters and a
+// two-level index) are "unsupported": left untouched with a note naming partitioned filters,
+// never "damaged"; a table with a full filter written later into the same database is repaired,
+// and RocksDB reopens the database with paranoid checks and reads every key.
+TEST(RocksDbRepairCommand, PartitionedFiltersAreUnsupportedAndLeftUntouched) {
+  const Config partitioned{5, false, true};
+  const Config full{5, false, false};
+  testing::TempDir dir;
+  const std::string db = dir.path() + "/db";
+  Contents want = WriteDatabase(db, partitioned);
+  {
+    std::unique_ptr<OpenDb> open = Open(db, full);
+    ASSERT_TRUE(open);
+    for (std::uint32_t i = 0; i < 400; i += 7) {
+      const std::string value = "full-filter-" + std::to_string(i);
+      ASSERT_TRUE(open->db->Put(::rocksdb::WriteOptions(), open->handles[0], Key(i), value).ok());
+      want[{"default", Key(i)}] = value;
+    }
+    ASSERT_TRUE(open->db->Flush(::rocksdb::FlushOptions(), open->handles[0]).ok());
+  }
+  RepairOptions options;
+  options.bits_per_key = 12;
+  options.no_backup = true;
+  Result<RepairReport> report = RepairDb(db, options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->damaged, 0u);
+  EXPECT_EQ(report->rebuilt, 1u);
+  std::size_t unsupported = 0;
+  for (const TableRepair& t : report->tables) {
+    if (t.action == "repaired") continue;
+    EXPECT_EQ(t.action, "unsupported") << t.path << " " << t.damage;
+    ASSERT_EQ(t.notes.size(), 1u) << t.path;
+    EXPECT_NE(t.notes[0].find("partitioned filter"), std::string::npos) << t.notes[0];
+    EXPECT_TRUE(fs::exists(t.path)) << "left untouched: " << t.path;
+    ++unsupported;
+  }
+  EXPECT_GE(unsupported, 4u);
+  std::unique_ptr<OpenDb> open = Open(db, partitioned);
+  ASSERT_TRUE(open) << "RocksDB (paranoid checks, unique ids verified) refused the repair";
+  ExpectContents(*open, want);
+  EXPECT_TRUE(open->db->VerifyChecksum().ok());
 }
 
 }  // namespace

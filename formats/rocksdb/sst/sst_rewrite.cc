@@ -58,29 +58,6 @@ BlockHandle WriteBlock(ByteSpan contents, const TrailerFormat& trailer, SstTailB
   return h;
 }
 
-Status CheckRewritable(const SstReader& sst) {
-  const std::string& src = sst.source();
-  if (sst.index_type() == IndexType::kTwoLevelIndexSearch ||
-      (sst.filter() && sst.filter()->placement != FilterPlacement::kFull)) {
-    return Status::Unsupported(src +
-                               ": a two-level index, a partitioned or a block-based filter: "
-                               "its partitions would move, or its filters follow the data "
-                               "blocks; rewriting the filter is done for full filters "
-                               "with a one-level index only");
-  }
-  if (!sst.whole_key_filtering()) {
-    return Status::Unsupported(src +
-                               ": whole-key filtering is off (the filter would hold "
-                               "prefixes); rewriting needs a whole-key filter");
-  }
-  if (!sst.properties()) {
-    return Status::Unsupported(src +
-                               ": no properties block (a LevelDB-written table): RocksDB "
-                               "would not know the filter's policy; not rewritten");
-  }
-  return Status();
-}
-
 // One pass over the data blocks: the entries, the user keys RocksDB's builder adds (each once,
 // in file order) and their collapsed hashes (when a filter is built), where the data ends.
 struct SstKeyPass {
@@ -208,9 +185,39 @@ Result<ByteVector> WriteSstTail(const SstReader& sst, const std::optional<ByteVe
 
 }  // namespace
 
+Status CheckFilterRewritable(const SstReader& sst) {
+  const std::string& src = sst.source();
+  if (sst.filter() && sst.filter()->placement == FilterPlacement::kPartitioned) {
+    return Status::Unsupported(src +
+                               ": a partitioned filter (partition_filters with a two-level "
+                               "index): rebuilding partitioned filters is not supported yet; "
+                               "rewriting the filter is done for full filters with a one-level "
+                               "index only");
+  }
+  if (sst.index_type() == IndexType::kTwoLevelIndexSearch ||
+      (sst.filter() && sst.filter()->placement != FilterPlacement::kFull)) {
+    return Status::Unsupported(src +
+                               ": a two-level index or a block-based filter: "
+                               "its partitions would move, or its filters follow the data "
+                               "blocks; rewriting the filter is done for full filters "
+                               "with a one-level index only");
+  }
+  if (!sst.whole_key_filtering()) {
+    return Status::Unsupported(src +
+                               ": whole-key filtering is off (the filter would hold "
+                               "prefixes); rewriting needs a whole-key filter");
+  }
+  if (!sst.properties()) {
+    return Status::Unsupported(src +
+                               ": no properties block (a LevelDB-written table): RocksDB "
+                               "would not know the filter's policy; not rewritten");
+  }
+  return Status();
+}
+
 Result<SstFilterTail> RewriteSstFilterTail(const SstReader& sst, std::optional<double> bits_per_key,
                                            std::optional<FilterEncoding> wanted) {
-  BLOOMCODEC_RETURN_IF_ERROR(CheckRewritable(sst));
+  BLOOMCODEC_RETURN_IF_ERROR(CheckFilterRewritable(sst));
   const FilterEncoding encoding = EncodingOf(sst, wanted);
   BLOOMCODEC_ASSIGN_OR_RETURN(
       SstKeyPass pass, PassOverKeys(sst, bits_per_key ? std::optional(encoding) : std::nullopt));
