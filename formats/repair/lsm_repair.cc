@@ -10,6 +10,7 @@
 
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/verify.h"
+#include "codec/parallel.h"
 #include "lsmrepair/repair_transaction.h"
 #include "lsmrepair/table_rewriters.h"
 #include "pebble/database.h"
@@ -358,8 +359,12 @@ Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
   ctx.progress = table_progress;
   for (const FileReport& r : live) ctx.reports[Key(r.path)] = &r;
   ctx.siblings = Siblings(db, live);
+  // The tables' passes over their data blocks run on every core (ParallelFor finds this pool).
+  WorkPool pool(0);
   if (options.dry_run) {
-    BLOOMCODEC_RETURN_IF_ERROR(DryRun(ctx, plan));
+    Status s;
+    pool.Run(1, [&](std::size_t) { s = DryRun(ctx, plan); });
+    BLOOMCODEC_RETURN_IF_ERROR(s);
   } else {
     std::set<std::string> chosen;
     for (PlannedTable& p : plan) {
@@ -370,9 +375,12 @@ Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
       if (p.rebuild) BLOOMCODEC_RETURN_IF_ERROR(ctx.SizingOf(p.repair.path).status());
     }
     if (!chosen.empty()) {
-      BLOOMCODEC_ASSIGN_OR_RETURN(lsmrepair::RepairResult done,
-                                  lsmrepair::RepairDatabase(dir, TransactionOptions(ctx, chosen)));
-      Record(ctx, done, plan);
+      Result<lsmrepair::RepairResult> done = Status::Internal("not run");
+      pool.Run(1, [&](std::size_t) {
+        done = lsmrepair::RepairDatabase(dir, TransactionOptions(ctx, chosen));
+      });
+      BLOOMCODEC_RETURN_IF_ERROR(done.status());
+      Record(ctx, *done, plan);
     }
   }
   std::vector<TableRepair> out;

@@ -29,6 +29,8 @@
 #include "lsmrepair/repair_transaction.h"
 #include "lsmrepair/table_rewriters.h"
 #include "repair/repair_harness.h"
+#include "rocksdb/sst/sst_reader.h"
+#include "rocksdb/sst/sst_writer.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::repair_test {
@@ -544,6 +546,61 @@ TEST(RocksDbRepairCommand, PartitionedFiltersAreUnsupportedAndLeftUntouched) {
   ASSERT_TRUE(open) << "RocksDB (paranoid checks, unique ids verified) refused the repair";
   ExpectContents(*open, want);
   EXPECT_TRUE(open->db->VerifyChecksum().ok());
+}
+
+// The rewrite reads a table's data blocks in runs of 128 (in parallel inside a pool) and joins
+// them in file order: a user key whose versions (kept by snapshots) span the runs' boundaries is
+// added to the filter once, as RocksDB's builder adds it. Rebuilt at the table's own 10 bits per
+// key, the filter block and rocksdb.num.filter_entries are the ones RocksDB 7.8 wrote.
+TEST(RocksDbRepairRewrite, AKeyRepeatedAcrossRunsOfBlocksIsAddedOnce) {
+  testing::TempDir dir;
+  ::rocksdb::Options options;
+  options.create_if_missing = true;
+  ::rocksdb::BlockBasedTableOptions table;
+  table.filter_policy.reset(::rocksdb::NewBloomFilterPolicy(10));
+  table.block_size = 64;  // two or three entries a block: a few hundred blocks
+  options.table_factory.reset(::rocksdb::NewBlockBasedTableFactory(table));
+  ::rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(::rocksdb::DB::Open(options, dir.path() + "/db", &raw).ok());
+  std::unique_ptr<::rocksdb::DB> db(raw);
+  std::vector<const ::rocksdb::Snapshot*> snapshots;
+  auto versions = [&](const std::string& key, int n) {
+    for (int v = 0; v < n; ++v) {
+      ASSERT_TRUE(db->Put(::rocksdb::WriteOptions(), key, "value-" + std::to_string(v)).ok());
+      snapshots.push_back(db->GetSnapshot());
+    }
+  };
+  versions(Key(1), 500);
+  for (std::uint32_t i = 2; i < 40; ++i) versions(Key(i), 1);
+  versions(Key(40), 400);
+  ASSERT_TRUE(db->Flush(::rocksdb::FlushOptions()).ok());
+  std::vector<::rocksdb::LiveFileMetaData> files;
+  db->GetLiveFilesMetaData(&files);
+  for (const auto* snapshot : snapshots) db->ReleaseSnapshot(snapshot);
+  ASSERT_TRUE(db->Close().ok());
+  ASSERT_EQ(files.size(), 1u);
+  const std::string path = dir.path() + "/db" + files[0].name;
+  const std::string bytes = ReadText(path);
+  const ByteSpan file(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+  Result<rocksdb::SstReader> old = rocksdb::SstReader::Open(file, path);
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  std::uint64_t blocks = 0;
+  ASSERT_TRUE(old->ForEachDataBlock([&](ByteSpan, const auto&) {
+                   ++blocks;
+                   return Status();
+                 })
+                  .ok());
+  ASSERT_GT(blocks, 2u * 128) << "the versions span several runs of blocks";
+  Result<ByteVector> rewritten = rocksdb::RewriteSstFilter(*old, 10.0);
+  ASSERT_TRUE(rewritten.ok()) << rewritten.status().ToString();
+  Result<rocksdb::SstReader> fresh = rocksdb::SstReader::Open(*rewritten, path + " (rewritten)");
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  ASSERT_TRUE(old->filter() && fresh->filter());
+  const ByteSpan a = old->filter()->contents.bytes();
+  const ByteSpan b = fresh->filter()->contents.bytes();
+  EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+  EXPECT_EQ(old->properties()->Number("rocksdb.num.filter_entries"), 40u);  // keys 1 to 40
+  EXPECT_EQ(fresh->properties()->Number("rocksdb.num.filter_entries"), 40u);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "blocktable/crc32c.h"
 #include "blocktable/footer.h"
 #include "codec/byte_writer.h"
+#include "codec/parallel.h"
 
 namespace bloomcodec::leveldb {
 
@@ -276,46 +277,97 @@ ByteVector WriteTableTail(const TableReader& reader, const std::optional<BloomPo
 
 }  // namespace
 
+namespace {
+
+// The keys of a run of data blocks, read (checksums, decompression) and hashed on one of the
+// pool's workers (codec/parallel.h); merged in file order.
+struct HashedRun {
+  Status status;
+  std::vector<std::uint32_t> hashes;
+  std::vector<std::size_t> counts;  // per block
+  std::uint64_t entries = 0;
+  BlockCompression compression = BlockCompression::kNone;  // the run's first compressed block's
+};
+constexpr std::size_t kBlocksPerRun = 128;
+
+Status HashRun(const TableReader& reader, std::span<const BlockHandle> blocks,
+               const std::optional<BloomPolicy>& policy, HashedRun& out) {
+  const bool user = reader.key_kind() == KeyKind::kUser;
+  for (const BlockHandle& handle : blocks) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block block, reader.ReadDataBlock(handle));
+    if (out.compression == BlockCompression::kNone)
+      out.compression = block.contents().compression();
+    BlockIterator it(block, reader.key_order());
+    BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+    const std::size_t before = out.hashes.size();
+    while (it.valid()) {
+      ++out.entries;
+      if (policy)
+        out.hashes.push_back(BloomHash(user ? UserKeyOf(it.key()) : it.key(), policy->flavor));
+      BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+    }
+    out.counts.push_back(out.hashes.size() - before);
+  }
+  return Status();
+}
+
+// The data blocks in index order, back to back from offset 0.
+Result<std::vector<BlockHandle>> DataBlocksOf(const TableReader& reader) {
+  std::vector<BlockHandle> blocks;
+  std::uint64_t data_end = 0;
+  BLOOMCODEC_RETURN_IF_ERROR(
+      reader.ForEachDataBlock([&](ByteSpan, const BlockHandle& handle) -> Status {
+        if (handle.offset != data_end) {
+          return Status::Corrupt(reader.source(), handle.offset,
+                                 "data blocks back to back from offset 0 (next at " +
+                                     std::to_string(data_end) + ")");
+        }
+        blocks.push_back(handle);
+        data_end = handle.offset + handle.size + kBlockTrailerSize;
+        return Status();
+      }));
+  return blocks;
+}
+
+}  // namespace
+
 Result<TableFilterTail> RewriteTableFilterTail(const TableReader& reader,
                                                const std::optional<BloomPolicy>& policy) {
-  // Where the data blocks end (the old filter block, if any, started there).
-  std::uint64_t data_end = 0;
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<BlockHandle> blocks, DataBlocksOf(reader));
+  std::vector<HashedRun> runs((blocks.size() + kBlocksPerRun - 1) / kBlocksPerRun);
+  ParallelFor(runs.size(), [&](std::size_t r) {
+    const std::size_t from = r * kBlocksPerRun;
+    const std::size_t n = std::min(kBlocksPerRun, blocks.size() - from);
+    runs[r].status = HashRun(reader, std::span(blocks).subspan(from, n), policy, runs[r]);
+  });
+  // In file order: the first error, the compression, the filters as TableBuilder makes them.
   BlockCompression compression = TableCompression(reader);
   std::optional<FilterBlockBuilder> filter;
   if (policy) {
     filter.emplace(*policy);
     filter->StartBlock(0);
   }
-  const bool user = reader.key_kind() == KeyKind::kUser;
   BlockHashes seen;
-  std::uint64_t entries = 0;
-  BLOOMCODEC_RETURN_IF_ERROR(reader.ForEachDataBlock([&](ByteSpan,
-                                                         const BlockHandle& handle) -> Status {
-    if (handle.offset != data_end) {
-      return Status::Corrupt(reader.source(), handle.offset,
-                             "data blocks back to back from offset 0 (next at " +
-                                 std::to_string(data_end) + ")");
+  std::uint64_t entries = 0, data_end = 0;
+  std::size_t b = 0;
+  for (HashedRun& run : runs) {
+    BLOOMCODEC_RETURN_IF_ERROR(run.status);
+    if (compression == BlockCompression::kNone) compression = run.compression;
+    entries += run.entries;
+    std::size_t at = 0;
+    for (const std::size_t count : run.counts) {
+      const BlockHandle& handle = blocks[b++];
+      for (std::size_t i = 0; filter && i < count; ++i) filter->AddHash(run.hashes[at + i]);
+      at += count;
+      seen.offsets.push_back(handle.offset);
+      seen.ends.push_back(seen.hashes.size() + at);
+      data_end = handle.offset + handle.size + kBlockTrailerSize;
+      // TableBuilder announces the next block's offset after each block is written.
+      if (filter) filter->StartBlock(data_end);
     }
-    BLOOMCODEC_ASSIGN_OR_RETURN(Block block, reader.ReadDataBlock(handle));
-    if (compression == BlockCompression::kNone) compression = block.contents().compression();
-    BlockIterator it(block, reader.key_order());
-    BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
-    while (it.valid()) {
-      ++entries;
-      if (filter) {
-        const std::uint32_t h = BloomHash(user ? UserKeyOf(it.key()) : it.key(), policy->flavor);
-        filter->AddHash(h);
-        seen.hashes.push_back(h);
-      }
-      BLOOMCODEC_RETURN_IF_ERROR(it.Next());
-    }
-    seen.offsets.push_back(handle.offset);
-    seen.ends.push_back(seen.hashes.size());
-    data_end = handle.offset + handle.size + kBlockTrailerSize;
-    // TableBuilder announces the next block's offset after each block is written.
-    if (filter) filter->StartBlock(data_end);
-    return Status();
-  }));
+    seen.hashes.insert(seen.hashes.end(), run.hashes.begin(), run.hashes.end());
+    run.hashes = {};
+  }
   std::optional<ByteVector> block;
   if (filter) {
     block = filter->Finish();

@@ -5,6 +5,7 @@
 
 #include "blocktable/block_builder.h"
 #include "codec/byte_writer.h"
+#include "codec/parallel.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/sst_writer.h"
 
@@ -67,26 +68,75 @@ struct SstKeyPass {
   std::vector<std::uint64_t> hashes;
 };
 
-Result<SstKeyPass> PassOverKeys(const SstReader& sst, std::optional<FilterEncoding> hashing) {
+// A run of data blocks read (checksums, decompression) and hashed on one of the pool's workers
+// (codec/parallel.h). Keys and hashes collapse within the run; the merge collapses across runs.
+struct SstHashedRun {
+  Status status;
   SstKeyPass pass;
-  ByteVector last;
-  BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachEntry([&](ByteSpan key, ByteSpan, const BlockHandle& h) {
-    pass.data_end = std::max(pass.data_end, h.offset + h.size + kBlockTrailerSize);
-    ++pass.entries;
-    const ByteSpan user = UserKeyOf(key);
-    if (pass.filter_entries > 0 && std::equal(user.begin(), user.end(), last.begin(), last.end())) {
-      return Status();
+  ByteVector first_key, last_key;  // user keys (the run has a key when filter_entries > 0)
+};
+constexpr std::size_t kSstBlocksPerRun = 128;
+
+Status HashSstRun(const SstReader& sst, std::span<const BlockHandle> blocks,
+                  std::optional<FilterEncoding> hashing, SstHashedRun& run) {
+  SstKeyPass& pass = run.pass;
+  for (const BlockHandle& h : blocks) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::Block block, sst.ReadDataBlock(h));
+    blocktable::BlockIterator it(block, blocktable::KeyOrder::kInternal);
+    BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+    while (it.valid()) {
+      ++pass.entries;
+      const ByteSpan user = UserKeyOf(it.key());
+      const ByteVector& last = run.last_key;
+      const bool again =
+          pass.filter_entries > 0 && std::equal(user.begin(), user.end(), last.begin(), last.end());
+      if (!again) {
+        if (pass.filter_entries++ == 0) run.first_key.assign(user.begin(), user.end());
+        run.last_key.assign(user.begin(), user.end());
+        if (hashing) {
+          AppendCollapsedHashes(*hashing, std::span<const ByteSpan>(&user, 1), pass.hashes);
+        }
+      }
+      BLOOMCODEC_RETURN_IF_ERROR(it.Next());
     }
-    ++pass.filter_entries;
-    last.assign(user.begin(), user.end());
-    if (hashing) AppendCollapsedHashes(*hashing, std::span<const ByteSpan>(&user, 1), pass.hashes);
-    return Status();
-  }));
-  // Blocks without entries count too (the index lists them).
+  }
+  return Status();
+}
+
+Result<SstKeyPass> PassOverKeys(const SstReader& sst, std::optional<FilterEncoding> hashing) {
+  // Every block the index lists (blocks without entries too).
+  std::vector<BlockHandle> blocks;
+  SstKeyPass pass;
   BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachDataBlock([&](ByteSpan, const BlockHandle& h) {
     pass.data_end = std::max(pass.data_end, h.offset + h.size + kBlockTrailerSize);
+    blocks.push_back(h);
     return Status();
   }));
+  std::vector<SstHashedRun> runs((blocks.size() + kSstBlocksPerRun - 1) / kSstBlocksPerRun);
+  ParallelFor(runs.size(), [&](std::size_t r) {
+    const std::size_t from = r * kSstBlocksPerRun;
+    const std::size_t n = std::min(kSstBlocksPerRun, blocks.size() - from);
+    runs[r].status = HashSstRun(sst, std::span(blocks).subspan(from, n), hashing, runs[r]);
+  });
+  // In file order, as one pass would have made them: a run's first key equal to the last key
+  // before it is not added again, and a first hash equal to the last one before it collapses.
+  ByteVector last_key;
+  for (SstHashedRun& run : runs) {
+    BLOOMCODEC_RETURN_IF_ERROR(run.status);
+    SstKeyPass& p = run.pass;
+    pass.entries += p.entries;
+    if (p.filter_entries == 0) continue;
+    const bool same_key = pass.filter_entries > 0 && run.first_key == last_key;
+    pass.filter_entries += p.filter_entries - (same_key ? 1 : 0);
+    std::size_t skip = 0;
+    if (!p.hashes.empty() && !pass.hashes.empty() && p.hashes.front() == pass.hashes.back()) {
+      skip = 1;
+    }
+    pass.hashes.insert(pass.hashes.end(), p.hashes.begin() + static_cast<std::ptrdiff_t>(skip),
+                       p.hashes.end());
+    p.hashes = {};
+    last_key = std::move(run.last_key);
+  }
   return pass;
 }
 
