@@ -48,6 +48,11 @@ std::string TableText(const TableRepair& t) {
     return text + "  damaged, left untouched: " + t.damage + "\n";
   }
   if (t.action == "sound") return text + "  sound: verify finds nothing wrong with its filter\n";
+  if (t.action == "unsupported") {
+    // The note says why (a layout the rewrite does not handle): a warning, not damage.
+    for (const std::string& n : t.notes) text += "  warning: " + n + "\n";
+    return text;
+  }
   text += "  " + t.action;
   if (!t.reasons.empty()) text += " (" + Joined(t.reasons) + ")";
   text += ": filter " + std::to_string(t.old_filter_bytes) + " -> " +
@@ -72,6 +77,13 @@ std::string TableText(const TableRepair& t) {
   return text;
 }
 
+// "N unsupported (left untouched), " when a table's layout was not rebuilt; else nothing.
+std::string Unsupported(const RepairReport& r) {
+  const auto n = std::count_if(r.tables.begin(), r.tables.end(),
+                               [](const TableRepair& t) { return t.action == "unsupported"; });
+  return n == 0 ? "" : std::to_string(n) + " unsupported (left untouched), ";
+}
+
 std::string ReportText(const RepairReport& r) {
   std::string text;
   for (const TableRepair& t : r.tables) text += TableText(t);
@@ -79,9 +91,9 @@ std::string ReportText(const RepairReport& r) {
                                [](const TableRepair& t) { return t.family != "cassandra"; });
   text += "\nsummary: " + std::to_string(r.tables.size()) + (lsm ? " tables, " : " sstables, ") +
           std::to_string(r.rebuilt) + (r.dry_run ? " to rebuild" : " rebuilt") + ", " +
-          std::to_string(r.damaged) + " damaged (left untouched), filter bytes " +
-          Signed(r.filter_bytes_delta) + (r.dry_run ? " (dry run: nothing was written)" : "") +
-          "\n";
+          std::to_string(r.damaged) + " damaged (left untouched), " + Unsupported(r) +
+          "filter bytes " + Signed(r.filter_bytes_delta) +
+          (r.dry_run ? " (dry run: nothing was written)" : "") + "\n";
   return text;
 }
 
@@ -150,6 +162,12 @@ Result<RepairOptions> ReadOptions(const Args& args) {
   return options;
 }
 
+std::string Megabytes(std::uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", static_cast<double>(bytes) / 1e6);
+  return buf;
+}
+
 }  // namespace
 
 Result<bool> RunRepair(std::span<const std::string_view> argv) {
@@ -164,11 +182,18 @@ Result<bool> RunRepair(std::span<const std::string_view> argv) {
   {
     // A terminal sees how far the run has got; pipes and --json see nothing.
     Progress progress(!json && ::isatty(2) == 1);
-    BLOOMCODEC_ASSIGN_OR_RETURN(
-        report, RepairPaths(paths, options, [&](std::size_t done, std::size_t total) {
-          progress.Show((options.dry_run ? "planned " : "repaired ") + std::to_string(done) +
-                        " of " + std::to_string(total) + " sstables or databases");
-        }));
+    const std::string verb = options.dry_run ? "planned " : "repaired ";
+    const auto each_path = [&](std::size_t done, std::size_t total) {
+      progress.Show(verb + std::to_string(done) + " of " + std::to_string(total) +
+                    " sstables or databases");
+    };
+    // An LSM database's tables one by one: how many, and how many of their bytes.
+    const auto each_table = [&](const RepairTableProgress& p) {
+      progress.Show(p.database + ": " + verb + std::to_string(p.tables_done) + " of " +
+                    std::to_string(p.tables_total) + " tables (" + Megabytes(p.bytes_done) +
+                    " of " + Megabytes(p.bytes_total) + " MB)");
+    };
+    BLOOMCODEC_ASSIGN_OR_RETURN(report, RepairPaths(paths, options, each_path, each_table));
   }
   if (json) {
     BLOOMCODEC_RETURN_IF_ERROR(WriteJson(ReportJson(report)));

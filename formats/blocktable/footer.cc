@@ -201,7 +201,7 @@ Result<Footer> DecodeFooter(ByteSpan file, std::string_view source, TableFamily 
   return DecodeRocksDbFooter(file, source);
 }
 
-void AppendFooter(const Footer& footer, ByteVector& out) {
+void AppendFooter(const Footer& footer, ByteVector& out, std::uint64_t out_offset) {
   const std::size_t start = out.size();
   if (footer.context_checksums()) {
     out.push_back(static_cast<std::uint8_t>(footer.checksum));
@@ -213,8 +213,8 @@ void AppendFooter(const Footer& footer, ByteVector& out) {
     out.resize(out.size() + 24, 0);
     w.PutLittleU32(footer.format_version);
     w.PutLittleU64(footer.magic);
-    const std::uint32_t checksum =
-        FooterChecksum(footer.checksum, out.data() + start, footer.base_context_checksum, start);
+    const std::uint32_t checksum = FooterChecksum(footer.checksum, out.data() + start,
+                                                  footer.base_context_checksum, out_offset + start);
     for (int i = 0; i < 4; ++i) out[start + 5 + i] = static_cast<std::uint8_t>(checksum >> (8 * i));
     return;
   }

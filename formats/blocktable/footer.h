@@ -87,9 +87,10 @@ bool HasBlockBasedTableMagic(ByteSpan file);
 // inside the file before the footer.
 Result<Footer> DecodeFooter(ByteSpan file, std::string_view source, TableFamily family);
 // Appends the footer's bytes (48 for LevelDB's magic, else 53). format_version >= 6: the
-// footer's offset is out.size(), the metaindex must end right before it, and its checksum is
-// computed (footer.footer_checksum is ignored).
-void AppendFooter(const Footer& footer, ByteVector& out);
+// footer's offset in the file is out_offset + out.size() (`out` may be a file's tail that starts
+// at out_offset), the metaindex must end right before it, and its checksum is computed
+// (footer.footer_checksum is ignored).
+void AppendFooter(const Footer& footer, ByteVector& out, std::uint64_t out_offset = 0);
 
 // How the table's block trailers are read.
 TrailerFormat TrailerFormatOf(const Footer& footer, TableFamily family);

@@ -48,8 +48,11 @@ inline FastMod32 ModFor(std::uint64_t bits) {
 std::size_t AppendEmptyFilter(const BloomGeometry& g, ByteVector& dst) {
   const std::size_t start = dst.size();
   // Reserved whole first: a resize to the bit array and then a push_back of k would reallocate
-  // and copy the array at twice its size.
-  dst.reserve(start + static_cast<std::size_t>(g.filter_bytes));
+  // and copy the array at twice its size. The growth stays geometric: a filter block appends
+  // one filter per 2 KiB of data, and an exact reserve each time copied the block once per
+  // filter (quadratic in the table's size).
+  const std::size_t need = start + static_cast<std::size_t>(g.filter_bytes);
+  if (need > dst.capacity()) dst.reserve(std::max(need, 2 * dst.capacity()));
   dst.resize(start + static_cast<std::size_t>(g.filter_bytes - 1), 0);
   dst.push_back(static_cast<std::uint8_t>(g.probes));
   return start;

@@ -48,9 +48,15 @@ Status Commit(const RepairPlan& plan, const RepairOptions& options, RepairResult
               std::vector<std::string>& made) {
   std::vector<std::optional<TableReplacement>> replaced(plan.tables.size());
   result.tables.resize(plan.tables.size());
+  TablesDone done;
+  done.tables_total = plan.tables.size();
+  for (const PlannedTable& p : plan.tables) done.bytes_total += p.table.meta.size;
   for (std::size_t i = 0; i < plan.tables.size(); ++i) {
     BLOOMCODEC_RETURN_IF_ERROR(
         RewriteTable(plan, plan.tables[i], options, result.tables[i], replaced[i], made));
+    ++done.tables;
+    done.bytes += plan.tables[i].table.meta.size;
+    if (options.on_table) options.on_table(done);
   }
   BLOOMCODEC_RETURN_IF_ERROR(KeepLevel0Order(result.tables, replaced));
   std::vector<TableReplacement> edits;

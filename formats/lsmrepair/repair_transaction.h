@@ -19,8 +19,9 @@
 //      next, the new next file number after it.
 //   3. Each table: its size checked against the MANIFEST, then options.rewrite (which verifies
 //      it: an error leaves the table alone, reported in its outcome), the result written to
-//      NNNNNN.dbtmp (the kept prefix copied in the kernel, then the new tail), fsynced,
-//      options.check'ed, renamed to NNNNNN.<old extension>. Then the directory is fsynced.
+//      NNNNNN.dbtmp (the kept prefix copied in the kernel, then the new tail), fsynced, read
+//      back (byte for byte the old prefix and the tail, then options.check'ed), renamed to
+//      NNNNNN.<old extension>. Then the directory is fsynced.
 //   4. MANIFEST-M: the old MANIFEST's records and the repair's edits (manifest_writer.h),
 //      fsynced; the directory fsynced.
 //   5. Backup (unless no_backup): a folder beside the database directory (never inside it),
@@ -83,6 +84,12 @@ using TableCheckFn =
 // How the writer switches CURRENT (step 6).
 enum class CurrentStyle { kLevelDb, kGoLevelDb };
 
+// How far step 3 has got: tables rewritten (or left alone) of those chosen, and their bytes.
+struct TablesDone {
+  std::size_t tables = 0, tables_total = 0;
+  std::uint64_t bytes = 0, bytes_total = 0;
+};
+
 struct RepairOptions {
   manifest::Flavor flavor = manifest::Flavor::kLevelDb;
   CurrentStyle current = CurrentStyle::kLevelDb;
@@ -91,6 +98,7 @@ struct RepairOptions {
   TableCheckFn check;                                // null: none
   std::string backup_dir;  // empty: a dated folder beside the database directory
   bool no_backup = false;  // the replaced files are deleted, not kept
+  std::function<void(const TablesDone&)> on_table;  // null: none; after each table of step 3
 };
 
 struct TableOutcome {
@@ -100,7 +108,8 @@ struct TableOutcome {
   std::string old_path;
   std::uint64_t new_number = 0, new_size = 0;  // 0: not replaced
   std::string new_path;
-  std::string left_alone;  // why it was not replaced (empty: it was)
+  std::string left_alone;    // why it was not replaced (empty: it was)
+  bool unsupported = false;  // left alone because the rewrite does not handle its layout
 };
 
 struct RepairResult {

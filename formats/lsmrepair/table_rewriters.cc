@@ -11,16 +11,21 @@
 namespace bloomcodec::lsmrepair {
 namespace {
 
-// The rewrite as a kept prefix of `file` and a new tail; nullopt when it equals `file`.
-std::optional<TableRewrite> AsRewrite(ByteSpan file, const ByteVector& rewritten) {
-  if (std::equal(file.begin(), file.end(), rewritten.begin(), rewritten.end())) {
+// The rewrite as a kept prefix of `file` and a new tail (from `kept` on); nullopt when it
+// equals `file`. The prefix grows over the tail's first bytes that equal the old file's.
+std::optional<TableRewrite> AsRewrite(ByteSpan file, std::uint64_t kept, ByteVector tail) {
+  if (kept > file.size()) return TableRewrite{kept, std::move(tail)};  // refused by the caller
+  const ByteSpan old_tail = file.subspan(kept);
+  if (std::equal(old_tail.begin(), old_tail.end(), tail.begin(), tail.end())) {
     return std::nullopt;
   }
-  const std::size_t limit = std::min(file.size(), rewritten.size());
-  const auto diff = std::mismatch(file.begin(), file.begin() + limit, rewritten.begin());
+  const std::size_t limit = std::min(old_tail.size(), tail.size());
+  const auto diff = std::mismatch(old_tail.begin(), old_tail.begin() + limit, tail.begin());
+  const auto same = static_cast<std::size_t>(diff.first - old_tail.begin());
   TableRewrite r;
-  r.kept_prefix = static_cast<std::uint64_t>(diff.first - file.begin());
-  r.tail.assign(rewritten.begin() + static_cast<std::ptrdiff_t>(r.kept_prefix), rewritten.end());
+  r.kept_prefix = kept + same;
+  tail.erase(tail.begin(), tail.begin() + static_cast<std::ptrdiff_t>(same));
+  r.tail = std::move(tail);
   return r;
 }
 
@@ -35,20 +40,22 @@ Result<leveldb::TableReader> OpenLevelDbTable(ByteSpan file, const std::string& 
   return leveldb::TableReader::Open(file, source, open);
 }
 
+// The data blocks the index lists (the index only: no data block is read).
 template <typename Reader>
-Result<std::uint64_t> CountEntries(const Reader& reader) {
+Result<std::uint64_t> CountDataBlocks(const Reader& reader) {
   std::uint64_t n = 0;
-  BLOOMCODEC_RETURN_IF_ERROR(reader.ForEachEntry([&](ByteSpan, ByteSpan, const auto&) {
+  BLOOMCODEC_RETURN_IF_ERROR(reader.ForEachDataBlock([&](ByteSpan, const auto&) {
     ++n;
     return Status();
   }));
   return n;
 }
 
-Status SameEntryCount(const std::string& source, std::uint64_t old_count, std::uint64_t new_count) {
+Status SameDataBlocks(const std::string& source, std::uint64_t old_count, std::uint64_t new_count) {
   if (old_count == new_count) return Status();
-  return Status::Internal(source + ": the rewritten table holds " + std::to_string(new_count) +
-                          " entries, the old one " + std::to_string(old_count));
+  return Status::Internal(source + ": the rewritten table's index lists " +
+                          std::to_string(new_count) + " data blocks, the old one's " +
+                          std::to_string(old_count));
 }
 
 }  // namespace
@@ -56,22 +63,28 @@ Status SameEntryCount(const std::string& source, std::uint64_t old_count, std::u
 TableRewriteFn LevelDbFilterRewrite(std::optional<leveldb::BloomPolicy> policy) {
   return [policy](const TableToRepair& t, ByteSpan file) -> Result<std::optional<TableRewrite>> {
     BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableReader reader, OpenLevelDbTable(file, t.path, true));
-    // Every data block's and the index's checksum, every entry's order.
-    BLOOMCODEC_RETURN_IF_ERROR(CountEntries(reader).status());
-    BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector rewritten, leveldb::RewriteTableFilter(reader, policy));
-    return AsRewrite(file, rewritten);
+    // One pass: every data block's checksum, every entry, the new filter asked for every key.
+    BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableFilterTail rewritten,
+                                leveldb::RewriteTableFilterTail(reader, policy));
+    return AsRewrite(file, rewritten.kept_prefix, std::move(rewritten.tail));
   };
 }
 
 TableCheckFn LevelDbTableCheck() {
   return [](const TableToRepair& t, ByteSpan old_file, ByteSpan new_file) -> Status {
     BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableReader old, OpenLevelDbTable(old_file, t.path, true));
+    // Footer, index, metaindex and filter block with their checksums.
     BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableReader fresh,
                                 OpenLevelDbTable(new_file, t.path + " (rewritten)", false));
-    // Verify: every block, the filter's layout, "may contain" for every key.
-    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t entries, fresh.Verify());
-    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t old_entries, CountEntries(old));
-    return SameEntryCount(t.path, old_entries, entries);
+    if (fresh.filter()) {
+      BLOOMCODEC_RETURN_IF_ERROR(leveldb::ParseFilterBlockLayout(fresh.filter()->contents.bytes(),
+                                                                 fresh.source(),
+                                                                 fresh.filter()->handle.offset)
+                                     .status());
+    }
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t blocks, CountDataBlocks(fresh));
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t old_blocks, CountDataBlocks(old));
+    return SameDataBlocks(t.path, old_blocks, blocks);
   };
 }
 
@@ -84,11 +97,15 @@ TableRewriteFn RocksDbFilterRewrite(std::optional<double> bits_per_key,
     open.verify_filter_checksum = false;  // the filter is what a repair replaces
     BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst,
                                 rocksdb::SstReader::Open(file, t.path, open));
-    BLOOMCODEC_RETURN_IF_ERROR(CountEntries(sst).status());
-    BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector rewritten,
-                                rocksdb::RewriteSstFilter(sst, bits_per_key, encoding));
-    return AsRewrite(file, rewritten);
+    BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstFilterTail rewritten,
+                                rocksdb::RewriteSstFilterTail(sst, bits_per_key, encoding));
+    return AsRewrite(file, rewritten.kept_prefix, std::move(rewritten.tail));
   };
+}
+
+Status RocksDbRewritable(ByteSpan file, const std::string& path) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst, rocksdb::SstReader::Open(file, path));
+  return rocksdb::CheckFilterRewritable(sst);
 }
 
 TableCheckFn RocksDbTableCheck() {
@@ -99,21 +116,17 @@ TableCheckFn RocksDbTableCheck() {
     old_open.verify_filter_checksum = false;  // the filter the repair replaces
     BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader old,
                                 rocksdb::SstReader::Open(old_file, t.path, old_open));
+    // Footer, metaindex, index, properties and filter with their checksums.
     BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader fresh,
                                 rocksdb::SstReader::Open(new_file, t.path + " (rewritten)", open));
-    std::uint64_t entries = 0;
-    BLOOMCODEC_RETURN_IF_ERROR(fresh.ForEachEntry([&](ByteSpan key, ByteSpan, const auto&) {
-      ++entries;
-      BLOOMCODEC_ASSIGN_OR_RETURN(bool may, fresh.MayContain(rocksdb::UserKeyOf(key)));
-      if (!may) {
-        return Status::Internal(t.path +
-                                ": the rewritten filter answers \"not there\" for a key "
-                                "the table holds");
-      }
-      return Status();
-    }));
-    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t old_entries, CountEntries(old));
-    return SameEntryCount(t.path, old_entries, entries);
+    if (fresh.filter() && fresh.filter()->placement == rocksdb::FilterPlacement::kFull) {
+      BLOOMCODEC_RETURN_IF_ERROR(
+          rocksdb::FullFilterReader::Parse(fresh.filter()->contents.bytes(), fresh.source())
+              .status());
+    }
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t blocks, CountDataBlocks(fresh));
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t old_blocks, CountDataBlocks(old));
+    return SameDataBlocks(t.path, old_blocks, blocks);
   };
 }
 

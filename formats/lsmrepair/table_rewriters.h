@@ -5,14 +5,17 @@
 //   options.rewrite = LevelDbFilterRewrite(leveldb::BloomPolicy::Current(12));
 //   options.check = LevelDbTableCheck();
 //
-// A rewrite first reads the whole old table with its block checksums verified (the data blocks
-// and the index: a damaged table is left alone, with the reader's message), then rebuilds the
-// filter from the table's own keys (leveldb/table/table_writer.h RewriteTableFilter,
-// rocksdb/sst/sst_writer.h RewriteSstFilter: data and index blocks byte for byte). The part
+// A rewrite reads the whole old table once, with its block checksums verified (the data blocks
+// and the index: a damaged table is left alone, with the reader's message), rebuilds the filter
+// from the table's own keys (hashing each key once) and asks the new filter for every key's hash
+// before anything is written (leveldb/table/table_writer.h RewriteTableFilterTail,
+// rocksdb/sst/sst_writer.h RewriteSstFilterTail: data and index blocks byte for byte). The part
 // the rewrite did not change is handed back as a prefix of the old file, which the transaction
 // copies in the kernel. A table whose rewrite equals it is "nothing to change".
-// A check opens the written table with checksums verified, reads every entry (as many as the old
-// table's) and asks its filter for every key (all must be "may contain").
+// A check opens the written table with the checksums of everything the rewrite wrote verified
+// (footer, metaindex, index, properties, filter) and walks its index: as many data blocks as the
+// old table's. It does not read the data blocks again: the transaction has compared the written
+// file with the old prefix and the new tail byte for byte (repair_transaction.h, step 3).
 #pragma once
 
 #include <optional>
@@ -32,5 +35,9 @@ TableCheckFn LevelDbTableCheck();
 TableRewriteFn RocksDbFilterRewrite(std::optional<double> bits_per_key,
                                     std::optional<rocksdb::FilterEncoding> encoding = std::nullopt);
 TableCheckFn RocksDbTableCheck();
+// Why RocksDbFilterRewrite refuses the table outright (Unsupported: a layout it does not rebuild,
+// such as partitioned filters), from its footer, metaindex and properties; OK otherwise (the
+// rewrite may still find it damaged).
+Status RocksDbRewritable(ByteSpan file, const std::string& path);
 
 }  // namespace bloomcodec::lsmrepair

@@ -10,6 +10,7 @@
 
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/verify.h"
+#include "codec/parallel.h"
 #include "lsmrepair/repair_transaction.h"
 #include "lsmrepair/table_rewriters.h"
 #include "pebble/database.h"
@@ -121,6 +122,13 @@ struct Context {
   std::map<std::string, FilterSizing> siblings;      // by column family
   std::map<std::string, FilterSizing> sizing;        // by file name, once decided
   std::map<std::string, FilterFacts> facts;          // of the new filters, by file name
+  std::string dir;
+  RepairTableProgressFn progress;  // may be empty
+
+  void Progress(const lsmrepair::TablesDone& done) const {
+    if (!progress) return;
+    progress({dir, done.tables, done.tables_total, done.bytes, done.bytes_total});
+  }
 
   Result<FilterSizing> SizingOf(const std::string& path) {
     const std::string key = Key(path);
@@ -156,10 +164,25 @@ Result<std::optional<FilterFacts>> FactsOf(const LsmDatabase& db, const std::str
   return std::optional<FilterFacts>(*f);
 }
 
+std::uint64_t FileBytes(const std::string& path) {
+  std::error_code ec;
+  const std::uintmax_t n = fs::file_size(path, ec);
+  return ec ? 0 : static_cast<std::uint64_t>(n);
+}
+
 // The dry run: every planned rewrite made in memory, nothing written.
 Status DryRun(Context& ctx, std::vector<PlannedTable>& plan) {
+  lsmrepair::TablesDone done;
+  for (const PlannedTable& p : plan) {
+    if (!p.rebuild) continue;
+    ++done.tables_total;
+    done.bytes_total += FileBytes(p.repair.path);
+  }
   for (PlannedTable& p : plan) {
     if (!p.rebuild) continue;
+    ++done.tables;
+    done.bytes += FileBytes(p.repair.path);
+    ctx.Progress(done);
     TableRepair& t = p.repair;
     BLOOMCODEC_ASSIGN_OR_RETURN(FilterSizing s, ctx.SizingOf(t.path));
     BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(t.path));
@@ -222,9 +245,31 @@ lsmrepair::RepairOptions TransactionOptions(Context& ctx, const std::set<std::st
     if (f.ok()) ctx.facts[Key(t.path)] = *f;
     return Status();
   };
+  ro.on_table = [&ctx](const lsmrepair::TablesDone& done) { ctx.Progress(done); };
   ro.backup_dir = ctx.options->backup_dir;
   ro.no_backup = ctx.options->no_backup;
   return ro;
+}
+
+// A table whose layout the rewrite does not handle: left untouched, never called damaged.
+void MarkUnsupported(TableRepair& t, const std::string& why) {
+  t.action = "unsupported";
+  t.notes.push_back("unsupported, left untouched: " + why);
+}
+
+// Planned tables the family's rewrite would refuse outright (RocksDB's partitioned filters,
+// two-level indexes, ...), found from their meta blocks before anything is sized or written.
+Status SkipUnsupported(const LsmDatabase& db, std::vector<PlannedTable>& plan) {
+  if (db.family != LsmFamily::kRocksDb) return Status();
+  for (PlannedTable& p : plan) {
+    if (!p.rebuild) continue;
+    BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(p.repair.path));
+    const Status s = lsmrepair::RocksDbRewritable(in.bytes(), p.repair.path);
+    if (s.code() != StatusCode::kUnsupported) continue;  // damage is the rewrite's to report
+    p.rebuild = false;
+    MarkUnsupported(p.repair, s.message());
+  }
+  return Status();
 }
 
 // The transaction's outcome of each table into the plan's rows.
@@ -259,6 +304,8 @@ void Record(Context& ctx, const lsmrepair::RepairResult& done, std::vector<Plann
     } else if (o.left_alone.starts_with("level-0 table")) {
       t.action = "unchanged";
       t.notes.push_back(o.left_alone);
+    } else if (o.unsupported) {
+      MarkUnsupported(t, o.left_alone);
     } else {
       t.action = "damaged";
       t.damage = o.left_alone;
@@ -275,7 +322,8 @@ bool IsLsmDatabase(const std::string& dir) {
 }
 
 Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
-                                                   const RepairOptions& options) {
+                                                   const RepairOptions& options,
+                                                   const RepairTableProgressFn& table_progress) {
   if (pebble::DetectDatabase(dir) != pebble::Evidence::kNone) {
     return RepairPebbleDatabase(dir, options);  // pebble_repair.h
   }
@@ -302,13 +350,20 @@ Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
   const LsmDatabase db = DescribeDatabase(dir, live);
   BLOOMCODEC_RETURN_IF_ERROR(CheckLsmOptions(db, options));
   std::vector<PlannedTable> plan = Plan(db, live, options);
+  BLOOMCODEC_RETURN_IF_ERROR(SkipUnsupported(db, plan));
   Context ctx;
   ctx.db = &db;
   ctx.options = &options;
+  ctx.dir = dir;
+  ctx.progress = table_progress;
   for (const FileReport& r : live) ctx.reports[Key(r.path)] = &r;
   ctx.siblings = Siblings(db, live);
+  // The tables' passes over their data blocks run on every core (ParallelFor finds this pool).
+  WorkPool pool(0);
   if (options.dry_run) {
-    BLOOMCODEC_RETURN_IF_ERROR(DryRun(ctx, plan));
+    Status s;
+    pool.Run(1, [&](std::size_t) { s = DryRun(ctx, plan); });
+    BLOOMCODEC_RETURN_IF_ERROR(s);
   } else {
     std::set<std::string> chosen;
     for (PlannedTable& p : plan) {
@@ -319,9 +374,12 @@ Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
       if (p.rebuild) BLOOMCODEC_RETURN_IF_ERROR(ctx.SizingOf(p.repair.path).status());
     }
     if (!chosen.empty()) {
-      BLOOMCODEC_ASSIGN_OR_RETURN(lsmrepair::RepairResult done,
-                                  lsmrepair::RepairDatabase(dir, TransactionOptions(ctx, chosen)));
-      Record(ctx, done, plan);
+      Result<lsmrepair::RepairResult> done = Status::Internal("not run");
+      pool.Run(1, [&](std::size_t) {
+        done = lsmrepair::RepairDatabase(dir, TransactionOptions(ctx, chosen));
+      });
+      BLOOMCODEC_RETURN_IF_ERROR(done.status());
+      Record(ctx, *done, plan);
     }
   }
   std::vector<TableRepair> out;

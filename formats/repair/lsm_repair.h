@@ -29,7 +29,9 @@ namespace bloomcodec::repair_internal {
 // A folder with a CURRENT file, or a Pebble database (refused by RepairLsmDatabase).
 bool IsLsmDatabase(const std::string& dir);
 
-Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
-                                                   const RepairOptions& options);
+// `table_progress` (may be empty) after each table rebuilt, in the transaction or the dry run.
+Result<std::vector<TableRepair>> RepairLsmDatabase(
+    const std::string& dir, const RepairOptions& options,
+    const RepairTableProgressFn& table_progress = {});
 
 }  // namespace bloomcodec::repair_internal

@@ -166,7 +166,8 @@ cassandra::BackupTarget BackupFor(const RepairOptions& options, const PlannedTab
 }  // namespace
 
 Result<RepairReport> RepairPaths(std::span<const std::string> paths, const RepairOptions& options,
-                                 const RepairProgress& progress) {
+                                 const RepairProgress& progress,
+                                 const RepairTableProgressFn& table_progress) {
   BLOOMCODEC_RETURN_IF_ERROR(CheckOptions(options));
   if (paths.empty()) return Status::InvalidArgument("PATH is required");
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<PlannedTable> tables, FindTables(paths));
@@ -180,8 +181,9 @@ Result<RepairReport> RepairPaths(std::span<const std::string> paths, const Repai
   for (std::size_t i = 0; i < tables.size(); ++i) {
     if (progress) progress(i, tables.size());
     if (tables[i].lsm) {
-      BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<TableRepair> rows,
-                                  repair_internal::RepairLsmDatabase(tables[i].sstable, options));
+      BLOOMCODEC_ASSIGN_OR_RETURN(
+          std::vector<TableRepair> rows,
+          repair_internal::RepairLsmDatabase(tables[i].sstable, options, table_progress));
       AddRows(std::move(rows), report);
       continue;
     }

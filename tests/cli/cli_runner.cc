@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <pty.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -131,6 +132,58 @@ CliRun RunCli(const std::vector<std::string>& args, const std::string& stdin_dat
   run.out = ReadAnyText(out_path);
   run.err = ReadAnyText(err_path);
   KeepJsonDocument(args, run);
+  return run;
+}
+
+CliRun RunCliOnTerminal(const std::vector<std::string>& args) {
+  CliRun run;
+  int terminal = -1, device = -1;
+  if (::openpty(&terminal, &device, nullptr, nullptr, nullptr) != 0) {
+    ADD_FAILURE() << "openpty: " << std::strerror(errno);
+    return run;
+  }
+  CliDir io;
+  const std::string out_path = io.Path("stdout");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0600);
+  posix_spawn_file_actions_adddup2(&actions, device, 2);
+  posix_spawn_file_actions_addclose(&actions, terminal);
+  std::string binary = BLOOMCODEC_CLI;
+  std::vector<std::string> copies(args);
+  std::vector<char*> argv{binary.data()};
+  for (std::string& a : copies) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(device);
+  if (rc != 0) {
+    ::close(terminal);
+    ADD_FAILURE() << "cannot start " << binary << ": error " << rc;
+    return run;
+  }
+  // Read until the last writer has gone (EIO on Linux), so the child never blocks on a full
+  // terminal buffer.
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = ::read(terminal, buf, sizeof buf);
+    if (n > 0) {
+      run.err.append(buf, static_cast<std::size_t>(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      break;
+    }
+  }
+  ::close(terminal);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.out = ReadAnyText(out_path);
   return run;
 }
 

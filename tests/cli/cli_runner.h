@@ -25,6 +25,10 @@ struct CliRun {
 // COMMAND.TEST.XXXXXX.json, for the one test that validates them all against docs/schema/.
 CliRun RunCli(const std::vector<std::string>& args, const std::string& stdin_data = "");
 
+// The same with standard error on a pseudo-terminal (what a user at a terminal sees there,
+// progress lines included; `err` holds it with the terminal's \r\n line ends).
+CliRun RunCliOnTerminal(const std::vector<std::string>& args);
+
 // A temporary directory for one test's inputs and outputs.
 class CliDir {
  public:

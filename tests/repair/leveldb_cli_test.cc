@@ -140,6 +140,7 @@ TEST_F(LevelDbRepairCli, BitsPerKeyRebuildsEveryFilterAndLevelDbReadsEveryKey) {
   const std::string db = Copy();
   const CliRun r = RunCli({"repair", db, "--bits-per-key", "14"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "") << "standard error is a file, not a terminal: no progress lines";
   EXPECT_NE(r.out.find("repaired (requested)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("new filter: leveldb-bloom, 14 bits per key"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(" tables, "), std::string::npos) << r.out;
@@ -249,6 +250,29 @@ TEST_F(LevelDbRepairCli, RefusalsWriteNothing) {
     EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
   }
   EXPECT_EQ(Files(db), before);
+}
+
+// Progress per table on a terminal (tables done of those planned, and their bytes); nothing
+// with --json on the same terminal, nor in a pipe (BitsPerKeyRebuildsEveryFilter...).
+TEST_F(LevelDbRepairCli, ProgressPerTableOnATerminalOnly) {
+  const std::string db = Copy();
+  const CliRun planned = RunCli({"repair", db, "--bits-per-key", "13", "--dry-run", "--json"});
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  const std::size_t tables = Json(planned)["tables"].size();
+  ASSERT_GE(tables, 2u);
+  const CliRun r = RunCliOnTerminal({"repair", db, "--bits-per-key", "13", "--no-backup"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string all = std::to_string(tables) + " of " + std::to_string(tables);
+  EXPECT_NE(r.err.find(db + ": repaired 1 of " + std::to_string(tables) + " tables ("),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(db + ": repaired " + all + " tables ("), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" MB) ..."), std::string::npos) << r.err;
+  EXPECT_TRUE(r.err.ends_with("\r\033[K")) << "the line is erased at the end";
+  const CliRun json = RunCliOnTerminal({"repair", db, "--bits-per-key", "12", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(json.err, "");
+  EXPECT_NO_THROW((void)nlohmann::json::parse(json.out));
 }
 
 }  // namespace

@@ -29,6 +29,8 @@
 #include "lsmrepair/repair_transaction.h"
 #include "lsmrepair/table_rewriters.h"
 #include "repair/repair_harness.h"
+#include "rocksdb/sst/sst_reader.h"
+#include "rocksdb/sst/sst_writer.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::repair_test {
@@ -44,6 +46,7 @@ constexpr std::uint32_t kKeys = 6000;
 struct Config {
   int format_version = 5;
   bool file_checksums = false;
+  bool partitioned_filters = false;  // partition_filters with a two-level index
 };
 
 ::rocksdb::Options MakeOptions(const Config& config) {
@@ -61,6 +64,11 @@ struct Config {
   table.filter_policy.reset(::rocksdb::NewBloomFilterPolicy(10));
   table.block_size = 1024;
   table.format_version = config.format_version;
+  if (config.partitioned_filters) {
+    table.partition_filters = true;
+    table.index_type = ::rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch;
+    table.metadata_block_size = 256;  // several partitions per table
+  }
   options.table_factory.reset(::rocksdb::NewBlockBasedTableFactory(table));
   return options;
 }
@@ -495,6 +503,104 @@ TEST(RocksDbRepairCommand, TargetsTheReaderCannotReadAreRefused) {
   refused(to_ribbon, "needs RocksDB 6.15");
   for (const std::string& f : options_files) fs::remove(f);
   refused(to_ribbon, "does not say which RocksDB");
+}
+
+// Tables with partitioned filters (written by RocksDB 7.8.3 with partition_filters and a
+// two-level index) are "unsupported": left untouched with a note naming partitioned filters,
+// never "damaged"; a table with a full filter written later into the same database is repaired,
+// and RocksDB reopens the database with paranoid checks and reads every key.
+TEST(RocksDbRepairCommand, PartitionedFiltersAreUnsupportedAndLeftUntouched) {
+  const Config partitioned{5, false, true};
+  const Config full{5, false, false};
+  testing::TempDir dir;
+  const std::string db = dir.path() + "/db";
+  Contents want = WriteDatabase(db, partitioned);
+  {
+    std::unique_ptr<OpenDb> open = Open(db, full);
+    ASSERT_TRUE(open);
+    for (std::uint32_t i = 0; i < 400; i += 7) {
+      const std::string value = "full-filter-" + std::to_string(i);
+      ASSERT_TRUE(open->db->Put(::rocksdb::WriteOptions(), open->handles[0], Key(i), value).ok());
+      want[{"default", Key(i)}] = value;
+    }
+    ASSERT_TRUE(open->db->Flush(::rocksdb::FlushOptions(), open->handles[0]).ok());
+  }
+  RepairOptions options;
+  options.bits_per_key = 12;
+  options.no_backup = true;
+  Result<RepairReport> report = RepairDb(db, options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->damaged, 0u);
+  EXPECT_EQ(report->rebuilt, 1u);
+  std::size_t unsupported = 0;
+  for (const TableRepair& t : report->tables) {
+    if (t.action == "repaired") continue;
+    EXPECT_EQ(t.action, "unsupported") << t.path << " " << t.damage;
+    ASSERT_EQ(t.notes.size(), 1u) << t.path;
+    EXPECT_NE(t.notes[0].find("partitioned filter"), std::string::npos) << t.notes[0];
+    EXPECT_TRUE(fs::exists(t.path)) << "left untouched: " << t.path;
+    ++unsupported;
+  }
+  EXPECT_GE(unsupported, 4u);
+  std::unique_ptr<OpenDb> open = Open(db, partitioned);
+  ASSERT_TRUE(open) << "RocksDB (paranoid checks, unique ids verified) refused the repair";
+  ExpectContents(*open, want);
+  EXPECT_TRUE(open->db->VerifyChecksum().ok());
+}
+
+// The rewrite reads a table's data blocks in runs of 128 (in parallel inside a pool) and joins
+// them in file order: a user key whose versions (kept by snapshots) span the runs' boundaries is
+// added to the filter once, as RocksDB's builder adds it. Rebuilt at the table's own 10 bits per
+// key, the filter block and rocksdb.num.filter_entries are the ones RocksDB 7.8 wrote.
+TEST(RocksDbRepairRewrite, AKeyRepeatedAcrossRunsOfBlocksIsAddedOnce) {
+  testing::TempDir dir;
+  ::rocksdb::Options options;
+  options.create_if_missing = true;
+  ::rocksdb::BlockBasedTableOptions table;
+  table.filter_policy.reset(::rocksdb::NewBloomFilterPolicy(10));
+  table.block_size = 64;  // two or three entries a block: a few hundred blocks
+  options.table_factory.reset(::rocksdb::NewBlockBasedTableFactory(table));
+  ::rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(::rocksdb::DB::Open(options, dir.path() + "/db", &raw).ok());
+  std::unique_ptr<::rocksdb::DB> db(raw);
+  std::vector<const ::rocksdb::Snapshot*> snapshots;
+  auto versions = [&](const std::string& key, int n) {
+    for (int v = 0; v < n; ++v) {
+      ASSERT_TRUE(db->Put(::rocksdb::WriteOptions(), key, "value-" + std::to_string(v)).ok());
+      snapshots.push_back(db->GetSnapshot());
+    }
+  };
+  versions(Key(1), 500);
+  for (std::uint32_t i = 2; i < 40; ++i) versions(Key(i), 1);
+  versions(Key(40), 400);
+  ASSERT_TRUE(db->Flush(::rocksdb::FlushOptions()).ok());
+  std::vector<::rocksdb::LiveFileMetaData> files;
+  db->GetLiveFilesMetaData(&files);
+  for (const auto* snapshot : snapshots) db->ReleaseSnapshot(snapshot);
+  ASSERT_TRUE(db->Close().ok());
+  ASSERT_EQ(files.size(), 1u);
+  const std::string path = dir.path() + "/db" + files[0].name;
+  const std::string bytes = ReadText(path);
+  const ByteSpan file(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+  Result<rocksdb::SstReader> old = rocksdb::SstReader::Open(file, path);
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  std::uint64_t blocks = 0;
+  ASSERT_TRUE(old->ForEachDataBlock([&](ByteSpan, const auto&) {
+                   ++blocks;
+                   return Status();
+                 })
+                  .ok());
+  ASSERT_GT(blocks, 2u * 128) << "the versions span several runs of blocks";
+  Result<ByteVector> rewritten = rocksdb::RewriteSstFilter(*old, 10.0);
+  ASSERT_TRUE(rewritten.ok()) << rewritten.status().ToString();
+  Result<rocksdb::SstReader> fresh = rocksdb::SstReader::Open(*rewritten, path + " (rewritten)");
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  ASSERT_TRUE(old->filter() && fresh->filter());
+  const ByteSpan a = old->filter()->contents.bytes();
+  const ByteSpan b = fresh->filter()->contents.bytes();
+  EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+  EXPECT_EQ(old->properties()->Number("rocksdb.num.filter_entries"), 40u);  // keys 1 to 40
+  EXPECT_EQ(fresh->properties()->Number("rocksdb.num.filter_entries"), 40u);
 }
 
 }  // namespace

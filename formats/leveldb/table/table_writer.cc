@@ -8,6 +8,7 @@
 #include "blocktable/crc32c.h"
 #include "blocktable/footer.h"
 #include "codec/byte_writer.h"
+#include "codec/parallel.h"
 
 namespace bloomcodec::leveldb {
 
@@ -184,54 +185,61 @@ Result<ByteVector> TableWriter::Finish() {
   return std::move(out_);
 }
 
-Result<ByteVector> RewriteTableFilter(const TableReader& reader,
-                                      const std::optional<BloomPolicy>& policy) {
-  const ByteSpan file = reader.file();
-  // Where the data blocks end (the old filter block, if any, started there).
-  std::uint64_t data_end = 0;
-  // The table's compression (the first one any of its blocks uses): the new metaindex block
-  // gets the same choice.
+namespace {
+
+// The keys' hashes of each data block, in file order, kept to ask the finished filter.
+struct BlockHashes {
+  std::vector<std::uint64_t> offsets;  // data block offsets
+  std::vector<std::size_t> ends;       // end of each block's hashes in `hashes`
+  std::vector<std::uint32_t> hashes;
+};
+
+// Every key's hash asked of the new filter block, as LevelDB's reader asks it.
+Status AskEveryKey(const TableReader& reader, const BloomPolicy& policy, ByteSpan block,
+                   const BlockHashes& seen) {
+  // goleveldb's probe differs from LevelDB's only for filters over 512 MiB, far above one
+  // 2 KiB range's filter.
+  const FilterBlockReader filters(block, policy.flavor, policy.goleveldb_name);
+  std::size_t begin = 0;
+  for (std::size_t b = 0; b < seen.offsets.size(); ++b) {
+    const FilterBlockReader::Choice c = filters.FilterFor(seen.offsets[b]);
+    for (std::size_t i = begin; i < seen.ends[b]; ++i) {
+      if (c.kind == FilterBlockReader::Choice::Kind::kAlwaysMatch) break;
+      if (c.kind == FilterBlockReader::Choice::Kind::kNeverMatch ||
+          !BloomHashMayMatch(seen.hashes[i], c.filter)) {
+        return Status::Internal(reader.source() +
+                                ": the rebuilt filter answers \"not there\" for a key of the "
+                                "data block at offset " +
+                                std::to_string(seen.offsets[b]));
+      }
+    }
+    begin = seen.ends[b];
+  }
+  return Status();
+}
+
+// The table's compression (the first one any of its blocks uses): the new metaindex block gets
+// the same choice.
+BlockCompression TableCompression(const TableReader& reader) {
   BlockCompression compression = reader.index_block().contents().compression();
   if (compression == BlockCompression::kNone) {
     compression = reader.metaindex_block().contents().compression();
   }
-  std::optional<FilterBlockBuilder> filter;
-  if (policy) {
-    filter.emplace(*policy);
-    filter->StartBlock(0);
-  }
-  const bool user = reader.key_kind() == KeyKind::kUser;
-  BLOOMCODEC_RETURN_IF_ERROR(
-      reader.ForEachDataBlock([&](ByteSpan, const BlockHandle& handle) -> Status {
-        if (handle.offset != data_end) {
-          return Status::Corrupt(reader.source(), handle.offset,
-                                 "data blocks back to back from offset 0 (next at " +
-                                     std::to_string(data_end) + ")");
-        }
-        BLOOMCODEC_ASSIGN_OR_RETURN(Block block, reader.ReadDataBlock(handle));
-        if (compression == BlockCompression::kNone) compression = block.contents().compression();
-        if (filter) {
-          BlockIterator it(block, reader.key_order());
-          BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
-          while (it.valid()) {
-            filter->AddKey(user ? UserKeyOf(it.key()) : it.key());
-            BLOOMCODEC_RETURN_IF_ERROR(it.Next());
-          }
-        }
-        data_end = handle.offset + handle.size + kBlockTrailerSize;
-        // TableBuilder announces the next block's offset after each block is written.
-        if (filter) filter->StartBlock(data_end);
-        return Status();
-      }));
-  ByteVector out(file.begin(), file.begin() + data_end);
+  return compression;
+}
+
+// The filter block (if any), metaindex, index (copied) and footer after the data blocks.
+ByteVector WriteTableTail(const TableReader& reader, const std::optional<BloomPolicy>& policy,
+                          std::optional<ByteVector> filter_block, std::uint64_t data_end,
+                          BlockCompression compression) {
+  ByteVector out;
   ByteWriter w(out);
   BlockHandle filter_handle;
-  if (filter) {
-    const ByteVector block = filter->Finish();
-    filter_handle = {out.size(), block.size()};
-    w.PutBytes(block);
+  if (filter_block) {
+    filter_handle = {data_end, filter_block->size()};
+    w.PutBytes(*filter_block);
     w.PutU8(0);
-    w.PutLittleU32(BlockTrailerCrc(block, 0));
+    w.PutLittleU32(BlockTrailerCrc(*filter_block, 0));
   }
   // The metaindex and index blocks go through the compression choice like TableBuilder's.
   const auto write_block = [&](BlockBuilder& b) {
@@ -245,14 +253,14 @@ Result<ByteVector> RewriteTableFilter(const TableReader& reader,
       contents = compressed;
       type = compression;
     }
-    BlockHandle h{out.size(), contents.size()};
+    BlockHandle h{data_end + out.size(), contents.size()};
     w.PutBytes(contents);
     w.PutU8(TypeByte(type));
     w.PutLittleU32(BlockTrailerCrc(contents, TypeByte(type)));
     return h;
   };
   BlockBuilder metaindex(16);
-  if (filter) {
+  if (filter_block) {
     ByteVector value;
     AppendBlockHandle(filter_handle, value);
     metaindex.Add(AsBytes("filter." + std::string(policy->name())), value);
@@ -261,9 +269,122 @@ Result<ByteVector> RewriteTableFilter(const TableReader& reader,
   footer.metaindex_handle = write_block(metaindex);
   // The index block is copied as stored (same handles: the data blocks did not move).
   const BlockHandle old_index = reader.footer().index_handle;
-  footer.index_handle = {out.size(), old_index.size};
-  w.PutBytes(file.subspan(old_index.offset, old_index.size + kBlockTrailerSize));
+  footer.index_handle = {data_end + out.size(), old_index.size};
+  w.PutBytes(reader.file().subspan(old_index.offset, old_index.size + kBlockTrailerSize));
   AppendFooter(footer, out);
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+// The keys of a run of data blocks, read (checksums, decompression) and hashed on one of the
+// pool's workers (codec/parallel.h); merged in file order.
+struct HashedRun {
+  Status status;
+  std::vector<std::uint32_t> hashes;
+  std::vector<std::size_t> counts;  // per block
+  std::uint64_t entries = 0;
+  BlockCompression compression = BlockCompression::kNone;  // the run's first compressed block's
+};
+constexpr std::size_t kBlocksPerRun = 128;
+
+Status HashRun(const TableReader& reader, std::span<const BlockHandle> blocks,
+               const std::optional<BloomPolicy>& policy, HashedRun& out) {
+  const bool user = reader.key_kind() == KeyKind::kUser;
+  for (const BlockHandle& handle : blocks) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(Block block, reader.ReadDataBlock(handle));
+    if (out.compression == BlockCompression::kNone)
+      out.compression = block.contents().compression();
+    BlockIterator it(block, reader.key_order());
+    BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+    const std::size_t before = out.hashes.size();
+    while (it.valid()) {
+      ++out.entries;
+      if (policy)
+        out.hashes.push_back(BloomHash(user ? UserKeyOf(it.key()) : it.key(), policy->flavor));
+      BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+    }
+    out.counts.push_back(out.hashes.size() - before);
+  }
+  return Status();
+}
+
+// The data blocks in index order, back to back from offset 0.
+Result<std::vector<BlockHandle>> DataBlocksOf(const TableReader& reader) {
+  std::vector<BlockHandle> blocks;
+  std::uint64_t data_end = 0;
+  BLOOMCODEC_RETURN_IF_ERROR(
+      reader.ForEachDataBlock([&](ByteSpan, const BlockHandle& handle) -> Status {
+        if (handle.offset != data_end) {
+          return Status::Corrupt(reader.source(), handle.offset,
+                                 "data blocks back to back from offset 0 (next at " +
+                                     std::to_string(data_end) + ")");
+        }
+        blocks.push_back(handle);
+        data_end = handle.offset + handle.size + kBlockTrailerSize;
+        return Status();
+      }));
+  return blocks;
+}
+
+}  // namespace
+
+Result<TableFilterTail> RewriteTableFilterTail(const TableReader& reader,
+                                               const std::optional<BloomPolicy>& policy) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<BlockHandle> blocks, DataBlocksOf(reader));
+  std::vector<HashedRun> runs((blocks.size() + kBlocksPerRun - 1) / kBlocksPerRun);
+  ParallelFor(runs.size(), [&](std::size_t r) {
+    const std::size_t from = r * kBlocksPerRun;
+    const std::size_t n = std::min(kBlocksPerRun, blocks.size() - from);
+    runs[r].status = HashRun(reader, std::span(blocks).subspan(from, n), policy, runs[r]);
+  });
+  // In file order: the first error, the compression, the filters as TableBuilder makes them.
+  BlockCompression compression = TableCompression(reader);
+  std::optional<FilterBlockBuilder> filter;
+  if (policy) {
+    filter.emplace(*policy);
+    filter->StartBlock(0);
+  }
+  BlockHashes seen;
+  std::uint64_t entries = 0, data_end = 0;
+  std::size_t b = 0;
+  for (HashedRun& run : runs) {
+    BLOOMCODEC_RETURN_IF_ERROR(run.status);
+    if (compression == BlockCompression::kNone) compression = run.compression;
+    entries += run.entries;
+    std::size_t at = 0;
+    for (const std::size_t count : run.counts) {
+      const BlockHandle& handle = blocks[b++];
+      for (std::size_t i = 0; filter && i < count; ++i) filter->AddHash(run.hashes[at + i]);
+      at += count;
+      seen.offsets.push_back(handle.offset);
+      seen.ends.push_back(seen.hashes.size() + at);
+      data_end = handle.offset + handle.size + kBlockTrailerSize;
+      // TableBuilder announces the next block's offset after each block is written.
+      if (filter) filter->StartBlock(data_end);
+    }
+    seen.hashes.insert(seen.hashes.end(), run.hashes.begin(), run.hashes.end());
+    run.hashes = {};
+  }
+  std::optional<ByteVector> block;
+  if (filter) {
+    block = filter->Finish();
+    BLOOMCODEC_RETURN_IF_ERROR(AskEveryKey(reader, *policy, *block, seen));
+  }
+  TableFilterTail out;
+  out.kept_prefix = data_end;
+  out.entries = entries;
+  out.tail = WriteTableTail(reader, policy, std::move(block), data_end, compression);
+  return out;
+}
+
+Result<ByteVector> RewriteTableFilter(const TableReader& reader,
+                                      const std::optional<BloomPolicy>& policy) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(TableFilterTail t, RewriteTableFilterTail(reader, policy));
+  ByteVector out(reader.file().begin(), reader.file().begin() + t.kept_prefix);
+  out.insert(out.end(), t.tail.begin(), t.tail.end());
   return out;
 }
 

@@ -90,4 +90,17 @@ void ShortSuccessor(blocktable::KeyOrder order, ByteVector& key);
 Result<ByteVector> RewriteTableFilter(const TableReader& reader,
                                       const std::optional<BloomPolicy>& policy);
 
+// RewriteTableFilter's result as the part that changes, for a writer that copies the rest in the
+// kernel (bloomcodec repair): the old file's first `kept_prefix` bytes (its data blocks), then
+// `tail` (filter, metaindex, index, footer). Made in one pass over the data blocks (checksums
+// verified when the reader was opened so), which also counts the entries and, before returning,
+// asks the new filter for every key's hash: a key it would deny is an Internal error.
+struct TableFilterTail {
+  std::uint64_t kept_prefix = 0;
+  ByteVector tail;
+  std::uint64_t entries = 0;  // in the data blocks
+};
+Result<TableFilterTail> RewriteTableFilterTail(const TableReader& reader,
+                                               const std::optional<BloomPolicy>& policy);
+
 }  // namespace bloomcodec::leveldb

@@ -77,5 +77,22 @@ class SstReader;
 // table belongs in a fresh ingest (DB::IngestExternalFile), not in place in a live database.
 Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> bits_per_key,
                                     std::optional<FilterEncoding> encoding = std::nullopt);
+// Why RewriteSstFilter refuses `sst` (an Unsupported status naming what: a partitioned or
+// block-based filter, a two-level index, no whole-key filtering, no properties), read from its
+// footer, metaindex and properties only; OK when it rewrites it.
+Status CheckFilterRewritable(const SstReader& sst);
+
+// RewriteSstFilter's result as the part that changes, for a writer that copies the rest in the
+// kernel (bloomcodec repair): the old file's first `kept_prefix` bytes (its data blocks), then
+// `tail`. Made in one pass over the data blocks (hashing each key once), which also counts the
+// entries and, before returning, asks the new filter for every key's hash: a key it would deny
+// is an Internal error.
+struct SstFilterTail {
+  std::uint64_t kept_prefix = 0;
+  ByteVector tail;
+  std::uint64_t entries = 0;  // in the data blocks
+};
+Result<SstFilterTail> RewriteSstFilterTail(const SstReader& sst, std::optional<double> bits_per_key,
+                                           std::optional<FilterEncoding> encoding = std::nullopt);
 
 }  // namespace bloomcodec::rocksdb

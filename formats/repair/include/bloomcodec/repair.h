@@ -70,7 +70,9 @@ struct TableRepair {
   std::string version;
   // "repaired" (new files in place), "planned" (dry run), "unchanged" (the rebuilt filter is
   // the one on disk, or the table has no filter by design), "sound" (nothing asked for and
-  // verify finds the filter right), "damaged" (more than its filter is damaged: left untouched).
+  // verify finds the filter right), "damaged" (more than its filter is damaged: left untouched),
+  // "unsupported" (a layout repair does not rebuild, such as RocksDB's partitioned filters: left
+  // untouched, the note says why; not an error).
   std::string action;
   // Why it is rebuilt: verify's finding kinds of the filter, or "requested" (a parameter given).
   std::vector<std::string> reasons;
@@ -103,7 +105,19 @@ struct RepairReport {
 
 using RepairProgress = std::function<void(std::size_t done, std::size_t total)>;
 
+// Within one LSM database (LevelDB, goleveldb, Mojang's, RocksDB): the tables rebuilt so far of
+// those planned (in a dry run, rebuilt in memory) and their bytes. Called after each table.
+struct RepairTableProgress {
+  std::string database;
+  std::size_t tables_done = 0, tables_total = 0;
+  std::uint64_t bytes_done = 0, bytes_total = 0;
+};
+using RepairTableProgressFn = std::function<void(const RepairTableProgress&)>;
+
+// `progress` is called before each PATH's sstable or database (and once at the end),
+// `table_progress` after each table of an LSM database.
 Result<RepairReport> RepairPaths(std::span<const std::string> paths, const RepairOptions& options,
-                                 const RepairProgress& progress = {});
+                                 const RepairProgress& progress = {},
+                                 const RepairTableProgressFn& table_progress = {});
 
 }  // namespace bloomcodec

@@ -45,7 +45,9 @@ class FilterBlockBuilder {  // FilterBlockBuilder of table/filter_block.cc, exac
   // original asserts); a smaller offset than already covered emits nothing.
   void StartBlock(std::uint64_t block_offset);
   void AddKey(ByteSpan key);  // the bytes the filter hashes
-  ByteVector Finish();        // the whole block: filters, offsets, array offset, base_lg
+  // The same for a key whose BloomHash (with the policy's flavor) is already known.
+  void AddHash(std::uint32_t hash) { pending_hashes_.push_back(hash); }
+  ByteVector Finish();  // the whole block: filters, offsets, array offset, base_lg
 
   const BloomPolicy& policy() const { return policy_; }
 
