@@ -109,6 +109,13 @@ inline int RunProgram(const std::vector<std::string>& argv, std::string& out) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+// A moment to kill at, drawn uniformly from [low_ms, high_ms] (a loop of its own, as MyRocks's,
+// whose rounds kill in different windows).
+inline std::chrono::microseconds KillDelay(std::mt19937& rng, int low_ms, int high_ms) {
+  std::uniform_int_distribution<int> us(low_ms * 1000, high_ms * 1000);
+  return std::chrono::microseconds(us(rng));
+}
+
 // What a round left on disk, for the failure message: every file with its size.
 inline std::string Listing(const std::string& dir) {
   std::vector<std::string> lines;
