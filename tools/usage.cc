@@ -91,19 +91,23 @@ constexpr SubcommandText kSubcommands[] = {
     {Subcommand::kRepair, "repair",
      "repair PATH... [--fp-chance P | --bits-per-key N] [--to F] [--dry-run] [--backup DIR | "
      "--no-backup]{families} [--json]",
-     "Rebuilds filters in place on a stopped node: each PATH a Cassandra or ScyllaDB data\n"
-     "directory (every live sstable under it) or one sstable (any component). The new\n"
-     "Filter.db is built from the sstable's own keys as its version's writer builds it; every\n"
-     "other component stays byte-identical. Without parameters only the filters verify finds\n"
-     "wrong are rebuilt, at the fp chance Statistics.db records; with --fp-chance P every\n"
-     "filter, and Statistics.db records P (set the table's bloom_filter_fp_chance to P too).\n"
-     "A table damaged besides its filter is reported and left untouched (exit 1). Refused\n"
-     "(exit 2): a process holding a file of the sstable (stop the node first). The old files\n"
-     "are kept as hard links in <table>/snapshots/bloomcodec-repair-<time>/ (nodetool\n"
-     "clearsnapshot removes it), under --backup DIR, or not at all with --no-backup.\n"
+     "Rebuilds filters in place on a stopped database. Each PATH is a Cassandra or ScyllaDB\n"
+     "data directory (every live sstable under it) or one sstable (any component), or a\n"
+     "LevelDB, goleveldb, Mojang, RocksDB or Pebble database directory. Without parameters\n"
+     "only the filters verify finds wrong are rebuilt, at the parameters the table records;\n"
+     "with --fp-chance P (Cassandra) or --bits-per-key N (LSM databases) every filter, and\n"
+     "--to F changes a RocksDB filter's kind. Cassandra: the new Filter.db is built from the\n"
+     "sstable's own keys as its version's writer builds it, Statistics.db records P (set the\n"
+     "table's bloom_filter_fp_chance to P too), every other component stays byte-identical;\n"
+     "the old files are kept in <table>/snapshots/bloomcodec-repair-<time>/ (nodetool\n"
+     "clearsnapshot removes it). LSM databases: each table is rewritten with its new filter\n"
+     "under the database's LOCK and a new MANIFEST switched to atomically; the old files are\n"
+     "kept in a dated folder beside the database. --backup DIR keeps them there instead,\n"
+     "--no-backup not at all. A table damaged besides its filter is reported and left\n"
+     "untouched (exit 1). Refused (exit 2): a live database (a process holding a file of the\n"
+     "sstable, or the LOCK), and parameters the database's readers could not read.\n"
      "--dry-run prints the plan (table, why, old and new filter size and fp rate) and writes\n"
-     "nothing. LevelDB and RocksDB databases, --bits-per-key and --to: not yet (refused).\n"
-     "--json prints one JSON document (see docs/cli.md).\n"},
+     "nothing. --json prints one JSON document (see docs/cli.md).\n"},
 };
 
 const SubcommandText* Find(Subcommand id) {
