@@ -321,12 +321,7 @@ bool IsLsmDatabase(const std::string& dir) {
          pebble::DetectDatabase(dir) != pebble::Evidence::kNone;
 }
 
-Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
-                                                   const RepairOptions& options,
-                                                   const RepairTableProgressFn& table_progress) {
-  if (pebble::DetectDatabase(dir) != pebble::Evidence::kNone) {
-    return RepairPebbleDatabase(dir, options);  // pebble_repair.h
-  }
+Result<std::vector<FileReport>> VerifyLiveTables(const std::string& dir) {
   const std::vector<std::string> paths{dir};
   BLOOMCODEC_ASSIGN_OR_RETURN(VerifyReport verified, VerifyPaths(paths, VerifyOptions()));
   std::vector<FileReport> live;
@@ -347,6 +342,16 @@ Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
   if (live.empty()) {
     return Status::InvalidArgument(dir + ": its MANIFEST lists no live table (nothing to repair)");
   }
+  return live;
+}
+
+Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
+                                                   const RepairOptions& options,
+                                                   const RepairTableProgressFn& table_progress) {
+  if (pebble::DetectDatabase(dir) != pebble::Evidence::kNone) {
+    return RepairPebbleDatabase(dir, options);  // pebble_repair.h
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<FileReport> live, VerifyLiveTables(dir));
   const LsmDatabase db = DescribeDatabase(dir, live);
   BLOOMCODEC_RETURN_IF_ERROR(CheckLsmOptions(db, options));
   std::vector<PlannedTable> plan = Plan(db, live, options);

@@ -23,11 +23,17 @@
 
 #include "bloomcodec/repair.h"
 #include "bloomcodec/status.h"
+#include "bloomcodec/verify.h"
 
 namespace bloomcodec::repair_internal {
 
-// A folder with a CURRENT file, or a Pebble database (refused by RepairLsmDatabase).
+// A folder with a CURRENT file, or a Pebble database (handed to pebble_repair.h).
 bool IsLsmDatabase(const std::string& dir);
+
+// verify's reports of the database's live tables (those its MANIFEST's live version lists),
+// which every LSM plan starts from. Refused when CURRENT or the MANIFEST is damaged (a repair
+// writes its new MANIFEST from the old one's records); InvalidArgument when no table is live.
+Result<std::vector<FileReport>> VerifyLiveTables(const std::string& dir);
 
 // `table_progress` (may be empty) after each table rebuilt, in the transaction or the dry run.
 Result<std::vector<TableRepair>> RepairLsmDatabase(

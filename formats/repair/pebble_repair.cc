@@ -13,6 +13,7 @@
 #include "bloomcodec/verify.h"
 #include "lsmrepair/pebble_transaction.h"
 #include "pebble/table/table_reader.h"
+#include "repair/lsm_repair.h"
 #include "repair/lsm_sizing.h"
 
 namespace bloomcodec::repair_internal {
@@ -288,25 +289,7 @@ Status PebbleTransaction(const std::string& dir, const RepairOptions& options,
 Result<std::vector<TableRepair>> RepairPebbleDatabase(const std::string& dir,
                                                       const RepairOptions& options) {
   BLOOMCODEC_RETURN_IF_ERROR(CheckPebbleOptions(dir, options));
-  const std::vector<std::string> paths{dir};
-  BLOOMCODEC_ASSIGN_OR_RETURN(VerifyReport verified, VerifyPaths(paths, VerifyOptions()));
-  std::vector<FileReport> live;
-  for (FileReport& r : verified.files) {
-    if (r.level >= 0 && r.group_role == GroupRole::kLive) {
-      live.push_back(std::move(r));
-      continue;
-    }
-    for (const Finding& f : r.findings) {
-      if (f.severity == Severity::kError && f.kind == finding_kind::kManifest) {
-        return Status::Refused(r.path + ": " + f.message +
-                               ": repair writes the new MANIFEST from the old one's records "
-                               "and needs it whole");
-      }
-    }
-  }
-  if (live.empty()) {
-    return Status::InvalidArgument(dir + ": its MANIFEST lists no live table (nothing to repair)");
-  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<FileReport> live, VerifyLiveTables(dir));
   std::vector<PebbleRow> plan = PlanPebble(live, options);
   for (PebbleRow& p : plan) {
     if (!p.rebuild) continue;

@@ -32,6 +32,7 @@ namespace bloomcodec::crash_test {
 namespace {
 
 using testing::MariaDbServer;
+using testing::MissingMyRocksPrograms;
 
 // MariaDB's recommended MyRocks setup (a Bloom filter, a capped prefix extractor, whole keys off)
 // and a reverse-ordered family with whole keys on, so both comparators' tables are killed.
@@ -105,13 +106,7 @@ Severity VerifyRocksDb(const std::string& dir, std::string& listing) {
 }
 
 TEST(MyRocksKill, ServerKilledInWritesAndCompactionsReopensAndVerifies) {
-  for (const char* program : {BLOOMCODEC_MARIADBD, BLOOMCODEC_MARIADB,
-                              BLOOMCODEC_MARIADB_INSTALL_DB, BLOOMCODEC_HA_ROCKSDB}) {
-    ASSERT_TRUE(std::string(program).size() > 0 && fs::exists(program))
-        << "MyRocks is needed (mariadbd, mariadb, mariadb-install-db, ha_rocksdb.so): "
-           "scripts/install-deps --test installs mariadb-server and mariadb-plugin-rocksdb; "
-           "then configure the build again";
-  }
+  ASSERT_EQ(MissingMyRocksPrograms(), "");
   TempDir dir("myrocks");
   const std::string rocksdb_dir = dir.path() + "/data/#rocksdb";
   MariaDbServer server(dir.path(), kConfig);  // stopped (or killed) at the end in any case

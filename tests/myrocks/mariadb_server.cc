@@ -72,6 +72,18 @@ int WaitFor(pid_t pid, std::chrono::seconds limit) {
 
 }  // namespace
 
+std::string MissingMyRocksPrograms() {
+  for (const char* program : {BLOOMCODEC_MARIADBD, BLOOMCODEC_MARIADB,
+                              BLOOMCODEC_MARIADB_INSTALL_DB, BLOOMCODEC_HA_ROCKSDB}) {
+    if (std::string(program).empty() || !std::filesystem::exists(program)) {
+      return "MyRocks is needed (mariadbd, mariadb, mariadb-install-db, ha_rocksdb.so): "
+             "scripts/install-deps --test installs mariadb-server and mariadb-plugin-rocksdb; "
+             "then configure the build again";
+    }
+  }
+  return "";
+}
+
 int RunProgram(const std::vector<std::string>& argv, const std::string& stdin_path,
                const std::string& out_path, const std::string& err_path) {
   const pid_t pid = Spawn(argv, stdin_path, out_path, err_path);

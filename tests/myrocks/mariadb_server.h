@@ -23,6 +23,10 @@ namespace bloomcodec::testing {
 int RunProgram(const std::vector<std::string>& argv, const std::string& stdin_path,
                const std::string& out_path, const std::string& err_path);
 
+// "" when the programs a private MyRocks server needs (mariadbd, mariadb, mariadb-install-db,
+// ha_rocksdb.so) were found when the build was configured; else what to install.
+std::string MissingMyRocksPrograms();
+
 class MariaDbServer {
  public:
   // `config_lines`: the [mariadbd] section's lines.

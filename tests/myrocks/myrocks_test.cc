@@ -30,6 +30,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::CliDir;
 using testing::MariaDbServer;
+using testing::MissingMyRocksPrograms;
 using testing::RunCli;
 
 // The server's configuration: MariaDB's knowledge base setup by default (legacy Bloom full
@@ -131,13 +132,7 @@ std::set<std::string> StoredKeys(const std::string& dir, std::map<std::string, T
 }
 
 TEST(MyRocksWitness, MariaDbTablesVerifyWithEveryKeyAndNoFindingAboveInfo) {
-  for (const char* program : {BLOOMCODEC_MARIADBD, BLOOMCODEC_MARIADB,
-                              BLOOMCODEC_MARIADB_INSTALL_DB, BLOOMCODEC_HA_ROCKSDB}) {
-    ASSERT_TRUE(std::string(program).size() > 0 && fs::exists(program))
-        << "MyRocks is needed (mariadbd, mariadb, mariadb-install-db, ha_rocksdb.so): "
-           "scripts/install-deps --test installs mariadb-server and mariadb-plugin-rocksdb; "
-           "then configure the build again";
-  }
+  ASSERT_EQ(MissingMyRocksPrograms(), "");
   CliDir dir;
   std::string ddl;
   {

@@ -14,6 +14,7 @@
 #include "pebble/database.h"
 #include "pebble/manifest_writer.h"
 #include "pebble/table_builder.h"
+#include "pebble/table_check.h"
 #include "rocksdb/sst/verify.h"
 
 namespace bloomcodec::pebble_test {
@@ -25,30 +26,15 @@ using manifest_test::WriteFile;
 using pebble::testing::BuildPebbleTable;
 using pebble::testing::PebbleEntry;
 using pebble::testing::PebbleTableSpec;
+using pebble::testing::PrefixedEntries;
+using pebble_test::TableFileName;
 namespace fs = std::filesystem;
-
-std::string Sst(std::uint64_t n) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%06llu.sst", static_cast<unsigned long long>(n));
-  return buf;
-}
-
-// `n` SETs "<prefix>NNNN" in key order.
-std::vector<PebbleEntry> Rows(const std::string& prefix, int n) {
-  std::vector<PebbleEntry> out;
-  for (int i = 0; i < n; ++i) {
-    char key[32];
-    std::snprintf(key, sizeof key, "%s%04d", prefix.c_str(), i);
-    out.push_back({key, 5, pebble::testing::kSet, "v"});
-  }
-  return out;
-}
 
 // Writes table `number` of `entries` and returns the MANIFEST record of it at `level`.
 NewTable PutTable(const std::string& dir, std::uint64_t number, int level,
                   const std::vector<PebbleEntry>& entries, const PebbleTableSpec& spec) {
   const ByteVector bytes = BuildPebbleTable(entries, spec);
-  WriteFile(dir + "/" + Sst(number), std::string(bytes.begin(), bytes.end()));
+  WriteFile(dir + "/" + TableFileName(number), std::string(bytes.begin(), bytes.end()));
   return Table(level, number, entries.front().user_key, entries.back().user_key, bytes.size());
 }
 
@@ -92,11 +78,11 @@ void WriteUpgradedDatabase(const std::string& dir) {
   PebbleTableSpec bare;
   bare.version = 2;
   bare.filter = false;
-  NewTable old = PutTable(dir, 25, 6, Rows("k", 400), rocks);
+  NewTable old = PutTable(dir, 25, 6, PrefixedEntries("k", 400), rocks);
   old.needs_compaction = true;
-  const NewTable fresh = PutTable(dir, 32, 0, Rows("m", 150), v3);
-  const NewTable unfiltered = PutTable(dir, 33, 6, Rows("t", 90), bare);
-  PutTable(dir, 20, 6, Rows("a", 30), rocks);  // obsolete: no version lists it
+  const NewTable fresh = PutTable(dir, 32, 0, PrefixedEntries("m", 150), v3);
+  const NewTable unfiltered = PutTable(dir, 33, 6, PrefixedEntries("t", 90), bare);
+  PutTable(dir, 20, 6, PrefixedEntries("a", 30), rocks);  // obsolete: no version lists it
   Edit rotated = Header(40, 30);
   rotated.Add(old);
   Edit flush;
@@ -175,17 +161,17 @@ TEST(PebbleDatabaseVerify, FormatMajorVersion1WithCurrent) {
   rocks.rocksdb_v2 = true;
   // Format major version 4 (FormatSetWithDelete) writes SETWITHDEL (kind 18) into RocksDBv2
   // tables: a kind RocksDB does not write (its 0x12 is a WAL-only prepare marker).
-  std::vector<PebbleEntry> rows = Rows("a", 300);
+  std::vector<PebbleEntry> rows = PrefixedEntries("a", 300);
   rows[10].kind = pebble::testing::kSetWithDel;
   rows[11].kind = pebble::testing::kMerge;
   rows[12].kind = pebble::testing::kSingleDel;
   const NewTable l5 = PutTable(dir.path(), 25, 5, rows, rocks);
-  const NewTable l6 = PutTable(dir.path(), 26, 6, Rows("b", 20), rocks);
+  const NewTable l6 = PutTable(dir.path(), 26, 6, PrefixedEntries("b", 20), rocks);
   // A comparer with a Split: its name as the prefix extractor, whole-key filtering off. The
   // default comparer's Split is the whole key, which Pebble's reads ask of the filter.
   PebbleTableSpec split = rocks;
   split.split_properties = true;
-  const NewTable l4 = PutTable(dir.path(), 22, 4, Rows("c", 120), split);
+  const NewTable l4 = PutTable(dir.path(), 22, 4, PrefixedEntries("c", 120), split);
   Edit add = Header(27, 18);
   add.Add(l5).Add(l6).Add(l4);
   WriteFile(dir.path() + "/MANIFEST-000023", Log({add}));
@@ -218,12 +204,12 @@ TEST(PebbleDatabaseVerify, MissingTableKeyRangeAndDamage) {
   TempDir dir("pebble-verify-missing");
   PebbleTableSpec v2;
   v2.version = 2;
-  NewTable wrong = PutTable(dir.path(), 11, 1, Rows("c", 100), v2);
+  NewTable wrong = PutTable(dir.path(), 11, 1, PrefixedEntries("c", 100), v2);
   wrong.largest = "c9999";  // the file's last key is c0099
-  const NewTable damaged = PutTable(dir.path(), 12, 2, Rows("d", 100), v2);
-  std::string bytes = ReadFile(dir.path() + "/" + Sst(12));
+  const NewTable damaged = PutTable(dir.path(), 12, 2, PrefixedEntries("d", 100), v2);
+  std::string bytes = ReadFile(dir.path() + "/" + TableFileName(12));
   bytes[40] ^= 0x55;  // inside the first data block: its checksum fails
-  WriteFile(dir.path() + "/" + Sst(12), bytes);
+  WriteFile(dir.path() + "/" + TableFileName(12), bytes);
   Edit add = Header(30);
   add.NewBlobFile(1, 29, 900, 800, 2).Add(wrong).Add(damaged).Add(Table(3, 13, "e", "f", 700));
   WriteFile(dir.path() + "/MANIFEST-000020", Log({add}));
@@ -256,7 +242,7 @@ TEST(PebbleDatabaseVerify, VirtualTablesAreCheckedOnceThroughTheirBacking) {
   TempDir dir("pebble-verify-virtual");
   PebbleTableSpec v4;
   v4.version = 4;
-  const NewTable whole = PutTable(dir.path(), 12, 6, Rows("r", 200), v4);
+  const NewTable whole = PutTable(dir.path(), 12, 6, PrefixedEntries("r", 200), v4);
   NewTable a = Table(5, 21, "r0000", "r0099", 400);
   a.backing = 12;
   NewTable b = Table(5, 22, "r0100", "r0199", 400);
@@ -314,7 +300,7 @@ TEST(PebbleDatabaseVerify, RocksDbDatabaseStaysRocksDbs) {
   TempDir dir("pebble-verify-rocksdb");
   PebbleTableSpec rocks;
   rocks.rocksdb_v2 = true;
-  const NewTable l6 = PutTable(dir.path(), 9, 6, Rows("z", 50), rocks);
+  const NewTable l6 = PutTable(dir.path(), 9, 6, PrefixedEntries("z", 50), rocks);
   Edit add = Header(12);
   add.Add(l6);
   WriteFile(dir.path() + "/MANIFEST-000005", Log({add}));
@@ -345,7 +331,7 @@ TEST(PebbleDatabaseVerify, RangeDeletionOnlyTablesWithAZeroByteFilter) {
     spec.range_dels = {{"g", "h"}};
     const std::uint64_t number = rocks ? 7 : 8;
     const ByteVector bytes = BuildPebbleTable({}, spec);
-    WriteFile(dir.path() + "/" + Sst(number), std::string(bytes.begin(), bytes.end()));
+    WriteFile(dir.path() + "/" + TableFileName(number), std::string(bytes.begin(), bytes.end()));
     NewTable t = Table(1 + static_cast<int>(number) - 7, number, "g", "h", bytes.size());
     add.Add(t);
   }

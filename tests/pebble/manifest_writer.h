@@ -17,6 +17,13 @@ using manifest_test::PutBytes;
 using manifest_test::PutVarint;
 using manifest_test::Span;
 
+// A table's file name: its number in six digits or more, ".sst".
+inline std::string TableFileName(std::uint64_t n) {
+  std::string digits = std::to_string(n);
+  if (digits.size() < 6) digits.insert(0, 6 - digits.size(), '0');
+  return digits + ".sst";
+}
+
 // Key kinds a bound may carry.
 inline constexpr std::uint8_t kSet = 1;
 inline constexpr std::uint8_t kRangeKeySet = 21;

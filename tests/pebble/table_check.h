@@ -38,6 +38,17 @@ inline std::vector<PebbleEntry> WordEntries(std::size_t n) {
   return entries;
 }
 
+// `n` SETs "<prefix>0000", "<prefix>0001", ... in key order, value "v", sequence number 5.
+inline std::vector<PebbleEntry> PrefixedEntries(const std::string& prefix, int n) {
+  std::vector<PebbleEntry> out;
+  for (int i = 0; i < n; ++i) {
+    char key[32];
+    std::snprintf(key, sizeof key, "%s%04d", prefix.c_str(), i);
+    out.push_back({key, 5, kSet, "v"});
+  }
+  return out;
+}
+
 // Writes `bytes` as `name` in `dir` and returns the path.
 inline std::string WriteTableFile(const bloomcodec::testing::TempDir& dir, const ByteVector& bytes,
                                   const std::string& name = "000010.sst") {

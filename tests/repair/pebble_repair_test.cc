@@ -28,6 +28,7 @@
 #include "pebble/manifest_writer.h"
 #include "pebble/table/table_writer.h"
 #include "pebble/table_builder.h"
+#include "pebble/table_check.h"
 #include "repair_harness.h"
 
 namespace bloomcodec::repair_test {
@@ -39,31 +40,17 @@ using manifest_test::TempDir;
 using manifest_test::WriteFile;
 using pebble::testing::PebbleEntry;
 using pebble::testing::PebbleTableSpec;
+using pebble::testing::PrefixedEntries;
 using pebble_test::Edit;
 using pebble_test::NewTable;
-
-std::string Sst(std::uint64_t n) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%06llu.sst", static_cast<unsigned long long>(n));
-  return buf;
-}
-
-std::vector<PebbleEntry> Rows(const std::string& prefix, int n) {
-  std::vector<PebbleEntry> out;
-  for (int i = 0; i < n; ++i) {
-    char key[32];
-    std::snprintf(key, sizeof key, "%s%04d", prefix.c_str(), i);
-    out.push_back({key, 5, pebble::testing::kSet, "v"});
-  }
-  return out;
-}
+using pebble_test::TableFileName;
 
 // A table file and its MANIFEST record (level, number, bounds, size, sequence numbers 5).
 NewTable Put(const std::string& dir, std::uint64_t number, int level, const std::string& prefix,
              int rows, const PebbleTableSpec& spec) {
-  const std::vector<PebbleEntry> entries = Rows(prefix, rows);
+  const std::vector<PebbleEntry> entries = PrefixedEntries(prefix, rows);
   const ByteVector bytes = pebble::testing::BuildPebbleTable(entries, spec);
-  WriteFile(dir + "/" + Sst(number), std::string(bytes.begin(), bytes.end()));
+  WriteFile(dir + "/" + TableFileName(number), std::string(bytes.begin(), bytes.end()));
   NewTable t = pebble_test::Table(level, number, entries.front().user_key, entries.back().user_key,
                                   bytes.size());
   t.smallest_seq = t.largest_seq = 5;
@@ -92,7 +79,7 @@ std::set<std::string> WriteCurrentDatabase(const std::string& dir) {
   WriteFile(dir + "/CURRENT", "MANIFEST-000009\n");
   WriteFile(dir + "/OPTIONS-000010", "[Version]\n  pebble_version=0.1\n");
   for (const char* p : {"a", "b", "c", "d"}) {
-    for (const PebbleEntry& e : Rows(p, 150)) keys.insert(e.user_key);
+    for (const PebbleEntry& e : PrefixedEntries(p, 150)) keys.insert(e.user_key);
   }
   return keys;
 }
@@ -121,7 +108,7 @@ std::set<std::string> WriteMarkerDatabase(const std::string& dir) {
   WriteFile(dir + "/marker.format-version.000001.016", "");
   WriteFile(dir + "/marker.manifest.000003.MANIFEST-000020", "");
   for (const char* x : {"p", "r"}) {
-    for (const PebbleEntry& e : Rows(x, 200)) keys.insert(e.user_key);
+    for (const PebbleEntry& e : PrefixedEntries(x, 200)) keys.insert(e.user_key);
   }
   return keys;
 }
@@ -165,7 +152,7 @@ Reread ReadBack(const std::string& dir) {
     }
   }
   for (const manifest::BackingTable& b : out.db.view.manifest.backings) {
-    EXPECT_EQ(fs::file_size(dir + "/" + Sst(b.number)), b.size) << "backing " << b.number;
+    EXPECT_EQ(fs::file_size(dir + "/" + TableFileName(b.number)), b.size) << "backing " << b.number;
   }
   return out;
 }
@@ -212,7 +199,7 @@ TEST(PebbleRepair, CurrentDatabaseAllTablesAtNewBitsPerKey) {
   // Tables 12..15 (the next file number; OPTIONS-000010 is below it), then MANIFEST-000016.
   EXPECT_EQ(ReadText(db + "/CURRENT"), "MANIFEST-000016\n");
   EXPECT_FALSE(fs::exists(db + "/MANIFEST-000009"));
-  EXPECT_FALSE(fs::exists(db + "/" + Sst(5)));
+  EXPECT_FALSE(fs::exists(db + "/" + TableFileName(5)));
   const Reread after = ReadBack(db);
   EXPECT_EQ(after.files, (std::set<std::uint64_t>{12, 13, 14, 15}));
   EXPECT_EQ(after.keys, keys);
@@ -230,7 +217,7 @@ TEST(PebbleRepair, CurrentDatabaseAllTablesAtNewBitsPerKey) {
   EXPECT_EQ(fs::path(backup).parent_path(), fs::path(dir.path()));
   EXPECT_EQ(ReadText(backup + "/CURRENT"), "MANIFEST-000009\n");
   EXPECT_TRUE(fs::exists(backup + "/MANIFEST-000009"));
-  EXPECT_TRUE(fs::exists(backup + "/" + Sst(8)));
+  EXPECT_TRUE(fs::exists(backup + "/" + TableFileName(8)));
 
   // Again without parameters: every filter is right now, nothing is written.
   Result<RepairReport> again = Repair(db, std::nullopt);
@@ -294,7 +281,8 @@ TEST(PebbleRepair, OnlyTheWrongFilterIsRebuiltAtItsRecordedBits) {
   const std::string db = dir.path() + "/db";
   fs::create_directories(db);
   PebbleTableSpec wrong = Spec(4, 14);
-  for (const PebbleEntry& e : Rows("zz", 150)) wrong.filter_keys_override.push_back(e.user_key);
+  for (const PebbleEntry& e : PrefixedEntries("zz", 150))
+    wrong.filter_keys_override.push_back(e.user_key);
   const NewTable a = Put(db, 5, 6, "a", 150, wrong);
   const NewTable b = Put(db, 6, 6, "b", 150, Spec(4));
   PebbleTableSpec none = Spec(4);
@@ -310,14 +298,14 @@ TEST(PebbleRepair, OnlyTheWrongFilterIsRebuiltAtItsRecordedBits) {
   ASSERT_EQ(done->tables.size(), 3u);
   std::map<std::string, const TableRepair*> by_name;
   for (const TableRepair& t : done->tables) by_name[fs::path(t.path).filename()] = &t;
-  const TableRepair& fixed = *by_name.at(Sst(5));
+  const TableRepair& fixed = *by_name.at(TableFileName(5));
   EXPECT_EQ(fixed.action, "repaired");
   EXPECT_EQ(fixed.reasons.front(), "false-negative");
   EXPECT_EQ(fixed.bits_per_key, 14);
   EXPECT_NE(fixed.sizing_basis.find("as recorded"), std::string::npos) << fixed.sizing_basis;
-  EXPECT_EQ(by_name.at(Sst(6))->action, "sound");
+  EXPECT_EQ(by_name.at(TableFileName(6))->action, "sound");
   // The table without a filter among tables with one gets Pebble's default.
-  const TableRepair& added = *by_name.at(Sst(7));
+  const TableRepair& added = *by_name.at(TableFileName(7));
   EXPECT_EQ(added.action, "repaired");
   EXPECT_EQ(added.reasons, std::vector<std::string>{"no-filter"});
   EXPECT_EQ(added.bits_per_key, 10);
@@ -348,9 +336,9 @@ TEST(PebbleRepair, RefusesWhatItCannotRewrite) {
 
   // A columnar table (Pebblev5) among them: refused by name before anything is written.
   pebble::testing::ColumnarTableSpec columnar;
-  const std::vector<PebbleEntry> rows = Rows("e", 50);
+  const std::vector<PebbleEntry> rows = PrefixedEntries("e", 50);
   const ByteVector bytes = pebble::testing::BuildColumnarTable(rows, columnar);
-  WriteFile(db + "/" + Sst(11), std::string(bytes.begin(), bytes.end()));
+  WriteFile(db + "/" + TableFileName(11), std::string(bytes.begin(), bytes.end()));
   Edit add = pebble_test::Header(12);
   add.Add(pebble_test::Table(6, 11, "e0000", "e0049", bytes.size()));
   std::string log = ReadText(db + "/MANIFEST-000009");
@@ -387,7 +375,7 @@ TEST(PebbleRepair, RefusesWhatItCannotRewrite) {
   ::waitpid(holder, nullptr, 0);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(ReadText(locked + "/CURRENT"), "MANIFEST-000009\n");
-  EXPECT_TRUE(fs::exists(locked + "/" + Sst(5)));
+  EXPECT_TRUE(fs::exists(locked + "/" + TableFileName(5)));
 }
 
 // Through the binary: --json (the schema's document, family "pebble"), exit 0 when repaired, 1
@@ -420,12 +408,13 @@ TEST(PebbleRepairCommand, ExitStatusAndJson) {
   const std::string damaged = dir2.path() + "/db";
   fs::create_directories(damaged);
   PebbleTableSpec wrong = Spec(4);
-  for (const PebbleEntry& e : Rows("zz", 100)) wrong.filter_keys_override.push_back(e.user_key);
+  for (const PebbleEntry& e : PrefixedEntries("zz", 100))
+    wrong.filter_keys_override.push_back(e.user_key);
   const NewTable a = Put(damaged, 5, 6, "a", 100, wrong);
   const NewTable b = Put(damaged, 6, 5, "b", 100, Spec(4));
-  std::string bytes = ReadText(damaged + "/" + Sst(6));
+  std::string bytes = ReadText(damaged + "/" + TableFileName(6));
   bytes[40] ^= 0x55;
-  WriteFile(damaged + "/" + Sst(6), bytes);
+  WriteFile(damaged + "/" + TableFileName(6), bytes);
   Edit add = pebble_test::Header(12);
   add.Add(a).Add(b);
   WriteFile(damaged + "/MANIFEST-000009", pebble_test::Log({add}));
@@ -434,9 +423,9 @@ TEST(PebbleRepairCommand, ExitStatusAndJson) {
   const CliRun r = RunCli({"repair", damaged});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("damaged"), std::string::npos) << r.out;
-  EXPECT_TRUE(fs::exists(damaged + "/" + Sst(6)));   // left alone
-  EXPECT_FALSE(fs::exists(damaged + "/" + Sst(5)));  // repaired as 000012.sst
-  EXPECT_TRUE(fs::exists(damaged + "/" + Sst(12)));
+  EXPECT_TRUE(fs::exists(damaged + "/" + TableFileName(6)));   // left alone
+  EXPECT_FALSE(fs::exists(damaged + "/" + TableFileName(5)));  // repaired as 000012.sst
+  EXPECT_TRUE(fs::exists(damaged + "/" + TableFileName(12)));
 }
 
 // The commit: the new marker file's creation, or the rename over CURRENT.
