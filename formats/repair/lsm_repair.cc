@@ -45,10 +45,12 @@ struct PlannedTable {
   std::optional<FilterFacts> old_facts;  // read before the transaction replaces the file
 };
 
-TableRepair Describe(const LsmDatabase& db, const FileReport& r) {
+}  // namespace
+
+TableRepair DescribeLiveTable(const FileReport& r, const std::string& family) {
   TableRepair t;
   t.path = r.path;
-  t.family = db.family_name;
+  t.family = family;
   t.format = r.format;
   t.version = r.version;
   t.keys = r.keys_checked;
@@ -56,6 +58,12 @@ TableRepair Describe(const LsmDatabase& db, const FileReport& r) {
   t.column_family = r.column_family;
   if (r.fill) t.old_fp_rate = r.fill->fp_rate;
   return t;
+}
+
+namespace {
+
+TableRepair Describe(const LsmDatabase& db, const FileReport& r) {
+  return DescribeLiveTable(r, db.family_name);
 }
 
 // Which tables to rebuild and why; damaged ones are marked.

@@ -35,6 +35,10 @@ bool IsLsmDatabase(const std::string& dir);
 // writes its new MANIFEST from the old one's records); InvalidArgument when no table is live.
 Result<std::vector<FileReport>> VerifyLiveTables(const std::string& dir);
 
+// A live table's row of the repair report as verify read it (path, format, level, keys, old fp
+// rate), before the plan decides its action.
+TableRepair DescribeLiveTable(const FileReport& r, const std::string& family);
+
 // `table_progress` (may be empty) after each table rebuilt, in the transaction or the dry run.
 Result<std::vector<TableRepair>> RepairLsmDatabase(
     const std::string& dir, const RepairOptions& options,

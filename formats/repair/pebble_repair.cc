@@ -161,15 +161,8 @@ std::vector<PebbleRow> PlanPebble(const std::vector<FileReport>& live,
   for (const FileReport& r : live) {
     PebbleRow p;
     p.report = &r;
+    p.repair = DescribeLiveTable(r, "pebble");
     TableRepair& t = p.repair;
-    t.path = r.path;
-    t.family = "pebble";
-    t.format = r.format;
-    t.version = r.version;
-    t.keys = r.keys_checked;
-    t.level = r.level;
-    t.column_family = r.column_family;
-    if (r.fill) t.old_fp_rate = r.fill->fp_rate;
     const auto damage = std::find_if(r.findings.begin(), r.findings.end(), [](const Finding& f) {
       return f.severity == Severity::kError && !PebbleFilterProblem(f.kind);
     });
