@@ -71,6 +71,7 @@ struct TableToRepair {
 struct TableRewrite {
   std::uint64_t kept_prefix = 0;
   ByteVector tail;
+  std::uint64_t entries = 0;  // the old table's entries, as the rewrite's pass counted them
 };
 
 // The family's rewrite of one table (`file` is its bytes): verifies it first; an error leaves

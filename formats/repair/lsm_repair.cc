@@ -130,12 +130,25 @@ struct Context {
   std::map<std::string, FilterSizing> siblings;      // by column family
   std::map<std::string, FilterSizing> sizing;        // by file name, once decided
   std::map<std::string, FilterFacts> facts;          // of the new filters, by file name
+  // The rewrite's entry count, by file name: the key count where verify had none (a filter it
+  // could not read checks no key).
+  std::map<std::string, std::uint64_t> rewrite_entries;
   std::string dir;
   RepairTableProgressFn progress;  // may be empty
 
   void Progress(const lsmrepair::TablesDone& done) const {
     if (!progress) return;
     progress({dir, done.tables, done.tables_total, done.bytes, done.bytes_total});
+  }
+
+  // The table's key count: verify's, else the rewrite's entry count, else 0.
+  std::uint64_t KeysOf(const std::string& path) const {
+    const std::string key = Key(path);
+    if (auto r = reports.find(key); r != reports.end() && r->second->keys_checked > 0) {
+      return r->second->keys_checked;
+    }
+    const auto e = rewrite_entries.find(key);
+    return e == rewrite_entries.end() ? 0 : e->second;
   }
 
   Result<FilterSizing> SizingOf(const std::string& path) {
@@ -205,6 +218,7 @@ Status DryRun(Context& ctx, std::vector<PlannedTable>& plan) {
       continue;
     }
     std::optional<FilterFacts> new_facts = old_facts;
+    if (*r && t.keys == 0) t.keys = (*r)->entries;  // verify checked none: see rewrite_entries
     if (*r) {
       ByteVector whole(in.bytes().begin(), in.bytes().begin() + (*r)->kept_prefix);
       whole.insert(whole.end(), (*r)->tail.begin(), (*r)->tail.end());
@@ -238,6 +252,7 @@ lsmrepair::RepairOptions TransactionOptions(Context& ctx, const std::set<std::st
     BLOOMCODEC_ASSIGN_OR_RETURN(FilterSizing s, ctx.SizingOf(t.path));
     BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<lsmrepair::TableRewrite> r,
                                 FamilyRewrite(s)(t, file));
+    if (r) ctx.rewrite_entries[Key(t.path)] = r->entries;
     if (!r && t.meta.level == 0) r = copy;
     return r;
   };
@@ -247,9 +262,7 @@ lsmrepair::RepairOptions TransactionOptions(Context& ctx, const std::set<std::st
   ro.check = [&ctx, check](const lsmrepair::TableToRepair& t, ByteSpan old_file,
                            ByteSpan new_file) -> Status {
     BLOOMCODEC_RETURN_IF_ERROR(check(t, old_file, new_file));
-    const auto r = ctx.reports.find(Key(t.path));
-    const std::uint64_t keys = r == ctx.reports.end() ? 0 : r->second->keys_checked;
-    Result<FilterFacts> f = NewFilterFacts(*ctx.db, new_file, t.path, keys);
+    Result<FilterFacts> f = NewFilterFacts(*ctx.db, new_file, t.path, ctx.KeysOf(t.path));
     if (f.ok()) ctx.facts[Key(t.path)] = *f;
     return Status();
   };
@@ -289,6 +302,7 @@ void Record(Context& ctx, const lsmrepair::RepairResult& done, std::vector<Plann
     const auto it = outcomes.find(Key(t.path));
     if (it == outcomes.end()) continue;
     const lsmrepair::TableOutcome& o = *it->second;
+    t.keys = ctx.KeysOf(t.path);
     std::optional<FilterFacts> new_facts;
     if (auto f = ctx.facts.find(Key(t.path)); f != ctx.facts.end()) new_facts = f->second;
     if (p.rebuild) {

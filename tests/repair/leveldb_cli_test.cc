@@ -17,6 +17,7 @@
 #include <string>
 
 #include "cli/cli_runner.h"
+#include "leveldb/table/table_reader.h"
 #include "lsmrepair/repair_transaction.h"
 #include "lsmrepair/table_rewriters.h"
 #include "repair/cassandra_sstables.h"
@@ -224,6 +225,66 @@ TEST_F(LevelDbRepairCli, ADamagedTableIsReportedAndLeftAlone) {
   }
   EXPECT_EQ(damaged, 1) << r.out;
   EXPECT_EQ(ReadAll(victim), bytes) << "the damaged table is left as it was";
+}
+
+// A filter block that is damaged (its checksum no longer matches, its layout unreadable) is a
+// `structure` finding of the filter, not damage of the table: repair without parameters
+// rebuilds that table alone, and reports the keys the new filter holds and its fp rate, which
+// verify could not count from the damaged filter.
+TEST_F(LevelDbRepairCli, ADamagedFilterBlockIsRebuiltWithItsKeys) {
+  const std::string db = Copy();
+  std::string victim;
+  std::uintmax_t largest = 0;
+  for (const auto& e : fs::directory_iterator(db)) {
+    if (e.path().extension() == ".ldb" && e.file_size() > largest) {
+      largest = e.file_size();
+      victim = e.path().string();
+    }
+  }
+  ASSERT_FALSE(victim.empty());
+  ByteVector bytes = ReadAll(victim);
+  std::uint64_t base_lg_at = 0;
+  {
+    Result<leveldb::TableReader> t = leveldb::TableReader::Open(bytes, victim);
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    ASSERT_TRUE(t->filter().has_value());
+    base_lg_at = t->filter()->handle.offset + t->filter()->handle.size - 1;
+  }
+  // The filter block's last byte, its base lg (11: a filter per 2 KiB of data), set to 40: the
+  // block no longer says which filter covers which data block, so verify can ask it nothing.
+  ASSERT_EQ(bytes[base_lg_at], 11);
+  bytes[base_lg_at] = 40;
+  {
+    std::FILE* f = std::fopen(victim.c_str(), "r+b");
+    ASSERT_TRUE(f);
+    ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+    std::fclose(f);
+  }
+  const CliRun planned = RunCli({"repair", db, "--dry-run", "--json"});
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  const nlohmann::json plan = Json(planned);
+  for (const auto& t : plan["tables"]) {
+    if (t["path"] != victim) continue;
+    EXPECT_EQ(t["action"], "planned") << t.dump();
+    EXPECT_GT(t["keys"].get<std::uint64_t>(), 100u) << t.dump();
+  }
+  const CliRun r = RunCli({"repair", db, "--json", "--no-backup"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  int rebuilt = 0;
+  const nlohmann::json doc = Json(r);
+  for (const auto& t : doc["tables"]) {
+    if (t["action"] != "repaired") continue;
+    ++rebuilt;
+    EXPECT_EQ(t["path"], victim) << t.dump();
+    EXPECT_EQ(t["reasons"], nlohmann::json::array({"structure"})) << t.dump();
+    EXPECT_GT(t["keys"].get<std::uint64_t>(), 100u) << t.dump();
+    EXPECT_GT(t["new_fp_rate"].get<double>(), 0.0) << t.dump();
+    EXPECT_LT(t["new_fp_rate"].get<double>(), 0.05) << t.dump();
+  }
+  EXPECT_EQ(rebuilt, 1) << r.out;
+  ExpectLevelDbReadsEveryKey(db);
+  const CliRun after = RunCli({"verify", db});
+  EXPECT_EQ(after.exit_code, 0) << after.out << after.err;
 }
 
 TEST_F(LevelDbRepairCli, RefusalsWriteNothing) {
