@@ -92,6 +92,27 @@ nlohmann::json Json(const CliRun& r) {
   return j;
 }
 
+// The database's largest table file ("" when there is none).
+std::string LargestTable(const std::string& db) {
+  std::string victim;
+  std::uintmax_t largest = 0;
+  for (const auto& e : fs::directory_iterator(db)) {
+    if (e.path().extension() == ".ldb" && e.file_size() > largest) {
+      largest = e.file_size();
+      victim = e.path().string();
+    }
+  }
+  return victim;
+}
+
+// Writes `bytes` over the file at `path` in place (a damaged copy of the table).
+void Overwrite(const std::string& path, const ByteVector& bytes) {
+  std::FILE* f = std::fopen(path.c_str(), "r+b");
+  ASSERT_TRUE(f) << path;
+  EXPECT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
+  std::fclose(f);
+}
+
 class LevelDbRepairCli : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -196,23 +217,11 @@ TEST_F(LevelDbRepairCli, ATableWithoutAFilterIsRebuiltAloneAtItsNeighboursSizing
 TEST_F(LevelDbRepairCli, ADamagedTableIsReportedAndLeftAlone) {
   const std::string db = Copy();
   // The first data block of the largest table: a byte flipped (its checksum no longer matches).
-  std::string victim;
-  std::uintmax_t largest = 0;
-  for (const auto& e : fs::directory_iterator(db)) {
-    if (e.path().extension() == ".ldb" && e.file_size() > largest) {
-      largest = e.file_size();
-      victim = e.path().string();
-    }
-  }
+  const std::string victim = LargestTable(db);
   ASSERT_FALSE(victim.empty());
   ByteVector bytes = ReadAll(victim);
   bytes[10] ^= 0x40;
-  {
-    std::FILE* f = std::fopen(victim.c_str(), "r+b");
-    ASSERT_TRUE(f);
-    ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
-    std::fclose(f);
-  }
+  ASSERT_NO_FATAL_FAILURE(Overwrite(victim, bytes));
   const CliRun r = RunCli({"repair", db, "--bits-per-key", "12", "--json", "--no-backup"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   int damaged = 0;
@@ -233,14 +242,7 @@ TEST_F(LevelDbRepairCli, ADamagedTableIsReportedAndLeftAlone) {
 // verify could not count from the damaged filter.
 TEST_F(LevelDbRepairCli, ADamagedFilterBlockIsRebuiltWithItsKeys) {
   const std::string db = Copy();
-  std::string victim;
-  std::uintmax_t largest = 0;
-  for (const auto& e : fs::directory_iterator(db)) {
-    if (e.path().extension() == ".ldb" && e.file_size() > largest) {
-      largest = e.file_size();
-      victim = e.path().string();
-    }
-  }
+  const std::string victim = LargestTable(db);
   ASSERT_FALSE(victim.empty());
   ByteVector bytes = ReadAll(victim);
   std::uint64_t base_lg_at = 0;
@@ -254,12 +256,7 @@ TEST_F(LevelDbRepairCli, ADamagedFilterBlockIsRebuiltWithItsKeys) {
   // block no longer says which filter covers which data block, so verify can ask it nothing.
   ASSERT_EQ(bytes[base_lg_at], 11);
   bytes[base_lg_at] = 40;
-  {
-    std::FILE* f = std::fopen(victim.c_str(), "r+b");
-    ASSERT_TRUE(f);
-    ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), f), bytes.size());
-    std::fclose(f);
-  }
+  ASSERT_NO_FATAL_FAILURE(Overwrite(victim, bytes));
   const CliRun planned = RunCli({"repair", db, "--dry-run", "--json"});
   ASSERT_EQ(planned.exit_code, 0) << planned.err;
   const nlohmann::json plan = Json(planned);
