@@ -8,18 +8,10 @@
 #include "blocktable/crc32c.h"
 #include "codec/byte_reader.h"
 #include "codec/byte_writer.h"
+#include "manifest/edit_tags.h"
 
 namespace bloomcodec::lsmrepair {
 namespace {
-
-enum : std::uint32_t {
-  kTagNextFileNumber = 3,
-  kTagDeletedFile = 6,
-  kTagNewFile3 = 102,
-  kTagNewFile4 = 103,
-  kTagColumnFamily = 200,
-  kCustomTerminate = 1,
-};
 
 std::string_view AsText(ByteSpan b) {
   return std::string_view(reinterpret_cast<const char*>(b.data()), b.size());
@@ -52,8 +44,10 @@ Result<ByteVector> NewTailSize(const TableReplacement& r, ByteSpan old_value) {
 }  // namespace
 
 ChecksumNeed FileChecksumNeed(const manifest::NewFileRecord& record, std::string* function) {
-  const manifest::CustomFieldSpan* value = FindCustom(record, kCustomFileChecksum);
-  const manifest::CustomFieldSpan* name = FindCustom(record, kCustomFileChecksumFunction);
+  const manifest::CustomFieldSpan* value =
+      FindCustom(record, manifest::rocksdb_tags::kCustomFileChecksum);
+  const manifest::CustomFieldSpan* name =
+      FindCustom(record, manifest::rocksdb_tags::kCustomFileChecksumFunction);
   if (value == nullptr || value->value_size == 0) return ChecksumNeed::kNone;
   const std::string_view fn = name ? AsText(record.Value(*name)) : std::string_view();
   if (function != nullptr) *function = std::string(fn);
@@ -77,11 +71,11 @@ Result<ByteVector> EncodeReplacedNewFile(const TableReplacement& r) {
   w.PutVarint32(rec.tag);
   w.PutVarint32(static_cast<std::uint32_t>(r.old.level));
   w.PutVarint64(r.new_number);
-  if (rec.tag == kTagNewFile3) w.PutVarint32(r.old.path_id);
+  if (rec.tag == manifest::kNewFile3) w.PutVarint32(r.old.path_id);
   w.PutVarint64(r.new_size);
   // Keys and sequence numbers as written.
   w.PutBytes(ByteSpan(rec.bytes.data() + rec.keys_at, rec.custom_at - rec.keys_at));
-  if (rec.tag != kTagNewFile4) return out;
+  if (rec.tag != manifest::kNewFile4) return out;
   const ChecksumNeed need = FileChecksumNeed(rec, nullptr);
   if (need == ChecksumNeed::kUnsupported) {
     return Status::Unsupported("table " + std::to_string(r.old.number) +
@@ -94,9 +88,9 @@ Result<ByteVector> EncodeReplacedNewFile(const TableReplacement& r) {
   for (const manifest::CustomFieldSpan& f : rec.custom) {
     ByteVector replaced;
     ByteSpan value = rec.Value(f);
-    if (f.tag == kCustomFileChecksum && need == ChecksumNeed::kCrc32c) {
+    if (f.tag == manifest::rocksdb_tags::kCustomFileChecksum && need == ChecksumNeed::kCrc32c) {
       value = *r.file_checksum;
-    } else if (f.tag == kCustomTailSize) {
+    } else if (f.tag == manifest::rocksdb_tags::kCustomTailSize) {
       BLOOMCODEC_ASSIGN_OR_RETURN(replaced, NewTailSize(r, value));
       value = replaced;
     }
@@ -104,7 +98,7 @@ Result<ByteVector> EncodeReplacedNewFile(const TableReplacement& r) {
     w.PutVarint32(static_cast<std::uint32_t>(value.size()));
     w.PutBytes(value);
   }
-  w.PutVarint32(kCustomTerminate);
+  w.PutVarint32(manifest::kCustomTerminate);
   return out;
 }
 
@@ -146,11 +140,11 @@ Result<std::vector<ByteVector>> RepairEdits(std::span<const TableReplacement> re
     ByteVector edit;
     ByteWriter w(edit);
     if (family != 0) {
-      w.PutVarint32(kTagColumnFamily);
+      w.PutVarint32(manifest::rocksdb_tags::kColumnFamily);
       w.PutVarint32(family);
     }
     for (const TableReplacement* r : tables) {
-      w.PutVarint32(kTagDeletedFile);
+      w.PutVarint32(manifest::kDeletedFile);
       w.PutVarint32(static_cast<std::uint32_t>(r->old.level));
       w.PutVarint64(r->old.number);
     }
@@ -161,7 +155,7 @@ Result<std::vector<ByteVector>> RepairEdits(std::span<const TableReplacement> re
     edits.push_back(std::move(edit));
   }
   if (edits.empty()) edits.emplace_back();
-  ByteWriter(edits.back()).PutVarint32(kTagNextFileNumber);
+  ByteWriter(edits.back()).PutVarint32(manifest::kNextFileNumber);
   ByteWriter(edits.back()).PutVarint64(next_file);
   return edits;
 }

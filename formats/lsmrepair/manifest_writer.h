@@ -34,10 +34,7 @@
 
 namespace bloomcodec::lsmrepair {
 
-// RocksDB's new-file custom fields this writer changes or reads.
-inline constexpr std::uint32_t kCustomFileChecksum = 7;
-inline constexpr std::uint32_t kCustomFileChecksumFunction = 8;
-inline constexpr std::uint32_t kCustomTailSize = 15;
+// The names RocksDB records as a table's file checksum function.
 inline constexpr std::string_view kCrc32cChecksumName = "FileChecksumCrc32c";
 inline constexpr std::string_view kUnknownChecksumName = "Unknown";
 

@@ -5,23 +5,12 @@
 #include "codec/byte_reader.h"
 #include "codec/byte_writer.h"
 #include "lsmrepair/pebble_transaction.h"
+#include "manifest/edit_tags.h"
 #include "pebble/table/table_reader.h"
 #include "pebble/table/table_writer.h"
 
 namespace bloomcodec::lsmrepair {
 namespace {
-
-// Pebble's version edit tags and custom fields this writer emits or changes.
-enum : std::uint32_t {
-  kPebbleTagNextFile = 3,
-  kPebbleTagDeletedFile = 6,
-  kPebbleTagMarkedForCompaction = 11,
-  kPebbleTagNewFile3 = 102,
-  kPebbleTagCreatedBacking = 105,
-  kPebbleTagRemovedBacking = 106,
-  kPebbleCustomNeedsCompaction = 2,
-  kPebbleCustomVirtual = 66,
-};
 
 // The rewrite as a kept prefix of `file` and a new tail; nullopt when it equals `file`.
 std::optional<TableRewrite> PebbleAsRewrite(ByteSpan file, const ByteVector& rewritten) {
@@ -50,7 +39,8 @@ Result<pebble::PebbleTable> OpenRowTable(ByteSpan file, const std::string& sourc
 // The record itself marks the table (custom tag 2 holding 1, as Pebble v1 and v2 write it).
 bool MarkedByRecord(const manifest::NewFileRecord& r) {
   return std::any_of(r.custom.begin(), r.custom.end(), [&r](const manifest::CustomFieldSpan& f) {
-    return f.tag == kPebbleCustomNeedsCompaction && f.value_size == 1 && r.Value(f)[0] == 1;
+    return f.tag == manifest::pebble_tags::kCustomNeedsCompaction && f.value_size == 1 &&
+           r.Value(f)[0] == 1;
   });
 }
 
@@ -68,7 +58,7 @@ Result<ByteVector> RecordAgain(const manifest::TableMeta& t, std::uint64_t numbe
   w.PutVarint64(rec.tag);
   w.PutVarint64(static_cast<std::uint64_t>(t.level));
   w.PutVarint64(number);
-  if (rec.tag == kPebbleTagNewFile3) {
+  if (rec.tag == manifest::kNewFile3) {
     // The path id as recorded: the third uvarint of the record (level, number, path id).
     ByteReader in(rec.bytes, "", 0);
     Result<std::uint64_t> id = in.ReadVarint64("");
@@ -84,7 +74,7 @@ Result<ByteVector> RecordAgain(const manifest::TableMeta& t, std::uint64_t numbe
   }
   const auto field =
       std::find_if(rec.custom.begin(), rec.custom.end(), [](const manifest::CustomFieldSpan& f) {
-        return f.tag == kPebbleCustomVirtual;
+        return f.tag == manifest::pebble_tags::kCustomVirtual;
       });
   if (field == rec.custom.end()) {
     return Status::Internal("virtual table " + std::to_string(t.number) +
@@ -144,14 +134,14 @@ Result<ByteVector> PebbleRepairEdit(std::span<const PebbleFileReplacement> repla
       return Status::Internal("a Pebble file replacement whose tables do not match");
     }
     for (const manifest::TableMeta& t : f.tables) {
-      w.PutVarint64(kPebbleTagDeletedFile);
+      w.PutVarint64(manifest::kDeletedFile);
       w.PutVarint64(static_cast<std::uint64_t>(t.level));
       w.PutVarint64(t.number);
     }
     if (f.is_backing) {
-      w.PutVarint64(kPebbleTagRemovedBacking);
+      w.PutVarint64(manifest::pebble_tags::kRemovedBacking);
       w.PutVarint64(f.old_number);
-      w.PutVarint64(kPebbleTagCreatedBacking);
+      w.PutVarint64(manifest::pebble_tags::kCreatedBacking);
       w.PutVarint64(f.new_number);
       w.PutVarint64(f.new_size);
     }
@@ -169,13 +159,13 @@ Result<ByteVector> PebbleRepairEdit(std::span<const PebbleFileReplacement> repla
       const manifest::TableMeta& t = f.tables[i];
       // Marked by tag 11 (the record's custom tag 2 is carried with the record).
       if (t.marked_for_compaction && !MarkedByRecord(t.record)) {
-        w.PutVarint64(kPebbleTagMarkedForCompaction);
+        w.PutVarint64(manifest::pebble_tags::kMarkedForCompaction);
         w.PutVarint64(static_cast<std::uint64_t>(t.level));
         w.PutVarint64(f.table_numbers[i]);
       }
     }
   }
-  w.PutVarint64(kPebbleTagNextFile);
+  w.PutVarint64(manifest::kNextFileNumber);
   w.PutVarint64(next_file);
   return edit;
 }

@@ -9,6 +9,7 @@
 
 #include "bloomcodec/status.h"
 #include "codec/byte_reader.h"
+#include "manifest/edit_tags.h"
 #include "manifest/manifest.h"
 #include "manifest/version_edit.h"
 
@@ -117,29 +118,6 @@ using FieldDecoder = Status (*)(EditReader& in, VersionEdit& edit);
 struct TagDecoder {
   std::uint32_t tag;
   FieldDecoder decode;
-};
-
-// The tags LevelDB defined (1..9) and RocksDB's new-file tags (100..103), which RocksDB and Pebble
-// write with the same numbers. Tags a flavor gives a meaning of its own (10, 11, 104 on) stay in
-// that flavor's file.
-enum : std::uint32_t {
-  kComparator = 1,
-  kLogNumber = 2,
-  kNextFileNumber = 3,
-  kLastSequence = 4,
-  kCompactPointer = 5,
-  kDeletedFile = 6,
-  kNewFile = 7,
-  kPrevLogNumber = 9,
-  kNewFile2 = 100,
-  kNewFile3 = 102,
-  kNewFile4 = 103,
-};
-
-// Custom fields of new-file-4 records that RocksDB and Pebble share.
-enum : std::uint64_t {
-  kCustomTerminate = 1,
-  kCustomPathId = 65,
 };
 
 inline Status DeletedFile(EditReader& in, VersionEdit& edit) {

@@ -13,41 +13,6 @@
 namespace bloomcodec::manifest {
 namespace {
 
-// Pebble's tags beyond the shared ones of edit_reader.h.
-enum : std::uint32_t {
-  kExciseBounds = 10,
-  kMarkedForCompaction = 11,
-  kNewFile5 = 104,  // a table with range keys
-  kCreatedBacking = 105,
-  kRemovedBacking = 106,
-  kNewBlobFile = 107,
-  kDeletedBlobFile = 108,
-  kFirstColumnFamilyTag = 200,
-  kLastColumnFamilyTag = 203,
-};
-
-// Custom fields of new-file tags 103 and 104. Below kNonSafeIgnoreMask a field is length-prefixed
-// bytes a reader may skip; from it on Pebble must know the field, and 66, 69 and 70 are not
-// length-prefixed.
-enum : std::uint64_t {
-  kCustomNeedsCompaction = 2,
-  kCustomCreationTime = 6,
-  kCustomNoRangeKeySets = 7,
-  kNonSafeIgnoreMask = 1 << 6,
-  kCustomVirtual = 66,
-  kCustomSyntheticPrefix = 67,
-  kCustomSyntheticSuffix = 68,
-  kCustomBlobReferences = 69,
-  kCustomBlobReferences2 = 70,  // adds each reference's backing value size
-};
-
-// The marker byte of tag 104.
-enum : std::uint8_t {
-  kHasPointKeys = 1,
-  kSmallestIsPointKey = 2,
-  kLargestIsPointKey = 4,
-};
-
 constexpr int kPebbleLevels = 7;  // manifest.NumLevels
 
 // --- Database-wide fields ---
@@ -146,7 +111,7 @@ Status BlobReferences(EditReader& in, std::uint64_t custom, TableMeta& t) {
   BLOOMCODEC_ASSIGN_OR_RETURN(t.blob_reference_depth, in.Varint64("a blob reference depth"));
   const std::size_t at = in.position();
   BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t count, in.Varint64("a blob reference count"));
-  const std::uint64_t fields = custom == kCustomBlobReferences2 ? 3 : 2;
+  const std::uint64_t fields = custom == pebble_tags::kCustomBlobReferences2 ? 3 : 2;
   if (count > in.remaining() / fields) {
     return in.Fail(at, "a blob reference count the edit can hold (at most " +
                            std::to_string(in.remaining() / fields) + "), found " +
@@ -170,43 +135,46 @@ Status BlobReferences(EditReader& in, std::uint64_t custom, TableMeta& t) {
 // One custom field after its tag `custom` (at `at`).
 Status CustomField(EditReader& in, std::uint64_t custom, std::size_t at, TableMeta& t,
                    VersionEdit& edit) {
-  if (custom == kCustomVirtual) {
+  if (custom == pebble_tags::kCustomVirtual) {
     t.is_virtual = true;
     BLOOMCODEC_ASSIGN_OR_RETURN(t.backing, in.Varint64("a virtual table's backing file number"));
-  } else if (custom == kCustomBlobReferences || custom == kCustomBlobReferences2) {
+  } else if (custom == pebble_tags::kCustomBlobReferences ||
+             custom == pebble_tags::kCustomBlobReferences2) {
     BLOOMCODEC_RETURN_IF_ERROR(BlobReferences(in, custom, t));
   } else if (custom == kCustomPathId) {
     return in.Fail(at,
                    "no path id field (custom tag 65): Pebble refuses it (\"new-file4: "
                    "path-id field not supported\")");
-  } else if ((custom & kNonSafeIgnoreMask) != 0 && custom != kCustomSyntheticPrefix &&
-             custom != kCustomSyntheticSuffix) {
+  } else if ((custom & pebble_tags::kNonSafeIgnoreMask) != 0 &&
+             custom != pebble_tags::kCustomSyntheticPrefix &&
+             custom != pebble_tags::kCustomSyntheticSuffix) {
     return in.Fail(at, "a custom field Pebble knows, found tag " + std::to_string(custom) +
                            ", which a reader must understand (\"new-file4: custom field not "
                            "supported\")");
   } else {
     BLOOMCODEC_ASSIGN_OR_RETURN(ByteSpan field, in.LengthPrefixed64("a new file's custom field"));
-    if (custom == kCustomNeedsCompaction) {
+    if (custom == pebble_tags::kCustomNeedsCompaction) {
       // Pebble v1 and v2 mark the table when the byte is 1; Pebble 26.x reads and ignores it.
       if (field.size() != 1) return in.Fail(at, "a needs-compaction field of 1 byte");
       t.marked_for_compaction = field[0] == 1;
-    } else if (custom == kCustomCreationTime) {
+    } else if (custom == pebble_tags::kCustomCreationTime) {
       ByteReader r(field, "");
       Result<std::uint64_t> v = r.ReadVarint64("a creation time");
       if (!v.ok() || !r.at_end()) {
         return in.Fail(at, "a creation time field holding exactly one uvarint");
       }
       t.creation_time = *v;
-    } else if (custom == kCustomNoRangeKeySets) {
+    } else if (custom == pebble_tags::kCustomNoRangeKeySets) {
       if (!field.empty()) return in.Fail(at, "an empty no-range-key-sets field");
       edit.pebble_only = true;
-    } else if (custom == kCustomSyntheticPrefix) {
+    } else if (custom == pebble_tags::kCustomSyntheticPrefix) {
       t.synthetic_prefix = ByteVector(field.begin(), field.end());
-    } else if (custom == kCustomSyntheticSuffix) {
+    } else if (custom == pebble_tags::kCustomSyntheticSuffix) {
       t.synthetic_suffix = ByteVector(field.begin(), field.end());
     }
   }
-  if (custom >= kCustomVirtual && custom <= kCustomBlobReferences2) edit.pebble_only = true;
+  if (custom >= pebble_tags::kCustomVirtual && custom <= pebble_tags::kCustomBlobReferences2)
+    edit.pebble_only = true;
   return Status();
 }
 
@@ -215,12 +183,12 @@ Status CustomField(EditReader& in, std::uint64_t custom, std::size_t at, TableMe
 Status RangeKeyBounds(EditReader& in, TableMeta& t) {
   const std::size_t at = in.position();
   BLOOMCODEC_ASSIGN_OR_RETURN(std::uint8_t marker, in.Byte("a new file's bounds marker"));
-  if ((marker & kHasPointKeys) != 0) {
+  if ((marker & pebble_tags::kHasPointKeys) != 0) {
     KeyBounds point;
     BLOOMCODEC_ASSIGN_OR_RETURN(point.smallest, Key(in, "a new file's smallest point key"));
     BLOOMCODEC_ASSIGN_OR_RETURN(point.largest, Key(in, "a new file's largest point key"));
     t.point_keys = std::move(point);
-  } else if ((marker & (kSmallestIsPointKey | kLargestIsPointKey)) != 0) {
+  } else if ((marker & (pebble_tags::kSmallestIsPointKey | pebble_tags::kLargestIsPointKey)) != 0) {
     return in.Fail(at,
                    "a bounds marker that takes no bound from point keys the table does not "
                    "have, found " +
@@ -231,8 +199,10 @@ Status RangeKeyBounds(EditReader& in, TableMeta& t) {
   KeyBounds range;
   BLOOMCODEC_ASSIGN_OR_RETURN(range.smallest, Key(in, "a new file's smallest range key"));
   BLOOMCODEC_ASSIGN_OR_RETURN(range.largest, Key(in, "a new file's largest range key"));
-  t.smallest = (marker & kSmallestIsPointKey) != 0 ? t.point_keys->smallest : range.smallest;
-  t.largest = (marker & kLargestIsPointKey) != 0 ? t.point_keys->largest : range.largest;
+  t.smallest =
+      (marker & pebble_tags::kSmallestIsPointKey) != 0 ? t.point_keys->smallest : range.smallest;
+  t.largest =
+      (marker & pebble_tags::kLargestIsPointKey) != 0 ? t.point_keys->largest : range.largest;
   t.range_keys = std::move(range);
   return Status();
 }
@@ -251,7 +221,7 @@ Status NewFileOf(EditReader& in, std::uint32_t tag, VersionEdit& edit) {
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(t.size, in.Varint64("a new file's size"));
   t.record.keys_at = in.position() - start;
-  if (tag == kNewFile5) {
+  if (tag == pebble_tags::kNewFile5) {
     BLOOMCODEC_RETURN_IF_ERROR(RangeKeyBounds(in, t));
     edit.pebble_only = true;
   } else {
@@ -263,7 +233,7 @@ Status NewFileOf(EditReader& in, std::uint32_t tag, VersionEdit& edit) {
     BLOOMCODEC_RETURN_IF_ERROR(in.Varint64("a new file's largest sequence number").status());
   }
   t.record.custom_at = in.position() - start;
-  if (tag == kNewFile4 || tag == kNewFile5) {
+  if (tag == kNewFile4 || tag == pebble_tags::kNewFile5) {
     for (;;) {
       const std::size_t at = in.position();
       BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t custom,
@@ -303,21 +273,21 @@ constexpr TagDecoder kPebbleTags[] = {
     {kDeletedFile, DeletedFile},
     {kNewFile, NewFile<kNewFile>},
     {kPrevLogNumber, PrevLogNumber},
-    {kExciseBounds, ExciseBounds},
-    {kMarkedForCompaction, MarkedForCompaction},
+    {pebble_tags::kExciseBounds, ExciseBounds},
+    {pebble_tags::kMarkedForCompaction, MarkedForCompaction},
     {kNewFile2, NewFile<kNewFile2>},
     {kNewFile3, NewFile<kNewFile3>},
     {kNewFile4, NewFile<kNewFile4>},
-    {kNewFile5, NewFile<kNewFile5>},
-    {kCreatedBacking, CreatedBacking},
-    {kRemovedBacking, RemovedBacking},
-    {kNewBlobFile, NewBlobFile},
-    {kDeletedBlobFile, DeletedBlobFile},
+    {pebble_tags::kNewFile5, NewFile<pebble_tags::kNewFile5>},
+    {pebble_tags::kCreatedBacking, CreatedBacking},
+    {pebble_tags::kRemovedBacking, RemovedBacking},
+    {pebble_tags::kNewBlobFile, NewBlobFile},
+    {pebble_tags::kDeletedBlobFile, DeletedBlobFile},
 };
 
 // Pebble refuses every other tag, RocksDB's skippable ones included.
 Status PebbleUnknownTag(EditReader& in, std::uint32_t tag, std::size_t tag_at, VersionEdit&) {
-  if (tag >= kFirstColumnFamilyTag && tag <= kLastColumnFamilyTag) {
+  if (tag >= pebble_tags::kFirstColumnFamilyTag && tag <= pebble_tags::kLastColumnFamilyTag) {
     return in.Fail(tag_at, "no column family tag (" + std::to_string(tag) +
                                "): Pebble refuses it (\"column families are not supported\")");
   }
@@ -333,7 +303,8 @@ constexpr EditFlavor kPebbleEdits{kPebbleLevels, kPebbleTags, PebbleUnknownTag, 
 const EditFlavor& PebbleEdits() { return kPebbleEdits; }
 
 bool PebbleCustomIsBare(std::uint64_t tag) {
-  return tag == kCustomVirtual || tag == kCustomBlobReferences || tag == kCustomBlobReferences2;
+  return tag == pebble_tags::kCustomVirtual || tag == pebble_tags::kCustomBlobReferences ||
+         tag == pebble_tags::kCustomBlobReferences2;
 }
 
 }  // namespace bloomcodec::manifest

@@ -13,24 +13,6 @@
 namespace bloomcodec::manifest {
 namespace {
 
-// Version edit tags beyond the shared ones of edit_reader.h.
-enum : std::uint32_t {
-  kMinLogNumberToKeep = 10,
-  kColumnFamily = 200,
-  kColumnFamilyAdd = 201,
-  kColumnFamilyDrop = 202,
-  kMaxColumnFamily = 203,
-  kInAtomicGroup = 300,
-  kBlobFileAddition = 400,
-  kBlobFileGarbage = 401,
-  kTagSafeIgnoreMask = 1u << 13,
-};
-
-// Custom fields of RocksDB's new-file-4 records.
-enum : std::uint32_t {
-  kCustomNonSafeIgnoreMask = 1u << 6,
-};
-
 // --- The fields LevelDB writes (RocksDB writes them too) ---
 
 Status Comparator(EditReader& in, VersionEdit& edit) {
@@ -106,7 +88,7 @@ Result<ByteSpan> RocksDbCustomField(EditReader& in, std::uint32_t custom, std::s
       return in.Fail(at, "a path id field of 1 byte, found " + std::to_string(field.size()));
     }
     table.path_id = field[0];
-  } else if ((custom & kCustomNonSafeIgnoreMask) != 0) {
+  } else if ((custom & rocksdb_tags::kCustomNonSafeIgnoreMask) != 0) {
     return in.Fail(at, "a new-file custom field RocksDB may ignore (tag " + std::to_string(custom) +
                            " is marked as one a reader must understand)");
   }
@@ -186,17 +168,17 @@ constexpr TagDecoder kRocksDbTags[] = {
     {kDeletedFile, DeletedFile},
     {kNewFile, NewFile},
     {kPrevLogNumber, PrevLogNumber},
-    {kMinLogNumberToKeep, MinLogNumberToKeep},
+    {rocksdb_tags::kMinLogNumberToKeep, MinLogNumberToKeep},
     {kNewFile2, NewFile2},
     {kNewFile3, NewFile3},
     {kNewFile4, NewFile4},
-    {kColumnFamily, ColumnFamilyField},
-    {kColumnFamilyAdd, ColumnFamilyAdd},
-    {kColumnFamilyDrop, ColumnFamilyDrop},
-    {kMaxColumnFamily, MaxColumnFamily},
-    {kInAtomicGroup, InAtomicGroup},
-    {kBlobFileAddition, BlobFileRecord},
-    {kBlobFileGarbage, BlobFileRecord},
+    {rocksdb_tags::kColumnFamily, ColumnFamilyField},
+    {rocksdb_tags::kColumnFamilyAdd, ColumnFamilyAdd},
+    {rocksdb_tags::kColumnFamilyDrop, ColumnFamilyDrop},
+    {rocksdb_tags::kMaxColumnFamily, MaxColumnFamily},
+    {rocksdb_tags::kInAtomicGroup, InAtomicGroup},
+    {rocksdb_tags::kBlobFileAddition, BlobFileRecord},
+    {rocksdb_tags::kBlobFileGarbage, BlobFileRecord},
 };
 
 // LevelDB knows no other tag; one of RocksDB's says so in the message (a RocksDB MANIFEST read as
@@ -210,7 +192,7 @@ Status LevelDbUnknownTag(EditReader& in, std::uint32_t tag, std::size_t tag_at, 
 }
 
 Status RocksDbUnknownTag(EditReader& in, std::uint32_t tag, std::size_t tag_at, VersionEdit&) {
-  if ((tag & kTagSafeIgnoreMask) != 0) {
+  if ((tag & rocksdb_tags::kTagSafeIgnoreMask) != 0) {
     // A field a reader may skip (db id, WAL additions, ...): length-prefixed.
     return in.LengthPrefixed("an ignorable field").status();
   }

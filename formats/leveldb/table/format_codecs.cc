@@ -98,8 +98,10 @@ class TableFormat final : public FormatCodec {
 
   // Build writes a TableBuilder's table: its keys are stored as given.
   ProbeOptions BuiltProbeOptions() const override {
+    LevelDbOptions leveldb;
+    leveldb.key_kind = KeyKind::kPlain;
     ProbeOptions options;
-    options.family.Set(LevelDbOptions{.key_kind = KeyKind::kPlain});
+    options.family.Set(leveldb);
     return options;
   }
 
