@@ -81,7 +81,7 @@ inline bool KillProgramAfter(const std::vector<std::string>& argv, std::chrono::
                              int& exit_code, bool quiet = false) {
   return KillAfter(
       [&argv, quiet] {
-        if (quiet) ::freopen("/dev/null", "w", stdout);
+        if (quiet && ::freopen("/dev/null", "w", stdout) == nullptr) ::_exit(126);
         std::vector<char*> args;
         for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
         args.push_back(nullptr);

@@ -132,35 +132,14 @@ TEST_F(GoLevelDbRepair, RepairPathsRepairsAGoLevelDbDatabaseAsGoLevelDb) {
 }
 
 TEST_F(GoLevelDbRepair, LockRefusesADatabaseGoLevelDbHasOpen) {
-  const std::string scratch = dir_->path();
-  const std::string db = scratch + "/locked";
-  CopyDatabase(scratch + "/db", db);
-  int ready[2], done[2];
-  ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
-  ASSERT_EQ(::pipe2(done, O_CLOEXEC), 0);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(done[0], 0);
-    ::dup2(ready[1], 1);
-    ::execl(GOLEVELDB_ORACLE, GOLEVELDB_ORACLE, "hold", db.c_str(), nullptr);
-    ::_exit(127);
-  }
-  ::close(ready[1]);
-  ::close(done[0]);
-  char line[8] = {};
-  ASSERT_EQ(::read(ready[0], line, 5), 5);
-  ASSERT_EQ(std::string(line), "open\n");
-  const std::string current = ReadText(db + "/CURRENT");
-  Result<lsmrepair::RepairResult> refused = lsmrepair::RepairDatabase(db, GoLevelDbBits(14));
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find("process " + std::to_string(pid)), std::string::npos)
-      << refused.status().message();
-  EXPECT_NE(refused.status().message().find("flock"), std::string::npos);
-  EXPECT_EQ(ReadText(db + "/CURRENT"), current);
-  ::close(done[1]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const std::string db = dir_->path() + "/locked";
+  CopyDatabase(dir_->path() + "/db", db);
+  DatabaseHolder holder(
+      [&] { ::execl(GOLEVELDB_ORACLE, GOLEVELDB_ORACLE, "hold", db.c_str(), nullptr); }, "open\n");
+  ASSERT_TRUE(holder.held()) << "goleveldb did not open the database in the holder";
+  ExpectRefusedWhileHeld(db, holder, "flock",
+                         [&] { return lsmrepair::RepairDatabase(db, GoLevelDbBits(14)).status(); });
+  EXPECT_TRUE(holder.Release());
   Result<lsmrepair::RepairResult> r = lsmrepair::RepairDatabase(db, GoLevelDbBits(14));
   EXPECT_TRUE(r.ok()) << r.status().ToString();
 }

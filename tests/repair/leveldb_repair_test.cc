@@ -152,41 +152,21 @@ Contents* LevelDbRepair::want_ = nullptr;
 TEST_F(LevelDbRepair, LockRefusesADatabaseLevelDbHasOpenInAnotherProcess) {
   const std::string db = dir_->path() + "/locked";
   CopyDatabase(dir_->path() + "/db", db);
-  int ready[2], done[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  ASSERT_EQ(::pipe(done), 0);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    // The child: LevelDB holds the database open until the parent says.
-    ::close(ready[0]);
-    ::close(done[1]);
-    std::unique_ptr<::leveldb::DB> open = Open(db, policy_);
-    const char c = open ? 1 : 0;
-    (void)!::write(ready[1], &c, 1);
-    char x;
-    (void)!::read(done[0], &x, 1);
-    ::_exit(0);
-  }
-  ::close(ready[1]);
-  ::close(done[0]);
-  char c = 0;
-  ASSERT_EQ(::read(ready[0], &c, 1), 1);
-  ASSERT_EQ(c, 1) << "LevelDB did not open the database in the child";
   {
-    Result<lsmrepair::DatabaseLock> lock = lsmrepair::DatabaseLock::Acquire(db);
-    ASSERT_FALSE(lock.ok());
-    EXPECT_NE(lock.status().message().find("process " + std::to_string(pid)), std::string::npos)
-        << lock.status().message();
-    EXPECT_NE(lock.status().message().find("fcntl"), std::string::npos);
-    // The repair refuses it, and changes nothing.
-    const std::string current = ReadText(db + "/CURRENT");
-    EXPECT_FALSE(lsmrepair::RepairDatabase(db, Bits(14)).ok());
-    EXPECT_EQ(ReadText(db + "/CURRENT"), current);
+    DatabaseHolder holder(
+        [&] {
+          std::unique_ptr<::leveldb::DB> open = Open(db, policy_);
+          if (!open || ::write(1, "open", 4) != 4) return;
+          DatabaseHolder::WaitForRelease();
+        },
+        "open");
+    ASSERT_TRUE(holder.held()) << "LevelDB did not open the database in the holder";
+    ExpectRefusedWhileHeld(db, holder, "fcntl",
+                           [&] { return lsmrepair::DatabaseLock::Acquire(db).status(); });
+    ExpectRefusedWhileHeld(db, holder, "fcntl",
+                           [&] { return lsmrepair::RepairDatabase(db, Bits(14)).status(); });
+    EXPECT_TRUE(holder.Release());
   }
-  ::close(done[1]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
   Result<lsmrepair::DatabaseLock> lock = lsmrepair::DatabaseLock::Acquire(db);
   EXPECT_TRUE(lock.ok()) << lock.status().ToString();
 }

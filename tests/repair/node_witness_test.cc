@@ -203,8 +203,9 @@ class RocksDbWitness {
       filter_bytes += sst->filter()->handle.size;
     }
     EXPECT_EQ(r["filter_bytes"], filter_bytes) << line;
-    if (const auto reported = FilterBytesOf(tables))
+    if (const auto reported = FilterBytesOf(tables)) {
       EXPECT_EQ(r["filter_bytes"], *reported) << line;
+    }
     if (engine_ == "rocksdb9") {
       EXPECT_EQ(r["cached_filters"], live.size()) << line;
     } else {

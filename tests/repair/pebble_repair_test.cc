@@ -353,28 +353,20 @@ TEST(PebbleRepair, RefusesWhatItCannotRewrite) {
   const std::string locked = dir2.path() + "/db";
   fs::create_directories(locked);
   WriteCurrentDatabase(locked);
-  int ready[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  const pid_t holder = ::fork();
-  if (holder == 0) {
-    const int fd = ::open((locked + "/LOCK").c_str(), O_RDWR | O_CREAT, 0644);
-    struct flock l {};
-    l.l_type = F_WRLCK;
-    l.l_whence = SEEK_SET;
-    const bool ok = fd >= 0 && ::fcntl(fd, F_SETLK, &l) == 0;
-    const char c = ok ? 1 : 0;
-    if (::write(ready[1], &c, 1) != 1) ::_exit(1);
-    ::pause();
-    ::_exit(0);
-  }
-  char c = 0;
-  ASSERT_EQ(::read(ready[0], &c, 1), 1);
-  ASSERT_EQ(c, 1);
-  Result<RepairReport> refused = Repair(locked, 12);
-  ::kill(holder, SIGKILL);
-  ::waitpid(holder, nullptr, 0);
-  ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(ReadText(locked + "/CURRENT"), "MANIFEST-000009\n");
+  DatabaseHolder holder(
+      [&] {
+        // Pebble's vfs takes the lock with fcntl(F_SETLK) on LOCK.
+        const int fd = ::open((locked + "/LOCK").c_str(), O_RDWR | O_CREAT, 0644);
+        struct flock l {};
+        l.l_type = F_WRLCK;
+        l.l_whence = SEEK_SET;
+        if (fd < 0 || ::fcntl(fd, F_SETLK, &l) != 0 || ::write(1, "open", 4) != 4) return;
+        DatabaseHolder::WaitForRelease();
+      },
+      "open");
+  ASSERT_TRUE(holder.held());
+  ExpectRefusedWhileHeld(locked, holder, "fcntl", [&] { return Repair(locked, 12).status(); });
+  EXPECT_TRUE(holder.Release());
   EXPECT_TRUE(fs::exists(locked + "/" + TableFileName(5)));
 }
 

@@ -4,6 +4,7 @@
 // sizes.
 #pragma once
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -118,6 +119,87 @@ inline int CommitStep(const std::vector<StepTrace>& steps, bool goleveldb = fals
 inline std::string ReadText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A process that holds a database open as its writer does, for the lock tests. The child runs
+// `hold` with the release pipe as standard input and the ready pipe as standard output: `hold`
+// opens the database, writes `ready` to standard output, then waits with WaitForRelease (or it
+// execs a program that does the same; both pipes are close-on-exec, so an exec'd holder keeps only
+// its standard input and output). The parent reads `ready` back before the test goes on.
+class DatabaseHolder {
+ public:
+  DatabaseHolder(const std::function<void()>& hold, const std::string& ready) {
+    int ready_pipe[2], release_pipe[2];
+    if (::pipe2(ready_pipe, O_CLOEXEC) != 0 || ::pipe2(release_pipe, O_CLOEXEC) != 0) {
+      ADD_FAILURE() << "pipe2";
+      return;
+    }
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      // Only the parent keeps the release pipe's write end: its closing is the release.
+      ::close(release_pipe[1]);
+      ::close(ready_pipe[0]);
+      ::dup2(release_pipe[0], 0);
+      ::dup2(ready_pipe[1], 1);
+      hold();
+      ::_exit(0);
+    }
+    ::close(ready_pipe[1]);
+    ::close(release_pipe[0]);
+    release_ = release_pipe[1];
+    std::string got(ready.size(), '\0');
+    std::size_t n = 0;
+    while (n < got.size()) {
+      const ssize_t r = ::read(ready_pipe[0], got.data() + n, got.size() - n);
+      if (r <= 0) break;
+      n += static_cast<std::size_t>(r);
+    }
+    ::close(ready_pipe[0]);
+    held_ = n == got.size() && got == ready;
+  }
+  DatabaseHolder(const DatabaseHolder&) = delete;
+  DatabaseHolder& operator=(const DatabaseHolder&) = delete;
+  ~DatabaseHolder() { Release(); }
+
+  // The holder said it has the database open.
+  bool held() const { return held_; }
+  pid_t pid() const { return pid_; }
+
+  // Ends the holder (its standard input closes) and waits for it: true when it exited with 0.
+  bool Release() {
+    if (pid_ <= 0) return false;
+    ::close(release_);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+
+  // In the holder: waits until the parent releases it.
+  static void WaitForRelease() {
+    char x;
+    while (::read(0, &x, 1) > 0) {
+    }
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int release_ = -1;
+  bool held_ = false;
+};
+
+// A repair refused while `holder` holds `db`: the refusal names the holder's process and the
+// kind of lock (`lock_kind`: "fcntl", "flock"), and CURRENT is unchanged.
+inline void ExpectRefusedWhileHeld(const std::string& db, const DatabaseHolder& holder,
+                                   const std::string& lock_kind,
+                                   const std::function<Status()>& repair) {
+  const std::string current = ReadText(db + "/CURRENT");
+  const Status refused = repair();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("process " + std::to_string(holder.pid())), std::string::npos)
+      << refused.message();
+  EXPECT_NE(refused.message().find(lock_kind), std::string::npos) << refused.message();
+  EXPECT_EQ(ReadText(db + "/CURRENT"), current);
 }
 
 // The MANIFEST CURRENT names.

@@ -312,14 +312,11 @@ TEST(RocksDbRepairKilled, AtEveryStepOpensWithAllOldOrAllNewTables) {
 }
 
 // The holder process (this binary run with --hold DIR, see main): RocksDB opens the database,
-// a byte on standard output says so, and it stays open until standard input ends.
+// "open" on standard output says so, and it stays open until standard input ends.
 int HoldDatabase(const std::string& dir) {
   std::unique_ptr<OpenDb> open = Open(dir, Config{});
-  const char c = open ? 1 : 0;
-  if (::write(1, &c, 1) != 1) return 1;
-  char x;
-  while (::read(0, &x, 1) > 0) {
-  }
+  if (!open || ::write(1, "open", 4) != 4) return 1;
+  DatabaseHolder::WaitForRelease();
   return 0;
 }
 
@@ -328,33 +325,13 @@ TEST(RocksDbRepairLock, RefusesADatabaseRocksDbHasOpenInAnotherProcess) {
   const std::string db = dir.path() + "/db";
   ASSERT_FALSE(WriteDatabase(db, Config{}).empty());
   // A fresh process (exec, not only fork: RocksDB's thread pools do not survive a fork).
-  // The pipes close on exec: the holder keeps only its standard input and output.
-  int ready[2], done[2];
-  ASSERT_EQ(::pipe2(ready, O_CLOEXEC), 0);
-  ASSERT_EQ(::pipe2(done, O_CLOEXEC), 0);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(done[0], 0);
-    ::dup2(ready[1], 1);
-    ::execl("/proc/self/exe", "repair_rocksdb_test", "--hold", db.c_str(), nullptr);
-    ::_exit(127);
-  }
-  ::close(ready[1]);
-  ::close(done[0]);
-  char c = 0;
-  ASSERT_EQ(::read(ready[0], &c, 1), 1);
-  ASSERT_EQ(c, 1) << "RocksDB did not open the database in the holder";
-  const std::string current = ReadText(db + "/CURRENT");
-  Result<lsmrepair::RepairResult> refused = lsmrepair::RepairDatabase(db, Bits(15));
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find("process " + std::to_string(pid)), std::string::npos)
-      << refused.status().message();
-  EXPECT_NE(refused.status().message().find("fcntl"), std::string::npos);
-  EXPECT_EQ(ReadText(db + "/CURRENT"), current);
-  ::close(done[1]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  DatabaseHolder holder(
+      [&] { ::execl("/proc/self/exe", "repair_rocksdb_test", "--hold", db.c_str(), nullptr); },
+      "open");
+  ASSERT_TRUE(holder.held()) << "RocksDB did not open the database in the holder";
+  ExpectRefusedWhileHeld(db, holder, "fcntl",
+                         [&] { return lsmrepair::RepairDatabase(db, Bits(15)).status(); });
+  EXPECT_TRUE(holder.Release());
   Result<lsmrepair::DatabaseLock> lock = lsmrepair::DatabaseLock::Acquire(db);
   EXPECT_TRUE(lock.ok()) << lock.status().ToString();
 }
