@@ -68,14 +68,16 @@ PebbleTableSpec Spec(std::uint32_t version, std::uint32_t bits = 10) {
 }
 
 // Format major version 1: CURRENT names MANIFEST-000009; tables v1..v4 on L0, L5 and L6, one of
-// them with a creation time, one under tag 102 (a path id).
+// them with a creation time, one under tag 102 (a path id), one with a two-level index.
 std::set<std::string> WriteCurrentDatabase(const std::string& dir) {
   std::set<std::string> keys;
   NewTable a = Put(dir, 5, 0, "a", 150, Spec(1));
   NewTable b = Put(dir, 6, 5, "b", 150, Spec(2));
   b.creation_time = 1700000000;
   NewTable c = Put(dir, 7, 6, "c", 150, Spec(3));
-  NewTable d = Put(dir, 8, 6, "d", 150, Spec(4));
+  PebbleTableSpec two_level = Spec(4);
+  two_level.two_level = true;  // partitions copied, the top level written again
+  NewTable d = Put(dir, 8, 6, "d", 150, two_level);
   Edit add = pebble_test::Header(12);
   add.Add(a).Add(b).AddAs(102, c).Add(d);
   WriteFile(dir + "/MANIFEST-000009", pebble_test::Log({add}));
