@@ -140,8 +140,9 @@ std::set<std::string> WriteGethDatabase(const std::string& dir) {
   WriteFile(dir + "/CURRENT", "MANIFEST-000009\n");
   WriteFile(dir + "/OPTIONS-000010", "[Version]\n  pebble_version=0.1\n");
   std::set<std::string> keys;
-  for (const auto& [p, n] : {std::pair{"a", 400}, {"b", 150}, {"c", 100}}) {
-    for (const PebbleEntry& e : PrefixedEntries(p, n)) keys.insert(e.user_key);
+  const std::vector<std::pair<std::string, int>> tables = {{"a", 400}, {"b", 150}, {"c", 100}};
+  for (const auto& t : tables) {
+    for (const PebbleEntry& e : PrefixedEntries(t.first, t.second)) keys.insert(e.user_key);
   }
   return keys;
 }
