@@ -2,7 +2,8 @@
 // version (v6+ footer checksum, v7 attributes), both checksum types, Snappy, Zstd and MinLZ's
 // decodable forms, metaindex (row and key-value), properties, index values with block properties,
 // two-level indexes, columnar data and index blocks re-laid as row blocks, range deletions, the
-// Bloom filter, inspect, dump / undump and convert's filter rewrite. Open either fails with a status naming
+// Bloom filter, inspect, dump / undump and convert's filter rewrite; repair's reading too (RocksDBv2
+// and LevelDB footers, a damaged filter block passed over) and its rewrite. Open either fails with a status naming
 // the file and an offset inside it, or gives a table whose index walk, data blocks, probes and
 // inspect never fail unsafely; every data block the index names is read and verified as the
 // verify pipeline reads it. With BLOOMCODEC_PEBBLE_TABLE_FUZZER_SEEDS=DIR it writes its seeds
@@ -62,6 +63,21 @@ bool WriteSeeds(const std::string& dir) {
     spec.two_level = true;
     spec.block_size = 512;
     spec.value_blocks = {"value block zero", std::string(200, 'v')};
+    const ByteVector t = testing::BuildPebbleTable(entries, spec);
+    std::ofstream out(dir + "/table_" + std::to_string(n++), std::ios::binary);
+    out.write(reinterpret_cast<const char*>(t.data()), static_cast<std::streamsize>(t.size()));
+    if (!out) return false;
+  }
+  // RocksDBv2 and LevelDB tables as Pebble writes them (repair), two-level, range deletions
+  // named twice.
+  for (const bool leveldb : {false, true}) {
+    testing::PebbleTableSpec spec;
+    spec.rocksdb_v2 = true;
+    spec.leveldb_footer = leveldb;
+    spec.two_level = true;
+    spec.block_size = 512;
+    spec.compression = blocktable::BlockCompression::kSnappy;
+    spec.range_dels = {{"key1010", "key1020"}};
     const ByteVector t = testing::BuildPebbleTable(entries, spec);
     std::ofstream out(dir + "/table_" + std::to_string(n++), std::ios::binary);
     out.write(reinterpret_cast<const char*>(t.data()), static_cast<std::streamsize>(t.size()));
@@ -133,11 +149,29 @@ void CheckRewrite(const PebbleTable& t, std::size_t size) {
     }
     return;
   }
-  Result<PebbleTable> again = PebbleTable::Open(r->bytes, "rewritten");
+  Result<PebbleTable> again =
+      PebbleTable::Open(r->bytes, "rewritten", {PebbleFooters::kPebbleAndRocksDb});
   if (!again.ok() || !again->filter().bloom || again->filter().bloom->empty()) return;
   std::vector<std::uint8_t> answers(keys->size());
   again->MayContainBatch(*keys, answers);
   for (std::uint8_t a : answers) FUZZ_CHECK(a == 1);
+}
+
+// As repair opens a table: RocksDBv2 and LevelDB footers too, a damaged filter block passed over
+// (its handle kept); then its rewrite.
+void CheckRepairOpen(ByteSpan file, std::size_t size) {
+  Result<PebbleTable> t =
+      PebbleTable::Open(file, std::string(kSource), {PebbleFooters::kPebbleAndRocksDb, true});
+  if (!t.ok()) {
+    if (t.status().code() != StatusCode::kUnsupported) {
+      fuzz::CheckNamesSourceAndOffset(t.status(), kSource, size);
+    }
+    return;
+  }
+  FUZZ_CHECK(t->filter().damage.empty() || t->filter().kind == PebbleFilterKind::kNone);
+  KeyList stored;
+  WalkData(*t, size, stored);
+  CheckRewrite(*t, size);
 }
 
 }  // namespace
@@ -151,6 +185,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const ByteSpan file(data, size);
+  CheckRepairOpen(file, size);
   Result<PebbleTable> opened = PebbleTable::Open(file, std::string(kSource));
   if (!opened.ok()) {
     if (opened.status().code() != StatusCode::kUnsupported) {

@@ -25,8 +25,15 @@ std::optional<TableRewrite> PebbleAsRewrite(ByteSpan file, const ByteVector& rew
   return r;
 }
 
-Result<pebble::PebbleTable> OpenRowTable(ByteSpan file, const std::string& source) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable t, pebble::PebbleTable::Open(file, source));
+// `old_table`: a table to be rewritten, whose filter block may be damaged (the rewrite replaces
+// it); a rewritten one must read whole.
+Result<pebble::PebbleTable> OpenRowTable(ByteSpan file, const std::string& source, bool old_table) {
+  // RocksDBv2 and LevelDB tables too: Pebble writes them below format major version 5.
+  pebble::PebbleOpenOptions options;
+  options.footers = pebble::PebbleFooters::kPebbleAndRocksDb;
+  options.tolerate_damaged_filter = old_table;
+  BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable t,
+                              pebble::PebbleTable::Open(file, source, options));
   if (t.columnar()) {
     return Status::Unsupported(source + ": Pebble table format version " +
                                std::to_string(t.version()) +
@@ -92,21 +99,23 @@ Result<ByteVector> RecordAgain(const manifest::TableMeta& t, std::uint64_t numbe
 TableRewriteFn PebbleFilterRewrite(std::uint32_t bits_per_key) {
   return [bits_per_key](const TableToRepair& t,
                         ByteSpan file) -> Result<std::optional<TableRewrite>> {
-    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable table, OpenRowTable(file, t.path));
+    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable table, OpenRowTable(file, t.path, true));
     // PebbleFilterKeys reads every data block with its checksum (a damaged table stops here).
     BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, pebble::PebbleFilterKeys(table));
     BLOOMCODEC_ASSIGN_OR_RETURN(
         pebble::PebbleRewrite r,
         pebble::RewritePebbleFilter(table, pebble::PolicyForRewrite(table, keys, bits_per_key)));
-    return PebbleAsRewrite(file, r.bytes);
+    std::optional<TableRewrite> out = PebbleAsRewrite(file, r.bytes);
+    if (out) out->entries = r.filter_keys;
+    return out;
   };
 }
 
 TableCheckFn PebbleTableCheck() {
   return [](const TableToRepair& t, ByteSpan old_file, ByteSpan new_file) -> Status {
-    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable old, OpenRowTable(old_file, t.path));
+    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable old, OpenRowTable(old_file, t.path, true));
     const std::string source = t.path + " (rewritten)";
-    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable fresh, OpenRowTable(new_file, source));
+    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable fresh, OpenRowTable(new_file, source, false));
     BLOOMCODEC_ASSIGN_OR_RETURN(KeyList old_keys, pebble::PebbleFilterKeys(old));
     BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, pebble::PebbleFilterKeys(fresh));
     if (keys.size() != old_keys.size()) {

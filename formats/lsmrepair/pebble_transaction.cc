@@ -194,10 +194,16 @@ Result<bool> WritePebbleFiles(const PebblePlan& plan, const PebbleRepairOptions&
   shared.check = options.check;
   std::vector<PebbleFileReplacement> edits;
   result.tables.resize(plan.units.size());
+  TablesDone done;
+  done.tables_total = plan.base.tables.size();
+  for (const PlannedTable& p : plan.base.tables) done.bytes_total += p.table.meta.size;
   for (std::size_t i = 0; i < plan.units.size(); ++i) {
     std::optional<TableReplacement> replaced;
     BLOOMCODEC_RETURN_IF_ERROR(
         RewriteTable(plan.base, plan.base.tables[i], shared, result.tables[i], replaced, made));
+    ++done.tables;
+    done.bytes += plan.base.tables[i].table.meta.size;
+    if (options.on_table) options.on_table(done);
     if (!replaced) continue;
     const PebbleUnit& u = plan.units[i];
     edits.push_back({u.is_backing, u.file.meta.number, replaced->new_number, replaced->new_size,

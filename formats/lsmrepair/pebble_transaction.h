@@ -53,12 +53,14 @@ struct PebbleRepairOptions {
   TableCheckFn check;      // null: none
   std::string backup_dir;  // empty: a dated folder beside the database directory
   bool no_backup = false;
+  std::function<void(const TablesDone&)> on_table;  // null: none; after each file of step 3
 };
 
 Result<RepairResult> RepairPebbleDatabase(const std::string& dir,
                                           const PebbleRepairOptions& options);
 
-// Pebble's row tables (Pebblev1..v4): the filter rebuilt from the table's keys at
+// Pebble's row tables (Pebblev1..v4, and the RocksDBv2 and LevelDB tables Pebble writes below
+// format major version 5, which keep their footer): the filter rebuilt from the table's keys at
 // `bits_per_key`, in the hash flavour and probe era of the table's own filter
 // (pebble/table/table_writer.h RewritePebbleFilter). Columnar tables are refused.
 TableRewriteFn PebbleFilterRewrite(std::uint32_t bits_per_key);

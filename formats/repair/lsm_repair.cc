@@ -371,7 +371,7 @@ Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
                                                    const RepairOptions& options,
                                                    const RepairTableProgressFn& table_progress) {
   if (pebble::DetectDatabase(dir) != pebble::Evidence::kNone) {
-    return RepairPebbleDatabase(dir, options);  // pebble_repair.h
+    return RepairPebbleDatabase(dir, options, table_progress);  // pebble_repair.h
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<FileReport> live, VerifyLiveTables(dir));
   const LsmDatabase db = DescribeDatabase(dir, live);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -99,16 +100,21 @@ PebbleSizing SizePebbleTable(const FileReport& r, const RepairOptions& options) 
   return s;
 }
 
+// Pebble's row tables and the RocksDBv2 and LevelDB tables it writes below format major
+// version 5 (go-ethereum's): the tables the rewrite takes.
+Result<pebble::PebbleTable> OpenPebbleTable(ByteSpan bytes, const std::string& path) {
+  pebble::PebbleOpenOptions options;
+  options.footers = pebble::PebbleFooters::kPebbleAndRocksDb;
+  options.tolerate_damaged_filter = true;  // rebuilt like any wrong filter
+  return pebble::PebbleTable::Open(bytes, path, options);
+}
+
 // Refuses a table repair cannot rewrite (before anything is written): not a Pebble row table.
 Status CheckRewritable(const std::string& dir, const FileReport& r) {
   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(r.path));
-  Result<pebble::PebbleTable> t = pebble::PebbleTable::Open(in.bytes(), r.path);
+  Result<pebble::PebbleTable> t = OpenPebbleTable(in.bytes(), r.path);
   std::string what;
-  if (!t.ok() && r.format == "rocksdb-sst") {
-    what =
-        "a RocksDB-format table (TableFormatRocksDBv2, as Pebble v1 and go-ethereum write "
-        "them): repair of these in a Pebble database: not yet";
-  } else if (!t.ok()) {
+  if (!t.ok()) {
     return Status();  // damaged: the rewrite reports it and leaves the table alone
   } else if (t->columnar()) {
     what = pebble::PebbleFormatName(t->version()) +
@@ -122,10 +128,11 @@ Status CheckRewritable(const std::string& dir, const FileReport& r) {
 // The filter of a table's bytes: its size and (1 - e^(-kn/m))^k for `keys`.
 std::optional<FilterFacts> PebbleFacts(ByteSpan bytes, const std::string& path,
                                        std::uint64_t keys) {
-  Result<pebble::PebbleTable> t = pebble::PebbleTable::Open(bytes, path);
+  Result<pebble::PebbleTable> t = OpenPebbleTable(bytes, path);
   if (!t.ok()) return std::nullopt;
   FilterFacts f;
   f.format = std::string(kPebbleBloomFormat);
+  if (!t->filter().damage.empty()) f.bytes = t->filter().handle.size;
   if (!t->filter().bloom) return f;
   const pebble::BloomReader& b = *t->filter().bloom;
   f.bytes = b.bytes().size();
@@ -200,11 +207,19 @@ void FillPebbleRow(PebbleRow& p) {
   }
 }
 
-// Every planned rewrite made in memory, nothing written.
-Status PebbleDryRun(std::vector<PebbleRow>& plan) {
+std::uint64_t PebbleFileBytes(const std::string& path) {
+  std::error_code ec;
+  const std::uintmax_t n = fs::file_size(path, ec);
+  return ec ? 0 : static_cast<std::uint64_t>(n);
+}
+
+// Every planned rewrite made in memory, nothing written; `progress` after each table.
+Status PebbleDryRun(std::vector<PebbleRow>& plan,
+                    const std::function<void(std::uint64_t)>& progress) {
   for (PebbleRow& p : plan) {
     if (!p.rebuild) continue;
     TableRepair& t = p.repair;
+    progress(PebbleFileBytes(t.path));
     BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(t.path));
     lsmrepair::TableToRepair table;
     table.path = t.path;
@@ -216,6 +231,7 @@ Status PebbleDryRun(std::vector<PebbleRow>& plan) {
       continue;
     }
     p.new_facts = p.old_facts;
+    if (*r && t.keys == 0) t.keys = (*r)->entries;  // verify could not count them (no filter)
     if (*r) {
       ByteVector whole(in.bytes().begin(), in.bytes().begin() + (*r)->kept_prefix);
       whole.insert(whole.end(), (*r)->tail.begin(), (*r)->tail.end());
@@ -230,7 +246,7 @@ Status PebbleDryRun(std::vector<PebbleRow>& plan) {
 
 // The transaction, then its outcome of each file into the plan's rows.
 Status PebbleTransaction(const std::string& dir, const RepairOptions& options,
-                         std::vector<PebbleRow>& plan) {
+                         std::vector<PebbleRow>& plan, const RepairTableProgressFn& progress) {
   std::map<std::string, PebbleRow*> chosen;
   for (PebbleRow& p : plan) {
     if (p.rebuild) chosen[PebbleKey(p.repair.path)] = &p;
@@ -241,8 +257,11 @@ Status PebbleTransaction(const std::string& dir, const RepairOptions& options,
     return chosen.count(PebbleKey(t.path)) > 0;
   };
   ro.rewrite = [&chosen](const lsmrepair::TableToRepair& t, ByteSpan file) {
-    const PebbleRow& p = *chosen.at(PebbleKey(t.path));
-    return lsmrepair::PebbleFilterRewrite(p.sizing.bits_per_key)(t, file);
+    PebbleRow& p = *chosen.at(PebbleKey(t.path));
+    auto r = lsmrepair::PebbleFilterRewrite(p.sizing.bits_per_key)(t, file);
+    // Verify could not count the keys of a table without a readable filter: the rewrite did.
+    if (r.ok() && *r && p.repair.keys == 0) p.repair.keys = (**r).entries;
+    return r;
   };
   const lsmrepair::TableCheckFn check = lsmrepair::PebbleTableCheck();
   ro.check = [&chosen, check](const lsmrepair::TableToRepair& t, ByteSpan old_file,
@@ -254,6 +273,11 @@ Status PebbleTransaction(const std::string& dir, const RepairOptions& options,
   };
   ro.backup_dir = options.backup_dir;
   ro.no_backup = options.no_backup;
+  if (progress) {
+    ro.on_table = [&dir, &progress](const lsmrepair::TablesDone& d) {
+      progress({dir, d.tables, d.tables_total, d.bytes, d.bytes_total});
+    };
+  }
   BLOOMCODEC_ASSIGN_OR_RETURN(lsmrepair::RepairResult done,
                               lsmrepair::RepairPebbleDatabase(dir, ro));
   for (const lsmrepair::TableOutcome& o : done.tables) {
@@ -280,7 +304,8 @@ Status PebbleTransaction(const std::string& dir, const RepairOptions& options,
 }  // namespace
 
 Result<std::vector<TableRepair>> RepairPebbleDatabase(const std::string& dir,
-                                                      const RepairOptions& options) {
+                                                      const RepairOptions& options,
+                                                      const RepairTableProgressFn& table_progress) {
   BLOOMCODEC_RETURN_IF_ERROR(CheckPebbleOptions(dir, options));
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<FileReport> live, VerifyLiveTables(dir));
   std::vector<PebbleRow> plan = PlanPebble(live, options);
@@ -291,9 +316,20 @@ Result<std::vector<TableRepair>> RepairPebbleDatabase(const std::string& dir,
     p.old_facts = PebbleFactsOf(p.repair.path, p.repair.keys);
   }
   if (options.dry_run) {
-    BLOOMCODEC_RETURN_IF_ERROR(PebbleDryRun(plan));
+    RepairTableProgress done{dir, 0, 0, 0, 0};
+    for (const PebbleRow& p : plan) {
+      if (!p.rebuild) continue;
+      ++done.tables_total;
+      done.bytes_total += PebbleFileBytes(p.repair.path);
+    }
+    const auto one_more = [&](std::uint64_t bytes) {
+      ++done.tables_done;
+      done.bytes_done += bytes;
+      if (table_progress) table_progress(done);
+    };
+    BLOOMCODEC_RETURN_IF_ERROR(PebbleDryRun(plan, one_more));
   } else {
-    BLOOMCODEC_RETURN_IF_ERROR(PebbleTransaction(dir, options, plan));
+    BLOOMCODEC_RETURN_IF_ERROR(PebbleTransaction(dir, options, plan, table_progress));
   }
   std::vector<TableRepair> out;
   for (PebbleRow& p : plan) out.push_back(std::move(p.repair));

@@ -1,8 +1,9 @@
 // Internal to formats/repair: the repair command's part for Pebble database directories, the
 // counterpart of lsm_repair.h (verify's findings make the plan; lsmrepair/pebble_transaction.h
-// carries it out). Only Pebble's row tables (Pebblev1..v4) are rewritten; a table chosen for a
-// rebuild in another format (columnar Pebblev5+, RocksDBv2 as Pebble v1 writes it) is a refusal
-// naming it, before anything is written.
+// carries it out). Pebble's row tables (Pebblev1..v4) are rewritten, and the RocksDBv2 and
+// LevelDB tables Pebble writes below format major version 5 (go-ethereum's); a table chosen for
+// a rebuild in another format (columnar Pebblev5+) is a refusal naming it, before anything is
+// written.
 //
 //   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<TableRepair> rows, RepairPebbleDatabase(dir, options));
 #pragma once
@@ -15,7 +16,10 @@
 
 namespace bloomcodec::repair_internal {
 
-Result<std::vector<TableRepair>> RepairPebbleDatabase(const std::string& dir,
-                                                      const RepairOptions& options);
+// `table_progress` (may be empty) after each table rebuilt, in the transaction or the dry run,
+// as lsm_repair.h's.
+Result<std::vector<TableRepair>> RepairPebbleDatabase(
+    const std::string& dir, const RepairOptions& options,
+    const RepairTableProgressFn& table_progress = {});
 
 }  // namespace bloomcodec::repair_internal

@@ -47,6 +47,8 @@ struct PebbleTableSpec {
   // and footer version 2, values without Pebblev3's prefix, and the range deletions named under
   // both rocksdb.range_del and rocksdb.range_del2 (Pebble v1's writer).
   bool rocksdb_v2 = false;
+  // With rocksdb_v2: TableFormatLevelDB instead, LevelDB's 48-byte footer (CRC-32C).
+  bool leveldb_footer = false;
   // The properties Pebble's writer records for a comparer with a Split [P1 sstable/writer.go]:
   // rocksdb.prefix.extractor.name = the comparer's name, prefix filtering on, whole-key off.
   bool split_properties = false;
@@ -229,8 +231,9 @@ inline ByteVector PebbleTableWriter::Build(const std::vector<PebbleEntry>& entri
   footer.footer.metaindex_handle = WriteBlock(NamedRowBlock(meta, 1), false);
   footer.footer.index_handle = index;
   if (spec_.rocksdb_v2) {
-    footer.footer.magic = blocktable::kBlockBasedTableMagic;
-    footer.footer.format_version = 2;
+    footer.footer.magic =
+        spec_.leveldb_footer ? blocktable::kLevelDbTableMagic : blocktable::kBlockBasedTableMagic;
+    footer.footer.format_version = spec_.leveldb_footer ? 0 : 2;
     blocktable::AppendFooter(footer.footer, out_);
   } else {
     AppendPebbleFooter(footer, out_);

@@ -48,8 +48,9 @@ KeyList UserKeys(const std::vector<PebbleEntry>& entries) {
   return keys;
 }
 
-ByteVector Rewrite(const ByteVector& table, std::uint32_t bits) {
-  PebbleTable t = PebbleTable::Open(table, "000010.sst").value();
+ByteVector Rewrite(const ByteVector& table, std::uint32_t bits,
+                   PebbleFooters footers = PebbleFooters::kPebble) {
+  PebbleTable t = PebbleTable::Open(table, "000010.sst", {footers}).value();
   const KeyList keys = PebbleFilterKeys(t).value();
   return RewritePebbleFilter(t, PolicyForRewrite(t, keys, bits)).value().bytes;
 }
@@ -132,6 +133,78 @@ TEST(PebbleTableRewrite, SamePolicyGivesBackTheSameBytes) {
       while (at < back.size() && at < table.size() && back[at] == table[at]) ++at;
       EXPECT_EQ(at, table.size()) << "v" << version << " two-level " << two_level << " sizes "
                                   << back.size() << " " << table.size();
+    }
+  }
+}
+
+// The row formats Pebble writes below format major version 5 (go-ethereum's tables): read only
+// when asked (repair), rewritten under their own footer; a two-level index's partitions keep
+// their bytes, the top level is re-encoded only when they move; the range deletion block that
+// two metaindex entries name is carried over once; the probes stay those of Pebble before the
+// probe table (11 at 16 bits per key, where the table gives 6). A damaged filter block is
+// replaced when the table is opened past it.
+TEST(PebbleTableRewrite, RocksDbFormatTablesKeepTheirFooterAndPartitions) {
+  const std::vector<PebbleEntry> entries = Entries(150);
+  for (const bool leveldb : {false, true}) {
+    for (const bool two_level : {false, true}) {
+      PebbleTableSpec spec;
+      spec.rocksdb_v2 = true;
+      spec.leveldb_footer = leveldb;
+      spec.block_size = 400;
+      spec.two_level = two_level;
+      spec.compression = BlockCompression::kSnappy;
+      spec.range_dels = {{"key100030", "key100090"}};
+      const ByteVector table = BuildPebbleTable(entries, spec);
+      const std::string what = std::string(leveldb ? "LevelDB" : "RocksDBv2") + " two-level " +
+                               std::to_string(two_level);
+      EXPECT_FALSE(PebbleTable::Open(table, "t").ok()) << what;  // not a pebble-table
+      const auto any = PebbleFooters::kPebbleAndRocksDb;
+      const PebbleTable old = PebbleTable::Open(table, "t", {any}).value();
+      EXPECT_EQ(old.version(), 0u);
+      EXPECT_EQ(old.format_name(), leveldb ? "LevelDB" : "RocksDBv2");
+      EXPECT_EQ(old.two_level_index(), two_level);
+      EXPECT_EQ(Rewrite(table, 10, any), table) << what;
+      const ByteVector other = Rewrite(table, 16, any);
+      ASSERT_NE(other, table) << what;
+      EXPECT_EQ(blocktable::TrailingMagic(other), blocktable::TrailingMagic(table)) << what;
+      const PebbleTable t = PebbleTable::Open(other, "rewritten", {any}).value();
+      ASSERT_TRUE(t.filter().bloom.has_value());
+      EXPECT_EQ(t.filter().bloom->num_probes(), 11u) << what;
+      std::vector<std::uint8_t> answers(entries.size());
+      t.MayContainBatch(UserKeys(entries), answers);
+      for (std::uint8_t a : answers) EXPECT_EQ(a, 1) << what;
+      std::vector<ByteVector> meta;  // the values naming the range deletion block
+      for (const rocksdb::SstMetaindexEntry& e : t.metaindex()) {
+        if (e.key.starts_with("rocksdb.range_del"))
+          meta.emplace_back(e.value.begin(), e.value.end());
+      }
+      ASSERT_EQ(meta.size(), 2u) << what;
+      EXPECT_EQ(meta[0], meta[1]) << what;
+      std::vector<ByteVector> old_parts, new_parts;
+      const auto collect = [](const PebbleTable& x, std::vector<ByteVector>& out) {
+        ASSERT_TRUE(x.ForEachIndexPartition([&](ByteSpan, const blocktable::BlockHandle& h) {
+                       const ByteSpan b = x.file().subspan(h.offset, h.size + 5);
+                       out.emplace_back(b.begin(), b.end());
+                       return Status();
+                     }).ok());
+      };
+      collect(old, old_parts);
+      collect(t, new_parts);
+      EXPECT_EQ(new_parts, old_parts) << what;
+      EXPECT_EQ(old_parts.size() > 1, two_level) << what;
+      EXPECT_EQ(Rewrite(other, 10, any), table) << what;
+      // A flipped filter byte: no table to the readers, one whose filter is rebuilt to repair.
+      ByteVector flipped = table;
+      flipped[old.filter().handle.offset + 20] ^= 0x10;
+      EXPECT_FALSE(PebbleTable::Open(flipped, "flipped", {any}).ok()) << what;
+      const PebbleTable damaged = PebbleTable::Open(flipped, "flipped", {any, true}).value();
+      EXPECT_NE(damaged.filter().damage.find("checksum"), std::string::npos) << what;
+      EXPECT_EQ(damaged.filter().handle.offset, old.filter().handle.offset) << what;
+      EXPECT_EQ(RewritePebbleFilter(damaged, PolicyForRewrite(damaged, UserKeys(entries), 10))
+                    .value()
+                    .bytes,
+                table)
+          << what;
     }
   }
 }

@@ -6,7 +6,9 @@
 // the new filters, the MANIFEST's sizes match the files, every other field of the records is
 // carried over (sequence numbers, creation time, virtual tables on their new backing, blob
 // references), and verify finds nothing above info. The transaction is killed before its
-// file-system steps (repair_harness.h) and the database must read all old or all new.
+// file-system steps (repair_harness.h) and the database must read all old or all new. Tables
+// are Pebble's row formats, and RocksDBv2 ones as go-ethereum's Pebble writes them (with a
+// two-level index); our reader is the witness for them too.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -36,6 +38,7 @@ namespace {
 
 using bloomcodec::testing::CliRun;
 using bloomcodec::testing::RunCli;
+using bloomcodec::testing::RunCliOnTerminal;
 using manifest_test::TempDir;
 using manifest_test::WriteFile;
 using pebble::testing::PebbleEntry;
@@ -65,14 +68,16 @@ PebbleTableSpec Spec(std::uint32_t version, std::uint32_t bits = 10) {
 }
 
 // Format major version 1: CURRENT names MANIFEST-000009; tables v1..v4 on L0, L5 and L6, one of
-// them with a creation time, one under tag 102 (a path id).
+// them with a creation time, one under tag 102 (a path id), one with a two-level index.
 std::set<std::string> WriteCurrentDatabase(const std::string& dir) {
   std::set<std::string> keys;
   NewTable a = Put(dir, 5, 0, "a", 150, Spec(1));
   NewTable b = Put(dir, 6, 5, "b", 150, Spec(2));
   b.creation_time = 1700000000;
   NewTable c = Put(dir, 7, 6, "c", 150, Spec(3));
-  NewTable d = Put(dir, 8, 6, "d", 150, Spec(4));
+  PebbleTableSpec two_level = Spec(4);
+  two_level.two_level = true;  // partitions copied, the top level written again
+  NewTable d = Put(dir, 8, 6, "d", 150, two_level);
   Edit add = pebble_test::Header(12);
   add.Add(a).Add(b).AddAs(102, c).Add(d);
   WriteFile(dir + "/MANIFEST-000009", pebble_test::Log({add}));
@@ -113,12 +118,43 @@ std::set<std::string> WriteMarkerDatabase(const std::string& dir) {
   return keys;
 }
 
+// As go-ethereum's databases before format major version 5 (FORMAT.md §8.4): CURRENT, OPTIONS of
+// pebble_version 0.1, RocksDBv2 tables with Snappy and the signed hash at 10 bits per key; the
+// big one at L6 has a two-level index, the one at L5 range deletions (named twice, as Pebble v1
+// names them), one more at L0.
+std::set<std::string> WriteGethDatabase(const std::string& dir) {
+  PebbleTableSpec spec = Spec(1);
+  spec.rocksdb_v2 = true;
+  spec.compression = blocktable::BlockCompression::kSnappy;
+  spec.block_size = 512;
+  PebbleTableSpec big = spec;
+  big.two_level = true;
+  NewTable a = Put(dir, 5, 6, "a", 400, big);
+  PebbleTableSpec dels = spec;
+  dels.range_dels = {{"b0010", "b0020"}};
+  NewTable b = Put(dir, 6, 5, "b", 150, dels);
+  NewTable c = Put(dir, 7, 0, "c", 100, spec);
+  Edit add = pebble_test::Header(12);
+  add.Add(a).Add(b).Add(c);
+  WriteFile(dir + "/MANIFEST-000009", pebble_test::Log({add}));
+  WriteFile(dir + "/CURRENT", "MANIFEST-000009\n");
+  WriteFile(dir + "/OPTIONS-000010", "[Version]\n  pebble_version=0.1\n");
+  std::set<std::string> keys;
+  const std::vector<std::pair<std::string, int>> tables = {{"a", 400}, {"b", 150}, {"c", 100}};
+  for (const auto& t : tables) {
+    for (const PebbleEntry& e : PrefixedEntries(t.first, t.second)) keys.insert(e.user_key);
+  }
+  return keys;
+}
+
 // The live table files of the database as Pebble opens it: every key their filters must hold.
 struct Reread {
   pebble::Database db;
   std::set<std::uint64_t> files;  // physical tables and backings
   std::set<std::string> keys;     // the keys of all live files (asked of their filters)
   std::uint32_t filter_bits = 0;  // of the first table
+  std::set<std::string> formats;  // "RocksDBv2", "Pebblev4", ...
+  std::set<std::uint32_t> probes;
 };
 
 Reread ReadBack(const std::string& dir) {
@@ -134,7 +170,8 @@ Reread ReadBack(const std::string& dir) {
     if (!t.meta.is_virtual) {
       EXPECT_EQ(in->bytes().size(), t.meta.size) << t.path;
     }
-    Result<pebble::PebbleTable> table = pebble::PebbleTable::Open(in->bytes(), t.path);
+    Result<pebble::PebbleTable> table =
+        pebble::PebbleTable::Open(in->bytes(), t.path, {pebble::PebbleFooters::kPebbleAndRocksDb});
     EXPECT_TRUE(table.ok()) << table.status().ToString();
     if (!table.ok()) continue;
     Result<KeyList> keys = pebble::PebbleFilterKeys(*table);
@@ -147,6 +184,8 @@ Reread ReadBack(const std::string& dir) {
       const ByteSpan k = (*keys)[i];
       out.keys.insert(std::string(k.begin(), k.end()));
     }
+    out.formats.insert(table->format_name());
+    if (table->filter().bloom) out.probes.insert(table->filter().bloom->num_probes());
     if (out.filter_bits == 0 && table->filter().bloom) {
       out.filter_bits = static_cast<std::uint32_t>(table->filter().bloom->bit_count());
     }
@@ -316,6 +355,60 @@ TEST(PebbleRepair, OnlyTheWrongFilterIsRebuiltAtItsRecordedBits) {
   ExpectNothingAboveInfo(db);
 }
 
+// go-ethereum's RocksDBv2 tables (two-level index, range deletions, Snappy). Without parameters:
+// nothing to do, then a flipped filter byte (its block checksum fails) rebuilds that table alone,
+// byte for byte as it was before the flip. At 16 bits per key: every table, still RocksDBv2,
+// with the probes of the Pebble that wrote them (11; the later probe table would give 6).
+TEST(PebbleRepair, GethRocksDbTablesAreRepairedInTheirFormat) {
+  TempDir dir("pebble-repair-geth");
+  const std::string db = dir.path() + "/db";
+  fs::create_directories(db);
+  const std::set<std::string> keys = WriteGethDatabase(db);
+  const Reread before = ReadBack(db);
+  EXPECT_EQ(before.formats, std::set<std::string>{"RocksDBv2"});
+  EXPECT_EQ(before.probes, std::set<std::uint32_t>{6});
+  Result<RepairReport> nothing = Repair(db, std::nullopt);
+  ASSERT_TRUE(nothing.ok()) << nothing.status().ToString();
+  for (const TableRepair& t : nothing->tables) EXPECT_EQ(t.action, "sound") << t.path;
+
+  const std::string victim = db + "/" + TableFileName(6);
+  const std::string intact = ReadText(victim);
+  std::string flipped = intact;
+  {
+    const pebble::PebbleTable t =
+        pebble::PebbleTable::Open(AsBytes(intact), victim,
+                                  {pebble::PebbleFooters::kPebbleAndRocksDb})
+            .value();
+    flipped[t.filter().handle.offset + 20] ^= 0x10;
+  }
+  WriteFile(victim, flipped);
+  Result<RepairReport> fixed = Repair(db, std::nullopt);
+  ASSERT_TRUE(fixed.ok()) << fixed.status().ToString();
+  for (const TableRepair& t : fixed->tables) {
+    const bool is_victim = fs::path(t.path).filename() == TableFileName(6);
+    EXPECT_EQ(t.action, is_victim ? "repaired" : "sound") << t.path;
+    if (is_victim) {
+      EXPECT_EQ(t.reasons, std::vector<std::string>{"structure"});
+      EXPECT_EQ(t.keys, 150u);  // counted by the rewrite: verify could read no filter
+    }
+  }
+  EXPECT_EQ(ReadText(db + "/" + TableFileName(12)), intact);
+  Reread after = ReadBack(db);
+  EXPECT_EQ(after.files, (std::set<std::uint64_t>{5, 7, 12}));
+  EXPECT_EQ(after.keys, keys);
+  ExpectNothingAboveInfo(db);
+
+  Result<RepairReport> all = Repair(db, 16);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  for (const TableRepair& t : all->tables) EXPECT_EQ(t.action, "repaired") << t.path;
+  after = ReadBack(db);
+  EXPECT_EQ(after.keys, keys);
+  EXPECT_EQ(after.formats, std::set<std::string>{"RocksDBv2"});
+  EXPECT_EQ(after.probes, std::set<std::uint32_t>{11});
+  EXPECT_EQ(ReadText(db + "/CURRENT"), "MANIFEST-000017\n");
+  ExpectNothingAboveInfo(db);
+}
+
 TEST(PebbleRepair, RefusesWhatItCannotRewrite) {
   TempDir dir("pebble-repair-refused");
   const std::string db = dir.path() + "/db";
@@ -420,6 +513,32 @@ TEST(PebbleRepairCommand, ExitStatusAndJson) {
   EXPECT_TRUE(fs::exists(damaged + "/" + TableFileName(12)));
 }
 
+// Progress per table on a terminal (tables done of those planned, and their bytes), in the dry
+// run and the repair; nothing with --json on the same terminal, nor in a pipe.
+TEST(PebbleRepairCommand, ProgressPerTableOnATerminalOnly) {
+  TempDir dir("pebble-repair-progress");
+  const std::string db = dir.path() + "/db";
+  fs::create_directories(db);
+  WriteGethDatabase(db);
+  const CliRun planned = RunCliOnTerminal({"repair", db, "--bits-per-key", "13", "--dry-run"});
+  ASSERT_EQ(planned.exit_code, 0) << planned.err;
+  EXPECT_NE(planned.err.find(db + ": planned 1 of 3 tables ("), std::string::npos) << planned.err;
+  EXPECT_NE(planned.err.find(db + ": planned 3 of 3 tables ("), std::string::npos) << planned.err;
+  const CliRun piped = RunCli({"repair", db, "--bits-per-key", "13", "--dry-run"});
+  ASSERT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_EQ(piped.err, "");
+  const CliRun r = RunCliOnTerminal({"repair", db, "--bits-per-key", "13", "--no-backup"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find(db + ": repaired 1 of 3 tables ("), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(db + ": repaired 3 of 3 tables ("), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" MB) ..."), std::string::npos) << r.err;
+  EXPECT_TRUE(r.err.ends_with("\r\033[K")) << "the line is erased at the end";
+  const CliRun json = RunCliOnTerminal({"repair", db, "--bits-per-key", "12", "--json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_EQ(json.err, "");
+  EXPECT_NO_THROW((void)nlohmann::json::parse(json.out));
+}
+
 // The commit: the new marker file's creation, or the rename over CURRENT.
 int PebbleCommitStep(const std::vector<StepTrace>& steps) {
   for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -477,6 +596,10 @@ TEST(PebbleRepairKilled, CurrentDatabaseReadsAllOldOrAllNew) {
 
 TEST(PebbleRepairKilled, MarkerDatabaseReadsAllOldOrAllNew) {
   KillLoop("Pebble, manifest marker", WriteMarkerDatabase);
+}
+
+TEST(PebbleRepairKilled, GethRocksDbTablesReadAllOldOrAllNew) {
+  KillLoop("Pebble, RocksDBv2 tables (go-ethereum)", WriteGethDatabase);
 }
 
 }  // namespace

@@ -65,15 +65,50 @@ std::uint32_t FooterChecksum(ByteSpan footer, std::size_t checksum_at) {
 
 std::string PebbleFormatName(std::uint32_t version) { return "Pebblev" + std::to_string(version); }
 
+std::string PebbleFooterFormatName(const PebbleFooter& footer) {
+  if (footer.version != 0) return PebbleFormatName(footer.version);
+  return footer.footer.has_leveldb_magic() ? "LevelDB" : "RocksDBv2";
+}
+
 bool HasPebbleTableMagic(ByteSpan file) {
   return file.size() >= kMinTableSize && blocktable::TrailingMagic(file) == kPebbleTableMagic;
 }
 
-Result<PebbleFooter> DecodePebbleFooter(ByteSpan file, std::string_view source) {
+namespace {
+
+// TableFormatRocksDBv2 and TableFormatLevelDB (§2.2 step 3): RocksDB's footer rules, then
+// Pebble's narrower ones: footer version 2 only, checksum type 1 or 3.
+Result<PebbleFooter> DecodeRocksDbFormatFooter(ByteSpan file, const std::string& src) {
+  PebbleFooter out;
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      out.footer, blocktable::DecodeFooter(file, src, blocktable::TableFamily::kRocksDb));
+  const blocktable::Footer& f = out.footer;
+  if (!f.has_leveldb_magic() && f.format_version != 2) {
+    return Status::Unsupported(src + ": byte " + std::to_string(file.size() - kVersionFromEnd) +
+                               ": RocksDB table format_version " +
+                               std::to_string(f.format_version) +
+                               "; Pebble reads RocksDB's tables of version 2 only");
+  }
+  if (f.checksum != ChecksumType::kCrc32c && f.checksum != ChecksumType::kXxHash64) {
+    return Status::Corrupt(src, file.size() - blocktable::kVersionedFooterSize,
+                           "checksum type 1 (CRC-32C) or 3 (XXHash64)",
+                           std::to_string(static_cast<int>(f.checksum)));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<PebbleFooter> DecodePebbleFooter(ByteSpan file, std::string_view source,
+                                        PebbleFooters accepted) {
   const std::string src(source);
   if (file.size() < kMinTableSize) {
     return Status::Corrupt(src, 0, "a Pebble table of at least 48 bytes",
                            std::to_string(file.size()) + " bytes");
+  }
+  if (accepted == PebbleFooters::kPebbleAndRocksDb &&
+      (blocktable::HasLevelDbTableMagic(file) || blocktable::HasBlockBasedTableMagic(file))) {
+    return DecodeRocksDbFormatFooter(file, src);
   }
   if (blocktable::TrailingMagic(file) != kPebbleTableMagic) {
     return Status::Corrupt(src, file.size() - 8, "Pebble's table magic f09faab3f09faab3",
@@ -130,6 +165,10 @@ Result<PebbleFooter> DecodePebbleFooter(ByteSpan file, std::string_view source) 
 }
 
 void AppendPebbleFooter(const PebbleFooter& footer, ByteVector& out) {
+  if (footer.version == 0) {  // RocksDBv2 or LevelDB: RocksDB's footer under its own magic
+    blocktable::AppendFooter(footer.footer, out);
+    return;
+  }
   blocktable::Footer f = footer.footer;
   f.magic = kPebbleTableMagic;
   // RocksDB's format_version 6 footer is another layout: the first 41 bytes are the v5 ones.

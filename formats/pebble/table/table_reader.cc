@@ -44,11 +44,12 @@ Result<Block> PebbleTable::ReadBlock(const BlockHandle& h, std::string_view what
   return Block::Parse(std::move(contents), source_, what, BlockFooterLayout::kPebble);
 }
 
-Result<PebbleTable> PebbleTable::Open(ByteSpan file, std::string source) {
+Result<PebbleTable> PebbleTable::Open(ByteSpan file, std::string source,
+                                      const PebbleOpenOptions& options) {
   PebbleTable t;
   t.source_ = std::move(source);
   t.file_ = file;
-  BLOOMCODEC_ASSIGN_OR_RETURN(t.footer_, DecodePebbleFooter(file, t.source_));
+  BLOOMCODEC_ASSIGN_OR_RETURN(t.footer_, DecodePebbleFooter(file, t.source_, options.footers));
   BLOOMCODEC_RETURN_IF_ERROR(t.version() >= kFooterChecksumFormat ? t.ReadColumnarMetaindex()
                                                                   : t.ReadMetaindex());
   BLOOMCODEC_RETURN_IF_ERROR(t.ReadProperties());
@@ -64,7 +65,14 @@ Result<PebbleTable> PebbleTable::Open(ByteSpan file, std::string source) {
     t.key_schema_ = std::move(found).value();
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(t.index_, t.ReadIndexBlock(t.footer().index_handle, "index block"));
-  BLOOMCODEC_RETURN_IF_ERROR(t.ReadFilter());
+  const Status filter = t.ReadFilter();
+  if (!filter.ok() && !options.tolerate_damaged_filter) return filter;
+  if (!filter.ok()) {
+    const blocktable::BlockHandle handle = t.filter_.handle;
+    t.filter_ = PebbleFilter();
+    t.filter_.handle = handle;
+    t.filter_.damage = filter.ToString();
+  }
   return t;
 }
 
@@ -152,21 +160,26 @@ Status PebbleTable::ReadFilter() {
     const bool bloom = e.key == kBloomFilterBlockName;
     if (!bloom && e.key != kBinaryFuseFilterBlockName) continue;
     if (!bloom && filter_.kind == PebbleFilterKind::kBloom) continue;
-    filter_ = PebbleFilter();
-    filter_.handle = *e.handle;
-    BLOOMCODEC_ASSIGN_OR_RETURN(
-        filter_contents_,
-        blocktable::ReadBlock(file_, filter_.handle, source_, BlockOptions(), "filter block"));
-    const ByteSpan bytes = filter_contents_.bytes();
-    if (bloom) {
-      BLOOMCODEC_ASSIGN_OR_RETURN(BloomReader f, BloomReader::Parse(bytes, source_));
-      filter_.bloom.emplace(std::move(f));
-      filter_.kind = PebbleFilterKind::kBloom;
-    } else {
-      BLOOMCODEC_ASSIGN_OR_RETURN(BinaryFuseReader f, BinaryFuseReader::Parse(bytes, source_));
-      filter_.fuse.emplace(std::move(f));
-      filter_.kind = PebbleFilterKind::kBinaryFuse;
-    }
+    BLOOMCODEC_RETURN_IF_ERROR(ReadFilterBlock(e));
+  }
+  return Status();
+}
+
+Status PebbleTable::ReadFilterBlock(const rocksdb::SstMetaindexEntry& e) {
+  filter_ = PebbleFilter();
+  filter_.handle = *e.handle;
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      filter_contents_,
+      blocktable::ReadBlock(file_, filter_.handle, source_, BlockOptions(), "filter block"));
+  const ByteSpan bytes = filter_contents_.bytes();
+  if (e.key == kBloomFilterBlockName) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(BloomReader f, BloomReader::Parse(bytes, source_));
+    filter_.bloom.emplace(std::move(f));
+    filter_.kind = PebbleFilterKind::kBloom;
+  } else {
+    BLOOMCODEC_ASSIGN_OR_RETURN(BinaryFuseReader f, BinaryFuseReader::Parse(bytes, source_));
+    filter_.fuse.emplace(std::move(f));
+    filter_.kind = PebbleFilterKind::kBinaryFuse;
   }
   return Status();
 }

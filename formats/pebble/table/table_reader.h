@@ -86,14 +86,36 @@ std::string PebbleFormatName(std::uint32_t version);
 // True when the file ends in the Pebble magic and is long enough for Pebble's smallest footer.
 bool HasPebbleTableMagic(ByteSpan file);
 
+// Which footers PebbleTable::Open takes: Pebble's own (what `verify`, `inspect` and `convert` read
+// as pebble-table), or also those of the two row formats Pebble writes below format major
+// version 5 (FORMAT.md §8.5), which `repair` rewrites inside a Pebble database:
+// TableFormatRocksDBv2 (RocksDB's block-based magic, footer version 2; other versions are
+// Unsupported, as Pebble refuses them) and TableFormatLevelDB (LevelDB's 48-byte footer).
+enum class PebbleFooters { kPebble, kPebbleAndRocksDb };
+
+// How PebbleTable::Open reads; the defaults are the pebble-table readers'.
+struct PebbleOpenOptions {
+  PebbleFooters footers = PebbleFooters::kPebble;
+  // A filter block that fails its checksum or does not parse is no error: filter().damage says
+  // why, filter().handle still names the block, and the table reads as one without a filter
+  // (repair rebuilds such a filter from the table's keys; a bad data or index block still fails).
+  bool tolerate_damaged_filter = false;
+};
+
 struct PebbleFooter {
+  // Pebblev1..v8; 0 for RocksDBv2 and LevelDB (footer.magic tells which). Both are row tables
+  // laid out as Pebblev1 (no value prefix, no block properties in their index handles).
   std::uint32_t version = 0;
-  blocktable::Footer footer;     // checksum type and handles (the magic is Pebble's)
+  blocktable::Footer footer;     // checksum type and handles (magic: Pebble's, or version 0's)
   std::uint32_t attributes = 0;  // Pebblev7+ (FORMAT.md §2.1)
 };
+// "Pebblev3", "RocksDBv2", "LevelDB".
+std::string PebbleFooterFormatName(const PebbleFooter& footer);
 // Decodes the footer of a table (see the contract above).
-Result<PebbleFooter> DecodePebbleFooter(ByteSpan file, std::string_view source);
-// Appends a Pebblev1..v8 footer, with the v6+ footer checksum (tests, fuzz seeds).
+Result<PebbleFooter> DecodePebbleFooter(ByteSpan file, std::string_view source,
+                                        PebbleFooters accepted = PebbleFooters::kPebble);
+// Appends a Pebblev1..v8 footer, with the v6+ footer checksum (tests, fuzz seeds), or for
+// version 0 RocksDB's footer under footer.footer's magic.
 void AppendPebbleFooter(const PebbleFooter& footer, ByteVector& out);
 
 enum class PebbleFilterKind { kNone, kBloom, kBinaryFuse };
@@ -103,15 +125,19 @@ struct PebbleFilter {
   blocktable::BlockHandle handle;
   std::optional<BloomReader> bloom;
   std::optional<BinaryFuseReader> fuse;
+  std::string damage;  // PebbleOpenOptions::tolerate_damaged_filter: why the block was not read
 };
 
 class PebbleTable {
  public:
-  static Result<PebbleTable> Open(ByteSpan file, std::string source);
+  static Result<PebbleTable> Open(ByteSpan file, std::string source,
+                                  const PebbleOpenOptions& options = {});
 
   const std::string& source() const { return source_; }
   ByteSpan file() const { return file_; }
-  std::uint32_t version() const { return footer_.version; }
+  std::uint32_t version() const { return footer_.version; }  // 0: RocksDBv2 or LevelDB
+  std::string format_name() const { return PebbleFooterFormatName(footer_); }
+  const PebbleFooter& pebble_footer() const { return footer_; }
   std::uint32_t attributes() const { return footer_.attributes; }  // Pebblev7+
   const blocktable::Footer& footer() const { return footer_.footer; }
   const std::vector<rocksdb::SstMetaindexEntry>& metaindex() const { return metaindex_entries_; }
@@ -177,6 +203,7 @@ class PebbleTable {
   Status ReadColumnarProperties();
   Status CheckAttributes() const;
   Status ReadFilter();
+  Status ReadFilterBlock(const rocksdb::SstMetaindexEntry& e);
 
   std::string source_;
   ByteSpan file_;

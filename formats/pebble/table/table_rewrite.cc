@@ -127,6 +127,9 @@ class Rewriter {
   ByteVector out_;
   std::vector<MovedBlock> moved_;
   std::map<std::uint64_t, BlockHandle> partitions_;  // old offset -> new handle
+  // Meta blocks by old offset -> new handle: Pebble's writer names its range deletion block
+  // twice (rocksdb.range_del and rocksdb.range_del2), and it is copied once.
+  std::map<std::uint64_t, BlockHandle> copied_;
   std::optional<ValueIndex> values_;
   std::vector<BlockHandle> new_values_;
   std::map<std::string, ByteVector> meta_;  // metaindex: name -> value
@@ -212,7 +215,15 @@ BlockCompression Rewriter::IndexCompression() const {
   return BlockCompression::kNone;
 }
 
+// The top-level index names its partitions by offset. When none of them moved (the new filter
+// has the old one's size) its stored bytes are copied as they are: re-encoding would give the same
+// entries, but a compressed block would come out of our Snappy, not Go's (golang/snappy, which
+// Pebble uses, leaves the last 15 bytes literal), and the table would differ for nothing.
 Result<BlockHandle> Rewriter::RewriteTopIndex() {
+  if (std::all_of(partitions_.begin(), partitions_.end(),
+                  [](const auto& p) { return p.first == p.second.offset; })) {
+    return Copy(t_.footer().index_handle);
+  }
   ByteVector block_bytes;
   {
     blocktable::BlockBuilder top(1);
@@ -246,7 +257,12 @@ Result<BlockHandle> Rewriter::RewriteTopIndex() {
 Status Rewriter::EmitMoved(const MovedBlock& m) {
   switch (m.what) {
     case Moved::kCopied: {
-      BLOOMCODEC_ASSIGN_OR_RETURN(const BlockHandle h, Copy(m.old));
+      auto done = copied_.find(m.old.offset);
+      if (done == copied_.end() || done->second.size != m.old.size) {
+        BLOOMCODEC_ASSIGN_OR_RETURN(const BlockHandle moved, Copy(m.old));
+        done = copied_.insert_or_assign(m.old.offset, moved).first;
+      }
+      const BlockHandle h = done->second;
       if (m.meta_name.empty()) {
         index_ = h;
       } else {
@@ -307,7 +323,7 @@ Result<ByteVector> Rewriter::Run() {
   // The data region ends where the first block after the data blocks begins.
   std::uint64_t data_end = t_.properties_handle().offset;
   for (const MovedBlock& m : moved_) data_end = std::min(data_end, m.old.offset);
-  if (t_.filter().kind != PebbleFilterKind::kNone) {
+  if (t_.filter().kind != PebbleFilterKind::kNone || !t_.filter().damage.empty()) {
     data_end = std::min(data_end, t_.filter().handle.offset);
   }
   if (data_blocks_end_ > data_end) {
@@ -367,6 +383,11 @@ BloomPolicy PolicyForRewrite(const PebbleTable& t, const KeyList& filter_keys,
   if (!t.filter().bloom || t.filter().bloom->empty()) return policy;
   const BloomReader& old = *t.filter().bloom;
   policy.flavor = DecideHashFlavor(old, filter_keys).flavor();
+  // Below Pebblev3 (RocksDBv2, LevelDB, Pebblev1, v2) the table comes from a Pebble before the
+  // table era: from 352fbf1f5 on, a database writes Pebblev3 at least (FormatMinSupported's
+  // MaxTableFormat, FORMAT.md §7.2). So its probes are the rounded ones, even where the table
+  // era's count for the new bits per key equals the old filter's (6 probes at 10 and at 16).
+  if (t.version() < kValuePrefixFormat) return policy;
   // The probe era: the table's probe count, where only the newer era's table gives it.
   const std::uint32_t rounded = BloomProbeCount(bits_per_key, BloomProbes::kRounded);
   const std::uint32_t table = BloomProbeCount(bits_per_key, BloomProbes::kTable);

@@ -18,11 +18,17 @@
 // * WritePebbleTable: the keys (sorted bytewise, distinct) as SETs at sequence number 0 with empty
 //   values, CRC-32C, no compression, 4 KiB data blocks of restart interval 16, a one-level index
 //   of each block's last key, the properties Pebble always writes; a valid table Pebble reads.
-// * RewritePebbleFilter: Pebblev1..v4 row tables. Bytes before the first non-data block are
+// * RewritePebbleFilter: Pebblev1..v4 row tables, and the RocksDBv2 and LevelDB tables Pebble
+//   writes below format major version 5 (opened with PebbleFooters::kPebbleAndRocksDb; their
+//   footer is written again under their own magic). A filter block the table was opened past
+//   (PebbleOpenOptions::tolerate_damaged_filter) is replaced as any other; the new one then
+//   takes Pebble's defaults for what the old one would have told (signed hash, rounded probes).
+//   Bytes before the first non-data block are
 //   copied as they are; every block after the filter keeps its bytes and moves (Pebble's
 //   checksums do not depend on a block's place) except those that hold file offsets (a two-level
 //   index's top level, the value index), which are re-encoded as Pebble encodes them, and the
 //   properties (rocksdb.filter.size and the sizes those blocks change), metaindex and footer.
+//   A block two metaindex entries name (rocksdb.range_del and rocksdb.range_del2) is copied once.
 //   Rewriting a Pebble-written table with the policy that wrote it gives back its bytes.
 #pragma once
 
