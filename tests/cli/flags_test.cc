@@ -125,7 +125,9 @@ TEST(Flags, AFlagForAnotherFamilysFileIsRefusedOrIgnoredAsDeclared) {
   const FormatCodec* legacy = FindFormat("cassandra-legacy");
   ASSERT_TRUE(table && sst && legacy);
   FamilyOptions writer;
-  writer.Set(leveldb::LevelDbOptions{.writer = leveldb::FilterWriter::kLevelDb117});
+  leveldb::LevelDbOptions leveldb117;
+  leveldb117.writer = leveldb::FilterWriter::kLevelDb117;
+  writer.Set(leveldb117);
   EXPECT_TRUE(
       CheckFamilyFlags(Subcommand::kProbe, writer, {.path = "t.ldb", .format = table}).ok());
   EXPECT_EQ(
