@@ -72,6 +72,10 @@ struct TableRewrite {
   std::uint64_t kept_prefix = 0;
   ByteVector tail;
   std::uint64_t entries = 0;  // the old table's entries, as the rewrite's pass counted them
+  // Where the new filter block lies in the new file (size 0: none), so that its figures can be
+  // read without assembling the table (the dry run).
+  std::uint64_t filter_offset = 0;
+  std::uint64_t filter_size = 0;
 };
 
 // The family's rewrite of one table (`file` is its bytes): verifies it first; an error leaves

@@ -177,12 +177,12 @@ void Fill(TableRepair& t, const FilterSizing& s, const std::optional<FilterFacts
   }
 }
 
-Result<std::optional<FilterFacts>> FactsOf(const LsmDatabase& db, const std::string& path,
-                                           std::uint64_t keys) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(path));
-  Result<FilterFacts> f = NewFilterFacts(db, in.bytes(), path, keys);
-  if (!f.ok()) return std::optional<FilterFacts>();
-  return std::optional<FilterFacts>(*f);
+// The old filter's facts, from the table's bytes.
+std::optional<FilterFacts> OldFacts(const LsmDatabase& db, ByteSpan table, const std::string& path,
+                                    std::uint64_t keys) {
+  Result<FilterFacts> f = NewFilterFacts(db, table, path, keys);
+  if (!f.ok()) return std::nullopt;
+  return *f;
 }
 
 std::uint64_t FileBytes(const std::string& path) {
@@ -191,7 +191,26 @@ std::uint64_t FileBytes(const std::string& path) {
   return ec ? 0 : static_cast<std::uint64_t>(n);
 }
 
-// The dry run: every planned rewrite made in memory, nothing written.
+// The new filter block of a rewrite of `old`: its bytes gathered from the kept prefix and the
+// tail (only the filter's: the table itself is never assembled).
+ByteVector NewFilterBlock(ByteSpan old, const lsmrepair::TableRewrite& r) {
+  ByteVector block;
+  block.reserve(r.filter_size);
+  const std::uint64_t end = r.filter_offset + r.filter_size;
+  for (std::uint64_t at = r.filter_offset; at < end && at < r.kept_prefix; ++at) {
+    block.push_back(at < old.size() ? old[at] : 0);
+  }
+  const std::uint64_t from = std::max(r.filter_offset, r.kept_prefix) - r.kept_prefix;
+  const std::uint64_t to = std::min<std::uint64_t>(end - r.kept_prefix, r.tail.size());
+  if (end > r.kept_prefix && from < to) {
+    block.insert(block.end(), r.tail.begin() + static_cast<std::ptrdiff_t>(from),
+                 r.tail.begin() + static_cast<std::ptrdiff_t>(to));
+  }
+  return block;
+}
+
+// The dry run: every planned rewrite made in memory (its tail only), nothing written. Each
+// table's mapped pages are given back once its pass is done, so memory stays one table's pass.
 Status DryRun(Context& ctx, std::vector<PlannedTable>& plan) {
   lsmrepair::TablesDone done;
   for (const PlannedTable& p : plan) {
@@ -210,24 +229,25 @@ Status DryRun(Context& ctx, std::vector<PlannedTable>& plan) {
     lsmrepair::TableToRepair table;
     table.path = t.path;
     Result<std::optional<lsmrepair::TableRewrite>> r = FamilyRewrite(s)(table, in.bytes());
-    BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<FilterFacts> old_facts,
-                                FactsOf(*ctx.db, t.path, t.keys));
     if (!r.ok()) {
       t.action = "damaged";
       t.damage = r.status().ToString();
       continue;
     }
-    std::optional<FilterFacts> new_facts = old_facts;
+    std::optional<FilterFacts> new_facts = p.old_facts;
     if (*r && t.keys == 0) t.keys = (*r)->entries;  // verify checked none: see rewrite_entries
     if (*r) {
-      ByteVector whole(in.bytes().begin(), in.bytes().begin() + (*r)->kept_prefix);
-      whole.insert(whole.end(), (*r)->tail.begin(), (*r)->tail.end());
-      Result<FilterFacts> f = NewFilterFacts(*ctx.db, whole, t.path, t.keys);
+      const lsmrepair::TableRewrite& w = **r;
+      Result<FilterFacts> f =
+          w.filter_size == 0
+              ? Result<FilterFacts>(FilterFacts{})
+              : FilterBlockFacts(*ctx.db, NewFilterBlock(in.bytes(), w), t.path, t.keys);
       if (f.ok()) new_facts = *f;
     } else {
       t.action = "unchanged";
     }
-    Fill(t, s, old_facts, new_facts);
+    in.DropPages(0, in.bytes().size());
+    Fill(t, s, p.old_facts, new_facts);
   }
   return Status();
 }
@@ -278,17 +298,22 @@ void MarkUnsupported(TableRepair& t, const std::string& why) {
   t.notes.push_back("unsupported, left untouched: " + why);
 }
 
-// Planned tables the family's rewrite would refuse outright (RocksDB's partitioned filters,
-// two-level indexes, ...), found from their meta blocks before anything is sized or written.
-Status SkipUnsupported(const LsmDatabase& db, std::vector<PlannedTable>& plan) {
-  if (db.family != LsmFamily::kRocksDb) return Status();
+// One open of each table the repair may touch, before anything is sized or written: RocksDB's
+// planned tables the family's rewrite would refuse outright (partitioned filters, two-level
+// indexes, ...) found from their meta blocks, and the old filter's facts (read before the
+// transaction replaces the file) of the rebuilt tables and, for a real repair, of level 0's.
+Status InspectPlanned(const LsmDatabase& db, bool dry_run, std::vector<PlannedTable>& plan) {
   for (PlannedTable& p : plan) {
-    if (!p.rebuild) continue;
+    if (!p.rebuild && (dry_run || p.repair.level != 0)) continue;
     BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(p.repair.path));
-    const Status s = lsmrepair::RocksDbRewritable(in.bytes(), p.repair.path);
-    if (s.code() != StatusCode::kUnsupported) continue;  // damage is the rewrite's to report
-    p.rebuild = false;
-    MarkUnsupported(p.repair, s.message());
+    if (p.rebuild && db.family == LsmFamily::kRocksDb) {
+      const Status s = lsmrepair::RocksDbRewritable(in.bytes(), p.repair.path);
+      if (s.code() == StatusCode::kUnsupported) {  // damage is the rewrite's to report
+        p.rebuild = false;
+        MarkUnsupported(p.repair, s.message());
+      }
+    }
+    if (p.rebuild || !dry_run) p.old_facts = OldFacts(db, in.bytes(), p.repair.path, p.repair.keys);
   }
   return Status();
 }
@@ -377,7 +402,7 @@ Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
   const LsmDatabase db = DescribeDatabase(dir, live);
   BLOOMCODEC_RETURN_IF_ERROR(CheckLsmOptions(db, options));
   std::vector<PlannedTable> plan = Plan(db, live, options);
-  BLOOMCODEC_RETURN_IF_ERROR(SkipUnsupported(db, plan));
+  BLOOMCODEC_RETURN_IF_ERROR(InspectPlanned(db, options.dry_run, plan));
   Context ctx;
   ctx.db = &db;
   ctx.options = &options;
@@ -396,7 +421,6 @@ Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
     for (PlannedTable& p : plan) {
       if (!p.rebuild && p.repair.level != 0) continue;
       if (p.rebuild) chosen.insert(Key(p.repair.path));
-      BLOOMCODEC_ASSIGN_OR_RETURN(p.old_facts, FactsOf(db, p.repair.path, p.repair.keys));
       // Sizing first: a table the rewrite could not size is a refusal before anything is written.
       if (p.rebuild) BLOOMCODEC_RETURN_IF_ERROR(ctx.SizingOf(p.repair.path).status());
     }

@@ -280,6 +280,7 @@ Result<SstFilterTail> RewriteSstFilterTail(const SstReader& sst, std::optional<d
   SstFilterTail out;
   out.kept_prefix = pass.data_end;
   out.entries = pass.entries;
+  out.filter_block_size = filter ? filter->size() : 0;
   BLOOMCODEC_ASSIGN_OR_RETURN(out.tail, WriteSstTail(sst, filter, encoding, pass));
   return out;
 }
