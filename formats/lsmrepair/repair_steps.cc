@@ -236,8 +236,26 @@ Status SameAsRewrite(const std::string& path, const InputFile& written, const In
 
 }  // namespace
 
+PreparedRewrite PrepareRewrite(const PlannedTable& planned, const RepairOptions& options) {
+  PreparedRewrite out;
+  Result<InputFile> old = InputFile::Open(planned.table.path);
+  if (!old.ok()) {
+    out.stop = old.status();
+    return out;
+  }
+  out.rewrite = FamilyRewrite(planned, old->bytes(), options);
+  return out;  // the mapping (and the pages the pass read) go with `old`
+}
+
 Status RewriteTable(const RepairPlan& plan, const PlannedTable& planned,
                     const RepairOptions& options, TableOutcome& outcome,
+                    std::optional<TableReplacement>& replacement, std::vector<std::string>& made) {
+  return RewriteTable(plan, planned, options, PrepareRewrite(planned, options), outcome,
+                      replacement, made);
+}
+
+Status RewriteTable(const RepairPlan& plan, const PlannedTable& planned,
+                    const RepairOptions& options, PreparedRewrite prepared, TableOutcome& outcome,
                     std::optional<TableReplacement>& replacement, std::vector<std::string>& made) {
   const TableToRepair& t = planned.table;
   outcome = TableOutcome{};
@@ -246,15 +264,15 @@ Status RewriteTable(const RepairPlan& plan, const PlannedTable& planned,
   outcome.old_number = t.meta.number;
   outcome.old_size = t.meta.size;
   outcome.old_path = t.path;
-  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile old, InputFile::Open(t.path));
-  Result<std::optional<TableRewrite>> rewrite = FamilyRewrite(planned, old.bytes(), options);
-  // The pass is done: its mapped pages go back (the read-back below maps a window at a time).
-  old.DropPages(0, old.bytes().size());
+  BLOOMCODEC_RETURN_IF_ERROR(prepared.stop);
+  const Result<std::optional<TableRewrite>>& rewrite = prepared.rewrite;
   if (!rewrite.ok() || !*rewrite) {
     outcome.left_alone = rewrite.ok() ? "nothing to change" : rewrite.status().ToString();
     outcome.unsupported = !rewrite.ok() && rewrite.status().code() == StatusCode::kUnsupported;
     return Status();
   }
+  // Mapped again for the read-back, which maps a window at a time.
+  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile old, InputFile::Open(t.path));
   const TableRewrite& r = **rewrite;
   ReadFd source{::open(t.path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (source.fd < 0) return Status::IoError(t.path, std::string("open: ") + std::strerror(errno));

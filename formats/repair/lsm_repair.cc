@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <set>
 #include <system_error>
 
@@ -135,6 +136,9 @@ struct Context {
   std::map<std::string, std::uint64_t> rewrite_entries;
   std::string dir;
   RepairTableProgressFn progress;  // may be empty
+  // The transaction rewrites small tables side by side (repair_transaction.cc): the maps above
+  // are read and written under this lock from the rewrite.
+  std::mutex lock;
 
   void Progress(const lsmrepair::TablesDone& done) const {
     if (!progress) return;
@@ -269,10 +273,18 @@ lsmrepair::RepairOptions TransactionOptions(Context& ctx, const std::set<std::st
     // new number keeps level 0's order.
     const lsmrepair::TableRewrite copy{file.size(), {}};
     if (chosen.count(Key(t.path)) == 0) return std::optional(copy);
-    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSizing s, ctx.SizingOf(t.path));
+    Result<FilterSizing> sized = Status::Internal("not sized");
+    {
+      const std::lock_guard<std::mutex> held(ctx.lock);
+      sized = ctx.SizingOf(t.path);
+    }
+    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSizing s, std::move(sized));
     BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<lsmrepair::TableRewrite> r,
                                 FamilyRewrite(s)(t, file));
-    if (r) ctx.rewrite_entries[Key(t.path)] = r->entries;
+    if (r) {
+      const std::lock_guard<std::mutex> held(ctx.lock);
+      ctx.rewrite_entries[Key(t.path)] = r->entries;
+    }
     if (!r && t.meta.level == 0) r = copy;
     return r;
   };
