@@ -44,10 +44,6 @@ void RemoveMade(const std::vector<std::string>& made) {
   for (const std::string& p : made) (void)RemoveFile(p);
 }
 
-// The tables whose rewrites run side by side hold at most this many bytes of tables (their key
-// hashes and new tails are held together until each is written).
-constexpr std::uint64_t kBatchBytes = std::uint64_t{32} << 20;
-
 // Steps 3 to 7 once the plan is made.
 Status Commit(const RepairPlan& plan, const RepairOptions& options, RepairResult& result,
               std::vector<std::string>& made) {
@@ -58,11 +54,12 @@ Status Commit(const RepairPlan& plan, const RepairOptions& options, RepairResult
   for (const PlannedTable& p : plan.tables) done.bytes_total += p.table.meta.size;
   for (std::size_t i = 0; i < plan.tables.size();) {
     // Small tables are rewritten side by side (one table's pass leaves cores idle in its
-    // sequential parts: the filter's build, its check, the tail), up to kBatchBytes of tables
+    // sequential parts: the filter's build, its check, the tail), up to kRewriteBatchBytes of tables
     // at a time, then written one after another in plan order.
     std::size_t end = i + 1;
     std::uint64_t bytes = plan.tables[i].table.meta.size;
-    while (end < plan.tables.size() && bytes + plan.tables[end].table.meta.size <= kBatchBytes) {
+    while (end < plan.tables.size() &&
+           bytes + plan.tables[end].table.meta.size <= kRewriteBatchBytes) {
       bytes += plan.tables[end++].table.meta.size;
     }
     std::vector<PreparedRewrite> rewrites(end - i);

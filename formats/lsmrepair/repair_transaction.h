@@ -78,6 +78,11 @@ struct TableRewrite {
   std::uint64_t filter_size = 0;
 };
 
+// Consecutive tables whose rewrites run side by side hold at most this many bytes of tables
+// together (their key hashes and new tails are held until each is written); a larger table
+// runs alone.
+constexpr std::uint64_t kRewriteBatchBytes = std::uint64_t{32} << 20;
+
 // The family's rewrite of one table (`file` is its bytes): verifies it first; an error leaves
 // the table alone (its outcome says why); nullopt: nothing to change.
 using TableRewriteFn =

@@ -213,45 +213,67 @@ ByteVector NewFilterBlock(ByteSpan old, const lsmrepair::TableRewrite& r) {
   return block;
 }
 
-// The dry run: every planned rewrite made in memory (its tail only), nothing written. Each
-// table's mapped pages are given back once its pass is done, so memory stays one table's pass.
-Status DryRun(Context& ctx, std::vector<PlannedTable>& plan) {
-  lsmrepair::TablesDone done;
-  for (const PlannedTable& p : plan) {
-    if (!p.rebuild) continue;
-    ++done.tables_total;
-    done.bytes_total += FileBytes(p.repair.path);
+// One table of the dry run: its rewrite made in memory (its tail only), its row filled in.
+// Touches nothing but `p`: tables run side by side. The table's mapped pages go with `in`.
+Status DryRunTable(const LsmDatabase& db, PlannedTable& p, const FilterSizing& s) {
+  TableRepair& t = p.repair;
+  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(t.path));
+  lsmrepair::TableToRepair table;
+  table.path = t.path;
+  Result<std::optional<lsmrepair::TableRewrite>> r = FamilyRewrite(s)(table, in.bytes());
+  if (!r.ok()) {
+    t.action = "damaged";
+    t.damage = r.status().ToString();
+    return Status();
   }
+  std::optional<FilterFacts> new_facts = p.old_facts;
+  if (*r && t.keys == 0) t.keys = (*r)->entries;  // verify checked none: see rewrite_entries
+  if (*r) {
+    const lsmrepair::TableRewrite& w = **r;
+    Result<FilterFacts> f =
+        w.filter_size == 0 ? Result<FilterFacts>(FilterFacts{})
+                           : FilterBlockFacts(db, NewFilterBlock(in.bytes(), w), t.path, t.keys);
+    if (f.ok()) new_facts = *f;
+  } else {
+    t.action = "unchanged";
+  }
+  Fill(t, s, p.old_facts, new_facts);
+  return Status();
+}
+
+// The dry run: every planned rewrite made in memory, nothing written. Small tables run side by
+// side as in the transaction (lsmrepair::kRewriteBatchBytes of tables at a time).
+Status DryRun(Context& ctx, std::vector<PlannedTable>& plan) {
+  std::vector<PlannedTable*> rebuilt;
+  std::vector<FilterSizing> sizing;
+  std::vector<std::uint64_t> bytes;
+  lsmrepair::TablesDone done;
   for (PlannedTable& p : plan) {
     if (!p.rebuild) continue;
-    ++done.tables;
-    done.bytes += FileBytes(p.repair.path);
-    ctx.Progress(done);
-    TableRepair& t = p.repair;
-    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSizing s, ctx.SizingOf(t.path));
-    BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(t.path));
-    lsmrepair::TableToRepair table;
-    table.path = t.path;
-    Result<std::optional<lsmrepair::TableRewrite>> r = FamilyRewrite(s)(table, in.bytes());
-    if (!r.ok()) {
-      t.action = "damaged";
-      t.damage = r.status().ToString();
-      continue;
+    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSizing s, ctx.SizingOf(p.repair.path));
+    rebuilt.push_back(&p);
+    sizing.push_back(std::move(s));
+    bytes.push_back(FileBytes(p.repair.path));
+    ++done.tables_total;
+    done.bytes_total += bytes.back();
+  }
+  for (std::size_t i = 0; i < rebuilt.size();) {
+    std::size_t end = i + 1;
+    std::uint64_t held = bytes[i];
+    while (end < rebuilt.size() && held + bytes[end] <= lsmrepair::kRewriteBatchBytes) {
+      held += bytes[end++];
     }
-    std::optional<FilterFacts> new_facts = p.old_facts;
-    if (*r && t.keys == 0) t.keys = (*r)->entries;  // verify checked none: see rewrite_entries
-    if (*r) {
-      const lsmrepair::TableRewrite& w = **r;
-      Result<FilterFacts> f =
-          w.filter_size == 0
-              ? Result<FilterFacts>(FilterFacts{})
-              : FilterBlockFacts(*ctx.db, NewFilterBlock(in.bytes(), w), t.path, t.keys);
-      if (f.ok()) new_facts = *f;
-    } else {
-      t.action = "unchanged";
+    std::vector<Status> status(end - i);
+    const std::size_t first = i;
+    ParallelFor(status.size(), [&](std::size_t k) {
+      status[k] = DryRunTable(*ctx.db, *rebuilt[first + k], sizing[first + k]);
+    });
+    for (; i < end; ++i) {
+      BLOOMCODEC_RETURN_IF_ERROR(status[i - first]);
+      ++done.tables;
+      done.bytes += bytes[i];
+      ctx.Progress(done);
     }
-    in.DropPages(0, in.bytes().size());
-    Fill(t, s, p.old_facts, new_facts);
   }
   return Status();
 }
