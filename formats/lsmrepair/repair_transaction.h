@@ -21,7 +21,9 @@
 //      it: an error leaves the table alone, reported in its outcome), the result written to
 //      NNNNNN.dbtmp (the kept prefix copied in the kernel, then the new tail), fsynced, read
 //      back (byte for byte the old prefix and the tail, then options.check'ed), renamed to
-//      NNNNNN.<old extension>. Then the directory is fsynced.
+//      NNNNNN.<old extension>. Then the directory is fsynced. The rewrites (no file-system
+//      step) of consecutive small tables, up to kRewriteBatchBytes, are made side by side
+//      first; the writes, read-backs and renames stay one table after another in plan order.
 //   4. MANIFEST-M: the old MANIFEST's records and the repair's edits (manifest_writer.h),
 //      fsynced; the directory fsynced.
 //   5. Backup (unless no_backup): a folder beside the database directory (never inside it),
