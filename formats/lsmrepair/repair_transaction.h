@@ -86,7 +86,8 @@ struct TableRewrite {
 constexpr std::uint64_t kRewriteBatchBytes = std::uint64_t{32} << 20;
 
 // The family's rewrite of one table (`file` is its bytes): verifies it first; an error leaves
-// the table alone (its outcome says why); nullopt: nothing to change.
+// the table alone (its outcome says why); nullopt: nothing to change. RepairDatabase calls it
+// for several tables at once (kRewriteBatchBytes): it must be safe to run side by side.
 using TableRewriteFn =
     std::function<Result<std::optional<TableRewrite>>(const TableToRepair&, ByteSpan file)>;
 // Reads a written table back before it is put in; an error leaves the table alone.
