@@ -196,29 +196,66 @@ Result<std::optional<TableRewrite>> FamilyRewrite(const PlannedTable& planned, B
   return rewrite;
 }
 
+// The read-back's window: the pages of both mappings are given back after each, so a table's
+// read-back holds at most two windows of mapped file pages, whatever the table's size.
+constexpr std::uint64_t kReadBackWindow = std::uint64_t{8} << 20;
+
 // The written file read back is the old prefix and the new tail, byte for byte: the kernel's
 // copy and the writes landed as made, so the family's check need not read the data blocks again.
-Status SameAsRewrite(const std::string& path, ByteSpan written, ByteSpan old,
-                     const TableRewrite& r) {
-  if (written.size() != r.kept_prefix + r.tail.size()) {
-    return Status::Internal(path + ": " + std::to_string(written.size()) + " bytes written, " +
+// `crc` (when given) receives the written file's CRC32C, computed in the same pass.
+Status SameAsRewrite(const std::string& path, const InputFile& written, const InputFile& old,
+                     const TableRewrite& r, std::optional<std::uint32_t>* crc) {
+  const ByteSpan w = written.bytes();
+  if (w.size() != r.kept_prefix + r.tail.size()) {
+    return Status::Internal(path + ": " + std::to_string(w.size()) + " bytes written, " +
                             std::to_string(r.kept_prefix + r.tail.size()) + " expected");
   }
-  if (!std::equal(old.begin(), old.begin() + static_cast<std::ptrdiff_t>(r.kept_prefix),
-                  written.begin())) {
-    return Status::Internal(path + ": the copied prefix differs from the old table's");
+  std::uint32_t sum = 0;
+  for (std::uint64_t at = 0; at < w.size(); at += kReadBackWindow) {
+    const std::uint64_t end = std::min<std::uint64_t>(at + kReadBackWindow, w.size());
+    const ByteSpan got = w.subspan(at, end - at);
+    const std::uint64_t in_prefix = at < r.kept_prefix ? std::min(end, r.kept_prefix) - at : 0;
+    if (!std::equal(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(in_prefix),
+                    old.bytes().begin() + static_cast<std::ptrdiff_t>(at))) {
+      return Status::Internal(path + ": the copied prefix differs from the old table's");
+    }
+    // The window's rest is the tail's, from the window's first byte past the prefix.
+    const std::uint64_t tail_at = in_prefix == got.size() ? 0 : at + in_prefix - r.kept_prefix;
+    if (in_prefix < got.size() &&
+        !std::equal(got.begin() + static_cast<std::ptrdiff_t>(in_prefix), got.end(),
+                    r.tail.begin() + static_cast<std::ptrdiff_t>(tail_at))) {
+      return Status::Internal(path + ": the written tail differs from the rewrite");
+    }
+    if (crc) sum = at == 0 ? blocktable::Crc32c(got) : blocktable::Crc32cExtend(sum, got);
+    written.DropPages(at, end);
+    old.DropPages(at, end);
   }
-  if (!std::equal(r.tail.begin(), r.tail.end(),
-                  written.begin() + static_cast<std::ptrdiff_t>(r.kept_prefix))) {
-    return Status::Internal(path + ": the written tail differs from the rewrite");
-  }
+  if (crc) *crc = sum;
   return Status();
 }
 
 }  // namespace
 
+PreparedRewrite PrepareRewrite(const PlannedTable& planned, const RepairOptions& options) {
+  PreparedRewrite out;
+  Result<InputFile> old = InputFile::Open(planned.table.path);
+  if (!old.ok()) {
+    out.stop = old.status();
+    return out;
+  }
+  out.rewrite = FamilyRewrite(planned, old->bytes(), options);
+  return out;  // the mapping (and the pages the pass read) go with `old`
+}
+
 Status RewriteTable(const RepairPlan& plan, const PlannedTable& planned,
                     const RepairOptions& options, TableOutcome& outcome,
+                    std::optional<TableReplacement>& replacement, std::vector<std::string>& made) {
+  return RewriteTable(plan, planned, options, PrepareRewrite(planned, options), outcome,
+                      replacement, made);
+}
+
+Status RewriteTable(const RepairPlan& plan, const PlannedTable& planned,
+                    const RepairOptions& options, PreparedRewrite prepared, TableOutcome& outcome,
                     std::optional<TableReplacement>& replacement, std::vector<std::string>& made) {
   const TableToRepair& t = planned.table;
   outcome = TableOutcome{};
@@ -227,13 +264,15 @@ Status RewriteTable(const RepairPlan& plan, const PlannedTable& planned,
   outcome.old_number = t.meta.number;
   outcome.old_size = t.meta.size;
   outcome.old_path = t.path;
-  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile old, InputFile::Open(t.path));
-  Result<std::optional<TableRewrite>> rewrite = FamilyRewrite(planned, old.bytes(), options);
+  BLOOMCODEC_RETURN_IF_ERROR(prepared.stop);
+  const Result<std::optional<TableRewrite>>& rewrite = prepared.rewrite;
   if (!rewrite.ok() || !*rewrite) {
     outcome.left_alone = rewrite.ok() ? "nothing to change" : rewrite.status().ToString();
     outcome.unsupported = !rewrite.ok() && rewrite.status().code() == StatusCode::kUnsupported;
     return Status();
   }
+  // Mapped again for the read-back, which maps a window at a time.
+  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile old, InputFile::Open(t.path));
   const TableRewrite& r = **rewrite;
   ReadFd source{::open(t.path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (source.fd < 0) return Status::IoError(t.path, std::string("open: ") + std::strerror(errno));
@@ -243,9 +282,11 @@ Status RewriteTable(const RepairPlan& plan, const PlannedTable& planned,
   BLOOMCODEC_RETURN_IF_ERROR(out.CopyRange(source.fd, 0, r.kept_prefix));
   BLOOMCODEC_RETURN_IF_ERROR(out.Append(r.tail));
   BLOOMCODEC_RETURN_IF_ERROR(out.Finish());
+  const bool wants_crc = FileChecksumNeed(t.meta.record, nullptr) == ChecksumNeed::kCrc32c;
+  std::optional<std::uint32_t> crc;
   {
     BLOOMCODEC_ASSIGN_OR_RETURN(InputFile written, InputFile::Open(temp));
-    Status checked = SameAsRewrite(temp, written.bytes(), old.bytes(), r);
+    Status checked = SameAsRewrite(temp, written, old, r, wants_crc ? &crc : nullptr);
     if (checked.ok() && options.check) checked = options.check(t, old.bytes(), written.bytes());
     if (!checked.ok()) {
       outcome.left_alone = "the rewritten table did not read back: " + checked.ToString();
@@ -255,11 +296,7 @@ Status RewriteTable(const RepairPlan& plan, const PlannedTable& planned,
   }
   TableReplacement rep{t.column_family_id, t.meta, planned.new_number,
                        r.kept_prefix + r.tail.size(), std::nullopt};
-  if (FileChecksumNeed(t.meta.record, nullptr) == ChecksumNeed::kCrc32c) {
-    const std::uint32_t crc = blocktable::Crc32cExtend(
-        blocktable::Crc32c(old.bytes().first(r.kept_prefix)), ByteSpan(r.tail));
-    rep.file_checksum = Crc32cFileChecksum(crc);
-  }
+  if (crc) rep.file_checksum = Crc32cFileChecksum(*crc);
   // The MANIFEST record must encode before the table is put in.
   Result<ByteVector> field = EncodeReplacedNewFile(rep);
   if (!field.ok()) {

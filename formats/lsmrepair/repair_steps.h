@@ -40,6 +40,18 @@ Status RewriteTable(const RepairPlan& plan, const PlannedTable& planned,
                     const RepairOptions& options, TableOutcome& outcome,
                     std::optional<TableReplacement>& replacement, std::vector<std::string>& made);
 
+// Steps 3a-3b alone: the family's verified rewrite of one table, made with no file-system step,
+// so that several tables' rewrites may run side by side before each RewriteTable below.
+struct PreparedRewrite {
+  Status stop;  // the old table could not be opened: an error that stops the repair
+  Result<std::optional<TableRewrite>> rewrite = Status::Internal("not prepared");
+};
+PreparedRewrite PrepareRewrite(const PlannedTable& planned, const RepairOptions& options);
+// Step 3 for a rewrite PrepareRewrite made (the overload above makes its own).
+Status RewriteTable(const RepairPlan& plan, const PlannedTable& planned,
+                    const RepairOptions& options, PreparedRewrite prepared, TableOutcome& outcome,
+                    std::optional<TableReplacement>& replacement, std::vector<std::string>& made);
+
 // Level 0 in number order (see repair_transaction.h): a rewritten level-0 table older than one
 // left alone in its column family is taken out again (its new file removed).
 Status KeepLevel0Order(std::vector<TableOutcome>& outcomes,

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "codec/parallel.h"
 #include "lsmrepair/database_lock.h"
 #include "lsmrepair/durable_io.h"
 #include "lsmrepair/repair_steps.h"
@@ -51,12 +52,26 @@ Status Commit(const RepairPlan& plan, const RepairOptions& options, RepairResult
   TablesDone done;
   done.tables_total = plan.tables.size();
   for (const PlannedTable& p : plan.tables) done.bytes_total += p.table.meta.size;
-  for (std::size_t i = 0; i < plan.tables.size(); ++i) {
-    BLOOMCODEC_RETURN_IF_ERROR(
-        RewriteTable(plan, plan.tables[i], options, result.tables[i], replaced[i], made));
-    ++done.tables;
-    done.bytes += plan.tables[i].table.meta.size;
-    if (options.on_table) options.on_table(done);
+  for (std::size_t i = 0; i < plan.tables.size();) {
+    // Small tables are rewritten side by side (one table's pass leaves cores idle in its
+    // sequential parts: the filter's build, its check, the tail), up to kRewriteBatchBytes of tables
+    // at a time, then written one after another in plan order.
+    std::size_t end = i + 1;
+    std::uint64_t bytes = plan.tables[i].table.meta.size;
+    while (end < plan.tables.size() &&
+           bytes + plan.tables[end].table.meta.size <= kRewriteBatchBytes) {
+      bytes += plan.tables[end++].table.meta.size;
+    }
+    std::vector<PreparedRewrite> rewrites(end - i);
+    ParallelFor(rewrites.size(),
+                [&](std::size_t k) { rewrites[k] = PrepareRewrite(plan.tables[i + k], options); });
+    for (std::size_t k = 0; k < rewrites.size(); ++k, ++i) {
+      BLOOMCODEC_RETURN_IF_ERROR(RewriteTable(plan, plan.tables[i], options, std::move(rewrites[k]),
+                                              result.tables[i], replaced[i], made));
+      ++done.tables;
+      done.bytes += plan.tables[i].table.meta.size;
+      if (options.on_table) options.on_table(done);
+    }
   }
   BLOOMCODEC_RETURN_IF_ERROR(KeepLevel0Order(result.tables, replaced));
   std::vector<TableReplacement> edits;

@@ -21,7 +21,9 @@
 //      it: an error leaves the table alone, reported in its outcome), the result written to
 //      NNNNNN.dbtmp (the kept prefix copied in the kernel, then the new tail), fsynced, read
 //      back (byte for byte the old prefix and the tail, then options.check'ed), renamed to
-//      NNNNNN.<old extension>. Then the directory is fsynced.
+//      NNNNNN.<old extension>. Then the directory is fsynced. The rewrites (no file-system
+//      step) of consecutive small tables, up to kRewriteBatchBytes, are made side by side
+//      first; the writes, read-backs and renames stay one table after another in plan order.
 //   4. MANIFEST-M: the old MANIFEST's records and the repair's edits (manifest_writer.h),
 //      fsynced; the directory fsynced.
 //   5. Backup (unless no_backup): a folder beside the database directory (never inside it),
@@ -72,10 +74,20 @@ struct TableRewrite {
   std::uint64_t kept_prefix = 0;
   ByteVector tail;
   std::uint64_t entries = 0;  // the old table's entries, as the rewrite's pass counted them
+  // Where the new filter block lies in the new file (size 0: none), so that its figures can be
+  // read without assembling the table (the dry run).
+  std::uint64_t filter_offset = 0;
+  std::uint64_t filter_size = 0;
 };
 
+// Consecutive tables whose rewrites run side by side hold at most this many bytes of tables
+// together (their key hashes and new tails are held until each is written); a larger table
+// runs alone.
+constexpr std::uint64_t kRewriteBatchBytes = std::uint64_t{32} << 20;
+
 // The family's rewrite of one table (`file` is its bytes): verifies it first; an error leaves
-// the table alone (its outcome says why); nullopt: nothing to change.
+// the table alone (its outcome says why); nullopt: nothing to change. RepairDatabase calls it
+// for several tables at once (kRewriteBatchBytes): it must be safe to run side by side.
 using TableRewriteFn =
     std::function<Result<std::optional<TableRewrite>>(const TableToRepair&, ByteSpan file)>;
 // Reads a written table back before it is put in; an error leaves the table alone.

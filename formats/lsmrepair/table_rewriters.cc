@@ -11,11 +11,14 @@
 namespace bloomcodec::lsmrepair {
 namespace {
 
-// The rewrite as a kept prefix of `file` and a new tail (from `kept` on); nullopt when it
-// equals `file`. The prefix grows over the tail's first bytes that equal the old file's.
+// The rewrite as a kept prefix of `file` and a new tail (from `kept` on, its first
+// `filter_size` bytes the new filter block); nullopt when it equals `file`. The prefix grows
+// over the tail's first bytes that equal the old file's.
 std::optional<TableRewrite> AsRewrite(ByteSpan file, std::uint64_t kept, ByteVector tail,
-                                      std::uint64_t entries) {
-  if (kept > file.size()) return TableRewrite{kept, std::move(tail), entries};  // refused later
+                                      std::uint64_t entries, std::uint64_t filter_size) {
+  if (kept > file.size()) {
+    return TableRewrite{kept, std::move(tail), entries, kept, filter_size};  // refused later
+  }
   const ByteSpan old_tail = file.subspan(kept);
   if (std::equal(old_tail.begin(), old_tail.end(), tail.begin(), tail.end())) {
     return std::nullopt;
@@ -28,6 +31,8 @@ std::optional<TableRewrite> AsRewrite(ByteSpan file, std::uint64_t kept, ByteVec
   tail.erase(tail.begin(), tail.begin() + static_cast<std::ptrdiff_t>(same));
   r.tail = std::move(tail);
   r.entries = entries;
+  r.filter_offset = kept;
+  r.filter_size = filter_size;
   return r;
 }
 
@@ -68,7 +73,8 @@ TableRewriteFn LevelDbFilterRewrite(std::optional<leveldb::BloomPolicy> policy) 
     // One pass: every data block's checksum, every entry, the new filter asked for every key.
     BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableFilterTail rewritten,
                                 leveldb::RewriteTableFilterTail(reader, policy));
-    return AsRewrite(file, rewritten.kept_prefix, std::move(rewritten.tail), rewritten.entries);
+    return AsRewrite(file, rewritten.kept_prefix, std::move(rewritten.tail), rewritten.entries,
+                     rewritten.filter_block_size);
   };
 }
 
@@ -101,7 +107,8 @@ TableRewriteFn RocksDbFilterRewrite(std::optional<double> bits_per_key,
                                 rocksdb::SstReader::Open(file, t.path, open));
     BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstFilterTail rewritten,
                                 rocksdb::RewriteSstFilterTail(sst, bits_per_key, encoding));
-    return AsRewrite(file, rewritten.kept_prefix, std::move(rewritten.tail), rewritten.entries);
+    return AsRewrite(file, rewritten.kept_prefix, std::move(rewritten.tail), rewritten.entries,
+                     rewritten.filter_block_size);
   };
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <set>
 #include <system_error>
 
@@ -135,6 +136,9 @@ struct Context {
   std::map<std::string, std::uint64_t> rewrite_entries;
   std::string dir;
   RepairTableProgressFn progress;  // may be empty
+  // The transaction rewrites small tables side by side (repair_transaction.cc): the maps above
+  // are read and written under this lock from the rewrite.
+  std::mutex lock;
 
   void Progress(const lsmrepair::TablesDone& done) const {
     if (!progress) return;
@@ -177,12 +181,12 @@ void Fill(TableRepair& t, const FilterSizing& s, const std::optional<FilterFacts
   }
 }
 
-Result<std::optional<FilterFacts>> FactsOf(const LsmDatabase& db, const std::string& path,
-                                           std::uint64_t keys) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(path));
-  Result<FilterFacts> f = NewFilterFacts(db, in.bytes(), path, keys);
-  if (!f.ok()) return std::optional<FilterFacts>();
-  return std::optional<FilterFacts>(*f);
+// The old filter's facts, from the table's bytes.
+std::optional<FilterFacts> OldFacts(const LsmDatabase& db, ByteSpan table, const std::string& path,
+                                    std::uint64_t keys) {
+  Result<FilterFacts> f = NewFilterFacts(db, table, path, keys);
+  if (!f.ok()) return std::nullopt;
+  return *f;
 }
 
 std::uint64_t FileBytes(const std::string& path) {
@@ -191,43 +195,85 @@ std::uint64_t FileBytes(const std::string& path) {
   return ec ? 0 : static_cast<std::uint64_t>(n);
 }
 
-// The dry run: every planned rewrite made in memory, nothing written.
-Status DryRun(Context& ctx, std::vector<PlannedTable>& plan) {
-  lsmrepair::TablesDone done;
-  for (const PlannedTable& p : plan) {
-    if (!p.rebuild) continue;
-    ++done.tables_total;
-    done.bytes_total += FileBytes(p.repair.path);
+// The new filter block of a rewrite of `old`: its bytes gathered from the kept prefix and the
+// tail (only the filter's: the table itself is never assembled).
+ByteVector NewFilterBlock(ByteSpan old, const lsmrepair::TableRewrite& r) {
+  ByteVector block;
+  block.reserve(r.filter_size);
+  const std::uint64_t end = r.filter_offset + r.filter_size;
+  for (std::uint64_t at = r.filter_offset; at < end && at < r.kept_prefix; ++at) {
+    block.push_back(at < old.size() ? old[at] : 0);
   }
+  const std::uint64_t from = std::max(r.filter_offset, r.kept_prefix) - r.kept_prefix;
+  const std::uint64_t to = std::min<std::uint64_t>(end - r.kept_prefix, r.tail.size());
+  if (end > r.kept_prefix && from < to) {
+    block.insert(block.end(), r.tail.begin() + static_cast<std::ptrdiff_t>(from),
+                 r.tail.begin() + static_cast<std::ptrdiff_t>(to));
+  }
+  return block;
+}
+
+// One table of the dry run: its rewrite made in memory (its tail only), its row filled in.
+// Touches nothing but `p`: tables run side by side. The table's mapped pages go with `in`.
+Status DryRunTable(const LsmDatabase& db, PlannedTable& p, const FilterSizing& s) {
+  TableRepair& t = p.repair;
+  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(t.path));
+  lsmrepair::TableToRepair table;
+  table.path = t.path;
+  Result<std::optional<lsmrepair::TableRewrite>> r = FamilyRewrite(s)(table, in.bytes());
+  if (!r.ok()) {
+    t.action = "damaged";
+    t.damage = r.status().ToString();
+    return Status();
+  }
+  std::optional<FilterFacts> new_facts = p.old_facts;
+  if (*r && t.keys == 0) t.keys = (*r)->entries;  // verify checked none: see rewrite_entries
+  if (*r) {
+    const lsmrepair::TableRewrite& w = **r;
+    Result<FilterFacts> f =
+        w.filter_size == 0 ? Result<FilterFacts>(FilterFacts{})
+                           : FilterBlockFacts(db, NewFilterBlock(in.bytes(), w), t.path, t.keys);
+    if (f.ok()) new_facts = *f;
+  } else {
+    t.action = "unchanged";
+  }
+  Fill(t, s, p.old_facts, new_facts);
+  return Status();
+}
+
+// The dry run: every planned rewrite made in memory, nothing written. Small tables run side by
+// side as in the transaction (lsmrepair::kRewriteBatchBytes of tables at a time).
+Status DryRun(Context& ctx, std::vector<PlannedTable>& plan) {
+  std::vector<PlannedTable*> rebuilt;
+  std::vector<FilterSizing> sizing;
+  std::vector<std::uint64_t> bytes;
+  lsmrepair::TablesDone done;
   for (PlannedTable& p : plan) {
     if (!p.rebuild) continue;
-    ++done.tables;
-    done.bytes += FileBytes(p.repair.path);
-    ctx.Progress(done);
-    TableRepair& t = p.repair;
-    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSizing s, ctx.SizingOf(t.path));
-    BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(t.path));
-    lsmrepair::TableToRepair table;
-    table.path = t.path;
-    Result<std::optional<lsmrepair::TableRewrite>> r = FamilyRewrite(s)(table, in.bytes());
-    BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<FilterFacts> old_facts,
-                                FactsOf(*ctx.db, t.path, t.keys));
-    if (!r.ok()) {
-      t.action = "damaged";
-      t.damage = r.status().ToString();
-      continue;
+    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSizing s, ctx.SizingOf(p.repair.path));
+    rebuilt.push_back(&p);
+    sizing.push_back(std::move(s));
+    bytes.push_back(FileBytes(p.repair.path));
+    ++done.tables_total;
+    done.bytes_total += bytes.back();
+  }
+  for (std::size_t i = 0; i < rebuilt.size();) {
+    std::size_t end = i + 1;
+    std::uint64_t held = bytes[i];
+    while (end < rebuilt.size() && held + bytes[end] <= lsmrepair::kRewriteBatchBytes) {
+      held += bytes[end++];
     }
-    std::optional<FilterFacts> new_facts = old_facts;
-    if (*r && t.keys == 0) t.keys = (*r)->entries;  // verify checked none: see rewrite_entries
-    if (*r) {
-      ByteVector whole(in.bytes().begin(), in.bytes().begin() + (*r)->kept_prefix);
-      whole.insert(whole.end(), (*r)->tail.begin(), (*r)->tail.end());
-      Result<FilterFacts> f = NewFilterFacts(*ctx.db, whole, t.path, t.keys);
-      if (f.ok()) new_facts = *f;
-    } else {
-      t.action = "unchanged";
+    std::vector<Status> status(end - i);
+    const std::size_t first = i;
+    ParallelFor(status.size(), [&](std::size_t k) {
+      status[k] = DryRunTable(*ctx.db, *rebuilt[first + k], sizing[first + k]);
+    });
+    for (; i < end; ++i) {
+      BLOOMCODEC_RETURN_IF_ERROR(status[i - first]);
+      ++done.tables;
+      done.bytes += bytes[i];
+      ctx.Progress(done);
     }
-    Fill(t, s, old_facts, new_facts);
   }
   return Status();
 }
@@ -249,10 +295,18 @@ lsmrepair::RepairOptions TransactionOptions(Context& ctx, const std::set<std::st
     // new number keeps level 0's order.
     const lsmrepair::TableRewrite copy{file.size(), {}};
     if (chosen.count(Key(t.path)) == 0) return std::optional(copy);
-    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSizing s, ctx.SizingOf(t.path));
+    Result<FilterSizing> sized = Status::Internal("not sized");
+    {
+      const std::lock_guard<std::mutex> held(ctx.lock);
+      sized = ctx.SizingOf(t.path);
+    }
+    BLOOMCODEC_ASSIGN_OR_RETURN(FilterSizing s, std::move(sized));
     BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<lsmrepair::TableRewrite> r,
                                 FamilyRewrite(s)(t, file));
-    if (r) ctx.rewrite_entries[Key(t.path)] = r->entries;
+    if (r) {
+      const std::lock_guard<std::mutex> held(ctx.lock);
+      ctx.rewrite_entries[Key(t.path)] = r->entries;
+    }
     if (!r && t.meta.level == 0) r = copy;
     return r;
   };
@@ -278,17 +332,22 @@ void MarkUnsupported(TableRepair& t, const std::string& why) {
   t.notes.push_back("unsupported, left untouched: " + why);
 }
 
-// Planned tables the family's rewrite would refuse outright (RocksDB's partitioned filters,
-// two-level indexes, ...), found from their meta blocks before anything is sized or written.
-Status SkipUnsupported(const LsmDatabase& db, std::vector<PlannedTable>& plan) {
-  if (db.family != LsmFamily::kRocksDb) return Status();
+// One open of each table the repair may touch, before anything is sized or written: RocksDB's
+// planned tables the family's rewrite would refuse outright (partitioned filters, two-level
+// indexes, ...) found from their meta blocks, and the old filter's facts (read before the
+// transaction replaces the file) of the rebuilt tables and, for a real repair, of level 0's.
+Status InspectPlanned(const LsmDatabase& db, bool dry_run, std::vector<PlannedTable>& plan) {
   for (PlannedTable& p : plan) {
-    if (!p.rebuild) continue;
+    if (!p.rebuild && (dry_run || p.repair.level != 0)) continue;
     BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(p.repair.path));
-    const Status s = lsmrepair::RocksDbRewritable(in.bytes(), p.repair.path);
-    if (s.code() != StatusCode::kUnsupported) continue;  // damage is the rewrite's to report
-    p.rebuild = false;
-    MarkUnsupported(p.repair, s.message());
+    if (p.rebuild && db.family == LsmFamily::kRocksDb) {
+      const Status s = lsmrepair::RocksDbRewritable(in.bytes(), p.repair.path);
+      if (s.code() == StatusCode::kUnsupported) {  // damage is the rewrite's to report
+        p.rebuild = false;
+        MarkUnsupported(p.repair, s.message());
+      }
+    }
+    if (p.rebuild || !dry_run) p.old_facts = OldFacts(db, in.bytes(), p.repair.path, p.repair.keys);
   }
   return Status();
 }
@@ -377,7 +436,7 @@ Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
   const LsmDatabase db = DescribeDatabase(dir, live);
   BLOOMCODEC_RETURN_IF_ERROR(CheckLsmOptions(db, options));
   std::vector<PlannedTable> plan = Plan(db, live, options);
-  BLOOMCODEC_RETURN_IF_ERROR(SkipUnsupported(db, plan));
+  BLOOMCODEC_RETURN_IF_ERROR(InspectPlanned(db, options.dry_run, plan));
   Context ctx;
   ctx.db = &db;
   ctx.options = &options;
@@ -396,7 +455,6 @@ Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
     for (PlannedTable& p : plan) {
       if (!p.rebuild && p.repair.level != 0) continue;
       if (p.rebuild) chosen.insert(Key(p.repair.path));
-      BLOOMCODEC_ASSIGN_OR_RETURN(p.old_facts, FactsOf(db, p.repair.path, p.repair.keys));
       // Sizing first: a table the rewrite could not size is a refusal before anything is written.
       if (p.rebuild) BLOOMCODEC_RETURN_IF_ERROR(ctx.SizingOf(p.repair.path).status());
     }

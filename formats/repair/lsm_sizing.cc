@@ -316,12 +316,25 @@ Result<FilterSizing> SizingFor(const LsmDatabase& db, const FileReport& report,
 
 Result<FilterFacts> NewFilterFacts(const LsmDatabase& db, ByteSpan table, const std::string& path,
                                    std::uint64_t keys) {
-  FilterFacts facts;
-  const double n = static_cast<double>(keys);
+  const FilterFacts facts;  // no filter
   if (db.family == LsmFamily::kRocksDb) {
     BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst, rocksdb::SstReader::Open(table, path));
     if (!sst.filter()) return facts;
-    const ByteSpan bytes = sst.filter()->contents.bytes();
+    return FilterBlockFacts(db, sst.filter()->contents.bytes(), path, keys);
+  }
+  leveldb::TableOpenOptions open;
+  open.key_kind = KeyKind::kUser;
+  BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableReader t,
+                              leveldb::TableReader::Open(table, path, open));
+  if (!t.filter()) return facts;
+  return FilterBlockFacts(db, t.filter()->contents.bytes(), path, keys);
+}
+
+Result<FilterFacts> FilterBlockFacts(const LsmDatabase& db, ByteSpan bytes, const std::string& path,
+                                     std::uint64_t keys) {
+  FilterFacts facts;
+  const double n = static_cast<double>(keys);
+  if (db.family == LsmFamily::kRocksDb) {
     facts.bytes = bytes.size();
     BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::FullFilterReader f,
                                 rocksdb::FullFilterReader::Parse(bytes, path));
@@ -333,12 +346,7 @@ Result<FilterFacts> NewFilterFacts(const LsmDatabase& db, ByteSpan table, const 
                         : BloomFpRate(static_cast<double>(f.bit_count()), f.hash_count(), n);
     return facts;
   }
-  leveldb::TableOpenOptions open;
-  open.key_kind = KeyKind::kUser;
-  BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableReader t,
-                              leveldb::TableReader::Open(table, path, open));
-  if (!t.filter()) return facts;
-  const ByteSpan b = t.filter()->contents.bytes();
+  const ByteSpan b = bytes;
   facts.bytes = b.size();
   // LevelDB's filter block: the filters, their u32 offsets, the array's offset, base_lg.
   if (b.size() < 5) return facts;

@@ -58,6 +58,10 @@ struct FilterFacts {
 };
 Result<FilterFacts> NewFilterFacts(const LsmDatabase& db, ByteSpan table, const std::string& path,
                                    std::uint64_t keys);
+// The same from the filter block's contents alone (a full filter for RocksDB, LevelDB's filter
+// block), for a rewrite whose table is never assembled (the dry run).
+Result<FilterFacts> FilterBlockFacts(const LsmDatabase& db, ByteSpan filter_block,
+                                     const std::string& path, std::uint64_t keys);
 
 // The false-positive rate of a bloom filter of `bits` bits and `k` hashes holding `n` keys.
 double BloomFpRate(double bits, double k, double n);

@@ -291,6 +291,21 @@ void FullFilterReader::MayContainBatch(const KeyList& keys, std::span<std::uint8
   }
 }
 
+std::size_t FullFilterReader::FirstHashDenied(std::span<const std::uint64_t> hashes) const {
+  const std::size_t n = hashes.size();
+  // Prefetched this far ahead: enough misses in flight, still in L1 when probed.
+  constexpr std::size_t kAhead = 16;
+  const bool prefetch = bytes_.size() > kNoPrefetchBytes;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (prefetch && i + kAhead < n) {
+      const std::uint64_t at = FirstByteProbed(hashes[i + kAhead]);
+      if (at < bytes_.size()) __builtin_prefetch(bytes_.data() + at);
+    }
+    if (!HashMayMatch(hashes[i])) return i;
+  }
+  return n;
+}
+
 std::uint32_t FullFilterReader::hash_count() const {
   switch (kind_) {
     case FullFilterKind::kLegacyBloom:

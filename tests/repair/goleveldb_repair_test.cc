@@ -115,8 +115,7 @@ TEST_F(GoLevelDbRepair, RepairPathsRepairsAGoLevelDbDatabaseAsGoLevelDb) {
   RepairOptions options;
   options.bits_per_key = 14;
   options.no_backup = true;
-  const std::vector<std::string> paths{db};
-  Result<RepairReport> report = RepairPaths(paths, options);
+  Result<RepairReport> report = DryRunThenRepair(db, options);  // the dry run's figures too
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   ASSERT_GE(report->tables.size(), 4u);
   for (const TableRepair& t : report->tables) {

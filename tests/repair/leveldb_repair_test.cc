@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "bloomcodec/input_file.h"
+#include "bloomcodec/repair.h"
 #include "leveldb/table/table_reader.h"
 #include "lsmrepair/database_lock.h"
 #include "lsmrepair/repair_transaction.h"
@@ -230,6 +231,26 @@ TEST_F(LevelDbRepair, EveryFilterReplacedAndLevelDbReadsEveryKey) {
   std::unique_ptr<::leveldb::DB> open = Open(db, policy_);
   ASSERT_TRUE(open);
   EXPECT_EQ(LiveTables(*open), fresh);
+  ExpectContents(*open, *want_, 5000);
+}
+
+// The repair command's library entry (RepairPaths): a dry run's figures are those of the repair
+// that follows it, table by table; LevelDB reads every key of the repaired database.
+TEST_F(LevelDbRepair, DryRunFiguresAreTheRepairs) {
+  const std::string db = dir_->path() + "/dry-then-real";
+  CopyDatabase(dir_->path() + "/db", db);
+  RepairOptions options;
+  options.bits_per_key = 14;
+  options.no_backup = true;
+  Result<RepairReport> report = DryRunThenRepair(db, options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  ASSERT_GE(report->tables.size(), 8u);
+  for (const TableRepair& t : report->tables) {
+    EXPECT_EQ(t.action, "repaired") << t.path << " " << t.damage;
+    EXPECT_GT(t.new_filter_bytes, 0u) << t.path;
+  }
+  std::unique_ptr<::leveldb::DB> open = Open(db, policy_);
+  ASSERT_TRUE(open);
   ExpectContents(*open, *want_, 5000);
 }
 

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bloomcodec/input_file.h"
+#include "bloomcodec/repair.h"
 #include "leveldb/table/table_reader.h"
 #include "lsmrepair/durable_io.h"
 
@@ -267,6 +268,36 @@ inline void PrintKillFigures(const std::string& what, int steps, int commit, int
       "%s: %d steps (commit at step %d), killed before %d of them (KillPoints): %d opened with "
       "the old tables, %d with the new ones\n",
       what.c_str(), steps, commit, old_seen + new_seen, old_seen, new_seen);
+}
+
+// RepairPaths on `db` as a dry run, then for real with the same options: the dry run reads each
+// new filter from its rewrite without assembling the table, and its figures must be the ones the
+// repair reports for the table it wrote. Returns the repair's report.
+inline Result<RepairReport> DryRunThenRepair(const std::string& db, RepairOptions options) {
+  const std::vector<std::string> paths{db};
+  options.dry_run = true;
+  Result<RepairReport> dry = RepairPaths(paths, options);
+  if (!dry.ok()) return dry.status();
+  options.dry_run = false;
+  Result<RepairReport> real = RepairPaths(paths, options);
+  if (!real.ok()) return real;
+  EXPECT_EQ(dry->tables.size(), real->tables.size());
+  EXPECT_EQ(dry->rebuilt, real->rebuilt);
+  EXPECT_EQ(dry->filter_bytes_delta, real->filter_bytes_delta);
+  for (std::size_t i = 0; i < std::min(dry->tables.size(), real->tables.size()); ++i) {
+    const TableRepair& d = dry->tables[i];
+    const TableRepair& r = real->tables[i];
+    EXPECT_EQ(d.path, r.path);
+    EXPECT_EQ(d.action, r.action == "repaired" ? "planned" : r.action) << d.path;
+    EXPECT_EQ(d.keys, r.keys) << d.path;
+    EXPECT_EQ(d.old_filter_bytes, r.old_filter_bytes) << d.path;
+    EXPECT_EQ(d.new_filter_bytes, r.new_filter_bytes) << d.path;
+    EXPECT_EQ(d.old_fp_rate, r.old_fp_rate) << d.path;
+    EXPECT_EQ(d.new_fp_rate, r.new_fp_rate) << d.path;
+    EXPECT_EQ(d.bits_per_key, r.bits_per_key) << d.path;
+    EXPECT_EQ(d.new_format, r.new_format) << d.path;
+  }
+  return real;
 }
 
 }  // namespace bloomcodec::repair_test

@@ -177,6 +177,35 @@ TEST(RocksdbFilter, LargeFiltersBatchAsSingle) {
   }
 }
 
+// FirstHashDenied (the repair's check of a rebuilt filter) answers as HashMayMatch one hash at a
+// time, on the small path and on the prefetching one (above 256 KiB).
+TEST(RocksdbFilter, FirstHashDeniedIsTheFirstSingleDenial) {
+  for (const std::size_t n : {std::size_t{2000}, std::size_t{250000}}) {
+    const KeyList keys = ToKeyList(RandomKeys(21, n));
+    const KeyList probes = ToKeyList(RandomKeys(22, 4000));
+    for (FilterEncoding e :
+         {FilterEncoding::kLegacyBloom, FilterEncoding::kFastLocalBloom, FilterEncoding::kRibbon}) {
+      const ByteVector built = BuildFullFilter(e, 10, keys).value();
+      const FullFilterReader f = Read(built);
+      const auto hash = [e](ByteSpan k) {
+        return e == FilterEncoding::kLegacyBloom ? std::uint64_t{LegacyBloomHash(k)} : Hash64(k);
+      };
+      std::vector<std::uint64_t> held;
+      for (std::size_t i = 0; i < keys.size(); ++i) held.push_back(hash(keys[i]));
+      EXPECT_EQ(f.FirstHashDenied(held), held.size()) << n;
+      std::vector<std::uint64_t> mixed = held;
+      std::size_t first = mixed.size();
+      for (std::size_t i = 0; i < probes.size(); ++i) {
+        const std::uint64_t h = hash(probes[i]);
+        if (first == mixed.size() && !f.HashMayMatch(h)) first = mixed.size() + i;
+        mixed.push_back(h);
+      }
+      ASSERT_LT(first, mixed.size()) << "some probe is denied at 10 bits per key";
+      EXPECT_EQ(f.FirstHashDenied(mixed), first) << n;
+    }
+  }
+}
+
 TEST(RocksdbFilter, PolicyParameters) {
   EXPECT_FALSE(PolicyParamsFor(0.49).ok());
   EXPECT_EQ(PolicyParamsFor(0.5).value().millibits_per_key, 1000);

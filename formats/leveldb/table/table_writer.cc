@@ -376,6 +376,7 @@ Result<TableFilterTail> RewriteTableFilterTail(const TableReader& reader,
   TableFilterTail out;
   out.kept_prefix = data_end;
   out.entries = entries;
+  out.filter_block_size = block ? block->size() : 0;
   out.tail = WriteTableTail(reader, policy, std::move(block), data_end, compression);
   return out;
 }

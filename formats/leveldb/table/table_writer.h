@@ -99,6 +99,8 @@ struct TableFilterTail {
   std::uint64_t kept_prefix = 0;
   ByteVector tail;
   std::uint64_t entries = 0;  // in the data blocks
+  // The new filter block's contents are the tail's first bytes (0: no filter block).
+  std::uint64_t filter_block_size = 0;
 };
 Result<TableFilterTail> RewriteTableFilterTail(const TableReader& reader,
                                                const std::optional<BloomPolicy>& policy);

@@ -121,6 +121,9 @@ Result<SstKeyPass> PassOverKeys(const SstReader& sst, std::optional<FilterEncodi
   // In file order, as one pass would have made them: a run's first key equal to the last key
   // before it is not added again, and a first hash equal to the last one before it collapses.
   ByteVector last_key;
+  std::size_t hashes = 0;  // sized once: no doubling while the runs' hashes are still held
+  for (const SstHashedRun& run : runs) hashes += run.pass.hashes.size();
+  pass.hashes.reserve(hashes);
   for (SstHashedRun& run : runs) {
     BLOOMCODEC_RETURN_IF_ERROR(run.status);
     SstKeyPass& p = run.pass;
@@ -143,12 +146,10 @@ Result<SstKeyPass> PassOverKeys(const SstReader& sst, std::optional<FilterEncodi
 Status AskEveryHash(const std::string& src, const ByteVector& filter,
                     const std::vector<std::uint64_t>& hashes) {
   BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader reader, FullFilterReader::Parse(filter, src));
-  for (const std::uint64_t h : hashes) {
-    if (!reader.HashMayMatch(h)) {
-      return Status::Internal(src +
-                              ": the rebuilt filter answers \"not there\" for a key the "
-                              "table holds");
-    }
+  if (reader.FirstHashDenied(hashes) < hashes.size()) {
+    return Status::Internal(src +
+                            ": the rebuilt filter answers \"not there\" for a key the "
+                            "table holds");
   }
   return Status();
 }
@@ -280,6 +281,7 @@ Result<SstFilterTail> RewriteSstFilterTail(const SstReader& sst, std::optional<d
   SstFilterTail out;
   out.kept_prefix = pass.data_end;
   out.entries = pass.entries;
+  out.filter_block_size = filter ? filter->size() : 0;
   BLOOMCODEC_ASSIGN_OR_RETURN(out.tail, WriteSstTail(sst, filter, encoding, pass));
   return out;
 }

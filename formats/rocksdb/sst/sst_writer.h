@@ -91,6 +91,8 @@ struct SstFilterTail {
   std::uint64_t kept_prefix = 0;
   ByteVector tail;
   std::uint64_t entries = 0;  // in the data blocks
+  // The new full filter's contents are the tail's first bytes (0: no filter).
+  std::uint64_t filter_block_size = 0;
 };
 Result<SstFilterTail> RewriteSstFilterTail(const SstReader& sst, std::optional<double> bits_per_key,
                                            std::optional<FilterEncoding> encoding = std::nullopt);

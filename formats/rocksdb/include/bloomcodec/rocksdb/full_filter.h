@@ -74,6 +74,9 @@ class FullFilterReader final : public bloomcodec::Filter {
   void MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const override;
   // The same from the key's hash (Hash64 for FastLocalBloom / Ribbon, LegacyBloomHash for legacy).
   bool HashMayMatch(std::uint64_t hash) const;
+  // The same for many hashes, the cache misses of a large filter overlapped (prefetched): the
+  // index of the first hash the filter denies, hashes.size() when it may hold every one.
+  std::size_t FirstHashDenied(std::span<const std::uint64_t> hashes) const;
 
   // Bloom kinds: probes per key. Ribbon: the larger number of result columns. Otherwise 0.
   std::uint32_t hash_count() const override;
