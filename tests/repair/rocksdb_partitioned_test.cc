@@ -141,21 +141,33 @@ std::size_t FirstDifference(ByteSpan a, ByteSpan b) {
   return static_cast<std::size_t>(std::mismatch(a.begin(), a.end(), b.begin()).first - a.begin());
 }
 
-// The bytes from the end of the data blocks to the end of the filter's top-level index: the
-// partitions and their index.
-std::string FilterRegion(const std::string& path) {
-  const std::string bytes = ReadText(path);
-  Result<rocksdb::SstReader> sst = rocksdb::SstReader::Open(Bytes(bytes), path);
-  EXPECT_TRUE(sst.ok()) << sst.status().ToString();
-  if (!sst.ok() || !sst->filter()) return {};
+// Where the data blocks end in the table at `path`, and its reader.
+struct OpenedTable {
+  std::string bytes;
+  std::optional<rocksdb::SstReader> sst;
   std::uint64_t data_end = 0;
-  EXPECT_TRUE(sst->ForEachDataBlock([&](ByteSpan, const blocktable::BlockHandle& h) {
-                   data_end = std::max(data_end, h.offset + h.size + blocktable::kBlockTrailerSize);
-                   return Status();
-                 })
+};
+void OpenTable(const std::string& path, OpenedTable& t) {
+  t.bytes = ReadText(path);
+  Result<rocksdb::SstReader> sst = rocksdb::SstReader::Open(Bytes(t.bytes), path);
+  ASSERT_TRUE(sst.ok()) << sst.status().ToString();
+  t.sst.emplace(std::move(*sst));
+  ASSERT_TRUE(t.sst->filter() && t.sst->properties_handle()) << path;
+  ASSERT_TRUE(t.sst->ForEachDataBlock([&](ByteSpan, const blocktable::BlockHandle& h) {
+                     t.data_end =
+                         std::max(t.data_end, h.offset + h.size + blocktable::kBlockTrailerSize);
+                     return Status();
+                   })
                   .ok());
-  const blocktable::BlockHandle& top = sst->filter()->handle;
-  return bytes.substr(data_end, top.offset + top.size + blocktable::kBlockTrailerSize - data_end);
+}
+
+// The bytes between the data blocks and the properties: the filter partitions, their index, the
+// index partitions and the index's top level.
+std::string MetaRegion(const std::string& path) {
+  OpenedTable t;
+  OpenTable(path, t);
+  if (!t.sst) return {};
+  return t.bytes.substr(t.data_end, t.sst->properties_handle()->offset - t.data_end);
 }
 
 // Rebuilt at the table's own 10 bits per key, every table is the one RocksDB 7.8 wrote, byte
@@ -184,13 +196,12 @@ TEST_F(RocksDbPartitioned, ADamagedPartitionIsRebuiltAndNothingElse) {
   const std::string victim = tables.back();  // the newest: no other level-0 table renumbered
   const std::string original = ReadText(victim);
   {
-    Result<rocksdb::SstReader> sst = rocksdb::SstReader::Open(Bytes(original), victim);
-    ASSERT_TRUE(sst.ok());
-    // The first partition starts where the filter region does: flip a byte in its middle.
-    const std::uint64_t at = sst->filter()->handle.offset - FilterRegion(victim).size() +
-                             sst->filter()->handle.size + blocktable::kBlockTrailerSize + 20;
+    OpenedTable t;
+    OpenTable(victim, t);
+    ASSERT_EQ(t.sst->filter()->placement, rocksdb::FilterPlacement::kPartitioned);
+    ASSERT_LT(t.data_end + 20, t.sst->filter()->handle.offset);
     std::string damaged = original;
-    damaged[at] = static_cast<char>(damaged[at] ^ 0x10);
+    damaged[t.data_end + 20] ^= 0x10;  // inside the first filter partition
     std::ofstream(victim, std::ios::binary | std::ios::trunc) << damaged;
   }
   RepairOptions none;
@@ -207,6 +218,7 @@ TEST_F(RocksDbPartitioned, ADamagedPartitionIsRebuiltAndNothingElse) {
       continue;
     }
     EXPECT_EQ(t.action, "repaired") << t.damage;
+    EXPECT_EQ(t.bits_per_key, 10.0) << t.sizing_basis;
     const std::string rebuilt = ReadText(t.new_path);
     EXPECT_EQ(FirstDifference(Bytes(original), Bytes(rebuilt)), original.size())
         << "the table RocksDB wrote, byte for byte";
@@ -216,8 +228,51 @@ TEST_F(RocksDbPartitioned, ADamagedPartitionIsRebuiltAndNothingElse) {
   ExpectRocksDbReadsEveryKey(db);
 }
 
-// --bits-per-key 14 and --to rocksdb-ribbon rebuild every table; its filter partitions and
-// their index are byte for byte those of the table RocksDB 7.8 wrote with that policy.
+// Damage to the filter's top-level index is the filter's: the table is rebuilt as RocksDB wrote
+// it. Damage to an index partition is the table's: it is left untouched and reported.
+TEST_F(RocksDbPartitioned, TheFilterIndexIsTheFiltersAnIndexPartitionIsTheTables) {
+  const std::string db = Copy("indexes");
+  const std::vector<std::string> tables = Tables(db);
+  const std::string filter_victim = tables.back(), index_victim = tables.front();
+  const std::string original = ReadText(filter_victim);
+  auto flip = [](const std::string& path, bool filter_index) {
+    OpenedTable t;
+    OpenTable(path, t);
+    ASSERT_TRUE(t.sst);
+    const blocktable::BlockHandle& top = t.sst->filter()->handle;
+    // The filter index's restart count, its top byte (a block that no longer parses); the
+    // index partitions follow the filter's top-level index.
+    const std::uint64_t at = filter_index ? top.offset + top.size - 1 : top.offset + top.size + 15;
+    t.bytes[at] ^= 0x01;
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << t.bytes;
+  };
+  flip(filter_victim, true);
+  flip(index_victim, false);
+  RepairOptions none;
+  none.no_backup = true;
+  const std::vector<std::string> paths{db};
+  Result<RepairReport> report = RepairPaths(paths, none);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->rebuilt, 1u);
+  EXPECT_EQ(report->damaged, 1u);
+  for (const TableRepair& t : report->tables) {
+    if (t.path == filter_victim) {
+      EXPECT_EQ(t.action, "repaired") << t.damage;
+      const std::string rebuilt = ReadText(t.new_path);
+      EXPECT_EQ(FirstDifference(Bytes(original), Bytes(rebuilt)), original.size());
+    } else if (t.path == index_victim) {
+      EXPECT_EQ(t.action, "damaged");
+      EXPECT_TRUE(fs::exists(t.path)) << "left untouched";
+    } else {
+      EXPECT_EQ(t.action, "sound") << t.path;
+    }
+  }
+}
+
+// --bits-per-key 14 and --to rocksdb-ribbon rebuild every table; its filter partitions, their
+// index, the moved index partitions and the re-encoded top level of the index are byte for byte
+// those of the table RocksDB 7.8 wrote with that policy (only the properties differ: session
+// ids, times).
 TEST_F(RocksDbPartitioned, RebuiltAsAnotherPolicyTheFilterIsRocksDbs) {
   struct Case {
     Policy reference;
@@ -234,16 +289,28 @@ TEST_F(RocksDbPartitioned, RebuiltAsAnotherPolicyTheFilterIsRocksDbs) {
     Result<RepairReport> report = RepairPaths(paths, options);
     ASSERT_TRUE(report.ok()) << report.status().ToString();
     EXPECT_EQ(report->rebuilt, 3u);
-    std::map<std::string, std::string> want;  // the reference tables' filter regions by number
-    const std::vector<std::string> reference = Tables(Db(c.reference));
     for (const TableRepair& t : report->tables) {
       ASSERT_EQ(t.action, "repaired") << t.path << " " << t.damage;
       const FileReport verified = rocksdb::VerifySst(t.new_path, nullptr, "");
       EXPECT_TRUE(verified.findings.empty()) << verified.findings.front().message;
       const std::string name = fs::path(t.path).filename().string();
-      const std::string theirs = FilterRegion(Db(c.reference) + "/" + name);
-      ASSERT_FALSE(theirs.empty()) << name;
-      EXPECT_EQ(FilterRegion(t.new_path), theirs) << name;
+      OpenedTable ours, theirs;
+      OpenTable(t.new_path, ours);
+      OpenTable(Db(c.reference) + "/" + name, theirs);
+      ASSERT_TRUE(ours.sst && theirs.sst) << name;
+      const std::string a = MetaRegion(t.new_path), b = MetaRegion(Db(c.reference) + "/" + name);
+      ASSERT_FALSE(b.empty()) << name;
+      EXPECT_EQ(FirstDifference(Bytes(b), Bytes(a)), b.size()) << name;
+      for (const char* p : {"rocksdb.filter.size", "rocksdb.num.filter_entries",
+                            "rocksdb.index.size", "rocksdb.top-level.index.size"}) {
+        EXPECT_EQ(ours.sst->properties()->Number(p), theirs.sst->properties()->Number(p)) << p;
+      }
+      EXPECT_EQ(t.new_filter_bytes, ours.sst->properties()->Number("rocksdb.filter.size"));
+      EXPECT_EQ(t.new_format, c.to.empty() ? "rocksdb-bloom" : c.to);
+      ASSERT_TRUE(t.new_fp_rate.has_value());
+      EXPECT_LT(*t.new_fp_rate, c.to.empty() ? 0.005 : 0.02);
+      EXPECT_EQ(ours.sst->properties()->String("rocksdb.filter.policy"),
+                theirs.sst->properties()->String("rocksdb.filter.policy"));
     }
     ExpectRocksDbReadsEveryKey(db);
   }
