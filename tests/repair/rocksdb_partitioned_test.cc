@@ -35,7 +35,7 @@ enum class Policy { kBloom10, kBloom14, kRibbon10 };
   options.paranoid_checks = true;
   options.verify_sst_unique_id_in_manifest = true;
   ::rocksdb::BlockBasedTableOptions table;
-  table.filter_policy.reset(policy == Policy::kRibbon10 ? ::rocksdb::NewRibbonFilterPolicy(10)
+  table.filter_policy.reset(policy == Policy::kRibbon10  ? ::rocksdb::NewRibbonFilterPolicy(10)
                             : policy == Policy::kBloom14 ? ::rocksdb::NewBloomFilterPolicy(14)
                                                          : ::rocksdb::NewBloomFilterPolicy(10));
   // A few keys a data block and a few blocks an index partition: the index's size cuts the
@@ -153,11 +153,12 @@ void OpenTable(const std::string& path, OpenedTable& t) {
   ASSERT_TRUE(sst.ok()) << sst.status().ToString();
   t.sst.emplace(std::move(*sst));
   ASSERT_TRUE(t.sst->filter() && t.sst->properties_handle()) << path;
-  ASSERT_TRUE(t.sst->ForEachDataBlock([&](ByteSpan, const blocktable::BlockHandle& h) {
-                     t.data_end =
-                         std::max(t.data_end, h.offset + h.size + blocktable::kBlockTrailerSize);
-                     return Status();
-                   })
+  ASSERT_TRUE(t.sst
+                  ->ForEachDataBlock([&](ByteSpan, const blocktable::BlockHandle& h) {
+                    t.data_end =
+                        std::max(t.data_end, h.offset + h.size + blocktable::kBlockTrailerSize);
+                    return Status();
+                  })
                   .ok());
 }
 
@@ -279,7 +280,8 @@ TEST_F(RocksDbPartitioned, RebuiltAsAnotherPolicyTheFilterIsRocksDbs) {
     std::optional<double> bits;
     std::string to;
   };
-  for (const Case& c : {Case{Policy::kBloom14, 14, ""}, Case{Policy::kRibbon10, 10, "rocksdb-ribbon"}}) {
+  for (const Case& c :
+       {Case{Policy::kBloom14, 14, ""}, Case{Policy::kRibbon10, 10, "rocksdb-ribbon"}}) {
     const std::string db = Copy("as" + std::to_string(int(c.reference)));
     RepairOptions options;
     options.bits_per_key = c.bits;

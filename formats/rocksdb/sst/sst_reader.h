@@ -132,7 +132,9 @@ struct SstFilterInfo {
 struct SstOpenOptions {
   bool verify_checksums = false;
   // With verify_checksums: the filter block's (or partition index's) too. A repair, which
-  // replaces the filter, reads a table whose filter block alone is damaged without it.
+  // replaces the filter, reads a table whose filter block alone is damaged without it; false
+  // also opens a table whose partitioned filter's top-level index does not parse (no
+  // partition is then found for a probe: FilterBlockFor is Corrupt).
   bool verify_filter_checksum = true;
   std::uint64_t max_uncompressed_block_size = blocktable::kMaxUncompressedBlockSize;
 };

@@ -160,8 +160,8 @@ Result<ByteVector> WriteSstTail(const SstReader& sst, const std::optional<ByteVe
   if (sst.footer().context_checksums()) meta[std::string(blocktable::kIndexMetaBlockName)] = index;
   meta[std::string(kPropertiesBlockName)] =
       WriteSstBlock(SstPropertiesWith(sst, FilterPropertyChanges(filter.has_value(), encoding,
-                                                               filter ? filter->size() : 0,
-                                                               pass.filter_entries)),
+                                                                 filter ? filter->size() : 0,
+                                                                 pass.filter_entries)),
                     checksum, out);
   BlockBuilder metaindex(1);
   for (const auto& [name, handle] : meta) {
@@ -256,8 +256,7 @@ Status CheckFilterRewritable(const SstReader& sst) {
                                "one-level index and for partitioned filters");
   }
   if (partitioned && sst.properties() &&
-      sst.properties()->String("rocksdb.prefix.extractor.name").value_or("nullptr") !=
-          "nullptr") {
+      sst.properties()->String("rocksdb.prefix.extractor.name").value_or("nullptr") != "nullptr") {
     return Status::Unsupported(src +
                                ": a partitioned filter with a prefix extractor (the partitions "
                                "would hold prefixes); rebuilding it needs whole keys only");

@@ -37,8 +37,8 @@ using blocktable::BlockBuilder;
 using blocktable::BlockHandle;
 using blocktable::BlockIterator;
 using blocktable::Footer;
-using blocktable::KeyOrder;
 using blocktable::kBlockTrailerSize;
+using blocktable::KeyOrder;
 using blocktable::TrailerFormat;
 
 namespace {
@@ -108,14 +108,15 @@ struct FilterPartitionPlan {
   std::vector<BlockHandle> blocks;
   ByteVector key;
   Status status;
-  std::uint64_t entries = 0;         // data entries hashed
+  std::uint64_t entries = 0;          // data entries hashed
   std::vector<std::uint64_t> hashes;  // collapsed, as the bits builder keeps them
   ByteVector filter;
 };
 
 Result<std::vector<IndexPartitionWalk>> WalkIndexPartitions(const SstReader& sst) {
   std::vector<IndexPartitionWalk> parts;
-  BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachIndexPartition([&](ByteSpan key, const BlockHandle& h) -> Status {
+  BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachIndexPartition([&](ByteSpan key,
+                                                           const BlockHandle& h) -> Status {
     IndexPartitionWalk p;
     p.top_key.assign(key.begin(), key.end());
     p.handle = h;
@@ -364,8 +365,7 @@ Result<SstFilterTail> RewritePartitionedFilterTail(const SstReader& sst,
       result.kept_prefix = std::max(result.kept_prefix, h.offset + h.size + kBlockTrailerSize);
     }
   }
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::size_t interval,
-                              RestartIntervalOf(sst, sst.index_block()));
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::size_t interval, RestartIntervalOf(sst, sst.index_block()));
   const TrailerFormat trailer = sst.BlockOptions().trailer;
   SstTailBytes out{result.kept_prefix, {}};
   std::map<std::string, BlockHandle> meta;  // metaindex entries, sorted bytewise
