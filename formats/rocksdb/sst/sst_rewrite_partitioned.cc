@@ -16,7 +16,8 @@
 //   top-level index; rocksdb.num.filter_entries sums the partitions' collapsed entries.
 // * Then the index partitions and the index's top level: moved by the filter's change of size,
 //   the top level is re-encoded with their new offsets (rocksdb.index.size and
-//   rocksdb.top-level.index.size follow its size).
+//   rocksdb.top-level.index.size follow its size) and compressed as RocksDB compresses index
+//   blocks when the table's are compressed.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -34,6 +35,7 @@ using blocktable::AppendBlockHandle;
 using blocktable::AppendFooter;
 using blocktable::Block;
 using blocktable::BlockBuilder;
+using blocktable::BlockCompression;
 using blocktable::BlockHandle;
 using blocktable::BlockIterator;
 using blocktable::Footer;
@@ -236,6 +238,43 @@ Result<ByteVector> ReencodeTopLevelIndex(const SstReader& sst,
   return fresh.Finish();
 }
 
+// The compression of the table's index blocks (the first compressed one of the top level and
+// the partitions; RocksDB compresses every index block with the table's compression and keeps
+// the result when it saves more than 1/8, GoodCompressionRatio). nullopt: none is compressed.
+std::optional<BlockCompression> IndexCompressionOf(const SstReader& sst,
+                                                   const std::vector<IndexPartitionWalk>& index) {
+  std::vector<BlockHandle> blocks{sst.index_handle()};
+  for (const IndexPartitionWalk& p : index) blocks.push_back(p.handle);
+  for (const BlockHandle& h : blocks) {
+    const std::uint8_t type = sst.file()[h.offset + h.size];
+    if (type == 0) continue;
+    Result<BlockCompression> c = blocktable::CompressionOf(sst.BlockOptions().trailer, type,
+                                                           sst.source(), h.offset + h.size, "");
+    return c.ok() ? std::optional(*c) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// The re-encoded top level as RocksDB stores it: compressed as the other index blocks are, when
+// that saves more than 1/8 and this library compresses as RocksDB does (Snappy, LZ4, ZSTD with
+// format_version >= 2's framing); otherwise uncompressed.
+BlockHandle WriteIndexBlock(ByteSpan raw, std::optional<BlockCompression> compression,
+                            const TrailerFormat& trailer, SstTailBytes& out) {
+  ByteVector packed;
+  if (compression && trailer.format_version >= 2 &&
+      blocktable::CompressBlock(*compression, raw, packed) &&
+      packed.size() < raw.size() - raw.size() / 8) {
+    const std::uint8_t type = blocktable::TypeByte(*compression);
+    BlockHandle h{out.at(), packed.size()};
+    out.bytes.insert(out.bytes.end(), packed.begin(), packed.end());
+    out.bytes.push_back(type);
+    ByteWriter(out.bytes).PutLittleU32(
+        blocktable::StoredBlockChecksum(trailer, packed, type, h.offset));
+    return h;
+  }
+  return WriteSstBlock(raw, trailer, out);
+}
+
 // A block after the data blocks that the rewrite keeps: an index partition (its number), the
 // index's top level, or a meta block under its metaindex name.
 struct KeptSstBlock {
@@ -321,7 +360,7 @@ Status WriteKeptBlocksAndFooter(const SstReader& sst, const std::vector<IndexPar
                                   ReencodeTopLevelIndex(sst, index, moved, interval));
       sizes.old_size = sst.index_block().contents().bytes().size();
       sizes.new_size = bytes.size();
-      top = WriteSstBlock(bytes, trailer, out);
+      top = WriteIndexBlock(bytes, IndexCompressionOf(sst, index), trailer, out);
     }
   }
   if (sizes.new_size != sizes.old_size) {
