@@ -89,8 +89,9 @@ std::string_view IndexTypeName(IndexType type);
 // kBlockBased: "filter." + rocksdb.BuiltinBloomFilter, what RocksDB <= 6.x wrote by default
 // (use_block_based_builder): LevelDB's filter-block layout (one filter per 2^base_lg bytes of
 // data-block offsets), each filter LevelDB's Bloom layout hashed with RocksDB's BloomHash
-// (LevelDB's hash with sign-extended tail bytes). RocksDB 7.0 stopped reading it; it is probed
-// here as 5.x and 6.x probe it, through the data block the index names for the key.
+// (LevelDB's hash with sign-extended tail bytes). RocksDB 7.0 stopped writing it, 7.4 reading
+// it; it is probed here as 5.x and 6.x probe it, through the data block the index names for
+// the key.
 enum class FilterPlacement { kFull, kPartitioned, kBlockBased };
 
 struct SstMetaindexEntry {
