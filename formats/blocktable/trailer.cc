@@ -1,6 +1,7 @@
 #include "blocktable/trailer.h"
 
 #include <lz4.h>
+#include <lz4hc.h>
 #include <snappy.h>
 #include <xxhash.h>
 #include <zlib.h>
@@ -517,6 +518,26 @@ bool CompressBlock(BlockCompression type, ByteSpan raw, ByteVector& out) {
   ByteWriter(out).PutVarint32(static_cast<std::uint32_t>(raw.size()));
   const std::size_t header = out.size();
   switch (type) {
+    case BlockCompression::kZlib: {
+      // RocksDB's Zlib_Compress with its default CompressionOptions: raw deflate, window_bits
+      // -14, the default level, memLevel 8, the default strategy, no dictionary.
+      z_stream stream;
+      std::memset(&stream, 0, sizeof(stream));
+      if (deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -14, 8, Z_DEFAULT_STRATEGY) !=
+          Z_OK) {
+        return false;
+      }
+      const uLong bound = deflateBound(&stream, static_cast<uLong>(raw.size()));
+      out.resize(header + bound);
+      stream.next_in = const_cast<Bytef*>(raw.data());
+      stream.avail_in = static_cast<uInt>(raw.size());
+      stream.next_out = out.data() + header;
+      stream.avail_out = static_cast<uInt>(bound);
+      const int rc = deflate(&stream, Z_FINISH);
+      out.resize(out.size() - stream.avail_out);
+      deflateEnd(&stream);
+      return rc == Z_STREAM_END;
+    }
     case BlockCompression::kZstd: {
       out.resize(header + ZSTD_compressBound(raw.size()));
       const std::size_t n =
@@ -531,6 +552,17 @@ bool CompressBlock(BlockCompression type, ByteSpan raw, ByteVector& out) {
       const int n = LZ4_compress_default(reinterpret_cast<const char*>(raw.data()),
                                          reinterpret_cast<char*>(out.data() + header),
                                          static_cast<int>(raw.size()), bound);
+      if (n <= 0) return false;
+      out.resize(header + static_cast<std::size_t>(n));
+      return true;
+    }
+    case BlockCompression::kLz4hc: {
+      // RocksDB's default level: 0, which LZ4 takes for its own default.
+      const int bound = LZ4_compressBound(static_cast<int>(raw.size()));
+      out.resize(header + static_cast<std::size_t>(bound));
+      const int n = LZ4_compress_HC(reinterpret_cast<const char*>(raw.data()),
+                                    reinterpret_cast<char*>(out.data() + header),
+                                    static_cast<int>(raw.size()), bound, 0);
       if (n <= 0) return false;
       out.resize(header + static_cast<std::size_t>(n));
       return true;

@@ -128,7 +128,8 @@ Result<ByteVector> Decompress(const TrailerFormat& format, BlockCompression type
                               std::string_view what, std::uint64_t max_uncompressed_size,
                               ByteSpan dictionary = {});
 
-// `raw` compressed as RocksDB's CompressBlock does for `type` (format_version >= 2 framing), or
+// `raw` compressed as RocksDB's CompressBlock does for `type` with its default options (Snappy,
+// zlib, LZ4, LZ4HC, ZSTD; format_version >= 2 framing), or
 // for kMojangZlib / kMojangRawDeflate as Mojang's LevelDB does (a bare stream, default level).
 // Returns false when the library declines (the caller then stores the block uncompressed).
 bool CompressBlock(BlockCompression type, ByteSpan raw, ByteVector& out);

@@ -78,6 +78,9 @@ struct TableRewrite {
   // read without assembling the table (the dry run).
   std::uint64_t filter_offset = 0;
   std::uint64_t filter_size = 0;
+  // The new filter is several blocks (RocksDB's partitions and their index, filter_size 0): its
+  // figures are read from the assembled table.
+  bool filter_in_pieces = false;
 };
 
 // Consecutive tables whose rewrites run side by side hold at most this many bytes of tables

@@ -107,13 +107,18 @@ TableRewriteFn RocksDbFilterRewrite(std::optional<double> bits_per_key,
                                 rocksdb::SstReader::Open(file, t.path, open));
     BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstFilterTail rewritten,
                                 rocksdb::RewriteSstFilterTail(sst, bits_per_key, encoding));
-    return AsRewrite(file, rewritten.kept_prefix, std::move(rewritten.tail), rewritten.entries,
-                     rewritten.filter_block_size);
+    std::optional<TableRewrite> r =
+        AsRewrite(file, rewritten.kept_prefix, std::move(rewritten.tail), rewritten.entries,
+                  rewritten.filter_block_size);
+    if (r) r->filter_in_pieces = rewritten.partitioned;
+    return r;
   };
 }
 
 Status RocksDbRewritable(ByteSpan file, const std::string& path) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst, rocksdb::SstReader::Open(file, path));
+  rocksdb::SstOpenOptions open;
+  open.verify_filter_checksum = false;  // the filter is what a repair replaces
+  BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst, rocksdb::SstReader::Open(file, path, open));
   return rocksdb::CheckFilterRewritable(sst);
 }
 

@@ -213,6 +213,14 @@ ByteVector NewFilterBlock(ByteSpan old, const lsmrepair::TableRewrite& r) {
   return block;
 }
 
+// The whole rewritten table, for figures that need it (a partitioned filter's).
+ByteVector AssembledTable(ByteSpan old, const lsmrepair::TableRewrite& r) {
+  ByteVector whole(old.begin(), old.begin() + static_cast<std::ptrdiff_t>(
+                                                  std::min<std::uint64_t>(r.kept_prefix, old.size())));
+  whole.insert(whole.end(), r.tail.begin(), r.tail.end());
+  return whole;
+}
+
 // One table of the dry run: its rewrite made in memory (its tail only), its row filled in.
 // Touches nothing but `p`: tables run side by side. The table's mapped pages go with `in`.
 Status DryRunTable(const LsmDatabase& db, PlannedTable& p, const FilterSizing& s) {
@@ -230,9 +238,12 @@ Status DryRunTable(const LsmDatabase& db, PlannedTable& p, const FilterSizing& s
   if (*r && t.keys == 0) t.keys = (*r)->entries;  // verify checked none: see rewrite_entries
   if (*r) {
     const lsmrepair::TableRewrite& w = **r;
-    Result<FilterFacts> f =
-        w.filter_size == 0 ? Result<FilterFacts>(FilterFacts{})
-                           : FilterBlockFacts(db, NewFilterBlock(in.bytes(), w), t.path, t.keys);
+    Result<FilterFacts> f = FilterFacts{};
+    if (w.filter_in_pieces) {
+      f = NewFilterFacts(db, AssembledTable(in.bytes(), w), t.path, t.keys);
+    } else if (w.filter_size != 0) {
+      f = FilterBlockFacts(db, NewFilterBlock(in.bytes(), w), t.path, t.keys);
+    }
     if (f.ok()) new_facts = *f;
   } else {
     t.action = "unchanged";

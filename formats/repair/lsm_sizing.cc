@@ -10,6 +10,7 @@
 #include "leveldb/table/table_reader.h"
 #include "pebble/database_internal.h"
 #include "rocksdb/filter_sizing.h"
+#include "rocksdb/sst/sst_filter_stats.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/table_files.h"
 
@@ -215,8 +216,10 @@ std::optional<rocksdb::FilterEncoding> EncodingNamed(const std::string& to) {
 Result<FilterSizing> RocksDbSizing(const FileReport& report, const RepairOptions& options,
                                    const std::optional<FilterSizing>& sibling) {
   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(report.path));
+  rocksdb::SstOpenOptions open;
+  open.verify_filter_checksum = false;  // the filter is what a repair replaces
   BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst,
-                              rocksdb::SstReader::Open(in.bytes(), report.path));
+                              rocksdb::SstReader::Open(in.bytes(), report.path, open));
   BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::FilterEncoding kind, TableEncoding(sst));
   std::optional<FilterSizing> s;
   if (options.bits_per_key) {
@@ -234,6 +237,17 @@ Result<FilterSizing> RocksDbSizing(const FileReport& report, const RepairOptions
       return Status::Refused(report.path +
                              ": a Ribbon filter does not record the bits per key it was built "
                              "for; give --bits-per-key N to rebuild it");
+    }
+  } else if (sst.filter() && sst.filter()->placement == rocksdb::FilterPlacement::kPartitioned) {
+    // The partitions share the table's kind; verify's fill sums their bits.
+    if (kind == rocksdb::FilterEncoding::kLegacyBloom) {
+      s = Recorded(report, [](int b) { return rocksdb::LegacyProbesFor(b); });
+    } else if (kind == rocksdb::FilterEncoding::kFastLocalBloom) {
+      s = Recorded(report, [](int b) { return rocksdb::FastLocalProbesFor(b * 1000); });
+    } else if (!sibling) {
+      return Status::Refused(report.path +
+                             ": Ribbon filter partitions do not record the bits per key they "
+                             "were built for; give --bits-per-key N to rebuild them");
     }
   }
   if (!s && sibling) {
@@ -314,12 +328,32 @@ Result<FilterSizing> SizingFor(const LsmDatabase& db, const FileReport& report,
   return LevelDbSizing(db, report, options, sibling);
 }
 
+namespace {
+
+// A partitioned filter: its partitions and their index (rocksdb.filter.size); the fp rate of
+// their bits and probes taken together (Ribbon: measured).
+Result<FilterFacts> PartitionedFilterFacts(const rocksdb::SstReader& sst, double n) {
+  FilterFacts facts;
+  BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::FilterEncoding kind, TableEncoding(sst));
+  BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstFilterStats stats, rocksdb::ComputeSstFilterStats(sst));
+  facts.bytes = sst.properties() ? sst.properties()->Number("rocksdb.filter.size").value_or(0) : 0;
+  facts.format = RocksDbFormatOf(kind);
+  facts.fp_rate = stats.ribbon ? stats.fp_rate
+                               : BloomFpRate(static_cast<double>(stats.bits), stats.hash_count, n);
+  return facts;
+}
+
+}  // namespace
+
 Result<FilterFacts> NewFilterFacts(const LsmDatabase& db, ByteSpan table, const std::string& path,
                                    std::uint64_t keys) {
   const FilterFacts facts;  // no filter
   if (db.family == LsmFamily::kRocksDb) {
     BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst, rocksdb::SstReader::Open(table, path));
     if (!sst.filter()) return facts;
+    if (sst.filter()->placement == rocksdb::FilterPlacement::kPartitioned) {
+      return PartitionedFilterFacts(sst, static_cast<double>(keys));
+    }
     return FilterBlockFacts(db, sst.filter()->contents.bytes(), path, keys);
   }
   leveldb::TableOpenOptions open;

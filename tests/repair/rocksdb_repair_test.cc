@@ -483,10 +483,10 @@ TEST(RocksDbRepairCommand, TargetsTheReaderCannotReadAreRefused) {
 }
 
 // Tables with partitioned filters (written by RocksDB 7.8.3 with partition_filters and a
-// two-level index) are "unsupported": left untouched with a note naming partitioned filters,
-// never "damaged"; a table with a full filter written later into the same database is repaired,
-// and RocksDB reopens the database with paranoid checks and reads every key.
-TEST(RocksDbRepairCommand, PartitionedFiltersAreUnsupportedAndLeftUntouched) {
+// two-level index) are rebuilt as partitioned filters beside a table with a full filter written
+// later into the same database, and RocksDB reopens the database with paranoid checks and reads
+// every key (rocksdb_partitioned_test.cc compares the partitions with RocksDB's own).
+TEST(RocksDbRepairCommand, PartitionedAndFullFiltersAreRebuiltSideBySide) {
   const Config partitioned{5, false, true};
   const Config full{5, false, false};
   testing::TempDir dir;
@@ -505,20 +505,20 @@ TEST(RocksDbRepairCommand, PartitionedFiltersAreUnsupportedAndLeftUntouched) {
   RepairOptions options;
   options.bits_per_key = 12;
   options.no_backup = true;
-  Result<RepairReport> report = RepairDb(db, options);
+  Result<RepairReport> report = DryRunThenRepair(db, options);  // the dry run's figures too
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->damaged, 0u);
-  EXPECT_EQ(report->rebuilt, 1u);
-  std::size_t unsupported = 0;
+  EXPECT_EQ(report->rebuilt, report->tables.size());
+  std::size_t partitioned_tables = 0;
   for (const TableRepair& t : report->tables) {
-    if (t.action == "repaired") continue;
-    EXPECT_EQ(t.action, "unsupported") << t.path << " " << t.damage;
-    ASSERT_EQ(t.notes.size(), 1u) << t.path;
-    EXPECT_NE(t.notes[0].find("partitioned filter"), std::string::npos) << t.notes[0];
-    EXPECT_TRUE(fs::exists(t.path)) << "left untouched: " << t.path;
-    ++unsupported;
+    EXPECT_EQ(t.action, "repaired") << t.path << " " << t.damage;
+    Result<InputFile> in = InputFile::Open(t.new_path);
+    ASSERT_TRUE(in.ok()) << in.status().ToString();
+    Result<rocksdb::SstReader> sst = rocksdb::SstReader::Open(in->bytes(), t.new_path);
+    ASSERT_TRUE(sst.ok() && sst->filter()) << t.new_path;
+    if (sst->filter()->placement == rocksdb::FilterPlacement::kPartitioned) ++partitioned_tables;
   }
-  EXPECT_GE(unsupported, 4u);
+  EXPECT_EQ(partitioned_tables + 1, report->tables.size());
   std::unique_ptr<OpenDb> open = Open(db, partitioned);
   ASSERT_TRUE(open) << "RocksDB (paranoid checks, unique ids verified) refused the repair";
   ExpectContents(*open, want);

@@ -401,9 +401,11 @@ Status SstReader::FindFilter() {
     BLOOMCODEC_ASSIGN_OR_RETURN(f.contents,
                                 blocktable::ReadBlock(file_, f.handle, source_, block, what));
     if (f.placement == FilterPlacement::kPartitioned) {
-      BLOOMCODEC_ASSIGN_OR_RETURN(
-          Block b, Block::Parse(f.contents, source_, what, BlockFooterLayout::kRocksDb));
-      filter_index_ = std::move(b);
+      Result<Block> b = Block::Parse(f.contents, source_, what, BlockFooterLayout::kRocksDb);
+      // A repair, which rebuilds the partitions and their index from the data blocks, opens a
+      // table whose top-level filter index alone is damaged (probes then report the damage).
+      if (!b.ok() && options_.verify_filter_checksum) return b.status();
+      if (b.ok()) filter_index_ = std::move(*b);
     }
     filter_ = std::move(f);
     break;
@@ -564,6 +566,10 @@ Result<std::optional<BlockHandle>> SstReader::DataBlockFor(ByteSpan user_key) co
 Result<BlockHandle> SstReader::FilterBlockFor(ByteSpan user_key) const {
   if (!filter_) return Status::InvalidArgument(source_ + " has no filter");
   if (filter_->placement != FilterPlacement::kPartitioned) return filter_->handle;
+  if (!filter_index_) {
+    return Status::Corrupt(source_, filter_->handle.offset,
+                           "a block of restarts and entries as the filter partition index");
+  }
   ByteVector lookup;
   MakeLookupKey(user_key, lookup, index_key_is_user_key_);
   BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<BlockHandle> h,

@@ -89,8 +89,9 @@ std::string_view IndexTypeName(IndexType type);
 // kBlockBased: "filter." + rocksdb.BuiltinBloomFilter, what RocksDB <= 6.x wrote by default
 // (use_block_based_builder): LevelDB's filter-block layout (one filter per 2^base_lg bytes of
 // data-block offsets), each filter LevelDB's Bloom layout hashed with RocksDB's BloomHash
-// (LevelDB's hash with sign-extended tail bytes). RocksDB 7.0 stopped reading it; it is probed
-// here as 5.x and 6.x probe it, through the data block the index names for the key.
+// (LevelDB's hash with sign-extended tail bytes). RocksDB 7.0 stopped writing it, 7.4 reading
+// it; it is probed here as 5.x and 6.x probe it, through the data block the index names for
+// the key.
 enum class FilterPlacement { kFull, kPartitioned, kBlockBased };
 
 struct SstMetaindexEntry {
@@ -132,7 +133,9 @@ struct SstFilterInfo {
 struct SstOpenOptions {
   bool verify_checksums = false;
   // With verify_checksums: the filter block's (or partition index's) too. A repair, which
-  // replaces the filter, reads a table whose filter block alone is damaged without it.
+  // replaces the filter, reads a table whose filter block alone is damaged without it; false
+  // also opens a table whose partitioned filter's top-level index does not parse (no
+  // partition is then found for a probe: FilterBlockFor is Corrupt).
   bool verify_filter_checksum = true;
   std::uint64_t max_uncompressed_block_size = blocktable::kMaxUncompressedBlockSize;
 };

@@ -1,5 +1,6 @@
 // Rewriting an SST's full filter (add, replace, remove), keeping every other block's bytes.
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <string>
 
@@ -7,6 +8,7 @@
 #include "codec/byte_writer.h"
 #include "codec/parallel.h"
 #include "rocksdb/sst/sst_reader.h"
+#include "rocksdb/sst/sst_tail.h"
 #include "rocksdb/sst/sst_writer.h"
 
 namespace bloomcodec::rocksdb {
@@ -23,41 +25,6 @@ using blocktable::StoredBlockChecksum;
 using blocktable::TrailerFormat;
 
 namespace {
-
-// A new file's tail being built: its bytes start at `base` in the file.
-struct SstTailBytes {
-  std::uint64_t base = 0;
-  ByteVector bytes;
-  std::uint64_t at() const { return base + bytes.size(); }
-};
-
-// A block (with its 5-byte trailer) copied from `file`; returns its new handle. A context
-// checksum (format_version >= 6) depends on the block's offset: it is moved along (the stored
-// value keeps whatever it was, right or wrong, relative to the block's place).
-BlockHandle CopyBlock(ByteSpan file, const BlockHandle& h, const TrailerFormat& trailer,
-                      SstTailBytes& out) {
-  BlockHandle moved{out.at(), h.size};
-  const ByteSpan whole = file.subspan(h.offset, h.size + kBlockTrailerSize);
-  const std::size_t start = out.bytes.size();
-  out.bytes.insert(out.bytes.end(), whole.begin(), whole.end());
-  if (trailer.base_context_checksum != 0 && moved.offset != h.offset) {
-    std::uint8_t* stored = out.bytes.data() + start + h.size + 1;
-    std::uint32_t v = 0;
-    for (int i = 3; i >= 0; --i) v = (v << 8) | stored[i];
-    v = v - ContextModifier(trailer.base_context_checksum, h.offset) +
-        ContextModifier(trailer.base_context_checksum, moved.offset);
-    for (int i = 0; i < 4; ++i) stored[i] = static_cast<std::uint8_t>(v >> (8 * i));
-  }
-  return moved;
-}
-
-BlockHandle WriteBlock(ByteSpan contents, const TrailerFormat& trailer, SstTailBytes& out) {
-  BlockHandle h{out.at(), contents.size()};
-  out.bytes.insert(out.bytes.end(), contents.begin(), contents.end());
-  out.bytes.push_back(0);
-  ByteWriter(out.bytes).PutLittleU32(StoredBlockChecksum(trailer, contents, 0, h.offset));
-  return h;
-}
 
 // One pass over the data blocks: the entries, the user keys RocksDB's builder adds (each once,
 // in file order) and their collapsed hashes (when a filter is built), where the data ends.
@@ -163,33 +130,6 @@ FilterEncoding EncodingOf(const SstReader& sst, std::optional<FilterEncoding> wa
                                           : FilterEncoding::kLegacyBloom;
 }
 
-// The properties block: every entry kept, the filter's replaced or dropped.
-ByteVector PropertiesWith(const SstReader& sst, const std::optional<ByteVector>& filter,
-                          FilterEncoding encoding, std::uint64_t filter_entries) {
-  std::map<std::string, ByteVector> props;
-  for (const TableProperty& p : sst.properties()->entries) {
-    props[p.name] = ByteVector(p.raw.begin(), p.raw.end());
-  }
-  if (filter) {
-    const std::string_view policy =
-        encoding == FilterEncoding::kRibbon ? "ribbonfilter" : "bloomfilter";
-    props["rocksdb.filter.policy"] = ByteVector(policy.begin(), policy.end());
-    props["rocksdb.filter.size"] = VarintBytes(filter->size());
-    props["rocksdb.num.filter_entries"] = VarintBytes(filter_entries);
-  } else {
-    props.erase("rocksdb.filter.policy");
-    props["rocksdb.filter.size"] = VarintBytes(0);
-    props["rocksdb.num.filter_entries"] = VarintBytes(0);
-  }
-  BlockBuilder properties(1);
-  for (const auto& [name, value] : props) {
-    properties.Add(ByteSpan(reinterpret_cast<const std::uint8_t*>(name.data()), name.size()),
-                   value);
-  }
-  const ByteSpan raw = properties.Finish();
-  return ByteVector(raw.begin(), raw.end());
-}
-
 // Everything after the data blocks: the new filter, the other meta blocks and the index copied,
 // the properties, metaindex and footer.
 Result<ByteVector> WriteSstTail(const SstReader& sst, const std::optional<ByteVector>& filter,
@@ -199,7 +139,7 @@ Result<ByteVector> WriteSstTail(const SstReader& sst, const std::optional<ByteVe
   SstTailBytes out{pass.data_end, {}};
   std::map<std::string, BlockHandle> meta;  // metaindex entries, sorted bytewise
   if (filter) {
-    meta["fullfilter." + std::string(kBuiltinFilterName)] = WriteBlock(*filter, checksum, out);
+    meta["fullfilter." + std::string(kBuiltinFilterName)] = WriteSstBlock(*filter, checksum, out);
   }
   for (const SstMetaindexEntry& e : sst.metaindex()) {
     const bool old_filter = sst.filter() && e.key == sst.filter()->metaindex_key;
@@ -215,12 +155,15 @@ Result<ByteVector> WriteSstTail(const SstReader& sst, const std::optional<ByteVe
         e.key.starts_with("filter.")) {
       continue;  // filters of other policies: the new filter replaces every filter
     }
-    meta[e.key] = CopyBlock(sst.file(), *e.handle, checksum, out);
+    meta[e.key] = CopySstBlock(sst.file(), *e.handle, checksum, out);
   }
-  const BlockHandle index = CopyBlock(sst.file(), sst.index_handle(), checksum, out);
+  const BlockHandle index = CopySstBlock(sst.file(), sst.index_handle(), checksum, out);
   if (sst.footer().context_checksums()) meta[std::string(blocktable::kIndexMetaBlockName)] = index;
   meta[std::string(kPropertiesBlockName)] =
-      WriteBlock(PropertiesWith(sst, filter, encoding, pass.filter_entries), checksum, out);
+      WriteSstBlock(SstPropertiesWith(sst, FilterPropertyChanges(filter.has_value(), encoding,
+                                                                 filter ? filter->size() : 0,
+                                                                 pass.filter_entries)),
+                    checksum, out);
   BlockBuilder metaindex(1);
   for (const auto& [name, handle] : meta) {
     ByteVector h;
@@ -228,7 +171,7 @@ Result<ByteVector> WriteSstTail(const SstReader& sst, const std::optional<ByteVe
     metaindex.Add(ByteSpan(reinterpret_cast<const std::uint8_t*>(name.data()), name.size()), h);
   }
   Footer footer = sst.footer();
-  footer.metaindex_handle = WriteBlock(metaindex.Finish(), checksum, out);
+  footer.metaindex_handle = WriteSstBlock(metaindex.Finish(), checksum, out);
   if (!footer.context_checksums()) footer.index_handle = index;
   AppendFooter(footer, out.bytes, out.base);
   return std::move(out.bytes);
@@ -236,22 +179,88 @@ Result<ByteVector> WriteSstTail(const SstReader& sst, const std::optional<ByteVe
 
 }  // namespace
 
+BlockHandle CopySstBlock(ByteSpan file, const BlockHandle& h, const TrailerFormat& trailer,
+                         SstTailBytes& out) {
+  BlockHandle moved{out.at(), h.size};
+  const ByteSpan whole = file.subspan(h.offset, h.size + kBlockTrailerSize);
+  const std::size_t start = out.bytes.size();
+  out.bytes.insert(out.bytes.end(), whole.begin(), whole.end());
+  if (trailer.base_context_checksum != 0 && moved.offset != h.offset) {
+    std::uint8_t* stored = out.bytes.data() + start + h.size + 1;
+    std::uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = (v << 8) | stored[i];
+    v = v - ContextModifier(trailer.base_context_checksum, h.offset) +
+        ContextModifier(trailer.base_context_checksum, moved.offset);
+    for (int i = 0; i < 4; ++i) stored[i] = static_cast<std::uint8_t>(v >> (8 * i));
+  }
+  return moved;
+}
+
+BlockHandle WriteSstBlock(ByteSpan contents, const TrailerFormat& trailer, SstTailBytes& out) {
+  BlockHandle h{out.at(), contents.size()};
+  out.bytes.insert(out.bytes.end(), contents.begin(), contents.end());
+  out.bytes.push_back(0);
+  ByteWriter(out.bytes).PutLittleU32(StoredBlockChecksum(trailer, contents, 0, h.offset));
+  return h;
+}
+
+ByteVector SstPropertiesWith(const SstReader& sst, const PropertyChanges& changes) {
+  std::map<std::string, ByteVector> props;
+  for (const TableProperty& p : sst.properties()->entries) {
+    props[p.name] = ByteVector(p.raw.begin(), p.raw.end());
+  }
+  for (const auto& [name, value] : changes) {
+    if (value) {
+      props[name] = *value;
+    } else {
+      props.erase(name);
+    }
+  }
+  // RocksDB's PropertyBlockBuilder shares key prefixes across the whole block (one restart).
+  BlockBuilder properties(std::numeric_limits<int>::max());
+  for (const auto& [name, value] : props) {
+    properties.Add(ByteSpan(reinterpret_cast<const std::uint8_t*>(name.data()), name.size()),
+                   value);
+  }
+  const ByteSpan raw = properties.Finish();
+  return ByteVector(raw.begin(), raw.end());
+}
+
+PropertyChanges FilterPropertyChanges(bool has_filter, FilterEncoding encoding,
+                                      std::uint64_t filter_size, std::uint64_t filter_entries) {
+  PropertyChanges c;
+  if (has_filter) {
+    const std::string_view policy =
+        encoding == FilterEncoding::kRibbon ? "ribbonfilter" : "bloomfilter";
+    c["rocksdb.filter.policy"] = ByteVector(policy.begin(), policy.end());
+  } else {
+    c["rocksdb.filter.policy"] = std::nullopt;
+  }
+  c["rocksdb.filter.size"] = VarintBytes(has_filter ? filter_size : 0);
+  c["rocksdb.num.filter_entries"] = VarintBytes(has_filter ? filter_entries : 0);
+  return c;
+}
+
 Status CheckFilterRewritable(const SstReader& sst) {
   const std::string& src = sst.source();
-  if (sst.filter() && sst.filter()->placement == FilterPlacement::kPartitioned) {
+  const bool partitioned = sst.filter() && sst.filter()->placement == FilterPlacement::kPartitioned;
+  if (partitioned && sst.index_type() != IndexType::kTwoLevelIndexSearch) {
     return Status::Unsupported(src +
-                               ": a partitioned filter (partition_filters with a two-level "
-                               "index): rebuilding partitioned filters is not supported yet; "
-                               "rewriting the filter is done for full filters with a one-level "
-                               "index only");
+                               ": a partitioned filter without a two-level index (RocksDB "
+                               "writes them together); not rewritten");
   }
-  if (sst.index_type() == IndexType::kTwoLevelIndexSearch ||
-      (sst.filter() && sst.filter()->placement != FilterPlacement::kFull)) {
+  if (!partitioned && (sst.index_type() == IndexType::kTwoLevelIndexSearch ||
+                       (sst.filter() && sst.filter()->placement != FilterPlacement::kFull))) {
     return Status::Unsupported(src +
-                               ": a two-level index or a block-based filter: "
-                               "its partitions would move, or its filters follow the data "
-                               "blocks; rewriting the filter is done for full filters "
-                               "with a one-level index only");
+                               ": a two-level index with a full filter, or a block-based "
+                               "filter: rewriting the filter is done for full filters with a "
+                               "one-level index and for partitioned filters");
+  }
+  if (partitioned && sst.properties() &&
+      sst.properties()->String("rocksdb.prefix.extractor.name").value_or("nullptr") != "nullptr") {
+    return Status::Unsupported(src +
+                               ": a partitioned filter with a prefix extractor (the partitions "
+                               "would hold prefixes); rebuilding it needs whole keys only");
   }
   if (!sst.whole_key_filtering()) {
     return Status::Unsupported(src +
@@ -270,6 +279,9 @@ Result<SstFilterTail> RewriteSstFilterTail(const SstReader& sst, std::optional<d
                                            std::optional<FilterEncoding> wanted) {
   BLOOMCODEC_RETURN_IF_ERROR(CheckFilterRewritable(sst));
   const FilterEncoding encoding = EncodingOf(sst, wanted);
+  if (sst.filter() && sst.filter()->placement == FilterPlacement::kPartitioned) {
+    return RewritePartitionedFilterTail(sst, bits_per_key, encoding);
+  }
   BLOOMCODEC_ASSIGN_OR_RETURN(
       SstKeyPass pass, PassOverKeys(sst, bits_per_key ? std::optional(encoding) : std::nullopt));
   std::optional<ByteVector> filter;

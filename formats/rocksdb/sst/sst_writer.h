@@ -72,13 +72,17 @@ class SstReader;
 // (their checksums do not depend on where they sit); the properties block is rewritten with the
 // new rocksdb.filter.size / rocksdb.filter.policy / rocksdb.num.filter_entries; the metaindex and
 // footer follow. The new filter block is the one RocksDB writes for those keys and policy.
-// Refused: two-level indexes and partitioned filters (their partitions would move), tables
+// A partitioned filter is rebuilt as one, cut along the table's index partitions as RocksDB's
+// builder cuts it; the index partitions move after it and the index's top level is re-encoded
+// (sst_tail.h, formats/rocksdb/FORMAT.md "Partitioned filters"). Refused: a two-level index
+// under a full filter, block-based filters, a partitioned filter with a prefix extractor, tables
 // without whole-key filtering. Note: a database's MANIFEST records each table's size; a rewritten
 // table belongs in a fresh ingest (DB::IngestExternalFile), not in place in a live database.
 Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> bits_per_key,
                                     std::optional<FilterEncoding> encoding = std::nullopt);
-// Why RewriteSstFilter refuses `sst` (an Unsupported status naming what: a partitioned or
-// block-based filter, a two-level index, no whole-key filtering, no properties), read from its
+// Why RewriteSstFilter refuses `sst` (an Unsupported status naming what: a block-based filter,
+// a two-level index under a full filter, a partitioned filter with a prefix extractor, no
+// whole-key filtering, no properties), read from its
 // footer, metaindex and properties only; OK when it rewrites it.
 Status CheckFilterRewritable(const SstReader& sst);
 
@@ -91,8 +95,10 @@ struct SstFilterTail {
   std::uint64_t kept_prefix = 0;
   ByteVector tail;
   std::uint64_t entries = 0;  // in the data blocks
-  // The new full filter's contents are the tail's first bytes (0: no filter).
+  // The new full filter's contents are the tail's first bytes (0: no filter, or partitioned).
   std::uint64_t filter_block_size = 0;
+  // The new filter is partitioned: its partitions and their index open the tail.
+  bool partitioned = false;
 };
 Result<SstFilterTail> RewriteSstFilterTail(const SstReader& sst, std::optional<double> bits_per_key,
                                            std::optional<FilterEncoding> encoding = std::nullopt);

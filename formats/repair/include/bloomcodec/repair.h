@@ -71,7 +71,7 @@ struct TableRepair {
   // "repaired" (new files in place), "planned" (dry run), "unchanged" (the rebuilt filter is
   // the one on disk, or the table has no filter by design), "sound" (nothing asked for and
   // verify finds the filter right), "damaged" (more than its filter is damaged: left untouched),
-  // "unsupported" (a layout repair does not rebuild, such as RocksDB's partitioned filters: left
+  // "unsupported" (a layout repair does not rebuild, such as RocksDB's block-based filters: left
   // untouched, the note says why; not an error).
   std::string action;
   // Why it is rebuilt: verify's finding kinds of the filter, or "requested" (a parameter given).

@@ -1,0 +1,52 @@
+// The pieces of an SST's rewritten tail shared by the full-filter rewrite (sst_rewrite.cc) and
+// the partitioned one (sst_rewrite_partitioned.cc): blocks copied or written at their new
+// offsets, and the properties block with some entries replaced. Internal to the library.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "blocktable/block_handle.h"
+#include "blocktable/trailer.h"
+#include "bloomcodec/bytes.h"
+#include "bloomcodec/rocksdb/full_filter.h"
+#include "bloomcodec/status.h"
+
+namespace bloomcodec::rocksdb {
+
+class SstReader;
+struct SstFilterTail;
+
+// A new file's tail being built: its bytes start at `base` in the file.
+struct SstTailBytes {
+  std::uint64_t base = 0;
+  ByteVector bytes;
+  std::uint64_t at() const { return base + bytes.size(); }
+};
+
+// A block (with its 5-byte trailer) copied from `file`; returns its new handle. A context
+// checksum (format_version >= 6) depends on the block's offset: it is moved along (the stored
+// value keeps whatever it was, right or wrong, relative to the block's place).
+blocktable::BlockHandle CopySstBlock(ByteSpan file, const blocktable::BlockHandle& h,
+                                     const blocktable::TrailerFormat& trailer, SstTailBytes& out);
+// `contents` written uncompressed with its trailer; returns its handle.
+blocktable::BlockHandle WriteSstBlock(ByteSpan contents, const blocktable::TrailerFormat& trailer,
+                                      SstTailBytes& out);
+
+// The properties block's contents: every entry of `sst` kept except those `changes` names
+// (nullopt: dropped, a value: replaced or added), in bytewise order of the names.
+using PropertyChanges = std::map<std::string, std::optional<ByteVector>>;
+ByteVector SstPropertiesWith(const SstReader& sst, const PropertyChanges& changes);
+// The changes a rebuilt filter makes: rocksdb.filter.policy, .filter.size and
+// .num.filter_entries (no filter: the policy dropped, the counts 0).
+PropertyChanges FilterPropertyChanges(bool has_filter, FilterEncoding encoding,
+                                      std::uint64_t filter_size, std::uint64_t filter_entries);
+
+// RewriteSstFilterTail for a partitioned filter (partition_filters with a two-level index).
+Result<SstFilterTail> RewritePartitionedFilterTail(const SstReader& sst,
+                                                   std::optional<double> bits_per_key,
+                                                   FilterEncoding encoding);
+
+}  // namespace bloomcodec::rocksdb
