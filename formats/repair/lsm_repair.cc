@@ -278,8 +278,8 @@ void MarkUnsupported(TableRepair& t, const std::string& why) {
   t.notes.push_back("unsupported, left untouched: " + why);
 }
 
-// Planned tables the family's rewrite would refuse outright (RocksDB's partitioned filters,
-// two-level indexes, ...), found from their meta blocks before anything is sized or written.
+// Planned tables the family's rewrite would refuse outright (RocksDB's prefix extractors, no
+// whole-key filtering, ...), found from their meta blocks before anything is sized or written.
 Status SkipUnsupported(const LsmDatabase& db, std::vector<PlannedTable>& plan) {
   if (db.family != LsmFamily::kRocksDb) return Status();
   for (PlannedTable& p : plan) {
