@@ -293,7 +293,8 @@ Result<SstFilterTail> RewriteSstFilterTail(const SstReader& sst, std::optional<d
   out.entries = pass.entries;
   if (sst.index_type() == IndexType::kTwoLevelIndexSearch) {
     BLOOMCODEC_ASSIGN_OR_RETURN(
-        out.tail, WriteTwoLevelIndexTail(sst, filter, encoding, pass.filter_entries, pass.data_end));
+        out.tail,
+        WriteTwoLevelIndexTail(sst, filter, encoding, pass.filter_entries, pass.data_end));
   } else {
     BLOOMCODEC_ASSIGN_OR_RETURN(out.tail, WriteSstTail(sst, filter, encoding, pass));
   }

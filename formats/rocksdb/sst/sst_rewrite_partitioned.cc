@@ -399,11 +399,11 @@ Result<ByteVector> WriteTwoLevelIndexTail(const SstReader& sst,
     meta["fullfilter." + std::string(kBuiltinFilterName)] =
         WriteSstBlock(*filter, sst.BlockOptions().trailer, out);
   }
-  BLOOMCODEC_RETURN_IF_ERROR(WriteKeptBlocksAndFooter(
-      sst, index, interval, meta,
-      FilterPropertyChanges(filter.has_value(), encoding, filter ? filter->size() : 0,
-                            filter_entries),
-      out));
+  BLOOMCODEC_RETURN_IF_ERROR(
+      WriteKeptBlocksAndFooter(sst, index, interval, meta,
+                               FilterPropertyChanges(filter.has_value(), encoding,
+                                                     filter ? filter->size() : 0, filter_entries),
+                               out));
   return std::move(out.bytes);
 }
 
