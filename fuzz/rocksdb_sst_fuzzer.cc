@@ -52,6 +52,9 @@ void ExerciseRewrite(ByteSpan file, const std::string& source, bool verified,
       old->filter() && old->filter()->placement == FilterPlacement::kPartitioned;
   if (was_partitioned && fresh->filter()) {
     FUZZ_CHECK(fresh->filter()->placement == FilterPlacement::kPartitioned);
+  } else if (fresh->filter()) {
+    // A full filter stays one, and a block-based filter becomes one.
+    FUZZ_CHECK(fresh->filter()->placement == FilterPlacement::kFull);
   }
   // Unverified, a mutated index key can send a probe to another partition (RocksDB's lookup
   // too); verified, the partitions hold what the index promises.

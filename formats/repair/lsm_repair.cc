@@ -344,8 +344,8 @@ void MarkUnsupported(TableRepair& t, const std::string& why) {
 }
 
 // One open of each table the repair may touch, before anything is sized or written: RocksDB's
-// planned tables the family's rewrite would refuse outright (partitioned filters, two-level
-// indexes, ...) found from their meta blocks, and the old filter's facts (read before the
+// planned tables the family's rewrite would refuse outright (prefix extractors, no whole-key
+// filtering, ...) found from their meta blocks, and the old filter's facts (read before the
 // transaction replaces the file) of the rebuilt tables and, for a real repair, of level 0's.
 Status InspectPlanned(const LsmDatabase& db, bool dry_run, std::vector<PlannedTable>& plan) {
   for (PlannedTable& p : plan) {

@@ -238,6 +238,10 @@ Result<FilterSizing> RocksDbSizing(const FileReport& report, const RepairOptions
                              ": a Ribbon filter does not record the bits per key it was built "
                              "for; give --bits-per-key N to rebuild it");
     }
+  } else if (sst.filter() && sst.filter()->placement == rocksdb::FilterPlacement::kBlockBased) {
+    // A block-based filter (rebuilt as a full filter) chose its probes as RocksDB's legacy full
+    // filter does (bits per key x 0.69, within 1..30); verify's fill sums its filters' bits.
+    s = Recorded(report, [](int b) { return rocksdb::LegacyProbesFor(b); });
   } else if (sst.filter() && sst.filter()->placement == rocksdb::FilterPlacement::kPartitioned) {
     // The partitions share the table's kind; verify's fill sums their bits.
     if (kind == rocksdb::FilterEncoding::kLegacyBloom) {
@@ -330,9 +334,10 @@ Result<FilterSizing> SizingFor(const LsmDatabase& db, const FileReport& report,
 
 namespace {
 
-// A partitioned filter: its partitions and their index (rocksdb.filter.size); the fp rate of
-// their bits and probes taken together (Ribbon: measured).
-Result<FilterFacts> PartitionedFilterFacts(const rocksdb::SstReader& sst, double n) {
+// A partitioned filter (its partitions and their index) or a block-based one (its filters and
+// their offsets): rocksdb.filter.size; the fp rate of their bits and probes taken together
+// (Ribbon: measured).
+Result<FilterFacts> SplitFilterFacts(const rocksdb::SstReader& sst, double n) {
   FilterFacts facts;
   BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::FilterEncoding kind, TableEncoding(sst));
   BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstFilterStats stats, rocksdb::ComputeSstFilterStats(sst));
@@ -351,8 +356,8 @@ Result<FilterFacts> NewFilterFacts(const LsmDatabase& db, ByteSpan table, const 
   if (db.family == LsmFamily::kRocksDb) {
     BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst, rocksdb::SstReader::Open(table, path));
     if (!sst.filter()) return facts;
-    if (sst.filter()->placement == rocksdb::FilterPlacement::kPartitioned) {
-      return PartitionedFilterFacts(sst, static_cast<double>(keys));
+    if (sst.filter()->placement != rocksdb::FilterPlacement::kFull) {
+      return SplitFilterFacts(sst, static_cast<double>(keys));
     }
     return FilterBlockFacts(db, sst.filter()->contents.bytes(), path, keys);
   }

@@ -458,16 +458,19 @@ TEST(SstDifferential, FilesWeWriteAreReadByRocksDbAndCarryItsFilterBytes) {
   });
 }
 
-// Rewriting the filter of an SST RocksDB wrote (any one-level index, compression, checksum,
-// format_version): RocksDB reads the result, and its filter block is the one RocksDB writes for
-// the same keys with the new bits_per_key. Removing the filter leaves a table RocksDB reads.
+ByteVector MetaBlocksRegion(const ByteVector& file, const SstReader& sst);
+
+// Rewriting the filter of an SST RocksDB wrote (any index, compression, checksum, format_version;
+// a full filter): RocksDB reads the result, and its filter block is the one RocksDB writes for
+// the same keys with the new bits_per_key; under a two-level index, so is everything from the
+// filter to the properties (the index partitions moved, the top level re-encoded). Removing the
+// filter leaves a table RocksDB reads.
 TEST(SstDifferential, RewrittenFiltersAreTheOnesRocksDbWritesAndItReadsTheFile) {
   CheckProperty(40, 100, [] {
     SstCase c = *GenCase();
-    if (c.index_type == ::rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch) {
-      c.index_type = ::rocksdb::BlockBasedTableOptions::kBinarySearch;
-    }
     c.partition_filters = false;
+    RC_CLASSIFY(c.index_type == ::rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch,
+                "two-level index");
     c.whole_key_filtering = true;
     RC_LOG() << Describe(c) << "\n";
     TempDir dir;
@@ -507,6 +510,70 @@ TEST(SstDifferential, RewrittenFiltersAreTheOnesRocksDbWritesAndItReadsTheFile) 
     RC_ASSERT(reader.GetTableProperties()->filter_size ==
               (remove ? 0 : mine->filter()->handle.size));
     if (remove) return;
+    const std::string theirs_path = WriteWithRocksDb(target, out_dir.path());
+    const ByteVector theirs_bytes = ReadFile(theirs_path);
+    auto theirs = SstReader::Open(theirs_bytes, theirs_path);
+    RC_ASSERT(theirs.ok() && theirs->filter().has_value());
+    const ByteSpan a = theirs->filter()->contents.bytes();
+    const ByteSpan b = mine->filter()->contents.bytes();
+    RC_ASSERT(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+    if (c.index_type == ::rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch) {
+      RC_ASSERT(MetaBlocksRegion(*rewritten, *mine) == MetaBlocksRegion(theirs_bytes, *theirs));
+    }
+  });
+}
+
+// A block-based filter (our writer's, as RocksDB 6.x wrote them; 7.x writes none) rebuilt as the
+// full filter RocksDB 7.8 writes for the same keys and format_version: 7.8 reads the table back
+// with its checksums, every key, and a filter that has them all.
+TEST(SstDifferential, BlockBasedFiltersAreRebuiltAsTheFullFiltersRocksDbWrites) {
+  CheckProperty(20, 40, [] {
+    SstCase c = *GenCase();
+    c.index_type = ::rocksdb::BlockBasedTableOptions::kBinarySearch;
+    c.partition_filters = false;
+    c.whole_key_filtering = true;
+    c.ribbon = false;
+    c.compression = ::rocksdb::kNoCompression;
+    c.format_version = *rc::gen::element(2, 3, 4, 5);
+    RC_LOG() << Describe(c) << "\n";
+    KeyList keys;
+    for (const std::string& k : c.keys) keys.Add(AsBytes(std::string_view(k)));
+    SstWriteOptions options;
+    options.block_based_filter = true;
+    options.bits_per_key = 10;
+    options.checksum = blocktable::ChecksumType::kCrc32c;
+    options.format_version = static_cast<std::uint32_t>(c.format_version);
+    const auto original = WriteSst(keys, nullptr, options);
+    RC_ASSERT(original.ok());
+    auto sst = SstReader::Open(*original, "block-based.sst");
+    RC_ASSERT(sst.ok() && sst->filter().has_value());
+    RC_ASSERT(sst->filter()->placement == FilterPlacement::kBlockBased);
+    SstCase target = c;
+    target.checksum = ::rocksdb::kCRC32c;
+    target.bits_per_key = *rc::gen::inRange(10, 200) / 10.0;
+    auto rewritten = RewriteSstFilter(*sst, target.bits_per_key);
+    RC_ASSERT(rewritten.ok());
+    TempDir out_dir;
+    const std::string path = out_dir.path() + "/000009.sst";
+    {
+      std::ofstream out(path, std::ios::binary);
+      out.write(reinterpret_cast<const char*>(rewritten->data()),
+                static_cast<std::streamsize>(rewritten->size()));
+    }
+    ::rocksdb::SstFileReader reader(OptionsFor(target));
+    RC_ASSERT(reader.Open(path).ok());
+    RC_ASSERT(reader.VerifyChecksum().ok());
+    std::vector<std::string> read;
+    {
+      std::unique_ptr<::rocksdb::Iterator> it(reader.NewIterator(::rocksdb::ReadOptions()));
+      for (it->SeekToFirst(); it->Valid(); it->Next()) read.push_back(it->key().ToString());
+      RC_ASSERT(it->status().ok());
+    }
+    RC_ASSERT(read == c.keys);
+    auto mine = SstReader::Open(*rewritten, path);
+    RC_ASSERT(mine.ok() && mine->filter().has_value());
+    RC_ASSERT(mine->filter()->placement == FilterPlacement::kFull);
+    RC_ASSERT(reader.GetTableProperties()->filter_size == mine->filter()->handle.size);
     const std::string theirs_path = WriteWithRocksDb(target, out_dir.path());
     const ByteVector theirs_bytes = ReadFile(theirs_path);
     auto theirs = SstReader::Open(theirs_bytes, theirs_path);

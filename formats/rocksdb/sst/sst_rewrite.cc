@@ -241,6 +241,10 @@ PropertyChanges FilterPropertyChanges(bool has_filter, FilterEncoding encoding,
   return c;
 }
 
+// What the rewrite rebuilds: a full filter under a one- or two-level index, a partitioned filter
+// (with its two-level index, as RocksDB writes it), and a block-based filter, which becomes a
+// full filter: RocksDB stopped writing block-based filters in 7.0 and reading them in 7.4
+// (HISTORY.md), while every version that wrote them reads full filters.
 Status CheckFilterRewritable(const SstReader& sst) {
   const std::string& src = sst.source();
   const bool partitioned = sst.filter() && sst.filter()->placement == FilterPlacement::kPartitioned;
@@ -249,18 +253,13 @@ Status CheckFilterRewritable(const SstReader& sst) {
                                ": a partitioned filter without a two-level index (RocksDB "
                                "writes them together); not rewritten");
   }
-  if (!partitioned && (sst.index_type() == IndexType::kTwoLevelIndexSearch ||
-                       (sst.filter() && sst.filter()->placement != FilterPlacement::kFull))) {
-    return Status::Unsupported(src +
-                               ": a two-level index with a full filter, or a block-based "
-                               "filter: rewriting the filter is done for full filters with a "
-                               "one-level index and for partitioned filters");
-  }
-  if (partitioned && sst.properties() &&
+  if (sst.properties() &&
       sst.properties()->String("rocksdb.prefix.extractor.name").value_or("nullptr") != "nullptr") {
+    // RocksDB adds each key's prefix beside the whole key, and a prefix seek asks the filter for
+    // the prefix alone: a filter rebuilt from whole keys would hide the table from such seeks.
     return Status::Unsupported(src +
-                               ": a partitioned filter with a prefix extractor (the partitions "
-                               "would hold prefixes); rebuilding it needs whole keys only");
+                               ": a prefix extractor (the filter holds prefixes beside whole "
+                               "keys); rebuilding it needs whole keys only");
   }
   if (!sst.whole_key_filtering()) {
     return Status::Unsupported(src +
@@ -294,7 +293,13 @@ Result<SstFilterTail> RewriteSstFilterTail(const SstReader& sst, std::optional<d
   out.kept_prefix = pass.data_end;
   out.entries = pass.entries;
   out.filter_block_size = filter ? filter->size() : 0;
-  BLOOMCODEC_ASSIGN_OR_RETURN(out.tail, WriteSstTail(sst, filter, encoding, pass));
+  if (sst.index_type() == IndexType::kTwoLevelIndexSearch) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        out.tail,
+        WriteTwoLevelIndexTail(sst, filter, encoding, pass.filter_entries, pass.data_end));
+  } else {
+    BLOOMCODEC_ASSIGN_OR_RETURN(out.tail, WriteSstTail(sst, filter, encoding, pass));
+  }
   return out;
 }
 

@@ -386,6 +386,27 @@ Status WriteKeptBlocksAndFooter(const SstReader& sst, const std::vector<IndexPar
 
 }  // namespace
 
+Result<ByteVector> WriteTwoLevelIndexTail(const SstReader& sst,
+                                          const std::optional<ByteVector>& filter,
+                                          FilterEncoding encoding, std::uint64_t filter_entries,
+                                          std::uint64_t data_end) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<IndexPartitionWalk> index, WalkIndexPartitions(sst));
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::size_t interval, RestartIntervalOf(sst, sst.index_block()));
+  SstTailBytes out{data_end, {}};
+  std::map<std::string, BlockHandle> meta;  // metaindex entries, sorted bytewise
+  if (filter) {
+    // RocksDB's builder writes the filter before the index (partitions, then the top level).
+    meta["fullfilter." + std::string(kBuiltinFilterName)] =
+        WriteSstBlock(*filter, sst.BlockOptions().trailer, out);
+  }
+  BLOOMCODEC_RETURN_IF_ERROR(
+      WriteKeptBlocksAndFooter(sst, index, interval, meta,
+                               FilterPropertyChanges(filter.has_value(), encoding,
+                                                     filter ? filter->size() : 0, filter_entries),
+                               out));
+  return std::move(out.bytes);
+}
+
 Result<SstFilterTail> RewritePartitionedFilterTail(const SstReader& sst,
                                                    std::optional<double> bits_per_key,
                                                    FilterEncoding encoding) {

@@ -44,6 +44,14 @@ ByteVector SstPropertiesWith(const SstReader& sst, const PropertyChanges& change
 PropertyChanges FilterPropertyChanges(bool has_filter, FilterEncoding encoding,
                                       std::uint64_t filter_size, std::uint64_t filter_entries);
 
+// Everything after the data blocks of a table with a two-level index and a full filter (or none):
+// `filter` (nullopt: no filter), the index partitions moved and the index's top level re-encoded,
+// the other meta blocks copied, the properties, metaindex and footer.
+Result<ByteVector> WriteTwoLevelIndexTail(const SstReader& sst,
+                                          const std::optional<ByteVector>& filter,
+                                          FilterEncoding encoding, std::uint64_t filter_entries,
+                                          std::uint64_t data_end);
+
 // RewriteSstFilterTail for a partitioned filter (partition_filters with a two-level index).
 Result<SstFilterTail> RewritePartitionedFilterTail(const SstReader& sst,
                                                    std::optional<double> bits_per_key,

@@ -74,16 +74,17 @@ class SstReader;
 // footer follow. The new filter block is the one RocksDB writes for those keys and policy.
 // A partitioned filter is rebuilt as one, cut along the table's index partitions as RocksDB's
 // builder cuts it; the index partitions move after it and the index's top level is re-encoded
-// (sst_tail.h, formats/rocksdb/FORMAT.md "Partitioned filters"). Refused: a two-level index
-// under a full filter, block-based filters, a partitioned filter with a prefix extractor, tables
-// without whole-key filtering. Note: a database's MANIFEST records each table's size; a rewritten
-// table belongs in a fresh ingest (DB::IngestExternalFile), not in place in a live database.
+// (sst_tail.h, formats/rocksdb/FORMAT.md "Partitioned filters"). Under a two-level index a full
+// filter is rebuilt the same way: the index partitions move after it, the top level re-encoded.
+// A block-based filter becomes a full filter (RocksDB reads none since 7.4). Refused: a
+// partitioned filter without a two-level index, a prefix extractor (the filter holds prefixes),
+// tables without whole-key filtering. Note: a database's MANIFEST records each table's size; a
+// rewritten table belongs in a fresh ingest (DB::IngestExternalFile), not in place in a live database.
 Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> bits_per_key,
                                     std::optional<FilterEncoding> encoding = std::nullopt);
-// Why RewriteSstFilter refuses `sst` (an Unsupported status naming what: a block-based filter,
-// a two-level index under a full filter, a partitioned filter with a prefix extractor, no
-// whole-key filtering, no properties), read from its
-// footer, metaindex and properties only; OK when it rewrites it.
+// Why RewriteSstFilter refuses `sst` (an Unsupported status naming what: a partitioned filter
+// without a two-level index, a prefix extractor, no whole-key filtering, no properties), read
+// from its footer, metaindex and properties only; OK when it rewrites it.
 Status CheckFilterRewritable(const SstReader& sst);
 
 // RewriteSstFilter's result as the part that changes, for a writer that copies the rest in the
