@@ -36,17 +36,6 @@ std::optional<TableRewrite> PebbleAsRewrite(ByteSpan file, const ByteVector& rew
   return r;
 }
 
-Result<pebble::PebbleTable> OpenRowTable(ByteSpan file, const std::string& source) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable t, pebble::PebbleTable::Open(file, source));
-  if (t.columnar()) {
-    return Status::Unsupported(source + ": Pebble table format version " +
-                               std::to_string(t.version()) +
-                               " is columnar: repair rewrites filters of row tables "
-                               "(Pebblev1..v4) only");
-  }
-  return t;
-}
-
 // The record itself marks the table (custom tag 2 holding 1, as Pebble v1 and v2 write it).
 bool MarkedByRecord(const manifest::NewFileRecord& r) {
   return std::any_of(r.custom.begin(), r.custom.end(), [&r](const manifest::CustomFieldSpan& f) {
@@ -102,21 +91,24 @@ Result<ByteVector> RecordAgain(const manifest::TableMeta& t, std::uint64_t numbe
 TableRewriteFn PebbleFilterRewrite(std::uint32_t bits_per_key) {
   return [bits_per_key](const TableToRepair& t,
                         ByteSpan file) -> Result<std::optional<TableRewrite>> {
-    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable table, OpenRowTable(file, t.path));
+    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable table, pebble::PebbleTable::Open(file, t.path));
     // PebbleFilterKeys reads every data block with its checksum (a damaged table stops here).
     BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, pebble::PebbleFilterKeys(table));
-    BLOOMCODEC_ASSIGN_OR_RETURN(
-        pebble::PebbleRewrite r,
-        pebble::RewritePebbleFilter(table, pebble::PolicyForRewrite(table, keys, bits_per_key)));
+    const pebble::BloomPolicy policy = pebble::PolicyForRewrite(table, keys, bits_per_key);
+    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleRewrite r,
+                                table.columnar() ? pebble::RewriteColumnarFilter(table, policy)
+                                                 : pebble::RewritePebbleFilter(table, policy));
     return PebbleAsRewrite(file, r.bytes);
   };
 }
 
 TableCheckFn PebbleTableCheck() {
   return [](const TableToRepair& t, ByteSpan old_file, ByteSpan new_file) -> Status {
-    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable old, OpenRowTable(old_file, t.path));
+    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable old,
+                                pebble::PebbleTable::Open(old_file, t.path));
     const std::string source = t.path + " (rewritten)";
-    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable fresh, OpenRowTable(new_file, source));
+    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable fresh,
+                                pebble::PebbleTable::Open(new_file, source));
     BLOOMCODEC_ASSIGN_OR_RETURN(KeyList old_keys, pebble::PebbleFilterKeys(old));
     BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, pebble::PebbleFilterKeys(fresh));
     if (keys.size() != old_keys.size()) {

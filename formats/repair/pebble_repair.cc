@@ -99,7 +99,7 @@ PebbleSizing SizePebbleTable(const FileReport& r, const RepairOptions& options) 
   return s;
 }
 
-// Refuses a table repair cannot rewrite (before anything is written): not a Pebble row table.
+// Refuses a table repair cannot rewrite (before anything is written): not a Pebble table.
 Status CheckRewritable(const std::string& dir, const FileReport& r) {
   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(r.path));
   Result<pebble::PebbleTable> t = pebble::PebbleTable::Open(in.bytes(), r.path);
@@ -110,11 +110,8 @@ Status CheckRewritable(const std::string& dir, const FileReport& r) {
         "them): repair of these in a Pebble database: not yet";
   } else if (!t.ok()) {
     return Status();  // damaged: the rewrite reports it and leaves the table alone
-  } else if (t->columnar()) {
-    what = pebble::PebbleFormatName(t->version()) +
-           " is columnar: repair rewrites the filters of row tables (Pebblev1..v4) only";
   } else {
-    return Status();
+    return Status();  // a row or a columnar (Pebblev5+) table: both are rewritten
   }
   return Status::Refused(r.path + ": " + what + "; " + dir + " is not repaired");
 }

@@ -18,7 +18,7 @@
 // * WritePebbleTable: the keys (sorted bytewise, distinct) as SETs at sequence number 0 with empty
 //   values, CRC-32C, no compression, 4 KiB data blocks of restart interval 16, a one-level index
 //   of each block's last key, the properties Pebble always writes; a valid table Pebble reads.
-// * RewritePebbleFilter: Pebblev1..v4 row tables. Bytes before the first non-data block are
+// * RewritePebbleFilter: Pebblev1..v4 row tables (RewriteColumnarFilter: Pebblev5+, below). Bytes before the first non-data block are
 //   copied as they are; every block after the filter keeps its bytes and moves (Pebble's
 //   checksums do not depend on a block's place) except those that hold file offsets (a two-level
 //   index's top level, the value index), which are re-encoded as Pebble encodes them, and the
@@ -58,6 +58,13 @@ struct PebbleRewrite {
   std::uint64_t filter_keys = 0;  // the prefixes added (before equal neighbours are dropped)
 };
 Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& table, const BloomPolicy& policy);
+// Columnar tables (Pebblev5+, columnar_rewrite.cc): Pebble writes the filter after the index, so
+// every byte before the filter (data and index blocks) is kept; the blocks after it move (the
+// value index re-encoded); the properties (rocksdb.filter.size, rocksdb.filter.policy,
+// pebble.value-blocks.size, pebble.compression_stats' uncompressed count), the metaindex and the
+// footer are written in the version's layout (row or key-value blocks, v6+ footer checksum, v7
+// attributes as recorded). No point key: no filter block, as Pebble's columnar writer.
+Result<PebbleRewrite> RewriteColumnarFilter(const PebbleTable& table, const BloomPolicy& policy);
 
 // A block and its trailer appended to `out`: compressed with `compression` when that saves at
 // least an eighth (Pebble's rule), the checksum over the stored bytes and the type byte.
