@@ -89,23 +89,25 @@ Result<ByteVector> RecordAgain(const manifest::TableMeta& t, std::uint64_t numbe
 }  // namespace
 
 TableRewriteFn PebbleFilterRewrite(std::uint32_t bits_per_key) {
-  return [bits_per_key](const TableToRepair& t,
-                        ByteSpan file) -> Result<std::optional<TableRewrite>> {
-    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable table, pebble::PebbleTable::Open(file, t.path));
-    // PebbleFilterKeys reads every data block with its checksum (a damaged table stops here).
-    BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, pebble::PebbleFilterKeys(table));
-    const pebble::BloomPolicy policy = pebble::PolicyForRewrite(table, keys, bits_per_key);
-    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleRewrite r,
-                                table.columnar() ? pebble::RewriteColumnarFilter(table, policy)
-                                                 : pebble::RewritePebbleFilter(table, policy));
-    return PebbleAsRewrite(file, r.bytes);
-  };
+  return
+      [bits_per_key](const TableToRepair& t, ByteSpan file) -> Result<std::optional<TableRewrite>> {
+        // A filter block that fails its checksum is what repair replaces, not a reason to stop.
+        BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable table,
+                                    pebble::PebbleTable::OpenForRewrite(file, t.path));
+        // PebbleFilterKeys reads every data block with its checksum (a damaged table stops here).
+        BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, pebble::PebbleFilterKeys(table));
+        const pebble::BloomPolicy policy = pebble::PolicyForRewrite(table, keys, bits_per_key);
+        BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleRewrite r,
+                                    table.columnar() ? pebble::RewriteColumnarFilter(table, policy)
+                                                     : pebble::RewritePebbleFilter(table, policy));
+        return PebbleAsRewrite(file, r.bytes);
+      };
 }
 
 TableCheckFn PebbleTableCheck() {
   return [](const TableToRepair& t, ByteSpan old_file, ByteSpan new_file) -> Status {
     BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable old,
-                                pebble::PebbleTable::Open(old_file, t.path));
+                                pebble::PebbleTable::OpenForRewrite(old_file, t.path));
     const std::string source = t.path + " (rewritten)";
     BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable fresh,
                                 pebble::PebbleTable::Open(new_file, source));

@@ -83,8 +83,8 @@ TEST(PebbleColumnarRewrite, EqualsOurWriterAtTheNewBitsPerKey) {
           Result<PebbleTable> t = PebbleTable::Open(wider->bytes, "t");
           ASSERT_TRUE(t.ok());
           const std::uint64_t kept = t->filter().handle.offset;
-          EXPECT_TRUE(std::equal(old_table.begin(), old_table.begin() + kept,
-                                 wider->bytes.begin()));
+          EXPECT_TRUE(
+              std::equal(old_table.begin(), old_table.begin() + kept, wider->bytes.begin()));
           EXPECT_GT(FilterSize(wider->bytes), FilterSize(old_table));
         }
       }
@@ -170,6 +170,42 @@ TEST(PebbleColumnarRewrite, DamagedAndForeignInputsAreRefused) {
     const ByteVector cut(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(n));
     EXPECT_FALSE(Rewrite(cut, 12).ok()) << n;
   }
+}
+
+// A filter block that fails its checksum: Open refuses the table, OpenForRewrite keeps it without
+// the filter (its place known), and the rewrite writes our writer's filter in its place, for
+// columnar and row tables alike.
+TEST(PebbleColumnarRewrite, AFilterFailingItsChecksumIsReplaced) {
+  const std::vector<PebbleEntry> entries = WordEntries(300);
+  auto flip = [](ByteVector table) {
+    Result<PebbleTable> t = PebbleTable::Open(table, "t");
+    EXPECT_TRUE(t.ok());
+    if (t.ok()) table[t->filter().handle.offset + 2] ^= 0xff;
+    return table;
+  };
+  ColumnarTableSpec spec;
+  spec.version = 7;
+  const ByteVector columnar = BuildColumnarTable(entries, spec);
+  const ByteVector damaged = flip(columnar);
+  EXPECT_FALSE(PebbleTable::Open(damaged, "t").ok());
+  Result<PebbleTable> t = PebbleTable::OpenForRewrite(damaged, "t");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->filter().kind, PebbleFilterKind::kNone);
+  ASSERT_TRUE(t->filter().damage.has_value());
+  EXPECT_EQ(t->filter().damage->code(), StatusCode::kCorrupt);
+  Result<PebbleRewrite> r = RewriteColumnarFilter(*t, BloomPolicy{});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->bytes, columnar) << Mismatch(r->bytes, columnar);
+
+  testing::PebbleTableSpec row;
+  row.version = 4;
+  const ByteVector row_table = testing::BuildPebbleTable(entries, row);
+  const ByteVector row_damaged = flip(row_table);  // the table views these bytes
+  Result<PebbleTable> rt = PebbleTable::OpenForRewrite(row_damaged, "row.sst");
+  ASSERT_TRUE(rt.ok()) << rt.status().ToString();
+  Result<PebbleRewrite> rr = RewritePebbleFilter(*rt, BloomPolicy{});
+  ASSERT_TRUE(rr.ok()) << rr.status().ToString();
+  EXPECT_EQ(rr->bytes, row_table) << Mismatch(rr->bytes, row_table);
 }
 
 }  // namespace

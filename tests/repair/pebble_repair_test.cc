@@ -457,6 +457,24 @@ TEST(PebbleRepairColumnar, EveryTableAtNewBitsPerKeyIsOurWritersTable) {
   for (const TableRepair& t : again->tables) EXPECT_EQ(t.action, "sound") << t.path;
 }
 
+// Flips one byte of a table's filter block; with `fix_checksum` its trailer checksum is
+// written again (the filter reads, and answers wrongly), else the block fails its checksum.
+void FlipFilterByte(const std::string& path, bool fix_checksum) {
+  std::string bytes = ReadText(path);
+  const ByteVector b(bytes.begin(), bytes.end());
+  Result<pebble::PebbleTable> t = pebble::PebbleTable::Open(b, path);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  const blocktable::BlockHandle h = t->filter().handle;
+  bytes[h.offset + 3] = static_cast<char>(~bytes[h.offset + 3]);
+  if (fix_checksum) {
+    const ByteVector stored(bytes.begin() + h.offset, bytes.begin() + h.offset + h.size);
+    const std::uint32_t crc = blocktable::BlockChecksum(t->footer().checksum, stored, 0);
+    for (int i = 0; i < 4; ++i)
+      bytes[h.offset + h.size + 1 + i] = static_cast<char>(crc >> (8 * i));
+  }
+  WriteFile(path, bytes);
+}
+
 // Without parameters: one byte of one columnar table's filter flipped (its trailer checksum
 // written again, so that the block reads and its answers are wrong): only that table is rebuilt,
 // at the 12 bits per key its filter records, and its filter is our writer's again.
@@ -465,19 +483,7 @@ TEST(PebbleRepairColumnar, OnlyTheTableWithTheFlippedFilterByteIsRebuilt) {
   const std::string db = dir.path() + "/db";
   fs::create_directories(db);
   const std::set<std::string> keys = WriteColumnarDatabase(db);
-  const std::string victim = db + "/" + TableFileName(6);
-  std::string bytes = ReadText(victim);
-  {
-    const ByteVector b(bytes.begin(), bytes.end());
-    Result<pebble::PebbleTable> t = pebble::PebbleTable::Open(b, victim);
-    ASSERT_TRUE(t.ok()) << t.status().ToString();
-    const blocktable::BlockHandle h = t->filter().handle;
-    bytes[h.offset + 3] = static_cast<char>(~bytes[h.offset + 3]);
-    ByteVector stored(bytes.begin() + h.offset, bytes.begin() + h.offset + h.size);
-    const std::uint32_t crc = blocktable::BlockChecksum(t->footer().checksum, stored, 0);
-    for (int i = 0; i < 4; ++i) bytes[h.offset + h.size + 1 + i] = static_cast<char>(crc >> (8 * i));
-  }
-  WriteFile(victim, bytes);
+  FlipFilterByte(db + "/" + TableFileName(6), true);
   Result<RepairReport> done = Repair(db, std::nullopt);
   ASSERT_TRUE(done.ok()) << done.status().ToString();
   std::map<std::string, const TableRepair*> by_name;
@@ -499,6 +505,37 @@ TEST(PebbleRepairColumnar, OnlyTheTableWithTheFlippedFilterByteIsRebuilt) {
   ExpectNothingAboveInfo(db);
   const ByteVector expected =
       pebble::testing::BuildColumnarTable(PrefixedEntries("b", 150), ColumnarSpec(6));
+  EXPECT_EQ(ReadText(db + "/" + TableFileName(12)), std::string(expected.begin(), expected.end()));
+}
+
+// Without parameters: a filter byte flipped and the trailer left as it was. The filter block
+// fails its checksum (verify: structure), no filter is left to read the sizing from, so the
+// table is rebuilt at Pebble's default 10 bits per key; the others are not touched.
+TEST(PebbleRepairColumnar, AFilterBlockFailingItsChecksumIsRebuilt) {
+  TempDir dir("pebble-repair-columnar-checksum");
+  const std::string db = dir.path() + "/db";
+  fs::create_directories(db);
+  const std::set<std::string> keys = WriteColumnarDatabase(db);
+  FlipFilterByte(db + "/" + TableFileName(7), false);
+  Result<RepairReport> done = Repair(db, std::nullopt);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  std::map<std::string, const TableRepair*> by_name;
+  for (const TableRepair& t : done->tables) by_name[fs::path(t.path).filename()] = &t;
+  const TableRepair& fixed = *by_name.at(TableFileName(7));
+  ASSERT_EQ(fixed.action, "repaired") << fixed.damage;
+  EXPECT_EQ(fixed.reasons, std::vector<std::string>{"structure"});
+  EXPECT_EQ(fixed.bits_per_key, 10);
+  EXPECT_EQ(by_name.at(TableFileName(5))->action, "sound");
+  EXPECT_EQ(by_name.at(TableFileName(6))->action, "sound");
+  const Reread after = ReadBack(db);
+  EXPECT_EQ(after.files, (std::set<std::uint64_t>{5, 6, 12}));
+  EXPECT_EQ(after.keys, keys);
+  ExpectNothingAboveInfo(db);
+  pebble::testing::ColumnarTableSpec spec = ColumnarSpec(7, 10);
+  spec.two_level = true;
+  spec.checksum = blocktable::ChecksumType::kXxHash64;
+  spec.range_dels = {{"c0010", "c0020"}};
+  const ByteVector expected = pebble::testing::BuildColumnarTable(PrefixedEntries("c", 150), spec);
   EXPECT_EQ(ReadText(db + "/" + TableFileName(12)), std::string(expected.begin(), expected.end()));
 }
 

@@ -62,7 +62,8 @@ std::optional<std::string> AdjustedCompressionStats(std::string_view stats, std:
     old_form = true;
   } else {
     // No uncompressed block before: the count starts at 0 and leads the list when it is not 0.
-    if (growth <= 0) return growth == 0 ? std::optional<std::string>(std::string(stats)) : std::nullopt;
+    if (growth <= 0)
+      return growth == 0 ? std::optional<std::string>(std::string(stats)) : std::nullopt;
     const std::string lead = "None:" + std::to_string(growth);
     return stats.empty() ? lead : lead + "," + std::string(stats);
   }
@@ -138,7 +139,7 @@ Status ColumnarRewriter::CollectMoved() {
 Result<std::uint64_t> ColumnarRewriter::KeptEnd() const {
   std::uint64_t end = t_.properties_handle().offset;
   for (const ColumnarBlockToMove& m : moved_) end = std::min(end, m.old.offset);
-  if (t_.filter().kind != PebbleFilterKind::kNone) end = std::min(end, t_.filter().handle.offset);
+  if (t_.filter().stored()) end = std::min(end, t_.filter().handle.offset);
   std::uint64_t index_end = data_blocks_end_;
   auto after = [&](const BlockHandle& h) {
     index_end = std::max(index_end, h.offset + h.size + kBlockTrailerSize);
@@ -161,7 +162,8 @@ Status ColumnarRewriter::EmitMoved(const ColumnarBlockToMove& m) {
   if (m.what == ColumnarMove::kValueIndex) {
     std::uint8_t widths[3];
     const ByteVector vi = EncodeValueIndex(new_values_, widths);
-    value_index_growth_ = static_cast<std::int64_t>(vi.size()) - static_cast<std::int64_t>(m.old.size);
+    value_index_growth_ =
+        static_cast<std::int64_t>(vi.size()) - static_cast<std::int64_t>(m.old.size);
     ByteVector value = blocktable::BlockHandleBytes(
         AppendPebbleBlock(vi, t_.footer().checksum, BlockCompression::kNone, out_));
     value.insert(value.end(), widths, widths + 3);
@@ -188,8 +190,7 @@ Result<std::map<std::string, ByteVector>> ColumnarRewriter::NewProperties() cons
   for (const rocksdb::TableProperty& p : t_.properties().entries) {
     props[p.name] = ByteVector(p.raw.begin(), p.raw.end());
   }
-  const std::uint64_t old_filter =
-      t_.filter().kind == PebbleFilterKind::kNone ? 0 : t_.filter().handle.size;
+  const std::uint64_t old_filter = t_.filter().stored() ? t_.filter().handle.size : 0;
   const std::uint64_t new_filter = filter_ ? filter_->size() : 0;
   if (filter_) {
     props["rocksdb.filter.policy"] = ByteVector(kBloomFamily.begin(), kBloomFamily.end());
@@ -200,8 +201,8 @@ Result<std::map<std::string, ByteVector>> ColumnarRewriter::NewProperties() cons
   props["rocksdb.filter.size"] = VarintBytes(new_filter);
   if (value_index_growth_ != 0) {
     if (const std::optional<std::uint64_t> v = t_.Number("pebble.value-blocks.size")) {
-      props["pebble.value-blocks.size"] =
-          VarintBytes(static_cast<std::uint64_t>(static_cast<std::int64_t>(*v) + value_index_growth_));
+      props["pebble.value-blocks.size"] = VarintBytes(
+          static_cast<std::uint64_t>(static_cast<std::int64_t>(*v) + value_index_growth_));
     }
   }
   const std::int64_t growth = static_cast<std::int64_t>(new_filter) -
@@ -239,8 +240,8 @@ Status ColumnarRewriter::WriteProperties() {
     BLOOMCODEC_ASSIGN_OR_RETURN(const ByteVector block, kv.Finish(kv.rows()));
     h = AppendPebbleBlock(block, t_.footer().checksum, PropertiesCompression(), out_);
   } else {
-    h = AppendPebbleBlock(EncodeNamedBlock(props, kPropertiesRestartInterval),
-                          t_.footer().checksum, BlockCompression::kNone, out_);
+    h = AppendPebbleBlock(EncodeNamedBlock(props, kPropertiesRestartInterval), t_.footer().checksum,
+                          BlockCompression::kNone, out_);
   }
   meta_["rocksdb.properties"] = blocktable::BlockHandleBytes(h);
   return Status();

@@ -45,6 +45,14 @@ Result<Block> PebbleTable::ReadBlock(const BlockHandle& h, std::string_view what
 }
 
 Result<PebbleTable> PebbleTable::Open(ByteSpan file, std::string source) {
+  return OpenTable(file, std::move(source), false);
+}
+
+Result<PebbleTable> PebbleTable::OpenForRewrite(ByteSpan file, std::string source) {
+  return OpenTable(file, std::move(source), true);
+}
+
+Result<PebbleTable> PebbleTable::OpenTable(ByteSpan file, std::string source, bool keep_damaged) {
   PebbleTable t;
   t.source_ = std::move(source);
   t.file_ = file;
@@ -64,7 +72,7 @@ Result<PebbleTable> PebbleTable::Open(ByteSpan file, std::string source) {
     t.key_schema_ = std::move(found).value();
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(t.index_, t.ReadIndexBlock(t.footer().index_handle, "index block"));
-  BLOOMCODEC_RETURN_IF_ERROR(t.ReadFilter());
+  BLOOMCODEC_RETURN_IF_ERROR(t.ReadFilter(keep_damaged));
   return t;
 }
 
@@ -147,26 +155,36 @@ std::optional<std::uint64_t> PebbleTable::Number(std::string_view name) const {
 }
 
 // Bloom first, then binary fuse, as Pebble's readers look them up.
-Status PebbleTable::ReadFilter() {
+Status PebbleTable::ReadFilter(bool keep_damaged) {
   for (const auto& e : metaindex_entries_) {
     const bool bloom = e.key == kBloomFilterBlockName;
     if (!bloom && e.key != kBinaryFuseFilterBlockName) continue;
     if (!bloom && filter_.kind == PebbleFilterKind::kBloom) continue;
     filter_ = PebbleFilter();
     filter_.handle = *e.handle;
-    BLOOMCODEC_ASSIGN_OR_RETURN(
-        filter_contents_,
-        blocktable::ReadBlock(file_, filter_.handle, source_, BlockOptions(), "filter block"));
-    const ByteSpan bytes = filter_contents_.bytes();
-    if (bloom) {
-      BLOOMCODEC_ASSIGN_OR_RETURN(BloomReader f, BloomReader::Parse(bytes, source_));
-      filter_.bloom.emplace(std::move(f));
-      filter_.kind = PebbleFilterKind::kBloom;
-    } else {
-      BLOOMCODEC_ASSIGN_OR_RETURN(BinaryFuseReader f, BinaryFuseReader::Parse(bytes, source_));
-      filter_.fuse.emplace(std::move(f));
-      filter_.kind = PebbleFilterKind::kBinaryFuse;
-    }
+    Status read = [&]() -> Status {
+      BLOOMCODEC_ASSIGN_OR_RETURN(
+          filter_contents_,
+          blocktable::ReadBlock(file_, filter_.handle, source_, BlockOptions(), "filter block"));
+      const ByteSpan bytes = filter_contents_.bytes();
+      if (bloom) {
+        BLOOMCODEC_ASSIGN_OR_RETURN(BloomReader f, BloomReader::Parse(bytes, source_));
+        filter_.bloom.emplace(std::move(f));
+        filter_.kind = PebbleFilterKind::kBloom;
+      } else {
+        BLOOMCODEC_ASSIGN_OR_RETURN(BinaryFuseReader f, BinaryFuseReader::Parse(bytes, source_));
+        filter_.fuse.emplace(std::move(f));
+        filter_.kind = PebbleFilterKind::kBinaryFuse;
+      }
+      return Status();
+    }();
+    if (read.ok()) continue;
+    // A damaged filter block: refused, or (for a rewrite) left out, its place kept.
+    if (!keep_damaged || read.code() != StatusCode::kCorrupt) return read;
+    const BlockHandle h = filter_.handle;
+    filter_ = PebbleFilter();
+    filter_.handle = h;
+    filter_.damage = std::move(read);
   }
   return Status();
 }

@@ -100,14 +100,21 @@ enum class PebbleFilterKind { kNone, kBloom, kBinaryFuse };
 
 struct PebbleFilter {
   PebbleFilterKind kind = PebbleFilterKind::kNone;
+  // OpenForRewrite: a filter block that did not read (kind kNone, `handle` its place).
+  std::optional<Status> damage;
   blocktable::BlockHandle handle;
   std::optional<BloomReader> bloom;
   std::optional<BinaryFuseReader> fuse;
+  // A filter block is in the file (read, or damaged): `handle` names it.
+  bool stored() const { return kind != PebbleFilterKind::kNone || damage.has_value(); }
 };
 
 class PebbleTable {
  public:
   static Result<PebbleTable> Open(ByteSpan file, std::string source);
+  // As Open, but a filter block that fails its checksum or does not parse is no reason to refuse
+  // the table: filter().kind is kNone and filter().damage says why (what a filter rewrite needs).
+  static Result<PebbleTable> OpenForRewrite(ByteSpan file, std::string source);
 
   const std::string& source() const { return source_; }
   ByteSpan file() const { return file_; }
@@ -176,7 +183,8 @@ class PebbleTable {
   Status ReadProperties();
   Status ReadColumnarProperties();
   Status CheckAttributes() const;
-  Status ReadFilter();
+  Status ReadFilter(bool keep_damaged);
+  static Result<PebbleTable> OpenTable(ByteSpan file, std::string source, bool keep_damaged);
 
   std::string source_;
   ByteSpan file_;

@@ -234,7 +234,7 @@ Result<ByteVector> Rewriter::Run() {
   // The data region ends where the first block after the data blocks begins.
   std::uint64_t data_end = t_.properties_handle().offset;
   for (const MovedBlock& m : moved_) data_end = std::min(data_end, m.old.offset);
-  if (t_.filter().kind != PebbleFilterKind::kNone) {
+  if (t_.filter().stored()) {
     data_end = std::min(data_end, t_.filter().handle.offset);
   }
   if (data_blocks_end_ > data_end) {

@@ -81,5 +81,4 @@ ByteVector EncodeValueIndex(const std::vector<BlockHandle>& blocks, std::uint8_t
   return out;
 }
 
-
 }  // namespace bloomcodec::pebble

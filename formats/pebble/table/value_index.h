@@ -28,7 +28,8 @@ struct ValueIndex {
   std::vector<blocktable::BlockHandle> blocks;
 };
 
-Result<ValueIndex> ReadValueIndex(const PebbleTable& table, const rocksdb::SstMetaindexEntry& entry);
+Result<ValueIndex> ReadValueIndex(const PebbleTable& table,
+                                  const rocksdb::SstMetaindexEntry& entry);
 ByteVector EncodeValueIndex(const std::vector<blocktable::BlockHandle>& blocks,
                             std::uint8_t widths[3]);
 
