@@ -58,7 +58,7 @@ Status CheckPebbleOptions(const std::string& dir, const RepairOptions& options) 
   if (!options.to.empty() && options.to != kPebbleBloomFormat) {
     return Status::Refused("--to " + options.to + ": " + where +
                            " reads the filter its tables name, rocksdb.BuiltinBloomFilter "
-                           "(pebble-bloom), in row tables; repair writes no other layout");
+                           "(pebble-bloom); repair writes no other layout");
   }
   return Status();
 }

@@ -138,7 +138,8 @@ pebble::testing::ColumnarTableSpec ColumnarSpec(std::uint32_t version, std::uint
 
 // Format major version 24 (FormatValueSeparation: Pebble writes Pebblev7) with the manifest
 // marker: a Pebblev5 table on L0 (written under FMV 19 before the database moved on), a Pebblev6
-// one on L5 and a Pebblev7 one on L6 with a two-level index, XXHash64 and a range deletion.
+// one on L5, a Pebblev7 one on L6 with a two-level index, XXHash64 and a range deletion, and a
+// Pebblev7 backing (8) with two virtual tables (21, 22; one with a synthetic prefix) on L6.
 std::set<std::string> WriteColumnarDatabase(const std::string& dir) {
   const NewTable a = PutColumnar(dir, 5, 0, "a", 150, ColumnarSpec(5));
   NewTable b = PutColumnar(dir, 6, 5, "b", 150, ColumnarSpec(6));
@@ -148,16 +149,36 @@ std::set<std::string> WriteColumnarDatabase(const std::string& dir) {
   v7.checksum = blocktable::ChecksumType::kXxHash64;
   v7.range_dels = {{"c0010", "c0020"}};
   const NewTable c = PutColumnar(dir, 7, 6, "c", 150, v7);
-  Edit add = pebble_test::Header(12);
+  const NewTable whole = PutColumnar(dir, 8, 6, "d", 150, ColumnarSpec(7));
+  NewTable v1 = pebble_test::Table(6, 21, "d0000", "d0074", 900);
+  NewTable v2 = pebble_test::Table(6, 22, "d0075", "d0149", 900);
+  v1.backing = v2.backing = 8;
+  v2.prefix = "t/";
+  v1.smallest_seq = v1.largest_seq = v2.smallest_seq = v2.largest_seq = 5;
+  Edit add = pebble_test::Header(30);
   add.Add(a).Add(b).Add(c);
-  WriteFile(dir + "/MANIFEST-000009", pebble_test::Log({add}));
+  Edit views;
+  views.CreatedBacking(8, whole.size).Add(v1).Add(v2);
+  WriteFile(dir + "/MANIFEST-000009", pebble_test::Log({add, views}));
   WriteFile(dir + "/marker.format-version.000002.024", "");
   WriteFile(dir + "/marker.manifest.000001.MANIFEST-000009", "");
   std::set<std::string> keys;
-  for (const char* p : {"a", "b", "c"}) {
+  for (const char* p : {"a", "b", "c", "d"}) {
     for (const PebbleEntry& e : PrefixedEntries(p, 150)) keys.insert(e.user_key);
   }
   return keys;
+}
+
+// The table our columnar writer makes for WriteColumnarDatabase's table of `prefix` at `bits`.
+ByteVector ColumnarDatabaseTable(const std::string& prefix, std::uint32_t bits) {
+  const std::uint32_t version = prefix == "a" ? 5 : prefix == "b" ? 6 : 7;
+  pebble::testing::ColumnarTableSpec spec = ColumnarSpec(version, bits);
+  if (prefix == "c") {
+    spec.two_level = true;
+    spec.checksum = blocktable::ChecksumType::kXxHash64;
+    spec.range_dels = {{"c0010", "c0020"}};
+  }
+  return pebble::testing::BuildColumnarTable(PrefixedEntries(prefix, 150), spec);
 }
 
 // The live table files of the database as Pebble opens it: every key their filters must hold.
@@ -422,36 +443,36 @@ TEST(PebbleRepairColumnar, EveryTableAtNewBitsPerKeyIsOurWritersTable) {
   const std::set<std::string> keys = WriteColumnarDatabase(db);
   Result<RepairReport> done = Repair(db, 20);
   ASSERT_TRUE(done.ok()) << done.status().ToString();
-  ASSERT_EQ(done->tables.size(), 3u);
+  ASSERT_EQ(done->tables.size(), 4u);
   for (const TableRepair& t : done->tables) {
     EXPECT_EQ(t.action, "repaired") << t.path << ": " << t.damage;
     EXPECT_EQ(t.bits_per_key, 20);
     EXPECT_GT(t.new_filter_bytes, t.old_filter_bytes);
   }
-  EXPECT_TRUE(fs::exists(db + "/marker.manifest.000002.MANIFEST-000015"));
+  // Files from 30 on: 5, 6, 7 -> 30, 31, 32; backing 8 -> 33 with virtual tables 34, 35;
+  // MANIFEST 36.
+  EXPECT_TRUE(fs::exists(db + "/marker.manifest.000002.MANIFEST-000036"));
   const Reread after = ReadBack(db);
-  EXPECT_EQ(after.files, (std::set<std::uint64_t>{12, 13, 14}));
+  EXPECT_EQ(after.files, (std::set<std::uint64_t>{30, 31, 32, 33}));
   EXPECT_EQ(after.keys, keys);
   ExpectNothingAboveInfo(db);
-  // Tables 5, 6, 7 became 12, 13, 14 (in the order of the old numbers).
-  const std::vector<std::pair<std::string, pebble::testing::ColumnarTableSpec>> specs = {
-      {"a", ColumnarSpec(5, 20)}, {"b", ColumnarSpec(6, 20)}, {"c", ColumnarSpec(7, 20)}};
-  for (std::size_t i = 0; i < specs.size(); ++i) {
-    pebble::testing::ColumnarTableSpec spec = specs[i].second;
-    if (specs[i].first == "c") {
-      spec.two_level = true;
-      spec.checksum = blocktable::ChecksumType::kXxHash64;
-      spec.range_dels = {{"c0010", "c0020"}};
-    }
-    const ByteVector expected =
-        pebble::testing::BuildColumnarTable(PrefixedEntries(specs[i].first, 150), spec);
-    EXPECT_EQ(ReadText(db + "/" + TableFileName(12 + i)),
+  const std::vector<std::string> prefixes = {"a", "b", "c", "d"};
+  for (std::size_t i = 0; i < prefixes.size(); ++i) {
+    const ByteVector expected = ColumnarDatabaseTable(prefixes[i], 20);
+    EXPECT_EQ(ReadText(db + "/" + TableFileName(30 + i)),
               std::string(expected.begin(), expected.end()))
-        << specs[i].first;
+        << prefixes[i];
   }
+  std::set<std::uint64_t> virtual_numbers;
   for (const manifest::LiveTable& t : after.db.view.live) {
-    EXPECT_EQ(t.meta.creation_time, t.meta.number == 13 ? 1700000002u : 0u) << t.path;
+    EXPECT_EQ(t.meta.creation_time, t.meta.number == 31 ? 1700000002u : 0u) << t.path;
+    if (!t.meta.is_virtual) continue;
+    virtual_numbers.insert(t.meta.number);
+    EXPECT_EQ(t.meta.backing, 33u);
+    EXPECT_EQ(t.meta.size, 900u);
+    EXPECT_EQ(t.meta.synthetic_prefix.has_value(), t.meta.number == 35);
   }
+  EXPECT_EQ(virtual_numbers, (std::set<std::uint64_t>{34, 35}));
   Result<RepairReport> again = Repair(db, std::nullopt);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   for (const TableRepair& t : again->tables) EXPECT_EQ(t.action, "sound") << t.path;
@@ -499,13 +520,13 @@ TEST(PebbleRepairColumnar, OnlyTheTableWithTheFlippedFilterByteIsRebuilt) {
             8u);
   EXPECT_EQ(by_name.at(TableFileName(5))->action, "sound");
   EXPECT_EQ(by_name.at(TableFileName(7))->action, "sound");
+  EXPECT_EQ(by_name.at(TableFileName(8))->action, "sound");
   const Reread after = ReadBack(db);
-  EXPECT_EQ(after.files, (std::set<std::uint64_t>{5, 7, 12}));
+  EXPECT_EQ(after.files, (std::set<std::uint64_t>{5, 7, 8, 30}));
   EXPECT_EQ(after.keys, keys);
   ExpectNothingAboveInfo(db);
-  const ByteVector expected =
-      pebble::testing::BuildColumnarTable(PrefixedEntries("b", 150), ColumnarSpec(6));
-  EXPECT_EQ(ReadText(db + "/" + TableFileName(12)), std::string(expected.begin(), expected.end()));
+  const ByteVector expected = ColumnarDatabaseTable("b", 12);
+  EXPECT_EQ(ReadText(db + "/" + TableFileName(30)), std::string(expected.begin(), expected.end()));
 }
 
 // Without parameters: a filter byte flipped and the trailer left as it was. The filter block
@@ -527,16 +548,13 @@ TEST(PebbleRepairColumnar, AFilterBlockFailingItsChecksumIsRebuilt) {
   EXPECT_EQ(fixed.bits_per_key, 10);
   EXPECT_EQ(by_name.at(TableFileName(5))->action, "sound");
   EXPECT_EQ(by_name.at(TableFileName(6))->action, "sound");
+  EXPECT_EQ(by_name.at(TableFileName(8))->action, "sound");
   const Reread after = ReadBack(db);
-  EXPECT_EQ(after.files, (std::set<std::uint64_t>{5, 6, 12}));
+  EXPECT_EQ(after.files, (std::set<std::uint64_t>{5, 6, 8, 30}));
   EXPECT_EQ(after.keys, keys);
   ExpectNothingAboveInfo(db);
-  pebble::testing::ColumnarTableSpec spec = ColumnarSpec(7, 10);
-  spec.two_level = true;
-  spec.checksum = blocktable::ChecksumType::kXxHash64;
-  spec.range_dels = {{"c0010", "c0020"}};
-  const ByteVector expected = pebble::testing::BuildColumnarTable(PrefixedEntries("c", 150), spec);
-  EXPECT_EQ(ReadText(db + "/" + TableFileName(12)), std::string(expected.begin(), expected.end()));
+  const ByteVector expected = ColumnarDatabaseTable("c", 10);
+  EXPECT_EQ(ReadText(db + "/" + TableFileName(30)), std::string(expected.begin(), expected.end()));
 }
 
 // Through the binary: --json (the schema's document, family "pebble"), exit 0 when repaired, 1
