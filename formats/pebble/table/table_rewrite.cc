@@ -303,6 +303,34 @@ Result<KeyList> PebbleFilterKeys(const PebbleTable& t, std::uint64_t* data_end_o
   return keys;
 }
 
+namespace {
+
+// The probe era a table's own filter shows. Pebble's table of probe counts (352fbf1f5) is in no
+// tagged Pebble release and in CockroachDB from 26.1 on; every tagged release, go-ethereum and
+// CockroachDB up to 25.4 write the rounded counts (FORMAT.md §7.2). So the table era only where
+// the filter's probe count is the table's, and not the rounded one's, at every whole bits per key
+// that gives its line count for its hashes; where both agree (6 probes at 10 bits per key, Pebble's
+// default), the rounded era.
+BloomProbes ProbeEraOf(const BloomReader& old, const KeyList& filter_keys, HashFlavor flavor) {
+  std::uint64_t hashes = 0;  // Pebble's writer drops consecutive equal hashes
+  std::optional<std::uint32_t> last;
+  for (std::size_t i = 0; i < filter_keys.size(); ++i) {
+    const std::uint32_t h = BloomKeyHash(filter_keys[i], flavor);
+    if (!last || *last != h) ++hashes;
+    last = h;
+  }
+  bool table = false;
+  // The adaptive policy goes up to 512 bits per key; lines grow with the bits per key.
+  for (std::uint32_t b = 1; b <= 512 && BloomLines(hashes, b) <= old.num_lines(); ++b) {
+    if (BloomLines(hashes, b) != old.num_lines()) continue;
+    if (BloomProbeCount(b, BloomProbes::kRounded) == old.num_probes()) return BloomProbes::kRounded;
+    if (BloomProbeCount(b, BloomProbes::kTable) == old.num_probes()) table = true;
+  }
+  return table ? BloomProbes::kTable : BloomProbes::kRounded;
+}
+
+}  // namespace
+
 BloomPolicy PolicyForRewrite(const PebbleTable& t, const KeyList& filter_keys,
                              std::uint32_t bits_per_key) {
   BloomPolicy policy;
@@ -312,15 +340,9 @@ BloomPolicy PolicyForRewrite(const PebbleTable& t, const KeyList& filter_keys,
   policy.flavor = DecideHashFlavor(old, filter_keys).flavor();
   // Below Pebblev3 (RocksDBv2, LevelDB, Pebblev1, v2) the table comes from a Pebble before the
   // table era: from 352fbf1f5 on, a database writes Pebblev3 at least (FormatMinSupported's
-  // MaxTableFormat, FORMAT.md §7.2). So its probes are the rounded ones, even where the table
-  // era's count for the new bits per key equals the old filter's (6 probes at 10 and at 16).
+  // MaxTableFormat, FORMAT.md §7.2).
   if (t.version() < kValuePrefixFormat) return policy;
-  // The probe era: the table's probe count, where only the newer era's table gives it.
-  const std::uint32_t rounded = BloomProbeCount(bits_per_key, BloomProbes::kRounded);
-  const std::uint32_t table = BloomProbeCount(bits_per_key, BloomProbes::kTable);
-  if (old.num_probes() != rounded && old.num_probes() == table) {
-    policy.probes = BloomProbes::kTable;
-  }
+  policy.probes = ProbeEraOf(old, filter_keys, policy.flavor);
   return policy;
 }
 

@@ -85,7 +85,7 @@ inline constexpr std::uint32_t kMetaindexRestartInterval = 1;
 inline constexpr std::uint32_t kPropertiesRestartInterval = 0x7fffffff;
 
 // The policy a rewrite at `bits_per_key` keeps from the table's own filter: its hash flavour
-// (told from its keys) and, when the table's probe count shows it, the probe era.
+// (told from its keys) and the probe era its filter shows (the rounded one wherever both fit).
 BloomPolicy PolicyForRewrite(const PebbleTable& table, const KeyList& filter_keys,
                              std::uint32_t bits_per_key);
 
