@@ -2,8 +2,9 @@
 // version (v6+ footer checksum, v7 attributes), both checksum types, Snappy, Zstd and MinLZ's
 // decodable forms, metaindex (row and key-value), properties, index values with block properties,
 // two-level indexes, columnar data and index blocks re-laid as row blocks, range deletions, the
-// Bloom filter, inspect, dump / undump and convert's filter rewrite; repair's reading too (RocksDBv2
-// and LevelDB footers, a damaged filter block passed over) and its rewrite. Open either fails with a status naming
+// Bloom filter, inspect, dump / undump and the filter rewrites of convert and repair (row and
+// columnar tables); repair's reading too (RocksDBv2 and LevelDB footers, a damaged filter block
+// passed over) before its rewrite. Open either fails with a status naming
 // the file and an offset inside it, or gives a table whose index walk, data blocks, probes and
 // inspect never fail unsafely; every data block the index names is read and verified as the
 // verify pipeline reads it. With BLOOMCODEC_PEBBLE_TABLE_FUZZER_SEEDS=DIR it writes its seeds
@@ -131,10 +132,10 @@ void WalkData(const PebbleTable& t, std::size_t size, KeyList& stored) {
   fuzz::CheckNamesSourceAndOffset(range_dels, kSource, size);
 }
 
-// convert's filter rewrite of a row table: it fails with a status naming the file and an offset
-// (or Unsupported), or gives a table that opens again and whose filter holds every key added.
+// The filter rewrite (convert's and repair's for row tables, repair's for columnar ones): it fails
+// with a status naming the file and an offset (or Unsupported), or gives a table that opens again
+// and whose filter holds every key added.
 void CheckRewrite(const PebbleTable& t, std::size_t size) {
-  if (t.columnar()) return;
   Result<KeyList> keys = PebbleFilterKeys(t);
   if (!keys.ok()) {
     if (keys.status().code() != StatusCode::kUnsupported) {
@@ -142,7 +143,9 @@ void CheckRewrite(const PebbleTable& t, std::size_t size) {
     }
     return;
   }
-  Result<PebbleRewrite> r = RewritePebbleFilter(t, PolicyForRewrite(t, *keys, 5));
+  const BloomPolicy policy = PolicyForRewrite(t, *keys, 5);
+  Result<PebbleRewrite> r =
+      t.columnar() ? RewriteColumnarFilter(t, policy) : RewritePebbleFilter(t, policy);
   if (!r.ok()) {
     if (r.status().code() != StatusCode::kUnsupported) {
       fuzz::CheckNamesSourceAndOffset(r.status(), kSource, size);
@@ -169,6 +172,7 @@ void CheckRepairOpen(ByteSpan file, std::size_t size) {
     return;
   }
   FUZZ_CHECK(t->filter().damage.empty() || t->filter().kind == PebbleFilterKind::kNone);
+  FUZZ_CHECK(t->filter().damage.empty() || t->filter().stored());
   KeyList stored;
   WalkData(*t, size, stored);
   CheckRewrite(*t, size);

@@ -25,22 +25,16 @@ std::optional<TableRewrite> PebbleAsRewrite(ByteSpan file, const ByteVector& rew
   return r;
 }
 
-// `old_table`: a table to be rewritten, whose filter block may be damaged (the rewrite replaces
-// it); a rewritten one must read whole.
-Result<pebble::PebbleTable> OpenRowTable(ByteSpan file, const std::string& source, bool old_table) {
-  // RocksDBv2 and LevelDB tables too: Pebble writes them below format major version 5.
+// Every table Pebble writes: its own row (Pebblev1..v4) and columnar (Pebblev5+) tables, and the
+// RocksDBv2 and LevelDB tables it writes below format major version 5. `old_table`: a table to be
+// rewritten, whose filter block may be damaged (the rewrite replaces it); a rewritten one must
+// read whole.
+Result<pebble::PebbleTable> OpenTableToRewrite(ByteSpan file, const std::string& source,
+                                               bool old_table) {
   pebble::PebbleOpenOptions options;
   options.footers = pebble::PebbleFooters::kPebbleAndRocksDb;
   options.tolerate_damaged_filter = old_table;
-  BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable t,
-                              pebble::PebbleTable::Open(file, source, options));
-  if (t.columnar()) {
-    return Status::Unsupported(source + ": Pebble table format version " +
-                               std::to_string(t.version()) +
-                               " is columnar: repair rewrites filters of row tables "
-                               "(Pebblev1..v4) only");
-  }
-  return t;
+  return pebble::PebbleTable::Open(file, source, options);
 }
 
 // The record itself marks the table (custom tag 2 holding 1, as Pebble v1 and v2 write it).
@@ -99,12 +93,13 @@ Result<ByteVector> RecordAgain(const manifest::TableMeta& t, std::uint64_t numbe
 TableRewriteFn PebbleFilterRewrite(std::uint32_t bits_per_key) {
   return [bits_per_key](const TableToRepair& t,
                         ByteSpan file) -> Result<std::optional<TableRewrite>> {
-    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable table, OpenRowTable(file, t.path, true));
+    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable table, OpenTableToRewrite(file, t.path, true));
     // PebbleFilterKeys reads every data block with its checksum (a damaged table stops here).
     BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, pebble::PebbleFilterKeys(table));
-    BLOOMCODEC_ASSIGN_OR_RETURN(
-        pebble::PebbleRewrite r,
-        pebble::RewritePebbleFilter(table, pebble::PolicyForRewrite(table, keys, bits_per_key)));
+    const pebble::BloomPolicy policy = pebble::PolicyForRewrite(table, keys, bits_per_key);
+    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleRewrite r,
+                                table.columnar() ? pebble::RewriteColumnarFilter(table, policy)
+                                                 : pebble::RewritePebbleFilter(table, policy));
     std::optional<TableRewrite> out = PebbleAsRewrite(file, r.bytes);
     if (out) out->entries = r.filter_keys;
     return out;
@@ -113,9 +108,11 @@ TableRewriteFn PebbleFilterRewrite(std::uint32_t bits_per_key) {
 
 TableCheckFn PebbleTableCheck() {
   return [](const TableToRepair& t, ByteSpan old_file, ByteSpan new_file) -> Status {
-    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable old, OpenRowTable(old_file, t.path, true));
+    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable old,
+                                OpenTableToRewrite(old_file, t.path, true));
     const std::string source = t.path + " (rewritten)";
-    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable fresh, OpenRowTable(new_file, source, false));
+    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable fresh,
+                                OpenTableToRewrite(new_file, source, false));
     BLOOMCODEC_ASSIGN_OR_RETURN(KeyList old_keys, pebble::PebbleFilterKeys(old));
     BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, pebble::PebbleFilterKeys(fresh));
     if (keys.size() != old_keys.size()) {

@@ -59,10 +59,10 @@ struct PebbleRepairOptions {
 Result<RepairResult> RepairPebbleDatabase(const std::string& dir,
                                           const PebbleRepairOptions& options);
 
-// Pebble's row tables (Pebblev1..v4, and the RocksDBv2 and LevelDB tables Pebble writes below
-// format major version 5, which keep their footer): the filter rebuilt from the table's keys at
-// `bits_per_key`, in the hash flavour and probe era of the table's own filter
-// (pebble/table/table_writer.h RewritePebbleFilter). Columnar tables are refused.
+// Pebble's tables, row (Pebblev1..v4, and the RocksDBv2 and LevelDB tables Pebble writes below
+// format major version 5, which keep their footer) and columnar (Pebblev5+): the filter rebuilt
+// from the table's keys at `bits_per_key`, in the hash flavour and probe era of the table's own
+// filter (pebble/table/table_writer.h RewritePebbleFilter, RewriteColumnarFilter).
 TableRewriteFn PebbleFilterRewrite(std::uint32_t bits_per_key);
 // The written table read back: every data block's checksum, as many filter keys as the old
 // table, "may contain" for each.

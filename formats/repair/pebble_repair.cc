@@ -59,7 +59,7 @@ Status CheckPebbleOptions(const std::string& dir, const RepairOptions& options) 
   if (!options.to.empty() && options.to != kPebbleBloomFormat) {
     return Status::Refused("--to " + options.to + ": " + where +
                            " reads the filter its tables name, rocksdb.BuiltinBloomFilter "
-                           "(pebble-bloom), in row tables; repair writes no other layout");
+                           "(pebble-bloom); repair writes no other layout");
   }
   return Status();
 }
@@ -100,29 +100,14 @@ PebbleSizing SizePebbleTable(const FileReport& r, const RepairOptions& options) 
   return s;
 }
 
-// Pebble's row tables and the RocksDBv2 and LevelDB tables it writes below format major
-// version 5 (go-ethereum's): the tables the rewrite takes.
+// Pebble's row tables, the RocksDBv2 and LevelDB tables it writes below format major version 5
+// (go-ethereum's) and its columnar tables: every table the rewrite takes (so nothing is refused
+// before the rewrite; a damaged table is the rewrite's to report and leave alone).
 Result<pebble::PebbleTable> OpenPebbleTable(ByteSpan bytes, const std::string& path) {
   pebble::PebbleOpenOptions options;
   options.footers = pebble::PebbleFooters::kPebbleAndRocksDb;
   options.tolerate_damaged_filter = true;  // rebuilt like any wrong filter
   return pebble::PebbleTable::Open(bytes, path, options);
-}
-
-// Refuses a table repair cannot rewrite (before anything is written): not a Pebble row table.
-Status CheckRewritable(const std::string& dir, const FileReport& r) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(r.path));
-  Result<pebble::PebbleTable> t = OpenPebbleTable(in.bytes(), r.path);
-  std::string what;
-  if (!t.ok()) {
-    return Status();  // damaged: the rewrite reports it and leaves the table alone
-  } else if (t->columnar()) {
-    what = pebble::PebbleFormatName(t->version()) +
-           " is columnar: repair rewrites the filters of row tables (Pebblev1..v4) only";
-  } else {
-    return Status();
-  }
-  return Status::Refused(r.path + ": " + what + "; " + dir + " is not repaired");
 }
 
 // The filter of a table's bytes: its size and (1 - e^(-kn/m))^k for `keys`.
@@ -311,7 +296,6 @@ Result<std::vector<TableRepair>> RepairPebbleDatabase(const std::string& dir,
   std::vector<PebbleRow> plan = PlanPebble(live, options);
   for (PebbleRow& p : plan) {
     if (!p.rebuild) continue;
-    BLOOMCODEC_RETURN_IF_ERROR(CheckRewritable(dir, *p.report));
     p.sizing = SizePebbleTable(*p.report, options);
     p.old_facts = PebbleFactsOf(p.repair.path, p.repair.keys);
   }

@@ -58,6 +58,8 @@ struct ColumnarTableSpec {
   std::string key_schema = "DefaultKeySchema(leveldb.BytewiseComparator,16)";
   std::string comparer = "leveldb.BytewiseComparator";
   std::vector<std::pair<std::string, std::string>> range_dels;  // [start, end), seq 1
+  // Text properties written besides the common ones (e.g. pebble.compression_stats).
+  std::map<std::string, std::string> extra_properties;
 };
 
 class ColumnarTableWriter {
@@ -166,6 +168,7 @@ inline ByteVector ColumnarTableWriter::PropertiesBlock(const std::vector<PebbleE
   PropertyMap props = CommonProperties(entries, shape);
   props.Text("pebble.colblk.schema", spec_.key_schema);
   props.Number("pebble.num.deletions.sized", SizedDeletions(entries));
+  for (const auto& [name, text] : spec_.extra_properties) props.Text(name, text);
   if (spec_.version >= kAttributesFormat) {
     colblk::KeyValueBlockWriter kv;
     for (const auto& [name, value] : props.entries) kv.Add(AsBytes(name), value);

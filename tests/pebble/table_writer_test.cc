@@ -285,5 +285,56 @@ TEST(PebbleTableDump, RoundTripsAndRefusesEditedFields) {
   EXPECT_EQ(f->Undump(d, "dump.json").status().code(), StatusCode::kRefused);
 }
 
+// The probe era a rewrite keeps is the one the old filter shows: Pebble's table of probe counts
+// (CockroachDB 26.1 on, no tagged Pebble release) only where the filter's probe count is the
+// table's and not the rounded one's at its own bits per key. Pebble's default 10 bits per key
+// gives 6 probes in both eras: the rounded era, 11 probes at 16 (as every tagged Pebble writes),
+// not the table's 6. Row (Pebblev3, v4) and columnar (Pebblev7) tables alike.
+TEST(PebbleTableRewrite, ProbeEraIsTheOneTheOldFilterShows) {
+  KeyList keys;
+  for (int i = 0; i < 2000; ++i) keys.Add("user" + std::to_string(100000 + i));
+  struct Case {
+    std::uint32_t version, bits;
+    BloomProbes era;
+    std::uint32_t old_probes, new_probes;  // at 16 bits per key
+  };
+  const Case cases[] = {
+      {4, 10, BloomProbes::kRounded, 6, 11}, {4, 10, BloomProbes::kTable, 6, 11},
+      {3, 10, BloomProbes::kRounded, 6, 11}, {4, 9, BloomProbes::kRounded, 6, 11},
+      {4, 9, BloomProbes::kTable, 5, 6},     {4, 12, BloomProbes::kTable, 6, 6},
+      {4, 12, BloomProbes::kRounded, 8, 11},
+  };
+  for (const Case& c : cases) {
+    const std::string what = "Pebblev" + std::to_string(c.version) + " at " +
+                             std::to_string(c.bits) +
+                             (c.era == BloomProbes::kTable ? " (table)" : " (rounded)");
+    PebbleWriteOptions options;
+    options.version = c.version;
+    options.filter.bits_per_key = c.bits;
+    options.filter.probes = c.era;
+    const ByteVector sst = WritePebbleTable(keys, options).value();
+    const PebbleTable old = PebbleTable::Open(sst, "000010.sst").value();
+    ASSERT_TRUE(old.filter().bloom) << what;
+    EXPECT_EQ(old.filter().bloom->num_probes(), c.old_probes) << what;
+    const BloomProbes kept = c.new_probes == 11 ? BloomProbes::kRounded : BloomProbes::kTable;
+    EXPECT_EQ(PolicyForRewrite(old, PebbleFilterKeys(old).value(), c.bits).probes, kept) << what;
+    const PebbleTable again = PebbleTable::Open(Rewrite(sst, 16), "rewritten").value();
+    ASSERT_TRUE(again.filter().bloom) << what;
+    EXPECT_EQ(again.filter().bloom->num_probes(), c.new_probes) << what;
+  }
+  testing::ColumnarTableSpec spec;  // Pebble's default 10 bits per key
+  spec.version = 7;
+  const ByteVector columnar = testing::BuildColumnarTable(testing::WordEntries(300), spec);
+  const PebbleTable t = PebbleTable::Open(columnar, "000011.sst").value();
+  ASSERT_TRUE(t.filter().bloom);
+  EXPECT_EQ(t.filter().bloom->num_probes(), 6u);
+  const KeyList filter_keys = PebbleFilterKeys(t).value();
+  EXPECT_EQ(PolicyForRewrite(t, filter_keys, 16).probes, BloomProbes::kRounded);
+  const PebbleRewrite r = RewriteColumnarFilter(t, PolicyForRewrite(t, filter_keys, 16)).value();
+  const PebbleTable again = PebbleTable::Open(r.bytes, "rewritten").value();
+  ASSERT_TRUE(again.filter().bloom);
+  EXPECT_EQ(again.filter().bloom->num_probes(), 11u);
+}
+
 }  // namespace
 }  // namespace bloomcodec::pebble

@@ -21,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "blocktable/trailer.h"
 #include "bloomcodec/repair.h"
 #include "cli/cli_runner.h"
 #include "lsmrepair/pebble_transaction.h"
@@ -145,6 +146,73 @@ std::set<std::string> WriteGethDatabase(const std::string& dir) {
     for (const PebbleEntry& e : PrefixedEntries(t.first, t.second)) keys.insert(e.user_key);
   }
   return keys;
+}
+
+// A columnar table file (columnar_table_builder.h) and its MANIFEST record, as Put.
+NewTable PutColumnar(const std::string& dir, std::uint64_t number, int level,
+                     const std::string& prefix, int rows,
+                     const pebble::testing::ColumnarTableSpec& spec) {
+  const std::vector<PebbleEntry> entries = PrefixedEntries(prefix, rows);
+  const ByteVector bytes = pebble::testing::BuildColumnarTable(entries, spec);
+  WriteFile(dir + "/" + TableFileName(number), std::string(bytes.begin(), bytes.end()));
+  NewTable t = pebble_test::Table(level, number, entries.front().user_key, entries.back().user_key,
+                                  bytes.size());
+  t.smallest_seq = t.largest_seq = 5;
+  return t;
+}
+
+// 12 bits per key (8 probes): a rewrite to 20 takes the rounded probes of our writer
+// (PolicyForRewrite keeps the newer era only where its table gives the recorded count).
+pebble::testing::ColumnarTableSpec ColumnarSpec(std::uint32_t version, std::uint32_t bits = 12) {
+  pebble::testing::ColumnarTableSpec s;
+  s.version = version;
+  s.bits_per_key = bits;
+  return s;
+}
+
+// Format major version 24 (FormatValueSeparation: Pebble writes Pebblev7) with the manifest
+// marker: a Pebblev5 table on L0 (written under FMV 19 before the database moved on), a Pebblev6
+// one on L5, a Pebblev7 one on L6 with a two-level index, XXHash64 and a range deletion, and a
+// Pebblev7 backing (8) with two virtual tables (21, 22; one with a synthetic prefix) on L6.
+std::set<std::string> WriteColumnarDatabase(const std::string& dir) {
+  const NewTable a = PutColumnar(dir, 5, 0, "a", 150, ColumnarSpec(5));
+  NewTable b = PutColumnar(dir, 6, 5, "b", 150, ColumnarSpec(6));
+  b.creation_time = 1700000002;
+  pebble::testing::ColumnarTableSpec v7 = ColumnarSpec(7);
+  v7.two_level = true;
+  v7.checksum = blocktable::ChecksumType::kXxHash64;
+  v7.range_dels = {{"c0010", "c0020"}};
+  const NewTable c = PutColumnar(dir, 7, 6, "c", 150, v7);
+  const NewTable whole = PutColumnar(dir, 8, 6, "d", 150, ColumnarSpec(7));
+  NewTable v1 = pebble_test::Table(6, 21, "d0000", "d0074", 900);
+  NewTable v2 = pebble_test::Table(6, 22, "d0075", "d0149", 900);
+  v1.backing = v2.backing = 8;
+  v2.prefix = "t/";
+  v1.smallest_seq = v1.largest_seq = v2.smallest_seq = v2.largest_seq = 5;
+  Edit add = pebble_test::Header(30);
+  add.Add(a).Add(b).Add(c);
+  Edit views;
+  views.CreatedBacking(8, whole.size).Add(v1).Add(v2);
+  WriteFile(dir + "/MANIFEST-000009", pebble_test::Log({add, views}));
+  WriteFile(dir + "/marker.format-version.000002.024", "");
+  WriteFile(dir + "/marker.manifest.000001.MANIFEST-000009", "");
+  std::set<std::string> keys;
+  for (const char* p : {"a", "b", "c", "d"}) {
+    for (const PebbleEntry& e : PrefixedEntries(p, 150)) keys.insert(e.user_key);
+  }
+  return keys;
+}
+
+// The table our columnar writer makes for WriteColumnarDatabase's table of `prefix` at `bits`.
+ByteVector ColumnarDatabaseTable(const std::string& prefix, std::uint32_t bits) {
+  const std::uint32_t version = prefix == "a" ? 5 : prefix == "b" ? 6 : 7;
+  pebble::testing::ColumnarTableSpec spec = ColumnarSpec(version, bits);
+  if (prefix == "c") {
+    spec.two_level = true;
+    spec.checksum = blocktable::ChecksumType::kXxHash64;
+    spec.range_dels = {{"c0010", "c0020"}};
+  }
+  return pebble::testing::BuildColumnarTable(PrefixedEntries(prefix, 150), spec);
 }
 
 // The live table files of the database as Pebble opens it: every key their filters must hold.
@@ -427,20 +495,6 @@ TEST(PebbleRepair, RefusesWhatItCannotRewrite) {
   options.bits_per_key = 10.5;
   EXPECT_FALSE(RepairPaths(paths, options).ok());
 
-  // A columnar table (Pebblev5) among them: refused by name before anything is written.
-  pebble::testing::ColumnarTableSpec columnar;
-  const std::vector<PebbleEntry> rows = PrefixedEntries("e", 50);
-  const ByteVector bytes = pebble::testing::BuildColumnarTable(rows, columnar);
-  WriteFile(db + "/" + TableFileName(11), std::string(bytes.begin(), bytes.end()));
-  Edit add = pebble_test::Header(12);
-  add.Add(pebble_test::Table(6, 11, "e0000", "e0049", bytes.size()));
-  std::string log = ReadText(db + "/MANIFEST-000009");
-  WriteFile(db + "/MANIFEST-000009", log + pebble_test::Log({add}));
-  Result<RepairReport> r = Repair(db, 12);
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().ToString().find("columnar"), std::string::npos) << r.status().ToString();
-  EXPECT_EQ(ReadText(db + "/CURRENT"), "MANIFEST-000009\n");
-
   // A database another process holds Pebble's fcntl lock on.
   TempDir dir2("pebble-repair-locked");
   const std::string locked = dir2.path() + "/db";
@@ -461,6 +515,131 @@ TEST(PebbleRepair, RefusesWhatItCannotRewrite) {
   ExpectRefusedWhileHeld(locked, holder, "fcntl", [&] { return Repair(locked, 12).status(); });
   EXPECT_TRUE(holder.Release());
   EXPECT_TRUE(fs::exists(locked + "/" + TableFileName(5)));
+}
+
+// Columnar tables (Pebblev5..v7) at a new bits per key: each rewritten file is the table our
+// columnar writer makes for the same entries at 20 bits per key (same version, checksum, index
+// shape, range deletion), the MANIFEST records the new files with their other fields, every key
+// is in the new filters, and a second repair without parameters finds nothing to do.
+TEST(PebbleRepairColumnar, EveryTableAtNewBitsPerKeyIsOurWritersTable) {
+  TempDir dir("pebble-repair-columnar");
+  const std::string db = dir.path() + "/db";
+  fs::create_directories(db);
+  const std::set<std::string> keys = WriteColumnarDatabase(db);
+  Result<RepairReport> done = Repair(db, 20);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  ASSERT_EQ(done->tables.size(), 4u);
+  for (const TableRepair& t : done->tables) {
+    EXPECT_EQ(t.action, "repaired") << t.path << ": " << t.damage;
+    EXPECT_EQ(t.bits_per_key, 20);
+    EXPECT_GT(t.new_filter_bytes, t.old_filter_bytes);
+  }
+  // Files from 30 on: 5, 6, 7 -> 30, 31, 32; backing 8 -> 33 with virtual tables 34, 35;
+  // MANIFEST 36.
+  EXPECT_TRUE(fs::exists(db + "/marker.manifest.000002.MANIFEST-000036"));
+  const Reread after = ReadBack(db);
+  EXPECT_EQ(after.files, (std::set<std::uint64_t>{30, 31, 32, 33}));
+  EXPECT_EQ(after.keys, keys);
+  ExpectNothingAboveInfo(db);
+  const std::vector<std::string> prefixes = {"a", "b", "c", "d"};
+  for (std::size_t i = 0; i < prefixes.size(); ++i) {
+    const ByteVector expected = ColumnarDatabaseTable(prefixes[i], 20);
+    EXPECT_EQ(ReadText(db + "/" + TableFileName(30 + i)),
+              std::string(expected.begin(), expected.end()))
+        << prefixes[i];
+  }
+  std::set<std::uint64_t> virtual_numbers;
+  for (const manifest::LiveTable& t : after.db.view.live) {
+    EXPECT_EQ(t.meta.creation_time, t.meta.number == 31 ? 1700000002u : 0u) << t.path;
+    if (!t.meta.is_virtual) continue;
+    virtual_numbers.insert(t.meta.number);
+    EXPECT_EQ(t.meta.backing, 33u);
+    EXPECT_EQ(t.meta.size, 900u);
+    EXPECT_EQ(t.meta.synthetic_prefix.has_value(), t.meta.number == 35);
+  }
+  EXPECT_EQ(virtual_numbers, (std::set<std::uint64_t>{34, 35}));
+  Result<RepairReport> again = Repair(db, std::nullopt);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  for (const TableRepair& t : again->tables) EXPECT_EQ(t.action, "sound") << t.path;
+}
+
+// Flips one byte of a table's filter block; with `fix_checksum` its trailer checksum is
+// written again (the filter reads, and answers wrongly), else the block fails its checksum.
+void FlipFilterByte(const std::string& path, bool fix_checksum) {
+  std::string bytes = ReadText(path);
+  const ByteVector b(bytes.begin(), bytes.end());
+  Result<pebble::PebbleTable> t = pebble::PebbleTable::Open(b, path);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  const blocktable::BlockHandle h = t->filter().handle;
+  bytes[h.offset + 3] = static_cast<char>(~bytes[h.offset + 3]);
+  if (fix_checksum) {
+    const ByteVector stored(bytes.begin() + h.offset, bytes.begin() + h.offset + h.size);
+    const std::uint32_t crc = blocktable::BlockChecksum(t->footer().checksum, stored, 0);
+    for (int i = 0; i < 4; ++i)
+      bytes[h.offset + h.size + 1 + i] = static_cast<char>(crc >> (8 * i));
+  }
+  WriteFile(path, bytes);
+}
+
+// Without parameters: one byte of one columnar table's filter flipped (its trailer checksum
+// written again, so that the block reads and its answers are wrong): only that table is rebuilt,
+// at the 12 bits per key its filter records, and its filter is our writer's again.
+TEST(PebbleRepairColumnar, OnlyTheTableWithTheFlippedFilterByteIsRebuilt) {
+  TempDir dir("pebble-repair-columnar-flip");
+  const std::string db = dir.path() + "/db";
+  fs::create_directories(db);
+  const std::set<std::string> keys = WriteColumnarDatabase(db);
+  FlipFilterByte(db + "/" + TableFileName(6), true);
+  Result<RepairReport> done = Repair(db, std::nullopt);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  std::map<std::string, const TableRepair*> by_name;
+  for (const TableRepair& t : done->tables) by_name[fs::path(t.path).filename()] = &t;
+  const TableRepair& fixed = *by_name.at(TableFileName(6));
+  EXPECT_EQ(fixed.action, "repaired");
+  EXPECT_EQ(fixed.reasons.front(), "false-negative");
+  // The recorded sizing: 8 probes (12 and 13 bits per key both give them, and the same 5 cache
+  // lines for 150 keys, so the filter below is the one written at 12).
+  EXPECT_NE(fixed.sizing_basis.find("as recorded"), std::string::npos) << fixed.sizing_basis;
+  EXPECT_EQ(pebble::BloomProbeCount(static_cast<std::uint32_t>(fixed.bits_per_key.value_or(0)),
+                                    pebble::BloomProbes::kRounded),
+            8u);
+  EXPECT_EQ(by_name.at(TableFileName(5))->action, "sound");
+  EXPECT_EQ(by_name.at(TableFileName(7))->action, "sound");
+  EXPECT_EQ(by_name.at(TableFileName(8))->action, "sound");
+  const Reread after = ReadBack(db);
+  EXPECT_EQ(after.files, (std::set<std::uint64_t>{5, 7, 8, 30}));
+  EXPECT_EQ(after.keys, keys);
+  ExpectNothingAboveInfo(db);
+  const ByteVector expected = ColumnarDatabaseTable("b", 12);
+  EXPECT_EQ(ReadText(db + "/" + TableFileName(30)), std::string(expected.begin(), expected.end()));
+}
+
+// Without parameters: a filter byte flipped and the trailer left as it was. The filter block
+// fails its checksum (verify: structure), no filter is left to read the sizing from, so the
+// table is rebuilt at Pebble's default 10 bits per key; the others are not touched.
+TEST(PebbleRepairColumnar, AFilterBlockFailingItsChecksumIsRebuilt) {
+  TempDir dir("pebble-repair-columnar-checksum");
+  const std::string db = dir.path() + "/db";
+  fs::create_directories(db);
+  const std::set<std::string> keys = WriteColumnarDatabase(db);
+  FlipFilterByte(db + "/" + TableFileName(7), false);
+  Result<RepairReport> done = Repair(db, std::nullopt);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  std::map<std::string, const TableRepair*> by_name;
+  for (const TableRepair& t : done->tables) by_name[fs::path(t.path).filename()] = &t;
+  const TableRepair& fixed = *by_name.at(TableFileName(7));
+  ASSERT_EQ(fixed.action, "repaired") << fixed.damage;
+  EXPECT_EQ(fixed.reasons, std::vector<std::string>{"structure"});
+  EXPECT_EQ(fixed.bits_per_key, 10);
+  EXPECT_EQ(by_name.at(TableFileName(5))->action, "sound");
+  EXPECT_EQ(by_name.at(TableFileName(6))->action, "sound");
+  EXPECT_EQ(by_name.at(TableFileName(8))->action, "sound");
+  const Reread after = ReadBack(db);
+  EXPECT_EQ(after.files, (std::set<std::uint64_t>{5, 6, 8, 30}));
+  EXPECT_EQ(after.keys, keys);
+  ExpectNothingAboveInfo(db);
+  const ByteVector expected = ColumnarDatabaseTable("c", 10);
+  EXPECT_EQ(ReadText(db + "/" + TableFileName(30)), std::string(expected.begin(), expected.end()));
 }
 
 // Through the binary: --json (the schema's document, family "pebble"), exit 0 when repaired, 1
@@ -600,6 +779,10 @@ TEST(PebbleRepairKilled, MarkerDatabaseReadsAllOldOrAllNew) {
 
 TEST(PebbleRepairKilled, GethRocksDbTablesReadAllOldOrAllNew) {
   KillLoop("Pebble, RocksDBv2 tables (go-ethereum)", WriteGethDatabase);
+}
+
+TEST(PebbleRepairKilled, ColumnarDatabaseReadsAllOldOrAllNew) {
+  KillLoop("Pebble, columnar tables", WriteColumnarDatabase);
 }
 
 }  // namespace

@@ -66,7 +66,10 @@ Result<PebbleTable> PebbleTable::Open(ByteSpan file, std::string source,
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(t.index_, t.ReadIndexBlock(t.footer().index_handle, "index block"));
   const Status filter = t.ReadFilter();
-  if (!filter.ok() && !options.tolerate_damaged_filter) return filter;
+  // Only damage is passed over (what a rebuild mends); an unsupported layout still refuses.
+  if (!filter.ok() && (!options.tolerate_damaged_filter || filter.code() != StatusCode::kCorrupt)) {
+    return filter;
+  }
   if (!filter.ok()) {
     const blocktable::BlockHandle handle = t.filter_.handle;
     t.filter_ = PebbleFilter();

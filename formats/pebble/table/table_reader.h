@@ -126,6 +126,8 @@ struct PebbleFilter {
   std::optional<BloomReader> bloom;
   std::optional<BinaryFuseReader> fuse;
   std::string damage;  // PebbleOpenOptions::tolerate_damaged_filter: why the block was not read
+  // A filter block is in the file (read, or damaged): `handle` names it.
+  bool stored() const { return kind != PebbleFilterKind::kNone || !damage.empty(); }
 };
 
 class PebbleTable {

@@ -14,6 +14,7 @@
 #include "codec/byte_writer.h"
 #include "pebble/colblk/key_schema.h"
 #include "pebble/table/table_writer.h"
+#include "pebble/table/value_index.h"
 
 namespace bloomcodec::pebble {
 
@@ -24,13 +25,6 @@ using blocktable::KeyOrder;
 
 namespace {
 
-// lenLittleEndian: the bytes an unsigned integer needs, at least 1.
-std::uint8_t LittleEndianWidth(std::uint64_t v) {
-  std::uint8_t n = 1;
-  while (n < 8 && (v >> (8 * n)) != 0) ++n;
-  return n;
-}
-
 // One block the rewrite lays out after the new filter, in its input order.
 enum class Moved { kCopied, kPartition, kTopIndex, kValueBlock, kValueIndex };
 struct MovedBlock {
@@ -38,73 +32,6 @@ struct MovedBlock {
   BlockHandle old;
   std::string meta_name;  // the metaindex entry naming it (kCopied)
 };
-
-// The value index of Pebblev3+: one fixed-width row per value block (FORMAT.md §5.3).
-struct ValueIndex {
-  std::uint8_t widths[3] = {1, 1, 1};  // block number, offset, length
-  std::vector<BlockHandle> blocks;
-};
-
-std::uint64_t GetLittle(ByteSpan b, std::size_t at, std::uint8_t width) {
-  std::uint64_t v = 0;
-  for (std::uint8_t i = 0; i < width; ++i) v |= std::uint64_t{b[at + i]} << (8 * i);
-  return v;
-}
-
-Result<ValueIndex> ReadValueIndex(const PebbleTable& t, const rocksdb::SstMetaindexEntry& e) {
-  ValueIndex vi;
-  const ByteSpan widths = e.value.last(3);
-  std::size_t row = 0;
-  for (int i = 0; i < 3; ++i) {
-    if (widths[i] == 0 || widths[i] > 8) {
-      return Status::Corrupt(t.source(), e.value_at + e.value.size() - 3 + i,
-                             "a value index width from 1 to 8", std::to_string(widths[i]));
-    }
-    vi.widths[i] = widths[i];
-    row += widths[i];
-  }
-  BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::BlockContents c,
-                              t.ReadContents(*e.handle, "value index"));
-  const ByteSpan b = c.bytes();
-  if (b.size() % row != 0) {
-    return Status::Corrupt(t.source(), e.handle->offset,
-                           "a value index of whole " + std::to_string(row) + "-byte rows",
-                           std::to_string(b.size()) + " bytes");
-  }
-  for (std::size_t at = 0; at < b.size(); at += row) {
-    const std::uint64_t n = GetLittle(b, at, vi.widths[0]);
-    const BlockHandle h{GetLittle(b, at + vi.widths[0], vi.widths[1]),
-                        GetLittle(b, at + vi.widths[0] + vi.widths[1], vi.widths[2])};
-    if (n != vi.blocks.size()) {
-      return Status::Corrupt(t.source(), e.handle->offset + at,
-                             "value block number " + std::to_string(vi.blocks.size()),
-                             std::to_string(n));
-    }
-    BLOOMCODEC_RETURN_IF_ERROR(blocktable::CheckHandleInFile(h, t.file().size(), t.source(),
-                                                             e.handle->offset + at, "value block"));
-    vi.blocks.push_back(h);
-  }
-  return vi;
-}
-
-// The value index re-encoded for the blocks' new places, widths chosen as Pebble's writer does.
-ByteVector EncodeValueIndex(const std::vector<BlockHandle>& blocks, std::uint8_t widths[3]) {
-  std::uint64_t largest_length = 0;
-  for (const BlockHandle& h : blocks) largest_length = std::max(largest_length, h.size);
-  widths[0] = LittleEndianWidth(blocks.empty() ? 0 : blocks.size() - 1);
-  widths[1] = LittleEndianWidth(blocks.empty() ? 0 : blocks.back().offset);
-  widths[2] = LittleEndianWidth(largest_length);
-  ByteVector out;
-  auto put = [&](std::uint64_t v, std::uint8_t w) {
-    for (std::uint8_t i = 0; i < w; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-  };
-  for (std::size_t i = 0; i < blocks.size(); ++i) {
-    put(i, widths[0]);
-    put(blocks[i].offset, widths[1]);
-    put(blocks[i].size, widths[2]);
-  }
-  return out;
-}
 
 // The state of one rewrite: the input's blocks, and the output as it grows.
 class Rewriter {
@@ -323,7 +250,7 @@ Result<ByteVector> Rewriter::Run() {
   // The data region ends where the first block after the data blocks begins.
   std::uint64_t data_end = t_.properties_handle().offset;
   for (const MovedBlock& m : moved_) data_end = std::min(data_end, m.old.offset);
-  if (t_.filter().kind != PebbleFilterKind::kNone || !t_.filter().damage.empty()) {
+  if (t_.filter().stored()) {
     data_end = std::min(data_end, t_.filter().handle.offset);
   }
   if (data_blocks_end_ > data_end) {
@@ -376,6 +303,34 @@ Result<KeyList> PebbleFilterKeys(const PebbleTable& t, std::uint64_t* data_end_o
   return keys;
 }
 
+namespace {
+
+// The probe era a table's own filter shows. Pebble's table of probe counts (352fbf1f5) is in no
+// tagged Pebble release and in CockroachDB from 26.1 on; every tagged release, go-ethereum and
+// CockroachDB up to 25.4 write the rounded counts (FORMAT.md §7.2). So the table era only where
+// the filter's probe count is the table's, and not the rounded one's, at every whole bits per key
+// that gives its line count for its hashes; where both agree (6 probes at 10 bits per key, Pebble's
+// default), the rounded era.
+BloomProbes ProbeEraOf(const BloomReader& old, const KeyList& filter_keys, HashFlavor flavor) {
+  std::uint64_t hashes = 0;  // Pebble's writer drops consecutive equal hashes
+  std::optional<std::uint32_t> last;
+  for (std::size_t i = 0; i < filter_keys.size(); ++i) {
+    const std::uint32_t h = BloomKeyHash(filter_keys[i], flavor);
+    if (!last || *last != h) ++hashes;
+    last = h;
+  }
+  bool table = false;
+  // The adaptive policy goes up to 512 bits per key; lines grow with the bits per key.
+  for (std::uint32_t b = 1; b <= 512 && BloomLines(hashes, b) <= old.num_lines(); ++b) {
+    if (BloomLines(hashes, b) != old.num_lines()) continue;
+    if (BloomProbeCount(b, BloomProbes::kRounded) == old.num_probes()) return BloomProbes::kRounded;
+    if (BloomProbeCount(b, BloomProbes::kTable) == old.num_probes()) table = true;
+  }
+  return table ? BloomProbes::kTable : BloomProbes::kRounded;
+}
+
+}  // namespace
+
 BloomPolicy PolicyForRewrite(const PebbleTable& t, const KeyList& filter_keys,
                              std::uint32_t bits_per_key) {
   BloomPolicy policy;
@@ -385,15 +340,9 @@ BloomPolicy PolicyForRewrite(const PebbleTable& t, const KeyList& filter_keys,
   policy.flavor = DecideHashFlavor(old, filter_keys).flavor();
   // Below Pebblev3 (RocksDBv2, LevelDB, Pebblev1, v2) the table comes from a Pebble before the
   // table era: from 352fbf1f5 on, a database writes Pebblev3 at least (FormatMinSupported's
-  // MaxTableFormat, FORMAT.md §7.2). So its probes are the rounded ones, even where the table
-  // era's count for the new bits per key equals the old filter's (6 probes at 10 and at 16).
+  // MaxTableFormat, FORMAT.md §7.2).
   if (t.version() < kValuePrefixFormat) return policy;
-  // The probe era: the table's probe count, where only the newer era's table gives it.
-  const std::uint32_t rounded = BloomProbeCount(bits_per_key, BloomProbes::kRounded);
-  const std::uint32_t table = BloomProbeCount(bits_per_key, BloomProbes::kTable);
-  if (old.num_probes() != rounded && old.num_probes() == table) {
-    policy.probes = BloomProbes::kTable;
-  }
+  policy.probes = ProbeEraOf(old, filter_keys, policy.flavor);
   return policy;
 }
 

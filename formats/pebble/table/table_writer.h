@@ -20,10 +20,10 @@
 //   of each block's last key, the properties Pebble always writes; a valid table Pebble reads.
 // * RewritePebbleFilter: Pebblev1..v4 row tables, and the RocksDBv2 and LevelDB tables Pebble
 //   writes below format major version 5 (opened with PebbleFooters::kPebbleAndRocksDb; their
-//   footer is written again under their own magic). A filter block the table was opened past
-//   (PebbleOpenOptions::tolerate_damaged_filter) is replaced as any other; the new one then
-//   takes Pebble's defaults for what the old one would have told (signed hash, rounded probes).
-//   Bytes before the first non-data block are
+//   footer is written again under their own magic); RewriteColumnarFilter (below) does Pebblev5+.
+//   A filter block the table was opened past (PebbleOpenOptions::tolerate_damaged_filter) is
+//   replaced as any other; the new one then takes Pebble's defaults for what the old one would
+//   have told (signed hash, rounded probes). Bytes before the first non-data block are
 //   copied as they are; every block after the filter keeps its bytes and moves (Pebble's
 //   checksums do not depend on a block's place) except those that hold file offsets (a two-level
 //   index's top level, the value index), which are re-encoded as Pebble encodes them, and the
@@ -64,6 +64,13 @@ struct PebbleRewrite {
   std::uint64_t filter_keys = 0;  // the prefixes added (before equal neighbours are dropped)
 };
 Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& table, const BloomPolicy& policy);
+// Columnar tables (Pebblev5+, columnar_rewrite.cc): Pebble writes the filter after the index, so
+// every byte before the filter (data and index blocks) is kept; the blocks after it move (the
+// value index re-encoded); the properties (rocksdb.filter.size, rocksdb.filter.policy,
+// pebble.value-blocks.size, pebble.compression_stats' uncompressed count), the metaindex and the
+// footer are written in the version's layout (row or key-value blocks, v6+ footer checksum, v7
+// attributes as recorded). No point key: no filter block, as Pebble's columnar writer.
+Result<PebbleRewrite> RewriteColumnarFilter(const PebbleTable& table, const BloomPolicy& policy);
 
 // A block and its trailer appended to `out`: compressed with `compression` when that saves at
 // least an eighth (Pebble's rule), the checksum over the stored bytes and the type byte.
@@ -78,7 +85,7 @@ inline constexpr std::uint32_t kMetaindexRestartInterval = 1;
 inline constexpr std::uint32_t kPropertiesRestartInterval = 0x7fffffff;
 
 // The policy a rewrite at `bits_per_key` keeps from the table's own filter: its hash flavour
-// (told from its keys) and, when the table's probe count shows it, the probe era.
+// (told from its keys) and the probe era its filter shows (the rounded one wherever both fit).
 BloomPolicy PolicyForRewrite(const PebbleTable& table, const KeyList& filter_keys,
                              std::uint32_t bits_per_key);
 
