@@ -215,8 +215,8 @@ ByteVector NewFilterBlock(ByteSpan old, const lsmrepair::TableRewrite& r) {
 
 // The whole rewritten table, for figures that need it (a partitioned filter's).
 ByteVector AssembledTable(ByteSpan old, const lsmrepair::TableRewrite& r) {
-  ByteVector whole(old.begin(), old.begin() + static_cast<std::ptrdiff_t>(
-                                                  std::min<std::uint64_t>(r.kept_prefix, old.size())));
+  ByteVector whole(old.begin(), old.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(
+                                                  r.kept_prefix, old.size())));
   whole.insert(whole.end(), r.tail.begin(), r.tail.end());
   return whole;
 }
