@@ -460,6 +460,30 @@ TEST(SstDifferential, FilesWeWriteAreReadByRocksDbAndCarryItsFilterBytes) {
 
 ByteVector MetaBlocksRegion(const ByteVector& file, const SstReader& sst);
 
+// `bytes` written as `path` and read back by RocksDB's SstFileReader under `target`'s options:
+// every checksum verified, its keys in order, the filter size its properties record.
+struct RocksDbReadBack {
+  std::vector<std::string> keys;
+  std::uint64_t filter_size = 0;
+};
+RocksDbReadBack ReadBackWithRocksDb(const ByteVector& bytes, const std::string& path,
+                                    const SstCase& target) {
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+  }
+  ::rocksdb::SstFileReader reader(OptionsFor(target));
+  RC_ASSERT(reader.Open(path).ok());
+  RC_ASSERT(reader.VerifyChecksum().ok());
+  RocksDbReadBack back;
+  std::unique_ptr<::rocksdb::Iterator> it(reader.NewIterator(::rocksdb::ReadOptions()));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) back.keys.push_back(it->key().ToString());
+  RC_ASSERT(it->status().ok());
+  back.filter_size = reader.GetTableProperties()->filter_size;
+  return back;
+}
+
 // Rewriting the filter of an SST RocksDB wrote (any index, compression, checksum, format_version;
 // a full filter): RocksDB reads the result, and its filter block is the one RocksDB writes for
 // the same keys with the new bits_per_key; under a two-level index, so is everything from the
@@ -489,26 +513,12 @@ TEST(SstDifferential, RewrittenFiltersAreTheOnesRocksDbWritesAndItReadsTheFile) 
     RC_ASSERT(rewritten.ok());
     TempDir out_dir;
     const std::string path = out_dir.path() + "/000009.sst";
-    {
-      std::ofstream out(path, std::ios::binary);
-      out.write(reinterpret_cast<const char*>(rewritten->data()),
-                static_cast<std::streamsize>(rewritten->size()));
-    }
-    ::rocksdb::SstFileReader reader(OptionsFor(target));
-    RC_ASSERT(reader.Open(path).ok());
-    RC_ASSERT(reader.VerifyChecksum().ok());
-    std::vector<std::string> keys;
-    {
-      std::unique_ptr<::rocksdb::Iterator> it(reader.NewIterator(::rocksdb::ReadOptions()));
-      for (it->SeekToFirst(); it->Valid(); it->Next()) keys.push_back(it->key().ToString());
-      RC_ASSERT(it->status().ok());
-    }
-    RC_ASSERT(keys == c.keys);
+    const RocksDbReadBack back = ReadBackWithRocksDb(*rewritten, path, target);
+    RC_ASSERT(back.keys == c.keys);
     auto mine = SstReader::Open(*rewritten, path);
     RC_ASSERT(mine.ok());
     RC_ASSERT(mine->filter().has_value() == !remove);
-    RC_ASSERT(reader.GetTableProperties()->filter_size ==
-              (remove ? 0 : mine->filter()->handle.size));
+    RC_ASSERT(back.filter_size == (remove ? 0 : mine->filter()->handle.size));
     if (remove) return;
     const std::string theirs_path = WriteWithRocksDb(target, out_dir.path());
     const ByteVector theirs_bytes = ReadFile(theirs_path);
@@ -555,25 +565,12 @@ TEST(SstDifferential, BlockBasedFiltersAreRebuiltAsTheFullFiltersRocksDbWrites) 
     RC_ASSERT(rewritten.ok());
     TempDir out_dir;
     const std::string path = out_dir.path() + "/000009.sst";
-    {
-      std::ofstream out(path, std::ios::binary);
-      out.write(reinterpret_cast<const char*>(rewritten->data()),
-                static_cast<std::streamsize>(rewritten->size()));
-    }
-    ::rocksdb::SstFileReader reader(OptionsFor(target));
-    RC_ASSERT(reader.Open(path).ok());
-    RC_ASSERT(reader.VerifyChecksum().ok());
-    std::vector<std::string> read;
-    {
-      std::unique_ptr<::rocksdb::Iterator> it(reader.NewIterator(::rocksdb::ReadOptions()));
-      for (it->SeekToFirst(); it->Valid(); it->Next()) read.push_back(it->key().ToString());
-      RC_ASSERT(it->status().ok());
-    }
-    RC_ASSERT(read == c.keys);
+    const RocksDbReadBack back = ReadBackWithRocksDb(*rewritten, path, target);
+    RC_ASSERT(back.keys == c.keys);
     auto mine = SstReader::Open(*rewritten, path);
     RC_ASSERT(mine.ok() && mine->filter().has_value());
     RC_ASSERT(mine->filter()->placement == FilterPlacement::kFull);
-    RC_ASSERT(reader.GetTableProperties()->filter_size == mine->filter()->handle.size);
+    RC_ASSERT(back.filter_size == mine->filter()->handle.size);
     const std::string theirs_path = WriteWithRocksDb(target, out_dir.path());
     const ByteVector theirs_bytes = ReadFile(theirs_path);
     auto theirs = SstReader::Open(theirs_bytes, theirs_path);
@@ -637,26 +634,12 @@ TEST(SstDifferential, RebuiltPartitionedFiltersAreTheOnesRocksDbWrites) {
     RC_ASSERT(rewritten.ok());
     TempDir out_dir;
     const std::string path = out_dir.path() + "/000009.sst";
-    {
-      std::ofstream out(path, std::ios::binary);
-      out.write(reinterpret_cast<const char*>(rewritten->data()),
-                static_cast<std::streamsize>(rewritten->size()));
-    }
-    ::rocksdb::SstFileReader reader(OptionsFor(target));
-    RC_ASSERT(reader.Open(path).ok());
-    RC_ASSERT(reader.VerifyChecksum().ok());
-    std::vector<std::string> keys;
-    {
-      std::unique_ptr<::rocksdb::Iterator> it(reader.NewIterator(::rocksdb::ReadOptions()));
-      for (it->SeekToFirst(); it->Valid(); it->Next()) keys.push_back(it->key().ToString());
-      RC_ASSERT(it->status().ok());
-    }
-    RC_ASSERT(keys == c.keys);
+    const RocksDbReadBack back = ReadBackWithRocksDb(*rewritten, path, target);
+    RC_ASSERT(back.keys == c.keys);
     auto mine = SstReader::Open(*rewritten, path);
     RC_ASSERT(mine.ok() && mine->filter().has_value());
     RC_ASSERT(mine->filter()->placement == FilterPlacement::kPartitioned);
-    RC_ASSERT(reader.GetTableProperties()->filter_size ==
-              mine->properties()->Number("rocksdb.filter.size"));
+    RC_ASSERT(back.filter_size == mine->properties()->Number("rocksdb.filter.size"));
     for (const std::string& k : c.keys) {
       auto answer =
           mine->MayContain(ByteSpan(reinterpret_cast<const std::uint8_t*>(k.data()), k.size()));

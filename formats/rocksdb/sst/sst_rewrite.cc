@@ -158,22 +158,11 @@ Result<ByteVector> WriteSstTail(const SstReader& sst, const std::optional<ByteVe
     meta[e.key] = CopySstBlock(sst.file(), *e.handle, checksum, out);
   }
   const BlockHandle index = CopySstBlock(sst.file(), sst.index_handle(), checksum, out);
-  if (sst.footer().context_checksums()) meta[std::string(blocktable::kIndexMetaBlockName)] = index;
-  meta[std::string(kPropertiesBlockName)] =
-      WriteSstBlock(SstPropertiesWith(sst, FilterPropertyChanges(filter.has_value(), encoding,
-                                                                 filter ? filter->size() : 0,
-                                                                 pass.filter_entries)),
-                    checksum, out);
-  BlockBuilder metaindex(1);
-  for (const auto& [name, handle] : meta) {
-    ByteVector h;
-    AppendBlockHandle(handle, h);
-    metaindex.Add(ByteSpan(reinterpret_cast<const std::uint8_t*>(name.data()), name.size()), h);
-  }
-  Footer footer = sst.footer();
-  footer.metaindex_handle = WriteSstBlock(metaindex.Finish(), checksum, out);
-  if (!footer.context_checksums()) footer.index_handle = index;
-  AppendFooter(footer, out.bytes, out.base);
+  WritePropertiesMetaindexAndFooter(sst, index, meta,
+                                    FilterPropertyChanges(filter.has_value(), encoding,
+                                                          filter ? filter->size() : 0,
+                                                          pass.filter_entries),
+                                    out);
   return std::move(out.bytes);
 }
 
@@ -202,6 +191,25 @@ BlockHandle WriteSstBlock(ByteSpan contents, const TrailerFormat& trailer, SstTa
   out.bytes.push_back(0);
   ByteWriter(out.bytes).PutLittleU32(StoredBlockChecksum(trailer, contents, 0, h.offset));
   return h;
+}
+
+void WritePropertiesMetaindexAndFooter(const SstReader& sst, const BlockHandle& index,
+                                       std::map<std::string, BlockHandle>& meta,
+                                       const PropertyChanges& changes, SstTailBytes& out) {
+  const TrailerFormat trailer = sst.BlockOptions().trailer;
+  if (sst.footer().context_checksums()) meta[std::string(blocktable::kIndexMetaBlockName)] = index;
+  meta[std::string(kPropertiesBlockName)] =
+      WriteSstBlock(SstPropertiesWith(sst, changes), trailer, out);
+  BlockBuilder metaindex(1);
+  for (const auto& [name, handle] : meta) {
+    ByteVector h;
+    AppendBlockHandle(handle, h);
+    metaindex.Add(ByteSpan(reinterpret_cast<const std::uint8_t*>(name.data()), name.size()), h);
+  }
+  Footer footer = sst.footer();
+  footer.metaindex_handle = WriteSstBlock(metaindex.Finish(), trailer, out);
+  if (!footer.context_checksums()) footer.index_handle = index;
+  AppendFooter(footer, out.bytes, out.base);
 }
 
 ByteVector SstPropertiesWith(const SstReader& sst, const PropertyChanges& changes) {

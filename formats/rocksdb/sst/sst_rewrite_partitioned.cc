@@ -368,19 +368,7 @@ Status WriteKeptBlocksAndFooter(const SstReader& sst, const std::vector<IndexPar
     changes["rocksdb.index.size"] = VarintBytes(total - sizes.old_size + sizes.new_size);
     changes["rocksdb.top-level.index.size"] = VarintBytes(sizes.new_size);
   }
-  if (sst.footer().context_checksums()) meta[std::string(blocktable::kIndexMetaBlockName)] = top;
-  meta[std::string(kPropertiesBlockName)] =
-      WriteSstBlock(SstPropertiesWith(sst, changes), trailer, out);
-  BlockBuilder metaindex(1);
-  for (const auto& [name, handle] : meta) {
-    ByteVector h;
-    AppendBlockHandle(handle, h);
-    metaindex.Add(ByteSpan(reinterpret_cast<const std::uint8_t*>(name.data()), name.size()), h);
-  }
-  Footer footer = sst.footer();
-  footer.metaindex_handle = WriteSstBlock(metaindex.Finish(), trailer, out);
-  if (!footer.context_checksums()) footer.index_handle = top;
-  AppendFooter(footer, out.bytes, out.base);
+  WritePropertiesMetaindexAndFooter(sst, top, meta, changes, out);
   return Status();
 }
 

@@ -39,6 +39,12 @@ blocktable::BlockHandle WriteSstBlock(ByteSpan contents, const blocktable::Trail
 // (nullopt: dropped, a value: replaced or added), in bytewise order of the names.
 using PropertyChanges = std::map<std::string, std::optional<ByteVector>>;
 ByteVector SstPropertiesWith(const SstReader& sst, const PropertyChanges& changes);
+// The end of every rewritten tail, after the index (`index`: its handle, or its top level's):
+// the properties block with `changes`, the metaindex of `meta` (plus the properties, and the
+// index under format_version >= 6's context checksums) and the footer.
+void WritePropertiesMetaindexAndFooter(const SstReader& sst, const blocktable::BlockHandle& index,
+                                       std::map<std::string, blocktable::BlockHandle>& meta,
+                                       const PropertyChanges& changes, SstTailBytes& out);
 // The changes a rebuilt filter makes: rocksdb.filter.policy, .filter.size and
 // .num.filter_entries (no filter: the policy dropped, the counts 0).
 PropertyChanges FilterPropertyChanges(bool has_filter, FilterEncoding encoding,
