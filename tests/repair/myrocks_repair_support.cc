@@ -57,9 +57,8 @@ struct TableSpec {
   int rows;
   bool whole_keys;  // its primary key's family filters whole keys
 };
-constexpr TableSpec kSpecs[] = {{"t1", "id, a, b", 3000, true},
-                                {"t2", "id, v", 3000, true},
-                                {"t3", "id, v", 2000, false}};
+constexpr TableSpec kSpecs[] = {
+    {"t1", "id, a, b", 3000, true}, {"t2", "id, v", 3000, true}, {"t3", "id, v", 2000, false}};
 
 // The line MariaDB's batch output gives for row `s` of `table` (its columns, tab-separated).
 std::string RowLine(const TableSpec& table, int s) {
@@ -138,9 +137,10 @@ void ReadByScans(MariaDbServer& server) {
 // sizes it reports.
 void ExpectLiveTablesOf(MariaDbServer& server, const json& repair_doc) {
   std::string out;
-  ASSERT_TRUE(server.Sql("SELECT SST_NAME, FILTER_BLOCK_SIZE FROM "
-                         "information_schema.ROCKSDB_SST_PROPS;",
-                         out))
+  ASSERT_TRUE(
+      server.Sql("SELECT SST_NAME, FILTER_BLOCK_SIZE FROM "
+                 "information_schema.ROCKSDB_SST_PROPS;",
+                 out))
       << server.error();
   std::map<std::string, std::uint64_t> live;
   std::istringstream lines(out);
@@ -239,6 +239,7 @@ TableFacts ReadTableFacts(const std::string& path) {
     Result<rocksdb::FullFilterReader> f = rocksdb::FullFilterReader::Parse(bytes, path);
     EXPECT_TRUE(f.ok()) << path;
     if (f.ok()) {
+      facts.kind = f->kind();
       facts.probes = f->num_probes();
       facts.legacy_lines = f->num_lines();
     }
@@ -251,8 +252,7 @@ TableFacts ReadTableFacts(const std::string& path) {
       return v;
     };
     const std::uint32_t offsets = fixed32(bytes.size() - 5);
-    const std::uint32_t end =
-        offsets + 8 <= bytes.size() - 5 ? fixed32(offsets + 4) : offsets;
+    const std::uint32_t end = offsets + 8 <= bytes.size() - 5 ? fixed32(offsets + 4) : offsets;
     if (end >= 1 && end <= offsets) facts.probes = bytes[end - 1];
   }
   return facts;
@@ -304,6 +304,14 @@ void ReadBackWithMariaDb(const std::string& dir, const json& repair_doc) {
   const std::map<std::string, std::uint64_t> after = BloomCounters(server);
   ReadByScans(server);
   ExpectLiveTablesOf(server, repair_doc);
+  // The running server holds the database's LOCK: another repair is refused, naming it.
+  const std::string rocksdb_dir = dir + "/data/#rocksdb";
+  const std::string current = ReadFileBytes(rocksdb_dir + "/CURRENT");
+  const testing::CliRun live =
+      testing::RunCli({"repair", rocksdb_dir, "--bits-per-key", "12", "--no-backup"});
+  EXPECT_EQ(live.exit_code, 2) << live.out << live.err;
+  EXPECT_NE(live.err.find("(mariadbd) holds its LOCK"), std::string::npos) << live.err;
+  EXPECT_EQ(ReadFileBytes(rocksdb_dir + "/CURRENT"), current);
   ASSERT_TRUE(server.Stop()) << server.error();
 
   // The whole-key filters answered: one true positive for each row of t1 and t2 read by its key

@@ -17,6 +17,7 @@
 #include <set>
 #include <string>
 
+#include "bloomcodec/rocksdb/full_filter.h"
 #include "cli/cli_runner.h"
 #include "rocksdb/sst/sst_reader.h"
 
@@ -53,6 +54,7 @@ struct TableFacts {
   std::string comparator;
   std::string prefix_extractor;  // "" without one
   std::uint64_t filter_bytes = 0;
+  rocksdb::FullFilterKind kind = rocksdb::FullFilterKind::kEmpty;  // a full filter's
   std::uint32_t probes = 0;        // a full filter's, or the first block-based filter's
   std::uint32_t legacy_lines = 0;  // a legacy full filter's cache lines
 };
@@ -69,8 +71,9 @@ void ExpectVerifyLists(const std::string& rocksdb_dir, const std::string& manife
 // Starts MariaDB on DIR/data (repaired as `repair_doc`, a `repair --json` document says), reads
 // every row by primary key (and absent keys between them) and by full scans of every index,
 // compares them with what was inserted, checks that the whole-key filters answered (MyRocks's
-// bloom counters), that MariaDB's live tables are the repair's with its filter sizes, and that
-// the error log has no corruption; then stops it.
+// bloom counters), that MariaDB's live tables are the repair's with its filter sizes, that a
+// repair of the running server's database is refused (exit 2, its LOCK), and that the error log
+// has no corruption; then stops it.
 void ReadBackWithMariaDb(const std::string& dir, const nlohmann::json& repair_doc);
 
 }  // namespace bloomcodec::repair_test

@@ -12,6 +12,7 @@
 //     repair rebuilds every filter (block-based ones as full filters, as RocksDB writes them),
 //     links the old tables and MANIFEST into the --backup folder, and switches CURRENT to a new
 //     MANIFEST that lists exactly the new tables;
+//   * `--to rocksdb-ribbon`: Ribbon filters, which RocksDB 6.29 reads in any table;
 //   * a flipped byte in three tables' filters (the full one and both block-based ones), repaired
 //     without parameters: those three alone, at the bits per key and probes their writer chose
 //     (RocksDB 6.29: probes = floor(bits per key x 0.69); full legacy filters of an odd number
@@ -19,8 +20,8 @@
 //   * after each repair MariaDB reads every row back by primary key point lookups (which consult
 //     the filters: a filter denying a key would make its row vanish) and by full scans of the
 //     primary and secondary indexes, its counters show the filters answering, its view of the
-//     live tables (information_schema.ROCKSDB_SST_PROPS) is the repair's, and its error log has
-//     no corruption.
+//     live tables (information_schema.ROCKSDB_SST_PROPS) is the repair's, a repair while it runs
+//     is refused (its LOCK, exit 2), and its error log has no corruption.
 // The prefix-extractor table's expected outcome is kPrefixTableAction (one place to change).
 // Auto compactions are off in every column family: RocksDB would otherwise rewrite the repaired
 // tables ("BottommostFiles") seconds after the start, and the reads would witness its tables.
@@ -106,8 +107,8 @@ TEST_F(MyRocksRepair, VerifyOfWhatMariaDbWroteIsClean) {
     }
     EXPECT_EQ(f["false_negative_count"], 0) << f["path"];
   }
-  EXPECT_EQ(families, (std::set<std::string>{"default", "__system__", "cf_bb", "cf_bb13",
-                                             "cf_pfx"}));
+  EXPECT_EQ(families,
+            (std::set<std::string>{"default", "__system__", "cf_bb", "cf_bb13", "cf_pfx"}));
   // What each family's table is, as MariaDB wrote it (the premise of the cases below).
   for (const auto& [cf, placement] : std::map<std::string, rocksdb::FilterPlacement>{
            {"default", rocksdb::FilterPlacement::kFull},
@@ -128,9 +129,8 @@ TEST_F(MyRocksRepair, WithoutParametersEveryFilterIsSoundAndNoByteChanges) {
   const FileBytes before = ReadFiles(rocksdb_dir);
   for (const bool dry : {true, false}) {
     SCOPED_TRACE(dry ? "--dry-run" : "repair");
-    const json doc = RepairJson(rocksdb_dir, dry ? std::vector<std::string>{"--dry-run"}
-                                                 : std::vector<std::string>{},
-                                0);
+    const json doc = RepairJson(
+        rocksdb_dir, dry ? std::vector<std::string>{"--dry-run"} : std::vector<std::string>{}, 0);
     ASSERT_EQ(doc["tables"].size(), 5u) << doc.dump();
     for (const json& t : doc["tables"]) EXPECT_EQ(t["action"], "sound") << t.dump();
     EXPECT_EQ(doc["summary"]["rebuilt"], 0);
@@ -151,8 +151,8 @@ void ExpectPlanWasTheRepair(const json& dry, const json& real) {
     const json& d = dry["tables"][i];
     const json& r = real["tables"][i];
     EXPECT_EQ(d["action"], r["action"] == "repaired" ? json("planned") : r["action"]) << d.dump();
-    for (const char* field : {"path", "keys", "old_filter_bytes", "new_filter_bytes",
-                              "new_fp_rate", "bits_per_key", "new_format"}) {
+    for (const char* field : {"path", "keys", "old_filter_bytes", "new_filter_bytes", "new_fp_rate",
+                              "bits_per_key", "new_format"}) {
       EXPECT_EQ(d[field], r[field]) << field << ": " << d.dump() << " vs " << r.dump();
     }
   }
@@ -219,6 +219,37 @@ TEST_F(MyRocksRepair, BitsPerKeyRebuildsEveryFilterAndMariaDbReadsEveryRow) {
   }
 
   ReadBackWithMariaDb(dir.path(), real);
+}
+
+// RocksDB 6.29 reads a full filter by its trailer's marker, whatever the table's format_version:
+// Ribbon filters (RocksDB 6.15+, which the OPTIONS file's rocksdb_version 6.29.5 allows) in
+// MyRocks's format_version 2 tables, the block-based ones' included.
+TEST_F(MyRocksRepair, RibbonFiltersAreReadByMyRocks) {
+  const testing::CliDir dir;
+  const std::string rocksdb_dir = Database().CopyTo(dir.path()) + "/#rocksdb";
+  const json doc =
+      RepairJson(rocksdb_dir, {"--to", "rocksdb-ribbon", "--bits-per-key", "10", "--no-backup"}, 0);
+  for (const auto& [cf, t] : ByFamily(doc)) {
+    SCOPED_TRACE(cf);
+    if (cf == "cf_pfx" && kPrefixTableAction != "repaired") {
+      EXPECT_EQ(t["action"], kPrefixTableAction) << t.dump();
+      continue;
+    }
+    ASSERT_EQ(t["action"], "repaired") << t.dump();
+    EXPECT_EQ(t["new_format"], "rocksdb-ribbon");
+    const TableFacts facts = ReadTableFacts(t["new_path"].get<std::string>());
+    EXPECT_EQ(facts.placement, rocksdb::FilterPlacement::kFull);
+    if (t["keys"].get<std::uint64_t>() > 1000) {
+      EXPECT_EQ(facts.kind, rocksdb::FullFilterKind::kRibbon);
+    } else {
+      // RocksDB's Ribbon builder writes FastLocalBloom where that is the smaller (few keys:
+      // __system__'s table).
+      EXPECT_TRUE(facts.kind == rocksdb::FullFilterKind::kRibbon ||
+                  facts.kind == rocksdb::FullFilterKind::kFastLocalBloom)
+          << rocksdb::FullFilterKindName(facts.kind);
+    }
+  }
+  ReadBackWithMariaDb(dir.path(), doc);
 }
 
 TEST_F(MyRocksRepair, DamagedFiltersAreRebuiltAtTheirWritersBitsPerKeyAndProbes) {
