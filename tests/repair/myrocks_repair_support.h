@@ -54,6 +54,7 @@ struct TableFacts {
   std::string comparator;
   std::string prefix_extractor;  // "" without one
   std::uint64_t filter_bytes = 0;
+  std::string filter_block;  // its bytes (a partitioned filter: the top-level index)
   rocksdb::FullFilterKind kind = rocksdb::FullFilterKind::kEmpty;  // a full filter's
   std::uint32_t probes = 0;        // a full filter's, or the first block-based filter's
   std::uint32_t legacy_lines = 0;  // a legacy full filter's cache lines
