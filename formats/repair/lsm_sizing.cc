@@ -213,13 +213,39 @@ std::optional<rocksdb::FilterEncoding> EncodingNamed(const std::string& to) {
   return std::nullopt;
 }
 
-Result<FilterSizing> RocksDbSizing(const FileReport& report, const RepairOptions& options,
+// verify reads no fill from a filter block that fails its checksum (a flipped bit), yet the
+// writer's sizing is still in the filter's geometry (its bits and probes) and the table records
+// the keys it took (rocksdb.num.filter_entries, else rocksdb.num.entries): verify's report with
+// that fill, or nullopt when verify has one or the geometry does not read.
+std::optional<FileReport> WithGeometryOfDamagedFilter(const FileReport& report,
+                                                      const rocksdb::SstReader& sst) {
+  if ((report.fill && report.keys_checked > 0) || !sst.filter() || !sst.properties()) {
+    return std::nullopt;
+  }
+  const Result<rocksdb::SstFilterStats> stats = rocksdb::ComputeSstFilterStats(sst);
+  std::optional<std::uint64_t> keys = sst.properties()->Number("rocksdb.num.filter_entries");
+  if (!keys) keys = sst.properties()->Number("rocksdb.num.entries");
+  if (!stats.ok() || stats->bits == 0 || stats->hash_count == 0 || !keys || *keys == 0) {
+    return std::nullopt;
+  }
+  FileReport r = report;
+  r.fill.emplace();
+  r.fill->bits = stats->bits;
+  r.fill->bits_set = stats->bits_set;
+  r.fill->hash_count = stats->hash_count;
+  r.keys_checked = *keys;
+  return r;
+}
+
+Result<FilterSizing> RocksDbSizing(const FileReport& verified, const RepairOptions& options,
                                    const std::optional<FilterSizing>& sibling) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(report.path));
+  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(verified.path));
   rocksdb::SstOpenOptions open;
   open.verify_filter_checksum = false;  // the filter is what a repair replaces
   BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst,
-                              rocksdb::SstReader::Open(in.bytes(), report.path, open));
+                              rocksdb::SstReader::Open(in.bytes(), verified.path, open));
+  const std::optional<FileReport> damaged = WithGeometryOfDamagedFilter(verified, sst);
+  const FileReport& report = damaged ? *damaged : verified;
   BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::FilterEncoding kind, TableEncoding(sst));
   std::optional<FilterSizing> s;
   if (options.bits_per_key) {
