@@ -247,6 +247,10 @@ TEST_F(RocksDbPrefix, RebuiltAt14BitsTheFilterIsRocksDbsAndEveryPrefixIsFound) {
     options.bits_per_key = 14;
     options.no_backup = true;
     const std::vector<std::string> paths{db};
+    options.dry_run = true;
+    Result<RepairReport> plan = RepairPaths(paths, options);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    options.dry_run = false;
     Result<RepairReport> report = RepairPaths(paths, options);
     ASSERT_TRUE(report.ok()) << report.status().ToString();
     EXPECT_EQ(report->rebuilt, 2u) << c.Name();
@@ -258,8 +262,38 @@ TEST_F(RocksDbPrefix, RebuiltAt14BitsTheFilterIsRocksDbsAndEveryPrefixIsFound) {
       ASSERT_FALSE(theirs.empty()) << reference;
       EXPECT_TRUE(ours == theirs) << c.Name() << " " << t.new_path;
       EXPECT_EQ(FilterEntries(t.new_path), FilterEntries(reference)) << c.Name();
+      // The figures come from the entries (prefixes beside or instead of keys), the dry run's
+      // as the repair's.
+      ASSERT_TRUE(t.new_fp_rate.has_value());
+      EXPECT_LT(*t.new_fp_rate, 0.005) << c.Name();
+      for (const TableRepair& planned : plan->tables) {
+        if (planned.path != t.path) continue;
+        EXPECT_EQ(planned.new_filter_bytes, t.new_filter_bytes) << c.Name();
+        EXPECT_EQ(planned.new_fp_rate, t.new_fp_rate) << c.Name();
+      }
     }
     ExpectRocksDbFindsEveryKeyAndPrefix(db, c);
+  }
+}
+
+// Without --bits-per-key the table's own bits per key are read from its filter's size for the
+// entries it holds (a prefix-only filter holds far fewer entries than the table has keys), and
+// the rebuilt filter is the table's own.
+TEST_F(RocksDbPrefix, TheRecordedBitsPerKeyComeFromTheEntries) {
+  for (const PrefixConfig& c : Configs()) {
+    const std::string db = Copy(c, "recorded");
+    RepairOptions options;
+    options.to = "rocksdb-bloom";  // every filter rebuilt, at the parameters the table records
+    options.no_backup = true;
+    const std::vector<std::string> paths{db};
+    Result<RepairReport> report = RepairPaths(paths, options);
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    for (const TableRepair& t : report->tables) {
+      EXPECT_EQ(t.bits_per_key, 10.0) << c.Name() << " " << t.sizing_basis;
+      const std::string original = Db(c, 10) + "/" + fs::path(t.path).filename().string();
+      const std::string now = t.new_path.empty() ? t.path : t.new_path;
+      EXPECT_TRUE(FilterAndIndex(now) == FilterAndIndex(original)) << c.Name() << " " << t.action;
+    }
   }
 }
 
