@@ -190,7 +190,7 @@ Result<FilterSizing> LevelDbSizing(const LsmDatabase& db, const FileReport& repo
 }
 
 // The kind RewriteSstFilter gives the table when --to names none.
-bool HasPrefixExtractor(const rocksdb::SstReader& sst) {
+bool RecordsPrefixExtractor(const rocksdb::SstReader& sst) {
   if (!sst.properties()) return false;
   const std::string name =
       sst.properties()->String("rocksdb.prefix.extractor.name").value_or("nullptr");
@@ -227,7 +227,7 @@ std::optional<rocksdb::FilterEncoding> EncodingNamed(const std::string& to) {
 // are its entries.
 std::optional<std::uint64_t> PrefixTableEntries(const rocksdb::SstReader& sst,
                                                 const FileReport& report) {
-  if (!HasPrefixExtractor(sst) || !report.fill || !report.fill->sized_keys) return std::nullopt;
+  if (!RecordsPrefixExtractor(sst) || !report.fill || !report.fill->sized_keys) return std::nullopt;
   return static_cast<std::uint64_t>(*report.fill->sized_keys);
 }
 
@@ -378,7 +378,7 @@ Result<FilterFacts> NewFilterFacts(const LsmDatabase& db, ByteSpan table, const 
     BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst, rocksdb::SstReader::Open(table, path));
     if (!sst.filter()) return facts;
     // A prefix table's filter holds its entries, which the table records (a rebuilt one: ours).
-    if (HasPrefixExtractor(sst)) {
+    if (RecordsPrefixExtractor(sst)) {
       keys = sst.properties()->Number("rocksdb.num.filter_entries").value_or(keys);
     }
     if (sst.filter()->placement != rocksdb::FilterPlacement::kFull) {

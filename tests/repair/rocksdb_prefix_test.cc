@@ -145,37 +145,25 @@ class RocksDbPrefix : public ::testing::Test {
 };
 testing::TempDir* RocksDbPrefix::dir_ = nullptr;
 
-std::vector<std::string> Tables(const std::string& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() == ".sst") out.push_back(e.path().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-ByteSpan Bytes(const std::string& s) {
-  return ByteSpan(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
-}
-
 // The bytes between the data blocks and the properties block: the filter (partitions and their
 // index) and the index.
 std::string FilterAndIndex(const std::string& path) {
   const std::string bytes = ReadText(path);
-  Result<rocksdb::SstReader> sst = rocksdb::SstReader::Open(Bytes(bytes), path);
+  Result<rocksdb::SstReader> sst = rocksdb::SstReader::Open(StringBytes(bytes), path);
   EXPECT_TRUE(sst.ok()) << sst.status().ToString();
   if (!sst.ok() || !sst->filter() || !sst->properties_handle()) return {};
   std::uint64_t data_end = 0;
   EXPECT_TRUE(sst->ForEachDataBlock([&](ByteSpan, const blocktable::BlockHandle& h) {
                    data_end = std::max(data_end, h.offset + h.size + blocktable::kBlockTrailerSize);
                    return Status();
-                 }).ok());
+                 })
+                  .ok());
   return bytes.substr(data_end, sst->properties_handle()->offset - data_end);
 }
 
 std::optional<std::uint64_t> FilterEntries(const std::string& path) {
   const std::string bytes = ReadText(path);
-  Result<rocksdb::SstReader> sst = rocksdb::SstReader::Open(Bytes(bytes), path);
+  Result<rocksdb::SstReader> sst = rocksdb::SstReader::Open(StringBytes(bytes), path);
   if (!sst.ok() || !sst->properties()) return std::nullopt;
   return sst->properties()->Number("rocksdb.num.filter_entries");
 }
@@ -219,21 +207,20 @@ void ExpectRocksDbFindsEveryKeyAndPrefix(const std::string& dir, const PrefixCon
 // empty key without whole-key filtering, the prefixes at partition cuts), count and filter.
 TEST_F(RocksDbPrefix, RebuiltAtItsOwnBitsPerKeyTheTableIsByteIdentical) {
   for (const PrefixConfig& c : Configs()) {
-    const std::vector<std::string> tables = Tables(Db(c, 10));
+    const std::vector<std::string> tables = SstFilesIn(Db(c, 10));
     ASSERT_EQ(tables.size(), 2u) << c.Name();
     for (const std::string& path : tables) {
       const std::string bytes = ReadText(path);
-      Result<rocksdb::SstReader> sst = rocksdb::SstReader::Open(Bytes(bytes), path);
+      Result<rocksdb::SstReader> sst = rocksdb::SstReader::Open(StringBytes(bytes), path);
       ASSERT_TRUE(sst.ok()) << sst.status().ToString();
       ASSERT_TRUE(sst->filter()) << path;
-      ASSERT_EQ(sst->filter()->placement == rocksdb::FilterPlacement::kPartitioned,
-                c.partitioned);
+      ASSERT_EQ(sst->filter()->placement == rocksdb::FilterPlacement::kPartitioned, c.partitioned);
       if (c.partitioned) {
         EXPECT_GE(sst->properties()->Number("rocksdb.index.partitions").value_or(0), 3u) << path;
       }
       Result<ByteVector> again = rocksdb::RewriteSstFilter(*sst, 10.0);
       ASSERT_TRUE(again.ok()) << again.status().ToString();
-      EXPECT_TRUE(std::ranges::equal(Bytes(bytes), *again)) << c.Name() << " " << path;
+      EXPECT_TRUE(std::ranges::equal(StringBytes(bytes), *again)) << c.Name() << " " << path;
     }
   }
 }
@@ -322,7 +309,7 @@ TEST_F(RocksDbPrefix, ACustomExtractorIsLeftAloneAndSaysWhy) {
     ASSERT_TRUE(d->Flush(::rocksdb::FlushOptions()).ok());
     ASSERT_TRUE(d->Close().ok());
   }
-  const std::vector<std::string> tables = Tables(db);
+  const std::vector<std::string> tables = SstFilesIn(db);
   ASSERT_EQ(tables.size(), 1u);
   const std::string before = ReadText(tables[0]);
   RepairOptions repair;

@@ -25,10 +25,8 @@
 namespace bloomcodec::repair_test {
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::CliDir;
-using testing::CliRun;
 using testing::RunCli;
 
 // Random keys of 1 to 12 bytes from a small alphabet: many share their 2- and 3-byte prefixes,
@@ -47,8 +45,9 @@ std::vector<std::string> WitnessPrefixKeys(unsigned seed) {
 // write_db.js under Node.js with `args` after the engine, database and keys file; its JSON line.
 json RunWriter(const std::string& db, const std::string& keys_file,
                const std::vector<std::string>& args) {
-  std::vector<std::string> argv = {BLOOMCODEC_NODE, BLOOMCODEC_ROCKSDB_WITNESS,
-                                   BLOOMCODEC_NPM_MODULES, "rocksdb9", db, keys_file};
+  std::vector<std::string> argv = {
+      BLOOMCODEC_NODE, BLOOMCODEC_ROCKSDB_WITNESS, BLOOMCODEC_NPM_MODULES, "rocksdb9", db,
+      keys_file};
   argv.insert(argv.end(), args.begin(), args.end());
   std::string out;
   EXPECT_EQ(crash_test::RunProgram(argv, out), 0) << out;
@@ -75,7 +74,7 @@ void RunPrefixWitness(const PrefixWitnessCase& c) {
                                             "prefix=" + c.prefix};
   ASSERT_TRUE(RunWriter(db, keys_file, options).is_object());
   int tables = 0;
-  for (const auto& e : fs::directory_iterator(db)) {
+  for (const auto& e : std::filesystem::directory_iterator(db)) {
     if (e.path().extension() != ".sst") continue;
     ++tables;
     Result<InputFile> in = InputFile::Open(e.path().string());
@@ -88,13 +87,14 @@ void RunPrefixWitness(const PrefixWitnessCase& c) {
     ASSERT_TRUE(again.ok()) << again.status().ToString();
     Result<rocksdb::SstReader> rebuilt = rocksdb::SstReader::Open(*again, "rebuilt");
     ASSERT_TRUE(rebuilt.ok() && rebuilt->filter()) << rebuilt.status().ToString();
-    const ByteSpan theirs = sst->filter()->contents.bytes(), ours = rebuilt->filter()->contents.bytes();
+    const ByteSpan theirs = sst->filter()->contents.bytes(),
+                   ours = rebuilt->filter()->contents.bytes();
     EXPECT_TRUE(std::ranges::equal(theirs, ours)) << c.prefix << " " << e.path();
     EXPECT_EQ(rebuilt->properties()->Number("rocksdb.num.filter_entries"),
               sst->properties()->Number("rocksdb.num.filter_entries"));
   }
   EXPECT_GE(tables, 2);
-  const CliRun r = RunCli({"repair", db, "--bits-per-key", "14", "--json", "--no-backup"});
+  const testing::CliRun r = RunCli({"repair", db, "--bits-per-key", "14", "--json", "--no-backup"});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const json doc = json::parse(r.out, nullptr, false);
   ASSERT_TRUE(doc.is_object()) << r.out;

@@ -13,7 +13,7 @@ namespace bloomcodec::rocksdb {
 
 namespace {
 
-bool SameBytes(const ByteVector& a, ByteSpan b) { return std::ranges::equal(a, b); }
+bool EqualsEntry(const ByteVector& a, ByteSpan b) { return std::ranges::equal(a, b); }
 
 }  // namespace
 
@@ -29,6 +29,13 @@ PrefixFilterEntries::PrefixFilterEntries(const PrefixExtractor& extractor, bool 
 }
 
 void PrefixFilterEntries::Emit(ByteSpan entry) { EmitHash(FilterEntryHash(encoding_, entry)); }
+
+void PrefixFilterEntries::EmitUnlessRecorded(ByteSpan entry, bool& recorded, ByteVector& last) {
+  if (recorded && EqualsEntry(last, entry)) return;
+  Emit(entry);
+  recorded = true;
+  last.assign(entry.begin(), entry.end());
+}
 
 void PrefixFilterEntries::EmitHash(std::uint64_t h) {
   if (hashes_.empty() || hashes_.back() != h) hashes_.push_back(h);
@@ -80,10 +87,8 @@ void PrefixFilterEntries::Add(ByteSpan key) {
     // bits builder sees only the last entry, which is the prefix then.
     if (!in_domain) {
       Emit(key);
-    } else if (!whole_key_recorded_ || !SameBytes(last_whole_key_, key)) {
-      Emit(key);
-      whole_key_recorded_ = true;
-      last_whole_key_.assign(key.begin(), key.end());
+    } else {
+      EmitUnlessRecorded(key, whole_key_recorded_, last_whole_key_);
     }
   }
   last_key_in_domain_ = in_domain;
@@ -91,10 +96,8 @@ void PrefixFilterEntries::Add(ByteSpan key) {
   const ByteSpan prefix = extractor_.Transform(key);
   if (!record_) {
     Emit(prefix);
-  } else if (!prefix_recorded_ || !SameBytes(last_prefix_, prefix)) {
-    Emit(prefix);
-    prefix_recorded_ = true;
-    last_prefix_.assign(prefix.begin(), prefix.end());
+  } else {
+    EmitUnlessRecorded(prefix, prefix_recorded_, last_prefix_);
   }
 }
 
@@ -105,7 +108,7 @@ std::vector<std::uint64_t> PrefixFilterEntries::Close(const ByteSpan* next) {
   if (next && extractor_.InDomain(*next)) {
     const ByteSpan prefix = extractor_.Transform(*next);
     if (rule_ != PrefixEntryRule::kFrom96) {
-      if (!SameBytes(last_prefix_, prefix)) Emit(prefix);
+      if (!EqualsEntry(last_prefix_, prefix)) Emit(prefix);
     } else if (whole_key_) {
       EmitKeyAndAlt(prefix, prefix);  // RocksDB's way of adding a prefix as an "alt" entry
     } else {

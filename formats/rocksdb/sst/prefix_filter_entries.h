@@ -51,6 +51,9 @@ class PrefixFilterEntries {
  private:
   void Emit(ByteSpan entry);
   void EmitHash(std::uint64_t h);
+  // The builder's own check beside the bits builder's: `entry` unless it equals the `last` one
+  // `recorded`, which it then becomes.
+  void EmitUnlessRecorded(ByteSpan entry, bool& recorded, ByteVector& last);
   // AddKeyAndAlt of 9.6 on: `key` and its prefix `alt`.
   void EmitKeyAndAlt(ByteSpan key, ByteSpan alt);
   void AddFrom96(ByteSpan key, bool in_domain);

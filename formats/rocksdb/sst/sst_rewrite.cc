@@ -71,15 +71,20 @@ Status HashSstRun(const SstReader& sst, std::span<const BlockHandle> blocks,
   return Status();
 }
 
-Result<SstKeyPass> PassOverKeys(const SstReader& sst, std::optional<FilterEncoding> hashing) {
-  // Every block the index lists (blocks without entries too).
+// Every block the index lists (blocks without entries too), and where the data blocks end.
+Result<std::vector<BlockHandle>> ListDataBlocks(const SstReader& sst, std::uint64_t& data_end) {
   std::vector<BlockHandle> blocks;
-  SstKeyPass pass;
   BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachDataBlock([&](ByteSpan, const BlockHandle& h) {
-    pass.data_end = std::max(pass.data_end, h.offset + h.size + kBlockTrailerSize);
+    data_end = std::max(data_end, h.offset + h.size + kBlockTrailerSize);
     blocks.push_back(h);
     return Status();
   }));
+  return blocks;
+}
+
+Result<SstKeyPass> PassOverKeys(const SstReader& sst, std::optional<FilterEncoding> hashing) {
+  SstKeyPass pass;
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<BlockHandle> blocks, ListDataBlocks(sst, pass.data_end));
   std::vector<SstHashedRun> runs((blocks.size() + kSstBlocksPerRun - 1) / kSstBlocksPerRun);
   ParallelFor(runs.size(), [&](std::size_t r) {
     const std::size_t from = r * kSstBlocksPerRun;
@@ -114,16 +119,11 @@ Result<SstKeyPass> PassOverKeys(const SstReader& sst, std::optional<FilterEncodi
 // PassOverKeys for a table with a prefix extractor: every entry in file order, one filter.
 Result<SstKeyPass> PassOverPrefixedKeys(const SstReader& sst, const PrefixExtractor& extractor,
                                         FilterEncoding encoding) {
-  std::vector<BlockHandle> blocks;
   SstKeyPass pass;
-  BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachDataBlock([&](ByteSpan, const BlockHandle& h) {
-    pass.data_end = std::max(pass.data_end, h.offset + h.size + kBlockTrailerSize);
-    blocks.push_back(h);
-    return Status();
-  }));
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<BlockHandle> blocks, ListDataBlocks(sst, pass.data_end));
   BLOOMCODEC_ASSIGN_OR_RETURN(
-      PrefixedEntries e, rocksdb::PassOverPrefixedKeys(sst, extractor, encoding,
-                                                       std::span(&blocks, 1), false));
+      PrefixedEntries e,
+      rocksdb::PassOverPrefixedKeys(sst, extractor, encoding, std::span(&blocks, 1), false));
   pass.entries = e.entries;
   pass.hashes = std::move(e.filters.front());
   pass.filter_entries = pass.hashes.size();

@@ -427,8 +427,7 @@ Result<SstFilterTail> RewritePartitionedFilterTail(const SstReader& sst,
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<IndexPartitionWalk> index, WalkIndexPartitions(sst));
   std::vector<FilterPartitionPlan> plan = PlanFilterPartitions(index);
   if (prefix) {
-    BLOOMCODEC_RETURN_IF_ERROR(
-        BuildPrefixedPartitions(sst, *prefix, encoding, bits_per_key, plan));
+    BLOOMCODEC_RETURN_IF_ERROR(BuildPrefixedPartitions(sst, *prefix, encoding, bits_per_key, plan));
   } else {
     ParallelFor(plan.size(), [&](std::size_t j) {
       plan[j].status = BuildFilterPartition(sst, encoding, bits_per_key, plan[j]);

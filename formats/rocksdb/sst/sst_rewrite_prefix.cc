@@ -24,6 +24,7 @@ namespace {
 // filter without rocksdb.num.filter_entries by a release before 6.21. nullopt: the count must
 // tell.
 std::optional<PrefixEntryRule> RuleTheTableTells(const SstReader& sst) {
+  if (!sst.properties()) return PrefixEntryRule::kBefore95;  // RocksDB always writes them
   const bool from97 = sst.properties()->Number("rocksdb.key.largest.seqno").has_value();
   if (from97 || !sst.filter()) return PrefixEntryRule::kFrom96;  // a new filter: today's rule
   if (sst.whole_key_filtering()) return PrefixEntryRule::kBefore95;
@@ -64,8 +65,7 @@ Result<std::optional<PrefixExtractor>> RebuildableExtractor(const SstReader& sst
   return p;
 }
 
-Result<PrefixedEntries> PassOverPrefixedKeys(const SstReader& sst,
-                                             const PrefixExtractor& extractor,
+Result<PrefixedEntries> PassOverPrefixedKeys(const SstReader& sst, const PrefixExtractor& extractor,
                                              FilterEncoding encoding,
                                              std::span<const std::vector<BlockHandle>> groups,
                                              bool partitioned) {
