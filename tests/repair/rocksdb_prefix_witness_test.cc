@@ -89,7 +89,8 @@ void RunPrefixWitness(const PrefixWitnessCase& c) {
     ASSERT_TRUE(rebuilt.ok() && rebuilt->filter()) << rebuilt.status().ToString();
     const ByteSpan theirs = sst->filter()->contents.bytes(),
                    ours = rebuilt->filter()->contents.bytes();
-    EXPECT_TRUE(std::ranges::equal(theirs, ours)) << c.prefix << " " << e.path();
+    EXPECT_TRUE(std::equal(theirs.begin(), theirs.end(), ours.begin(), ours.end()))
+        << c.prefix << " " << e.path();
     EXPECT_EQ(rebuilt->properties()->Number("rocksdb.num.filter_entries"),
               sst->properties()->Number("rocksdb.num.filter_entries"));
   }

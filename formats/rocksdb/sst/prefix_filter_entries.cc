@@ -13,7 +13,9 @@ namespace bloomcodec::rocksdb {
 
 namespace {
 
-bool EqualsEntry(const ByteVector& a, ByteSpan b) { return std::ranges::equal(a, b); }
+bool EqualsEntry(const ByteVector& a, ByteSpan b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end());
+}
 
 }  // namespace
 
