@@ -22,7 +22,8 @@
 //     primary and secondary indexes, its counters show the filters answering, its view of the
 //     live tables (information_schema.ROCKSDB_SST_PROPS) is the repair's, a repair while it runs
 //     is refused (its LOCK, exit 2), and its error log has no corruption.
-// The prefix-extractor table's expected outcome is kPrefixTableAction (one place to change).
+// The prefix-extractor table (cf_pfx) is rebuilt like the others, with the prefixes its filter
+// holds (whole keys off): MariaDB's reads of t3 consult them.
 // Auto compactions are off in every column family: RocksDB would otherwise rewrite the repaired
 // tables ("BottommostFiles") seconds after the start, and the reads would witness its tables.
 #include <gtest/gtest.h>
@@ -52,13 +53,6 @@ using nlohmann::json;
 using testing::CliRun;
 using testing::RunCli;
 
-// ---- The one expectation to change when prefix-rebuild is merged ----
-// The table of column family cf_pfx (MariaDB's recommended capped:8 prefix extractor, whole
-// keys off): today `repair --bits-per-key N` leaves it "unsupported", byte for byte, with exit
-// status 0. Once tables with a prefix extractor are rebuilt, set this to "repaired": the test
-// then expects it rebuilt at N bits per key like the others, and MariaDB (whose reads of cf_pfx
-// consult the prefix filter) still reading every row of t3.
-constexpr std::string_view kPrefixTableAction = "unsupported";
 
 MyRocksDatabase& Database() {
   static MyRocksDatabase db;
@@ -173,17 +167,10 @@ TEST_F(MyRocksRepair, BitsPerKeyRebuildsEveryFilterAndMariaDbReadsEveryRow) {
   const json real = RepairJson(rocksdb_dir, {"--bits-per-key", "14", "--backup", backup}, 0);
   ExpectPlanWasTheRepair(dry, real);
 
-  const bool prefix_rebuilt = kPrefixTableAction == "repaired";
   std::set<std::string> live;  // file names the new MANIFEST must list
   for (const auto& [cf, t] : ByFamily(real)) {
     SCOPED_TRACE(cf);
     const std::string old_name = fs::path(t["path"].get<std::string>()).filename();
-    if (cf == "cf_pfx" && !prefix_rebuilt) {
-      EXPECT_EQ(t["action"], kPrefixTableAction) << t.dump();
-      EXPECT_TRUE(t["new_path"].is_null()) << t.dump();
-      live.insert(old_name);
-      continue;
-    }
     ASSERT_EQ(t["action"], "repaired") << t.dump();
     EXPECT_EQ(t["reasons"], json::array({"requested"}));
     EXPECT_EQ(t["bits_per_key"], 14.0);
@@ -213,10 +200,6 @@ TEST_F(MyRocksRepair, BitsPerKeyRebuildsEveryFilterAndMariaDbReadsEveryRow) {
   EXPECT_FALSE(fs::exists(rocksdb_dir + "/" + old_manifest));
   EXPECT_EQ(ReadFileBytes(backup + "/" + old_manifest), before.at(old_manifest));
   ExpectVerifyLists(rocksdb_dir, new_manifest, live);
-  if (!prefix_rebuilt) {
-    const std::string pfx = db.table_of("cf_pfx");
-    EXPECT_EQ(ReadFileBytes(rocksdb_dir + "/" + pfx), before.at(pfx)) << "untouched table";
-  }
 
   ReadBackWithMariaDb(dir.path(), real);
 }
@@ -231,10 +214,6 @@ TEST_F(MyRocksRepair, RibbonFiltersAreReadByMyRocks) {
       RepairJson(rocksdb_dir, {"--to", "rocksdb-ribbon", "--bits-per-key", "10", "--no-backup"}, 0);
   for (const auto& [cf, t] : ByFamily(doc)) {
     SCOPED_TRACE(cf);
-    if (cf == "cf_pfx" && kPrefixTableAction != "repaired") {
-      EXPECT_EQ(t["action"], kPrefixTableAction) << t.dump();
-      continue;
-    }
     ASSERT_EQ(t["action"], "repaired") << t.dump();
     EXPECT_EQ(t["new_format"], "rocksdb-ribbon");
     const TableFacts facts = ReadTableFacts(t["new_path"].get<std::string>());
