@@ -53,7 +53,6 @@ using nlohmann::json;
 using testing::CliRun;
 using testing::RunCli;
 
-
 MyRocksDatabase& Database() {
   static MyRocksDatabase db;
   return db;
