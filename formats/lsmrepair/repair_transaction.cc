@@ -2,8 +2,11 @@
 // of CURRENT and the removal of what was replaced.
 #include "lsmrepair/repair_transaction.h"
 
+#include <sys/stat.h>
+
 #include <ctime>
 #include <filesystem>
+#include <optional>
 
 #include "codec/parallel.h"
 #include "lsmrepair/database_lock.h"
@@ -21,7 +24,28 @@ ByteSpan AsBytes(std::string_view s) {
 
 std::string FileName(const std::string& path) { return fs::path(path).filename().string(); }
 
-// <parent>/<db>.bloomcodec-backup-<UTC time>[-N]: beside the database, never inside it.
+// MyRocks keeps its RocksDB database in `#rocksdb` inside MariaDB's data directory (the one
+// holding the `mysql` system schema), where MariaDB takes every folder for a database: a backup
+// folder beside `#rocksdb` would show in SHOW DATABASES. Its place is then beside the data
+// directory, when that is on the same file system (the backup is hard links); nullopt otherwise.
+std::optional<fs::path> BesideMariaDbDataDir(const fs::path& db) {
+  std::error_code ec;
+  const fs::path data_dir = db.parent_path();
+  if (db.filename() != "#rocksdb" || !fs::is_directory(data_dir / "mysql", ec) ||
+      data_dir.parent_path() == data_dir) {
+    return std::nullopt;
+  }
+  struct stat inside {};
+  struct stat beside {};
+  if (::stat(db.c_str(), &inside) != 0 || ::stat(data_dir.parent_path().c_str(), &beside) != 0 ||
+      inside.st_dev != beside.st_dev) {
+    return std::nullopt;
+  }
+  return data_dir.parent_path() / (data_dir.filename().string() + ".#rocksdb");
+}
+
+// <parent>/<db>.bloomcodec-backup-<UTC time>[-N]: beside the database, never inside it (for
+// MyRocks beside MariaDB's data directory: <data dir>.#rocksdb.bloomcodec-backup-<UTC time>).
 std::string DatedBackupDir(const std::string& dir) {
   fs::path db = fs::absolute(fs::path(dir)).lexically_normal();
   if (db.filename().empty()) db = db.parent_path();
@@ -30,8 +54,10 @@ std::string DatedBackupDir(const std::string& dir) {
   gmtime_r(&now, &utc);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &utc);
+  const fs::path beside = BesideMariaDbDataDir(db).value_or(db);
   const std::string base =
-      (db.parent_path() / (db.filename().string() + ".bloomcodec-backup-" + stamp)).string();
+      (beside.parent_path() / (beside.filename().string() + ".bloomcodec-backup-" + stamp))
+          .string();
   std::string name = base;
   std::error_code ec;
   for (int n = 2; fs::exists(name, ec); ++n) name = base + "-" + std::to_string(n);

@@ -27,7 +27,8 @@
 //   4. MANIFEST-M: the old MANIFEST's records and the repair's edits (manifest_writer.h),
 //      fsynced; the directory fsynced.
 //   5. Backup (unless no_backup): a folder beside the database directory (never inside it),
-//      named <db>.bloomcodec-backup-<UTC time>, or options.backup_dir: hard links to the
+//      named <db>.bloomcodec-backup-<UTC time> (MyRocks's #rocksdb: beside MariaDB's data
+//      directory, when on the same file system), or options.backup_dir: hard links to the
 //      replaced tables and the old MANIFEST, a copy of CURRENT; fsynced.
 //   6. Switch CURRENT as the database's writer does: LevelDB and RocksDB (SetCurrentFile) write
 //      M.dbtmp, fsync, rename it over CURRENT, fsync the directory; goleveldb (setMeta) first

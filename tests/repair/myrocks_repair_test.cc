@@ -205,15 +205,23 @@ TEST_F(MyRocksRepair, BitsPerKeyRebuildsEveryFilterAndMariaDbReadsEveryRow) {
 
 // RocksDB 6.29 reads a full filter by its trailer's marker, whatever the table's format_version:
 // Ribbon filters (RocksDB 6.15+, which the OPTIONS file's rocksdb_version 6.29.5 allows) in
-// MyRocks's format_version 2 tables, the block-based ones' included.
+// MyRocks's format_version 2 tables, the block-based ones' included. The default backup folder
+// goes beside MariaDB's data directory, not beside #rocksdb inside it (MariaDB would list it as a
+// database).
 TEST_F(MyRocksRepair, RibbonFiltersAreReadByMyRocks) {
   const testing::CliDir dir;
-  const std::string rocksdb_dir = Database().CopyTo(dir.path()) + "/#rocksdb";
-  const json doc =
-      RepairJson(rocksdb_dir, {"--to", "rocksdb-ribbon", "--bits-per-key", "10", "--no-backup"}, 0);
+  const std::string data_dir = Database().CopyTo(dir.path());
+  const std::string rocksdb_dir = data_dir + "/#rocksdb";
+  const json doc = RepairJson(rocksdb_dir, {"--to", "rocksdb-ribbon", "--bits-per-key", "10"}, 0);
   for (const auto& [cf, t] : ByFamily(doc)) {
     SCOPED_TRACE(cf);
     ASSERT_EQ(t["action"], "repaired") << t.dump();
+    const fs::path backup = t["backup"].get<std::string>();
+    EXPECT_EQ(backup.parent_path(), fs::path(data_dir).parent_path());
+    EXPECT_TRUE(backup.filename().string().starts_with(fs::path(data_dir).filename().string() +
+                                                       ".#rocksdb.bloomcodec-backup-"))
+        << backup;
+    EXPECT_TRUE(fs::exists(backup / fs::path(t["path"].get<std::string>()).filename()));
     EXPECT_EQ(t["new_format"], "rocksdb-ribbon");
     const TableFacts facts = ReadTableFacts(t["new_path"].get<std::string>());
     EXPECT_EQ(facts.placement, rocksdb::FilterPlacement::kFull);
