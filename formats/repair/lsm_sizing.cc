@@ -6,7 +6,10 @@
 #include <filesystem>
 #include <system_error>
 
+#include "bloomcodec/filter_stats.h"
 #include "bloomcodec/input_file.h"
+#include "bloomcodec/leveldb/filter_block.h"
+#include "codec/popcount.h"
 #include "leveldb/table/table_reader.h"
 #include "pebble/database_internal.h"
 #include "rocksdb/filter_sizing.h"
@@ -157,6 +160,50 @@ std::optional<FilterSizing> Recorded(const FileReport& report, Probes probes,
   return s;
 }
 
+// verify reads no fill from a LevelDB filter block that fails its checksum (a flipped bit), and
+// LevelDB records no key count; the writer's sizing is still in the filters' geometry: their
+// bits, their probes (each filter's last byte) and, from their fill, about the keys they took.
+// verify's report with that fill and the estimated key count (BitsForProbes only breaks a tie
+// between the two bits per key one probe count allows), or nullopt.
+std::optional<FileReport> WithGeometryOfDamagedLevelDbFilter(const FileReport& report) {
+  if (report.fill && report.keys_checked > 0) return std::nullopt;
+  Result<InputFile> in = InputFile::Open(report.path);
+  if (!in.ok()) return std::nullopt;
+  leveldb::TableOpenOptions open;
+  open.key_kind = KeyKind::kUser;  // a database's table (the damaged filter cannot tell)
+  Result<leveldb::TableReader> t = leveldb::TableReader::Open(in->bytes(), report.path, open);
+  if (!t.ok() || !t->filter() || t->filter()->basho) return std::nullopt;
+  const ByteSpan block = t->filter()->contents.bytes();
+  Result<leveldb::FilterBlockLayout> layout = leveldb::ParseFilterBlockLayout(block, report.path);
+  if (!layout.ok()) return std::nullopt;
+  std::uint64_t bits = 0;
+  std::uint64_t bits_set = 0;
+  double keys = 0;
+  std::optional<std::uint32_t> k;
+  for (const leveldb::FilterRange& r : layout->filters) {
+    if (r.size() < 2) continue;
+    const ByteSpan filter = block.subspan(r.start, r.size());
+    const std::uint32_t probes = filter.back();
+    if (probes == 0 || probes > 30 || (k && *k != probes)) return std::nullopt;  // not a writer's
+    k = probes;
+    const std::uint64_t m = (filter.size() - 1) * std::uint64_t{8};
+    const std::uint64_t x = PopCountBytes(filter.first(filter.size() - 1));
+    const FillStatistics f = ComputeFillStatistics(m, x, probes);
+    if (!std::isfinite(f.estimated_keys)) return std::nullopt;
+    bits += m;
+    bits_set += x;
+    keys += f.estimated_keys;
+  }
+  if (!k || keys < 1) return std::nullopt;
+  FileReport out = report;
+  out.fill.emplace();
+  out.fill->bits = bits;
+  out.fill->bits_set = bits_set;
+  out.fill->hash_count = *k;
+  out.keys_checked = static_cast<std::uint64_t>(std::llround(keys));
+  return out;
+}
+
 Result<FilterSizing> LevelDbSizing(const LsmDatabase& db, const FileReport& report,
                                    const RepairOptions& options,
                                    const std::optional<FilterSizing>& sibling) {
@@ -167,11 +214,13 @@ Result<FilterSizing> LevelDbSizing(const LsmDatabase& db, const FileReport& repo
     s->basis = "--bits-per-key " + NumberText(*options.bits_per_key);
   } else {
     const leveldb::BloomPolicy shape = LevelDbPolicy(db, report, 10);
-    s = Recorded(report, [&](int b) {
+    const std::optional<FileReport> damaged = WithGeometryOfDamagedLevelDbFilter(report);
+    s = Recorded(damaged ? *damaged : report, [&](int b) {
       leveldb::BloomPolicy p = shape;
       p.bits_per_key = b;
       return p.probes();
     });
+    if (s && damaged) s->basis += " (the key count estimated from the damaged filter's fill)";
   }
   if (!s && sibling) {
     s = *sibling;

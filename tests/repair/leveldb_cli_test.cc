@@ -284,6 +284,62 @@ TEST_F(LevelDbRepairCli, ADamagedFilterBlockIsRebuiltWithItsKeys) {
   EXPECT_EQ(after.exit_code, 0) << after.out << after.err;
 }
 
+// A filter block failing its checksum in a database of one table (no sibling to size it by): the
+// filter is rebuilt at its writer's bits per key, read from its geometry (9 bits per key gives 6
+// probes, as 10 does: the bits a key tell them apart), back to the bytes LevelDB wrote.
+TEST_F(LevelDbRepairCli, AFilterFailingItsChecksumIsRebuiltAtItsWritersBitsPerKey) {
+  const std::string db = tmp_.path() + "/nine";
+  {
+    const std::unique_ptr<const ::leveldb::FilterPolicy> policy(::leveldb::NewBloomFilterPolicy(9));
+    ::leveldb::Options options;
+    options.create_if_missing = true;
+    options.filter_policy = policy.get();
+    ::leveldb::DB* raw = nullptr;
+    ASSERT_TRUE(::leveldb::DB::Open(options, db, &raw).ok());
+    const std::unique_ptr<::leveldb::DB> writer(raw);
+    for (std::uint32_t i = 0; i < kKeys; ++i) {
+      ASSERT_TRUE(writer->Put(::leveldb::WriteOptions(), Key(i), Value(i)).ok());
+    }
+    writer->CompactRange(nullptr, nullptr);
+  }
+  fs::remove(db + "/LOCK");
+  const std::string table = LargestTable(db);
+  ByteVector bytes = ReadAll(table);
+  ByteVector written_filter;
+  {
+    leveldb::TableOpenOptions open;
+    open.key_kind = KeyKind::kUser;
+    Result<leveldb::TableReader> t = leveldb::TableReader::Open(bytes, table, open);
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    ASSERT_TRUE(t->filter().has_value());
+    const ByteSpan f = t->filter()->contents.bytes();
+    written_filter.assign(f.begin(), f.end());
+    bytes[t->filter()->handle.offset + 40] ^= 0x08;  // a bit of the first filter's array
+  }
+  ASSERT_NO_FATAL_FAILURE(Overwrite(table, bytes));
+  const CliRun r = RunCli({"repair", db, "--json", "--no-backup"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const nlohmann::json doc = Json(r);
+  ASSERT_EQ(doc["tables"].size(), 1u) << r.out;
+  const nlohmann::json& t = doc["tables"][0];
+  EXPECT_EQ(t["action"], "repaired") << t.dump();
+  EXPECT_EQ(t["reasons"], nlohmann::json::array({"structure"})) << t.dump();
+  EXPECT_EQ(t["bits_per_key"], 9.0) << t.dump();
+  EXPECT_NE(t["sizing"].get<std::string>().find("estimated from the damaged filter"),
+            std::string::npos)
+      << t.dump();
+  const std::string rebuilt = t["new_path"].get<std::string>();
+  const ByteVector after = ReadAll(rebuilt);
+  leveldb::TableOpenOptions open;
+  open.key_kind = KeyKind::kUser;
+  Result<leveldb::TableReader> reread = leveldb::TableReader::Open(after, rebuilt, open);
+  ASSERT_TRUE(reread.ok()) << reread.status().ToString();
+  ASSERT_TRUE(reread->filter().has_value());
+  const ByteSpan f = reread->filter()->contents.bytes();
+  EXPECT_EQ(ByteVector(f.begin(), f.end()), written_filter) << "not the filter LevelDB wrote";
+  ExpectLevelDbReadsEveryKey(db);
+}
+
 TEST_F(LevelDbRepairCli, RefusalsWriteNothing) {
   const std::string db = Copy();
   CliDir pebble;
