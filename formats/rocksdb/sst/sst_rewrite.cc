@@ -5,6 +5,7 @@
 #include <string>
 
 #include "blocktable/block_builder.h"
+#include "blocktable/stream.h"
 #include "codec/byte_writer.h"
 #include "codec/parallel.h"
 #include "rocksdb/sst/sst_reader.h"
@@ -45,10 +46,14 @@ struct SstHashedRun {
 constexpr std::size_t kSstBlocksPerRun = 128;
 
 Status HashSstRun(const SstReader& sst, std::span<const BlockHandle> blocks,
-                  std::optional<FilterEncoding> hashing, SstHashedRun& run) {
+                  std::optional<FilterEncoding> hashing, const InputFile* mapped,
+                  SstHashedRun& run) {
   SstKeyPass& pass = run.pass;
+  blocktable::PageDropper pages(mapped, blocktable::CurrentStreamLimits().drop_window);
+  if (!blocks.empty()) pages.Start(blocks.front().offset);
   for (const BlockHandle& h : blocks) {
     BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::Block block, sst.ReadDataBlock(h));
+    pages.Done(h.offset + h.size + kBlockTrailerSize);
     blocktable::BlockIterator it(block, blocktable::KeyOrder::kInternal);
     BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
     while (it.valid()) {
@@ -67,10 +72,14 @@ Status HashSstRun(const SstReader& sst, std::span<const BlockHandle> blocks,
       BLOOMCODEC_RETURN_IF_ERROR(it.Next());
     }
   }
+  if (!blocks.empty()) {
+    pages.Done(blocks.back().offset + blocks.back().size + kBlockTrailerSize, true);
+  }
   return Status();
 }
 
-Result<SstKeyPass> PassOverKeys(const SstReader& sst, std::optional<FilterEncoding> hashing) {
+Result<SstKeyPass> PassOverKeys(const SstReader& sst, std::optional<FilterEncoding> hashing,
+                                const InputFile* mapped) {
   // Every block the index lists (blocks without entries too).
   std::vector<BlockHandle> blocks;
   SstKeyPass pass;
@@ -83,7 +92,7 @@ Result<SstKeyPass> PassOverKeys(const SstReader& sst, std::optional<FilterEncodi
   ParallelFor(runs.size(), [&](std::size_t r) {
     const std::size_t from = r * kSstBlocksPerRun;
     const std::size_t n = std::min(kSstBlocksPerRun, blocks.size() - from);
-    runs[r].status = HashSstRun(sst, std::span(blocks).subspan(from, n), hashing, runs[r]);
+    runs[r].status = HashSstRun(sst, std::span(blocks).subspan(from, n), hashing, mapped, runs[r]);
   });
   // In file order, as one pass would have made them: a run's first key equal to the last key
   // before it is not added again, and a first hash equal to the last one before it collapses.
@@ -283,14 +292,16 @@ Status CheckFilterRewritable(const SstReader& sst) {
 }
 
 Result<SstFilterTail> RewriteSstFilterTail(const SstReader& sst, std::optional<double> bits_per_key,
-                                           std::optional<FilterEncoding> wanted) {
+                                           std::optional<FilterEncoding> wanted,
+                                           const InputFile* mapped) {
   BLOOMCODEC_RETURN_IF_ERROR(CheckFilterRewritable(sst));
   const FilterEncoding encoding = EncodingOf(sst, wanted);
   if (sst.filter() && sst.filter()->placement == FilterPlacement::kPartitioned) {
-    return RewritePartitionedFilterTail(sst, bits_per_key, encoding);
+    return RewritePartitionedFilterTail(sst, bits_per_key, encoding, mapped);
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(
-      SstKeyPass pass, PassOverKeys(sst, bits_per_key ? std::optional(encoding) : std::nullopt));
+      SstKeyPass pass,
+      PassOverKeys(sst, bits_per_key ? std::optional(encoding) : std::nullopt, mapped));
   std::optional<ByteVector> filter;
   if (bits_per_key) {
     BLOOMCODEC_ASSIGN_OR_RETURN(filter,

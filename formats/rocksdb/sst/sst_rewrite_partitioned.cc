@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "blocktable/block_builder.h"
+#include "blocktable/stream.h"
 #include "codec/byte_writer.h"
 #include "codec/parallel.h"
 #include "rocksdb/sst/sst_reader.h"
@@ -163,9 +164,13 @@ std::vector<FilterPartitionPlan> PlanFilterPartitions(
 }
 
 Status HashFilterPartition(const SstReader& sst, FilterEncoding encoding, bool hashing,
-                           FilterPartitionPlan& part) {
+                           const InputFile* mapped, FilterPartitionPlan& part) {
+  // A partition's blocks follow each other in the file: their pages are given back behind it.
+  blocktable::PageDropper pages(mapped, blocktable::CurrentStreamLimits().drop_window);
+  if (!part.blocks.empty()) pages.Start(part.blocks.front().offset);
   for (const BlockHandle& h : part.blocks) {
     BLOOMCODEC_ASSIGN_OR_RETURN(Block block, sst.ReadDataBlock(h));
+    pages.Done(h.offset + h.size + kBlockTrailerSize);
     BlockIterator it(block, KeyOrder::kInternal);
     BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
     while (it.valid()) {
@@ -177,12 +182,18 @@ Status HashFilterPartition(const SstReader& sst, FilterEncoding encoding, bool h
       BLOOMCODEC_RETURN_IF_ERROR(it.Next());
     }
   }
+  if (!part.blocks.empty()) {
+    const BlockHandle& last = part.blocks.back();
+    pages.Done(last.offset + last.size + kBlockTrailerSize, true);
+  }
   return Status();
 }
 
 Status BuildFilterPartition(const SstReader& sst, FilterEncoding encoding,
-                            std::optional<double> bits_per_key, FilterPartitionPlan& part) {
-  BLOOMCODEC_RETURN_IF_ERROR(HashFilterPartition(sst, encoding, bits_per_key.has_value(), part));
+                            std::optional<double> bits_per_key, const InputFile* mapped,
+                            FilterPartitionPlan& part) {
+  BLOOMCODEC_RETURN_IF_ERROR(
+      HashFilterPartition(sst, encoding, bits_per_key.has_value(), mapped, part));
   if (!bits_per_key) return Status();
   BLOOMCODEC_ASSIGN_OR_RETURN(part.filter,
                               BuildFullFilterFromHashes(encoding, *bits_per_key, part.hashes));
@@ -397,11 +408,12 @@ Result<ByteVector> WriteTwoLevelIndexTail(const SstReader& sst,
 
 Result<SstFilterTail> RewritePartitionedFilterTail(const SstReader& sst,
                                                    std::optional<double> bits_per_key,
-                                                   FilterEncoding encoding) {
+                                                   FilterEncoding encoding,
+                                                   const InputFile* mapped) {
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<IndexPartitionWalk> index, WalkIndexPartitions(sst));
   std::vector<FilterPartitionPlan> plan = PlanFilterPartitions(index);
   ParallelFor(plan.size(), [&](std::size_t j) {
-    plan[j].status = BuildFilterPartition(sst, encoding, bits_per_key, plan[j]);
+    plan[j].status = BuildFilterPartition(sst, encoding, bits_per_key, mapped, plan[j]);
   });
   SstFilterTail result;
   result.partitioned = true;
@@ -425,6 +437,8 @@ Result<SstFilterTail> RewritePartitionedFilterTail(const SstReader& sst,
     const auto [handle, size] = WritePartitionedFilter(sst, plan, interval, trailer, out);
     meta["partitionedfilter." + std::string(kBuiltinFilterName)] = handle;
     filter_size = size;
+    result.filter_block_size = handle.offset + handle.size + kBlockTrailerSize - result.kept_prefix;
+    result.filter_index_size = handle.size;
   }
   BLOOMCODEC_RETURN_IF_ERROR(WriteKeptBlocksAndFooter(
       sst, index, interval, meta,

@@ -11,6 +11,7 @@
 #include "blocktable/block_handle.h"
 #include "blocktable/trailer.h"
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/input_file.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "bloomcodec/status.h"
 
@@ -61,6 +62,7 @@ Result<ByteVector> WriteTwoLevelIndexTail(const SstReader& sst,
 // RewriteSstFilterTail for a partitioned filter (partition_filters with a two-level index).
 Result<SstFilterTail> RewritePartitionedFilterTail(const SstReader& sst,
                                                    std::optional<double> bits_per_key,
-                                                   FilterEncoding encoding);
+                                                   FilterEncoding encoding,
+                                                   const InputFile* mapped);
 
 }  // namespace bloomcodec::rocksdb
