@@ -294,12 +294,10 @@ constexpr std::size_t kBlocksPerRun = 128;
 Status HashRun(const TableReader& reader, std::span<const BlockHandle> blocks,
                const std::optional<BloomPolicy>& policy, const InputFile* mapped, HashedRun& out) {
   const bool user = reader.key_kind() == KeyKind::kUser;
-  // The run's blocks lie back to back (DataBlocksOf): their pages are given back behind it.
-  blocktable::PageDropper pages(mapped, blocktable::CurrentStreamLimits().drop_window);
-  if (!blocks.empty()) pages.Start(blocks.front().offset);
+  blocktable::BlockRunPages pages(mapped, blocks);  // back to back (DataBlocksOf)
   for (const BlockHandle& handle : blocks) {
     BLOOMCODEC_ASSIGN_OR_RETURN(Block block, reader.ReadDataBlock(handle));
-    pages.Done(handle.offset + handle.size + kBlockTrailerSize);
+    pages.Read(handle);
     if (out.compression == BlockCompression::kNone)
       out.compression = block.contents().compression();
     BlockIterator it(block, reader.key_order());
@@ -312,9 +310,6 @@ Status HashRun(const TableReader& reader, std::span<const BlockHandle> blocks,
       BLOOMCODEC_RETURN_IF_ERROR(it.Next());
     }
     out.counts.push_back(out.hashes.size() - before);
-  }
-  if (!blocks.empty()) {
-    pages.Done(blocks.back().offset + blocks.back().size + kBlockTrailerSize, true);
   }
   return Status();
 }

@@ -49,11 +49,10 @@ Status HashSstRun(const SstReader& sst, std::span<const BlockHandle> blocks,
                   std::optional<FilterEncoding> hashing, const InputFile* mapped,
                   SstHashedRun& run) {
   SstKeyPass& pass = run.pass;
-  blocktable::PageDropper pages(mapped, blocktable::CurrentStreamLimits().drop_window);
-  if (!blocks.empty()) pages.Start(blocks.front().offset);
+  blocktable::BlockRunPages pages(mapped, blocks);  // given back behind the pass
   for (const BlockHandle& h : blocks) {
     BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::Block block, sst.ReadDataBlock(h));
-    pages.Done(h.offset + h.size + kBlockTrailerSize);
+    pages.Read(h);
     blocktable::BlockIterator it(block, blocktable::KeyOrder::kInternal);
     BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
     while (it.valid()) {
@@ -71,9 +70,6 @@ Status HashSstRun(const SstReader& sst, std::span<const BlockHandle> blocks,
       }
       BLOOMCODEC_RETURN_IF_ERROR(it.Next());
     }
-  }
-  if (!blocks.empty()) {
-    pages.Done(blocks.back().offset + blocks.back().size + kBlockTrailerSize, true);
   }
   return Status();
 }

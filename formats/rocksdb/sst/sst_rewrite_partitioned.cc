@@ -166,11 +166,10 @@ std::vector<FilterPartitionPlan> PlanFilterPartitions(
 Status HashFilterPartition(const SstReader& sst, FilterEncoding encoding, bool hashing,
                            const InputFile* mapped, FilterPartitionPlan& part) {
   // A partition's blocks follow each other in the file: their pages are given back behind it.
-  blocktable::PageDropper pages(mapped, blocktable::CurrentStreamLimits().drop_window);
-  if (!part.blocks.empty()) pages.Start(part.blocks.front().offset);
+  blocktable::BlockRunPages pages(mapped, part.blocks);
   for (const BlockHandle& h : part.blocks) {
     BLOOMCODEC_ASSIGN_OR_RETURN(Block block, sst.ReadDataBlock(h));
-    pages.Done(h.offset + h.size + kBlockTrailerSize);
+    pages.Read(h);
     BlockIterator it(block, KeyOrder::kInternal);
     BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
     while (it.valid()) {
@@ -181,10 +180,6 @@ Status HashFilterPartition(const SstReader& sst, FilterEncoding encoding, bool h
       }
       BLOOMCODEC_RETURN_IF_ERROR(it.Next());
     }
-  }
-  if (!part.blocks.empty()) {
-    const BlockHandle& last = part.blocks.back();
-    pages.Done(last.offset + last.size + kBlockTrailerSize, true);
   }
   return Status();
 }
