@@ -78,17 +78,25 @@ TEST(StreamLimitsSplit, ScopedLimitsApplyForTheirLifetimeOnly) {
   EXPECT_EQ(CurrentStreamLimits().min_range_bytes, before.min_range_bytes);
 }
 
+// A temporary file of `size` random bytes (seeded), removed with the object; `data` its bytes.
+struct RandomFile {
+  std::string path;
+  std::vector<char> data;
+  RandomFile(const std::string& name, std::size_t size, unsigned seed) : data(size) {
+    path = (std::filesystem::temp_directory_path() / (name + std::to_string(getpid()))).string();
+    std::mt19937 rng(seed);
+    for (char& c : data) c = static_cast<char>(rng());
+    std::ofstream(path, std::ios::binary)
+        .write(data.data(), static_cast<std::streamsize>(data.size()));
+  }
+  ~RandomFile() { std::filesystem::remove(path); }
+};
+
 // Pages given back are mapped again when read: the bytes stay the file's.
 TEST(StreamPageDropper, PagesGivenBackReadTheSameBytes) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("bloomcodec-drop-" + std::to_string(getpid())))
-          .string();
-  std::vector<char> data(3 << 20);
-  std::mt19937 rng(9);
-  for (char& c : data) c = static_cast<char>(rng());
-  std::ofstream(path, std::ios::binary)
-      .write(data.data(), static_cast<std::streamsize>(data.size()));
-  auto in = InputFile::Open(path);
+  const RandomFile file("bloomcodec-drop-", 3 << 20, 9);
+  const std::vector<char>& data = file.data;
+  auto in = InputFile::Open(file.path);
   ASSERT_TRUE(in.ok());
   ASSERT_TRUE(in->is_mapped());
   PageDropper dropper(&*in, 1 << 20);
@@ -101,7 +109,6 @@ TEST(StreamPageDropper, PagesGivenBackReadTheSameBytes) {
   ASSERT_EQ(bytes.size(), data.size());
   EXPECT_TRUE(
       std::equal(bytes.begin(), bytes.end(), reinterpret_cast<const std::uint8_t*>(data.data())));
-  std::filesystem::remove(path);
 }
 
 // The resident kB of the mapping holding `at` in this process (/proc/self/smaps), -1 if none.
@@ -125,15 +132,9 @@ long MappingRssKib(const void* at) {
 // A pass over a run of blocks through BlockRunPages leaves none of the run's pages mapped once it
 // ends, also when it stopped halfway (an error), and the bytes read again are the file's.
 TEST(StreamBlockRunPages, ARunsPagesAreGivenBackWhenItEnds) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("bloomcodec-run-" + std::to_string(getpid())))
-          .string();
-  std::vector<char> data(2 << 20);
-  std::mt19937 rng(11);
-  for (char& c : data) c = static_cast<char>(rng());
-  std::ofstream(path, std::ios::binary)
-      .write(data.data(), static_cast<std::streamsize>(data.size()));
-  auto in = InputFile::Open(path);
+  const RandomFile file("bloomcodec-run-", 2 << 20, 11);
+  const std::vector<char>& data = file.data;
+  auto in = InputFile::Open(file.path);
   ASSERT_TRUE(in.ok());
   ASSERT_TRUE(in->is_mapped());
   std::vector<BlockHandle> blocks;  // 64 KiB blocks with their trailers, back to back
@@ -153,7 +154,6 @@ TEST(StreamBlockRunPages, ARunsPagesAreGivenBackWhenItEnds) {
   }
   EXPECT_TRUE(
       std::equal(bytes.begin(), bytes.end(), reinterpret_cast<const std::uint8_t*>(data.data())));
-  std::filesystem::remove(path);
 }
 
 }  // namespace
