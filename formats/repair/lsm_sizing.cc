@@ -381,7 +381,8 @@ Result<FilterFacts> NewPartitionedFilterFacts(ByteSpan old_table, ByteSpan filte
   std::uint64_t bytes = index_size;  // rocksdb.filter.size: the contents, without trailers
   BLOOMCODEC_RETURN_IF_ERROR(
       old.ForEachIndexEntry(index, [&](ByteSpan, const blocktable::BlockHandle& h) -> Status {
-        if (h.offset < filter_offset || h.offset - filter_offset + h.size > index_at) {
+        if (h.offset < filter_offset || h.size > index_at ||
+            h.offset - filter_offset > index_at - h.size) {
           return Status::Internal(path + ": a rewritten filter partition lies outside the filter");
         }
         partitions.push_back(filter.subspan(h.offset - filter_offset, h.size));
