@@ -237,7 +237,8 @@ Status DryRunTable(const LsmDatabase& db, PlannedTable& p, const FilterSizing& s
       f = NewPartitionedFilterFacts(in.bytes(), NewFilterBlock(in.bytes(), w), w.filter_offset,
                                     w.filter_index_size, t.path, t.keys);
     } else if (w.filter_size != 0) {
-      f = FilterBlockFacts(db, NewFilterBlock(in.bytes(), w), t.path, t.keys);
+      f = FilterBlockFacts(db, NewFilterBlock(in.bytes(), w), t.path,
+                           s.filter_entries.value_or(t.keys));
     }
     if (f.ok()) new_facts = *f;
   } else {
@@ -339,7 +340,7 @@ void MarkUnsupported(TableRepair& t, const std::string& why) {
 }
 
 // One open of each table the repair may touch, before anything is sized or written: RocksDB's
-// planned tables the family's rewrite would refuse outright (prefix extractors, no whole-key
+// planned tables the family's rewrite would refuse outright (custom prefix extractors, no whole-key
 // filtering, ...) found from their meta blocks, and the old filter's facts (read before the
 // transaction replaces the file) of the rebuilt tables and, for a real repair, of level 0's.
 Status InspectPlanned(const LsmDatabase& db, bool dry_run, std::vector<PlannedTable>& plan) {

@@ -137,20 +137,21 @@ std::optional<int> BitsForProbes(std::uint32_t k, double estimate, Probes probes
 }
 
 // The bits per key the table's filter records, from verify's fill (bits, probes) and key count.
+// `entries`: what the filter holds when that is not its keys (a prefix table's prefixes).
 template <typename Probes>
-std::optional<FilterSizing> Recorded(const FileReport& report, Probes probes) {
-  if (!report.fill || report.fill->bits == 0 || report.fill->hash_count == 0 ||
-      report.keys_checked == 0) {
+std::optional<FilterSizing> Recorded(const FileReport& report, Probes probes,
+                                     std::optional<std::uint64_t> entries = std::nullopt) {
+  const std::uint64_t n = entries.value_or(report.keys_checked);
+  if (!report.fill || report.fill->bits == 0 || report.fill->hash_count == 0 || n == 0) {
     return std::nullopt;
   }
-  const double estimate =
-      static_cast<double>(report.fill->bits) / static_cast<double>(report.keys_checked);
+  const double estimate = static_cast<double>(report.fill->bits) / static_cast<double>(n);
   const std::optional<int> b = BitsForProbes(report.fill->hash_count, estimate, probes);
   if (!b) return std::nullopt;
   FilterSizing s;
   s.bits_per_key = *b;
   s.basis = "as recorded: " + std::to_string(report.fill->bits) + " filter bits for " +
-            std::to_string(report.keys_checked) + " keys (" + NumberText(estimate) +
+            std::to_string(n) + (entries ? " entries" : " keys") + " (" + NumberText(estimate) +
             " a key) and " + std::to_string(report.fill->hash_count) +
             " probes: " + std::to_string(*b) + " bits per key";
   return s;
@@ -189,6 +190,13 @@ Result<FilterSizing> LevelDbSizing(const LsmDatabase& db, const FileReport& repo
 }
 
 // The kind RewriteSstFilter gives the table when --to names none.
+bool RecordsPrefixExtractor(const rocksdb::SstReader& sst) {
+  if (!sst.properties()) return false;
+  const std::string name =
+      sst.properties()->String("rocksdb.prefix.extractor.name").value_or("nullptr");
+  return !name.empty() && name != "nullptr";
+}
+
 Result<rocksdb::FilterEncoding> TableEncoding(const rocksdb::SstReader& sst) {
   if (sst.properties() && sst.properties()->String("rocksdb.filter.policy") == "ribbonfilter") {
     return rocksdb::FilterEncoding::kRibbon;
@@ -213,14 +221,53 @@ std::optional<rocksdb::FilterEncoding> EncodingNamed(const std::string& to) {
   return std::nullopt;
 }
 
-Result<FilterSizing> RocksDbSizing(const FileReport& report, const RepairOptions& options,
+// verify reads no fill from a filter block that fails its checksum (a flipped bit), yet the
+// writer's sizing is still in the filter's geometry (its bits and probes) and the table records
+// the keys it took (rocksdb.num.filter_entries, else rocksdb.num.entries): verify's report with
+// that fill, or nullopt when verify has one or the geometry does not read.
+std::optional<FileReport> WithGeometryOfDamagedFilter(const FileReport& report,
+                                                      const rocksdb::SstReader& sst) {
+  if ((report.fill && report.keys_checked > 0) || !sst.filter() || !sst.properties()) {
+    return std::nullopt;
+  }
+  const Result<rocksdb::SstFilterStats> stats = rocksdb::ComputeSstFilterStats(sst);
+  std::optional<std::uint64_t> keys = sst.properties()->Number("rocksdb.num.filter_entries");
+  if (!keys) keys = sst.properties()->Number("rocksdb.num.entries");
+  if (!stats.ok() || stats->bits == 0 || stats->hash_count == 0 || !keys || *keys == 0) {
+    return std::nullopt;
+  }
+  FileReport r = report;
+  r.fill.emplace();
+  r.fill->bits = stats->bits;
+  r.fill->bits_set = stats->bits_set;
+  r.fill->hash_count = stats->hash_count;
+  r.keys_checked = *keys;
+  r.fill->sized_keys = static_cast<double>(*keys);  // the entries, with or without prefixes
+  return r;
+}
+
+// A table with a prefix extractor sizes its filter from the entries RocksDB added (its prefixes
+// beside or instead of its keys): the count verify judged the fill by (the table's
+// rocksdb.num.filter_entries, else ours). nullopt: a table without an extractor, whose keys
+// are its entries.
+std::optional<std::uint64_t> PrefixTableEntries(const rocksdb::SstReader& sst,
+                                                const FileReport& report) {
+  if (!RecordsPrefixExtractor(sst) || !report.fill || !report.fill->sized_keys) return std::nullopt;
+  return static_cast<std::uint64_t>(*report.fill->sized_keys);
+}
+
+Result<FilterSizing> RocksDbSizing(const FileReport& verified, const RepairOptions& options,
                                    const std::optional<FilterSizing>& sibling) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(report.path));
+  BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(verified.path));
   rocksdb::SstOpenOptions open;
   open.verify_filter_checksum = false;  // the filter is what a repair replaces
   BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst,
-                              rocksdb::SstReader::Open(in.bytes(), report.path, open));
+                              rocksdb::SstReader::Open(in.bytes(), verified.path, open));
+  const std::optional<FileReport> damaged = WithGeometryOfDamagedFilter(verified, sst);
+  const FileReport& report = damaged ? *damaged : verified;
   BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::FilterEncoding kind, TableEncoding(sst));
+  const std::optional<std::uint64_t> entries = PrefixTableEntries(sst, report);
+  auto recorded = [&](auto probes) { return Recorded(report, probes, entries); };
   std::optional<FilterSizing> s;
   if (options.bits_per_key) {
     s.emplace();
@@ -230,9 +277,9 @@ Result<FilterSizing> RocksDbSizing(const FileReport& report, const RepairOptions
     Result<rocksdb::FullFilterReader> f =
         rocksdb::FullFilterReader::Parse(sst.filter()->contents.bytes(), report.path);
     if (f.ok() && f->kind() == rocksdb::FullFilterKind::kLegacyBloom) {
-      s = Recorded(report, [](int b) { return rocksdb::LegacyProbesFor(b); });
+      s = recorded([](int b) { return rocksdb::LegacyProbesFor(b); });
     } else if (f.ok() && f->kind() == rocksdb::FullFilterKind::kFastLocalBloom) {
-      s = Recorded(report, [](int b) { return rocksdb::FastLocalProbesFor(b * 1000); });
+      s = recorded([](int b) { return rocksdb::FastLocalProbesFor(b * 1000); });
     } else if (f.ok() && f->kind() == rocksdb::FullFilterKind::kRibbon && !sibling) {
       return Status::Refused(report.path +
                              ": a Ribbon filter does not record the bits per key it was built "
@@ -241,13 +288,13 @@ Result<FilterSizing> RocksDbSizing(const FileReport& report, const RepairOptions
   } else if (sst.filter() && sst.filter()->placement == rocksdb::FilterPlacement::kBlockBased) {
     // A block-based filter (rebuilt as a full filter) chose its probes as RocksDB's legacy full
     // filter does (bits per key x 0.69, within 1..30); verify's fill sums its filters' bits.
-    s = Recorded(report, [](int b) { return rocksdb::LegacyProbesFor(b); });
+    s = recorded([](int b) { return rocksdb::LegacyProbesFor(b); });
   } else if (sst.filter() && sst.filter()->placement == rocksdb::FilterPlacement::kPartitioned) {
     // The partitions share the table's kind; verify's fill sums their bits.
     if (kind == rocksdb::FilterEncoding::kLegacyBloom) {
-      s = Recorded(report, [](int b) { return rocksdb::LegacyProbesFor(b); });
+      s = recorded([](int b) { return rocksdb::LegacyProbesFor(b); });
     } else if (kind == rocksdb::FilterEncoding::kFastLocalBloom) {
-      s = Recorded(report, [](int b) { return rocksdb::FastLocalProbesFor(b * 1000); });
+      s = recorded([](int b) { return rocksdb::FastLocalProbesFor(b * 1000); });
     } else if (!sibling) {
       return Status::Refused(report.path +
                              ": Ribbon filter partitions do not record the bits per key they "
@@ -265,6 +312,7 @@ Result<FilterSizing> RocksDbSizing(const FileReport& report, const RepairOptions
     s->basis = "no filter to read the sizing from: the customary 10 bits per key";
   }
   s->policy.reset();
+  s->filter_entries = entries;
   s->encoding = EncodingNamed(options.to);
   s->format = RocksDbFormatOf(s->encoding ? *s->encoding : kind);
   return *s;
@@ -400,6 +448,10 @@ Result<FilterFacts> NewFilterFacts(const LsmDatabase& db, ByteSpan table, const 
   if (db.family == LsmFamily::kRocksDb) {
     BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst, rocksdb::SstReader::Open(table, path));
     if (!sst.filter()) return facts;
+    // A prefix table's filter holds its entries, which the table records (a rebuilt one: ours).
+    if (RecordsPrefixExtractor(sst)) {
+      keys = sst.properties()->Number("rocksdb.num.filter_entries").value_or(keys);
+    }
     if (sst.filter()->placement != rocksdb::FilterPlacement::kFull) {
       return SplitFilterFacts(sst, static_cast<double>(keys));
     }

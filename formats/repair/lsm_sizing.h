@@ -41,6 +41,9 @@ struct FilterSizing {
   std::string basis;                                // where the parameters come from, in words
   std::optional<leveldb::BloomPolicy> policy;       // LevelDB family
   std::optional<rocksdb::FilterEncoding> encoding;  // RocksDB: nullopt keeps the table's kind
+  // RocksDB tables with a prefix extractor: the entries its filter holds (prefixes beside or
+  // instead of keys), which size it and its fp rate; nullopt: its keys.
+  std::optional<std::uint64_t> filter_entries;
 };
 
 // The table's new filter: the options' parameters, else what the table records (its filter's

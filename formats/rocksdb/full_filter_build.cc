@@ -23,8 +23,7 @@ namespace {
 
 // AddKey's hash, dropped when it equals the previous key's.
 void AddCollapsed(FilterEncoding encoding, ByteSpan key, std::vector<std::uint64_t>& hashes) {
-  const std::uint64_t h =
-      encoding == FilterEncoding::kLegacyBloom ? std::uint64_t{LegacyBloomHash(key)} : Hash64(key);
+  const std::uint64_t h = FilterEntryHash(encoding, key);
   if (hashes.empty() || hashes.back() != h) hashes.push_back(h);
 }
 
@@ -438,6 +437,11 @@ std::vector<std::uint64_t> CollapsedHashes(FilterEncoding encoding, const KeyLis
   hashes.reserve(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) AddCollapsed(encoding, keys[i], hashes);
   return hashes;
+}
+
+std::uint64_t FilterEntryHash(FilterEncoding encoding, ByteSpan entry) {
+  return encoding == FilterEncoding::kLegacyBloom ? std::uint64_t{LegacyBloomHash(entry)}
+                                                  : Hash64(entry);
 }
 
 void AppendCollapsedHashes(FilterEncoding encoding, std::span<const ByteSpan> keys,

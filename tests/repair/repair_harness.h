@@ -238,6 +238,20 @@ inline void CopyDatabase(const std::string& from, const std::string& to) {
   fs::copy(from, to, fs::copy_options::recursive);
 }
 
+// The RocksDB tables (.sst) of a database directory, sorted by name.
+inline std::vector<std::string> SstFilesIn(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() == ".sst") out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+inline ByteSpan StringBytes(const std::string& s) {
+  return ByteSpan(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
+}
+
 // The kill points a loop tries (1-based, ascending): CI's time budget does not allow a kill
 // before every step (120 for RocksDB, most of them the same kind of step on another table), so
 // a representative set: for each kind of step (its name and the file's name with the digits of

@@ -97,19 +97,6 @@ class RocksDbPartitioned : public ::testing::Test {
 };
 testing::TempDir* RocksDbPartitioned::dir_ = nullptr;
 
-std::vector<std::string> Tables(const std::string& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() == ".sst") out.push_back(e.path().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-ByteSpan Bytes(const std::string& s) {
-  return ByteSpan(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
-}
-
 // RocksDB 7.8 reopens `dir` (paranoid checks, unique ids verified), verifies every block and
 // reads every present key with its value's length and no absent one.
 void ExpectRocksDbReadsEveryKey(const std::string& dir) {
@@ -149,7 +136,7 @@ struct OpenedTable {
 };
 void OpenTable(const std::string& path, OpenedTable& t) {
   t.bytes = ReadText(path);
-  Result<rocksdb::SstReader> sst = rocksdb::SstReader::Open(Bytes(t.bytes), path);
+  Result<rocksdb::SstReader> sst = rocksdb::SstReader::Open(StringBytes(t.bytes), path);
   ASSERT_TRUE(sst.ok()) << sst.status().ToString();
   t.sst.emplace(std::move(*sst));
   ASSERT_TRUE(t.sst->filter() && t.sst->properties_handle()) << path;
@@ -174,18 +161,18 @@ std::string MetaRegion(const std::string& path) {
 // Rebuilt at the table's own 10 bits per key, every table is the one RocksDB 7.8 wrote, byte
 // for byte (partitions cut along the index partitions, their index, properties, footer).
 TEST_F(RocksDbPartitioned, RebuiltAtItsOwnBitsPerKeyTheTableIsByteIdentical) {
-  const std::vector<std::string> tables = Tables(Db(Policy::kBloom10));
+  const std::vector<std::string> tables = SstFilesIn(Db(Policy::kBloom10));
   ASSERT_EQ(tables.size(), 3u);
   for (const std::string& path : tables) {
     const std::string bytes = ReadText(path);
-    Result<rocksdb::SstReader> sst = rocksdb::SstReader::Open(Bytes(bytes), path);
+    Result<rocksdb::SstReader> sst = rocksdb::SstReader::Open(StringBytes(bytes), path);
     ASSERT_TRUE(sst.ok()) << sst.status().ToString();
     ASSERT_TRUE(sst->filter());
     ASSERT_EQ(sst->filter()->placement, rocksdb::FilterPlacement::kPartitioned);
     ASSERT_GE(sst->properties()->Number("rocksdb.index.partitions").value_or(0), 3u) << path;
     Result<ByteVector> again = rocksdb::RewriteSstFilter(*sst, 10.0);
     ASSERT_TRUE(again.ok()) << again.status().ToString();
-    EXPECT_EQ(FirstDifference(Bytes(bytes), *again), bytes.size()) << path;
+    EXPECT_EQ(FirstDifference(StringBytes(bytes), *again), bytes.size()) << path;
   }
 }
 
@@ -193,7 +180,7 @@ TEST_F(RocksDbPartitioned, RebuiltAtItsOwnBitsPerKeyTheTableIsByteIdentical) {
 // it comes back as RocksDB wrote it; RocksDB reads every key, our verify finds nothing.
 TEST_F(RocksDbPartitioned, ADamagedPartitionIsRebuiltAndNothingElse) {
   const std::string db = Copy("damaged");
-  const std::vector<std::string> tables = Tables(db);
+  const std::vector<std::string> tables = SstFilesIn(db);
   const std::string victim = tables.back();  // the newest: no other level-0 table renumbered
   const std::string original = ReadText(victim);
   {
@@ -221,7 +208,7 @@ TEST_F(RocksDbPartitioned, ADamagedPartitionIsRebuiltAndNothingElse) {
     EXPECT_EQ(t.action, "repaired") << t.damage;
     EXPECT_EQ(t.bits_per_key, 10.0) << t.sizing_basis;
     const std::string rebuilt = ReadText(t.new_path);
-    EXPECT_EQ(FirstDifference(Bytes(original), Bytes(rebuilt)), original.size())
+    EXPECT_EQ(FirstDifference(StringBytes(original), StringBytes(rebuilt)), original.size())
         << "the table RocksDB wrote, byte for byte";
     const FileReport verified = rocksdb::VerifySst(t.new_path, nullptr, "");
     EXPECT_TRUE(verified.findings.empty()) << verified.findings.front().message;
@@ -233,7 +220,7 @@ TEST_F(RocksDbPartitioned, ADamagedPartitionIsRebuiltAndNothingElse) {
 // it. Damage to an index partition is the table's: it is left untouched and reported.
 TEST_F(RocksDbPartitioned, TheFilterIndexIsTheFiltersAnIndexPartitionIsTheTables) {
   const std::string db = Copy("indexes");
-  const std::vector<std::string> tables = Tables(db);
+  const std::vector<std::string> tables = SstFilesIn(db);
   const std::string filter_victim = tables.back(), index_victim = tables.front();
   const std::string original = ReadText(filter_victim);
   auto flip = [](const std::string& path, bool filter_index) {
@@ -260,7 +247,7 @@ TEST_F(RocksDbPartitioned, TheFilterIndexIsTheFiltersAnIndexPartitionIsTheTables
     if (t.path == filter_victim) {
       EXPECT_EQ(t.action, "repaired") << t.damage;
       const std::string rebuilt = ReadText(t.new_path);
-      EXPECT_EQ(FirstDifference(Bytes(original), Bytes(rebuilt)), original.size());
+      EXPECT_EQ(FirstDifference(StringBytes(original), StringBytes(rebuilt)), original.size());
     } else if (t.path == index_victim) {
       EXPECT_EQ(t.action, "damaged");
       EXPECT_TRUE(fs::exists(t.path)) << "left untouched";
@@ -302,7 +289,7 @@ TEST_F(RocksDbPartitioned, RebuiltAsAnotherPolicyTheFilterIsRocksDbs) {
       ASSERT_TRUE(ours.sst && theirs.sst) << name;
       const std::string a = MetaRegion(t.new_path), b = MetaRegion(Db(c.reference) + "/" + name);
       ASSERT_FALSE(b.empty()) << name;
-      EXPECT_EQ(FirstDifference(Bytes(b), Bytes(a)), b.size()) << name;
+      EXPECT_EQ(FirstDifference(StringBytes(b), StringBytes(a)), b.size()) << name;
       for (const char* p : {"rocksdb.filter.size", "rocksdb.num.filter_entries",
                             "rocksdb.index.size", "rocksdb.top-level.index.size"}) {
         EXPECT_EQ(ours.sst->properties()->Number(p), theirs.sst->properties()->Number(p)) << p;

@@ -211,14 +211,10 @@ Status Rewriter::EmitMoved(const MovedBlock& m) {
       return Status();
     }
     case Moved::kValueIndex: {
-      std::uint8_t widths[3];
-      const ByteVector vi = EncodeValueIndex(new_values_, widths);
+      const AppendedValueIndex vi = AppendValueIndex(new_values_, t_.footer().checksum, out_);
       value_index_growth_ =
-          static_cast<std::int64_t>(vi.size()) - static_cast<std::int64_t>(m.old.size);
-      ByteVector value = blocktable::BlockHandleBytes(
-          AppendPebbleBlock(vi, t_.footer().checksum, BlockCompression::kNone, out_));
-      value.insert(value.end(), widths, widths + 3);
-      meta_[m.meta_name] = std::move(value);
+          static_cast<std::int64_t>(vi.size) - static_cast<std::int64_t>(m.old.size);
+      meta_[m.meta_name] = vi.metaindex_value;
       return Status();
     }
   }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "blocktable/block.h"
+#include "pebble/table/table_writer.h"
 
 namespace bloomcodec::pebble {
 
@@ -23,6 +24,24 @@ std::uint64_t ValueIndexField(ByteSpan b, std::size_t at, std::uint8_t width) {
   std::uint64_t v = 0;
   for (std::uint8_t i = 0; i < width; ++i) v |= std::uint64_t{b[at + i]} << (8 * i);
   return v;
+}
+
+ByteVector EncodeValueIndex(const std::vector<BlockHandle>& blocks, std::uint8_t widths[3]) {
+  std::uint64_t largest_length = 0;
+  for (const BlockHandle& h : blocks) largest_length = std::max(largest_length, h.size);
+  widths[0] = ValueIndexWidth(blocks.empty() ? 0 : blocks.size() - 1);
+  widths[1] = ValueIndexWidth(blocks.empty() ? 0 : blocks.back().offset);
+  widths[2] = ValueIndexWidth(largest_length);
+  ByteVector out;
+  auto put = [&](std::uint64_t v, std::uint8_t w) {
+    for (std::uint8_t i = 0; i < w; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+  };
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    put(i, widths[0]);
+    put(blocks[i].offset, widths[1]);
+    put(blocks[i].size, widths[2]);
+  }
+  return out;
 }
 
 }  // namespace
@@ -63,22 +82,17 @@ Result<ValueIndex> ReadValueIndex(const PebbleTable& t, const rocksdb::SstMetain
   return vi;
 }
 
-ByteVector EncodeValueIndex(const std::vector<BlockHandle>& blocks, std::uint8_t widths[3]) {
-  std::uint64_t largest_length = 0;
-  for (const BlockHandle& h : blocks) largest_length = std::max(largest_length, h.size);
-  widths[0] = ValueIndexWidth(blocks.empty() ? 0 : blocks.size() - 1);
-  widths[1] = ValueIndexWidth(blocks.empty() ? 0 : blocks.back().offset);
-  widths[2] = ValueIndexWidth(largest_length);
-  ByteVector out;
-  auto put = [&](std::uint64_t v, std::uint8_t w) {
-    for (std::uint8_t i = 0; i < w; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-  };
-  for (std::size_t i = 0; i < blocks.size(); ++i) {
-    put(i, widths[0]);
-    put(blocks[i].offset, widths[1]);
-    put(blocks[i].size, widths[2]);
-  }
-  return out;
+AppendedValueIndex AppendValueIndex(const std::vector<BlockHandle>& blocks,
+                                    blocktable::ChecksumType checksum, ByteVector& out) {
+  std::uint8_t widths[3];
+  const ByteVector index = EncodeValueIndex(blocks, widths);
+  AppendedValueIndex appended;
+  appended.size = index.size();
+  // Pebble never compresses the value index; its metaindex value is the handle, then the widths.
+  appended.metaindex_value = blocktable::BlockHandleBytes(
+      AppendPebbleBlock(index, checksum, blocktable::BlockCompression::kNone, out));
+  appended.metaindex_value.insert(appended.metaindex_value.end(), widths, widths + 3);
+  return appended;
 }
 
 }  // namespace bloomcodec::pebble

@@ -3,14 +3,17 @@
 // blocks when the filter's length changes, and the index holds their absolute offsets.
 // Internal to the library (included as "pebble/table/value_index.h").
 //
-//   BLOOMCODEC_ASSIGN_OR_RETURN(ValueIndex vi, ReadValueIndex(table, metaindex_entry));
-//   std::uint8_t widths[3];
-//   ByteVector bytes = EncodeValueIndex(moved_blocks, widths);
+//   BLOOMCODEC_ASSIGN_OR_RETURN(ValueIndex old, ReadValueIndex(table, metaindex_entry));
+//   // ... the blocks of old.blocks copied to `out`, at new_handles ...
+//   AppendedValueIndex appended = AppendValueIndex(new_handles, footer.checksum, out);
+//   metaindex["pebble.value_index"] = appended.metaindex_value;
 //
 // Contract: ReadValueIndex checks the three width bytes (1..8), whole rows, block numbers 0, 1,
 // 2... and every handle inside the file (Corrupt at an absolute offset otherwise).
-// EncodeValueIndex chooses the widths as Pebble's valblk.Writer.Finish does: the bytes the last
-// block number, the last (largest) offset and the longest length need, each at least 1.
+// AppendValueIndex appends the index of `blocks` (their handles in the new table) to `out` as
+// Pebble writes it (uncompressed, with `checksum`'s trailer), the widths chosen as Pebble's
+// valblk.Writer.Finish chooses them: the bytes the last block number, the last (largest) offset
+// and the longest length need, each at least 1.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +33,11 @@ struct ValueIndex {
 
 Result<ValueIndex> ReadValueIndex(const PebbleTable& table,
                                   const rocksdb::SstMetaindexEntry& entry);
-ByteVector EncodeValueIndex(const std::vector<blocktable::BlockHandle>& blocks,
-                            std::uint8_t widths[3]);
+struct AppendedValueIndex {
+  ByteVector metaindex_value;  // the block's handle, then the three widths
+  std::uint64_t size = 0;      // of the block, without its trailer
+};
+AppendedValueIndex AppendValueIndex(const std::vector<blocktable::BlockHandle>& blocks,
+                                    blocktable::ChecksumType checksum, ByteVector& out);
 
 }  // namespace bloomcodec::pebble

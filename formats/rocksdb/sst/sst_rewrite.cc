@@ -9,6 +9,7 @@
 #include "codec/byte_writer.h"
 #include "codec/parallel.h"
 #include "rocksdb/sst/sst_reader.h"
+#include "rocksdb/sst/sst_rewrite_prefix.h"
 #include "rocksdb/sst/sst_tail.h"
 #include "rocksdb/sst/sst_writer.h"
 
@@ -74,16 +75,21 @@ Status HashSstRun(const SstReader& sst, std::span<const BlockHandle> blocks,
   return Status();
 }
 
-Result<SstKeyPass> PassOverKeys(const SstReader& sst, std::optional<FilterEncoding> hashing,
-                                const InputFile* mapped) {
-  // Every block the index lists (blocks without entries too).
+// Every block the index lists (blocks without entries too), and where the data blocks end.
+Result<std::vector<BlockHandle>> ListDataBlocks(const SstReader& sst, std::uint64_t& data_end) {
   std::vector<BlockHandle> blocks;
-  SstKeyPass pass;
   BLOOMCODEC_RETURN_IF_ERROR(sst.ForEachDataBlock([&](ByteSpan, const BlockHandle& h) {
-    pass.data_end = std::max(pass.data_end, h.offset + h.size + kBlockTrailerSize);
+    data_end = std::max(data_end, h.offset + h.size + kBlockTrailerSize);
     blocks.push_back(h);
     return Status();
   }));
+  return blocks;
+}
+
+Result<SstKeyPass> PassOverKeys(const SstReader& sst, std::optional<FilterEncoding> hashing,
+                                const InputFile* mapped) {
+  SstKeyPass pass;
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<BlockHandle> blocks, ListDataBlocks(sst, pass.data_end));
   std::vector<SstHashedRun> runs((blocks.size() + kSstBlocksPerRun - 1) / kSstBlocksPerRun);
   ParallelFor(runs.size(), [&](std::size_t r) {
     const std::size_t from = r * kSstBlocksPerRun;
@@ -112,6 +118,20 @@ Result<SstKeyPass> PassOverKeys(const SstReader& sst, std::optional<FilterEncodi
     p.hashes = {};
     last_key = std::move(run.last_key);
   }
+  return pass;
+}
+
+// PassOverKeys for a table with a prefix extractor: every entry in file order, one filter.
+Result<SstKeyPass> PassOverPrefixedKeys(const SstReader& sst, const PrefixExtractor& extractor,
+                                        FilterEncoding encoding, const InputFile* mapped) {
+  SstKeyPass pass;
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<BlockHandle> blocks, ListDataBlocks(sst, pass.data_end));
+  BLOOMCODEC_ASSIGN_OR_RETURN(PrefixedEntries e,
+                              rocksdb::PassOverPrefixedKeys(sst, extractor, encoding,
+                                                            std::span(&blocks, 1), false, mapped));
+  pass.entries = e.entries;
+  pass.hashes = std::move(e.filters.front());
+  pass.filter_entries = pass.hashes.size();
   return pass;
 }
 
@@ -266,18 +286,13 @@ Status CheckFilterRewritable(const SstReader& sst) {
                                ": a partitioned filter without a two-level index (RocksDB "
                                "writes them together); not rewritten");
   }
-  if (sst.properties() &&
-      sst.properties()->String("rocksdb.prefix.extractor.name").value_or("nullptr") != "nullptr") {
-    // RocksDB adds each key's prefix beside the whole key, and a prefix seek asks the filter for
-    // the prefix alone: a filter rebuilt from whole keys would hide the table from such seeks.
+  // A prefix seek asks the filter for a prefix alone: the rebuilt filter must hold the prefixes
+  // RocksDB added, so only extractors whose prefixes we compute are rebuilt.
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<PrefixExtractor> prefix, RebuildableExtractor(sst));
+  if (!sst.whole_key_filtering() && !prefix) {
     return Status::Unsupported(src +
-                               ": a prefix extractor (the filter holds prefixes beside whole "
-                               "keys); rebuilding it needs whole keys only");
-  }
-  if (!sst.whole_key_filtering()) {
-    return Status::Unsupported(src +
-                               ": whole-key filtering is off (the filter would hold "
-                               "prefixes); rewriting needs a whole-key filter");
+                               ": whole-key filtering is off without a prefix extractor "
+                               "(RocksDB writes no filter then); not rewritten");
   }
   if (!sst.properties()) {
     return Status::Unsupported(src +
@@ -292,12 +307,15 @@ Result<SstFilterTail> RewriteSstFilterTail(const SstReader& sst, std::optional<d
                                            const InputFile* mapped) {
   BLOOMCODEC_RETURN_IF_ERROR(CheckFilterRewritable(sst));
   const FilterEncoding encoding = EncodingOf(sst, wanted);
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<PrefixExtractor> prefix, RebuildableExtractor(sst));
   if (sst.filter() && sst.filter()->placement == FilterPlacement::kPartitioned) {
-    return RewritePartitionedFilterTail(sst, bits_per_key, encoding, mapped);
+    return RewritePartitionedFilterTail(sst, bits_per_key, encoding, prefix, mapped);
   }
+  // The step where keys become filter entries: whole keys, or keys and prefixes.
   BLOOMCODEC_ASSIGN_OR_RETURN(
       SstKeyPass pass,
-      PassOverKeys(sst, bits_per_key ? std::optional(encoding) : std::nullopt, mapped));
+      prefix ? PassOverPrefixedKeys(sst, *prefix, encoding, mapped)
+             : PassOverKeys(sst, bits_per_key ? std::optional(encoding) : std::nullopt, mapped));
   std::optional<ByteVector> filter;
   if (bits_per_key) {
     BLOOMCODEC_ASSIGN_OR_RETURN(filter,

@@ -27,6 +27,7 @@
 #include "codec/byte_writer.h"
 #include "codec/parallel.h"
 #include "rocksdb/sst/sst_reader.h"
+#include "rocksdb/sst/sst_rewrite_prefix.h"
 #include "rocksdb/sst/sst_tail.h"
 #include "rocksdb/sst/sst_writer.h"
 
@@ -184,11 +185,9 @@ Status HashFilterPartition(const SstReader& sst, FilterEncoding encoding, bool h
   return Status();
 }
 
-Status BuildFilterPartition(const SstReader& sst, FilterEncoding encoding,
-                            std::optional<double> bits_per_key, const InputFile* mapped,
-                            FilterPartitionPlan& part) {
-  BLOOMCODEC_RETURN_IF_ERROR(
-      HashFilterPartition(sst, encoding, bits_per_key.has_value(), mapped, part));
+// The partition's filter from its hashes, asked for every one of them.
+Status FinishFilterPartition(const SstReader& sst, FilterEncoding encoding,
+                             std::optional<double> bits_per_key, FilterPartitionPlan& part) {
   if (!bits_per_key) return Status();
   BLOOMCODEC_ASSIGN_OR_RETURN(part.filter,
                               BuildFullFilterFromHashes(encoding, *bits_per_key, part.hashes));
@@ -202,6 +201,32 @@ Status BuildFilterPartition(const SstReader& sst, FilterEncoding encoding,
                               "the table holds");
     }
   }
+  return Status();
+}
+
+Status BuildFilterPartition(const SstReader& sst, FilterEncoding encoding,
+                            std::optional<double> bits_per_key, const InputFile* mapped,
+                            FilterPartitionPlan& part) {
+  BLOOMCODEC_RETURN_IF_ERROR(
+      HashFilterPartition(sst, encoding, bits_per_key.has_value(), mapped, part));
+  return FinishFilterPartition(sst, encoding, bits_per_key, part);
+}
+
+// With a prefix extractor the builder's state runs from one partition into the next (the
+// prefixes added at cuts): the entries come from one pass in file order; the filters are then
+// built side by side.
+Status BuildPrefixedPartitions(const SstReader& sst, const PrefixExtractor& extractor,
+                               FilterEncoding encoding, std::optional<double> bits_per_key,
+                               const InputFile* mapped, std::vector<FilterPartitionPlan>& plan) {
+  std::vector<std::vector<BlockHandle>> groups;
+  for (const FilterPartitionPlan& p : plan) groups.push_back(p.blocks);
+  BLOOMCODEC_ASSIGN_OR_RETURN(PrefixedEntries e,
+                              PassOverPrefixedKeys(sst, extractor, encoding, groups, true, mapped));
+  plan.front().entries = e.entries;  // summed over the plan by the caller
+  for (std::size_t j = 0; j < plan.size(); ++j) plan[j].hashes = std::move(e.filters[j]);
+  ParallelFor(plan.size(), [&](std::size_t j) {
+    plan[j].status = FinishFilterPartition(sst, encoding, bits_per_key, plan[j]);
+  });
   return Status();
 }
 
@@ -404,12 +429,18 @@ Result<ByteVector> WriteTwoLevelIndexTail(const SstReader& sst,
 Result<SstFilterTail> RewritePartitionedFilterTail(const SstReader& sst,
                                                    std::optional<double> bits_per_key,
                                                    FilterEncoding encoding,
+                                                   const std::optional<PrefixExtractor>& prefix,
                                                    const InputFile* mapped) {
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<IndexPartitionWalk> index, WalkIndexPartitions(sst));
   std::vector<FilterPartitionPlan> plan = PlanFilterPartitions(index);
-  ParallelFor(plan.size(), [&](std::size_t j) {
-    plan[j].status = BuildFilterPartition(sst, encoding, bits_per_key, mapped, plan[j]);
-  });
+  if (prefix) {
+    BLOOMCODEC_RETURN_IF_ERROR(
+        BuildPrefixedPartitions(sst, *prefix, encoding, bits_per_key, mapped, plan));
+  } else {
+    ParallelFor(plan.size(), [&](std::size_t j) {
+      plan[j].status = BuildFilterPartition(sst, encoding, bits_per_key, mapped, plan[j]);
+    });
+  }
   SstFilterTail result;
   result.partitioned = true;
   std::uint64_t filter_entries = 0;

@@ -14,6 +14,7 @@
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "bloomcodec/status.h"
+#include "rocksdb/sst/prefix_extractor.h"
 
 namespace bloomcodec::rocksdb {
 
@@ -60,9 +61,11 @@ Result<ByteVector> WriteTwoLevelIndexTail(const SstReader& sst,
                                           std::uint64_t data_end);
 
 // RewriteSstFilterTail for a partitioned filter (partition_filters with a two-level index).
+// `prefix`: the table's extractor (RebuildableExtractor), whose prefixes the partitions take.
 Result<SstFilterTail> RewritePartitionedFilterTail(const SstReader& sst,
                                                    std::optional<double> bits_per_key,
                                                    FilterEncoding encoding,
+                                                   const std::optional<PrefixExtractor>& prefix,
                                                    const InputFile* mapped);
 
 }  // namespace bloomcodec::rocksdb

@@ -77,14 +77,17 @@ class SstReader;
 // builder cuts it; the index partitions move after it and the index's top level is re-encoded
 // (sst_tail.h, formats/rocksdb/FORMAT.md "Partitioned filters"). Under a two-level index a full
 // filter is rebuilt the same way: the index partitions move after it, the top level re-encoded.
-// A block-based filter becomes a full filter (RocksDB reads none since 7.4). Refused: a
-// partitioned filter without a two-level index, a prefix extractor (the filter holds prefixes),
-// tables without whole-key filtering. Note: a database's MANIFEST records each table's size; a
+// A block-based filter becomes a full filter (RocksDB reads none since 7.4). With a built-in
+// prefix extractor the filter takes the prefixes RocksDB's builder adds, as the release that
+// wrote the table added them (sst_rewrite_prefix.h). Refused: a partitioned filter without a
+// two-level index, a custom prefix extractor (its prefixes cannot be computed), no whole-key
+// filtering without a prefix extractor. Note: a database's MANIFEST records each table's size; a
 // rewritten table belongs in a fresh ingest (DB::IngestExternalFile), not in place in a live database.
 Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> bits_per_key,
                                     std::optional<FilterEncoding> encoding = std::nullopt);
 // Why RewriteSstFilter refuses `sst` (an Unsupported status naming what: a partitioned filter
-// without a two-level index, a prefix extractor, no whole-key filtering, no properties), read
+// without a two-level index, a custom prefix extractor, no whole-key filtering without an
+// extractor, no properties), read
 // from its footer, metaindex and properties only; OK when it rewrites it.
 Status CheckFilterRewritable(const SstReader& sst);
 

@@ -180,6 +180,9 @@ struct FullFilterSize {
 Result<FullFilterSize> SizeFullFilter(FilterEncoding encoding, double bits_per_key,
                                       std::uint64_t num_keys, std::uint64_t first_hash = 0);
 
+// The hash AddKey keeps for one entry (a key or a prefix): legacy Bloom the 32-bit
+// LegacyBloomHash, FastLocalBloom and Ribbon the 64-bit Hash64.
+std::uint64_t FilterEntryHash(FilterEncoding encoding, ByteSpan entry);
 // The consecutive-duplicate collapse of RocksDB's AddKey: one hash per key, equal neighbours
 // dropped (legacy: 32-bit LegacyBloomHash; FastLocalBloom and Ribbon: 64-bit Hash64).
 std::vector<std::uint64_t> CollapsedHashes(FilterEncoding encoding, const KeyList& keys);
