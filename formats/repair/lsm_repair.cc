@@ -235,7 +235,7 @@ Status DryRunTable(const LsmDatabase& db, PlannedTable& p, const FilterSizing& s
     Result<FilterFacts> f = FilterFacts{};
     if (w.filter_in_pieces && w.filter_size != 0) {
       f = NewPartitionedFilterFacts(in.bytes(), NewFilterBlock(in.bytes(), w), w.filter_offset,
-                                    w.filter_index_size, t.path, t.keys);
+                                    w.filter_index_size, t.path, s.filter_entries.value_or(t.keys));
     } else if (w.filter_size != 0) {
       f = FilterBlockFacts(db, NewFilterBlock(in.bytes(), w), t.path,
                            s.filter_entries.value_or(t.keys));
