@@ -52,4 +52,13 @@ void PageDropper::Done(std::uint64_t offset, bool all) {
   from_ = offset;
 }
 
+BlockRunPages::BlockRunPages(const InputFile* file, std::span<const BlockHandle> blocks)
+    : pages_(file, CurrentStreamLimits().drop_window) {
+  if (blocks.empty()) return;
+  pages_.Start(blocks.front().offset);
+  end_ = blocks.back().offset + blocks.back().size + kBlockTrailerSize;
+}
+
+BlockRunPages::~BlockRunPages() { pages_.Done(end_, true); }
+
 }  // namespace bloomcodec::blocktable

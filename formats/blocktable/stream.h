@@ -15,6 +15,7 @@
 #include <span>
 #include <vector>
 
+#include "blocktable/block_handle.h"
 #include "bloomcodec/input_file.h"
 
 namespace bloomcodec::blocktable {
@@ -71,6 +72,25 @@ class PageDropper {
   const InputFile* file_;
   std::uint64_t window_;
   std::uint64_t from_ = 0;
+};
+
+// A pass over a run of data blocks in file order (a repair's rewrite) giving the pages behind it
+// back as it goes: PageDropper from the run's first block, the rest given back when it ends
+// (whether the pass finished or stopped at an error).
+class BlockRunPages {
+ public:
+  BlockRunPages(const InputFile* file, std::span<const BlockHandle> blocks);
+  ~BlockRunPages();
+  BlockRunPages(const BlockRunPages&) = delete;
+  BlockRunPages& operator=(const BlockRunPages&) = delete;
+  // The pass has read `block` (one of the run's).
+  void Read(const BlockHandle& block) {
+    pages_.Done(block.offset + block.size + kBlockTrailerSize);
+  }
+
+ private:
+  PageDropper pages_;
+  std::uint64_t end_ = 0;
 };
 
 }  // namespace bloomcodec::blocktable

@@ -175,8 +175,9 @@ struct ReadFd {
 };
 
 // The rewrite (steps 3a-3b): the family's verified rewrite of the old table, or why not.
-Result<std::optional<TableRewrite>> FamilyRewrite(const PlannedTable& planned, ByteSpan file,
+Result<std::optional<TableRewrite>> FamilyRewrite(const PlannedTable& planned, const InputFile& old,
                                                   const RepairOptions& options) {
+  const ByteSpan file = old.bytes();
   const manifest::TableMeta& m = planned.table.meta;
   if (file.size() != m.size) {
     return Status::CorruptFile(planned.table.path, "the file has " + std::to_string(file.size()) +
@@ -188,8 +189,9 @@ Result<std::optional<TableRewrite>> FamilyRewrite(const PlannedTable& planned, B
     return Status::Unsupported("its MANIFEST records a file checksum of \"" + function +
                                "\", which bloomcodec does not compute");
   }
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<TableRewrite> rewrite,
-                              options.rewrite(planned.table, file));
+  TableToRepair table = planned.table;
+  table.mapped = &old;
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<TableRewrite> rewrite, options.rewrite(table, file));
   if (rewrite && rewrite->kept_prefix > file.size()) {
     return Status::Internal("the rewrite keeps more bytes than the table has");
   }
@@ -243,7 +245,7 @@ PreparedRewrite PrepareRewrite(const PlannedTable& planned, const RepairOptions&
     out.stop = old.status();
     return out;
   }
-  out.rewrite = FamilyRewrite(planned, old->bytes(), options);
+  out.rewrite = FamilyRewrite(planned, *old, options);
   return out;  // the mapping (and the pages the pass read) go with `old`
 }
 

@@ -58,6 +58,7 @@
 #include <vector>
 
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/input_file.h"
 #include "bloomcodec/status.h"
 #include "manifest/manifest.h"
 
@@ -68,6 +69,9 @@ struct TableToRepair {
   std::uint32_t column_family_id = 0;
   manifest::TableMeta meta;  // as the MANIFEST records it
   std::string path;
+  // The mapped old table the rewrite is handed the bytes of, when it is one (null: bytes in
+  // memory): the rewrite's pass over the data blocks gives its pages back as it goes.
+  const InputFile* mapped = nullptr;
 };
 
 // A rewritten table: bytes [0, kept_prefix) of the old file as they are, then `tail`.
@@ -79,9 +83,11 @@ struct TableRewrite {
   // read without assembling the table (the dry run).
   std::uint64_t filter_offset = 0;
   std::uint64_t filter_size = 0;
-  // The new filter is several blocks (RocksDB's partitions and their index, filter_size 0): its
-  // figures are read from the assembled table.
+  // The new filter is several blocks (RocksDB's partitions, then their index, each with its
+  // trailer, filter_size bytes in all): the index's contents are the last filter_index_size
+  // bytes before the last trailer.
   bool filter_in_pieces = false;
+  std::uint64_t filter_index_size = 0;
 };
 
 // Consecutive tables whose rewrites run side by side hold at most this many bytes of tables

@@ -72,7 +72,7 @@ TableRewriteFn LevelDbFilterRewrite(std::optional<leveldb::BloomPolicy> policy) 
     BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableReader reader, OpenLevelDbTable(file, t.path, true));
     // One pass: every data block's checksum, every entry, the new filter asked for every key.
     BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableFilterTail rewritten,
-                                leveldb::RewriteTableFilterTail(reader, policy));
+                                leveldb::RewriteTableFilterTail(reader, policy, t.mapped));
     return AsRewrite(file, rewritten.kept_prefix, std::move(rewritten.tail), rewritten.entries,
                      rewritten.filter_block_size);
   };
@@ -105,12 +105,16 @@ TableRewriteFn RocksDbFilterRewrite(std::optional<double> bits_per_key,
     open.verify_filter_checksum = false;  // the filter is what a repair replaces
     BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst,
                                 rocksdb::SstReader::Open(file, t.path, open));
-    BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstFilterTail rewritten,
-                                rocksdb::RewriteSstFilterTail(sst, bits_per_key, encoding));
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        rocksdb::SstFilterTail rewritten,
+        rocksdb::RewriteSstFilterTail(sst, bits_per_key, encoding, t.mapped));
     std::optional<TableRewrite> r =
         AsRewrite(file, rewritten.kept_prefix, std::move(rewritten.tail), rewritten.entries,
                   rewritten.filter_block_size);
-    if (r) r->filter_in_pieces = rewritten.partitioned;
+    if (r) {
+      r->filter_in_pieces = rewritten.partitioned;
+      r->filter_index_size = rewritten.filter_index_size;
+    }
     return r;
   };
 }

@@ -195,8 +195,9 @@ std::uint64_t FileBytes(const std::string& path) {
   return ec ? 0 : static_cast<std::uint64_t>(n);
 }
 
-// The new filter block of a rewrite of `old`: its bytes gathered from the kept prefix and the
-// tail (only the filter's: the table itself is never assembled).
+// The new filter block of a rewrite of `old` (a partitioned filter: its blocks): its bytes
+// gathered from the kept prefix and the tail (only the filter's: the table itself is never
+// assembled).
 ByteVector NewFilterBlock(ByteSpan old, const lsmrepair::TableRewrite& r) {
   ByteVector block;
   block.reserve(r.filter_size);
@@ -213,14 +214,6 @@ ByteVector NewFilterBlock(ByteSpan old, const lsmrepair::TableRewrite& r) {
   return block;
 }
 
-// The whole rewritten table, for figures that need it (a partitioned filter's).
-ByteVector AssembledTable(ByteSpan old, const lsmrepair::TableRewrite& r) {
-  ByteVector whole(old.begin(), old.begin() + static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(
-                                                  r.kept_prefix, old.size())));
-  whole.insert(whole.end(), r.tail.begin(), r.tail.end());
-  return whole;
-}
-
 // One table of the dry run: its rewrite made in memory (its tail only), its row filled in.
 // Touches nothing but `p`: tables run side by side. The table's mapped pages go with `in`.
 Status DryRunTable(const LsmDatabase& db, PlannedTable& p, const FilterSizing& s) {
@@ -228,6 +221,7 @@ Status DryRunTable(const LsmDatabase& db, PlannedTable& p, const FilterSizing& s
   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(t.path));
   lsmrepair::TableToRepair table;
   table.path = t.path;
+  table.mapped = &in;
   Result<std::optional<lsmrepair::TableRewrite>> r = FamilyRewrite(s)(table, in.bytes());
   if (!r.ok()) {
     t.action = "damaged";
@@ -239,8 +233,9 @@ Status DryRunTable(const LsmDatabase& db, PlannedTable& p, const FilterSizing& s
   if (*r) {
     const lsmrepair::TableRewrite& w = **r;
     Result<FilterFacts> f = FilterFacts{};
-    if (w.filter_in_pieces) {
-      f = NewFilterFacts(db, AssembledTable(in.bytes(), w), t.path, t.keys);
+    if (w.filter_in_pieces && w.filter_size != 0) {
+      f = NewPartitionedFilterFacts(in.bytes(), NewFilterBlock(in.bytes(), w), w.filter_offset,
+                                    w.filter_index_size, t.path, s.filter_entries.value_or(t.keys));
     } else if (w.filter_size != 0) {
       f = FilterBlockFacts(db, NewFilterBlock(in.bytes(), w), t.path,
                            s.filter_entries.value_or(t.keys));

@@ -431,21 +431,65 @@ Result<FilterSizing> SizingFor(const LsmDatabase& db, const FileReport& report,
 
 namespace {
 
-// A partitioned filter (its partitions and their index) or a block-based one (its filters and
-// their offsets): rocksdb.filter.size; the fp rate of their bits and probes taken together
-// (Ribbon: measured).
-Result<FilterFacts> SplitFilterFacts(const rocksdb::SstReader& sst, double n) {
+// A filter of several pieces (partitions, or a block-based filter's filters): `bytes`, and the
+// fp rate of their bits and probes taken together (Ribbon: measured).
+FilterFacts SplitFacts(const rocksdb::SstFilterStats& stats, std::uint64_t bytes, double n) {
   FilterFacts facts;
-  BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::FilterEncoding kind, TableEncoding(sst));
-  BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstFilterStats stats, rocksdb::ComputeSstFilterStats(sst));
-  facts.bytes = sst.properties() ? sst.properties()->Number("rocksdb.filter.size").value_or(0) : 0;
-  facts.format = RocksDbFormatOf(kind);
+  facts.bytes = bytes;
   facts.fp_rate = stats.ribbon ? stats.fp_rate
                                : BloomFpRate(static_cast<double>(stats.bits), stats.hash_count, n);
   return facts;
 }
 
+// A partitioned filter (its partitions and their index) or a block-based one (its filters and
+// their offsets) of a table: rocksdb.filter.size and SplitFacts.
+Result<FilterFacts> SplitFilterFacts(const rocksdb::SstReader& sst, double n) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::FilterEncoding kind, TableEncoding(sst));
+  BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstFilterStats stats, rocksdb::ComputeSstFilterStats(sst));
+  FilterFacts facts = SplitFacts(
+      stats, sst.properties() ? sst.properties()->Number("rocksdb.filter.size").value_or(0) : 0, n);
+  facts.format = RocksDbFormatOf(kind);
+  return facts;
+}
+
 }  // namespace
+
+Result<FilterFacts> NewPartitionedFilterFacts(ByteSpan old_table, ByteSpan filter,
+                                              std::uint64_t filter_offset, std::uint64_t index_size,
+                                              const std::string& path, std::uint64_t keys) {
+  constexpr std::uint64_t kTrailer = blocktable::kBlockTrailerSize;
+  if (filter.size() < index_size + kTrailer) {
+    return Status::Internal(path + ": the rewrite's partitioned filter is shorter than its index");
+  }
+  // The old table's reader decodes the index entries as the rewrite encoded them (the same
+  // index settings); nothing of its filter is read.
+  rocksdb::SstOpenOptions open;
+  open.verify_filter_checksum = false;
+  BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader old,
+                              rocksdb::SstReader::Open(old_table, path, open));
+  const std::uint64_t index_at = filter.size() - kTrailer - index_size;
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      blocktable::Block index,
+      blocktable::Block::Parse(blocktable::BlockContents::View(filter.subspan(index_at, index_size),
+                                                               filter_offset + index_at),
+                               path, "filter partition index",
+                               blocktable::BlockFooterLayout::kRocksDb));
+  std::vector<ByteSpan> partitions;
+  std::uint64_t bytes = index_size;  // rocksdb.filter.size: the contents, without trailers
+  BLOOMCODEC_RETURN_IF_ERROR(
+      old.ForEachIndexEntry(index, [&](ByteSpan, const blocktable::BlockHandle& h) -> Status {
+        if (h.offset < filter_offset || h.size > index_at ||
+            h.offset - filter_offset > index_at - h.size) {
+          return Status::Internal(path + ": a rewritten filter partition lies outside the filter");
+        }
+        partitions.push_back(filter.subspan(h.offset - filter_offset, h.size));
+        bytes += h.size;
+        return Status();
+      }));
+  BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstFilterStats stats,
+                              rocksdb::FullFilterStats(partitions, path));
+  return SplitFacts(stats, bytes, static_cast<double>(keys));
+}
 
 Result<FilterFacts> NewFilterFacts(const LsmDatabase& db, ByteSpan table, const std::string& path,
                                    std::uint64_t keys) {

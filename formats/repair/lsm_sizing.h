@@ -66,6 +66,14 @@ Result<FilterFacts> NewFilterFacts(const LsmDatabase& db, ByteSpan table, const 
 Result<FilterFacts> FilterBlockFacts(const LsmDatabase& db, ByteSpan filter_block,
                                      const std::string& path, std::uint64_t keys);
 
+// The same of a partitioned filter from its bytes alone (`filter`: its partitions and their
+// index, each block with its trailer, written at `filter_offset` of the new table; the index's
+// contents the last `index_size` bytes before the last trailer); `old_table` is the table that
+// was rewritten (its reader decodes the index entries). For a rewrite never assembled.
+Result<FilterFacts> NewPartitionedFilterFacts(ByteSpan old_table, ByteSpan filter,
+                                              std::uint64_t filter_offset, std::uint64_t index_size,
+                                              const std::string& path, std::uint64_t keys);
+
 // The false-positive rate of a bloom filter of `bits` bits and `k` hashes holding `n` keys.
 double BloomFpRate(double bits, double k, double n);
 

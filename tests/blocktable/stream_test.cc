@@ -7,6 +7,8 @@
 #include <fstream>
 #include <numeric>
 #include <random>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "blocktable/stream.h"
@@ -76,17 +78,25 @@ TEST(StreamLimitsSplit, ScopedLimitsApplyForTheirLifetimeOnly) {
   EXPECT_EQ(CurrentStreamLimits().min_range_bytes, before.min_range_bytes);
 }
 
+// A temporary file of `size` random bytes (seeded), removed with the object; `data` its bytes.
+struct RandomFile {
+  std::string path;
+  std::vector<char> data;
+  RandomFile(const std::string& name, std::size_t size, unsigned seed) : data(size) {
+    path = (std::filesystem::temp_directory_path() / (name + std::to_string(getpid()))).string();
+    std::mt19937 rng(seed);
+    for (char& c : data) c = static_cast<char>(rng());
+    std::ofstream(path, std::ios::binary)
+        .write(data.data(), static_cast<std::streamsize>(data.size()));
+  }
+  ~RandomFile() { std::filesystem::remove(path); }
+};
+
 // Pages given back are mapped again when read: the bytes stay the file's.
 TEST(StreamPageDropper, PagesGivenBackReadTheSameBytes) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("bloomcodec-drop-" + std::to_string(getpid())))
-          .string();
-  std::vector<char> data(3 << 20);
-  std::mt19937 rng(9);
-  for (char& c : data) c = static_cast<char>(rng());
-  std::ofstream(path, std::ios::binary)
-      .write(data.data(), static_cast<std::streamsize>(data.size()));
-  auto in = InputFile::Open(path);
+  const RandomFile file("bloomcodec-drop-", 3 << 20, 9);
+  const std::vector<char>& data = file.data;
+  auto in = InputFile::Open(file.path);
   ASSERT_TRUE(in.ok());
   ASSERT_TRUE(in->is_mapped());
   PageDropper dropper(&*in, 1 << 20);
@@ -99,7 +109,51 @@ TEST(StreamPageDropper, PagesGivenBackReadTheSameBytes) {
   ASSERT_EQ(bytes.size(), data.size());
   EXPECT_TRUE(
       std::equal(bytes.begin(), bytes.end(), reinterpret_cast<const std::uint8_t*>(data.data())));
-  std::filesystem::remove(path);
+}
+
+// The resident kB of the mapping holding `at` in this process (/proc/self/smaps), -1 if none.
+long MappingRssKib(const void* at) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto address = reinterpret_cast<std::uintptr_t>(at);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    std::uintptr_t begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> begin >> dash >> end && dash == '-') {
+      inside = begin <= address && address < end;
+    } else if (inside && line.starts_with("Rss:")) {
+      return std::stol(line.substr(4));
+    }
+  }
+  return -1;
+}
+
+// A pass over a run of blocks through BlockRunPages leaves none of the run's pages mapped once it
+// ends, also when it stopped halfway (an error), and the bytes read again are the file's.
+TEST(StreamBlockRunPages, ARunsPagesAreGivenBackWhenItEnds) {
+  const RandomFile file("bloomcodec-run-", 2 << 20, 11);
+  const std::vector<char>& data = file.data;
+  auto in = InputFile::Open(file.path);
+  ASSERT_TRUE(in.ok());
+  ASSERT_TRUE(in->is_mapped());
+  std::vector<BlockHandle> blocks;  // 64 KiB blocks with their trailers, back to back
+  for (std::uint64_t at = 0; at < data.size(); at += 64 << 10) {
+    blocks.push_back({at, (64 << 10) - kBlockTrailerSize});
+  }
+  const ByteSpan bytes = in->bytes();
+  for (const std::size_t stop : {blocks.size(), blocks.size() / 2}) {
+    const std::uint64_t sum = std::accumulate(bytes.begin(), bytes.end(), std::uint64_t{0});
+    EXPECT_GT(sum, 0u);
+    EXPECT_GE(MappingRssKib(bytes.data()), 2000) << "every page read";
+    {
+      BlockRunPages pages(&*in, blocks);
+      for (std::size_t b = 0; b < stop; ++b) pages.Read(blocks[b]);
+    }
+    EXPECT_LE(MappingRssKib(bytes.data()), 64) << "stopped after " << stop << " blocks";
+  }
+  EXPECT_TRUE(
+      std::equal(bytes.begin(), bytes.end(), reinterpret_cast<const std::uint8_t*>(data.data())));
 }
 
 }  // namespace

@@ -559,6 +559,31 @@ TEST(RocksDbRepairCommand, PartitionedAndFullFiltersAreRebuiltSideBySide) {
   ExpectRocksDbReadsEveryKey(db, partitioned, want);
 }
 
+// Partitioned filters turned into Ribbon partitions (--to rocksdb-ribbon): the dry run reads the
+// new filter's figures from the rewrite's partitions alone (never assembling the table), and
+// they are the real repair's (DryRunThenRepair), the measured Ribbon rate included.
+TEST(RocksDbRepairCommand, PartitionedFiltersToRibbonDryRunFiguresAreTheRepairs) {
+  const Config partitioned{5, false, true};
+  testing::TempDir dir;
+  const std::string db = dir.path() + "/db";
+  const Contents want = WriteDatabase(db, partitioned);
+  RepairOptions options;
+  options.to = "rocksdb-ribbon";
+  options.bits_per_key = 10;
+  options.no_backup = true;
+  Result<RepairReport> report = DryRunThenRepair(db, options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_EQ(report->rebuilt, report->tables.size());
+  for (const TableRepair& t : report->tables) {
+    EXPECT_GT(t.new_filter_bytes, 0u) << t.path;
+    EXPECT_TRUE(t.new_fp_rate.has_value()) << t.path;
+  }
+  for (const RebuiltLayout& l : RebuiltLayouts(*report)) {
+    EXPECT_EQ(l.placement, rocksdb::FilterPlacement::kPartitioned);
+  }
+  ExpectRocksDbReadsEveryKey(db, partitioned, want);
+}
+
 // Tables with a two-level index above a full filter (index partitions without partition_filters)
 // are rebuilt: the filter grows, the index partitions move after it and the index's top level
 // is re-encoded; RocksDB reopens the database with paranoid checks and reads every key.

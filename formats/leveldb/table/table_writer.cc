@@ -7,6 +7,7 @@
 
 #include "blocktable/crc32c.h"
 #include "blocktable/footer.h"
+#include "blocktable/stream.h"
 #include "codec/byte_writer.h"
 #include "codec/parallel.h"
 
@@ -291,10 +292,12 @@ struct HashedRun {
 constexpr std::size_t kBlocksPerRun = 128;
 
 Status HashRun(const TableReader& reader, std::span<const BlockHandle> blocks,
-               const std::optional<BloomPolicy>& policy, HashedRun& out) {
+               const std::optional<BloomPolicy>& policy, const InputFile* mapped, HashedRun& out) {
   const bool user = reader.key_kind() == KeyKind::kUser;
+  blocktable::BlockRunPages pages(mapped, blocks);  // back to back (DataBlocksOf)
   for (const BlockHandle& handle : blocks) {
     BLOOMCODEC_ASSIGN_OR_RETURN(Block block, reader.ReadDataBlock(handle));
+    pages.Read(handle);
     if (out.compression == BlockCompression::kNone)
       out.compression = block.contents().compression();
     BlockIterator it(block, reader.key_order());
@@ -332,13 +335,14 @@ Result<std::vector<BlockHandle>> DataBlocksOf(const TableReader& reader) {
 }  // namespace
 
 Result<TableFilterTail> RewriteTableFilterTail(const TableReader& reader,
-                                               const std::optional<BloomPolicy>& policy) {
+                                               const std::optional<BloomPolicy>& policy,
+                                               const InputFile* mapped) {
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<BlockHandle> blocks, DataBlocksOf(reader));
   std::vector<HashedRun> runs((blocks.size() + kBlocksPerRun - 1) / kBlocksPerRun);
   ParallelFor(runs.size(), [&](std::size_t r) {
     const std::size_t from = r * kBlocksPerRun;
     const std::size_t n = std::min(kBlocksPerRun, blocks.size() - from);
-    runs[r].status = HashRun(reader, std::span(blocks).subspan(from, n), policy, runs[r]);
+    runs[r].status = HashRun(reader, std::span(blocks).subspan(from, n), policy, mapped, runs[r]);
   });
   // In file order: the first error, the compression, the filters as TableBuilder makes them.
   BlockCompression compression = TableCompression(reader);

@@ -26,6 +26,7 @@
 #include "blocktable/trailer.h"
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/format.h"
+#include "bloomcodec/input_file.h"
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/status.h"
@@ -102,7 +103,11 @@ struct TableFilterTail {
   // The new filter block's contents are the tail's first bytes (0: no filter block).
   std::uint64_t filter_block_size = 0;
 };
+// `mapped`: the mapped file reader.file() lies in, when it is one (a repair's old table): the
+// pass over the data blocks gives its pages back behind it (blocktable::PageDropper, as verify's
+// scan), so a table's pass holds a window of them, not the whole table.
 Result<TableFilterTail> RewriteTableFilterTail(const TableReader& reader,
-                                               const std::optional<BloomPolicy>& policy);
+                                               const std::optional<BloomPolicy>& policy,
+                                               const InputFile* mapped = nullptr);
 
 }  // namespace bloomcodec::leveldb

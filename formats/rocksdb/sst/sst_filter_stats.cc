@@ -94,11 +94,18 @@ Result<SstFilterStats> ComputeSstFilterStats(const SstReader& sst) {
           return Status();
         }));
   }
+  std::vector<ByteSpan> filters;
+  for (const BlockContents& c : blocks) filters.push_back(c.bytes());
+  return FullFilterStats(filters, sst.source(), sst.filter()->family);
+}
+
+Result<SstFilterStats> FullFilterStats(std::span<const ByteSpan> filters, std::string_view source,
+                                       FilterPolicyFamily family) {
+  SstFilterStats stats;
   double weighted = 0;
   double total = 0;
-  for (const BlockContents& c : blocks) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(
-        FullFilterReader f, FullFilterReader::Parse(c.bytes(), sst.source(), sst.filter()->family));
+  for (const ByteSpan bytes : filters) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader f, FullFilterReader::Parse(bytes, source, family));
     ++stats.filters;
     stats.bits += f.bit_count();
     stats.bits_set += f.bits_set();

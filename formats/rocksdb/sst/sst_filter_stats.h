@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
+#include <string_view>
 
 #include "bloomcodec/status.h"
 #include "rocksdb/sst/sst_reader.h"
@@ -24,5 +26,9 @@ struct SstFilterStats {
 inline constexpr std::uint64_t kFpMeasureKeys = 1 << 16;
 
 Result<SstFilterStats> ComputeSstFilterStats(const SstReader& sst);
+// The same of full filters given by their contents (one, or a partitioned filter's partitions),
+// for filters not yet part of a table (a repair's dry run reads a rewrite's new partitions).
+Result<SstFilterStats> FullFilterStats(std::span<const ByteSpan> filters, std::string_view source,
+                                       FilterPolicyFamily family = FilterPolicyFamily::kBuiltin);
 
 }  // namespace bloomcodec::rocksdb

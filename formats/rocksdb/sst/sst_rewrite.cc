@@ -5,6 +5,7 @@
 #include <string>
 
 #include "blocktable/block_builder.h"
+#include "blocktable/stream.h"
 #include "codec/byte_writer.h"
 #include "codec/parallel.h"
 #include "rocksdb/sst/sst_reader.h"
@@ -46,10 +47,13 @@ struct SstHashedRun {
 constexpr std::size_t kSstBlocksPerRun = 128;
 
 Status HashSstRun(const SstReader& sst, std::span<const BlockHandle> blocks,
-                  std::optional<FilterEncoding> hashing, SstHashedRun& run) {
+                  std::optional<FilterEncoding> hashing, const InputFile* mapped,
+                  SstHashedRun& run) {
   SstKeyPass& pass = run.pass;
+  blocktable::BlockRunPages pages(mapped, blocks);  // given back behind the pass
   for (const BlockHandle& h : blocks) {
     BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::Block block, sst.ReadDataBlock(h));
+    pages.Read(h);
     blocktable::BlockIterator it(block, blocktable::KeyOrder::kInternal);
     BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
     while (it.valid()) {
@@ -82,14 +86,15 @@ Result<std::vector<BlockHandle>> ListDataBlocks(const SstReader& sst, std::uint6
   return blocks;
 }
 
-Result<SstKeyPass> PassOverKeys(const SstReader& sst, std::optional<FilterEncoding> hashing) {
+Result<SstKeyPass> PassOverKeys(const SstReader& sst, std::optional<FilterEncoding> hashing,
+                                const InputFile* mapped) {
   SstKeyPass pass;
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<BlockHandle> blocks, ListDataBlocks(sst, pass.data_end));
   std::vector<SstHashedRun> runs((blocks.size() + kSstBlocksPerRun - 1) / kSstBlocksPerRun);
   ParallelFor(runs.size(), [&](std::size_t r) {
     const std::size_t from = r * kSstBlocksPerRun;
     const std::size_t n = std::min(kSstBlocksPerRun, blocks.size() - from);
-    runs[r].status = HashSstRun(sst, std::span(blocks).subspan(from, n), hashing, runs[r]);
+    runs[r].status = HashSstRun(sst, std::span(blocks).subspan(from, n), hashing, mapped, runs[r]);
   });
   // In file order, as one pass would have made them: a run's first key equal to the last key
   // before it is not added again, and a first hash equal to the last one before it collapses.
@@ -118,12 +123,12 @@ Result<SstKeyPass> PassOverKeys(const SstReader& sst, std::optional<FilterEncodi
 
 // PassOverKeys for a table with a prefix extractor: every entry in file order, one filter.
 Result<SstKeyPass> PassOverPrefixedKeys(const SstReader& sst, const PrefixExtractor& extractor,
-                                        FilterEncoding encoding) {
+                                        FilterEncoding encoding, const InputFile* mapped) {
   SstKeyPass pass;
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<BlockHandle> blocks, ListDataBlocks(sst, pass.data_end));
-  BLOOMCODEC_ASSIGN_OR_RETURN(
-      PrefixedEntries e,
-      rocksdb::PassOverPrefixedKeys(sst, extractor, encoding, std::span(&blocks, 1), false));
+  BLOOMCODEC_ASSIGN_OR_RETURN(PrefixedEntries e,
+                              rocksdb::PassOverPrefixedKeys(sst, extractor, encoding,
+                                                            std::span(&blocks, 1), false, mapped));
   pass.entries = e.entries;
   pass.hashes = std::move(e.filters.front());
   pass.filter_entries = pass.hashes.size();
@@ -298,18 +303,19 @@ Status CheckFilterRewritable(const SstReader& sst) {
 }
 
 Result<SstFilterTail> RewriteSstFilterTail(const SstReader& sst, std::optional<double> bits_per_key,
-                                           std::optional<FilterEncoding> wanted) {
+                                           std::optional<FilterEncoding> wanted,
+                                           const InputFile* mapped) {
   BLOOMCODEC_RETURN_IF_ERROR(CheckFilterRewritable(sst));
   const FilterEncoding encoding = EncodingOf(sst, wanted);
   BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<PrefixExtractor> prefix, RebuildableExtractor(sst));
   if (sst.filter() && sst.filter()->placement == FilterPlacement::kPartitioned) {
-    return RewritePartitionedFilterTail(sst, bits_per_key, encoding, prefix);
+    return RewritePartitionedFilterTail(sst, bits_per_key, encoding, prefix, mapped);
   }
   // The step where keys become filter entries: whole keys, or keys and prefixes.
   BLOOMCODEC_ASSIGN_OR_RETURN(
       SstKeyPass pass,
-      prefix ? PassOverPrefixedKeys(sst, *prefix, encoding)
-             : PassOverKeys(sst, bits_per_key ? std::optional(encoding) : std::nullopt));
+      prefix ? PassOverPrefixedKeys(sst, *prefix, encoding, mapped)
+             : PassOverKeys(sst, bits_per_key ? std::optional(encoding) : std::nullopt, mapped));
   std::optional<ByteVector> filter;
   if (bits_per_key) {
     BLOOMCODEC_ASSIGN_OR_RETURN(filter,

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "blocktable/block_builder.h"
+#include "blocktable/stream.h"
 #include "codec/byte_writer.h"
 #include "codec/parallel.h"
 #include "rocksdb/sst/sst_reader.h"
@@ -164,9 +165,12 @@ std::vector<FilterPartitionPlan> PlanFilterPartitions(
 }
 
 Status HashFilterPartition(const SstReader& sst, FilterEncoding encoding, bool hashing,
-                           FilterPartitionPlan& part) {
+                           const InputFile* mapped, FilterPartitionPlan& part) {
+  // A partition's blocks follow each other in the file: their pages are given back behind it.
+  blocktable::BlockRunPages pages(mapped, part.blocks);
   for (const BlockHandle& h : part.blocks) {
     BLOOMCODEC_ASSIGN_OR_RETURN(Block block, sst.ReadDataBlock(h));
+    pages.Read(h);
     BlockIterator it(block, KeyOrder::kInternal);
     BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
     while (it.valid()) {
@@ -201,8 +205,10 @@ Status FinishFilterPartition(const SstReader& sst, FilterEncoding encoding,
 }
 
 Status BuildFilterPartition(const SstReader& sst, FilterEncoding encoding,
-                            std::optional<double> bits_per_key, FilterPartitionPlan& part) {
-  BLOOMCODEC_RETURN_IF_ERROR(HashFilterPartition(sst, encoding, bits_per_key.has_value(), part));
+                            std::optional<double> bits_per_key, const InputFile* mapped,
+                            FilterPartitionPlan& part) {
+  BLOOMCODEC_RETURN_IF_ERROR(
+      HashFilterPartition(sst, encoding, bits_per_key.has_value(), mapped, part));
   return FinishFilterPartition(sst, encoding, bits_per_key, part);
 }
 
@@ -211,11 +217,11 @@ Status BuildFilterPartition(const SstReader& sst, FilterEncoding encoding,
 // built side by side.
 Status BuildPrefixedPartitions(const SstReader& sst, const PrefixExtractor& extractor,
                                FilterEncoding encoding, std::optional<double> bits_per_key,
-                               std::vector<FilterPartitionPlan>& plan) {
+                               const InputFile* mapped, std::vector<FilterPartitionPlan>& plan) {
   std::vector<std::vector<BlockHandle>> groups;
   for (const FilterPartitionPlan& p : plan) groups.push_back(p.blocks);
   BLOOMCODEC_ASSIGN_OR_RETURN(PrefixedEntries e,
-                              PassOverPrefixedKeys(sst, extractor, encoding, groups, true));
+                              PassOverPrefixedKeys(sst, extractor, encoding, groups, true, mapped));
   plan.front().entries = e.entries;  // summed over the plan by the caller
   for (std::size_t j = 0; j < plan.size(); ++j) plan[j].hashes = std::move(e.filters[j]);
   ParallelFor(plan.size(), [&](std::size_t j) {
@@ -423,14 +429,16 @@ Result<ByteVector> WriteTwoLevelIndexTail(const SstReader& sst,
 Result<SstFilterTail> RewritePartitionedFilterTail(const SstReader& sst,
                                                    std::optional<double> bits_per_key,
                                                    FilterEncoding encoding,
-                                                   const std::optional<PrefixExtractor>& prefix) {
+                                                   const std::optional<PrefixExtractor>& prefix,
+                                                   const InputFile* mapped) {
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<IndexPartitionWalk> index, WalkIndexPartitions(sst));
   std::vector<FilterPartitionPlan> plan = PlanFilterPartitions(index);
   if (prefix) {
-    BLOOMCODEC_RETURN_IF_ERROR(BuildPrefixedPartitions(sst, *prefix, encoding, bits_per_key, plan));
+    BLOOMCODEC_RETURN_IF_ERROR(
+        BuildPrefixedPartitions(sst, *prefix, encoding, bits_per_key, mapped, plan));
   } else {
     ParallelFor(plan.size(), [&](std::size_t j) {
-      plan[j].status = BuildFilterPartition(sst, encoding, bits_per_key, plan[j]);
+      plan[j].status = BuildFilterPartition(sst, encoding, bits_per_key, mapped, plan[j]);
     });
   }
   SstFilterTail result;
@@ -455,6 +463,8 @@ Result<SstFilterTail> RewritePartitionedFilterTail(const SstReader& sst,
     const auto [handle, size] = WritePartitionedFilter(sst, plan, interval, trailer, out);
     meta["partitionedfilter." + std::string(kBuiltinFilterName)] = handle;
     filter_size = size;
+    result.filter_block_size = handle.offset + handle.size + kBlockTrailerSize - result.kept_prefix;
+    result.filter_index_size = handle.size;
   }
   BLOOMCODEC_RETURN_IF_ERROR(WriteKeptBlocksAndFooter(
       sst, index, interval, meta,

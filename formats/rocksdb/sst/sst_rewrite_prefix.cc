@@ -6,6 +6,7 @@
 #include <string>
 
 #include "blocktable/block.h"
+#include "blocktable/stream.h"
 #include "rocksdb/sst/sst_reader.h"
 
 namespace bloomcodec::rocksdb {
@@ -68,7 +69,7 @@ Result<std::optional<PrefixExtractor>> RebuildableExtractor(const SstReader& sst
 Result<PrefixedEntries> PassOverPrefixedKeys(const SstReader& sst, const PrefixExtractor& extractor,
                                              FilterEncoding encoding,
                                              std::span<const std::vector<BlockHandle>> groups,
-                                             bool partitioned) {
+                                             bool partitioned, const InputFile* mapped) {
   const std::optional<PrefixEntryRule> told = RuleTheTableTells(sst);
   std::vector<PrefixEntryRule> rules;
   if (told) {
@@ -83,8 +84,10 @@ Result<PrefixedEntries> PassOverPrefixedKeys(const SstReader& sst, const PrefixE
   std::vector<PrefixedEntries> out(rules.size());
   std::uint64_t entries = 0;
   for (std::size_t g = 0; g < groups.size(); ++g) {
+    blocktable::BlockRunPages pages(mapped, groups[g]);  // given back behind the pass
     for (const BlockHandle& h : groups[g]) {
       BLOOMCODEC_ASSIGN_OR_RETURN(Block block, sst.ReadDataBlock(h));
+      pages.Read(h);
       BlockIterator it(block, KeyOrder::kInternal);
       BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
       for (; it.valid(); ++entries) {

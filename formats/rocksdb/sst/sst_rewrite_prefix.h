@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "blocktable/block_handle.h"
+#include "bloomcodec/input_file.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "bloomcodec/status.h"
 #include "rocksdb/sst/prefix_extractor.h"
@@ -32,8 +33,11 @@ struct PrefixedEntries {
   PrefixEntryRule rule = PrefixEntryRule::kBefore95;
   std::uint64_t total() const;
 };
+// `mapped` (may be null): the mapped file the table lies in; each group's pages are given back
+// behind the pass (blocktable::BlockRunPages).
 Result<PrefixedEntries> PassOverPrefixedKeys(
     const SstReader& sst, const PrefixExtractor& extractor, FilterEncoding encoding,
-    std::span<const std::vector<blocktable::BlockHandle>> groups, bool partitioned);
+    std::span<const std::vector<blocktable::BlockHandle>> groups, bool partitioned,
+    const InputFile* mapped);
 
 }  // namespace bloomcodec::rocksdb

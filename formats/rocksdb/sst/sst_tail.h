@@ -11,6 +11,7 @@
 #include "blocktable/block_handle.h"
 #include "blocktable/trailer.h"
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/input_file.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "bloomcodec/status.h"
 #include "rocksdb/sst/prefix_extractor.h"
@@ -64,6 +65,7 @@ Result<ByteVector> WriteTwoLevelIndexTail(const SstReader& sst,
 Result<SstFilterTail> RewritePartitionedFilterTail(const SstReader& sst,
                                                    std::optional<double> bits_per_key,
                                                    FilterEncoding encoding,
-                                                   const std::optional<PrefixExtractor>& prefix);
+                                                   const std::optional<PrefixExtractor>& prefix,
+                                                   const InputFile* mapped);
 
 }  // namespace bloomcodec::rocksdb

@@ -22,6 +22,7 @@
 
 #include "blocktable/trailer.h"  // internal for now: ChecksumType in this API
 #include "bloomcodec/bytes.h"
+#include "bloomcodec/input_file.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "bloomcodec/status.h"
@@ -99,12 +100,20 @@ struct SstFilterTail {
   std::uint64_t kept_prefix = 0;
   ByteVector tail;
   std::uint64_t entries = 0;  // in the data blocks
-  // The new full filter's contents are the tail's first bytes (0: no filter, or partitioned).
+  // The new full filter's contents are the tail's first bytes (0: no filter). Partitioned: the
+  // tail's first bytes are its partitions and then their index, each block with its trailer,
+  // filter_block_size bytes in all; the index's contents are the last filter_index_size bytes
+  // before the last trailer (the figures of the new filter are read from them: a dry run).
   std::uint64_t filter_block_size = 0;
+  std::uint64_t filter_index_size = 0;
   // The new filter is partitioned: its partitions and their index open the tail.
   bool partitioned = false;
 };
+// `mapped`: the mapped file sst.file() lies in, when it is one (a repair's old table): the pass
+// over the data blocks gives its pages back behind it (blocktable::PageDropper, as verify's
+// scan), so a table's pass holds a window of them, not the whole table.
 Result<SstFilterTail> RewriteSstFilterTail(const SstReader& sst, std::optional<double> bits_per_key,
-                                           std::optional<FilterEncoding> encoding = std::nullopt);
+                                           std::optional<FilterEncoding> encoding = std::nullopt,
+                                           const InputFile* mapped = nullptr);
 
 }  // namespace bloomcodec::rocksdb
