@@ -13,6 +13,7 @@
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "myrocks/mariadb_server.h"
+#include "support/test_support.h"
 
 namespace bloomcodec::repair_test {
 namespace {
@@ -271,12 +272,7 @@ void FlipFilterByte(const std::string& path) {
     ASSERT_TRUE(sst.ok() && sst->filter()) << path;
     at = sst->filter()->handle.offset + sst->filter()->handle.size / 2;
   }
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekg(static_cast<std::streamoff>(at));
-  const char c = static_cast<char>(f.get() ^ 0x10);
-  f.seekp(static_cast<std::streamoff>(at));
-  f.put(c);
-  ASSERT_TRUE(f.good()) << path;
+  testing::FlipBitsAt(path, at, 0x10);
 }
 
 void ExpectVerifyLists(const std::string& rocksdb_dir, const std::string& manifest,

@@ -37,6 +37,7 @@
 #include "crash/kill_harness.h"
 #include "leveldb/table/table_reader.h"
 #include "rocksdb/sst/sst_reader.h"
+#include "support/test_support.h"
 
 namespace bloomcodec::repair_test {
 namespace {
@@ -143,12 +144,7 @@ void DamageNewestFilter(const std::string& db, const std::string& extension) {
     ASSERT_TRUE(t.ok() && t->filter()) << path;
     at = t->filter()->handle.offset + t->filter()->handle.size / 2;
   }
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekg(static_cast<std::streamoff>(at));
-  const char c = static_cast<char>(f.get() ^ 0x10);
-  f.seekp(static_cast<std::streamoff>(at));
-  f.put(c);
-  ASSERT_TRUE(f.good()) << path;
+  testing::FlipBitsAt(path, at, 0x10);
 }
 
 // The newest OPTIONS file's text (RocksDB writes one at every open).

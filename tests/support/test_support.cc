@@ -5,12 +5,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <random>
 #include <stdexcept>
 
 #include "bloomcodec/input_file.h"
 
 namespace bloomcodec::testing {
+
+void FlipBitsAt(const std::string& path, std::uint64_t offset, std::uint8_t mask) {
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(static_cast<std::streamoff>(offset));
+  const int c = f.get();
+  f.seekp(static_cast<std::streamoff>(offset));
+  f.put(static_cast<char>(c ^ mask));
+  EXPECT_TRUE(c != EOF && f.good()) << path << ": byte " << offset;
+}
 
 std::string FixturePath(const std::string& relative) {
   return std::string(BLOOMCODEC_FIXTURES_DIR) + "/" + relative;

@@ -44,6 +44,10 @@ ByteVector HexBytes(const std::string& hex);
 // first bit, and a kernel that skipped a later one would go unnoticed).
 void FillDensely(std::span<std::uint8_t> bits, std::int32_t k, std::uint64_t seed);
 
+// Flips the bits of `mask` in the byte at `offset` of the file at `path`, in place (a damaged
+// copy); a test failure when the byte cannot be read or written.
+void FlipBitsAt(const std::string& path, std::uint64_t offset, std::uint8_t mask);
+
 // A fresh folder under the system's temporary directory, removed with everything in it.
 class TempDir {
  public:
