@@ -23,14 +23,6 @@ using blocktable::kBlockTrailerSize;
 
 namespace {
 
-// One block after the filter, laid out again in its input order.
-enum class ColumnarMove { kCopied, kValueBlock, kValueIndex };
-struct ColumnarBlockToMove {
-  ColumnarMove what = ColumnarMove::kCopied;
-  BlockHandle old;
-  std::string meta_name;  // the metaindex entry naming it (kCopied, kValueIndex)
-};
-
 std::optional<std::uint64_t> ParseDecimal(std::string_view s) {
   std::uint64_t v = 0;
   const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -84,7 +76,7 @@ class ColumnarRewriter {
  private:
   Status CollectMoved();
   Result<std::uint64_t> KeptEnd() const;
-  Status EmitMoved(const ColumnarBlockToMove& m);
+  Status EmitMoved(const MovedBlock& m);
   Result<std::map<std::string, ByteVector>> NewProperties() const;
   Status WriteProperties();
   BlockCompression PropertiesCompression() const;
@@ -94,37 +86,23 @@ class ColumnarRewriter {
   std::optional<ByteVector> filter_;  // nullopt: no point key, no filter block (as Pebble)
   std::uint64_t data_blocks_end_;
   ByteVector out_;
-  std::vector<ColumnarBlockToMove> moved_;
+  std::vector<MovedBlock> moved_;
   std::vector<BlockHandle> new_values_;
   std::map<std::string, ByteVector> meta_;  // metaindex: name -> value
   std::int64_t value_index_growth_ = 0;
 };
 
 Status ColumnarRewriter::CollectMoved() {
+  BLOOMCODEC_RETURN_IF_ERROR(CollectMetaindexBlocks(t_, moved_));
   std::optional<BlockHandle> value_index;
-  for (const rocksdb::SstMetaindexEntry& e : t_.metaindex()) {
-    if (e.key == "rocksdb.properties" || e.key.starts_with("fullfilter.")) continue;
-    if (!e.handle) {
-      return Status::Unsupported(t_.source() + ": metaindex entry " + e.key +
-                                 " is not a block handle; not rewritten");
-    }
-    if (e.key == kValueIndexBlockName) {
-      BLOOMCODEC_ASSIGN_OR_RETURN(ValueIndex vi, ReadValueIndex(t_, e));
-      for (const BlockHandle& h : vi.blocks) {
-        moved_.push_back({ColumnarMove::kValueBlock, h, {}});
-      }
-      moved_.push_back({ColumnarMove::kValueIndex, *e.handle, e.key});
-      value_index = *e.handle;
-      continue;
-    }
-    moved_.push_back({ColumnarMove::kCopied, *e.handle, e.key});
+  for (const MovedBlock& m : moved_) {
+    if (m.what == Moved::kValueIndex) value_index = m.old;
   }
-  std::stable_sort(moved_.begin(), moved_.end(),
-                   [](const ColumnarBlockToMove& a, const ColumnarBlockToMove& b) {
-                     return a.old.offset < b.old.offset;
-                   });
-  for (const ColumnarBlockToMove& m : moved_) {
-    if (m.what == ColumnarMove::kValueBlock && m.old.offset > value_index->offset) {
+  std::stable_sort(moved_.begin(), moved_.end(), [](const MovedBlock& a, const MovedBlock& b) {
+    return a.old.offset < b.old.offset;
+  });
+  for (const MovedBlock& m : moved_) {
+    if (m.what == Moved::kValueBlock && m.old.offset > value_index->offset) {
       return Status::Unsupported(t_.source() + ": a value block at " +
                                  std::to_string(m.old.offset) +
                                  " after the value index: not laid out as Pebble writes; not "
@@ -138,7 +116,7 @@ Status ColumnarRewriter::CollectMoved() {
 // block that moves, else the properties). Every index block and data block must end there.
 Result<std::uint64_t> ColumnarRewriter::KeptEnd() const {
   std::uint64_t end = t_.properties_handle().offset;
-  for (const ColumnarBlockToMove& m : moved_) end = std::min(end, m.old.offset);
+  for (const MovedBlock& m : moved_) end = std::min(end, m.old.offset);
   if (t_.filter().stored()) end = std::min(end, t_.filter().handle.offset);
   std::uint64_t index_end = data_blocks_end_;
   auto after = [&](const BlockHandle& h) {
@@ -158,8 +136,8 @@ Result<std::uint64_t> ColumnarRewriter::KeptEnd() const {
   return end;
 }
 
-Status ColumnarRewriter::EmitMoved(const ColumnarBlockToMove& m) {
-  if (m.what == ColumnarMove::kValueIndex) {
+Status ColumnarRewriter::EmitMoved(const MovedBlock& m) {
+  if (m.what == Moved::kValueIndex) {
     const AppendedValueIndex vi = AppendValueIndex(new_values_, t_.footer().checksum, out_);
     value_index_growth_ =
         static_cast<std::int64_t>(vi.size) - static_cast<std::int64_t>(m.old.size);
@@ -171,7 +149,7 @@ Status ColumnarRewriter::EmitMoved(const ColumnarBlockToMove& m) {
   const BlockHandle moved{out_.size(), m.old.size};
   const ByteSpan whole = t_.file().subspan(m.old.offset, m.old.size + kBlockTrailerSize);
   out_.insert(out_.end(), whole.begin(), whole.end());
-  if (m.what == ColumnarMove::kValueBlock) {
+  if (m.what == Moved::kValueBlock) {
     new_values_.push_back(moved);
   } else {
     meta_[m.meta_name] = blocktable::BlockHandleBytes(moved);
@@ -272,7 +250,7 @@ Result<ByteVector> ColumnarRewriter::Run() {
     meta_[std::string(kBloomFilterBlockName)] = blocktable::BlockHandleBytes(
         AppendPebbleBlock(*filter_, t_.footer().checksum, BlockCompression::kNone, out_));
   }
-  for (const ColumnarBlockToMove& m : moved_) BLOOMCODEC_RETURN_IF_ERROR(EmitMoved(m));
+  for (const MovedBlock& m : moved_) BLOOMCODEC_RETURN_IF_ERROR(EmitMoved(m));
   BLOOMCODEC_RETURN_IF_ERROR(WriteProperties());
   WriteMetaindexAndFooter();
   return std::move(out_);

@@ -25,14 +25,6 @@ using blocktable::KeyOrder;
 
 namespace {
 
-// One block the rewrite lays out after the new filter, in its input order.
-enum class Moved { kCopied, kPartition, kTopIndex, kValueBlock, kValueIndex };
-struct MovedBlock {
-  Moved what = Moved::kCopied;
-  BlockHandle old;
-  std::string meta_name;  // the metaindex entry naming it (kCopied)
-};
-
 // The state of one rewrite: the input's blocks, and the output as it grows.
 class Rewriter {
  public:
@@ -57,7 +49,6 @@ class Rewriter {
   // Meta blocks by old offset -> new handle: Pebble's writer names its range deletion block
   // twice (rocksdb.range_del and rocksdb.range_del2), and it is copied once.
   std::map<std::uint64_t, BlockHandle> copied_;
-  std::optional<ValueIndex> values_;
   std::vector<BlockHandle> new_values_;
   std::map<std::string, ByteVector> meta_;  // metaindex: name -> value
   BlockHandle index_;
@@ -84,21 +75,7 @@ Status Rewriter::CollectMoved() {
   } else {
     moved_.push_back({Moved::kCopied, t_.footer().index_handle, {}});
   }
-  for (const rocksdb::SstMetaindexEntry& e : t_.metaindex()) {
-    if (e.key == "rocksdb.properties" || e.key.starts_with("fullfilter.")) continue;
-    if (!e.handle) {
-      return Status::Unsupported(t_.source() + ": metaindex entry " + e.key +
-                                 " is not a block handle; not rewritten");
-    }
-    if (e.key == kValueIndexBlockName) {
-      BLOOMCODEC_ASSIGN_OR_RETURN(ValueIndex vi, ReadValueIndex(t_, e));
-      for (const BlockHandle& h : vi.blocks) moved_.push_back({Moved::kValueBlock, h, {}});
-      moved_.push_back({Moved::kValueIndex, *e.handle, e.key});
-      values_ = std::move(vi);
-      continue;
-    }
-    moved_.push_back({Moved::kCopied, *e.handle, e.key});
-  }
+  BLOOMCODEC_RETURN_IF_ERROR(CollectMetaindexBlocks(t_, moved_));
   std::stable_sort(moved_.begin(), moved_.end(), [](const MovedBlock& a, const MovedBlock& b) {
     return a.old.offset < b.old.offset;
   });

@@ -82,6 +82,24 @@ Result<ValueIndex> ReadValueIndex(const PebbleTable& t, const rocksdb::SstMetain
   return vi;
 }
 
+Status CollectMetaindexBlocks(const PebbleTable& t, std::vector<MovedBlock>& moved) {
+  for (const rocksdb::SstMetaindexEntry& e : t.metaindex()) {
+    if (e.key == "rocksdb.properties" || e.key.starts_with("fullfilter.")) continue;
+    if (!e.handle) {
+      return Status::Unsupported(t.source() + ": metaindex entry " + e.key +
+                                 " is not a block handle; not rewritten");
+    }
+    if (e.key == kValueIndexBlockName) {
+      BLOOMCODEC_ASSIGN_OR_RETURN(ValueIndex vi, ReadValueIndex(t, e));
+      for (const BlockHandle& h : vi.blocks) moved.push_back({Moved::kValueBlock, h, {}});
+      moved.push_back({Moved::kValueIndex, *e.handle, e.key});
+      continue;
+    }
+    moved.push_back({Moved::kCopied, *e.handle, e.key});
+  }
+  return Status();
+}
+
 AppendedValueIndex AppendValueIndex(const std::vector<BlockHandle>& blocks,
                                     blocktable::ChecksumType checksum, ByteVector& out) {
   std::uint8_t widths[3];

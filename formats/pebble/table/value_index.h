@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "blocktable/footer.h"
@@ -37,6 +38,20 @@ struct AppendedValueIndex {
   ByteVector metaindex_value;  // the block's handle, then the three widths
   std::uint64_t size = 0;      // of the block, without its trailer
 };
+// One block a filter rewrite lays out again after the new filter, in its input order: the
+// index (copied, or a two-level index's partitions and top level), the value blocks, the value
+// index, and any other block the metaindex names (copied).
+enum class Moved { kCopied, kPartition, kTopIndex, kValueBlock, kValueIndex };
+struct MovedBlock {
+  Moved what = Moved::kCopied;
+  blocktable::BlockHandle old;
+  std::string meta_name;  // the metaindex entry naming it (kCopied, kValueIndex)
+};
+// Appends the blocks the metaindex names, but the properties and the filter, to `moved`: the
+// value index's blocks and the index itself (ReadValueIndex's checks), every other one as
+// kCopied. Unsupported for an entry that is not a block handle.
+Status CollectMetaindexBlocks(const PebbleTable& table, std::vector<MovedBlock>& moved);
+
 AppendedValueIndex AppendValueIndex(const std::vector<blocktable::BlockHandle>& blocks,
                                     blocktable::ChecksumType checksum, ByteVector& out);
 
