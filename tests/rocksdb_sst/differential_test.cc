@@ -484,6 +484,25 @@ RocksDbReadBack ReadBackWithRocksDb(const ByteVector& bytes, const std::string& 
   return back;
 }
 
+// `sst` rewritten by RewriteSstFilter at `bits` (nullopt: without a filter), written as
+// DIR/000009.sst and read back by RocksDB under `target`'s options, which must find `keys`.
+struct RewrittenSst {
+  ByteVector bytes;
+  std::string path;
+  std::uint64_t rocksdb_filter_size = 0;  // what RocksDB reads from its properties
+};
+RewrittenSst RewriteAndReadBack(const SstReader& sst, std::optional<double> bits,
+                                const SstCase& target, const std::vector<std::string>& keys,
+                                const std::string& dir) {
+  auto rewritten = RewriteSstFilter(sst, bits);
+  RC_ASSERT(rewritten.ok());
+  RewrittenSst r{std::move(*rewritten), dir + "/000009.sst", 0};
+  const RocksDbReadBack back = ReadBackWithRocksDb(r.bytes, r.path, target);
+  RC_ASSERT(back.keys == keys);
+  r.rocksdb_filter_size = back.filter_size;
+  return r;
+}
+
 // Rewriting the filter of an SST RocksDB wrote (any index, compression, checksum, format_version;
 // a full filter): RocksDB reads the result, and its filter block is the one RocksDB writes for
 // the same keys with the new bits_per_key; under a two-level index, so is everything from the
@@ -508,17 +527,14 @@ TEST(SstDifferential, RewrittenFiltersAreTheOnesRocksDbWritesAndItReadsTheFile) 
     RC_CLASSIFY(c.format_version == 5, "format_version 5");
     SstCase target = c;
     target.bits_per_key = *rc::gen::inRange(10, 200) / 10.0;
-    auto rewritten =
-        RewriteSstFilter(*sst, remove ? std::nullopt : std::optional<double>(target.bits_per_key));
-    RC_ASSERT(rewritten.ok());
     TempDir out_dir;
-    const std::string path = out_dir.path() + "/000009.sst";
-    const RocksDbReadBack back = ReadBackWithRocksDb(*rewritten, path, target);
-    RC_ASSERT(back.keys == c.keys);
-    auto mine = SstReader::Open(*rewritten, path);
+    const RewrittenSst rewritten =
+        RewriteAndReadBack(*sst, remove ? std::nullopt : std::optional<double>(target.bits_per_key),
+                           target, c.keys, out_dir.path());
+    auto mine = SstReader::Open(rewritten.bytes, rewritten.path);
     RC_ASSERT(mine.ok());
     RC_ASSERT(mine->filter().has_value() == !remove);
-    RC_ASSERT(back.filter_size == (remove ? 0 : mine->filter()->handle.size));
+    RC_ASSERT(rewritten.rocksdb_filter_size == (remove ? 0 : mine->filter()->handle.size));
     if (remove) return;
     const std::string theirs_path = WriteWithRocksDb(target, out_dir.path());
     const ByteVector theirs_bytes = ReadFile(theirs_path);
@@ -528,7 +544,8 @@ TEST(SstDifferential, RewrittenFiltersAreTheOnesRocksDbWritesAndItReadsTheFile) 
     const ByteSpan b = mine->filter()->contents.bytes();
     RC_ASSERT(std::equal(a.begin(), a.end(), b.begin(), b.end()));
     if (c.index_type == ::rocksdb::BlockBasedTableOptions::kTwoLevelIndexSearch) {
-      RC_ASSERT(MetaBlocksRegion(*rewritten, *mine) == MetaBlocksRegion(theirs_bytes, *theirs));
+      RC_ASSERT(MetaBlocksRegion(rewritten.bytes, *mine) ==
+                MetaBlocksRegion(theirs_bytes, *theirs));
     }
   });
 }
@@ -561,16 +578,13 @@ TEST(SstDifferential, BlockBasedFiltersAreRebuiltAsTheFullFiltersRocksDbWrites) 
     SstCase target = c;
     target.checksum = ::rocksdb::kCRC32c;
     target.bits_per_key = *rc::gen::inRange(10, 200) / 10.0;
-    auto rewritten = RewriteSstFilter(*sst, target.bits_per_key);
-    RC_ASSERT(rewritten.ok());
     TempDir out_dir;
-    const std::string path = out_dir.path() + "/000009.sst";
-    const RocksDbReadBack back = ReadBackWithRocksDb(*rewritten, path, target);
-    RC_ASSERT(back.keys == c.keys);
-    auto mine = SstReader::Open(*rewritten, path);
+    const RewrittenSst rewritten =
+        RewriteAndReadBack(*sst, target.bits_per_key, target, c.keys, out_dir.path());
+    auto mine = SstReader::Open(rewritten.bytes, rewritten.path);
     RC_ASSERT(mine.ok() && mine->filter().has_value());
     RC_ASSERT(mine->filter()->placement == FilterPlacement::kFull);
-    RC_ASSERT(back.filter_size == mine->filter()->handle.size);
+    RC_ASSERT(rewritten.rocksdb_filter_size == mine->filter()->handle.size);
     const std::string theirs_path = WriteWithRocksDb(target, out_dir.path());
     const ByteVector theirs_bytes = ReadFile(theirs_path);
     auto theirs = SstReader::Open(theirs_bytes, theirs_path);
@@ -630,16 +644,13 @@ TEST(SstDifferential, RebuiltPartitionedFiltersAreTheOnesRocksDbWrites) {
 
     SstCase target = c;
     target.bits_per_key = *rc::gen::inRange(10, 200) / 10.0;
-    auto rewritten = RewriteSstFilter(*sst, target.bits_per_key);
-    RC_ASSERT(rewritten.ok());
     TempDir out_dir;
-    const std::string path = out_dir.path() + "/000009.sst";
-    const RocksDbReadBack back = ReadBackWithRocksDb(*rewritten, path, target);
-    RC_ASSERT(back.keys == c.keys);
-    auto mine = SstReader::Open(*rewritten, path);
+    const RewrittenSst rewritten =
+        RewriteAndReadBack(*sst, target.bits_per_key, target, c.keys, out_dir.path());
+    auto mine = SstReader::Open(rewritten.bytes, rewritten.path);
     RC_ASSERT(mine.ok() && mine->filter().has_value());
     RC_ASSERT(mine->filter()->placement == FilterPlacement::kPartitioned);
-    RC_ASSERT(back.filter_size == mine->properties()->Number("rocksdb.filter.size"));
+    RC_ASSERT(rewritten.rocksdb_filter_size == mine->properties()->Number("rocksdb.filter.size"));
     for (const std::string& k : c.keys) {
       auto answer =
           mine->MayContain(ByteSpan(reinterpret_cast<const std::uint8_t*>(k.data()), k.size()));
@@ -652,7 +663,7 @@ TEST(SstDifferential, RebuiltPartitionedFiltersAreTheOnesRocksDbWrites) {
     const bool same_cuts = IndexPartitionCuts(*theirs) == IndexPartitionCuts(*sst);
     RC_CLASSIFY(same_cuts, "RocksDB cut the same index partitions");
     if (!same_cuts) return;
-    RC_ASSERT(MetaBlocksRegion(*rewritten, *mine) == MetaBlocksRegion(theirs_bytes, *theirs));
+    RC_ASSERT(MetaBlocksRegion(rewritten.bytes, *mine) == MetaBlocksRegion(theirs_bytes, *theirs));
     for (const char* name : {"rocksdb.filter.size", "rocksdb.num.filter_entries",
                              "rocksdb.index.size", "rocksdb.top-level.index.size"}) {
       RC_ASSERT(mine->properties()->Number(name) == theirs->properties()->Number(name));
