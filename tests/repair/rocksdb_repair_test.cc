@@ -363,6 +363,14 @@ Result<RepairReport> RepairDb(const std::string& db, const RepairOptions& option
   return RepairPaths(paths, options);
 }
 
+// Every table rebuilt at `bits` bits per key, no backup kept.
+RepairOptions EveryTableAt(double bits) {
+  RepairOptions options;
+  options.bits_per_key = bits;
+  options.no_backup = true;
+  return options;
+}
+
 // RepairPaths plans and runs the repair of a RocksDB database: --to rocksdb-ribbon (then back to
 // rocksdb-bloom at 12 bits per key) on format_version 5 with crc32c file checksums; RocksDB
 // 7.8.3 reopens it with paranoid checks and unique-id verification, reads every key and reports
@@ -544,9 +552,7 @@ TEST(RocksDbRepairCommand, PartitionedAndFullFiltersAreRebuiltSideBySide) {
     }
     ASSERT_TRUE(open->db->Flush(::rocksdb::FlushOptions(), open->handles[0]).ok());
   }
-  RepairOptions options;
-  options.bits_per_key = 12;
-  options.no_backup = true;
+  const RepairOptions options = EveryTableAt(12);
   Result<RepairReport> report = DryRunThenRepair(db, options);  // the dry run's figures too
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->damaged, 0u);
@@ -567,10 +573,8 @@ TEST(RocksDbRepairCommand, PartitionedFiltersToRibbonDryRunFiguresAreTheRepairs)
   testing::TempDir dir;
   const std::string db = dir.path() + "/db";
   const Contents want = WriteDatabase(db, partitioned);
-  RepairOptions options;
+  RepairOptions options = EveryTableAt(10);
   options.to = "rocksdb-ribbon";
-  options.bits_per_key = 10;
-  options.no_backup = true;
   Result<RepairReport> report = DryRunThenRepair(db, options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_EQ(report->rebuilt, report->tables.size());
@@ -594,9 +598,7 @@ TEST(RocksDbRepairCommand, TablesWithATwoLevelIndexAreRebuilt) {
   testing::TempDir dir;
   const std::string db = dir.path() + "/db";
   const Contents want = WriteDatabase(db, config);
-  RepairOptions options;
-  options.bits_per_key = 14;
-  options.no_backup = true;
+  const RepairOptions options = EveryTableAt(14);
   Result<RepairReport> report = RepairDb(db, options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   ASSERT_FALSE(report->tables.empty());
@@ -621,9 +623,7 @@ TEST(RocksDbRepairCommand, TablesWithABuiltInPrefixExtractorAreRebuilt) {
   testing::TempDir dir;
   const std::string db = dir.path() + "/db";
   const Contents want = WriteDatabase(db, config);
-  RepairOptions options;
-  options.bits_per_key = 14;
-  options.no_backup = true;
+  const RepairOptions options = EveryTableAt(14);
   Result<RepairReport> report = RepairDb(db, options);
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   ASSERT_FALSE(report->tables.empty());
