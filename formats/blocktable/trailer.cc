@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "blocktable/crc32c.h"
@@ -547,22 +548,32 @@ bool CompressBlock(BlockCompression type, ByteSpan raw, ByteVector& out) {
       return true;
     }
     case BlockCompression::kLz4: {
+      // RocksDB compresses with a fresh stream (LZ4_compress_fast_continue, acceleration 1), not
+      // LZ4_compress_default: below 64 KiB the two index their match tables differently (32-bit
+      // against 16-bit positions) and can choose different matches, so the bytes differ.
+      LZ4_stream_t stream;
+      if (LZ4_initStream(&stream, sizeof(stream)) == nullptr) return false;
       const int bound = LZ4_compressBound(static_cast<int>(raw.size()));
       out.resize(header + static_cast<std::size_t>(bound));
-      const int n = LZ4_compress_default(reinterpret_cast<const char*>(raw.data()),
-                                         reinterpret_cast<char*>(out.data() + header),
-                                         static_cast<int>(raw.size()), bound);
+      const int n = LZ4_compress_fast_continue(&stream, reinterpret_cast<const char*>(raw.data()),
+                                               reinterpret_cast<char*>(out.data() + header),
+                                               static_cast<int>(raw.size()), bound, 1);
       if (n <= 0) return false;
       out.resize(header + static_cast<std::size_t>(n));
       return true;
     }
     case BlockCompression::kLz4hc: {
-      // RocksDB's default level: 0, which LZ4 takes for its own default.
+      // As RocksDB: a fresh HC stream, LZ4_compress_HC_continue. RocksDB resets the stream to its
+      // default level 0, which LZ4 takes for its own default (9), the level a created stream
+      // starts at. The stream is large (about 256 KiB): off the stack.
+      const std::unique_ptr<LZ4_streamHC_t, int (*)(LZ4_streamHC_t*)> stream(LZ4_createStreamHC(),
+                                                                             LZ4_freeStreamHC);
+      if (stream == nullptr) return false;
       const int bound = LZ4_compressBound(static_cast<int>(raw.size()));
       out.resize(header + static_cast<std::size_t>(bound));
-      const int n = LZ4_compress_HC(reinterpret_cast<const char*>(raw.data()),
-                                    reinterpret_cast<char*>(out.data() + header),
-                                    static_cast<int>(raw.size()), bound, 0);
+      const int n = LZ4_compress_HC_continue(
+          stream.get(), reinterpret_cast<const char*>(raw.data()),
+          reinterpret_cast<char*>(out.data() + header), static_cast<int>(raw.size()), bound);
       if (n <= 0) return false;
       out.resize(header + static_cast<std::size_t>(n));
       return true;
