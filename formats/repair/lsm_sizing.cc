@@ -247,11 +247,7 @@ bool RecordsPrefixExtractor(const rocksdb::SstReader& sst) {
 }
 
 Result<rocksdb::FilterEncoding> TableEncoding(const rocksdb::SstReader& sst) {
-  if (sst.properties() && sst.properties()->String("rocksdb.filter.policy") == "ribbonfilter") {
-    return rocksdb::FilterEncoding::kRibbon;
-  }
-  return sst.footer().format_version >= 5 ? rocksdb::FilterEncoding::kFastLocalBloom
-                                          : rocksdb::FilterEncoding::kLegacyBloom;
+  return rocksdb::StoredFilterEncoding(sst);
 }
 
 std::string RocksDbFormatOf(rocksdb::FilterEncoding e) {

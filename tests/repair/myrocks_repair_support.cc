@@ -24,7 +24,11 @@ using testing::MariaDbServer;
 
 // Column families without a prefix extractor: default (a full legacy Bloom filter: MyRocks
 // writes format_version 2), cf_bb and cf_bb13 (block-based filters at 10 and 13 bits per key);
-// cf_pfx as MariaDB's knowledge base recommends (capped:8, whole keys off). Auto compactions off
+// cf_pfx as MariaDB's knowledge base recommends (capped:8, whole keys off); cf_rib a Ribbon filter
+// everywhere (`ribbonfilter:10:-1`) and cf_rib0 the Ribbon policy's default (`ribbonfilter:10`:
+// Ribbon from level 0 on, a flush's table gets FastLocalBloom). RocksDB 6.29 builds both kinds
+// whatever the format_version, and records each under the name of every built-in policy before
+// 7.0, "rocksdb.BuiltinBloomFilter": only the filter's trailer tells them. Auto compactions off
 // (see the test's header); a small InnoDB log keeps each copy of the data directory small.
 constexpr const char* kConfig =
     "plugin-load-add=ha_rocksdb\n"
@@ -36,7 +40,9 @@ constexpr const char* kConfig =
     "cf_bb={block_based_table_factory={filter_policy=bloomfilter:10:true}};"
     "cf_bb13={block_based_table_factory={filter_policy=bloomfilter:13:true}};"
     "cf_pfx={block_based_table_factory={filter_policy=bloomfilter:10:false;whole_key_filtering=0};"
-    "prefix_extractor=capped:8}\n";
+    "prefix_extractor=capped:8};"
+    "cf_rib={block_based_table_factory={filter_policy=ribbonfilter:10:-1}};"
+    "cf_rib0={block_based_table_factory={filter_policy=ribbonfilter:10}}\n";
 
 // Row `s` (1..rows) of each table has id 3 s: ids 3 s + 1 are absent keys between stored ones,
 // inside every table's key range (RocksDB asks the filter only there).
@@ -46,9 +52,13 @@ CREATE TABLE t1 (id INT PRIMARY KEY, a INT, b VARCHAR(20), KEY ka (a)) ENGINE=RO
 CREATE TABLE t2 (id INT, v VARCHAR(30), PRIMARY KEY (id) COMMENT 'cf_bb',
   KEY kv (v) COMMENT 'cf_bb13') ENGINE=ROCKSDB;
 CREATE TABLE t3 (id INT, v VARCHAR(30), PRIMARY KEY (id) COMMENT 'cf_pfx') ENGINE=ROCKSDB;
+CREATE TABLE t4 (id INT, v VARCHAR(30), PRIMARY KEY (id) COMMENT 'cf_rib') ENGINE=ROCKSDB;
+CREATE TABLE t5 (id INT, v VARCHAR(30), PRIMARY KEY (id) COMMENT 'cf_rib0') ENGINE=ROCKSDB;
 INSERT INTO t1 SELECT seq * 3, seq % 50, CONCAT('b', seq) FROM seq_1_to_3000;
 INSERT INTO t2 SELECT seq * 3, CONCAT('v', seq) FROM seq_1_to_3000;
 INSERT INTO t3 SELECT seq * 3, CONCAT('w', seq) FROM seq_1_to_2000;
+INSERT INTO t4 SELECT seq * 3, CONCAT('r', seq) FROM seq_1_to_2500;
+INSERT INTO t5 SELECT seq * 3, CONCAT('r', seq) FROM seq_1_to_2500;
 SET GLOBAL rocksdb_force_flush_memtable_now=1;
 )sql";
 
@@ -58,8 +68,11 @@ struct TableSpec {
   int rows;
   bool whole_keys;  // its primary key's family filters whole keys
 };
-constexpr TableSpec kSpecs[] = {
-    {"t1", "id, a, b", 3000, true}, {"t2", "id, v", 3000, true}, {"t3", "id, v", 2000, false}};
+constexpr TableSpec kSpecs[] = {{"t1", "id, a, b", 3000, true},
+                                {"t2", "id, v", 3000, true},
+                                {"t3", "id, v", 2000, false},
+                                {"t4", "id, v", 2500, true},
+                                {"t5", "id, v", 2500, true}};
 
 // The line MariaDB's batch output gives for row `s` of `table` (its columns, tab-separated).
 std::string RowLine(const TableSpec& table, int s) {
@@ -67,7 +80,10 @@ std::string RowLine(const TableSpec& table, int s) {
   if (std::strcmp(table.name, "t1") == 0) {
     return id + "\t" + std::to_string(s % 50) + "\tb" + std::to_string(s) + "\n";
   }
-  return id + (std::strcmp(table.name, "t2") == 0 ? "\tv" : "\tw") + std::to_string(s) + "\n";
+  const char* v = std::strcmp(table.name, "t2") == 0   ? "\tv"
+                  : std::strcmp(table.name, "t3") == 0 ? "\tw"
+                                                       : "\tr";
+  return id + v + std::to_string(s) + "\n";
 }
 
 std::vector<std::string> SortedLines(const std::string& text) {
@@ -187,7 +203,7 @@ void MyRocksDatabase::Write() {
     if (tables_.count(cf)) error_ += "two tables in column family " + cf + "; ";
     tables_[cf] = fs::path(f["path"].get<std::string>()).filename();
   }
-  if (tables_.size() != 5) error_ += "the column families' tables: " + r.out;
+  if (tables_.size() != 7) error_ += "the column families' tables: " + r.out;
 }
 
 std::string MyRocksDatabase::table_of(const std::string& cf) const {
@@ -233,6 +249,7 @@ TableFacts ReadTableFacts(const std::string& path) {
     facts.prefix_extractor =
         sst->properties()->String("rocksdb.prefix.extractor.name").value_or("");
     if (facts.prefix_extractor == "nullptr") facts.prefix_extractor.clear();
+    facts.policy = sst->properties()->String("rocksdb.filter.policy").value_or("");
   }
   facts.filter_bytes = sst->filter()->handle.size;
   const ByteSpan bytes = sst->filter()->contents.bytes();

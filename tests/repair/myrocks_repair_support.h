@@ -32,7 +32,7 @@ class MyRocksDatabase {
 
   std::string rocksdb_dir() const { return dir_->path() + "/data/#rocksdb"; }
   // The file name of the one table of column family `cf` (default, __system__, cf_bb, cf_bb13,
-  // cf_pfx).
+  // cf_pfx, cf_rib, cf_rib0).
   std::string table_of(const std::string& cf) const;
   // Copies the data directory to DIR/data (MariaDbServer's layout under DIR); returns its path.
   std::string CopyTo(const std::string& dir) const;
@@ -53,6 +53,7 @@ struct TableFacts {
   rocksdb::FilterPlacement placement = rocksdb::FilterPlacement::kFull;
   std::string comparator;
   std::string prefix_extractor;  // "" without one
+  std::string policy;            // rocksdb.filter.policy as recorded
   std::uint64_t filter_bytes = 0;
   std::string filter_block;  // its bytes (a partitioned filter: the top-level index)
   rocksdb::FullFilterKind kind = rocksdb::FullFilterKind::kEmpty;  // a full filter's

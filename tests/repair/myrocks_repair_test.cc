@@ -1,15 +1,17 @@
 // MariaDB's MyRocks (MariaDB 10.11 with RocksDB 6.29.5 inside ha_rocksdb, Debian's packages) as
 // a witness of `bloomcodec repair` (issue 30). A private mariadbd (tests/myrocks/mariadb_server.h)
-// writes one database, once for the whole suite: three tables, a secondary index each for two of
+// writes one database, once for the whole suite: four tables, a secondary index each for two of
 // them, in column families without a prefix extractor (a full legacy Bloom filter,
 // `bloomfilter:10:false`; block-based filters, `bloomfilter:10:true` and `bloomfilter:13:true`,
-// which RocksDB 6.29 still writes) and one with MariaDB's recommended setup (a capped prefix
-// extractor, whole keys off). Every case repairs a copy of that data directory through the
+// which RocksDB 6.29 still writes; a Ribbon filter, `ribbonfilter:10`, which 6.29 records as
+// "rocksdb.BuiltinBloomFilter" like every built-in kind) and one with MariaDB's recommended setup
+// (a capped prefix extractor, whole keys off). Every case repairs a copy of that data directory through the
 // binary and, where it changed a table, starts MariaDB on the copy again:
 //   * verify of what MariaDB wrote reports no error, and repair without parameters finds every
 //     filter sound and changes no byte (dry run or not);
 //   * `--dry-run --bits-per-key 14` changes no byte and plans what the repair then does; the
-//     repair rebuilds every filter (block-based ones as full filters, as RocksDB writes them),
+//     repair rebuilds every filter (block-based ones as full filters, as RocksDB writes them;
+//     the Ribbon one as Ribbon, the kind read from its trailer; under 6.29's policy name),
 //     links the old tables and MANIFEST into the --backup folder, and switches CURRENT to a new
 //     MANIFEST that lists exactly the new tables;
 //   * `--to rocksdb-ribbon`: Ribbon filters, which RocksDB 6.29 reads in any table;
@@ -86,6 +88,14 @@ std::map<std::string, json> ByFamily(const json& doc) {
   return out;
 }
 
+// The kind of full filter MariaDB's RocksDB 6.29 writes in each family (kConfig): a flush's table
+// of the Ribbon policy's default is FastLocalBloom, in format_version 2 as well.
+rocksdb::FullFilterKind KindWritten(const std::string& cf) {
+  if (cf == "cf_rib") return rocksdb::FullFilterKind::kRibbon;
+  if (cf == "cf_rib0") return rocksdb::FullFilterKind::kFastLocalBloom;
+  return rocksdb::FullFilterKind::kLegacyBloom;
+}
+
 TEST_F(MyRocksRepair, VerifyOfWhatMariaDbWroteIsClean) {
   const MyRocksDatabase& db = Database();
   const CliRun r = RunCli({"verify", db.rocksdb_dir(), "--json"});
@@ -100,18 +110,26 @@ TEST_F(MyRocksRepair, VerifyOfWhatMariaDbWroteIsClean) {
     }
     EXPECT_EQ(f["false_negative_count"], 0) << f["path"];
   }
-  EXPECT_EQ(families,
-            (std::set<std::string>{"default", "__system__", "cf_bb", "cf_bb13", "cf_pfx"}));
+  EXPECT_EQ(families, (std::set<std::string>{"default", "__system__", "cf_bb", "cf_bb13", "cf_pfx",
+                                             "cf_rib", "cf_rib0"}));
   // What each family's table is, as MariaDB wrote it (the premise of the cases below).
   for (const auto& [cf, placement] : std::map<std::string, rocksdb::FilterPlacement>{
            {"default", rocksdb::FilterPlacement::kFull},
            {"cf_bb", rocksdb::FilterPlacement::kBlockBased},
            {"cf_bb13", rocksdb::FilterPlacement::kBlockBased},
-           {"cf_pfx", rocksdb::FilterPlacement::kFull}}) {
+           {"cf_pfx", rocksdb::FilterPlacement::kFull},
+           {"cf_rib", rocksdb::FilterPlacement::kFull},
+           {"cf_rib0", rocksdb::FilterPlacement::kFull}}) {
     const TableFacts facts = ReadTableFacts(db.rocksdb_dir() + "/" + db.table_of(cf));
     EXPECT_EQ(facts.placement, placement) << cf;
     EXPECT_EQ(facts.comparator, "RocksDB_SE_v3.10") << cf;
     EXPECT_EQ(facts.prefix_extractor, cf == "cf_pfx" ? "rocksdb.CappedPrefix.8" : "") << cf;
+    // RocksDB before 7.0 names every built-in filter so, Ribbon included: the name does not
+    // tell the kind, the filter's trailer does.
+    EXPECT_EQ(facts.policy, "rocksdb.BuiltinBloomFilter") << cf;
+    if (placement == rocksdb::FilterPlacement::kFull) {
+      EXPECT_EQ(facts.kind, KindWritten(cf)) << cf;
+    }
   }
 }
 
@@ -124,7 +142,7 @@ TEST_F(MyRocksRepair, WithoutParametersEveryFilterIsSoundAndNoByteChanges) {
     SCOPED_TRACE(dry ? "--dry-run" : "repair");
     const json doc = RepairJson(
         rocksdb_dir, dry ? std::vector<std::string>{"--dry-run"} : std::vector<std::string>{}, 0);
-    ASSERT_EQ(doc["tables"].size(), 5u) << doc.dump();
+    ASSERT_EQ(doc["tables"].size(), 7u) << doc.dump();
     for (const json& t : doc["tables"]) EXPECT_EQ(t["action"], "sound") << t.dump();
     EXPECT_EQ(doc["summary"]["rebuilt"], 0);
     EXPECT_EQ(ReadFiles(rocksdb_dir), before);
@@ -173,8 +191,14 @@ TEST_F(MyRocksRepair, BitsPerKeyRebuildsEveryFilterAndMariaDbReadsEveryRow) {
     ASSERT_EQ(t["action"], "repaired") << t.dump();
     EXPECT_EQ(t["reasons"], json::array({"requested"}));
     EXPECT_EQ(t["bits_per_key"], 14.0);
-    // format_version 2 (MyRocks's): the legacy full filter RocksDB 6.29 writes there.
-    EXPECT_EQ(t["new_format"], "rocksdb-bloom-legacy");
+    // Each family keeps its kind (a block-based filter becomes the legacy full filter RocksDB
+    // 6.29 writes in format_version 2, MyRocks's), and every new table records the policy under
+    // 6.29's name.
+    const rocksdb::FullFilterKind kind = KindWritten(cf);
+    EXPECT_EQ(t["new_format"], kind == rocksdb::FullFilterKind::kRibbon ? "rocksdb-ribbon"
+                               : kind == rocksdb::FullFilterKind::kFastLocalBloom
+                                   ? "rocksdb-bloom"
+                                   : "rocksdb-bloom-legacy");
     EXPECT_EQ(t["backup"], backup);
     const std::string new_path = t["new_path"].get<std::string>();
     live.insert(fs::path(new_path).filename());
@@ -185,14 +209,18 @@ TEST_F(MyRocksRepair, BitsPerKeyRebuildsEveryFilterAndMariaDbReadsEveryRow) {
     // floor(14 x 0.69) = 9 (RocksDB's legacy rule).
     const TableFacts facts = ReadTableFacts(new_path);
     EXPECT_EQ(facts.placement, rocksdb::FilterPlacement::kFull);
-    EXPECT_EQ(facts.probes, 9u);
+    EXPECT_EQ(facts.policy, "rocksdb.BuiltinBloomFilter");
+    EXPECT_EQ(facts.kind, kind);
+    if (kind == rocksdb::FullFilterKind::kLegacyBloom) {
+      EXPECT_EQ(facts.probes, 9u);
+    }
     EXPECT_EQ(facts.filter_bytes, t["new_filter_bytes"].get<std::uint64_t>());
     if (t["keys"].get<std::uint64_t>() > 1000) {
       EXPECT_GT(t["new_filter_bytes"].get<std::uint64_t>(),
                 t["old_filter_bytes"].get<std::uint64_t>());
     }
   }
-  EXPECT_EQ(live.size(), 5u);
+  EXPECT_EQ(live.size(), 7u);
   // The MANIFEST switch: CURRENT names a new MANIFEST, the old one is in the backup folder.
   const std::string new_manifest = CurrentManifestPath(rocksdb_dir);
   EXPECT_NE(fs::path(new_manifest).filename(), old_manifest);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "bloomcodec/leveldb/filter_block.h"
@@ -135,6 +137,69 @@ Result<SstFilterStats> FullFilterStats(std::span<const ByteSpan> filters, std::s
   }
   stats.fp_rate = total > 0 ? weighted / total : 0;
   return stats;
+}
+
+namespace {
+
+// The kind a full filter's trailer names, when it is one a rebuild keeps.
+std::optional<FilterEncoding> EncodingOfTrailer(ByteSpan filter, std::string_view source) {
+  Result<FullFilterReader> f = FullFilterReader::Parse(filter, source);
+  if (!f.ok()) return std::nullopt;
+  switch (f->kind()) {
+    case FullFilterKind::kLegacyBloom: return FilterEncoding::kLegacyBloom;
+    case FullFilterKind::kFastLocalBloom: return FilterEncoding::kFastLocalBloom;
+    case FullFilterKind::kRibbon: return FilterEncoding::kRibbon;
+    default: return std::nullopt;
+  }
+}
+
+// Ribbon when any partition is (RocksDB's Ribbon builder falls back to FastLocalBloom for a
+// partition of few keys), else the first partition's kind.
+std::optional<FilterEncoding> EncodingOfPartitions(const SstReader& sst) {
+  Result<Block> index = Block::Parse(sst.filter()->contents, sst.source(), "filter partition index",
+                                     BlockFooterLayout::kRocksDb);
+  if (!index.ok()) return std::nullopt;
+  std::optional<FilterEncoding> found;
+  // The Status only ends the walk at the first Ribbon partition.
+  (void)sst.ForEachIndexEntry(*index, [&](ByteSpan, const BlockHandle& h) -> Status {
+    Result<BlockContents> c =
+        ReadBlock(sst.file(), h, sst.source(), sst.BlockOptions(), "filter partition");
+    const std::optional<FilterEncoding> kind =
+        c.ok() ? EncodingOfTrailer(c->bytes(), sst.source()) : std::nullopt;
+    if (kind && (!found || kind == FilterEncoding::kRibbon)) found = kind;
+    return found == FilterEncoding::kRibbon ? Status::Internal("found") : Status();
+  });
+  return found;
+}
+
+}  // namespace
+
+FilterEncoding StoredFilterEncoding(const SstReader& sst) {
+  const FilterEncoding bloom = sst.footer().format_version >= 5 ? FilterEncoding::kFastLocalBloom
+                                                                : FilterEncoding::kLegacyBloom;
+  const std::optional<std::string> policy =
+      sst.properties() ? sst.properties()->String("rocksdb.filter.policy") : std::nullopt;
+  // From 7.0 the name is the policy's (a Ribbon policy's small filters are FastLocalBloom: its
+  // builder chooses that itself).
+  if (policy == "ribbonfilter") return FilterEncoding::kRibbon;
+  if (policy == "bloomfilter") return bloom;
+  std::optional<FilterEncoding> stored;
+  if (sst.filter() && sst.filter()->family == FilterPolicyFamily::kBuiltin) {
+    if (sst.filter()->placement == FilterPlacement::kFull) {
+      stored = EncodingOfTrailer(sst.filter()->contents.bytes(), sst.source());
+    } else if (sst.filter()->placement == FilterPlacement::kPartitioned) {
+      stored = EncodingOfPartitions(sst);
+    }
+  }
+  return stored.value_or(bloom);
+}
+
+std::string_view RebuiltFilterPolicyName(const SstReader& sst, FilterEncoding encoding) {
+  if (sst.properties() &&
+      sst.properties()->String("rocksdb.filter.policy") == std::string(kBuiltinFilterName)) {
+    return kBuiltinFilterName;
+  }
+  return encoding == FilterEncoding::kRibbon ? "ribbonfilter" : "bloomfilter";
 }
 
 }  // namespace bloomcodec::rocksdb

@@ -1,11 +1,12 @@
 // The statistics of an SST's filter (one full filter, or the sum over partitions), shared by
-// inspect and verify. Private to the library.
+// inspect and verify, and the kind of filter a table holds (repair). Private to the library.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string_view>
 
+#include "bloomcodec/rocksdb/full_filter.h"
 #include "bloomcodec/status.h"
 #include "rocksdb/sst/sst_reader.h"
 
@@ -30,5 +31,18 @@ Result<SstFilterStats> ComputeSstFilterStats(const SstReader& sst);
 // for filters not yet part of a table (a repair's dry run reads a rewrite's new partitions).
 Result<SstFilterStats> FullFilterStats(std::span<const ByteSpan> filters, std::string_view source,
                                        FilterPolicyFamily family = FilterPolicyFamily::kBuiltin);
+
+// The kind of filter a rebuild of `sst` keeps. From RocksDB 7.0 the policy's name says it
+// ("ribbonfilter"; "bloomfilter": the Bloom of the table's format_version, legacy below 5).
+// Before, every built-in kind was recorded as "rocksdb.BuiltinBloomFilter" (and Ribbon policies
+// wrote Ribbon or FastLocalBloom whatever the format_version): the filter's trailer tells (the
+// full filter; Ribbon when any partition is, else the first partition's kind). Neither: the
+// Bloom of the format_version.
+FilterEncoding StoredFilterEncoding(const SstReader& sst);
+
+// The rocksdb.filter.policy a rebuilt filter of `encoding` records in `sst`: the name the
+// table's writer gives it, "rocksdb.BuiltinBloomFilter" when the table records that name (RocksDB
+// before 7.0, for every built-in kind), else "bloomfilter" or "ribbonfilter" (7.0 on).
+std::string_view RebuiltFilterPolicyName(const SstReader& sst, FilterEncoding encoding);
 
 }  // namespace bloomcodec::rocksdb

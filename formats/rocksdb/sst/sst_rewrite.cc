@@ -8,6 +8,7 @@
 #include "blocktable/stream.h"
 #include "codec/byte_writer.h"
 #include "codec/parallel.h"
+#include "rocksdb/sst/sst_filter_stats.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/sst_rewrite_prefix.h"
 #include "rocksdb/sst/sst_tail.h"
@@ -147,12 +148,7 @@ Status AskEveryHash(const std::string& src, const ByteVector& filter,
 }
 
 FilterEncoding EncodingOf(const SstReader& sst, std::optional<FilterEncoding> wanted) {
-  if (wanted) return *wanted;
-  if (sst.properties()->String("rocksdb.filter.policy") == "ribbonfilter") {
-    return FilterEncoding::kRibbon;
-  }
-  return sst.footer().format_version >= 5 ? FilterEncoding::kFastLocalBloom
-                                          : FilterEncoding::kLegacyBloom;
+  return wanted ? *wanted : StoredFilterEncoding(sst);
 }
 
 // Everything after the data blocks: the new filter, the other meta blocks and the index copied,
@@ -184,7 +180,7 @@ Result<ByteVector> WriteSstTail(const SstReader& sst, const std::optional<ByteVe
   }
   const BlockHandle index = CopySstBlock(sst.file(), sst.index_handle(), checksum, out);
   WritePropertiesMetaindexAndFooter(sst, index, meta,
-                                    FilterPropertyChanges(filter.has_value(), encoding,
+                                    FilterPropertyChanges(sst, filter.has_value(), encoding,
                                                           filter ? filter->size() : 0,
                                                           pass.filter_entries),
                                     out);
@@ -259,12 +255,12 @@ ByteVector SstPropertiesWith(const SstReader& sst, const PropertyChanges& change
   return ByteVector(raw.begin(), raw.end());
 }
 
-PropertyChanges FilterPropertyChanges(bool has_filter, FilterEncoding encoding,
-                                      std::uint64_t filter_size, std::uint64_t filter_entries) {
+PropertyChanges FilterPropertyChanges(const SstReader& sst, bool has_filter,
+                                      FilterEncoding encoding, std::uint64_t filter_size,
+                                      std::uint64_t filter_entries) {
   PropertyChanges c;
   if (has_filter) {
-    const std::string_view policy =
-        encoding == FilterEncoding::kRibbon ? "ribbonfilter" : "bloomfilter";
+    const std::string_view policy = RebuiltFilterPolicyName(sst, encoding);
     c["rocksdb.filter.policy"] = ByteVector(policy.begin(), policy.end());
   } else {
     c["rocksdb.filter.policy"] = std::nullopt;

@@ -420,7 +420,7 @@ Result<ByteVector> WriteTwoLevelIndexTail(const SstReader& sst,
   }
   BLOOMCODEC_RETURN_IF_ERROR(
       WriteKeptBlocksAndFooter(sst, index, interval, meta,
-                               FilterPropertyChanges(filter.has_value(), encoding,
+                               FilterPropertyChanges(sst, filter.has_value(), encoding,
                                                      filter ? filter->size() : 0, filter_entries),
                                out));
   return std::move(out.bytes);
@@ -468,7 +468,7 @@ Result<SstFilterTail> RewritePartitionedFilterTail(const SstReader& sst,
   }
   BLOOMCODEC_RETURN_IF_ERROR(WriteKeptBlocksAndFooter(
       sst, index, interval, meta,
-      FilterPropertyChanges(has_filter, encoding, filter_size, filter_entries), out));
+      FilterPropertyChanges(sst, has_filter, encoding, filter_size, filter_entries), out));
   result.tail = std::move(out.bytes);
   return result;
 }

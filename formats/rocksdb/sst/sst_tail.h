@@ -47,10 +47,12 @@ ByteVector SstPropertiesWith(const SstReader& sst, const PropertyChanges& change
 void WritePropertiesMetaindexAndFooter(const SstReader& sst, const blocktable::BlockHandle& index,
                                        std::map<std::string, blocktable::BlockHandle>& meta,
                                        const PropertyChanges& changes, SstTailBytes& out);
-// The changes a rebuilt filter makes: rocksdb.filter.policy, .filter.size and
-// .num.filter_entries (no filter: the policy dropped, the counts 0).
-PropertyChanges FilterPropertyChanges(bool has_filter, FilterEncoding encoding,
-                                      std::uint64_t filter_size, std::uint64_t filter_entries);
+// The changes a rebuilt filter makes to `sst`'s properties: rocksdb.filter.policy (under the name
+// the table's writer gives it: RebuiltFilterPolicyName), .filter.size and .num.filter_entries (no
+// filter: the policy dropped, the counts 0).
+PropertyChanges FilterPropertyChanges(const SstReader& sst, bool has_filter,
+                                      FilterEncoding encoding, std::uint64_t filter_size,
+                                      std::uint64_t filter_entries);
 
 // Everything after the data blocks of a table with a two-level index and a full filter (or none):
 // `filter` (nullopt: no filter), the index partitions moved and the index's top level re-encoded,
