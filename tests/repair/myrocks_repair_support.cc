@@ -310,6 +310,32 @@ void ExpectVerifyLists(const std::string& rocksdb_dir, const std::string& manife
   EXPECT_EQ(listed, live);
 }
 
+double NearKeyPassRateOfMariaDb(const std::string& dir) {
+  MariaDbServer server(dir, kConfig);
+  EXPECT_TRUE(server.Start()) << server.error();
+  std::string statements = "USE t;\n", out;
+  for (int s = 1; s <= 3000; ++s) {
+    statements += "SELECT id FROM t1 WHERE id = " + std::to_string(3 * s + 1) + ";\n";
+  }
+  const std::map<std::string, std::uint64_t> before = BloomCounters(server);
+  EXPECT_TRUE(server.Sql(statements, out)) << server.error();
+  EXPECT_EQ(out, "") << "an absent id was found";
+  const std::map<std::string, std::uint64_t> after = BloomCounters(server);
+  EXPECT_TRUE(server.Stop()) << server.error();
+  auto delta = [&](const char* name) -> double {
+    const auto b = before.find(name), a = after.find(name);
+    EXPECT_TRUE(b != before.end() && a != after.end()) << name;
+    return b == before.end() || a == after.end() ? 0 : static_cast<double>(a->second - b->second);
+  };
+  const double passed = delta("Rocksdb_bloom_filter_full_positive") -
+                        delta("Rocksdb_bloom_filter_full_true_positive");
+  const double denied = delta("Rocksdb_bloom_filter_useful");
+  std::printf("[myrocks-repair] absent ids next to stored ones: %.0f passed, %.0f denied\n", passed,
+              denied);
+  EXPECT_GE(passed + denied, 2900) << "the filters were not asked";
+  return passed + denied > 0 ? passed / (passed + denied) : 0;
+}
+
 void ReadBackWithMariaDb(const std::string& dir, const json& repair_doc) {
   MariaDbServer server(dir, kConfig);
   ASSERT_TRUE(server.Start()) << server.error();

@@ -78,4 +78,10 @@ void ExpectVerifyLists(const std::string& rocksdb_dir, const std::string& manife
 // has no corruption; then stops it.
 void ReadBackWithMariaDb(const std::string& dir, const nlohmann::json& repair_doc);
 
+// How MariaDB's own filters answer absent keys next to stored ones: starts MariaDB on DIR/data,
+// looks up t1's absent ids 3 s + 1 (s = 1 .. 3000, between its stored ids 3 s; its primary key is
+// in the default family) one statement each, and returns the share its filters let through
+// (false positives over false positives and denials, from its bloom counters); then stops it.
+double NearKeyPassRateOfMariaDb(const std::string& dir);
+
 }  // namespace bloomcodec::repair_test

@@ -24,12 +24,14 @@
 
 #include "bloomcodec/cassandra/filter_factory.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
+#include "bloomcodec/key_list.h"
 #include "bloomcodec/key_stream.h"
 #include "bloomcodec/verify.h"
 #include "cassandra/bti/partitions_db.h"
 #include "cassandra/index_db.h"
 #include "codec/read_log.h"
 #include "leveldb/table/verify.h"
+#include "rocksdb/sst/sst_writer.h"
 #include "support/test_support.h"
 #include "tool_verify/verify_support.h"
 
@@ -454,6 +456,31 @@ void AddDatabaseCases(std::map<std::string, Case>& cases) {
     const std::string name = fs::path(tables[0]).filename().string();
     const Seen s = Find(VerifyJson({dir.Path("db")}, 0), name, "no-filter");
     Expect(s, "warning", false, {});
+  };
+  cases["near-keys"] = [] {
+    CliDir dir;
+    // MyRocks's key layout (a 4-byte index number, then a big-endian id; every third id) in a
+    // legacy Bloom filter, as RocksDB writes it below format_version 5.
+    KeyList keys;
+    for (std::uint32_t s = 1; s <= 3000; ++s) {
+      const std::uint32_t id = 3 * s;
+      const std::uint8_t key[8] = {0,
+                                   0,
+                                   1,
+                                   0,
+                                   static_cast<std::uint8_t>(id >> 24),
+                                   static_cast<std::uint8_t>(id >> 16),
+                                   static_cast<std::uint8_t>(id >> 8),
+                                   static_cast<std::uint8_t>(id)};
+      keys.Add(ByteSpan(key, sizeof(key)));
+    }
+    rocksdb::SstWriteOptions options;
+    options.filter = rocksdb::FilterEncoding::kLegacyBloom;
+    Result<ByteVector> sst = rocksdb::WriteSst(keys, nullptr, options);
+    ASSERT_TRUE(sst.ok()) << sst.status().ToString();
+    const std::string f = dir.Write("000011.sst", *sst);
+    const Seen s = Find(VerifyJson({f}, 0), "000011.sst", "near-keys");
+    Expect(s, "warning", true, {"absent keys next to stored ones", "repair --to rocksdb-bloom"});
   };
   cases["unknown"] = [] {
     CliDir dir;

@@ -69,6 +69,7 @@ inline constexpr std::string_view kTemporary = "temporary";      // tmp- sstable
 inline constexpr std::string_view kUnsupported = "unsupported";  // a format not read here
 inline constexpr std::string_view kUnknown = "unknown";     // no magic we know: maybe not a table
 inline constexpr std::string_view kNoFilter = "no-filter";  // a table without a filter
+inline constexpr std::string_view kNearKeys = "near-keys";  // keys next to stored ones pass often
 // Databases read through CURRENT and their MANIFEST (LevelDB, RocksDB):
 inline constexpr std::string_view kManifest = "manifest";           // CURRENT / MANIFEST damage
 inline constexpr std::string_view kMissingTable = "missing-table";  // live, but not on disk

@@ -15,6 +15,7 @@
 #include "bloomcodec/leveldb/filter_block.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "rocksdb/speedb_paired_bloom.h"
+#include "rocksdb/sst/near_keys.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "sst_fill.h"
 
@@ -356,6 +357,10 @@ class SstVerify final : public blocktable::VerifyPlugin {
     const std::uint64_t counted = prefix_ ? totals.filter_entries : totals.distinct_keys();
     ReportSstFill(*sst_, EntriesAddedToFilter(*sst_, prefix_.has_value(), counted, totals.entries),
                   report);
+    if (probe_ == Probe::kFull && sst_->whole_key_filtering() &&
+        sst_->user_key_order() != UserKeyOrder::kUnknown) {
+      ReportNearKeys(*sst_, *full_, report);
+    }
   }
 
  private:
