@@ -17,8 +17,8 @@
 #include "rocksdb/slice_transform.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/verify.h"
-#include "rocksdb/sst_file_writer.h"
 #include "rocksdb/table.h"
+#include "rocksdb_sst/rocksdb_sst_writer.h"
 #include "support/stream_limits.h"
 #include "support/test_support.h"
 
@@ -80,12 +80,7 @@ std::string WriteSst(const std::string& dir, const ::rocksdb::Comparator* cmp, c
   std::vector<std::string> keys = Keys(n);
   std::sort(keys.begin(), keys.end(),
             [cmp](const std::string& a, const std::string& b) { return cmp->Compare(a, b) < 0; });
-  const std::string path = dir + "/000001.sst";
-  ::rocksdb::SstFileWriter writer(::rocksdb::EnvOptions(), o);
-  EXPECT_TRUE(writer.Open(path).ok());
-  for (const std::string& k : keys) EXPECT_TRUE(writer.Put(k, "v").ok());
-  EXPECT_TRUE(writer.Finish().ok());
-  return path;
+  return ::bloomcodec::testing::WriteSstWithRocksDb(dir, o, keys);
 }
 
 FileReport VerifyEverySplit(const std::string& path) {

@@ -29,8 +29,8 @@
 #include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/sst_writer.h"
 #include "rocksdb/sst/verify.h"
-#include "rocksdb/sst_file_writer.h"
 #include "rocksdb/table.h"
+#include "rocksdb_sst/rocksdb_sst_writer.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::rocksdb {
@@ -125,12 +125,7 @@ std::string WriteTable(const std::string& dir, const Table& table,
     o.prefix_extractor = std::make_shared<TikvTransform>(table.extractor, noop ? 0 : 8);
   }
   o.table_factory.reset(::rocksdb::NewBlockBasedTableFactory(t));
-  const std::string path = dir + "/000001.sst";
-  ::rocksdb::SstFileWriter writer(::rocksdb::EnvOptions(), o);
-  EXPECT_TRUE(writer.Open(path).ok());
-  for (const std::string& k : keys) EXPECT_TRUE(writer.Put(k, "v").ok());
-  EXPECT_TRUE(writer.Finish().ok());
-  return path;
+  return ::bloomcodec::testing::WriteSstWithRocksDb(dir, o, keys);
 }
 
 std::string Describe(const Table& t) {

@@ -16,8 +16,8 @@
 #include "rocksdb/slice_transform.h"
 #include "rocksdb/sst/near_keys.h"
 #include "rocksdb/sst/verify.h"
-#include "rocksdb/sst_file_writer.h"
 #include "rocksdb/table.h"
+#include "rocksdb_sst/rocksdb_sst_writer.h"
 #include "support/test_support.h"
 
 namespace bloomcodec::rocksdb {
@@ -36,12 +36,7 @@ std::string WriteTable(const std::string& dir, Kind kind, const std::vector<std:
   o.compression = ::rocksdb::kNoCompression;
   if (!whole_key_filtering) o.prefix_extractor.reset(::rocksdb::NewFixedPrefixTransform(4));
   o.table_factory.reset(::rocksdb::NewBlockBasedTableFactory(t));
-  const std::string path = dir + "/000001.sst";
-  ::rocksdb::SstFileWriter writer(::rocksdb::EnvOptions(), o);
-  EXPECT_TRUE(writer.Open(path).ok());
-  for (const std::string& k : keys) EXPECT_TRUE(writer.Put(k, "v").ok());
-  EXPECT_TRUE(writer.Finish().ok());
-  return path;
+  return ::bloomcodec::testing::WriteSstWithRocksDb(dir, o, keys);
 }
 
 // Index number 0x100, then ids step, 2 step, ... n step as 4-byte big-endian numbers.
