@@ -142,8 +142,15 @@ void ReportNearKeys(const SstReader& sst, const FullFilterReader& filter, FileRe
   if (filter.kind() == FullFilterKind::kLegacyBloom) {
     message +=
         "; RocksDB's legacy Bloom filter hashes keys that differ in their last bytes to 32-bit "
-        "hashes that differ in few bits. `bloomcodec repair --to rocksdb-bloom` rebuilds it as "
-        "FastLocalBloom (read by RocksDB 6.6 and later)";
+        "hashes that differ in few bits";
+    // Pebble writes this layout for its RocksDBv2 tables (merge operator pebble.concatenate)
+    // and reads no other: the remedy is RocksDB's only.
+    const std::string merger =
+        sst.properties() ? sst.properties()->String("rocksdb.merge.operator").value_or("") : "";
+    message += merger.starts_with("pebble.")
+                   ? " (Pebble wrote this table, and its readers take no other layout)"
+                   : ". `bloomcodec repair --to rocksdb-bloom` rebuilds it as FastLocalBloom (read "
+                     "by RocksDB 6.6 and later)";
   }
   report.Add(Severity::kWarning, finding_kind::kNearKeys, message, sst.filter()->handle.offset);
 }
