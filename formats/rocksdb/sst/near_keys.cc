@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bloomcodec/key_list.h"
+#include "rocksdb/sst/sst_filter_stats.h"
 
 namespace bloomcodec::rocksdb {
 namespace {
@@ -53,14 +54,6 @@ std::uint64_t CountPassed(const FullFilterReader& filter, const KeyList& keys) {
   return static_cast<std::uint64_t>(std::count(answers.begin(), answers.end(), 1));
 }
 
-// splitmix64: the random keys are the same on every run.
-std::uint64_t Mix(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 std::string Percent(std::uint64_t part, std::uint64_t whole) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.2g %%",
@@ -101,16 +94,7 @@ NearKeyRates MeasureNearKeyRates(const SstReader& sst, const FullFilterReader& f
   }
   rates.near_asked = near.size();
   rates.near_passed = CountPassed(filter, near);
-  KeyList random;
-  std::uint64_t state = 0x6e6561722d6b6579ull;  // "near-key"
-  for (std::size_t i = 0; i < kNearKeys; ++i) {
-    std::uint8_t key[16];
-    for (int half = 0; half < 2; ++half) {
-      const std::uint64_t v = Mix(state);
-      for (int b = 0; b < 8; ++b) key[half * 8 + b] = static_cast<std::uint8_t>(v >> (8 * b));
-    }
-    random.Add(ByteSpan(key, sizeof(key)));
-  }
+  const KeyList random = SyntheticAbsentKeys(kNearKeys);
   rates.random_asked = random.size();
   rates.random_passed = CountPassed(filter, random);
   return rates;

@@ -14,10 +14,11 @@
 // What is measured, the same whatever splits verify's scan: up to 32 data blocks spread evenly
 // over the table are read again; each two neighbouring stored user keys of a block give the key
 // between them that is the lower one with one byte raised, at the first byte where they differ
-// (the id plus one, for ids; up to 4096 such keys, an even share from each block); and 4096
-// random 16-byte keys. Keys that differ early (hashes) give keys that differ early too, which
-// hash as independently as random ones: only keys whose neighbours differ in their last bytes
-// can stand out, and for them such keys are the absent ones reads ask (the ids between ids). The finding is a warning (the rate a
+// (the id plus one, for ids; up to 4096 such keys, an even share from each block); and 4096 of
+// the synthetic absent keys the Ribbon fp rate is measured with (sst_filter_stats.h). Keys that
+// differ early (hashes) give keys that differ early too, which hash as independently as random
+// ones: only keys whose neighbours differ in their last bytes can stand out, and for them such
+// keys are the absent ones reads ask (the ids between ids). The finding is a warning (the rate a
 // read pays depends on which keys it asks: an assumption) given only when the near keys' rate
 // stands far above the random keys' with both measured beyond doubt (see NearKeysStandOut).
 #pragma once

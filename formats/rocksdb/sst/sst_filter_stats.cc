@@ -30,15 +30,10 @@ std::uint64_t Mix(std::uint64_t& state) {
 }
 
 double MeasureFp(const FullFilterReader& f) {
-  std::uint64_t state = 0x626c6f6f6d636f64ull;  // fixed seed
-  std::uint64_t positives = 0;
-  std::uint8_t key[24] = {'b', 'c', '-', 'a', 'b', 's', 'e', 'n', 't', '-'};
-  for (std::uint64_t i = 0; i < kFpMeasureKeys; ++i) {
-    const std::uint64_t a = Mix(state), b = Mix(state);
-    for (int j = 0; j < 7; ++j) key[10 + j] = static_cast<std::uint8_t>(a >> (8 * j));
-    for (int j = 0; j < 7; ++j) key[17 + j] = static_cast<std::uint8_t>(b >> (8 * j));
-    positives += f.MayContain(ByteSpan(key, sizeof key)) ? 1 : 0;
-  }
+  const KeyList keys = SyntheticAbsentKeys(kFpMeasureKeys);
+  std::vector<std::uint8_t> answers(keys.size());
+  f.MayContainBatch(keys, answers);
+  const auto positives = std::count(answers.begin(), answers.end(), std::uint8_t{1});
   return static_cast<double>(positives) / static_cast<double>(kFpMeasureKeys);
 }
 
@@ -75,6 +70,20 @@ Result<SstFilterStats> BlockBasedStats(const SstReader& sst) {
 }
 
 }  // namespace
+
+KeyList SyntheticAbsentKeys(std::size_t count) {
+  KeyList keys;
+  keys.Reserve(count, count * 24);
+  std::uint64_t state = 0x626c6f6f6d636f64ull;  // fixed seed
+  std::uint8_t key[24] = {'b', 'c', '-', 'a', 'b', 's', 'e', 'n', 't', '-'};
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint64_t a = Mix(state), b = Mix(state);
+    for (int j = 0; j < 7; ++j) key[10 + j] = static_cast<std::uint8_t>(a >> (8 * j));
+    for (int j = 0; j < 7; ++j) key[17 + j] = static_cast<std::uint8_t>(b >> (8 * j));
+    keys.Add(ByteSpan(key, sizeof key));
+  }
+  return keys;
+}
 
 Result<SstFilterStats> ComputeSstFilterStats(const SstReader& sst) {
   SstFilterStats stats;

@@ -6,6 +6,7 @@
 #include <span>
 #include <string_view>
 
+#include "bloomcodec/key_list.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "bloomcodec/status.h"
 #include "rocksdb/sst/sst_reader.h"
@@ -25,6 +26,8 @@ struct SstFilterStats {
 
 // Synthetic absent keys for measuring: 24 bytes each, a prefix no real key is likely to carry.
 inline constexpr std::uint64_t kFpMeasureKeys = 1 << 16;
+// The first `count` of those keys (a fixed stream: the same on every run).
+KeyList SyntheticAbsentKeys(std::size_t count);
 
 Result<SstFilterStats> ComputeSstFilterStats(const SstReader& sst);
 // The same of full filters given by their contents (one, or a partitioned filter's partitions),
