@@ -106,6 +106,24 @@ std::string LargestTable(const std::string& db) {
 }
 
 // Writes `bytes` over the file at `path` in place (a damaged copy of the table).
+// A database table's filter block: its bytes, and where it lies in the file.
+struct FilterBlock {
+  ByteVector bytes;
+  std::uint64_t offset = 0;
+};
+FilterBlock FilterBlockOf(const ByteVector& table, const std::string& path) {
+  leveldb::TableOpenOptions open;
+  open.key_kind = KeyKind::kUser;
+  Result<leveldb::TableReader> t = leveldb::TableReader::Open(table, path, open);
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  if (!t.ok() || !t->filter().has_value()) {
+    ADD_FAILURE() << path << ": no filter block";
+    return {};
+  }
+  const ByteSpan f = t->filter()->contents.bytes();
+  return {ByteVector(f.begin(), f.end()), t->filter()->handle.offset};
+}
+
 void Overwrite(const std::string& path, const ByteVector& bytes) {
   std::FILE* f = std::fopen(path.c_str(), "r+b");
   ASSERT_TRUE(f) << path;
@@ -305,17 +323,9 @@ TEST_F(LevelDbRepairCli, AFilterFailingItsChecksumIsRebuiltAtItsWritersBitsPerKe
   fs::remove(db + "/LOCK");
   const std::string table = LargestTable(db);
   ByteVector bytes = ReadAll(table);
-  ByteVector written_filter;
-  {
-    leveldb::TableOpenOptions open;
-    open.key_kind = KeyKind::kUser;
-    Result<leveldb::TableReader> t = leveldb::TableReader::Open(bytes, table, open);
-    ASSERT_TRUE(t.ok()) << t.status().ToString();
-    ASSERT_TRUE(t->filter().has_value());
-    const ByteSpan f = t->filter()->contents.bytes();
-    written_filter.assign(f.begin(), f.end());
-    bytes[t->filter()->handle.offset + 40] ^= 0x08;  // a bit of the first filter's array
-  }
+  const FilterBlock written = FilterBlockOf(bytes, table);
+  ASSERT_FALSE(written.bytes.empty());
+  bytes[written.offset + 40] ^= 0x08;  // a bit of the first filter's array
   ASSERT_NO_FATAL_FAILURE(Overwrite(table, bytes));
   const CliRun r = RunCli({"repair", db, "--json", "--no-backup"});
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
@@ -329,14 +339,8 @@ TEST_F(LevelDbRepairCli, AFilterFailingItsChecksumIsRebuiltAtItsWritersBitsPerKe
             std::string::npos)
       << t.dump();
   const std::string rebuilt = t["new_path"].get<std::string>();
-  const ByteVector after = ReadAll(rebuilt);
-  leveldb::TableOpenOptions open;
-  open.key_kind = KeyKind::kUser;
-  Result<leveldb::TableReader> reread = leveldb::TableReader::Open(after, rebuilt, open);
-  ASSERT_TRUE(reread.ok()) << reread.status().ToString();
-  ASSERT_TRUE(reread->filter().has_value());
-  const ByteSpan f = reread->filter()->contents.bytes();
-  EXPECT_EQ(ByteVector(f.begin(), f.end()), written_filter) << "not the filter LevelDB wrote";
+  EXPECT_EQ(FilterBlockOf(ReadAll(rebuilt), rebuilt).bytes, written.bytes)
+      << "not the filter LevelDB wrote";
   ExpectLevelDbReadsEveryKey(db);
 }
 
