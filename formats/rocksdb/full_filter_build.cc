@@ -449,6 +449,11 @@ void AppendCollapsedHashes(FilterEncoding encoding, std::span<const ByteSpan> ke
   for (const ByteSpan& key : keys) AddCollapsed(encoding, key, hashes);
 }
 
+void AppendCollapsedHashes(FilterEncoding encoding, const KeyList& keys,
+                           std::vector<std::uint64_t>& hashes) {
+  for (std::size_t i = 0; i < keys.size(); ++i) AddCollapsed(encoding, keys[i], hashes);
+}
+
 Result<ByteVector> BuildFullFilterFromHashes(FilterEncoding encoding, double bits_per_key,
                                              std::span<const std::uint64_t> hashes,
                                              bool optimize_filters_for_memory) {

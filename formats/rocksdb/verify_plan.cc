@@ -1,6 +1,7 @@
 // How verify finds and checks the RocksDB family's files: database directories, single SSTs, and
 // raw full filters through the generic verifier.
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "formats/rocksdb/family.h"
 #include "manifest/database_plan.h"
 #include "rocksdb/filter_sizing.h"
+#include "rocksdb/sst/rebuild_tap.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/table_files.h"
 #include "rocksdb/sst/verify.h"
@@ -19,13 +21,9 @@
 namespace bloomcodec::rocksdb {
 namespace {
 
-FileReport VerifyDatabaseSst(const std::string& path, const std::string& group) {
-  return VerifySst(path, nullptr, group);
-}
-
 bool IsDatabaseSstName(std::string_view name) { return blocktable::IsSstFileName(name); }
 
-Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
+Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions& options,
                            std::vector<VerifyTask>& tasks) {
   if (!LooksLikeRocksDb(dir)) return false;
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<std::string> tables, FindSstFiles(dir));
@@ -37,7 +35,16 @@ Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
     }
     return true;
   }
-  static const manifest::TableCheck check{"rocksdb-sst", VerifyDatabaseSst, SstKeyRange, {}};
+  // A repair's tap (rocksdb/sst/rebuild_tap.h), set by the library's repair only.
+  std::shared_ptr<RebuildTap> tap;
+  if (const RebuildTapOption* o = options.family.Find<RebuildTapOption>()) tap = o->tap;
+  const manifest::TableCheck check{"rocksdb-sst",
+                                   [tap](const std::string& path, const std::string& group) {
+                                     return VerifySst(path, nullptr, group, std::nullopt,
+                                                      tap.get());
+                                   },
+                                   SstKeyRange,
+                                   {}};
   manifest::PlanDatabase(
       dir, manifest::ReadDatabase(dir, manifest::Flavor::kRocksDb, {"sst"}, IsDatabaseSstName),
       check, tables, tasks);

@@ -11,6 +11,8 @@
 // keyed by that type: Set replaces the family's value and leaves the other families' alone, Get
 // returns a default-constructed value when none was set. No shared struct names a family's
 // option; the command line fills these from the flags each family declares (bloomcodec/flags.h).
+// The library's own callers may also hand a family an internal value this way (repair's tap on
+// the RocksDB family's verify, formats/rocksdb/sst/rebuild_tap.h): no flag sets it.
 #pragma once
 
 #include <any>

@@ -8,6 +8,7 @@
 #include "blocktable/stream.h"
 #include "codec/byte_writer.h"
 #include "codec/parallel.h"
+#include "rocksdb/sst/rebuild_tap.h"
 #include "rocksdb/sst/sst_filter_stats.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/sst_rewrite_prefix.h"
@@ -134,17 +135,6 @@ Result<SstKeyPass> PassOverPrefixedKeys(const SstReader& sst, const PrefixExtrac
   pass.hashes = std::move(e.filters.front());
   pass.filter_entries = pass.hashes.size();
   return pass;
-}
-
-Status AskEveryHash(const std::string& src, const ByteVector& filter,
-                    const std::vector<std::uint64_t>& hashes) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader reader, FullFilterReader::Parse(filter, src));
-  if (reader.FirstHashDenied(hashes) < hashes.size()) {
-    return Status::Internal(src +
-                            ": the rebuilt filter answers \"not there\" for a key the "
-                            "table holds");
-  }
-  return Status();
 }
 
 FilterEncoding EncodingOf(const SstReader& sst, std::optional<FilterEncoding> wanted) {
@@ -300,23 +290,32 @@ Status CheckFilterRewritable(const SstReader& sst) {
 
 Result<SstFilterTail> RewriteSstFilterTail(const SstReader& sst, std::optional<double> bits_per_key,
                                            std::optional<FilterEncoding> wanted,
-                                           const InputFile* mapped) {
+                                           const InputFile* mapped, const RebuiltFilter* prebuilt) {
   BLOOMCODEC_RETURN_IF_ERROR(CheckFilterRewritable(sst));
   const FilterEncoding encoding = EncodingOf(sst, wanted);
   BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<PrefixExtractor> prefix, RebuildableExtractor(sst));
   if (sst.filter() && sst.filter()->placement == FilterPlacement::kPartitioned) {
     return RewritePartitionedFilterTail(sst, bits_per_key, encoding, prefix, mapped);
   }
-  // The step where keys become filter entries: whole keys, or keys and prefixes.
-  BLOOMCODEC_ASSIGN_OR_RETURN(
-      SstKeyPass pass,
-      prefix ? PassOverPrefixedKeys(sst, *prefix, encoding, mapped)
-             : PassOverKeys(sst, bits_per_key ? std::optional(encoding) : std::nullopt, mapped));
   std::optional<ByteVector> filter;
-  if (bits_per_key) {
-    BLOOMCODEC_ASSIGN_OR_RETURN(filter,
-                                BuildFullFilterFromHashes(encoding, *bits_per_key, pass.hashes));
-    BLOOMCODEC_RETURN_IF_ERROR(AskEveryHash(sst.source(), *filter, pass.hashes));
+  SstKeyPass pass;
+  if (prebuilt && !prefix && bits_per_key && prebuilt->bits_per_key == *bits_per_key &&
+      prebuilt->encoding == encoding && prebuilt->file_size == sst.file().size()) {
+    // Verify's scan read the data blocks (checksums, every entry) and built the filter.
+    BLOOMCODEC_RETURN_IF_ERROR(ListDataBlocks(sst, pass.data_end).status());
+    pass.entries = prebuilt->entries;
+    pass.filter_entries = prebuilt->filter_entries;
+    filter = prebuilt->filter;
+  } else {
+    // The step where keys become filter entries: whole keys, or keys and prefixes.
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        pass,
+        prefix ? PassOverPrefixedKeys(sst, *prefix, encoding, mapped)
+               : PassOverKeys(sst, bits_per_key ? std::optional(encoding) : std::nullopt, mapped));
+    if (bits_per_key) {
+      BLOOMCODEC_ASSIGN_OR_RETURN(
+          filter, BuildCheckedFullFilter(sst.source(), encoding, *bits_per_key, pass.hashes));
+    }
   }
   SstFilterTail out;
   out.kept_prefix = pass.data_end;
@@ -330,6 +329,20 @@ Result<SstFilterTail> RewriteSstFilterTail(const SstReader& sst, std::optional<d
     BLOOMCODEC_ASSIGN_OR_RETURN(out.tail, WriteSstTail(sst, filter, encoding, pass));
   }
   return out;
+}
+
+Result<ByteVector> BuildCheckedFullFilter(const std::string& source, FilterEncoding encoding,
+                                          double bits_per_key,
+                                          std::span<const std::uint64_t> hashes) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(ByteVector filter,
+                              BuildFullFilterFromHashes(encoding, bits_per_key, hashes));
+  BLOOMCODEC_ASSIGN_OR_RETURN(FullFilterReader reader, FullFilterReader::Parse(filter, source));
+  if (reader.FirstHashDenied(hashes) < hashes.size()) {
+    return Status::Internal(source +
+                            ": the rebuilt filter answers \"not there\" for a key the "
+                            "table holds");
+  }
+  return filter;
 }
 
 Result<ByteVector> RewriteSstFilter(const SstReader& sst, std::optional<double> bits_per_key,

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "blocktable/trailer.h"  // internal for now: ChecksumType in this API
@@ -65,6 +66,7 @@ Result<ByteVector> WriteSst(const KeyList& user_keys, const KeyList* values,
 namespace bloomcodec::rocksdb {
 
 class SstReader;
+struct RebuiltFilter;  // rocksdb/sst/rebuild_tap.h
 
 // A copy of `sst` with its full filter rebuilt for `bits_per_key` (nullopt: removed), from the
 // user keys of its own data blocks (each once, in file order, as RocksDB's builder adds them).
@@ -112,8 +114,19 @@ struct SstFilterTail {
 // `mapped`: the mapped file sst.file() lies in, when it is one (a repair's old table): the pass
 // over the data blocks gives its pages back behind it (blocktable::PageDropper, as verify's
 // scan), so a table's pass holds a window of them, not the whole table.
+// `prebuilt`: the new full filter verify's scan already built for this table and these
+// parameters (rocksdb/sst/rebuild_tap.h); when it applies (a full filter of whole keys, the same
+// kind and bits per key, the same file), the data blocks are not read again: only the index is
+// walked, for where the data blocks end. Otherwise, or when null, the pass above makes it.
 Result<SstFilterTail> RewriteSstFilterTail(const SstReader& sst, std::optional<double> bits_per_key,
                                            std::optional<FilterEncoding> encoding = std::nullopt,
-                                           const InputFile* mapped = nullptr);
+                                           const InputFile* mapped = nullptr,
+                                           const RebuiltFilter* prebuilt = nullptr);
+
+// A full filter built from the collapsed hashes of a table's keys and asked for every one of
+// them before it is handed back: a hash it would deny is an Internal error naming `source`.
+Result<ByteVector> BuildCheckedFullFilter(const std::string& source, FilterEncoding encoding,
+                                          double bits_per_key,
+                                          std::span<const std::uint64_t> hashes);
 
 }  // namespace bloomcodec::rocksdb

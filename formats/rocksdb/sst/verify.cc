@@ -16,6 +16,7 @@
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "rocksdb/speedb_paired_bloom.h"
 #include "rocksdb/sst/near_keys.h"
+#include "rocksdb/sst/rebuild_tap.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "sst_fill.h"
 
@@ -107,8 +108,8 @@ enum class Probe {
 class SstRangeFilter final : public blocktable::RangeFilter {
  public:
   SstRangeFilter(const SstReader& sst, Probe probe, const FullFilterReader* full,
-                 std::size_t chunk_keys)
-      : sst_(sst), probe_(probe), full_(full), whole_(sst.whole_key_filtering()) {
+                 std::size_t chunk_keys, TableHashes* tapped)
+      : sst_(sst), probe_(probe), full_(full), whole_(sst.whole_key_filtering()), tapped_(tapped) {
     const std::size_t n = std::min<std::size_t>(chunk_keys, 1 << 16);
     whole_answers_.reserve(n);
     prefix_answers_.reserve(n);
@@ -117,6 +118,11 @@ class SstRangeFilter final : public blocktable::RangeFilter {
       sub_prefixes_.Reserve(n, n * 16);
       sub_answers_.reserve(n);
     }
+  }
+
+  // The range is done: its keys' hashes go to the tap's table.
+  ~SstRangeFilter() override {
+    if (tapped_ != nullptr && tap_started_) tapped_->Add(tap_first_block_, std::move(tap_hashes_));
   }
 
   std::size_t Ask(const blocktable::FilterChunk& chunk, std::span<std::uint8_t> answers,
@@ -154,12 +160,22 @@ class SstRangeFilter final : public blocktable::RangeFilter {
   KeyList sub_keys_;
   KeyList sub_prefixes_;
   std::vector<std::uint8_t> sub_answers_;
+  // A repair's tap (rebuild_tap.h): the range's keys hashed for the new filter.
+  TableHashes* const tapped_;
+  bool tap_started_ = false;
+  std::uint64_t tap_first_block_ = 0;
+  std::vector<std::uint64_t> tap_hashes_;
 };
 
 std::size_t SstRangeFilter::Ask(const blocktable::FilterChunk& chunk,
                                 std::span<std::uint8_t> answers, Status& error) {
   const std::size_t n = chunk.keys.size();
   if (probe_ == Probe::kFull) {
+    if (tapped_ != nullptr) {
+      if (!tap_started_) tap_first_block_ = chunk.block_offset;
+      tap_started_ = true;
+      AppendCollapsedHashes(tapped_->encoding(), chunk.keys, tap_hashes_);
+    }
     // The common case, answered in place: the whole keys, then their prefixes.
     if (whole_) {
       full_->MayContainBatch(chunk.keys, answers);
@@ -295,8 +311,8 @@ bool PrefixOf(const void* extractor, ByteSpan user_key, ByteSpan& prefix) {
 // data blocks (and its prefix) asked of the filter, as RocksDB's builder added them.
 class SstVerify final : public blocktable::VerifyPlugin {
  public:
-  explicit SstVerify(const std::optional<PrefixExtractor>& prefix_override)
-      : prefix_(prefix_override) {}
+  SstVerify(const std::optional<PrefixExtractor>& prefix_override, RebuildTap* tap)
+      : prefix_(prefix_override), tap_(tap) {}
 
   std::string_view format_name() const override { return "rocksdb-sst"; }
   bool Open(ByteSpan file, const std::string& path, FileReport& report) override;
@@ -333,7 +349,8 @@ class SstVerify final : public blocktable::VerifyPlugin {
   std::unique_ptr<blocktable::RangeFilter> NewRangeFilter() const override {
     if (probe_ == Probe::kNone) return nullptr;
     return std::make_unique<SstRangeFilter>(*sst_, probe_, full_ ? &*full_ : nullptr,
-                                            blocktable::CurrentStreamLimits().chunk_keys);
+                                            blocktable::CurrentStreamLimits().chunk_keys,
+                                            tapped_.get());
   }
 
   Status CheckAfterData(const ScanTotals& totals) const override {
@@ -361,6 +378,10 @@ class SstVerify final : public blocktable::VerifyPlugin {
         sst_->user_key_order() != UserKeyOrder::kUnknown) {
       ReportNearKeys(*sst_, *full_, report);
     }
+    // Scanned whole and asked whole: the tap's hashes are every key's (rebuild_tap.h).
+    if (tapped_ && !totals.damage && !totals.stopped && !totals.filter_error) {
+      KeepRebuiltFilter(*tap_, *sst_, *tapped_, totals.entries, totals.filter_entries);
+    }
   }
 
  private:
@@ -373,6 +394,8 @@ class SstVerify final : public blocktable::VerifyPlugin {
   Probe probe_ = Probe::kNone;
   std::optional<FullFilterReader> full_;
   bool unsought_ = false;  // a filter found by key under a comparator we do not know
+  RebuildTap* tap_ = nullptr;
+  std::unique_ptr<TableHashes> tapped_;  // the tap's table, when it builds this one's filter
 };
 
 bool SstVerify::Open(ByteSpan file, const std::string& path, FileReport& report) {
@@ -425,6 +448,7 @@ bool SstVerify::Open(ByteSpan file, const std::string& path, FileReport& report)
       case FilterPlacement::kBlockBased: probe_ = Probe::kPerKey; break;
     }
   }
+  if (probe_ == Probe::kFull) tapped_ = TapTable(tap_, sst, prefix_.has_value());
   return true;
 }
 
@@ -556,8 +580,8 @@ bool SstVerify::ReportStoredKeys(const ScanTotals& totals, FileReport& report) c
 }  // namespace
 
 FileReport VerifySst(const std::string& path, const KeyStream* probes, const std::string& group,
-                     const std::optional<PrefixExtractor>& prefix_override) {
-  SstVerify plugin(prefix_override);
+                     const std::optional<PrefixExtractor>& prefix_override, RebuildTap* tap) {
+  SstVerify plugin(prefix_override, tap);
   return blocktable::VerifyBlockTable(path, plugin, probes, group);
 }
 

@@ -29,11 +29,16 @@
 
 namespace bloomcodec::rocksdb {
 
+class RebuildTap;  // rocksdb/sst/rebuild_tap.h
+
 // `prefix` replaces the extractor the table records (--prefix-extractor); without it the
 // built-in extractors the properties name (rocksdb.FixedPrefix.N, rocksdb.CappedPrefix.N,
 // rocksdb.Noop) are applied: the prefix of every key in the extractor's domain must pass the
 // full or partitioned filter, as must every whole key with whole-key filtering.
+// `tap` (a repair's, rebuild_tap.h): the table's new filter is built from the keys the scan
+// asks, when the table is one the tap takes; the report is the same with or without it.
 FileReport VerifySst(const std::string& path, const KeyStream* probes, const std::string& group,
-                     const std::optional<PrefixExtractor>& prefix = std::nullopt);
+                     const std::optional<PrefixExtractor>& prefix = std::nullopt,
+                     RebuildTap* tap = nullptr);
 
 }  // namespace bloomcodec::rocksdb

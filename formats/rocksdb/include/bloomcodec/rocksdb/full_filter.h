@@ -190,6 +190,8 @@ std::vector<std::uint64_t> CollapsedHashes(FilterEncoding encoding, const KeyLis
 // with the previous chunk's last (what a streamed build keeps, 8 bytes a key, as RocksDB does).
 void AppendCollapsedHashes(FilterEncoding encoding, std::span<const ByteSpan> keys,
                            std::vector<std::uint64_t>& hashes);
+void AppendCollapsedHashes(FilterEncoding encoding, const KeyList& keys,
+                           std::vector<std::uint64_t>& hashes);
 // Finish from the collapsed hashes.
 Result<ByteVector> BuildFullFilterFromHashes(FilterEncoding encoding, double bits_per_key,
                                              std::span<const std::uint64_t> hashes,
