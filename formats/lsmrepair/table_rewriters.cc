@@ -97,17 +97,20 @@ TableCheckFn LevelDbTableCheck() {
 }
 
 TableRewriteFn RocksDbFilterRewrite(std::optional<double> bits_per_key,
-                                    std::optional<rocksdb::FilterEncoding> encoding) {
-  return [bits_per_key, encoding](const TableToRepair& t,
-                                  ByteSpan file) -> Result<std::optional<TableRewrite>> {
+                                    std::optional<rocksdb::FilterEncoding> encoding,
+                                    const rocksdb::RebuildTap* tap) {
+  return [bits_per_key, encoding, tap](const TableToRepair& t,
+                                       ByteSpan file) -> Result<std::optional<TableRewrite>> {
     rocksdb::SstOpenOptions open;
     open.verify_checksums = true;
     open.verify_filter_checksum = false;  // the filter is what a repair replaces
     BLOOMCODEC_ASSIGN_OR_RETURN(rocksdb::SstReader sst,
                                 rocksdb::SstReader::Open(file, t.path, open));
+    const rocksdb::RebuiltFilter* prebuilt =
+        tap && bits_per_key ? tap->Find(t.path, file.size(), *bits_per_key, encoding) : nullptr;
     BLOOMCODEC_ASSIGN_OR_RETURN(
         rocksdb::SstFilterTail rewritten,
-        rocksdb::RewriteSstFilterTail(sst, bits_per_key, encoding, t.mapped));
+        rocksdb::RewriteSstFilterTail(sst, bits_per_key, encoding, t.mapped, prebuilt));
     std::optional<TableRewrite> r =
         AsRewrite(file, rewritten.kept_prefix, std::move(rewritten.tail), rewritten.entries,
                   rewritten.filter_block_size);

@@ -9,7 +9,10 @@
 // and the index: a damaged table is left alone, with the reader's message), rebuilds the filter
 // from the table's own keys (hashing each key once) and asks the new filter for every key's hash
 // before anything is written (leveldb/table/table_writer.h RewriteTableFilterTail,
-// rocksdb/sst/sst_writer.h RewriteSstFilterTail: data and index blocks byte for byte). The part
+// rocksdb/sst/sst_writer.h RewriteSstFilterTail: data and index blocks byte for byte); a RocksDB
+// table whose new filter verify's scan already built (a repair tap's, rocksdb/sst/rebuild_tap.h)
+// is not read again: its data blocks were checked by that verify, and only its index is walked
+// (the table files are immutable; a file of another size under the name is not taken). The part
 // the rewrite did not change is handed back as a prefix of the old file, which the transaction
 // copies in the kernel. A table whose rewrite equals it is "nothing to change".
 // A check opens the written table with the checksums of everything the rewrite wrote verified
@@ -23,6 +26,7 @@
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/rocksdb/full_filter.h"
 #include "lsmrepair/repair_transaction.h"
+#include "rocksdb/sst/rebuild_tap.h"
 
 namespace bloomcodec::lsmrepair {
 
@@ -31,9 +35,12 @@ TableRewriteFn LevelDbFilterRewrite(std::optional<leveldb::BloomPolicy> policy);
 TableCheckFn LevelDbTableCheck();
 
 // RocksDB: the kind follows the table (RewriteSstFilter) unless `encoding` names one (repair
-// --to). nullopt bits_per_key removes the filter.
+// --to). nullopt bits_per_key removes the filter. `tap` (may be null, must outlive the
+// function): the filters verify's scan built (rocksdb/sst/rebuild_tap.h), taken instead of a
+// second pass over the data blocks of a table it built one for.
 TableRewriteFn RocksDbFilterRewrite(std::optional<double> bits_per_key,
-                                    std::optional<rocksdb::FilterEncoding> encoding = std::nullopt);
+                                    std::optional<rocksdb::FilterEncoding> encoding = std::nullopt,
+                                    const rocksdb::RebuildTap* tap = nullptr);
 TableCheckFn RocksDbTableCheck();
 // Why RocksDbFilterRewrite refuses the table outright (Unsupported: a layout it does not rebuild,
 // such as partitioned filters), from its footer, metaindex and properties; OK otherwise (the

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <system_error>
@@ -17,6 +18,7 @@
 #include "pebble/database.h"
 #include "repair/lsm_sizing.h"
 #include "repair/pebble_repair.h"
+#include "rocksdb/sst/rebuild_tap.h"
 
 namespace bloomcodec::repair_internal {
 namespace {
@@ -118,9 +120,9 @@ std::map<std::string, FilterSizing> Siblings(const LsmDatabase& db,
   return out;
 }
 
-lsmrepair::TableRewriteFn FamilyRewrite(const FilterSizing& s) {
+lsmrepair::TableRewriteFn FamilyRewrite(const FilterSizing& s, const rocksdb::RebuildTap* tap) {
   if (s.policy) return lsmrepair::LevelDbFilterRewrite(*s.policy);
-  return lsmrepair::RocksDbFilterRewrite(s.bits_per_key, s.encoding);
+  return lsmrepair::RocksDbFilterRewrite(s.bits_per_key, s.encoding, tap);
 }
 
 // What every table's rewrite needs, shared by the dry run and the transaction.
@@ -135,6 +137,8 @@ struct Context {
   // could not read checks no key).
   std::map<std::string, std::uint64_t> rewrite_entries;
   std::string dir;
+  // The new filters verify's scan built (VerifyLiveTables), or null.
+  const rocksdb::RebuildTap* tap = nullptr;
   RepairTableProgressFn progress;  // may be empty
   // The transaction rewrites small tables side by side (repair_transaction.cc): the maps above
   // are read and written under this lock from the rewrite.
@@ -216,13 +220,14 @@ ByteVector NewFilterBlock(ByteSpan old, const lsmrepair::TableRewrite& r) {
 
 // One table of the dry run: its rewrite made in memory (its tail only), its row filled in.
 // Touches nothing but `p`: tables run side by side. The table's mapped pages go with `in`.
-Status DryRunTable(const LsmDatabase& db, PlannedTable& p, const FilterSizing& s) {
+Status DryRunTable(const LsmDatabase& db, PlannedTable& p, const FilterSizing& s,
+                   const rocksdb::RebuildTap* tap) {
   TableRepair& t = p.repair;
   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(t.path));
   lsmrepair::TableToRepair table;
   table.path = t.path;
   table.mapped = &in;
-  Result<std::optional<lsmrepair::TableRewrite>> r = FamilyRewrite(s)(table, in.bytes());
+  Result<std::optional<lsmrepair::TableRewrite>> r = FamilyRewrite(s, tap)(table, in.bytes());
   if (!r.ok()) {
     t.action = "damaged";
     t.damage = r.status().ToString();
@@ -273,7 +278,7 @@ Status DryRun(Context& ctx, std::vector<PlannedTable>& plan) {
     std::vector<Status> status(end - i);
     const std::size_t first = i;
     ParallelFor(status.size(), [&](std::size_t k) {
-      status[k] = DryRunTable(*ctx.db, *rebuilt[first + k], sizing[first + k]);
+      status[k] = DryRunTable(*ctx.db, *rebuilt[first + k], sizing[first + k], ctx.tap);
     });
     for (; i < end; ++i) {
       BLOOMCODEC_RETURN_IF_ERROR(status[i - first]);
@@ -309,7 +314,7 @@ lsmrepair::RepairOptions TransactionOptions(Context& ctx, const std::set<std::st
     }
     BLOOMCODEC_ASSIGN_OR_RETURN(FilterSizing s, std::move(sized));
     BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<lsmrepair::TableRewrite> r,
-                                FamilyRewrite(s)(t, file));
+                                FamilyRewrite(s, ctx.tap)(t, file));
     if (r) {
       const std::lock_guard<std::mutex> held(ctx.lock);
       ctx.rewrite_entries[Key(t.path)] = r->entries;
@@ -409,9 +414,12 @@ bool IsLsmDatabase(const std::string& dir) {
          pebble::DetectDatabase(dir) != pebble::Evidence::kNone;
 }
 
-Result<std::vector<FileReport>> VerifyLiveTables(const std::string& dir) {
+Result<std::vector<FileReport>> VerifyLiveTables(const std::string& dir,
+                                                 std::shared_ptr<rocksdb::RebuildTap> tap) {
   const std::vector<std::string> paths{dir};
-  BLOOMCODEC_ASSIGN_OR_RETURN(VerifyReport verified, VerifyPaths(paths, VerifyOptions()));
+  VerifyOptions options;
+  if (tap) options.family.Set(rocksdb::RebuildTapOption{std::move(tap)});
+  BLOOMCODEC_ASSIGN_OR_RETURN(VerifyReport verified, VerifyPaths(paths, options));
   std::vector<FileReport> live;
   for (FileReport& r : verified.files) {
     if (r.level >= 0 && r.group_role == GroupRole::kLive) {
@@ -439,7 +447,14 @@ Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
   if (pebble::DetectDatabase(dir) != pebble::Evidence::kNone) {
     return RepairPebbleDatabase(dir, options, table_progress);  // pebble_repair.h
   }
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<FileReport> live, VerifyLiveTables(dir));
+  // Every table rebuilt at given bits per key: verify's scan builds the RocksDB tables' new
+  // filters as it reads their keys, and the rewrite does not read the data blocks again
+  // (rocksdb/sst/rebuild_tap.h). LevelDB's are rebuilt by the rewrite's own pass.
+  std::shared_ptr<rocksdb::RebuildTap> tap;
+  if (options.bits_per_key) {
+    tap = std::make_shared<rocksdb::RebuildTap>(*options.bits_per_key, EncodingNamed(options.to));
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<FileReport> live, VerifyLiveTables(dir, tap));
   const LsmDatabase db = DescribeDatabase(dir, live);
   BLOOMCODEC_RETURN_IF_ERROR(CheckLsmOptions(db, options));
   std::vector<PlannedTable> plan = Plan(db, live, options);
@@ -448,6 +463,7 @@ Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
   ctx.db = &db;
   ctx.options = &options;
   ctx.dir = dir;
+  ctx.tap = tap.get();
   ctx.progress = table_progress;
   for (const FileReport& r : live) ctx.reports[Key(r.path)] = &r;
   ctx.siblings = Siblings(db, live);

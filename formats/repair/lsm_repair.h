@@ -18,12 +18,17 @@
 #pragma once
 
 #include <ctime>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "bloomcodec/repair.h"
 #include "bloomcodec/status.h"
 #include "bloomcodec/verify.h"
+
+namespace bloomcodec::rocksdb {
+class RebuildTap;  // rocksdb/sst/rebuild_tap.h
+}  // namespace bloomcodec::rocksdb
 
 namespace bloomcodec::repair_internal {
 
@@ -33,7 +38,10 @@ bool IsLsmDatabase(const std::string& dir);
 // verify's reports of the database's live tables (those its MANIFEST's live version lists),
 // which every LSM plan starts from. Refused when CURRENT or the MANIFEST is damaged (a repair
 // writes its new MANIFEST from the old one's records); InvalidArgument when no table is live.
-Result<std::vector<FileReport>> VerifyLiveTables(const std::string& dir);
+// `tap` (may be null): the RocksDB tables' new filters are built by verify's scan into it
+// (rocksdb/sst/rebuild_tap.h); the reports are the same.
+Result<std::vector<FileReport>> VerifyLiveTables(
+    const std::string& dir, std::shared_ptr<rocksdb::RebuildTap> tap = nullptr);
 
 // A live table's row of the repair report as verify read it (path, format, level, keys, old fp
 // rate), before the plan decides its action.

@@ -259,13 +259,6 @@ std::string RocksDbFormatOf(rocksdb::FilterEncoding e) {
   return "rocksdb-bloom";
 }
 
-std::optional<rocksdb::FilterEncoding> EncodingNamed(const std::string& to) {
-  if (to == "rocksdb-bloom-legacy") return rocksdb::FilterEncoding::kLegacyBloom;
-  if (to == "rocksdb-bloom") return rocksdb::FilterEncoding::kFastLocalBloom;
-  if (to == "rocksdb-ribbon") return rocksdb::FilterEncoding::kRibbon;
-  return std::nullopt;
-}
-
 // verify reads no fill from a filter block that fails its checksum (a flipped bit), yet the
 // writer's sizing is still in the filter's geometry (its bits and probes) and the table records
 // the keys it took (rocksdb.num.filter_entries, else rocksdb.num.entries): verify's report with
@@ -364,6 +357,13 @@ Result<FilterSizing> RocksDbSizing(const FileReport& verified, const RepairOptio
 }
 
 }  // namespace
+
+std::optional<rocksdb::FilterEncoding> EncodingNamed(const std::string& to) {
+  if (to == "rocksdb-bloom-legacy") return rocksdb::FilterEncoding::kLegacyBloom;
+  if (to == "rocksdb-bloom") return rocksdb::FilterEncoding::kFastLocalBloom;
+  if (to == "rocksdb-ribbon") return rocksdb::FilterEncoding::kRibbon;
+  return std::nullopt;
+}
 
 double BloomFpRate(double bits, double k, double n) {
   if (bits <= 0 || k <= 0) return 1.0;

@@ -34,6 +34,10 @@ LsmDatabase DescribeDatabase(const std::string& dir, const std::vector<FileRepor
 // policy takes, --to must name a layout the database's readers read.
 Status CheckLsmOptions(const LsmDatabase& db, const RepairOptions& options);
 
+// The RocksDB kind a --to name asks for (rocksdb-bloom-legacy, rocksdb-bloom, rocksdb-ribbon);
+// nullopt for any other name (the table's own kind stays).
+std::optional<rocksdb::FilterEncoding> EncodingNamed(const std::string& to);
+
 // One table's new filter.
 struct FilterSizing {
   std::string format;  // a --format name: leveldb-bloom, goleveldb-bloom, rocksdb-ribbon, ...
