@@ -23,6 +23,7 @@
 #include "rocksdb/sst/sst_writer.h"
 #include "rocksdb/sst/verify.h"
 #include "rocksdb/table.h"
+#include "rocksdb_sst/rocksdb_sst_writer.h"
 #include "support/report_equal.h"
 #include "support/stream_limits.h"
 #include "support/test_support.h"
@@ -50,8 +51,8 @@ std::string Key(int i) {
   return buf;
 }
 
-// A flushed table of `n` user keys, three versions of each (snapshots keep them), every seventh
-// key deleted in the last round. Returns its path.
+// A flushed table of `n` user keys, three versions of each (rocksdb_sst_writer.h). Returns its
+// path.
 std::string WriteDatabaseTable(const std::string& dir, const Shape& shape, int n) {
   ::rocksdb::BlockBasedTableOptions t;
   t.format_version = shape.format_version;
@@ -74,29 +75,7 @@ std::string WriteDatabaseTable(const std::string& dir, const Shape& shape, int n
   }
   o.create_if_missing = true;
   o.disable_auto_compactions = true;
-  ::rocksdb::DB* raw = nullptr;
-  const std::string db_dir = dir + "/" + shape.name;
-  EXPECT_TRUE(::rocksdb::DB::Open(o, db_dir, &raw).ok());
-  std::unique_ptr<::rocksdb::DB> db(raw);
-  std::vector<const ::rocksdb::Snapshot*> snapshots;
-  for (int v = 0; v < 3; ++v) {
-    for (int i = 0; i < n; ++i) {
-      if (v == 2 && i % 7 == 3) {
-        EXPECT_TRUE(db->Delete({}, Key(i)).ok());
-      } else {
-        EXPECT_TRUE(db->Put({}, Key(i), "value" + std::to_string(v)).ok());
-      }
-    }
-    snapshots.push_back(db->GetSnapshot());
-  }
-  EXPECT_TRUE(db->Flush({}).ok());
-  for (const ::rocksdb::Snapshot* s : snapshots) db->ReleaseSnapshot(s);
-  db.reset();
-  for (const auto& e : fs::directory_iterator(db_dir)) {
-    if (e.path().extension() == ".sst") return e.path().string();
-  }
-  ADD_FAILURE() << "no table in " << db_dir;
-  return "";
+  return bloomcodec::testing::WriteVersionedDatabaseTable(dir + "/" + shape.name, o, n, Key);
 }
 
 // Verify with the tap under `limits` and `threads`; the filter it kept for `path`, if any.

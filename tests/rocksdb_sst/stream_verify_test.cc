@@ -27,6 +27,7 @@
 #include "rocksdb/sst/verify.h"
 #include "rocksdb/sst_file_writer.h"
 #include "rocksdb/table.h"
+#include "rocksdb_sst/rocksdb_sst_writer.h"
 #include "support/report_equal.h"
 #include "support/stream_limits.h"
 #include "support/test_support.h"
@@ -169,28 +170,9 @@ TEST(StreamedSstVerify, ADatabaseTableWithVersionsAcrossBlocksReportsAsOnePass) 
   ::rocksdb::Options options = OptionsFor(Shape{false, false, 6});
   options.create_if_missing = true;
   options.disable_auto_compactions = true;
-  ::rocksdb::DB* raw = nullptr;
-  ASSERT_TRUE(::rocksdb::DB::Open(options, dir.path() + "/db", &raw).ok());
-  std::unique_ptr<::rocksdb::DB> db(raw);
-  std::vector<const ::rocksdb::Snapshot*> snapshots;
   const int n = 1500;
-  for (int v = 0; v < 3; ++v) {
-    for (int i = 0; i < n; ++i) {
-      if (v == 2 && i % 7 == 3) {
-        ASSERT_TRUE(db->Delete({}, Key(i)).ok());
-      } else {
-        ASSERT_TRUE(db->Put({}, Key(i), "v" + std::to_string(v)).ok());
-      }
-    }
-    snapshots.push_back(db->GetSnapshot());
-  }
-  ASSERT_TRUE(db->Flush({}).ok());
-  for (const ::rocksdb::Snapshot* s : snapshots) db->ReleaseSnapshot(s);
-  db.reset();
-  std::string path;
-  for (const auto& e : fs::directory_iterator(dir.path() + "/db")) {
-    if (e.path().extension() == ".sst") path = e.path().string();
-  }
+  const std::string path =
+      bloomcodec::testing::WriteVersionedDatabaseTable(dir.path() + "/db", options, n, Key);
   ASSERT_FALSE(path.empty());
   const FileReport r = ExpectSameUnderEverySplit(path);
   EXPECT_EQ(r.keys_checked, static_cast<std::uint64_t>(n));
