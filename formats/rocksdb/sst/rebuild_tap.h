@@ -15,7 +15,8 @@
 //
 // Which tables get a filter: a full filter that verify asks for every whole key (whole-key
 // filtering, no prefix extractor, a table the rewrite takes), scanned without damage, the old
-// filter answering every chunk (false negatives are fine: they are what a repair fixes). Every
+// filter answering every chunk (false negatives are fine: they are what a repair fixes), its
+// index listing the data blocks in file order (the ranges are merged by offset). Every
 // other table, and every table of a repair without --bits-per-key, is rebuilt by the rewrite's
 // own pass. The filter is the rewrite's to the byte: the same keys in file order, collapsed as
 // RocksDB's builder collapses neighbouring equal hashes, whatever verify's split into ranges
