@@ -2,50 +2,12 @@
 #include "rocksdb/sst/rebuild_tap.h"
 
 #include <algorithm>
-#include <filesystem>
 
 #include "rocksdb/sst/sst_filter_stats.h"
 #include "rocksdb/sst/sst_reader.h"
 #include "rocksdb/sst/sst_writer.h"
 
 namespace bloomcodec::rocksdb {
-namespace {
-
-std::string FileName(const std::string& path) {
-  return std::filesystem::path(path).filename().string();
-}
-
-}  // namespace
-
-void RebuildTap::Keep(const std::string& path, RebuiltFilter filter) {
-  const std::lock_guard<std::mutex> held(lock_);
-  const std::string name = FileName(path);
-  if (kept_.count(name) > 0 || filter.filter.size() > filter_budget_ - kept_bytes_) return;
-  kept_bytes_ += filter.filter.size();
-  kept_[name] = std::move(filter);
-}
-
-const RebuiltFilter* RebuildTap::Find(const std::string& path, std::uint64_t file_size,
-                                      double bits_per_key,
-                                      std::optional<FilterEncoding> wanted) const {
-  if (bits_per_key != bits_per_key_ || wanted != wanted_) return nullptr;
-  const std::lock_guard<std::mutex> held(lock_);
-  const auto it = kept_.find(FileName(path));
-  if (it == kept_.end() || it->second.file_size != file_size) return nullptr;
-  return &it->second;
-}
-
-bool RebuildTap::Reserve(std::uint64_t bytes) {
-  const std::lock_guard<std::mutex> held(lock_);
-  if (bytes > budget_ - reserved_) return false;
-  reserved_ += bytes;
-  return true;
-}
-
-void RebuildTap::Release(std::uint64_t bytes) {
-  const std::lock_guard<std::mutex> held(lock_);
-  reserved_ -= std::min(bytes, reserved_);
-}
 
 void TableHashes::Add(std::uint64_t first_block, std::vector<std::uint64_t> hashes) {
   const std::lock_guard<std::mutex> held(lock_);

@@ -32,13 +32,13 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "blocktable/rebuilt_filters.h"
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/key_list.h"
 #include "bloomcodec/rocksdb/full_filter.h"
@@ -57,45 +57,29 @@ struct RebuiltFilter {
   std::uint64_t filter_entries = 0;  // distinct user keys added (rocksdb.num.filter_entries)
 };
 
-class RebuildTap {
+class RebuildTap : public blocktable::RebuiltFilters<RebuiltFilter> {
  public:
   // The parameters of the repair: every table's new filter has `bits_per_key`, and the kind
-  // `wanted` (repair --to) or else the one the table keeps (StoredFilterEncoding).
-  // What the hashes of the tables being scanned at once may take, and the new filters kept.
-  static constexpr std::uint64_t kHashBudget = std::uint64_t{64} << 20;
-  static constexpr std::uint64_t kFilterBudget = std::uint64_t{64} << 20;
-
+  // `wanted` (repair --to) or else the one the table keeps (StoredFilterEncoding). The budgets:
+  // blocktable/rebuilt_filters.h.
   RebuildTap(double bits_per_key, std::optional<FilterEncoding> wanted,
              std::uint64_t hash_budget = kHashBudget, std::uint64_t filter_budget = kFilterBudget)
-      : bits_per_key_(bits_per_key),
-        wanted_(wanted),
-        budget_(hash_budget),
-        filter_budget_(filter_budget) {}
+      : RebuiltFilters(hash_budget, filter_budget), bits_per_key_(bits_per_key), wanted_(wanted) {}
 
   double bits_per_key() const { return bits_per_key_; }
   std::optional<FilterEncoding> wanted() const { return wanted_; }
 
-  // Kept under the table's file name, when it fits the filter budget.
-  void Keep(const std::string& path, RebuiltFilter filter);
   // The filter kept for the file at `path` when it was built for this file size and these
   // parameters; null otherwise.
   const RebuiltFilter* Find(const std::string& path, std::uint64_t file_size, double bits_per_key,
-                            std::optional<FilterEncoding> wanted) const;
-
-  // Takes `bytes` of the budget (false: they do not fit beside the tables being tapped), and
-  // gives them back.
-  bool Reserve(std::uint64_t bytes);
-  void Release(std::uint64_t bytes);
+                            std::optional<FilterEncoding> wanted) const {
+    if (bits_per_key != bits_per_key_ || wanted != wanted_) return nullptr;
+    return FindFile(path, file_size);
+  }
 
  private:
   const double bits_per_key_;
   const std::optional<FilterEncoding> wanted_;
-  const std::uint64_t budget_;
-  const std::uint64_t filter_budget_;
-  mutable std::mutex lock_;
-  std::uint64_t reserved_ = 0;
-  std::uint64_t kept_bytes_ = 0;
-  std::map<std::string, RebuiltFilter> kept_;  // by file name
 };
 
 // How the tap reaches the RocksDB family's verify: a value of VerifyOptions::family.
