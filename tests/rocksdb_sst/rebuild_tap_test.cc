@@ -108,23 +108,16 @@ void ExpectTapMakesTheSameRewrite(const std::string& path, double bits,
   const Result<SstFilterTail> own = RewriteSstFilterTail(sst, bits, wanted);
   ASSERT_TRUE(own.ok()) << own.status().ToString();
   const FileReport plain = VerifySst(path, nullptr, "group");
-  const std::vector<std::pair<std::size_t, std::uint64_t>> splits = {
-      {1, 1}, {3, 1}, {7, 700}, {64, 3000}, {1u << 20, 1u << 30}};
-  for (const auto& [chunk, range] : splits) {
-    for (unsigned threads : {1u, 4u}) {
-      const std::string what = path + ": chunks of " + std::to_string(chunk) + ", ranges of " +
-                               std::to_string(range) + " bytes, " + std::to_string(threads) +
-                               " threads";
-      FileReport report;
-      const std::optional<RebuiltFilter> f =
-          Tapped(path, bits, wanted, bloomcodec::testing::Split(chunk, range), threads, &report);
-      EXPECT_EQ(bloomcodec::testing::ReportDifference(plain, report), "") << what;
-      ASSERT_TRUE(f.has_value()) << what << ": the tap kept no filter";
-      const Result<SstFilterTail> taken = RewriteSstFilterTail(sst, bits, wanted, nullptr, &*f);
-      ASSERT_TRUE(taken.ok()) << taken.status().ToString();
-      ExpectSameTail(*own, *taken, what);
-    }
-  }
+  bloomcodec::testing::ForEachSplit(path, [&](const blocktable::StreamLimits& limits,
+                                               unsigned threads, const std::string& what) {
+    FileReport report;
+    const std::optional<RebuiltFilter> f = Tapped(path, bits, wanted, limits, threads, &report);
+    EXPECT_EQ(bloomcodec::testing::ReportDifference(plain, report), "") << what;
+    ASSERT_TRUE(f.has_value()) << what << ": the tap kept no filter";
+    const Result<SstFilterTail> taken = RewriteSstFilterTail(sst, bits, wanted, nullptr, &*f);
+    ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+    ExpectSameTail(*own, *taken, what);
+  });
 }
 
 TEST(RebuildTap, EveryKindAndIndexMakesTheRewritesOwnBytesUnderEverySplit) {

@@ -53,6 +53,22 @@ inline FileReport VerifyWithLimits(const std::function<FileReport()>& verify,
   return report;
 }
 
+// `fn(limits, threads, what)` for each split of the repair taps' tests (a range per block, chunks
+// of one key, ..., the whole table) with 1 and 4 threads; `what` names the split after `path`.
+inline void ForEachSplit(
+    const std::string& path,
+    const std::function<void(const blocktable::StreamLimits&, unsigned, const std::string&)>& fn) {
+  const std::vector<std::pair<std::size_t, std::uint64_t>> splits = {
+      {1, 1}, {3, 1}, {7, 700}, {64, 3000}, {1u << 20, 1u << 30}};
+  for (const auto& [chunk, range] : splits) {
+    for (unsigned threads : {1u, 4u}) {
+      fn(Split(chunk, range), threads,
+         path + ": chunks of " + std::to_string(chunk) + ", ranges of " + std::to_string(range) +
+             " bytes, " + std::to_string(threads) + " threads");
+    }
+  }
+}
+
 // Every split (a range per block, chunks of one key, ...) with 1 and 4 threads reports what the
 // whole-table pass reports; returns that report. `what` names the table in failures.
 inline FileReport ExpectSameUnderEverySplit(const std::function<FileReport()>& verify,
