@@ -3,8 +3,9 @@
 // its first byte. It is verified with one window, range and chunk for the whole file, then with
 // tiny ones on a pool of three workers: the two reports must be equal field by field (findings
 // in order with offsets and messages, counts, false negatives, fill), whatever the damage. The
-// split pass of an SST feeds a repair's tap (rocksdb/sst/rebuild_tap.h) as well: a filter it
-// keeps must make the rewrite the rewrite's own pass makes.
+// split pass of a table or an SST feeds a repair's tap (leveldb/table/rebuild_tap.h,
+// rocksdb/sst/rebuild_tap.h) as well: a filter it keeps must make the rewrite the rewrite's own
+// pass makes.
 #include <unistd.h>
 
 #include <filesystem>
@@ -16,6 +17,9 @@
 #include "cassandra/verify.h"
 #include "codec/parallel.h"
 #include "fuzz_support.h"
+#include "leveldb/table/rebuild_tap.h"
+#include "leveldb/table/table_reader.h"
+#include "leveldb/table/table_writer.h"
 #include "leveldb/table/verify.h"
 #include "rocksdb/sst/rebuild_tap.h"
 #include "rocksdb/sst/sst_reader.h"
@@ -81,6 +85,24 @@ void CheckTappedRewrite(const std::string& path, ByteSpan file, const rocksdb::R
              own->tail == taken->tail);
 }
 
+// The same for a LevelDB table's filter block, at the policy the tap built it with.
+void CheckTappedRewrite(const std::string& path, ByteSpan file, const leveldb::RebuildTap& tap) {
+  const leveldb::RebuiltFilterBlock* f = tap.Find(path, file.size());
+  if (f == nullptr) return;
+  leveldb::TableOpenOptions open;
+  open.verify_checksums = true;
+  open.verify_filter_checksum = false;
+  open.key_kind = KeyKind::kUser;
+  Result<leveldb::TableReader> table = leveldb::TableReader::Open(file, path, open);
+  FUZZ_CHECK(table.ok());  // verify read it whole, as a database's table
+  const Result<leveldb::TableFilterTail> own = leveldb::RewriteTableFilterTail(*table, f->policy);
+  const Result<leveldb::TableFilterTail> taken =
+      leveldb::RewriteTableFilterTail(*table, f->policy, nullptr, f);
+  FUZZ_CHECK(own.ok() && taken.ok());
+  FUZZ_CHECK(own->kept_prefix == taken->kept_prefix && own->entries == taken->entries &&
+             own->tail == taken->tail);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -109,6 +131,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const std::string path = (Dir() / (leveldb ? "000005.ldb" : "000005.sst")).string();
       Write(path, file);
       rocksdb::RebuildTap tap(10, std::nullopt);
+      leveldb::RebuildTap leveldb_tap(10);
       CheckSame([&](bool whole) {
         blocktable::StreamLimits limits;
         if (whole) {
@@ -123,12 +146,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           limits.drop_window = 1;
         }
         blocktable::ScopedStreamLimits scoped(limits);
-        // The split pass of an SST also feeds a repair's tap: the report must not change.
+        // The split pass also feeds a repair's tap: the report must not change.
         return leveldb
-                   ? leveldb::VerifyTable(path, KeyKind::kAuto, nullptr, "g")
+                   ? leveldb::VerifyTable(path, KeyKind::kAuto, nullptr, "g",
+                                          leveldb::FilterWriter::kAuto, nullptr,
+                                          whole ? nullptr : &leveldb_tap)
                    : rocksdb::VerifySst(path, nullptr, "g", std::nullopt, whole ? nullptr : &tap);
       });
-      if (!leveldb) CheckTappedRewrite(path, file, tap);
+      if (leveldb) {
+        CheckTappedRewrite(path, file, leveldb_tap);
+      } else {
+        CheckTappedRewrite(path, file, tap);
+      }
       break;
     }
   }

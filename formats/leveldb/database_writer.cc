@@ -60,8 +60,9 @@ LogWriter LogWriterOf(std::string_view text) {
   return LogWriter::kUnknown;
 }
 
-DatabaseWriter::DatabaseWriter(std::string dir, std::vector<std::string> tables)
-    : dir_(std::move(dir)), tables_(std::move(tables)) {}
+DatabaseWriter::DatabaseWriter(std::string dir, std::vector<std::string> tables,
+                               std::shared_ptr<RebuildTap> tap)
+    : dir_(std::move(dir)), tables_(std::move(tables)), tap_(std::move(tap)) {}
 
 const DatabaseWriter::Decision& DatabaseWriter::Decide(const std::string& asking) const {
   std::call_once(once_, [&] {
@@ -90,11 +91,13 @@ const DatabaseWriter::Decision& DatabaseWriter::Decide(const std::string& asking
 }
 
 FileReport DatabaseWriter::Verify(const std::string& path, const std::string& group) const {
-  FileReport report = VerifyTable(path, KeyKind::kUser, nullptr, group);
+  FileReport report =
+      VerifyTable(path, KeyKind::kUser, nullptr, group, FilterWriter::kAuto, nullptr, tap_.get());
   if (report.writer != kAmbiguous) return report;
   const Decision& d = Decide(path);
   if (!d.goleveldb) return report;
-  FileReport as_go = VerifyTable(path, KeyKind::kUser, nullptr, group, FilterWriter::kGoLevelDb);
+  FileReport as_go = VerifyTable(path, KeyKind::kUser, nullptr, group, FilterWriter::kGoLevelDb,
+                                 nullptr, tap_.get());
   as_go.Add(Severity::kInfo, finding_kind::kManifest,
             "no key of the table has a tail byte >= 0x80 to tell LevelDB 1.17's hash from "
             "goleveldb's; " +

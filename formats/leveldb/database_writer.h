@@ -28,6 +28,8 @@
 
 namespace bloomcodec::leveldb {
 
+class RebuildTap;
+
 enum class LogWriter { kUnknown, kGoLevelDb, kLevelDb };
 
 // What a LOG file's first bytes show (`text`: its start).
@@ -36,7 +38,9 @@ LogWriter LogWriterOf(std::string_view text);
 class DatabaseWriter {
  public:
   // `tables`: the directory's table files (the siblings asked when the LOG does not tell).
-  DatabaseWriter(std::string dir, std::vector<std::string> tables);
+  // `tap`: a repair's (table/rebuild_tap.h), handed to every table's verify; may be null.
+  DatabaseWriter(std::string dir, std::vector<std::string> tables,
+                 std::shared_ptr<RebuildTap> tap = nullptr);
 
   // VerifyTable of a database table (user keys); a table whose keys cannot tell its writer is
   // verified again as the database's writer's when the database shows goleveldb, with an info
@@ -52,6 +56,7 @@ class DatabaseWriter {
 
   std::string dir_;
   std::vector<std::string> tables_;
+  std::shared_ptr<RebuildTap> tap_;
   mutable std::once_flag once_;
   mutable Decision decision_;
 };

@@ -17,6 +17,7 @@
 #include "formats/leveldb/family.h"
 #include "leveldb/database_writer.h"
 #include "leveldb/inspect.h"
+#include "leveldb/table/rebuild_tap.h"
 #include "leveldb/table/table_files.h"
 #include "leveldb/table/table_reader.h"
 #include "leveldb/table/verify.h"
@@ -78,7 +79,7 @@ Result<manifest::TableKeyRange> KeyRangeOf(const std::string& path) {
 
 bool IsDatabaseTableName(std::string_view name) { return blocktable::IsTableFileName(name); }
 
-Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
+Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions& options,
                            std::vector<VerifyTask>& tasks) {
   std::error_code ec;
   const bool has_current = fs::is_regular_file(fs::path(dir) / "CURRENT", ec);
@@ -109,7 +110,10 @@ Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
     verify_all(std::move(tables));
     return true;
   }
-  auto writer = std::make_shared<const DatabaseWriter>(dir, tables);
+  // A repair's tap (leveldb/table/rebuild_tap.h), set by the library's repair only.
+  std::shared_ptr<RebuildTap> tap;
+  if (const RebuildTapOption* o = options.family.Find<RebuildTapOption>()) tap = o->tap;
+  auto writer = std::make_shared<const DatabaseWriter>(dir, tables, std::move(tap));
   const manifest::TableCheck check{"leveldb-table",
                                    [writer](const std::string& path, const std::string& group) {
                                      return writer->Verify(path, group);

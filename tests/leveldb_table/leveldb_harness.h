@@ -1,15 +1,22 @@
 // What the differential tests need from the ORIGINAL LevelDB 1.23: in-memory files for
-// TableBuilder / Table::Open, a filter policy that records every KeyMayMatch call, and access to
-// Table::InternalGet (the function TableCache::Get calls for DB::Get).
+// TableBuilder / Table::Open, a filter policy that records every KeyMayMatch call, access to
+// Table::InternalGet (the function TableCache::Get calls for DB::Get), and database tables with
+// several versions of each key.
 #pragma once
 
+#include <gtest/gtest.h>
+#include <leveldb/db.h>
 #include <leveldb/env.h>
 #include <leveldb/filter_policy.h>
 #include <leveldb/options.h>
 #include <leveldb/slice.h>
 #include <leveldb/status.h>
 #include <leveldb/table.h>
+#include <leveldb/write_batch.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -85,5 +92,49 @@ class RecordingPolicy final : public ::leveldb::FilterPolicy {
  private:
   std::unique_ptr<const ::leveldb::FilterPolicy> inner_;
 };
+
+inline std::string VersionedKey(int i) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "key-%012d", i);
+  return buf;
+}
+
+// A database table holding `versions` versions of each of `n` keys (`key(i)`, every seventh of
+// the last version deleted): written to the log, then to one level-0 table when the database is
+// opened again. Small blocks, so that a user key's versions straddle data blocks. Returns its
+// path.
+inline std::string WriteVersionedDatabaseTable(
+    const std::string& dir, const ::leveldb::FilterPolicy* policy, int n, int versions, bool snappy,
+    const std::function<std::string(int)>& key = VersionedKey) {
+  ::leveldb::Options options;
+  options.create_if_missing = true;
+  options.filter_policy = policy;
+  options.block_size = 256;
+  options.block_restart_interval = 4;
+  options.write_buffer_size = 64 << 20;  // the whole log fits: one table at recovery
+  options.compression = snappy ? ::leveldb::kSnappyCompression : ::leveldb::kNoCompression;
+  for (int round = 0; round < 2; ++round) {
+    ::leveldb::DB* raw = nullptr;
+    EXPECT_TRUE(::leveldb::DB::Open(options, dir, &raw).ok());
+    std::unique_ptr<::leveldb::DB> db(raw);
+    if (round == 1) break;
+    for (int v = 0; v < versions; ++v) {
+      ::leveldb::WriteBatch batch;
+      for (int i = 0; i < n; ++i) {
+        if (v == versions - 1 && i % 7 == 3) {
+          batch.Delete(key(i));
+        } else {
+          batch.Put(key(i), "v" + std::to_string(v) + "-" + std::to_string(i % 13));
+        }
+      }
+      EXPECT_TRUE(db->Write({}, &batch).ok());
+    }
+  }
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() == ".ldb") return e.path().string();
+  }
+  ADD_FAILURE() << "no table in " << dir;
+  return {};
+}
 
 }  // namespace bloomcodec::leveldb_test

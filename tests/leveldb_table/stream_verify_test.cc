@@ -64,45 +64,11 @@ class DamagingPolicy final : public ::leveldb::FilterPolicy {
   std::unique_ptr<const ::leveldb::FilterPolicy> inner_;
 };
 
-std::string Key(int i) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "key-%012d", i);
-  return buf;
-}
+using leveldb_test::VersionedKey;
 
-// A database table holding `versions` versions of each of `n` keys (some deleted): written to the
-// log, then to one level-0 table when the database is opened again.
 std::string WriteDatabaseTable(const std::string& dir, const ::leveldb::FilterPolicy* policy, int n,
                                int versions, bool snappy) {
-  ::leveldb::Options options;
-  options.create_if_missing = true;
-  options.filter_policy = policy;
-  options.block_size = 256;
-  options.block_restart_interval = 4;
-  options.write_buffer_size = 64 << 20;  // the whole log fits: one table at recovery
-  options.compression = snappy ? ::leveldb::kSnappyCompression : ::leveldb::kNoCompression;
-  for (int round = 0; round < 2; ++round) {
-    ::leveldb::DB* raw = nullptr;
-    EXPECT_TRUE(::leveldb::DB::Open(options, dir, &raw).ok());
-    std::unique_ptr<::leveldb::DB> db(raw);
-    if (round == 1) break;
-    for (int v = 0; v < versions; ++v) {
-      ::leveldb::WriteBatch batch;
-      for (int i = 0; i < n; ++i) {
-        if (v == versions - 1 && i % 7 == 3) {
-          batch.Delete(Key(i));
-        } else {
-          batch.Put(Key(i), "v" + std::to_string(v) + "-" + std::to_string(i % 13));
-        }
-      }
-      EXPECT_TRUE(db->Write({}, &batch).ok());
-    }
-  }
-  for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() == ".ldb") return e.path().string();
-  }
-  ADD_FAILURE() << "no table in " << dir;
-  return {};
+  return leveldb_test::WriteVersionedDatabaseTable(dir, policy, n, versions, snappy);
 }
 
 std::string WritePlainTable(const std::string& dir, const ::leveldb::FilterPolicy* policy, int n) {
@@ -112,7 +78,7 @@ std::string WritePlainTable(const std::string& dir, const ::leveldb::FilterPolic
   options.compression = ::leveldb::kNoCompression;
   leveldb_test::StringSink sink;
   ::leveldb::TableBuilder builder(options, &sink);
-  for (int i = 0; i < n; ++i) builder.Add(Key(i * 3), "value-" + std::to_string(i));
+  for (int i = 0; i < n; ++i) builder.Add(VersionedKey(i * 3), "value-" + std::to_string(i));
   EXPECT_TRUE(builder.Finish().ok());
   const std::string path = dir + "/000007.ldb";
   std::ofstream(path, std::ios::binary) << sink.contents;

@@ -10,6 +10,7 @@
 #include "blocktable/stream.h"
 #include "codec/byte_writer.h"
 #include "codec/parallel.h"
+#include "leveldb/table/rebuild_tap.h"
 
 namespace bloomcodec::leveldb {
 
@@ -186,38 +187,42 @@ Result<ByteVector> TableWriter::Finish() {
   return std::move(out_);
 }
 
-namespace {
-
-// The keys' hashes of each data block, in file order, kept to ask the finished filter.
-struct BlockHashes {
-  std::vector<std::uint64_t> offsets;  // data block offsets
-  std::vector<std::size_t> ends;       // end of each block's hashes in `hashes`
-  std::vector<std::uint32_t> hashes;
-};
-
-// Every key's hash asked of the new filter block, as LevelDB's reader asks it.
-Status AskEveryKey(const TableReader& reader, const BloomPolicy& policy, ByteSpan block,
-                   const BlockHashes& seen) {
-  // goleveldb's probe differs from LevelDB's only for filters over 512 MiB, far above one
-  // 2 KiB range's filter.
-  const FilterBlockReader filters(block, policy.flavor, policy.goleveldb_name);
+Result<ByteVector> BuildCheckedFilterBlock(const std::string& source, const BloomPolicy& policy,
+                                           const BlockHashes& seen, std::uint64_t data_end) {
+  // TableBuilder announces each block's offset before its keys, and the end after the last:
+  // announcing a group's offset is the same (the filters emitted depend on its window only).
+  FilterBlockBuilder builder(policy);
+  builder.StartBlock(0);
   std::size_t begin = 0;
-  for (std::size_t b = 0; b < seen.offsets.size(); ++b) {
-    const FilterBlockReader::Choice c = filters.FilterFor(seen.offsets[b]);
-    for (std::size_t i = begin; i < seen.ends[b]; ++i) {
+  for (std::size_t g = 0; g < seen.offsets.size(); ++g) {
+    builder.StartBlock(seen.offsets[g]);
+    for (std::size_t i = begin; i < seen.ends[g]; ++i) builder.AddHash(seen.hashes[i]);
+    begin = seen.ends[g];
+  }
+  builder.StartBlock(data_end);
+  ByteVector block = builder.Finish();
+  // Every key's hash asked of it, as LevelDB's reader asks. goleveldb's probe differs from
+  // LevelDB's only for filters over 512 MiB, far above one 2 KiB range's filter.
+  const FilterBlockReader filters(block, policy.flavor, policy.goleveldb_name);
+  begin = 0;
+  for (std::size_t g = 0; g < seen.offsets.size(); ++g) {
+    const FilterBlockReader::Choice c = filters.FilterFor(seen.offsets[g]);
+    for (std::size_t i = begin; i < seen.ends[g]; ++i) {
       if (c.kind == FilterBlockReader::Choice::Kind::kAlwaysMatch) break;
       if (c.kind == FilterBlockReader::Choice::Kind::kNeverMatch ||
           !BloomHashMayMatch(seen.hashes[i], c.filter)) {
-        return Status::Internal(reader.source() +
+        return Status::Internal(source +
                                 ": the rebuilt filter answers \"not there\" for a key of the "
                                 "data block at offset " +
-                                std::to_string(seen.offsets[b]));
+                                std::to_string(seen.offsets[g]));
       }
     }
-    begin = seen.ends[b];
+    begin = seen.ends[g];
   }
-  return Status();
+  return block;
 }
+
+namespace {
 
 // The table's compression (the first one any of its blocks uses): the new metaindex block gets
 // the same choice.
@@ -231,7 +236,7 @@ BlockCompression TableCompression(const TableReader& reader) {
 
 // The filter block (if any), metaindex, index (copied) and footer after the data blocks.
 ByteVector WriteTableTail(const TableReader& reader, const std::optional<BloomPolicy>& policy,
-                          std::optional<ByteVector> filter_block, std::uint64_t data_end,
+                          std::optional<ByteSpan> filter_block, std::uint64_t data_end,
                           BlockCompression compression) {
   ByteVector out;
   ByteWriter w(out);
@@ -275,10 +280,6 @@ ByteVector WriteTableTail(const TableReader& reader, const std::optional<BloomPo
   AppendFooter(footer, out);
   return out;
 }
-
-}  // namespace
-
-namespace {
 
 // The keys of a run of data blocks, read (checksums, decompression) and hashed on one of the
 // pool's workers (codec/parallel.h); merged in file order.
@@ -336,23 +337,33 @@ Result<std::vector<BlockHandle>> DataBlocksOf(const TableReader& reader) {
 
 Result<TableFilterTail> RewriteTableFilterTail(const TableReader& reader,
                                                const std::optional<BloomPolicy>& policy,
-                                               const InputFile* mapped) {
+                                               const InputFile* mapped,
+                                               const RebuiltFilterBlock* prebuilt) {
   BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<BlockHandle> blocks, DataBlocksOf(reader));
+  const std::uint64_t blocks_end =
+      blocks.empty() ? 0 : blocks.back().offset + blocks.back().size + kBlockTrailerSize;
+  if (prebuilt && policy && prebuilt->Fits(*policy, reader.file().size(), blocks_end)) {
+    // The tap's verify read every data block: the compression the data blocks add to the
+    // index's and metaindex's choice is the one it saw first.
+    BlockCompression compression = TableCompression(reader);
+    if (compression == BlockCompression::kNone) compression = prebuilt->compression;
+    TableFilterTail out;
+    out.kept_prefix = blocks_end;
+    out.entries = prebuilt->entries;
+    out.filter_block_size = prebuilt->filter.size();
+    out.tail = WriteTableTail(reader, policy, ByteSpan(prebuilt->filter), blocks_end, compression);
+    return out;
+  }
   std::vector<HashedRun> runs((blocks.size() + kBlocksPerRun - 1) / kBlocksPerRun);
   ParallelFor(runs.size(), [&](std::size_t r) {
     const std::size_t from = r * kBlocksPerRun;
     const std::size_t n = std::min(kBlocksPerRun, blocks.size() - from);
     runs[r].status = HashRun(reader, std::span(blocks).subspan(from, n), policy, mapped, runs[r]);
   });
-  // In file order: the first error, the compression, the filters as TableBuilder makes them.
+  // In file order: the first error, the compression, the keys' hashes by block.
   BlockCompression compression = TableCompression(reader);
-  std::optional<FilterBlockBuilder> filter;
-  if (policy) {
-    filter.emplace(*policy);
-    filter->StartBlock(0);
-  }
   BlockHashes seen;
-  std::uint64_t entries = 0, data_end = 0;
+  std::uint64_t entries = 0;
   std::size_t b = 0;
   for (HashedRun& run : runs) {
     BLOOMCODEC_RETURN_IF_ERROR(run.status);
@@ -360,28 +371,24 @@ Result<TableFilterTail> RewriteTableFilterTail(const TableReader& reader,
     entries += run.entries;
     std::size_t at = 0;
     for (const std::size_t count : run.counts) {
-      const BlockHandle& handle = blocks[b++];
-      for (std::size_t i = 0; filter && i < count; ++i) filter->AddHash(run.hashes[at + i]);
       at += count;
-      seen.offsets.push_back(handle.offset);
+      seen.offsets.push_back(blocks[b++].offset);
       seen.ends.push_back(seen.hashes.size() + at);
-      data_end = handle.offset + handle.size + kBlockTrailerSize;
-      // TableBuilder announces the next block's offset after each block is written.
-      if (filter) filter->StartBlock(data_end);
     }
     seen.hashes.insert(seen.hashes.end(), run.hashes.begin(), run.hashes.end());
     run.hashes = {};
   }
   std::optional<ByteVector> block;
-  if (filter) {
-    block = filter->Finish();
-    BLOOMCODEC_RETURN_IF_ERROR(AskEveryKey(reader, *policy, *block, seen));
+  if (policy) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        block, BuildCheckedFilterBlock(reader.source(), *policy, seen, blocks_end));
   }
   TableFilterTail out;
-  out.kept_prefix = data_end;
+  out.kept_prefix = blocks_end;
   out.entries = entries;
   out.filter_block_size = block ? block->size() : 0;
-  out.tail = WriteTableTail(reader, policy, std::move(block), data_end, compression);
+  out.tail = WriteTableTail(reader, policy, block ? std::optional<ByteSpan>(*block) : std::nullopt,
+                            blocks_end, compression);
   return out;
 }
 

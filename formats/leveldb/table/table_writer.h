@@ -19,7 +19,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "blocktable/block_builder.h"  // internal for now: TableWriter holds BlockBuilders
 #include "blocktable/block_handle.h"
@@ -106,8 +108,28 @@ struct TableFilterTail {
 // `mapped`: the mapped file reader.file() lies in, when it is one (a repair's old table): the
 // pass over the data blocks gives its pages back behind it (blocktable::PageDropper, as verify's
 // scan), so a table's pass holds a window of them, not the whole table.
+// `prebuilt`: the filter block a repair's tap built for this table (rebuild_tap.h). Taken when
+// it was built with `policy` from a file of this size whose data blocks end where the index
+// says: then only the index is walked (the tap's verify checked the data blocks).
+struct RebuiltFilterBlock;
 Result<TableFilterTail> RewriteTableFilterTail(const TableReader& reader,
                                                const std::optional<BloomPolicy>& policy,
-                                               const InputFile* mapped = nullptr);
+                                               const InputFile* mapped = nullptr,
+                                               const RebuiltFilterBlock* prebuilt = nullptr);
+
+// The keys' hashes of a table's data blocks in file order, grouped by the offset that decides
+// their filter: each data block's, or any offset in the block's 2 KiB filter window (a window
+// may hold several groups). Hashes within a filter are order-free (bits are ORed); their count
+// sizes it.
+struct BlockHashes {
+  std::vector<std::uint64_t> offsets;  // of each group, increasing
+  std::vector<std::size_t> ends;       // end of each group's hashes in `hashes`
+  std::vector<std::uint32_t> hashes;   // BloomHash with the policy's flavor
+};
+// The filter block FilterBlockBuilder makes from those keys for data blocks ending at
+// `data_end`, then asked for every hash as LevelDB's reader asks it: a hash it would deny is an
+// Internal error naming `source`.
+Result<ByteVector> BuildCheckedFilterBlock(const std::string& source, const BloomPolicy& policy,
+                                           const BlockHashes& hashes, std::uint64_t data_end);
 
 }  // namespace bloomcodec::leveldb

@@ -15,11 +15,13 @@
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/leveldb/filter_block.h"
 #include "leveldb/basho_bloom.h"
+#include "leveldb/table/rebuild_tap.h"
 #include "leveldb/table/table_reader.h"
 
 namespace bloomcodec::leveldb {
 
 using blocktable::Block;
+using blocktable::BlockCompression;
 using blocktable::BlockHandle;
 using blocktable::CompareKeys;
 using blocktable::DataBlockView;
@@ -136,15 +138,30 @@ Result<TableReader> OpenForVerify(ByteSpan file, const std::string& path, KeyKin
 class FilterBlockRangeFilter final : public blocktable::RangeFilter {
  public:
   FilterBlockRangeFilter(const FilterBlockReader& reader, bool basho_internal_keys,
-                         const Bloom2Build* bloom2_build)
-      : reader_(reader), basho_internal_keys_(basho_internal_keys), bloom2_build_(bloom2_build) {}
+                         const Bloom2Build* bloom2_build, TableHashes* tapped)
+      : reader_(reader),
+        basho_internal_keys_(basho_internal_keys),
+        bloom2_build_(bloom2_build),
+        tapped_(tapped) {}
+  // The range is done: its keys' hashes go to the tap's table.
+  ~FilterBlockRangeFilter() override {
+    if (tapped_ != nullptr) tapped_->Add(std::move(tap_hashes_));
+  }
+  FilterBlockRangeFilter(const FilterBlockRangeFilter&) = delete;
+  FilterBlockRangeFilter& operator=(const FilterBlockRangeFilter&) = delete;
 
-  // A data block's keys go to the filter of its offset (LevelDB's FilterBlockReader).
+  // A data block's keys go to the filter of its offset (LevelDB's FilterBlockReader). A tap asks
+  // each new filter window apart too: its keys make one filter of the new block.
   bool StartsNewFilter(const BlockHandle& block) override {
+    bool starts = false;
+    if (tapped_ != nullptr && block.offset >> kFilterBaseLg != window_) {
+      window_ = block.offset >> kFilterBaseLg;
+      starts = true;
+    }
     const FilterBlockReader::Choice choice = reader_.FilterFor(block.offset);
     if (choice.kind == current_.kind && choice.filter.data() == current_.filter.data() &&
         choice.filter.size() == current_.filter.size()) {
-      return false;
+      return starts;
     }
     current_ = choice;
     return true;
@@ -152,6 +169,7 @@ class FilterBlockRangeFilter final : public blocktable::RangeFilter {
 
   std::size_t Ask(const blocktable::FilterChunk& chunk, std::span<std::uint8_t> answers,
                   Status&) override {
+    if (tapped_ != nullptr) Tap(chunk);
     const KeyList* keys = &chunk.keys;
     if (basho_internal_keys_) {
       user_keys_.Clear();
@@ -173,9 +191,24 @@ class FilterBlockRangeFilter final : public blocktable::RangeFilter {
  private:
   const FilterBlockReader& reader_;
   bool basho_internal_keys_;
+  // The chunk's keys hashed for the new filter block (a tap's table holds no Basho keys).
+  void Tap(const blocktable::FilterChunk& chunk) {
+    const HashFlavor flavor = tapped_->policy().flavor;
+    tap_hashes_.offsets.push_back(chunk.block_offset);
+    for (std::size_t i = 0; i < chunk.keys.size(); ++i) {
+      tap_hashes_.hashes.push_back(BloomHash(chunk.keys[i], flavor));
+    }
+    tap_hashes_.ends.push_back(tap_hashes_.hashes.size());
+  }
+
   const Bloom2Build* bloom2_build_;
   KeyList user_keys_;
   FilterBlockReader::Choice current_{FilterBlockReader::Choice::Kind::kAlwaysMatch, {}};
+  // A repair's tap (rebuild_tap.h): the range's keys hashed for the new filter block, grouped
+  // by the filter window they fall in.
+  TableHashes* const tapped_;
+  std::uint64_t window_ = UINT64_MAX;
+  BlockHashes tap_hashes_;
 };
 
 // What TableReader::Verify checks, without its stop at the first false negative: every stored
@@ -184,8 +217,12 @@ class FilterBlockRangeFilter final : public blocktable::RangeFilter {
 class TableVerify final : public blocktable::VerifyPlugin {
  public:
   TableVerify(KeyKind key_kind, bool probes, FilterWriter writer,
-              const Bloom2Build& bloom2_build = kBloom2X86_64)
-      : key_kind_(key_kind), probes_(probes), writer_(writer), bloom2_build_(bloom2_build) {}
+              const Bloom2Build& bloom2_build = kBloom2X86_64, RebuildTap* tap = nullptr)
+      : key_kind_(key_kind),
+        probes_(probes),
+        writer_(writer),
+        bloom2_build_(bloom2_build),
+        tap_(tap) {}
 
   // The table opened holds bloom2 filters (Basho's LevelDB).
   bool bloom2() const {
@@ -234,7 +271,11 @@ class TableVerify final : public blocktable::VerifyPlugin {
     return table_->DecodeIndexValue(entry);
   }
   Result<Block> ReadDataBlock(const BlockHandle& handle) const override {
-    return table_->ReadDataBlock(handle);  // checksums verified (OpenForVerify)
+    Result<Block> block = table_->ReadDataBlock(handle);  // checksums verified (OpenForVerify)
+    if (tapped_ && block.ok() && block->contents().compression() != BlockCompression::kNone) {
+      tapped_->SawCompressed(handle.offset, block->contents().compression());
+    }
+    return block;
   }
 
   // Filter i serves the data blocks starting in [i, i + 1) << base_lg.
@@ -272,7 +313,7 @@ class TableVerify final : public blocktable::VerifyPlugin {
     if (!reader_) return nullptr;
     return std::make_unique<FilterBlockRangeFilter>(
         *reader_, table_->basho() && table_->key_kind() == KeyKind::kUser,
-        bloom2() ? &bloom2_build_ : nullptr);
+        bloom2() ? &bloom2_build_ : nullptr, tapped_.get());
   }
 
   bool ReportStoredKeys(const blocktable::ScanTotals& totals, FileReport& report) const override {
@@ -287,6 +328,10 @@ class TableVerify final : public blocktable::VerifyPlugin {
     if (table_->filter() && layout_) {
       AddFilterBlockFill(*table_->filter(), *layout_, totals.distinct, report);
     }
+    // Scanned whole and asked whole: the tap's hashes are every key's (rebuild_tap.h).
+    if (tapped_ && !totals.damage && !totals.stopped && !totals.filter_error) {
+      KeepRebuiltFilter(*tap_, *table_, *tapped_, totals.entries);
+    }
   }
 
  private:
@@ -296,12 +341,14 @@ class TableVerify final : public blocktable::VerifyPlugin {
   bool probes_;
   FilterWriter writer_;
   const Bloom2Build& bloom2_build_;
+  RebuildTap* const tap_;
   std::optional<TableReader> table_;
   // The filter block's strict layout (distinct keys are counted per filter) and the reader that
   // answers for the stored keys; neither when there is no filter or its layout is damaged.
   std::optional<FilterBlockLayout> layout_;
   std::optional<FilterBlockReader> reader_;
   Status layout_error_;
+  std::unique_ptr<TableHashes> tapped_;  // the tap's table, when it builds this one's filter
 };
 
 bool TableVerify::Open(ByteSpan file, const std::string& path, FileReport& report) {
@@ -324,6 +371,7 @@ bool TableVerify::Open(ByteSpan file, const std::string& path, FileReport& repor
     if (parsed.ok()) {
       layout_ = std::move(parsed).value();
       reader_.emplace(tf->contents.bytes(), tf->flavor, false, tf->variant);
+      tapped_ = TapTable(tap_, *table_);
     } else {
       layout_error_ = parsed.status();
     }
@@ -421,9 +469,9 @@ Status CheckKeyKindKnown(const std::string& path, KeyKind key_kind, bool probes)
 
 FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyStream* probes,
                        const std::string& group, FilterWriter writer,
-                       const Bloom2Build* bloom2_build) {
+                       const Bloom2Build* bloom2_build, RebuildTap* tap) {
   TableVerify plugin(key_kind, probes != nullptr, writer,
-                     bloom2_build != nullptr ? *bloom2_build : kBloom2X86_64);
+                     bloom2_build != nullptr ? *bloom2_build : kBloom2X86_64, tap);
   FileReport report = blocktable::VerifyBlockTable(path, plugin, probes, group);
   if (!plugin.bloom2() || bloom2_build != nullptr) return report;
   // Basho's bloom2 hashes depend on the build that wrote them (FORMAT.md). When x86-64's deny

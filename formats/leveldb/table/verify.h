@@ -37,6 +37,8 @@
 
 namespace bloomcodec::leveldb {
 
+class RebuildTap;
+
 // For a single table given without --key-kind: fails (InvalidArgument, bad usage) when the
 // table's key kind cannot be told and the check needs it (a filter to rebuild, or `probes`).
 // A table without a filter and without probes needs none. Damage is left to VerifyTable.
@@ -53,8 +55,10 @@ Status CheckWriterFits(const std::string& path, FilterWriter writer);
 // read with, stored keys and probes alike; null: x86-64's, or, when those deny stored keys, the
 // build whose hashes deny the fewest (an `unsupported` warning names it; the probes are asked
 // under it too).
+// `tap`: a repair's (rebuild_tap.h), which builds the table's new filter block from the keys
+// the scan asks; null for verify itself.
 FileReport VerifyTable(const std::string& path, KeyKind key_kind, const KeyStream* probes,
                        const std::string& group, FilterWriter writer = FilterWriter::kAuto,
-                       const Bloom2Build* bloom2_build = nullptr);
+                       const Bloom2Build* bloom2_build = nullptr, RebuildTap* tap = nullptr);
 
 }  // namespace bloomcodec::leveldb
