@@ -67,12 +67,17 @@ Status SameDataBlocks(const std::string& source, std::uint64_t old_count, std::u
 
 }  // namespace
 
-TableRewriteFn LevelDbFilterRewrite(std::optional<leveldb::BloomPolicy> policy) {
-  return [policy](const TableToRepair& t, ByteSpan file) -> Result<std::optional<TableRewrite>> {
+TableRewriteFn LevelDbFilterRewrite(std::optional<leveldb::BloomPolicy> policy,
+                                    const leveldb::RebuildTap* tap) {
+  return [policy, tap](const TableToRepair& t,
+                       ByteSpan file) -> Result<std::optional<TableRewrite>> {
     BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableReader reader, OpenLevelDbTable(file, t.path, true));
-    // One pass: every data block's checksum, every entry, the new filter asked for every key.
-    BLOOMCODEC_ASSIGN_OR_RETURN(leveldb::TableFilterTail rewritten,
-                                leveldb::RewriteTableFilterTail(reader, policy, t.mapped));
+    // One pass: every data block's checksum, every entry, the new filter asked for every key
+    // (or the index only, for a filter block the tap built).
+    const leveldb::RebuiltFilterBlock* prebuilt = tap ? tap->Find(t.path, file.size()) : nullptr;
+    BLOOMCODEC_ASSIGN_OR_RETURN(
+        leveldb::TableFilterTail rewritten,
+        leveldb::RewriteTableFilterTail(reader, policy, t.mapped, prebuilt));
     return AsRewrite(file, rewritten.kept_prefix, std::move(rewritten.tail), rewritten.entries,
                      rewritten.filter_block_size);
   };

@@ -9,9 +9,9 @@
 // and the index: a damaged table is left alone, with the reader's message), rebuilds the filter
 // from the table's own keys (hashing each key once) and asks the new filter for every key's hash
 // before anything is written (leveldb/table/table_writer.h RewriteTableFilterTail,
-// rocksdb/sst/sst_writer.h RewriteSstFilterTail: data and index blocks byte for byte); a RocksDB
-// table whose new filter verify's scan already built (a repair tap's, rocksdb/sst/rebuild_tap.h)
-// is not read again: its data blocks were checked by that verify, and only its index is walked
+// rocksdb/sst/sst_writer.h RewriteSstFilterTail: data and index blocks byte for byte); a table
+// whose new filter verify's scan already built (a repair tap's, rocksdb/sst/rebuild_tap.h,
+// leveldb/table/rebuild_tap.h) is not read again: its data blocks were checked by that verify, and only its index is walked
 // (the table files are immutable; a file of another size under the name is not taken). The part
 // the rewrite did not change is handed back as a prefix of the old file, which the transaction
 // copies in the kernel. A table whose rewrite equals it is "nothing to change".
@@ -25,13 +25,17 @@
 
 #include "bloomcodec/leveldb/bloom.h"
 #include "bloomcodec/rocksdb/full_filter.h"
+#include "leveldb/table/rebuild_tap.h"
 #include "lsmrepair/repair_transaction.h"
 #include "rocksdb/sst/rebuild_tap.h"
 
 namespace bloomcodec::lsmrepair {
 
 // LevelDB, goleveldb (policy BloomPolicy::GoLevelDb), Mojang's fork. nullopt removes the filter.
-TableRewriteFn LevelDbFilterRewrite(std::optional<leveldb::BloomPolicy> policy);
+// `tap` (may be null, must outlive the function): the filter blocks verify's scan built
+// (leveldb/table/rebuild_tap.h), taken for a table it built one for with `policy`.
+TableRewriteFn LevelDbFilterRewrite(std::optional<leveldb::BloomPolicy> policy,
+                                    const leveldb::RebuildTap* tap = nullptr);
 TableCheckFn LevelDbTableCheck();
 
 // RocksDB: the kind follows the table (RewriteSstFilter) unless `encoding` names one (repair

@@ -3,6 +3,7 @@
 #include "repair/lsm_repair.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/verify.h"
 #include "codec/parallel.h"
+#include "leveldb/table/rebuild_tap.h"
 #include "lsmrepair/repair_transaction.h"
 #include "lsmrepair/table_rewriters.h"
 #include "pebble/database.h"
@@ -120,9 +122,9 @@ std::map<std::string, FilterSizing> Siblings(const LsmDatabase& db,
   return out;
 }
 
-lsmrepair::TableRewriteFn FamilyRewrite(const FilterSizing& s, const rocksdb::RebuildTap* tap) {
-  if (s.policy) return lsmrepair::LevelDbFilterRewrite(*s.policy);
-  return lsmrepair::RocksDbFilterRewrite(s.bits_per_key, s.encoding, tap);
+lsmrepair::TableRewriteFn FamilyRewrite(const FilterSizing& s, const RebuildTaps& taps) {
+  if (s.policy) return lsmrepair::LevelDbFilterRewrite(*s.policy, taps.leveldb.get());
+  return lsmrepair::RocksDbFilterRewrite(s.bits_per_key, s.encoding, taps.rocksdb.get());
 }
 
 // What every table's rewrite needs, shared by the dry run and the transaction.
@@ -137,8 +139,8 @@ struct Context {
   // could not read checks no key).
   std::map<std::string, std::uint64_t> rewrite_entries;
   std::string dir;
-  // The new filters verify's scan built (VerifyLiveTables), or null.
-  const rocksdb::RebuildTap* tap = nullptr;
+  // The new filters verify's scan built (VerifyLiveTables), or none.
+  RebuildTaps taps;
   RepairTableProgressFn progress;  // may be empty
   // The transaction rewrites small tables side by side (repair_transaction.cc): the maps above
   // are read and written under this lock from the rewrite.
@@ -221,13 +223,13 @@ ByteVector NewFilterBlock(ByteSpan old, const lsmrepair::TableRewrite& r) {
 // One table of the dry run: its rewrite made in memory (its tail only), its row filled in.
 // Touches nothing but `p`: tables run side by side. The table's mapped pages go with `in`.
 Status DryRunTable(const LsmDatabase& db, PlannedTable& p, const FilterSizing& s,
-                   const rocksdb::RebuildTap* tap) {
+                   const RebuildTaps& taps) {
   TableRepair& t = p.repair;
   BLOOMCODEC_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(t.path));
   lsmrepair::TableToRepair table;
   table.path = t.path;
   table.mapped = &in;
-  Result<std::optional<lsmrepair::TableRewrite>> r = FamilyRewrite(s, tap)(table, in.bytes());
+  Result<std::optional<lsmrepair::TableRewrite>> r = FamilyRewrite(s, taps)(table, in.bytes());
   if (!r.ok()) {
     t.action = "damaged";
     t.damage = r.status().ToString();
@@ -278,7 +280,7 @@ Status DryRun(Context& ctx, std::vector<PlannedTable>& plan) {
     std::vector<Status> status(end - i);
     const std::size_t first = i;
     ParallelFor(status.size(), [&](std::size_t k) {
-      status[k] = DryRunTable(*ctx.db, *rebuilt[first + k], sizing[first + k], ctx.tap);
+      status[k] = DryRunTable(*ctx.db, *rebuilt[first + k], sizing[first + k], ctx.taps);
     });
     for (; i < end; ++i) {
       BLOOMCODEC_RETURN_IF_ERROR(status[i - first]);
@@ -314,7 +316,7 @@ lsmrepair::RepairOptions TransactionOptions(Context& ctx, const std::set<std::st
     }
     BLOOMCODEC_ASSIGN_OR_RETURN(FilterSizing s, std::move(sized));
     BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<lsmrepair::TableRewrite> r,
-                                FamilyRewrite(s, ctx.tap)(t, file));
+                                FamilyRewrite(s, ctx.taps)(t, file));
     if (r) {
       const std::lock_guard<std::mutex> held(ctx.lock);
       ctx.rewrite_entries[Key(t.path)] = r->entries;
@@ -414,11 +416,11 @@ bool IsLsmDatabase(const std::string& dir) {
          pebble::DetectDatabase(dir) != pebble::Evidence::kNone;
 }
 
-Result<std::vector<FileReport>> VerifyLiveTables(const std::string& dir,
-                                                 std::shared_ptr<rocksdb::RebuildTap> tap) {
+Result<std::vector<FileReport>> VerifyLiveTables(const std::string& dir, const RebuildTaps& taps) {
   const std::vector<std::string> paths{dir};
   VerifyOptions options;
-  if (tap) options.family.Set(rocksdb::RebuildTapOption{std::move(tap)});
+  if (taps.rocksdb) options.family.Set(rocksdb::RebuildTapOption{taps.rocksdb});
+  if (taps.leveldb) options.family.Set(leveldb::RebuildTapOption{taps.leveldb});
   BLOOMCODEC_ASSIGN_OR_RETURN(VerifyReport verified, VerifyPaths(paths, options));
   std::vector<FileReport> live;
   for (FileReport& r : verified.files) {
@@ -447,14 +449,19 @@ Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
   if (pebble::DetectDatabase(dir) != pebble::Evidence::kNone) {
     return RepairPebbleDatabase(dir, options, table_progress);  // pebble_repair.h
   }
-  // Every table rebuilt at given bits per key: verify's scan builds the RocksDB tables' new
-  // filters as it reads their keys, and the rewrite does not read the data blocks again
-  // (rocksdb/sst/rebuild_tap.h). LevelDB's are rebuilt by the rewrite's own pass.
-  std::shared_ptr<rocksdb::RebuildTap> tap;
+  // Every table rebuilt at given bits per key: verify's scan builds the tables' new filters as
+  // it reads their keys, and the rewrite does not read the data blocks again
+  // (rocksdb/sst/rebuild_tap.h, leveldb/table/rebuild_tap.h). LevelDB's bits per key are whole
+  // (CheckLsmOptions refuses others once the family is known).
+  RebuildTaps taps;
   if (options.bits_per_key) {
-    tap = std::make_shared<rocksdb::RebuildTap>(*options.bits_per_key, EncodingNamed(options.to));
+    const double b = *options.bits_per_key;
+    taps.rocksdb = std::make_shared<rocksdb::RebuildTap>(b, EncodingNamed(options.to));
+    if (b >= 1 && b <= 100 && b == std::floor(b)) {
+      taps.leveldb = std::make_shared<leveldb::RebuildTap>(static_cast<int>(b));
+    }
   }
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<FileReport> live, VerifyLiveTables(dir, tap));
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<FileReport> live, VerifyLiveTables(dir, taps));
   const LsmDatabase db = DescribeDatabase(dir, live);
   BLOOMCODEC_RETURN_IF_ERROR(CheckLsmOptions(db, options));
   std::vector<PlannedTable> plan = Plan(db, live, options);
@@ -463,7 +470,7 @@ Result<std::vector<TableRepair>> RepairLsmDatabase(const std::string& dir,
   ctx.db = &db;
   ctx.options = &options;
   ctx.dir = dir;
-  ctx.tap = tap.get();
+  ctx.taps = taps;
   ctx.progress = table_progress;
   for (const FileReport& r : live) ctx.reports[Key(r.path)] = &r;
   ctx.siblings = Siblings(db, live);

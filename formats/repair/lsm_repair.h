@@ -29,6 +29,9 @@
 namespace bloomcodec::rocksdb {
 class RebuildTap;  // rocksdb/sst/rebuild_tap.h
 }  // namespace bloomcodec::rocksdb
+namespace bloomcodec::leveldb {
+class RebuildTap;  // leveldb/table/rebuild_tap.h
+}  // namespace bloomcodec::leveldb
 
 namespace bloomcodec::repair_internal {
 
@@ -38,10 +41,14 @@ bool IsLsmDatabase(const std::string& dir);
 // verify's reports of the database's live tables (those its MANIFEST's live version lists),
 // which every LSM plan starts from. Refused when CURRENT or the MANIFEST is damaged (a repair
 // writes its new MANIFEST from the old one's records); InvalidArgument when no table is live.
-// `tap` (may be null): the RocksDB tables' new filters are built by verify's scan into it
-// (rocksdb/sst/rebuild_tap.h); the reports are the same.
-Result<std::vector<FileReport>> VerifyLiveTables(
-    const std::string& dir, std::shared_ptr<rocksdb::RebuildTap> tap = nullptr);
+// `taps` (either may be null): the tables' new filters are built by verify's scan into them
+// (rocksdb/sst/rebuild_tap.h, leveldb/table/rebuild_tap.h); the reports are the same.
+struct RebuildTaps {
+  std::shared_ptr<rocksdb::RebuildTap> rocksdb;
+  std::shared_ptr<leveldb::RebuildTap> leveldb;
+};
+Result<std::vector<FileReport>> VerifyLiveTables(const std::string& dir,
+                                                 const RebuildTaps& taps = {});
 
 // A live table's row of the repair report as verify read it (path, format, level, keys, old fp
 // rate), before the plan decides its action.
