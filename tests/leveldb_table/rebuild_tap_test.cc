@@ -70,21 +70,21 @@ void ExpectTapMakesTheSameRewrite(const std::string& path, const BloomPolicy& po
   const Result<TableFilterTail> own = RewriteTableFilterTail(table, policy);
   ASSERT_TRUE(own.ok()) << own.status().ToString();
   const FileReport plain = VerifyTable(path, KeyKind::kUser, nullptr, "group");
-  bloomcodec::testing::ForEachSplit(path, [&](const blocktable::StreamLimits& limits,
-                                               unsigned threads, const std::string& what) {
-    FileReport report;
-    const std::optional<RebuiltFilterBlock> f =
-        Tapped(path, policy.bits_per_key, limits, threads, &report);
-    EXPECT_EQ(bloomcodec::testing::ReportDifference(plain, report), "") << what;
-    ASSERT_TRUE(f.has_value()) << what << ": the tap kept no filter block";
-    EXPECT_TRUE(f->Fits(policy, in.bytes().size(), own->kept_prefix)) << what;
-    const Result<TableFilterTail> taken = RewriteTableFilterTail(table, policy, nullptr, &*f);
-    ASSERT_TRUE(taken.ok()) << taken.status().ToString();
-    EXPECT_EQ(own->kept_prefix, taken->kept_prefix) << what;
-    EXPECT_EQ(own->entries, taken->entries) << what;
-    EXPECT_EQ(own->filter_block_size, taken->filter_block_size) << what;
-    EXPECT_TRUE(own->tail == taken->tail) << what << ": the tails differ";
-  });
+  bloomcodec::testing::ForEachSplit(
+      path, [&](const blocktable::StreamLimits& limits, unsigned threads, const std::string& what) {
+        FileReport report;
+        const std::optional<RebuiltFilterBlock> f =
+            Tapped(path, policy.bits_per_key, limits, threads, &report);
+        EXPECT_EQ(bloomcodec::testing::ReportDifference(plain, report), "") << what;
+        ASSERT_TRUE(f.has_value()) << what << ": the tap kept no filter block";
+        EXPECT_TRUE(f->Fits(policy, in.bytes().size(), own->kept_prefix)) << what;
+        const Result<TableFilterTail> taken = RewriteTableFilterTail(table, policy, nullptr, &*f);
+        ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+        EXPECT_EQ(own->kept_prefix, taken->kept_prefix) << what;
+        EXPECT_EQ(own->entries, taken->entries) << what;
+        EXPECT_EQ(own->filter_block_size, taken->filter_block_size) << what;
+        EXPECT_TRUE(own->tail == taken->tail) << what << ": the tails differ";
+      });
 }
 
 // A database table of `n` user keys of 7 bytes whose last byte is 0x90 (a tail byte LevelDB 1.17

@@ -108,16 +108,16 @@ void ExpectTapMakesTheSameRewrite(const std::string& path, double bits,
   const Result<SstFilterTail> own = RewriteSstFilterTail(sst, bits, wanted);
   ASSERT_TRUE(own.ok()) << own.status().ToString();
   const FileReport plain = VerifySst(path, nullptr, "group");
-  bloomcodec::testing::ForEachSplit(path, [&](const blocktable::StreamLimits& limits,
-                                               unsigned threads, const std::string& what) {
-    FileReport report;
-    const std::optional<RebuiltFilter> f = Tapped(path, bits, wanted, limits, threads, &report);
-    EXPECT_EQ(bloomcodec::testing::ReportDifference(plain, report), "") << what;
-    ASSERT_TRUE(f.has_value()) << what << ": the tap kept no filter";
-    const Result<SstFilterTail> taken = RewriteSstFilterTail(sst, bits, wanted, nullptr, &*f);
-    ASSERT_TRUE(taken.ok()) << taken.status().ToString();
-    ExpectSameTail(*own, *taken, what);
-  });
+  bloomcodec::testing::ForEachSplit(
+      path, [&](const blocktable::StreamLimits& limits, unsigned threads, const std::string& what) {
+        FileReport report;
+        const std::optional<RebuiltFilter> f = Tapped(path, bits, wanted, limits, threads, &report);
+        EXPECT_EQ(bloomcodec::testing::ReportDifference(plain, report), "") << what;
+        ASSERT_TRUE(f.has_value()) << what << ": the tap kept no filter";
+        const Result<SstFilterTail> taken = RewriteSstFilterTail(sst, bits, wanted, nullptr, &*f);
+        ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+        ExpectSameTail(*own, *taken, what);
+      });
 }
 
 TEST(RebuildTap, EveryKindAndIndexMakesTheRewritesOwnBytesUnderEverySplit) {
