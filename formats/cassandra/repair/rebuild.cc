@@ -165,8 +165,13 @@ FilterSizing WriterDefaultSizing(const Descriptor& d) {
   return s;
 }
 
-Result<RebuiltFilter> RebuildFilter(const KeyStream& keys, Era era, const FilterSizing& sizing) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t count, CountKeys(keys));
+namespace {
+
+// The filter of `count` keys: nullopt when the stream gives another number of keys than
+// `count` (`added`: how many it gave, up to one past `count`).
+Result<std::optional<RebuiltFilter>> BuildForCount(const KeyStream& keys, Era era,
+                                                   const FilterSizing& sizing, std::uint64_t count,
+                                                   std::uint64_t& added) {
   if (count > static_cast<std::uint64_t>(INT64_MAX)) {
     return Status::Refused(keys.source() + ": too many keys");
   }
@@ -175,20 +180,43 @@ Result<RebuiltFilter> RebuildFilter(const KeyStream& keys, Era era, const Filter
   BLOOMCODEC_ASSIGN_OR_RETURN(
       std::unique_ptr<EraWriter> writer,
       WriterFor(era, static_cast<std::int64_t>(count), sizing, out.always_present));
-  std::uint64_t added = 0;
-  BLOOMCODEC_RETURN_IF_ERROR(keys.ForEachChunk([&](std::span<const ByteSpan> chunk) {
+  added = 0;
+  bool over = false;
+  const Status pass = keys.ForEachChunk([&](std::span<const ByteSpan> chunk) {
     added += chunk.size();
-    if (added > count) return Recounted(keys, count, added);
+    if (added > count) {
+      over = true;
+      return Status::Internal("more keys than counted");  // ends the pass: not this count
+    }
     if (writer) writer->Add(chunk);
     return Status();
-  }));
-  if (added != count) return Recounted(keys, count, added);
+  });
+  if (over || (pass.ok() && added != count)) return std::optional<RebuiltFilter>();
+  BLOOMCODEC_RETURN_IF_ERROR(pass);
   if (writer) {
     out.hash_count = writer->hash_count;
     out.words = writer->words;
     out.bytes = writer->Take();
   }
-  return out;
+  return std::optional<RebuiltFilter>(std::move(out));
+}
+
+}  // namespace
+
+Result<RebuiltFilter> RebuildFilter(const KeyStream& keys, Era era, const FilterSizing& sizing,
+                                    std::optional<std::uint64_t> expected_keys) {
+  std::uint64_t added = 0;
+  if (expected_keys) {
+    // Verify's count saves the counting pass; a stream that gives another number is counted.
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<RebuiltFilter> built,
+                                BuildForCount(keys, era, sizing, *expected_keys, added));
+    if (built) return std::move(*built);
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::uint64_t count, CountKeys(keys));
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<RebuiltFilter> built,
+                              BuildForCount(keys, era, sizing, count, added));
+  if (!built) return Recounted(keys, count, added);
+  return std::move(*built);
 }
 
 Status CheckEveryKeyPresent(const KeyStream& keys, Era era, ByteSpan filter) {

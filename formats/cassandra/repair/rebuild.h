@@ -6,10 +6,10 @@
 //   BLOOMCODEC_ASSIGN_OR_RETURN(RebuiltFilter f, RebuildFilter(*keys, Era::kV40, sizing));
 //   f.bytes;   // byte-identical to FilterFactory.getFilter(n, fp) + add every key + serialize
 //
-// Streamed: one pass counts the keys, a second adds them to a filter allocated for that count
-// (the filter itself is the only thing that grows with the sstable), a third checks that the
-// result answers every key "may contain". A count that differs between passes (the files
-// changed under us) is an error.
+// Streamed: one pass counts the keys (none when verify's count is given), a second adds them to
+// a filter allocated for that count (the filter itself is the only thing that grows with the
+// sstable), a third checks that the result answers every key "may contain". A count that
+// differs between the counting and the adding pass (the files changed under us) is an error.
 //
 // Sizing, per era (what each version's SSTableWriter calls with the key count):
 //   before c (0.4 - 0.7 beta)  BloomFilter.getFilter(keyCount, 15): 0.6's table (K <= 8)
@@ -73,7 +73,10 @@ struct RebuiltFilter {
 // The filter of `era` for every key of `keys`. InvalidArgument for parameters the era's writer
 // does not take (buckets per element from 1.2 on); Refused where the original refuses (sizing
 // limits) or writes no Filter.db at all (fp chance 1.0 before 5.0's layout).
-Result<RebuiltFilter> RebuildFilter(const KeyStream& keys, Era era, const FilterSizing& sizing);
+// `expected_keys`: the count verify read (its pass over the same keys), which saves the
+// counting pass; a stream that then gives another number is counted and built again.
+Result<RebuiltFilter> RebuildFilter(const KeyStream& keys, Era era, const FilterSizing& sizing,
+                                    std::optional<std::uint64_t> expected_keys = std::nullopt);
 
 // Every key of `keys` answered "may contain" by `filter` (Filter.db bytes of `era`); Internal
 // naming the first that is not (a bug of ours: the filter was just built from these keys).
