@@ -5,11 +5,13 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "bloomcodec/verify.h"
 #include "cassandra/repair/repair.h"
 #include "cassandra/verify.h"
+#include "codec/parallel.h"
 #include "repair/lsm_repair.h"
 
 namespace bloomcodec {
@@ -178,26 +180,53 @@ Result<RepairReport> RepairPaths(std::span<const std::string> paths, const Repai
   RepairReport report;
   report.dry_run = options.dry_run;
   cassandra::FileOps ops;
-  for (std::size_t i = 0; i < tables.size(); ++i) {
+  const auto request_for = [&](const PlannedTable& table) {
+    cassandra::RepairRequest req;
+    req.fp_chance = options.fp_chance;
+    req.buckets_per_element = options.buckets_per_element;
+    req.only_if_wrong = !given;
+    req.dry_run = options.dry_run;
+    req.backup = BackupFor(options, table, tag);
+    req.proc_root = options.proc_root;
+    req.now = now;
+    return req;
+  };
+  // Cassandra sstables are planned side by side, one per core (verify and the rebuild read only;
+  // each holds its new filter until it is finished), and prepared and finished one at a time in
+  // their order, as cassandra/repair/repair.h asks.
+  std::optional<WorkPool> pool;
+  for (std::size_t i = 0; i < tables.size();) {
     if (progress) progress(i, tables.size());
     if (tables[i].lsm) {
       BLOOMCODEC_ASSIGN_OR_RETURN(
           std::vector<TableRepair> rows,
           repair_internal::RepairLsmDatabase(tables[i].sstable, options, table_progress));
       AddRows(std::move(rows), report);
+      ++i;
       continue;
     }
-    cassandra::RepairRequest req;
-    req.fp_chance = options.fp_chance;
-    req.buckets_per_element = options.buckets_per_element;
-    req.only_if_wrong = !given;
-    req.dry_run = options.dry_run;
-    req.backup = BackupFor(options, tables[i], tag);
-    req.proc_root = options.proc_root;
-    req.now = now;
-    BLOOMCODEC_ASSIGN_OR_RETURN(cassandra::RepairOutcome out,
-                                cassandra::RepairSstable(tables[i].sstable, req, ops));
-    AddRows({FromOutcome(out, given)}, report);
+    if (!pool) pool.emplace(0);
+    std::size_t end = i;
+    while (end < tables.size() && !tables[end].lsm && end - i < pool->threads()) ++end;
+    std::vector<cassandra::RepairRequest> requests;
+    std::vector<Result<cassandra::PreparedRepair>> prepared;
+    for (std::size_t k = i; k < end; ++k) {
+      requests.push_back(request_for(tables[k]));
+      prepared.push_back(cassandra::PrepareSstableRepair(tables[k].sstable, requests.back(), ops));
+    }
+    std::vector<Status> planned(end - i);
+    pool->Run(planned.size(), [&](std::size_t k) {
+      if (prepared[k].ok()) planned[k] = cassandra::PlanSstableRepair(requests[k], *prepared[k]);
+    });
+    for (std::size_t k = 0; k < planned.size(); ++k, ++i) {
+      if (k > 0 && progress) progress(i, tables.size());
+      BLOOMCODEC_RETURN_IF_ERROR(prepared[k].status());
+      BLOOMCODEC_RETURN_IF_ERROR(planned[k]);
+      BLOOMCODEC_ASSIGN_OR_RETURN(
+          cassandra::RepairOutcome out,
+          cassandra::FinishSstableRepair(std::move(prepared[k]).value(), requests[k], ops));
+      AddRows({FromOutcome(out, given)}, report);
+    }
   }
   if (progress) progress(tables.size(), tables.size());
   return report;

@@ -5,9 +5,12 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <memory>
 #include <string>
 
 #include "bloomcodec/cassandra/filter_factory.h"
+#include "bloomcodec/repair.h"
+#include "cassandra/repair/keys.h"
 #include "cassandra/repair/repair.h"
 #include "cassandra/repair/statistics.h"
 #include "repair/cassandra_sstables.h"
@@ -306,6 +309,79 @@ TEST(CassandraRepair, BackupUnderADirectoryMirrorsTheLayout) {
   r.backup = NoBackup();
   ASSERT_TRUE(RepairSstable(t.prefix + "Data.db", r, ops).ok());
   EXPECT_FALSE(fs::exists(t.table_dir + "/snapshots"));
+}
+
+// Verify's count saves the counting pass: given it, or a wrong one (the stream is then counted),
+// the filter is the one the counting pass gives.
+TEST(CassandraRepair, TheRebuildTakesVerifysCountAndRecountsAWrongOne) {
+  testing::TempDir tmp;
+  for (const char* version : {"nb", "da"}) {
+    SstableRecipe recipe;
+    recipe.version = version;
+    recipe.format = std::string(version) == "da" ? "bti" : "big";
+    recipe.keys = 700;
+    const MadeSstable s = testing::MakeSstable(tmp.path() + "/" + version, recipe);
+    Result<SstableSet> set = FindSstableSet(s.prefix + "Data.db");
+    ASSERT_TRUE(set.ok()) << set.status().ToString();
+    Result<std::unique_ptr<KeyStream>> keys = SstableKeys(set->files);
+    ASSERT_TRUE(keys.ok()) << keys.status().ToString();
+    const Era era = set->files.descriptor.era();
+    const Result<RebuiltFilter> counted = RebuildFilter(**keys, era, GivenFpChance(0.001));
+    ASSERT_TRUE(counted.ok()) << counted.status().ToString();
+    EXPECT_EQ(counted->keys, 700u);
+    for (const std::uint64_t expected : {700u, 699u, 701u, 0u}) {
+      const Result<RebuiltFilter> r = RebuildFilter(**keys, era, GivenFpChance(0.001), expected);
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      EXPECT_EQ(r->keys, 700u) << version << " " << expected;
+      EXPECT_EQ(r->bytes, counted->bytes) << version << " " << expected;
+    }
+  }
+}
+
+// RepairPaths plans Cassandra sstables side by side (one per core) and finishes them one at a
+// time: the files and rows are the ones RepairSstable makes for each in turn.
+TEST(CassandraRepair, SstablesPlannedSideBySideEndAsRepairedOneAtATime) {
+  testing::TempDir side, alone;
+  const std::vector<SstableRecipe> recipes = [] {
+    std::vector<SstableRecipe> r(5);
+    r[1].filter = FilterState::kMissingKeys;
+    r[2].version = "oa";
+    r[2].filter = FilterState::kSound;
+    r[3].version = "da";
+    r[3].format = "bti";
+    r[4].filter = FilterState::kAbsent;
+    for (std::size_t i = 0; i < r.size(); ++i) r[i].seed = static_cast<unsigned>(i + 1);
+    return r;
+  }();
+  std::vector<std::string> paths;
+  std::vector<MadeSstable> side_made, alone_made;
+  for (std::size_t i = 0; i < recipes.size(); ++i) {
+    const std::string name = "/t" + std::to_string(i);
+    side_made.push_back(testing::MakeSstable(side.path() + name, recipes[i]));
+    alone_made.push_back(testing::MakeSstable(alone.path() + name, recipes[i]));
+    paths.push_back(side.path() + name);
+  }
+  RepairOptions options;
+  options.fp_chance = 0.001;
+  options.no_backup = true;
+  const Result<RepairReport> report = RepairPaths(paths, options);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  ASSERT_EQ(report->tables.size(), recipes.size());
+  FileOps ops;
+  for (std::size_t i = 0; i < recipes.size(); ++i) {
+    RepairRequest r = Request(0.001);
+    r.backup = NoBackup();
+    Result<RepairOutcome> out = RepairSstable(alone_made[i].prefix + "Data.db", r, ops);
+    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    const TableRepair& row = report->tables[i];
+    EXPECT_EQ(row.path, side_made[i].prefix + "Data.db") << i;
+    EXPECT_EQ(row.action, "repaired") << i;
+    EXPECT_EQ(row.keys, out->keys) << i;
+    EXPECT_EQ(row.new_filter_bytes, out->new_filter_bytes) << i;
+    const auto a = testing::FilesUnder(side_made[i].table_dir);
+    const auto b = testing::FilesUnder(alone_made[i].table_dir);
+    EXPECT_EQ(a, b) << i;
+  }
 }
 
 }  // namespace

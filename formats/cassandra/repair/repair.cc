@@ -150,7 +150,8 @@ Result<bool> Plan(const SstableSet& set, const RepairRequest& req, RepairOutcome
     return false;
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(std::unique_ptr<KeyStream> keys, SstableKeys(s));
-  BLOOMCODEC_ASSIGN_OR_RETURN(RebuiltFilter rebuilt, RebuildFilter(*keys, era, out.sizing));
+  BLOOMCODEC_ASSIGN_OR_RETURN(RebuiltFilter rebuilt,
+                              RebuildFilter(*keys, era, out.sizing, out.before.keys_checked));
   BLOOMCODEC_RETURN_IF_ERROR(CheckEveryKeyPresent(*keys, era, rebuilt.bytes));
   out.keys = rebuilt.keys;
   out.hash_count = rebuilt.hash_count;
@@ -236,32 +237,47 @@ Status Commit(const SstableSet& set, const RepairRequest& req, const ByteVector&
 
 }  // namespace
 
-Result<RepairOutcome> RepairSstable(const std::string& path, const RepairRequest& request,
-                                    FileOps& ops) {
-  BLOOMCODEC_ASSIGN_OR_RETURN(SstableSet set, FindSstableSet(path));
-  RepairOutcome out;
-  out.sstable = set.files;
-  BLOOMCODEC_RETURN_IF_ERROR(CheckTheFolder(set));
-  BLOOMCODEC_RETURN_IF_ERROR(LiveCheckAndClean(set, request, ops, /*clean=*/!request.dry_run));
-  ByteVector filter, statistics;
-  BLOOMCODEC_ASSIGN_OR_RETURN(bool act, Plan(set, request, out, filter, statistics));
-  if (!act) return out;
-  AddNotes(set, out);
+Result<PreparedRepair> PrepareSstableRepair(const std::string& path, const RepairRequest& request,
+                                            FileOps& ops) {
+  PreparedRepair p;
+  BLOOMCODEC_ASSIGN_OR_RETURN(p.set, FindSstableSet(path));
+  p.out.sstable = p.set.files;
+  BLOOMCODEC_RETURN_IF_ERROR(CheckTheFolder(p.set));
+  BLOOMCODEC_RETURN_IF_ERROR(LiveCheckAndClean(p.set, request, ops, /*clean=*/!request.dry_run));
+  return p;
+}
+
+Status PlanSstableRepair(const RepairRequest& request, PreparedRepair& p) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(p.act, Plan(p.set, request, p.out, p.filter, p.statistics));
+  if (p.act) AddNotes(p.set, p.out);
+  return Status();
+}
+
+Result<RepairOutcome> FinishSstableRepair(PreparedRepair p, const RepairRequest& request,
+                                          FileOps& ops) {
+  if (!p.act) return std::move(p.out);
   if (request.dry_run) {
-    out.action = RepairAction::kPlanned;
-    out.backup_folder = BackupFolder(request.backup, set.dir);
-    return out;
+    p.out.action = RepairAction::kPlanned;
+    p.out.backup_folder = BackupFolder(request.backup, p.set.dir);
+    return std::move(p.out);
   }
-  const Status committed = Commit(set, request, filter, statistics, out, ops);
+  const Status committed = Commit(p.set, request, p.filter, p.statistics, p.out, ops);
   if (!committed.ok()) {
     // An error (not a crash): our temporary files go; a rename already made stays, which the
     // invariant allows (repair.h).
-    (void)ops.Remove(Temporary(set.files.filter_path));
-    (void)ops.Remove(Temporary(set.files.statistics_path));
+    (void)ops.Remove(Temporary(p.set.files.filter_path));
+    (void)ops.Remove(Temporary(p.set.files.statistics_path));
     return committed;
   }
-  out.action = RepairAction::kRepaired;
-  return out;
+  p.out.action = RepairAction::kRepaired;
+  return std::move(p.out);
+}
+
+Result<RepairOutcome> RepairSstable(const std::string& path, const RepairRequest& request,
+                                    FileOps& ops) {
+  BLOOMCODEC_ASSIGN_OR_RETURN(PreparedRepair p, PrepareSstableRepair(path, request, ops));
+  BLOOMCODEC_RETURN_IF_ERROR(PlanSstableRepair(request, p));
+  return FinishSstableRepair(std::move(p), request, ops);
 }
 
 }  // namespace bloomcodec::cassandra

@@ -135,4 +135,22 @@ std::optional<Finding> DamageBesidesTheFilter(const FileReport& report);
 Result<RepairOutcome> RepairSstable(const std::string& path, const RepairRequest& request,
                                     FileOps& ops);
 
+// RepairSstable in its three parts, for a caller that plans several sstables side by side:
+// Prepare (steps 1 - 3, through `ops`), Plan (steps 4 - 6: reads only, touches nothing but `p`,
+// so plans of different sstables may run at once; verify's ranges and the rebuild then use the
+// pool's idle workers), Finish (steps 7 - 12 through `ops`, or the dry run's outcome). Prepare
+// and Finish of different sstables run one at a time, in the caller's order. A planned sstable
+// holds its new Filter.db (and Statistics.db) until it is finished.
+struct PreparedRepair {
+  SstableSet set;
+  RepairOutcome out;
+  bool act = false;  // Plan found something to write
+  ByteVector filter, statistics;
+};
+Result<PreparedRepair> PrepareSstableRepair(const std::string& path, const RepairRequest& request,
+                                            FileOps& ops);
+Status PlanSstableRepair(const RepairRequest& request, PreparedRepair& p);
+Result<RepairOutcome> FinishSstableRepair(PreparedRepair p, const RepairRequest& request,
+                                          FileOps& ops);
+
 }  // namespace bloomcodec::cassandra
