@@ -161,6 +161,32 @@ void Murmur3Filter::Add(ByteSpan key) {
 void Murmur3Filter::AddAll(const KeyList& keys) { AddAllOf(keys, keys.size()); }
 void Murmur3Filter::AddAll(std::span<const ByteSpan> keys) { AddAllOf(keys, keys.size()); }
 
+void Murmur3Filter::AddHashes(std::span<const Murmur3Hash> hashes) {
+  if (!owning_ || always_present_) return;
+  std::uint8_t* bits = owned_.data() + kHeaderBytes;
+  const FastMod64 mod = Mod();
+  if (hash_count_ > kIndexArrayLength) {
+    for (const Murmur3Hash& h : hashes) {  // Add's loop, the hash given
+      std::uint64_t base, step;
+      BaseAndStep(h, order_, base, step);
+      for (std::int32_t i = 0; i < hash_count_; ++i) {
+        const std::uint64_t j = mod.AbsMod(base, step, static_cast<std::uint64_t>(i));
+        bits[ByteOf(j)] |= static_cast<std::uint8_t>(1u << (j & 7));
+      }
+    }
+    return;
+  }
+  const FilterKernel kernel = BestFilterKernel();
+  const WordShape shape{bits_bytes().size(), byte_swizzle_, mod,
+                        static_cast<std::uint32_t>(hash_count_)};
+  std::array<std::uint64_t, kRoundKeys> base, step;
+  for (std::size_t start = 0; start < hashes.size(); start += kRoundKeys) {
+    const std::size_t n = std::min(kRoundKeys, hashes.size() - start);
+    BasesAndSteps(hashes.data() + start, n, order_, base.data(), step.data());
+    SetRound(kernel, bits, shape, base.data(), step.data(), n);
+  }
+}
+
 template <typename Keys>
 void Murmur3Filter::AddAllOf(const Keys& keys, std::size_t total) {
   if (!owning_ || always_present_) return;

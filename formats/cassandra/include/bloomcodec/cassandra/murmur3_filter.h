@@ -69,6 +69,8 @@ class Murmur3Filter final : public Filter {
   void Add(ByteSpan key);
   void AddAll(const KeyList& keys);
   void AddAll(std::span<const ByteSpan> keys);  // a chunk of a streamed build
+  // Keys already hashed with CassandraMurmur3: the bits their keys would set.
+  void AddHashes(std::span<const Murmur3Hash> hashes);
 
   // InvalidArgument naming `source` when K > kIndexArrayLength (see the contract).
   Status CheckLookups(std::string_view source) const;
