@@ -20,6 +20,8 @@
 #include "cassandra/index_db.h"
 #include "cassandra/inspect.h"
 #include "cassandra/murmur3/inspect.h"
+#include "cassandra/other_eras.h"
+#include "cassandra/rebuild_tap.h"
 #include "cassandra/statistics_db.h"
 #include "cassandra/summary_db.h"
 
@@ -105,9 +107,11 @@ std::optional<double> SizedKeys(const FilterKeys* keys, const std::string& sized
   return static_cast<double>(keys->count());
 }
 
+// `asked`: what the keys are asked of, when not `filter` itself (a repair's TappedFilter).
 template <typename FilterType>
 void CheckParsed(const FilterType& filter, ByteSpan file, FilterKeys* keys,
-                 const std::string& sized_from, std::uint64_t bits_offset, FileReport& report) {
+                 const std::string& sized_from, std::uint64_t bits_offset, FileReport& report,
+                 const Filter* asked = nullptr) {
   if (filter.trailing_bytes() > 0) {
     const std::uint64_t end = file.size() - filter.trailing_bytes();
     report.Add(Severity::kWarning, finding_kind::kTrailingBytes,
@@ -127,7 +131,7 @@ void CheckParsed(const FilterType& filter, ByteSpan file, FilterKeys* keys,
                0);
   }
   if (keys != nullptr) {
-    keys->Check(&filter, report);
+    keys->Check(asked != nullptr ? asked : &filter, report);
     report.FinishFalseNegatives("the filter");
   }
   CheckFill(filter, SizedKeys(keys, sized_from), sized_from, bits_offset, report);
@@ -231,73 +235,16 @@ SnapshotPlace PlaceOf(const fs::path& dir) {
   return place;
 }
 
-// The eras whose Filter.db a writer may have used instead of the version's, newest first: every
-// Filter.db era of the table but 0.6, whose keys are Java Strings' bytes no other era hashes (each
-// parses only when the bytes fit its layout).
-const std::vector<Era>& OtherKnownEras() {
-  static const std::vector<Era> eras = [] {
-    std::vector<Era> all;
-    for (const EraFacts& e : kEras) {
-      if (e.component == "Filter.db" && !HashesJavaStrings(e.era)) all.push_back(e.era);
-    }
-    std::sort(all.begin(), all.end(),
-              [](Era a, Era b) { return Facts(a).first_version > Facts(b).first_version; });
-    return all;
-  }();
-  return eras;
-}
-
-// A filter that answers every one of `keys` by chance has probability fp^n; an alternative is
-// named only when that is below this, so a damaged filter that a loose reading happens to
-// satisfy (few keys, a full filter) names nothing.
-constexpr double kChanceAllByAccident = 1e-6;
-
-// Whether `filter` answers every key "may contain" as a real reading would, not by accident: a
-// positive K, not saturated, and fp^n below kChanceAllByAccident.
-bool AnswersEveryKey(const Filter& filter, const FilterKeys& keys) {
-  if (filter.hash_count() == 0 || keys.count() == 0) return false;
-  const FillStatistics s =
-      ComputeFillStatistics(filter.bit_count(), filter.bits_set(), filter.hash_count());
-  if (s.bits_set >= s.bits) return false;
-  if (std::pow(s.false_positive_rate, static_cast<double>(keys.count())) >= kChanceAllByAccident) {
-    return false;
-  }
-  return keys.AllPresent(filter);
-}
-
-// The first known era other than `used` under which `file` parses and answers every key, as
-// its --format name; "" when none does.
-std::string FormatAnsweringEveryKey(ByteSpan file, Era used, const FilterKeys& keys) {
-  // The 0.6 filter's keys are Java Strings' bytes, which no other era hashes.
-  if (HashesJavaStrings(used)) return "";
-  for (Era other : OtherKnownEras()) {
-    if (other == used) continue;
-    bool answers = false;
-    if (Facts(other).hash == KeyHash::kMurmur3) {
-      Result<Murmur3Filter> f = Murmur3Filter::Parse(file, "", other);
-      answers =
-          f.ok() && f->CheckLookups("").ok() && !f->always_present() && AnswersEveryKey(*f, keys);
-    } else if (Facts(other).hash == KeyHash::kMurmur2x32) {
-      Result<LegacyFilter> f = LegacyFilter::Parse(file, "");
-      answers = f.ok() && AnswersEveryKey(*f, keys);
-    } else {
-      Result<V10Filter> f = V10Filter::Parse(file, "");
-      answers = f.ok() && AnswersEveryKey(*f, keys);
-    }
-    if (answers) return FormatNameFor(other);
-  }
-  return "";
-}
-
 void CheckFilterBytes(ByteSpan file, Era era, FilterKeys* keys, const std::string& sized_from,
-                      FileReport& report);
+                      FileReport& report, RebuildTap* tap);
 
 }  // namespace
 
 std::optional<double> VerifyFilterBytes(ByteSpan file, Era era, FilterKeys* keys,
-                                        const std::string& sized_from, FileReport& report) {
+                                        const std::string& sized_from, FileReport& report,
+                                        RebuildTap* tap) {
   const std::uint64_t false_negatives_before = report.false_negative_count;
-  CheckFilterBytes(file, era, keys, sized_from, report);
+  CheckFilterBytes(file, era, keys, sized_from, report, tap);
   // A filter that could not be read still has its keys read: their damage is a finding too.
   if (keys != nullptr) keys->CheckWithoutFilter(report);
   const std::optional<double> sized = SizedKeys(keys, sized_from);
@@ -321,7 +268,7 @@ std::optional<double> VerifyFilterBytes(ByteSpan file, Era era, FilterKeys* keys
 namespace {
 
 void CheckFilterBytes(ByteSpan file, Era era, FilterKeys* keys, const std::string& sized_from,
-                      FileReport& report) {
+                      FileReport& report, RebuildTap* tap) {
   const KeyHash hash = Facts(era).hash;
   if (hash == KeyHash::kMurmur3) {
     Result<Murmur3Filter> f = Murmur3Filter::Parse(file, report.path, era);
@@ -353,7 +300,11 @@ void CheckFilterBytes(ByteSpan file, Era era, FilterKeys* keys, const std::strin
       report.fill = fill;
       return;
     }
-    CheckParsed(*f, file, keys, sized_from, Murmur3Filter::kHeaderBytes, report);
+    std::optional<TappedFilter> tapped;  // a repair's: the keys' hashes kept as they are asked
+    if (tap != nullptr && keys != nullptr) tapped.emplace(*f, *tap);
+    CheckParsed(*f, file, keys, sized_from, Murmur3Filter::kHeaderBytes, report,
+                tapped ? &*tapped : nullptr);
+    if (tapped && keys->complete()) tap->MarkComplete(keys->count());
     return;
   }
   if (hash == KeyHash::kMurmur2x32 || hash == KeyHash::kMurmur2x32JavaString) {
@@ -518,7 +469,7 @@ FileReport VerifySstable(const SstableFiles& sstable) {
   // A damaged index (or keys left unread) only gives a lower bound of the key count: no fill
   // judgement from it.
   const std::optional<double> sized =
-      VerifyFilterBytes(filter->bytes(), era, keys.get(), "index", report);
+      VerifyFilterBytes(filter->bytes(), era, keys.get(), "index", report, sstable.tap);
   if (sstable.has_statistics) {
     CheckStatistics(sstable.statistics_path, d.version, d.sstable_format,
                     sized ? std::optional<std::int64_t>(static_cast<std::int64_t>(*sized))

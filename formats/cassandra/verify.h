@@ -66,14 +66,18 @@
 
 namespace bloomcodec::cassandra {
 
+class RebuildTap;  // rebuild_tap.h
+
 // Checks one filter's bytes (read as `era`'s Filter.db; for the 0.6 era the keys are then the
 // Strings' UTF-16 bytes) and, when `keys` is given, every key
 // against it (keys->Check: streamed, on the run's idle workers). The fill is judged against the
 // keys' count when they are complete and `sized_from` names them ("index" or "keys"), else
 // against the most keys the filter's size and K allow; every bit set is always a finding.
-// Appends to `report`; returns the count the fill was judged against, if any.
+// Appends to `report`; returns the count the fill was judged against, if any. `tap`: a repair's
+// (rebuild_tap.h), given the hashes of the keys a Murmur3 filter is asked for.
 std::optional<double> VerifyFilterBytes(ByteSpan file, Era era, FilterKeys* keys,
-                                        const std::string& sized_from, FileReport& report);
+                                        const std::string& sized_from, FileReport& report,
+                                        RebuildTap* tap = nullptr);
 
 // One SSTable of a data directory, by its components.
 struct SstableFiles {
@@ -91,6 +95,9 @@ struct SstableFiles {
   // --partitioner: how Index.db keys before e are read; nullopt: told from the data.
   std::optional<IndexKeyForm> forced_key_form;
   StreamLimits limits;  // how much of Index.db is held at once (filter_keys.h)
+  // A repair's (rebuild_tap.h): the keys' hashes kept as verify asks a Murmur3 filter. Null for
+  // verify itself.
+  RebuildTap* tap = nullptr;
 };
 
 // A file whose name resembles an sstable component but is not one (descriptor.h, ClassifyName:

@@ -10,9 +10,11 @@
 
 #include "bloomcodec/cassandra/filter_factory.h"
 #include "bloomcodec/repair.h"
+#include "cassandra/rebuild_tap.h"
 #include "cassandra/repair/keys.h"
 #include "cassandra/repair/repair.h"
 #include "cassandra/repair/statistics.h"
+#include "codec/parallel.h"
 #include "repair/cassandra_sstables.h"
 #include "support/test_support.h"
 
@@ -382,6 +384,74 @@ TEST(CassandraRepair, SstablesPlannedSideBySideEndAsRepairedOneAtATime) {
     const auto b = testing::FilesUnder(alone_made[i].table_dir);
     EXPECT_EQ(a, b) << i;
   }
+}
+
+// The tap (cassandra/rebuild_tap.h): the hashes verify keeps as it asks the old filter build the
+// filter the keys' own passes build, byte for byte, whatever verify's split into windows, ranges
+// and chunks and its threads; the tap is complete only when verify read every key and they fit.
+TEST(CassandraRepair, TheTapsHashesBuildTheFilterTheKeysBuild) {
+  testing::TempDir tmp;
+  for (const char* version : {"ja", "nb", "oa", "da"}) {
+    for (const FilterState state : {FilterState::kSound, FilterState::kMissingKeys}) {
+      SstableRecipe recipe;
+      recipe.version = version;
+      recipe.format = std::string(version) == "da" ? "bti" : "big";
+      recipe.keys = 900;
+      recipe.filter = state;
+      const std::string root =
+          tmp.path() + "/" + version + (state == FilterState::kSound ? "-sound" : "-missing");
+      const MadeSstable s = testing::MakeSstable(root, recipe);
+      Result<SstableSet> set = FindSstableSet(s.prefix + "Data.db");
+      ASSERT_TRUE(set.ok()) << set.status().ToString();
+      const Era era = set->files.descriptor.era();
+      Result<std::unique_ptr<KeyStream>> keys = SstableKeys(set->files);
+      ASSERT_TRUE(keys.ok()) << keys.status().ToString();
+      const Result<RebuiltFilter> own = RebuildFilter(**keys, era, GivenFpChance(0.001));
+      ASSERT_TRUE(own.ok()) << own.status().ToString();
+      const FileReport plain = VerifySstable(set->files);
+      for (const unsigned threads : {1u, 4u}) {
+        for (const StreamLimits limits : {StreamLimits{}, StreamLimits{300, 100, 7}}) {
+          const std::string what = std::string(version) + " " + std::to_string(threads) +
+                                   " threads, window " + std::to_string(limits.window_bytes);
+          RebuildTap tap(std::uint64_t{1} << 20);
+          SstableFiles files = set->files;
+          files.limits = limits;
+          files.tap = &tap;
+          FileReport report;
+          WorkPool(threads).Run(1, [&](std::size_t) { report = VerifySstable(files); });
+          EXPECT_EQ(report.keys_checked, plain.keys_checked) << what;
+          EXPECT_EQ(report.false_negative_count, plain.false_negative_count) << what;
+          ASSERT_TRUE(tap.complete()) << what;
+          EXPECT_EQ(tap.count(), 900u) << what;
+          const Result<std::optional<RebuiltFilter>> built =
+              RebuildFilterFromHashes(tap.chunks(), era, GivenFpChance(0.001));
+          ASSERT_TRUE(built.ok()) << built.status().ToString();
+          ASSERT_TRUE(built->has_value()) << what;
+          EXPECT_EQ((*built)->keys, own->keys) << what;
+          EXPECT_EQ((*built)->bytes, own->bytes) << what;
+        }
+      }
+      // Past its budget the tap keeps nothing; the repair then reads the keys again.
+      RebuildTap small(16 * 899);
+      SstableFiles files = set->files;
+      files.tap = &small;
+      VerifySstable(files);
+      EXPECT_FALSE(small.complete()) << version;
+    }
+  }
+  // An index cut short: verify read some keys only, the tap is not complete.
+  const MadeSstable cut = testing::MakeSstable(tmp.path() + "/cut", SstableRecipe{});
+  ByteVector index = testing::ReadAll(cut.prefix + "Index.db");
+  index.resize(index.size() - 3);
+  testing::WriteAll(cut.prefix + "Index.db", index);
+  Result<SstableSet> set = FindSstableSet(cut.prefix + "Data.db");
+  ASSERT_TRUE(set.ok());
+  RebuildTap tap(std::uint64_t{1} << 20);
+  SstableFiles files = set->files;
+  files.tap = &tap;
+  const FileReport r = VerifySstable(files);
+  EXPECT_TRUE(HasError(r));
+  EXPECT_FALSE(tap.complete());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,8 @@ class EraWriter {
  public:
   virtual ~EraWriter() = default;
   virtual void Add(std::span<const ByteSpan> keys) = 0;
+  // Keys hashed with CassandraMurmur3 already: false for a filter of another hash.
+  virtual bool AddHashes(std::span<const Murmur3Hash>) { return false; }
   virtual ByteVector Take() = 0;
   std::int32_t hash_count = 0;
   std::int64_t words = 0;
@@ -34,6 +37,13 @@ class WordWriter final : public EraWriter {
     words = filter_.word_count();
   }
   void Add(std::span<const ByteSpan> keys) override { filter_.AddAll(keys); }
+  bool AddHashes(std::span<const Murmur3Hash> hashes) override {
+    if constexpr (std::is_same_v<F, Murmur3Filter>) {
+      filter_.AddHashes(hashes);
+      return true;
+    }
+    return false;
+  }
   ByteVector Take() override { return std::move(filter_).TakeSerialized(); }
 
  private:
@@ -217,6 +227,49 @@ Result<RebuiltFilter> RebuildFilter(const KeyStream& keys, Era era, const Filter
                               BuildForCount(keys, era, sizing, count, added));
   if (!built) return Recounted(keys, count, added);
   return std::move(*built);
+}
+
+Result<std::optional<RebuiltFilter>> RebuildFilterFromHashes(
+    std::span<const std::vector<Murmur3Hash>> hashes, Era era, const FilterSizing& sizing) {
+  if (Facts(era).hash != KeyHash::kMurmur3) return std::optional<RebuiltFilter>();
+  std::uint64_t count = 0;
+  for (const std::vector<Murmur3Hash>& chunk : hashes) count += chunk.size();
+  if (count > static_cast<std::uint64_t>(INT64_MAX)) {
+    return Status::Refused("too many keys");
+  }
+  RebuiltFilter out;
+  out.keys = count;
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      std::unique_ptr<EraWriter> writer,
+      WriterFor(era, static_cast<std::int64_t>(count), sizing, out.always_present));
+  if (writer) {
+    for (const std::vector<Murmur3Hash>& chunk : hashes) {
+      if (!writer->AddHashes(chunk)) return std::optional<RebuiltFilter>();
+    }
+    out.hash_count = writer->hash_count;
+    out.words = writer->words;
+    out.bytes = writer->Take();
+  }
+  // Every hash asked of the filter as Cassandra's reader asks it (CheckEveryKeyPresent's
+  // question, from the hashes).
+  if (out.bytes.empty()) return std::optional<RebuiltFilter>(std::move(out));
+  BLOOMCODEC_ASSIGN_OR_RETURN(Murmur3Filter f, Murmur3Filter::Parse(out.bytes, "new filter", era));
+  BLOOMCODEC_RETURN_IF_ERROR(f.CheckLookups("new filter"));
+  std::vector<std::uint8_t> answers;
+  std::uint64_t at = 0;
+  for (const std::vector<Murmur3Hash>& chunk : hashes) {
+    answers.resize(chunk.size());
+    f.MayContainHashedBatch(chunk, answers);
+    for (std::size_t i = 0; i < chunk.size(); ++i) {
+      if (answers[i] == 0) {
+        return Status::Internal("the rebuilt filter answers key hash " +
+                                std::to_string(at + i + 1) + " of " + std::to_string(count) +
+                                " absent");
+      }
+    }
+    at += chunk.size();
+  }
+  return std::optional<RebuiltFilter>(std::move(out));
 }
 
 Status CheckEveryKeyPresent(const KeyStream& keys, Era era, ByteSpan filter) {

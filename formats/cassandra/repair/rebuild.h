@@ -31,10 +31,13 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/cassandra/era.h"
+#include "bloomcodec/cassandra/murmur3.h"
 #include "bloomcodec/key_stream.h"
 #include "bloomcodec/status.h"
 #include "cassandra/descriptor.h"
@@ -77,6 +80,12 @@ struct RebuiltFilter {
 // counting pass; a stream that then gives another number is counted and built again.
 Result<RebuiltFilter> RebuildFilter(const KeyStream& keys, Era era, const FilterSizing& sizing,
                                     std::optional<std::uint64_t> expected_keys = std::nullopt);
+
+// The same from the keys' CassandraMurmur3 hashes (a repair's tap, cassandra/rebuild_tap.h, in
+// any order), every hash then asked of the new filter (CheckEveryKeyPresent's check, in memory).
+// nullopt when `era`'s filter is not a Murmur3 one.
+Result<std::optional<RebuiltFilter>> RebuildFilterFromHashes(
+    std::span<const std::vector<Murmur3Hash>> hashes, Era era, const FilterSizing& sizing);
 
 // Every key of `keys` answered "may contain" by `filter` (Filter.db bytes of `era`); Internal
 // naming the first that is not (a bug of ours: the filter was just built from these keys).

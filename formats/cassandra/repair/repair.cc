@@ -1,8 +1,10 @@
 #include "cassandra/repair/repair.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <system_error>
@@ -10,15 +12,21 @@
 
 #include "bloomcodec/input_file.h"
 #include "cassandra/era_table.h"
+#include "cassandra/rebuild_tap.h"
 #include "cassandra/repair/keys.h"
 #include "cassandra/repair/live_check.h"
 #include "cassandra/repair/scylla_db.h"
 #include "cassandra/repair/statistics.h"
+#include "codec/parallel.h"
 
 namespace bloomcodec::cassandra {
 namespace {
 
 namespace fs = std::filesystem;
+
+// What the keys' hashes verify keeps for the rebuild may take, shared by the sstables planned
+// at once (rebuild_tap.h); a larger sstable's keys are read again.
+constexpr std::uint64_t kTapBudget = std::uint64_t{64} << 20;
 
 std::string Temporary(const std::string& component) {
   return component + std::string(kRepairTemporarySuffix);
@@ -122,7 +130,17 @@ bool SameDouble(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0;
 Result<bool> Plan(const SstableSet& set, const RepairRequest& req, RepairOutcome& out,
                   ByteVector& filter, ByteVector& statistics) {
   const SstableFiles& s = set.files;
-  out.before = VerifySstable(s);
+  // A rebuild asked for: verify keeps the keys' hashes as it asks the old filter, so that the
+  // new one is built without reading the keys again (cassandra/rebuild_tap.h). 16 bytes a key,
+  // within a share of kTapBudget among the sstables planned side by side.
+  std::optional<RebuildTap> tap;
+  if (!req.only_if_wrong) {
+    const WorkPool* pool = CurrentWorkPool();
+    tap.emplace(kTapBudget / (pool != nullptr ? std::max(1u, pool->threads()) : 1u));
+  }
+  SstableFiles tapped = s;
+  tapped.tap = tap ? &*tap : nullptr;
+  out.before = VerifySstable(tapped);
   if ((out.damage = DamageBesidesTheFilter(out.before))) {
     out.action = RepairAction::kDamaged;
     return false;
@@ -149,10 +167,20 @@ Result<bool> Plan(const SstableSet& set, const RepairRequest& req, RepairOutcome
     out.action = RepairAction::kFilterSound;
     return false;
   }
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::unique_ptr<KeyStream> keys, SstableKeys(s));
-  BLOOMCODEC_ASSIGN_OR_RETURN(RebuiltFilter rebuilt,
-                              RebuildFilter(*keys, era, out.sizing, out.before.keys_checked));
-  BLOOMCODEC_RETURN_IF_ERROR(CheckEveryKeyPresent(*keys, era, rebuilt.bytes));
+  std::optional<RebuiltFilter> from_tap;
+  if (tap && tap->complete()) {
+    BLOOMCODEC_ASSIGN_OR_RETURN(from_tap, RebuildFilterFromHashes(tap->chunks(), era, out.sizing));
+  }
+  tap.reset();  // the hashes go before the filter is written
+  RebuiltFilter rebuilt;
+  if (from_tap) {
+    rebuilt = std::move(*from_tap);
+  } else {
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::unique_ptr<KeyStream> keys, SstableKeys(s));
+    BLOOMCODEC_ASSIGN_OR_RETURN(rebuilt,
+                                RebuildFilter(*keys, era, out.sizing, out.before.keys_checked));
+    BLOOMCODEC_RETURN_IF_ERROR(CheckEveryKeyPresent(*keys, era, rebuilt.bytes));
+  }
   out.keys = rebuilt.keys;
   out.hash_count = rebuilt.hash_count;
   out.words = rebuilt.words;

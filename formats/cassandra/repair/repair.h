@@ -24,7 +24,10 @@
 //     that a run over a data directory reports it and goes on). The filter's own findings (false negatives, overfilled or saturated,
 //     damaged bytes, missing, mis-sized for its key count) are what repair is for.
 //  5. Choose the parameters (rebuild.h): given, or Statistics.db's fp chance, or the writer's
-//     default; count the keys, build the filter, check that it answers every key.
+//     default; build the filter for verify's key count, check that it answers every key. When a
+//     rebuild is asked for, step 4's verify keeps the keys' hashes (cassandra/rebuild_tap.h) and
+//     a Murmur3 filter is built and checked from them, the keys not read again; otherwise (an
+//     older era, keys past the tap's budget, keys verify could not read whole) from the keys.
 //  6. When the fp chance changes and the version records one: the new Statistics.db in memory
 //     (statistics.h), every checksum that covers the chance recomputed.
 //  7. Write the new files next to the old ones as <component>.bloomcodec_tmp (Filter.db's first),
