@@ -5,15 +5,21 @@
 // in order with offsets and messages, counts, false negatives, fill), whatever the damage. The
 // split pass of a table or an SST feeds a repair's tap (leveldb/table/rebuild_tap.h,
 // rocksdb/sst/rebuild_tap.h) as well: a filter it keeps must make the rewrite the rewrite's own
-// pass makes.
+// pass makes; so does a split verify of the sstable (cassandra/rebuild_tap.h): a filter built
+// from the hashes it kept must be the one the keys build.
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "blocktable/stream.h"
 #include "bloomcodec/cassandra/murmur3_filter.h"
+#include "cassandra/rebuild_tap.h"
+#include "cassandra/repair/keys.h"
+#include "cassandra/repair/rebuild.h"
 #include "cassandra/verify.h"
 #include "codec/parallel.h"
 #include "fuzz_support.h"
@@ -85,6 +91,28 @@ void CheckTappedRewrite(const std::string& path, ByteSpan file, const rocksdb::R
              own->tail == taken->tail);
 }
 
+// A Cassandra sstable's tap (cassandra/rebuild_tap.h) on the split verify: when it holds every
+// key's hash, the filter built from them is the one the keys' own passes build.
+void CheckCassandraTap(const cassandra::SstableFiles& sstable) {
+  cassandra::RebuildTap tap(std::uint64_t{1} << 20);
+  cassandra::SstableFiles tapped = sstable;
+  tapped.limits = {64, 32, 3};
+  tapped.tap = &tap;
+  WorkPool(3).Run(1, [&](std::size_t) { cassandra::VerifySstable(tapped); });
+  if (!tap.complete()) return;
+  const cassandra::Era era = sstable.descriptor.era();
+  const cassandra::FilterSizing sizing = cassandra::GivenFpChance(0.01);
+  const Result<std::optional<cassandra::RebuiltFilter>> from_tap =
+      cassandra::RebuildFilterFromHashes(tap.chunks(), era, sizing);
+  Result<std::unique_ptr<KeyStream>> keys = cassandra::SstableKeys(sstable);
+  FUZZ_CHECK(keys.ok());  // verify read them all
+  const Result<cassandra::RebuiltFilter> own = cassandra::RebuildFilter(**keys, era, sizing);
+  FUZZ_CHECK(from_tap.ok() == own.ok());  // a sizing the writer refuses, refused either way
+  if (!own.ok()) return;
+  FUZZ_CHECK(from_tap->has_value() && own->keys == (*from_tap)->keys &&
+             own->bytes == (*from_tap)->bytes);
+}
+
 // The same for a LevelDB table's filter block, at the policy the tap built it with.
 void CheckTappedRewrite(const std::string& path, ByteSpan file, const leveldb::RebuildTap& tap) {
   const leveldb::RebuiltFilterBlock* f = tap.Find(path, file.size());
@@ -123,6 +151,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                   : cassandra::StreamLimits{1 + data[0] % 61u, 1 + data[0] % 13u, 1 + data[0] % 5u};
         return cassandra::VerifySstable(s);
       });
+      CheckCassandraTap(found->front());
       break;
     }
     case 1:
