@@ -1,7 +1,10 @@
 // Pebble's part of a repair that is not the transaction (pebble_transaction.h): the table rewrite
 // and its read-back, and the version edit that records the rewritten files.
 #include <algorithm>
+#include <string>
+#include <vector>
 
+#include "blocktable/index_block.h"
 #include "codec/byte_reader.h"
 #include "codec/byte_writer.h"
 #include "lsmrepair/pebble_transaction.h"
@@ -11,6 +14,8 @@
 
 namespace bloomcodec::lsmrepair {
 namespace {
+
+using blocktable::BlockHandle;
 
 // The rewrite as a kept prefix of `file` and a new tail; nullopt when it equals `file`.
 std::optional<TableRewrite> PebbleAsRewrite(ByteSpan file, const ByteVector& rewritten) {
@@ -88,18 +93,54 @@ Result<ByteVector> RecordAgain(const manifest::TableMeta& t, std::uint64_t numbe
   return out;
 }
 
+// The new filter, as the rewritten table's bytes hold it, asked for every key the table holds
+// (the keys the rewrite read): a filter that denied one would lose it.
+Status AnswersEveryKey(ByteSpan rewritten, const std::string& path, const KeyList& keys) {
+  const std::string source = path + " (rewritten)";
+  BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable fresh,
+                              OpenTableToRewrite(rewritten, source, false));
+  if (!fresh.filter().bloom || fresh.filter().bloom->empty()) return Status();
+  std::vector<std::uint8_t> answers(keys.size());
+  fresh.MayContainBatch(keys, answers);
+  if (std::find(answers.begin(), answers.end(), 0) != answers.end()) {
+    return Status::Internal(source +
+                            ": the rewritten filter answers \"not there\" for a key the table "
+                            "holds");
+  }
+  return Status();
+}
+
+// The data blocks a table's index names, in order, none of them read: a rewritten table that
+// names the old one's (whose bytes it keeps) holds its keys, which its filter was asked for.
+Result<std::vector<BlockHandle>> DataBlockHandles(const pebble::PebbleTable& t) {
+  std::vector<BlockHandle> out;
+  BLOOMCODEC_RETURN_IF_ERROR(blocktable::ForEachIndexedBlock(
+      t.index_layout(), [&](const blocktable::IndexEntry& e) { return t.DecodeIndexValue(e); },
+      [&](const BlockHandle& h) { return t.ReadIndexBlock(h, "index partition"); },
+      [&](ByteSpan, const BlockHandle& h) -> Status {
+        out.push_back(h);
+        return Status();
+      }));
+  return out;
+}
+
 }  // namespace
 
 TableRewriteFn PebbleFilterRewrite(std::uint32_t bits_per_key) {
   return [bits_per_key](const TableToRepair& t,
                         ByteSpan file) -> Result<std::optional<TableRewrite>> {
     BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable table, OpenTableToRewrite(file, t.path, true));
-    // PebbleFilterKeys reads every data block with its checksum (a damaged table stops here).
-    BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, pebble::PebbleFilterKeys(table));
+    // The rewrite's one pass over the data blocks, each with its checksum (a damaged table stops
+    // here): its keys choose the policy, build the filter and are asked of it below.
+    std::uint64_t data_end = 0;
+    BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, pebble::PebbleFilterKeys(table, &data_end));
     const pebble::BloomPolicy policy = pebble::PolicyForRewrite(table, keys, bits_per_key);
+    const pebble::PebbleFilterKeySet read{keys, data_end};
     BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleRewrite r,
-                                table.columnar() ? pebble::RewriteColumnarFilter(table, policy)
-                                                 : pebble::RewritePebbleFilter(table, policy));
+                                table.columnar()
+                                    ? pebble::RewriteColumnarFilter(table, policy, read)
+                                    : pebble::RewritePebbleFilter(table, policy, read));
+    BLOOMCODEC_RETURN_IF_ERROR(AnswersEveryKey(r.bytes, t.path, keys));
     std::optional<TableRewrite> out = PebbleAsRewrite(file, r.bytes);
     if (out) out->entries = r.filter_keys;
     return out;
@@ -110,22 +151,24 @@ TableCheckFn PebbleTableCheck() {
   return [](const TableToRepair& t, ByteSpan old_file, ByteSpan new_file) -> Status {
     BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable old,
                                 OpenTableToRewrite(old_file, t.path, true));
+    // Footer, metaindex, properties, index and filter with their checksums.
     const std::string source = t.path + " (rewritten)";
     BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable fresh,
                                 OpenTableToRewrite(new_file, source, false));
-    BLOOMCODEC_ASSIGN_OR_RETURN(KeyList old_keys, pebble::PebbleFilterKeys(old));
-    BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, pebble::PebbleFilterKeys(fresh));
-    if (keys.size() != old_keys.size()) {
-      return Status::Internal(source + ": " + std::to_string(keys.size()) +
-                              " filter keys, the old table " + std::to_string(old_keys.size()));
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<BlockHandle> blocks, DataBlockHandles(fresh));
+    BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<BlockHandle> old_blocks, DataBlockHandles(old));
+    if (blocks.size() != old_blocks.size()) {
+      return Status::Internal(source + ": its index names " + std::to_string(blocks.size()) +
+                              " data blocks, the old table's " + std::to_string(old_blocks.size()));
     }
-    if (!fresh.filter().bloom || fresh.filter().bloom->empty()) return Status();
-    std::vector<std::uint8_t> answers(keys.size());
-    fresh.MayContainBatch(keys, answers);
-    if (std::find(answers.begin(), answers.end(), 0) != answers.end()) {
-      return Status::Internal(source +
-                              ": the rewritten filter answers \"not there\" for a key the "
-                              "table holds");
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      if (blocks[i].offset != old_blocks[i].offset || blocks[i].size != old_blocks[i].size) {
+        return Status::Internal(source + ": data block " + std::to_string(i) + " of its index is " +
+                                std::to_string(blocks[i].size) + " bytes at " +
+                                std::to_string(blocks[i].offset) + ", the old table's " +
+                                std::to_string(old_blocks[i].size) + " bytes at " +
+                                std::to_string(old_blocks[i].offset));
+      }
     }
     return Status();
   };

@@ -62,10 +62,13 @@ Result<RepairResult> RepairPebbleDatabase(const std::string& dir,
 // Pebble's tables, row (Pebblev1..v4, and the RocksDBv2 and LevelDB tables Pebble writes below
 // format major version 5, which keep their footer) and columnar (Pebblev5+): the filter rebuilt
 // from the table's keys at `bits_per_key`, in the hash flavour and probe era of the table's own
-// filter (pebble/table/table_writer.h RewritePebbleFilter, RewriteColumnarFilter).
+// filter (pebble/table/table_writer.h RewritePebbleFilter, RewriteColumnarFilter). The data
+// blocks are read once, with their checksums: their keys size and build the filter, which the
+// rewritten bytes are then opened and asked for each of them ("may contain" for every key).
 TableRewriteFn PebbleFilterRewrite(std::uint32_t bits_per_key);
-// The written table read back: every data block's checksum, as many filter keys as the old
-// table, "may contain" for each.
+// The written table read back without its data blocks (the rewrite kept their bytes and asked the
+// filter for their keys): footer, metaindex, properties, index and filter with their checksums,
+// and an index that names the old table's data blocks, the same offsets and sizes in order.
 TableCheckFn PebbleTableCheck();
 
 // One rewritten file for the repair's edit: the tables recorded on it (one physical table, or

@@ -49,9 +49,11 @@ Result<std::optional<Conversion>> RewriteTable(const ConvertCall& call) {
     return Status::Unsupported(source + ": " + PebbleFormatName(t.version()) +
                                " is columnar: a filter is rewritten in row tables (Pebblev1..v4)");
   }
-  BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, PebbleFilterKeys(t));
-  BLOOMCODEC_ASSIGN_OR_RETURN(PebbleRewrite rewrite,
-                              RewritePebbleFilter(t, PolicyForRewrite(t, keys, bits)));
+  std::uint64_t data_end = 0;
+  BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, PebbleFilterKeys(t, &data_end));
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      PebbleRewrite rewrite,
+      RewritePebbleFilter(t, PolicyForRewrite(t, keys, bits), {keys, data_end}));
   const std::string check_source = source + " (rewritten)";
   BLOOMCODEC_ASSIGN_OR_RETURN(PebbleTable check, PebbleTable::Open(rewrite.bytes, check_source));
   std::vector<std::uint8_t> answers(keys.size());

@@ -258,18 +258,31 @@ Result<ByteVector> ColumnarRewriter::Run() {
 
 }  // namespace
 
+namespace {
+
+Status ColumnarTableOnly(const PebbleTable& t) {
+  if (t.columnar()) return Status();
+  return Status::InvalidArgument(t.source() + ": " + PebbleFormatName(t.version()) +
+                                 " is a row table (RewritePebbleFilter rewrites it)");
+}
+
+}  // namespace
+
 Result<PebbleRewrite> RewriteColumnarFilter(const PebbleTable& t, const BloomPolicy& policy) {
-  if (!t.columnar()) {
-    return Status::InvalidArgument(t.source() + ": " + PebbleFormatName(t.version()) +
-                                   " is a row table (RewritePebbleFilter rewrites it)");
-  }
-  std::uint64_t data_blocks_end = 0;
-  BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, PebbleFilterKeys(t, &data_blocks_end));
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<ByteVector> filter, BuildBloom(policy, keys));
-  ColumnarRewriter r(t, std::move(filter), data_blocks_end);
+  BLOOMCODEC_RETURN_IF_ERROR(ColumnarTableOnly(t));
+  std::uint64_t data_end = 0;
+  BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, PebbleFilterKeys(t, &data_end));
+  return RewriteColumnarFilter(t, policy, {keys, data_end});
+}
+
+Result<PebbleRewrite> RewriteColumnarFilter(const PebbleTable& t, const BloomPolicy& policy,
+                                            const PebbleFilterKeySet& read) {
+  BLOOMCODEC_RETURN_IF_ERROR(ColumnarTableOnly(t));
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<ByteVector> filter, BuildBloom(policy, read.keys));
+  ColumnarRewriter r(t, std::move(filter), read.data_end);
   PebbleRewrite out;
   BLOOMCODEC_ASSIGN_OR_RETURN(out.bytes, r.Run());
-  out.filter_keys = keys.size();
+  out.filter_keys = read.keys.size();
   return out;
 }
 

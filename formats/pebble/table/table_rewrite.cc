@@ -319,20 +319,33 @@ BloomPolicy PolicyForRewrite(const PebbleTable& t, const KeyList& filter_keys,
   return policy;
 }
 
+namespace {
+
+Status RowTableOnly(const PebbleTable& t) {
+  if (!t.columnar()) return Status();
+  return Status::Unsupported(t.source() + ": " + PebbleFormatName(t.version()) +
+                             " is columnar: its filter is rewritten for row tables "
+                             "(Pebblev1..v4) only");
+}
+
+}  // namespace
+
 Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& t, const BloomPolicy& policy) {
-  if (t.columnar()) {
-    return Status::Unsupported(t.source() + ": " + PebbleFormatName(t.version()) +
-                               " is columnar: its filter is rewritten for row tables "
-                               "(Pebblev1..v4) only");
-  }
-  std::uint64_t data_blocks_end = 0;
-  BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, PebbleFilterKeys(t, &data_blocks_end));
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<ByteVector> filter, BuildBloom(policy, keys));
+  BLOOMCODEC_RETURN_IF_ERROR(RowTableOnly(t));
+  std::uint64_t data_end = 0;
+  BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, PebbleFilterKeys(t, &data_end));
+  return RewritePebbleFilter(t, policy, {keys, data_end});
+}
+
+Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& t, const BloomPolicy& policy,
+                                          const PebbleFilterKeySet& read) {
+  BLOOMCODEC_RETURN_IF_ERROR(RowTableOnly(t));
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<ByteVector> filter, BuildBloom(policy, read.keys));
   // No point key: Pebble v1 and v2 write a 0-byte filter block (FORMAT.md §7.1).
-  Rewriter r(t, filter ? std::move(*filter) : ByteVector(), data_blocks_end);
+  Rewriter r(t, filter ? std::move(*filter) : ByteVector(), read.data_end);
   PebbleRewrite out;
   BLOOMCODEC_ASSIGN_OR_RETURN(out.bytes, r.Run());
-  out.filter_keys = keys.size();
+  out.filter_keys = read.keys.size();
   return out;
 }
 

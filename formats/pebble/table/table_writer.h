@@ -63,7 +63,16 @@ struct PebbleRewrite {
   ByteVector bytes;
   std::uint64_t filter_keys = 0;  // the prefixes added (before equal neighbours are dropped)
 };
+// The table's filter keys and data end, as PebbleFilterKeys gave them for this table: a caller
+// that has read them (for PolicyForRewrite, say) hands them over, and the rewrite reads no data
+// block again (a repair's data blocks are read once per rewrite, not twice).
+struct PebbleFilterKeySet {
+  const KeyList& keys;
+  std::uint64_t data_end = 0;
+};
 Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& table, const BloomPolicy& policy);
+Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& table, const BloomPolicy& policy,
+                                          const PebbleFilterKeySet& read);
 // Columnar tables (Pebblev5+, columnar_rewrite.cc): Pebble writes the filter after the index, so
 // every byte before the filter (data and index blocks) is kept; the blocks after it move (the
 // value index re-encoded); the properties (rocksdb.filter.size, rocksdb.filter.policy,
@@ -71,6 +80,8 @@ Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& table, const BloomP
 // footer are written in the version's layout (row or key-value blocks, v6+ footer checksum, v7
 // attributes as recorded). No point key: no filter block, as Pebble's columnar writer.
 Result<PebbleRewrite> RewriteColumnarFilter(const PebbleTable& table, const BloomPolicy& policy);
+Result<PebbleRewrite> RewriteColumnarFilter(const PebbleTable& table, const BloomPolicy& policy,
+                                            const PebbleFilterKeySet& read);
 
 // A block and its trailer appended to `out`: compressed with `compression` when that saves at
 // least an eighth (Pebble's rule), the checksum over the stored bytes and the type byte.
