@@ -209,19 +209,43 @@ std::uint64_t BloomReader::bits_set() const { return PopCountBytes(lines()); }
 
 // ----- The hash flavour -----
 
+namespace {
+
+// The two flavours hash a key alike unless a tail byte (after the last whole 4-byte word) has its
+// top bit set: only there does sign extension change a byte's value.
+bool FlavoursDiffer(ByteSpan key) {
+  for (std::size_t i = key.size() - key.size() % 4; i < key.size(); ++i) {
+    if (key[i] & 0x80) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void HashFlavorEvidence::Add(const BloomReader& filter, std::span<const ByteSpan> batch) {
-  for (const ByteSpan& key : batch) {
-    const std::uint32_t s = BloomKeyHash(key, HashFlavor::kSignedTail);
-    const std::uint32_t u = BloomKeyHash(key, HashFlavor::kUnsignedTail);
-    const bool signed_hit = filter.HashMayMatch(s);
-    ++keys;
-    if (!signed_hit) ++signed_misses;
-    if (s == u) {
-      if (!signed_hit) ++unsigned_misses;
-      continue;
+  // In chunks, as MayContainBatch: each key's hashes and their lines prefetched, then probed.
+  constexpr std::size_t kChunk = 32;
+  std::uint32_t s[kChunk], u[kChunk];
+  for (std::size_t base = 0; base < batch.size(); base += kChunk) {
+    const std::size_t m = std::min(kChunk, batch.size() - base);
+    for (std::size_t i = 0; i < m; ++i) {
+      const ByteSpan key = batch[base + i];
+      s[i] = BloomKeyHash(key, HashFlavor::kSignedTail);
+      u[i] = FlavoursDiffer(key) ? BloomKeyHash(key, HashFlavor::kUnsignedTail) : s[i];
+      filter.Prefetch(s[i]);
+      if (u[i] != s[i]) filter.Prefetch(u[i]);
     }
-    ++keys_that_differ;
-    if (!filter.HashMayMatch(u)) ++unsigned_misses;
+    for (std::size_t i = 0; i < m; ++i) {
+      const bool signed_hit = filter.HashMayMatch(s[i]);
+      ++keys;
+      if (!signed_hit) ++signed_misses;
+      if (s[i] == u[i]) {
+        if (!signed_hit) ++unsigned_misses;
+        continue;
+      }
+      ++keys_that_differ;
+      if (!filter.HashMayMatch(u[i])) ++unsigned_misses;
+    }
   }
 }
 

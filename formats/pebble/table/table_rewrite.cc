@@ -256,6 +256,16 @@ Result<KeyList> PebbleFilterKeys(const PebbleTable& t, std::uint64_t* data_end_o
                                ": its Split is not known, so neither is what its filter holds");
   }
   KeyList keys;
+  // Room for the keys the properties announce (their user keys: the raw key bytes less each
+  // 8-byte trailer), so that the list does not copy itself as it grows; capped by the file's
+  // size, as a number read from the file is never trusted with more memory than the file holds.
+  const std::optional<std::uint64_t> entries = t.Number("rocksdb.num.entries");
+  const std::optional<std::uint64_t> raw = t.Number("rocksdb.raw.key.size");
+  if (entries && raw && *entries <= *raw / 8) {
+    const std::uint64_t cap = t.file().size();
+    keys.Reserve(static_cast<std::size_t>(std::min(*entries, cap / 4)),
+                 static_cast<std::size_t>(std::min(*raw - 8 * *entries, cap)));
+  }
   std::uint64_t data_end = 0;
   BLOOMCODEC_RETURN_IF_ERROR(blocktable::ForEachIndexedBlock(
       t.index_layout(), [&](const blocktable::IndexEntry& e) { return t.DecodeIndexValue(e); },
