@@ -5,6 +5,7 @@
 //   bloomcodec_e2e gen cassandra-bti DIR KEYS SSTABLES
 //   bloomcodec_e2e gen leveldb DIR KEYS
 //   bloomcodec_e2e gen rocksdb DIR KEYS
+//   bloomcodec_e2e gen pebble DIR KEYS   (e2e_pebble.h: our Pebble writer; no Pebble runs here)
 //   bloomcodec_e2e probe FAMILY DIR      -> one JSON line {keys, filters, filter_bytes, probe_ns}
 //   bloomcodec_e2e original leveldb|rocksdb DIR  -> one JSON line {keys, read_ns}
 //
@@ -61,6 +62,7 @@
 #include "cassandra/bti/partitions_db.h"
 #include "cassandra/bti/verify_keys.h"
 #include "cassandra/index_db.h"
+#include "e2e_pebble.h"
 #include "leveldb/table/table_reader.h"
 #include "rocksdb/sst/sst_reader.h"
 
@@ -283,6 +285,15 @@ void GenLevelDb(const fs::path& dir, std::uint64_t keys) {
   s = db->Write(wo, &batch);
   if (!s.ok()) Die("leveldb write: " + s.ToString());
   db->CompactRange(nullptr, nullptr);
+}
+
+// The same keys in bytewise order, in tables of 2^21 keys (about 50 MiB each: Pebble's 64 MiB
+// target file size at L6, its bottom level).
+void GenPebble(const fs::path& dir, std::uint64_t keys) {
+  std::vector<Key16> sorted(keys);
+  for (std::uint64_t i = 0; i < keys; ++i) KeyOf(i, sorted[i].data());
+  std::sort(sorted.begin(), sorted.end());
+  Check(WritePebbleDatabase(dir, sorted, std::size_t{1} << 21), "pebble database " + dir.string());
 }
 
 void GenRocksDb(const fs::path& dir, std::uint64_t keys) {
@@ -524,6 +535,8 @@ int Main(int argc, char** argv) {
       GenLevelDb(dir, keys);
     } else if (args[1] == "rocksdb") {
       GenRocksDb(dir, keys);
+    } else if (args[1] == "pebble") {
+      GenPebble(dir, keys);
     } else {
       Die("unknown family or missing argument: " + args[1]);
     }
