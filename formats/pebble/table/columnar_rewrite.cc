@@ -270,9 +270,8 @@ Status ColumnarTableOnly(const PebbleTable& t) {
 
 Result<PebbleRewrite> RewriteColumnarFilter(const PebbleTable& t, const BloomPolicy& policy) {
   BLOOMCODEC_RETURN_IF_ERROR(ColumnarTableOnly(t));
-  std::uint64_t data_end = 0;
-  BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, PebbleFilterKeys(t, &data_end));
-  return RewriteColumnarFilter(t, policy, {keys, data_end});
+  return RewriteWithItsKeys(
+      t, [&](const PebbleFilterKeySet& read) { return RewriteColumnarFilter(t, policy, read); });
 }
 
 Result<PebbleRewrite> RewriteColumnarFilter(const PebbleTable& t, const BloomPolicy& policy,

@@ -340,11 +340,18 @@ Status RowTableOnly(const PebbleTable& t) {
 
 }  // namespace
 
-Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& t, const BloomPolicy& policy) {
-  BLOOMCODEC_RETURN_IF_ERROR(RowTableOnly(t));
+Result<PebbleRewrite> RewriteWithItsKeys(
+    const PebbleTable& t,
+    const std::function<Result<PebbleRewrite>(const PebbleFilterKeySet&)>& rewrite) {
   std::uint64_t data_end = 0;
   BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, PebbleFilterKeys(t, &data_end));
-  return RewritePebbleFilter(t, policy, {keys, data_end});
+  return rewrite({keys, data_end});
+}
+
+Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& t, const BloomPolicy& policy) {
+  BLOOMCODEC_RETURN_IF_ERROR(RowTableOnly(t));
+  return RewriteWithItsKeys(
+      t, [&](const PebbleFilterKeySet& read) { return RewritePebbleFilter(t, policy, read); });
 }
 
 Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& t, const BloomPolicy& policy,

@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -73,6 +74,10 @@ struct PebbleFilterKeySet {
 Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& table, const BloomPolicy& policy);
 Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& table, const BloomPolicy& policy,
                                           const PebbleFilterKeySet& read);
+// The two-argument rewrites: the table's filter keys read (PebbleFilterKeys), then handed over.
+Result<PebbleRewrite> RewriteWithItsKeys(
+    const PebbleTable& table,
+    const std::function<Result<PebbleRewrite>(const PebbleFilterKeySet&)>& rewrite);
 // Columnar tables (Pebblev5+, columnar_rewrite.cc): Pebble writes the filter after the index, so
 // every byte before the filter (data and index blocks) is kept; the blocks after it move (the
 // value index re-encoded); the properties (rocksdb.filter.size, rocksdb.filter.policy,
