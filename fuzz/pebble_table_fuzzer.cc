@@ -136,7 +136,8 @@ void WalkData(const PebbleTable& t, std::size_t size, KeyList& stored) {
 // with a status naming the file and an offset (or Unsupported), or gives a table that opens again
 // and whose filter holds every key added.
 void CheckRewrite(const PebbleTable& t, std::size_t size) {
-  Result<KeyList> keys = PebbleFilterKeys(t);
+  std::uint64_t data_end = 0;
+  Result<KeyList> keys = PebbleFilterKeys(t, &data_end);
   if (!keys.ok()) {
     if (keys.status().code() != StatusCode::kUnsupported) {
       fuzz::CheckNamesSourceAndOffset(keys.status(), kSource, size);
@@ -144,8 +145,10 @@ void CheckRewrite(const PebbleTable& t, std::size_t size) {
     return;
   }
   const BloomPolicy policy = PolicyForRewrite(t, *keys, 5);
+  // With the keys read above, as repair and convert hand them over.
+  const PebbleFilterKeySet read{*keys, data_end};
   Result<PebbleRewrite> r =
-      t.columnar() ? RewriteColumnarFilter(t, policy) : RewritePebbleFilter(t, policy);
+      t.columnar() ? RewriteColumnarFilter(t, policy, read) : RewritePebbleFilter(t, policy, read);
   if (!r.ok()) {
     if (r.status().code() != StatusCode::kUnsupported) {
       fuzz::CheckNamesSourceAndOffset(r.status(), kSource, size);

@@ -93,23 +93,6 @@ Result<ByteVector> RecordAgain(const manifest::TableMeta& t, std::uint64_t numbe
   return out;
 }
 
-// The new filter, as the rewritten table's bytes hold it, asked for every key the table holds
-// (the keys the rewrite read): a filter that denied one would lose it.
-Status AnswersEveryKey(ByteSpan rewritten, const std::string& path, const KeyList& keys) {
-  const std::string source = path + " (rewritten)";
-  BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable fresh,
-                              OpenTableToRewrite(rewritten, source, false));
-  if (!fresh.filter().bloom || fresh.filter().bloom->empty()) return Status();
-  std::vector<std::uint8_t> answers(keys.size());
-  fresh.MayContainBatch(keys, answers);
-  if (std::find(answers.begin(), answers.end(), 0) != answers.end()) {
-    return Status::Internal(source +
-                            ": the rewritten filter answers \"not there\" for a key the table "
-                            "holds");
-  }
-  return Status();
-}
-
 // The data blocks a table's index names, in order, none of them read: a rewritten table that
 // names the old one's (whose bytes it keeps) holds its keys, which its filter was asked for.
 Result<std::vector<BlockHandle>> DataBlockHandles(const pebble::PebbleTable& t) {
@@ -140,7 +123,8 @@ TableRewriteFn PebbleFilterRewrite(std::uint32_t bits_per_key) {
                                 table.columnar()
                                     ? pebble::RewriteColumnarFilter(table, policy, read)
                                     : pebble::RewritePebbleFilter(table, policy, read));
-    BLOOMCODEC_RETURN_IF_ERROR(AnswersEveryKey(r.bytes, t.path, keys));
+    BLOOMCODEC_RETURN_IF_ERROR(
+        pebble::CheckRewrittenFilter(r.bytes, t.path + " (rewritten)", keys));
     std::optional<TableRewrite> out = PebbleAsRewrite(file, r.bytes);
     if (out) out->entries = r.filter_keys;
     return out;

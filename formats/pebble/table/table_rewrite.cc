@@ -262,8 +262,8 @@ Result<KeyList> PebbleFilterKeys(const PebbleTable& t, std::uint64_t* data_end_o
   const std::optional<std::uint64_t> entries = t.Number("rocksdb.num.entries");
   const std::optional<std::uint64_t> raw = t.Number("rocksdb.raw.key.size");
   if (entries && raw && *entries <= *raw / 8) {
-    const std::uint64_t cap = t.file().size();
-    keys.Reserve(static_cast<std::size_t>(std::min(*entries, cap / 4)),
+    const std::uint64_t cap = t.file().size();  // end offsets of 8 bytes: at most half of it
+    keys.Reserve(static_cast<std::size_t>(std::min(*entries, cap / 16)),
                  static_cast<std::size_t>(std::min(*raw - 8 * *entries, cap)));
   }
   std::uint64_t data_end = 0;
@@ -339,6 +339,21 @@ Status RowTableOnly(const PebbleTable& t) {
 }
 
 }  // namespace
+
+Status CheckRewrittenFilter(ByteSpan rewritten, const std::string& source, const KeyList& keys) {
+  PebbleOpenOptions options;
+  options.footers = PebbleFooters::kPebbleAndRocksDb;
+  BLOOMCODEC_ASSIGN_OR_RETURN(PebbleTable fresh, PebbleTable::Open(rewritten, source, options));
+  if (!fresh.filter().bloom || fresh.filter().bloom->empty()) return Status();
+  std::vector<std::uint8_t> answers(keys.size());
+  fresh.MayContainBatch(keys, answers);
+  if (std::find(answers.begin(), answers.end(), 0) != answers.end()) {
+    return Status::Internal(source +
+                            ": the rewritten filter answers \"not there\" for a key the table "
+                            "holds (a bug: please report)");
+  }
+  return Status();
+}
 
 Result<PebbleRewrite> RewriteWithItsKeys(
     const PebbleTable& t,

@@ -74,6 +74,11 @@ struct PebbleFilterKeySet {
 Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& table, const BloomPolicy& policy);
 Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& table, const BloomPolicy& policy,
                                           const PebbleFilterKeySet& read);
+// The rewritten table's bytes opened again (every footer Pebble writes; the filter block with its
+// checksum) and its filter asked for each of `keys`, the keys it was built from: Internal, naming
+// `source`, when it answers "not there" for one (a filter that denied a key would lose it). The
+// check convert and repair make of each rewrite.
+Status CheckRewrittenFilter(ByteSpan rewritten, const std::string& source, const KeyList& keys);
 // The two-argument rewrites: the table's filter keys read (PebbleFilterKeys), then handed over.
 Result<PebbleRewrite> RewriteWithItsKeys(
     const PebbleTable& table,
