@@ -4,21 +4,29 @@
 // two-level indexes, columnar data and index blocks re-laid as row blocks, range deletions, the
 // Bloom filter, inspect, dump / undump and the filter rewrites of convert and repair (row and
 // columnar tables); repair's reading too (RocksDBv2 and LevelDB footers, a damaged filter block
-// passed over) before its rewrite. Open either fails with a status naming
+// passed over) before its rewrite, and repair's tap (pebble/table/rebuild_tap.h): a filter that a
+// split verify's scan builds must make the rewrite the rewrite's own pass makes. Open either fails with a status naming
 // the file and an offset inside it, or gives a table whose index walk, data blocks, probes and
 // inspect never fail unsafely; every data block the index names is read and verified as the
 // verify pipeline reads it. With BLOOMCODEC_PEBBLE_TABLE_FUZZER_SEEDS=DIR it writes its seeds
 // (tables built by tests/pebble/table_builder.h and columnar_table_builder.h) there and exits
 // instead.
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "blocktable/stream.h"
 #include "bloomcodec/format.h"
 #include "fuzz_support.h"
+#include "lsmrepair/pebble_transaction.h"
+#include "pebble/table/rebuild_tap.h"
 #include "pebble/table/table_reader.h"
 #include "pebble/table/table_writer.h"
+#include "pebble/table/verify.h"
 #include "tests/pebble/columnar_table_builder.h"
 #include "tests/pebble/table_builder.h"
 
@@ -181,6 +189,42 @@ void CheckRepairOpen(ByteSpan file, std::size_t size) {
   CheckRewrite(*t, size);
 }
 
+// Verify's scan of the table split into tiny chunks and ranges, with a repair's tap: a filter it
+// kept makes repair's rewrite what the rewrite's own pass makes, byte for byte.
+void CheckTap(ByteSpan file) {
+  static const std::string path =
+      (std::filesystem::temp_directory_path() /
+       ("bloomcodec-pebble-tap-fuzz-" + std::to_string(::getpid()) + "-000010.sst"))
+          .string();
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(file.data()),
+              static_cast<std::streamsize>(file.size()));
+  }
+  RebuildTap tap(5);
+  {
+    blocktable::StreamLimits limits;
+    limits.chunk_keys = 1 + file.size() % 5;
+    limits.min_range_bytes = 1;
+    limits.max_ranges = 1u << 20;
+    limits.drop_window = 1;
+    blocktable::ScopedStreamLimits scoped(limits);
+    VerifyPebbleTable(path, nullptr, "g", &tap);
+  }
+  if (tap.Find(path, file.size(), 5) == nullptr) return;
+  lsmrepair::TableToRepair t;
+  t.path = path;
+  const auto own = lsmrepair::PebbleFilterRewrite(5)(t, file);
+  const auto taken = lsmrepair::PebbleFilterRewrite(5, &tap)(t, file);
+  FUZZ_CHECK(own.ok() == taken.ok());
+  if (!own.ok()) return;
+  FUZZ_CHECK(own->has_value() == taken->has_value());
+  if (!own->has_value()) return;
+  const lsmrepair::TableRewrite& a = **own;
+  const lsmrepair::TableRewrite& b = **taken;
+  FUZZ_CHECK(a.kept_prefix == b.kept_prefix && a.entries == b.entries && a.tail == b.tail);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -212,6 +256,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (std::uint8_t a : answers) FUZZ_CHECK(a == 1);
   }
   CheckRewrite(t, size);
+  if (t.filter().bloom && t.comparer() == colblk::KeyComparer::kBytewise) CheckTap(file);
   Result<Document> inspected = FindFormat("pebble-table")->Inspect(file, kSource);
   fuzz::CheckNamesSourceAndOffset(inspected.status(), kSource, size);
   if (inspected.ok()) (void)inspected->dump();  // every string must be valid JSON text

@@ -18,9 +18,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
+
+#include "blocktable/index_block.h"
+#include "bloomcodec/status.h"
 
 namespace bloomcodec::blocktable {
 
@@ -77,5 +81,21 @@ class RebuiltFilters {
   std::uint64_t kept_bytes_ = 0;
   std::map<std::string, Filter> kept_;  // by file name
 };
+
+// Whether `for_each_data_block(fn)` (a table reader's walk of its index, fn(key, handle) for
+// each data block) names the data blocks in file order, as every writer lays them out: a tap
+// merges its ranges by the offset of their first block, which is the scan's order only then.
+inline bool BlocksInFileOrder(
+    const std::function<Status(const IndexEntryFn&)>& for_each_data_block) {
+  std::uint64_t previous = 0;
+  bool first = true, ordered = true;
+  const Status walked = for_each_data_block([&](ByteSpan, const BlockHandle& h) {
+    ordered = ordered && (first || h.offset > previous);
+    first = false;
+    previous = h.offset;
+    return Status();
+  });
+  return walked.ok() && ordered;
+}
 
 }  // namespace bloomcodec::blocktable

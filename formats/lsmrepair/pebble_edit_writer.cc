@@ -9,6 +9,7 @@
 #include "codec/byte_writer.h"
 #include "lsmrepair/pebble_transaction.h"
 #include "manifest/edit_tags.h"
+#include "pebble/table/rebuild_tap.h"
 #include "pebble/table/table_reader.h"
 #include "pebble/table/table_writer.h"
 
@@ -17,17 +18,46 @@ namespace {
 
 using blocktable::BlockHandle;
 
-// The rewrite as a kept prefix of `file` and a new tail; nullopt when it equals `file`.
-std::optional<TableRewrite> PebbleAsRewrite(ByteSpan file, const ByteVector& rewritten) {
-  if (std::equal(file.begin(), file.end(), rewritten.begin(), rewritten.end())) {
+// The rewrite as the transaction takes it; nullopt when it equals `file`. The new filter block is
+// the tail's first (both rewriters write it first).
+std::optional<TableRewrite> PebbleAsRewrite(ByteSpan file, pebble::PebbleTail tail,
+                                            const pebble::NewFilter& filter) {
+  const ByteSpan old_tail = file.subspan(std::min<std::uint64_t>(tail.kept, file.size()));
+  if (tail.kept <= file.size() &&
+      std::equal(old_tail.begin(), old_tail.end(), tail.tail.begin(), tail.tail.end())) {
     return std::nullopt;
   }
-  const std::size_t limit = std::min(file.size(), rewritten.size());
-  const auto diff = std::mismatch(file.begin(), file.begin() + limit, rewritten.begin());
   TableRewrite r;
-  r.kept_prefix = static_cast<std::uint64_t>(diff.first - file.begin());
-  r.tail.assign(rewritten.begin() + static_cast<std::ptrdiff_t>(r.kept_prefix), rewritten.end());
+  r.kept_prefix = tail.kept;
+  r.tail = std::move(tail.tail);
+  r.entries = filter.filter_keys;
+  r.filter_offset = tail.kept;
+  r.filter_size = filter.block ? filter.block->size() : 0;
   return r;
+}
+
+// The new filter: the tap's, else built from the table's keys (read once, with each data block's
+// checksum; a damaged table stops here) and asked for each of them.
+Result<pebble::NewFilter> NewFilterOf(const pebble::PebbleTable& table, const std::string& path,
+                                      std::uint32_t bits_per_key, const pebble::RebuildTap* tap) {
+  pebble::NewFilter filter;
+  const pebble::RebuiltFilter* built =
+      tap ? tap->Find(path, table.file().size(), bits_per_key) : nullptr;
+  if (built != nullptr) {
+    // Verify's scan read the data blocks with their checksums and asked the filter for every key.
+    if (built->writes_filter) filter.block = built->filter;
+    filter.filter_keys = built->filter_keys;
+    BLOOMCODEC_ASSIGN_OR_RETURN(filter.data_end, pebble::DataBlocksEnd(table));
+    return filter;
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, pebble::PebbleFilterKeys(table, &filter.data_end));
+  const pebble::BloomPolicy policy = pebble::PolicyForRewrite(table, keys, bits_per_key);
+  BLOOMCODEC_ASSIGN_OR_RETURN(
+      filter.block,
+      pebble::BuildCheckedBloom(policy, pebble::CollapsedBloomHashes(keys, policy.flavor),
+                                path + " (rewritten)"));
+  filter.filter_keys = keys.size();
+  return filter;
 }
 
 // Every table Pebble writes: its own row (Pebblev1..v4) and columnar (Pebblev5+) tables, and the
@@ -97,37 +127,23 @@ Result<ByteVector> RecordAgain(const manifest::TableMeta& t, std::uint64_t numbe
 // names the old one's (whose bytes it keeps) holds its keys, which its filter was asked for.
 Result<std::vector<BlockHandle>> DataBlockHandles(const pebble::PebbleTable& t) {
   std::vector<BlockHandle> out;
-  BLOOMCODEC_RETURN_IF_ERROR(blocktable::ForEachIndexedBlock(
-      t.index_layout(), [&](const blocktable::IndexEntry& e) { return t.DecodeIndexValue(e); },
-      [&](const BlockHandle& h) { return t.ReadIndexBlock(h, "index partition"); },
-      [&](ByteSpan, const BlockHandle& h) -> Status {
-        out.push_back(h);
-        return Status();
-      }));
+  BLOOMCODEC_RETURN_IF_ERROR(t.ForEachDataBlock([&](ByteSpan, const BlockHandle& h) {
+    out.push_back(h);
+    return Status();
+  }));
   return out;
 }
 
 }  // namespace
 
-TableRewriteFn PebbleFilterRewrite(std::uint32_t bits_per_key) {
-  return [bits_per_key](const TableToRepair& t,
-                        ByteSpan file) -> Result<std::optional<TableRewrite>> {
+TableRewriteFn PebbleFilterRewrite(std::uint32_t bits_per_key, const pebble::RebuildTap* tap) {
+  return [bits_per_key, tap](const TableToRepair& t,
+                             ByteSpan file) -> Result<std::optional<TableRewrite>> {
     BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTable table, OpenTableToRewrite(file, t.path, true));
-    // The rewrite's one pass over the data blocks, each with its checksum (a damaged table stops
-    // here): its keys choose the policy, build the filter and are asked of it below.
-    std::uint64_t data_end = 0;
-    BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, pebble::PebbleFilterKeys(table, &data_end));
-    const pebble::BloomPolicy policy = pebble::PolicyForRewrite(table, keys, bits_per_key);
-    const pebble::PebbleFilterKeySet read{keys, data_end};
-    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleRewrite r,
-                                table.columnar()
-                                    ? pebble::RewriteColumnarFilter(table, policy, read)
-                                    : pebble::RewritePebbleFilter(table, policy, read));
-    BLOOMCODEC_RETURN_IF_ERROR(
-        pebble::CheckRewrittenFilter(r.bytes, t.path + " (rewritten)", keys));
-    std::optional<TableRewrite> out = PebbleAsRewrite(file, r.bytes);
-    if (out) out->entries = r.filter_keys;
-    return out;
+    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::NewFilter filter,
+                                NewFilterOf(table, t.path, bits_per_key, tap));
+    BLOOMCODEC_ASSIGN_OR_RETURN(pebble::PebbleTail tail, pebble::RewriteTail(table, filter));
+    return PebbleAsRewrite(file, std::move(tail), filter);
   };
 }
 

@@ -43,6 +43,10 @@
 
 #include "lsmrepair/repair_transaction.h"
 
+namespace bloomcodec::pebble {
+class RebuildTap;  // pebble/table/rebuild_tap.h
+}  // namespace bloomcodec::pebble
+
 namespace bloomcodec::lsmrepair {
 
 struct PebbleRepairOptions {
@@ -62,10 +66,13 @@ Result<RepairResult> RepairPebbleDatabase(const std::string& dir,
 // Pebble's tables, row (Pebblev1..v4, and the RocksDBv2 and LevelDB tables Pebble writes below
 // format major version 5, which keep their footer) and columnar (Pebblev5+): the filter rebuilt
 // from the table's keys at `bits_per_key`, in the hash flavour and probe era of the table's own
-// filter (pebble/table/table_writer.h RewritePebbleFilter, RewriteColumnarFilter). The data
-// blocks are read once, with their checksums: their keys size and build the filter, which the
-// rewritten bytes are then opened and asked for each of them ("may contain" for every key).
-TableRewriteFn PebbleFilterRewrite(std::uint32_t bits_per_key);
+// filter (pebble/table/table_writer.h RewriteTail). The data blocks are read once, with their
+// checksums: their keys choose the policy and build the filter, which is asked for each of them
+// ("may contain" for every key). A table whose filter `tap` built from verify's scan
+// (pebble/table/rebuild_tap.h) is not read again: only its index is walked. The rewrite is the
+// table's tail after its data blocks (TableRewrite::filter_offset names the new filter in it).
+TableRewriteFn PebbleFilterRewrite(std::uint32_t bits_per_key,
+                                   const pebble::RebuildTap* tap = nullptr);
 // The written table read back without its data blocks (the rewrite kept their bytes and asked the
 // filter for their keys): footer, metaindex, properties, index and filter with their checksums,
 // and an index that names the old table's data blocks, the same offsets and sizes in order.

@@ -205,22 +205,30 @@ void BloomReader::MayContainBatch(std::span<const ByteSpan> keys,
       keys.size(), [keys](std::size_t i) { return keys[i]; }, answers);
 }
 
+void BloomReader::HashesMayMatch(std::span<const std::uint32_t> hashes,
+                                 std::span<std::uint8_t> answers) const {
+  if (num_lines_ == 0) {
+    std::fill_n(answers.begin(), hashes.size(), std::uint8_t{0});
+    return;
+  }
+  constexpr std::size_t kChunk = 32;
+  for (std::size_t base = 0; base < hashes.size(); base += kChunk) {
+    const std::size_t m = std::min(kChunk, hashes.size() - base);
+    for (std::size_t i = 0; i < m; ++i) Prefetch(hashes[base + i]);
+    for (std::size_t i = 0; i < m; ++i) answers[base + i] = HashMayMatch(hashes[base + i]) ? 1 : 0;
+  }
+}
+
 std::uint64_t BloomReader::bits_set() const { return PopCountBytes(lines()); }
 
 // ----- The hash flavour -----
 
-namespace {
-
-// The two flavours hash a key alike unless a tail byte (after the last whole 4-byte word) has its
-// top bit set: only there does sign extension change a byte's value.
 bool FlavoursDiffer(ByteSpan key) {
   for (std::size_t i = key.size() - key.size() % 4; i < key.size(); ++i) {
     if (key[i] & 0x80) return true;
   }
   return false;
 }
-
-}  // namespace
 
 void HashFlavorEvidence::Add(const BloomReader& filter, std::span<const ByteSpan> batch) {
   // In chunks, as MayContainBatch: each key's hashes and their lines prefetched, then probed.
@@ -237,14 +245,8 @@ void HashFlavorEvidence::Add(const BloomReader& filter, std::span<const ByteSpan
     }
     for (std::size_t i = 0; i < m; ++i) {
       const bool signed_hit = filter.HashMayMatch(s[i]);
-      ++keys;
-      if (!signed_hit) ++signed_misses;
-      if (s[i] == u[i]) {
-        if (!signed_hit) ++unsigned_misses;
-        continue;
-      }
-      ++keys_that_differ;
-      if (!filter.HashMayMatch(u[i])) ++unsigned_misses;
+      Count(signed_hit,
+            s[i] == u[i] ? std::nullopt : std::optional<bool>(filter.HashMayMatch(u[i])));
     }
   }
 }
@@ -253,7 +255,10 @@ HashFlavorEvidence DecideHashFlavor(const BloomReader& filter, const KeyList& ke
   HashFlavorEvidence e;
   std::vector<ByteSpan> views;
   views.reserve(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) views.push_back(keys[i]);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (i > 0 && std::ranges::equal(keys[i], keys[i - 1])) continue;
+    views.push_back(keys[i]);
+  }
   e.Add(filter, views);
   return e;
 }

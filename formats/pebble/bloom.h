@@ -117,6 +117,8 @@ class BloomReader final : public Filter {
   void MayContainBatch(const KeyList& keys, std::span<std::uint8_t> answers) const override;
   void MayContainBatch(std::span<const ByteSpan> keys,
                        std::span<std::uint8_t> answers) const override;
+  // HashMayMatch of each hash (BloomKeyHash's, in any flavour), their lines prefetched in chunks.
+  void HashesMayMatch(std::span<const std::uint32_t> hashes, std::span<std::uint8_t> answers) const;
 
   std::uint32_t hash_count() const override { return num_probes_; }
   std::uint64_t bit_count() const override { return std::uint64_t{num_lines_} * 512; }
@@ -142,17 +144,41 @@ class BloomReader final : public Filter {
   std::uint32_t num_lines_ = 0;
 };
 
+// The two flavours hash `key` alike unless a tail byte (after the last whole 4-byte word) has its
+// top bit set: only there does sign extension change a byte's value.
+bool FlavoursDiffer(ByteSpan key);
+
 // Which hash flavour wrote a filter, from keys it must contain (a table's prefixes), as the
 // LevelDB family tells LevelDB 1.17 from 1.18+ and goleveldb: every key must pass under its
 // writer's hash; the flavours differ only for keys with a tail byte >= 0x80 (length % 4 != 0).
+// Each key counts once per run of equal keys (a table's versions of one key are one key).
 struct HashFlavorEvidence {
   std::uint64_t keys = 0;
   std::uint64_t keys_that_differ = 0;  // hashed differently by the two flavours
   std::uint64_t signed_misses = 0;     // keys the filter answers absent under each flavour
   std::uint64_t unsigned_misses = 0;
 
-  // Tallies more keys (a stream of them, chunk by chunk).
+  // Tallies more keys (a stream of them, chunk by chunk; the caller drops repeated keys).
   void Add(const BloomReader& filter, std::span<const ByteSpan> batch);
+  // Tallies one key: the filter's answer under the signed hash, and under the unsigned one when
+  // the two differ (nullopt: they do not).
+  void Count(bool signed_hit, std::optional<bool> unsigned_hit) {
+    ++keys;
+    if (!signed_hit) ++signed_misses;
+    if (!unsigned_hit) {
+      if (!signed_hit) ++unsigned_misses;
+      return;
+    }
+    ++keys_that_differ;
+    if (!*unsigned_hit) ++unsigned_misses;
+  }
+  // Tallies another stretch of keys' evidence.
+  void Add(const HashFlavorEvidence& more) {
+    keys += more.keys;
+    keys_that_differ += more.keys_that_differ;
+    signed_misses += more.signed_misses;
+    unsigned_misses += more.unsigned_misses;
+  }
   // The flavour that misses fewer keys; the signed one (every Pebble since 2020) on a tie.
   HashFlavor flavor() const {
     return unsigned_misses < signed_misses ? HashFlavor::kUnsignedTail : HashFlavor::kSignedTail;
@@ -160,6 +186,7 @@ struct HashFlavorEvidence {
   // No key tells the flavours apart: both answer every key alike.
   bool ambiguous() const { return keys_that_differ == 0; }
 };
+// The evidence of `keys` in their order, each run of equal keys counted once.
 HashFlavorEvidence DecideHashFlavor(const BloomReader& filter, const KeyList& keys);
 
 }  // namespace bloomcodec::pebble

@@ -68,7 +68,7 @@ FileReport VerifyRocksDbFormatTable(const std::string& path, const std::string& 
 // is verified (rocksdb-sst), with the default comparer's Split; LevelDB's magic without them as a
 // LevelDB database table (internal keys). Anything else (a damaged or cut footer) is judged as a
 // Pebble table: its structure finding names the offset and Pebble's magic.
-FileReport VerifyDatabaseTable(const std::string& path, const std::string& group) {
+FileReport VerifyDatabaseTable(const std::string& path, const std::string& group, RebuildTap* tap) {
   const std::uint64_t magic = MagicOf(path);
   if (magic == blocktable::kBlockBasedTableMagic) return VerifyRocksDbFormatTable(path, group);
   if (magic == blocktable::kLevelDbTableMagic) {
@@ -78,7 +78,7 @@ FileReport VerifyDatabaseTable(const std::string& path, const std::string& group
     }
     return leveldb::VerifyTable(path, KeyKind::kUser, nullptr, group);
   }
-  return VerifyPebbleTable(path, nullptr, group);
+  return VerifyPebbleTable(path, nullptr, group, tap);
 }
 
 // The first and last user keys of a database table and its range deletions' bounds.
@@ -138,12 +138,16 @@ std::vector<std::string> TableFiles(const std::string& dir) {
 
 }  // namespace
 
-void PlanDatabaseDirectory(const std::string& dir, std::vector<VerifyTask>& tasks) {
+void PlanDatabaseDirectory(const std::string& dir, std::vector<VerifyTask>& tasks,
+                           std::shared_ptr<RebuildTap> tap) {
   Database db = ReadDatabase(dir);
   for (FileReport& r : OtherFileReports(db)) tasks.push_back([r = std::move(r)] { return r; });
   std::map<int, std::string> policies;
   if (db.identity.options) policies = db.identity.options->filter_policy;
-  manifest::TableCheck check{kTableFormatName, VerifyDatabaseTable, KeyRangeOf,
+  const auto verify = [tap](const std::string& path, const std::string& group) {
+    return VerifyDatabaseTable(path, group, tap.get());
+  };
+  manifest::TableCheck check{kTableFormatName, verify, KeyRangeOf,
                              [policies](const manifest::LiveTable& live, FileReport& r) {
                                AdjustForLevel(policies, live, r);
                              }};

@@ -2,6 +2,7 @@
 // Internal to the library.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,9 +31,13 @@ std::span<const engine::ConversionRule> ConversionRules();
 // The verify hooks (verify_plan.cc) the family registers.
 engine::FamilyVerify VerifyHooks();
 
+class RebuildTap;  // table/rebuild_tap.h
+
 // The tasks of a Pebble database directory (database_verify.cc): its MANIFEST's live tables,
-// obsolete tables, and the findings of its other files.
-void PlanDatabaseDirectory(const std::string& dir, std::vector<VerifyTask>& tasks);
+// obsolete tables, and the findings of its other files. `tap`: a repair's, handed to each Pebble
+// table's verify (may be null).
+void PlanDatabaseDirectory(const std::string& dir, std::vector<VerifyTask>& tasks,
+                           std::shared_ptr<RebuildTap> tap = nullptr);
 
 // The codec of pebble-table (table/format_codecs.cc).
 const FormatCodec* TableCodec();

@@ -12,6 +12,7 @@
 #include "formats/pebble/family.h"
 #include "pebble/bloom.h"
 #include "pebble/database.h"
+#include "pebble/table/rebuild_tap.h"
 #include "pebble/table/table_reader.h"
 #include "pebble/table/verify.h"
 
@@ -38,13 +39,16 @@ std::uint64_t TailMagic(const fs::path& path) {
 // data folder): no CURRENT, MANIFEST or marker file, and every file that ends in a table magic
 // ends in Pebble's. Such a folder is one group of tables; any other is left to the other
 // families.
-Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
+Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions& options,
                            std::vector<VerifyTask>& tasks) {
+  // A repair's tap (table/rebuild_tap.h), set by the library's repair only.
+  std::shared_ptr<RebuildTap> tap;
+  if (const RebuildTapOption* o = options.family.Find<RebuildTapOption>()) tap = o->tap;
   // A Pebble database goes before LevelDB's and RocksDB's planners, which would read its
   // MANIFEST in their own dialect; DetectDatabase answers kNone for theirs (a RocksDB OPTIONS
   // names rocksdb_version; their MANIFESTs hold no field only Pebble writes).
   if (DetectDatabase(dir) != Evidence::kNone) {
-    PlanDatabaseDirectory(dir, tasks);
+    PlanDatabaseDirectory(dir, tasks, std::move(tap));
     return true;
   }
   std::vector<std::string> tables;
@@ -66,8 +70,9 @@ Result<bool> PlanDirectory(const std::string& dir, const VerifyOptions&,
   if (tables.empty()) return false;
   std::sort(tables.begin(), tables.end());
   for (std::string& table : tables) {
-    tasks.push_back(
-        [table = std::move(table), dir] { return VerifyPebbleTable(table, nullptr, dir); });
+    tasks.push_back([table = std::move(table), dir, tap] {
+      return VerifyPebbleTable(table, nullptr, dir, tap.get());
+    });
   }
   return true;
 }

@@ -18,6 +18,7 @@
 #include "lsmrepair/repair_transaction.h"
 #include "lsmrepair/table_rewriters.h"
 #include "pebble/database.h"
+#include "pebble/table/rebuild_tap.h"
 #include "repair/lsm_sizing.h"
 #include "repair/pebble_repair.h"
 #include "rocksdb/sst/rebuild_tap.h"
@@ -421,6 +422,7 @@ Result<std::vector<FileReport>> VerifyLiveTables(const std::string& dir, const R
   VerifyOptions options;
   if (taps.rocksdb) options.family.Set(rocksdb::RebuildTapOption{taps.rocksdb});
   if (taps.leveldb) options.family.Set(leveldb::RebuildTapOption{taps.leveldb});
+  if (taps.pebble) options.family.Set(pebble::RebuildTapOption{taps.pebble});
   BLOOMCODEC_ASSIGN_OR_RETURN(VerifyReport verified, VerifyPaths(paths, options));
   std::vector<FileReport> live;
   for (FileReport& r : verified.files) {

@@ -32,6 +32,9 @@ class RebuildTap;  // rocksdb/sst/rebuild_tap.h
 namespace bloomcodec::leveldb {
 class RebuildTap;  // leveldb/table/rebuild_tap.h
 }  // namespace bloomcodec::leveldb
+namespace bloomcodec::pebble {
+class RebuildTap;  // pebble/table/rebuild_tap.h
+}  // namespace bloomcodec::pebble
 
 namespace bloomcodec::repair_internal {
 
@@ -41,11 +44,13 @@ bool IsLsmDatabase(const std::string& dir);
 // verify's reports of the database's live tables (those its MANIFEST's live version lists),
 // which every LSM plan starts from. Refused when CURRENT or the MANIFEST is damaged (a repair
 // writes its new MANIFEST from the old one's records); InvalidArgument when no table is live.
-// `taps` (either may be null): the tables' new filters are built by verify's scan into them
-// (rocksdb/sst/rebuild_tap.h, leveldb/table/rebuild_tap.h); the reports are the same.
+// `taps` (any may be null): the tables' new filters are built by verify's scan into them
+// (rocksdb/sst/rebuild_tap.h, leveldb/table/rebuild_tap.h, pebble/table/rebuild_tap.h); the
+// reports are the same.
 struct RebuildTaps {
   std::shared_ptr<rocksdb::RebuildTap> rocksdb;
   std::shared_ptr<leveldb::RebuildTap> leveldb;
+  std::shared_ptr<pebble::RebuildTap> pebble;
 };
 Result<std::vector<FileReport>> VerifyLiveTables(const std::string& dir,
                                                  const RebuildTaps& taps = {});

@@ -13,6 +13,7 @@
 #include "bloomcodec/input_file.h"
 #include "bloomcodec/verify.h"
 #include "lsmrepair/pebble_transaction.h"
+#include "pebble/table/rebuild_tap.h"
 #include "pebble/table/table_reader.h"
 #include "repair/lsm_repair.h"
 #include "repair/lsm_sizing.h"
@@ -128,6 +129,27 @@ std::optional<FilterFacts> PebbleFacts(ByteSpan bytes, const std::string& path,
   return f;
 }
 
+// The figures of a rewrite's new filter block, read from its tail (the dry run assembles no
+// table): its size and (1 - e^(-kn/m))^k for `keys`.
+FilterFacts PebbleTailFacts(const lsmrepair::TableRewrite& r, const std::string& path,
+                            std::uint64_t keys) {
+  FilterFacts f;
+  f.format = std::string(kPebbleBloomFormat);
+  f.bytes = r.filter_size;
+  const std::uint64_t at = r.filter_offset - r.kept_prefix;
+  if (r.filter_size == 0 || r.filter_offset < r.kept_prefix || at > r.tail.size() ||
+      r.filter_size > r.tail.size() - at) {
+    return f;
+  }
+  Result<pebble::BloomReader> b =
+      pebble::BloomReader::Parse(ByteSpan(r.tail).subspan(at, r.filter_size), path);
+  if (b.ok() && !b->empty()) {
+    f.fp_rate = BloomFpRate(static_cast<double>(b->bit_count()), b->hash_count(),
+                            static_cast<double>(keys));
+  }
+  return f;
+}
+
 std::optional<FilterFacts> PebbleFactsOf(const std::string& path, std::uint64_t keys) {
   Result<InputFile> in = InputFile::Open(path);
   if (!in.ok()) return std::nullopt;
@@ -198,8 +220,9 @@ std::uint64_t PebbleFileBytes(const std::string& path) {
   return ec ? 0 : static_cast<std::uint64_t>(n);
 }
 
-// Every planned rewrite made in memory, nothing written; `progress` after each table.
-Status PebbleDryRun(std::vector<PebbleRow>& plan,
+// Every planned rewrite made in memory (each table's tail), nothing written; `progress` after
+// each table.
+Status PebbleDryRun(std::vector<PebbleRow>& plan, const pebble::RebuildTap* tap,
                     const std::function<void(std::uint64_t)>& progress) {
   for (PebbleRow& p : plan) {
     if (!p.rebuild) continue;
@@ -209,7 +232,7 @@ Status PebbleDryRun(std::vector<PebbleRow>& plan,
     lsmrepair::TableToRepair table;
     table.path = t.path;
     Result<std::optional<lsmrepair::TableRewrite>> r =
-        lsmrepair::PebbleFilterRewrite(p.sizing.bits_per_key)(table, in.bytes());
+        lsmrepair::PebbleFilterRewrite(p.sizing.bits_per_key, tap)(table, in.bytes());
     if (!r.ok()) {
       t.action = "damaged";
       t.damage = r.status().ToString();
@@ -218,9 +241,7 @@ Status PebbleDryRun(std::vector<PebbleRow>& plan,
     p.new_facts = p.old_facts;
     if (*r && t.keys == 0) t.keys = (*r)->entries;  // verify could not count them (no filter)
     if (*r) {
-      ByteVector whole(in.bytes().begin(), in.bytes().begin() + (*r)->kept_prefix);
-      whole.insert(whole.end(), (*r)->tail.begin(), (*r)->tail.end());
-      p.new_facts = PebbleFacts(whole, t.path, t.keys);
+      p.new_facts = PebbleTailFacts(**r, t.path, t.keys);
     } else {
       t.action = "unchanged";
     }
@@ -231,7 +252,8 @@ Status PebbleDryRun(std::vector<PebbleRow>& plan,
 
 // The transaction, then its outcome of each file into the plan's rows.
 Status PebbleTransaction(const std::string& dir, const RepairOptions& options,
-                         std::vector<PebbleRow>& plan, const RepairTableProgressFn& progress) {
+                         std::vector<PebbleRow>& plan, const pebble::RebuildTap* tap,
+                         const RepairTableProgressFn& progress) {
   std::map<std::string, PebbleRow*> chosen;
   for (PebbleRow& p : plan) {
     if (p.rebuild) chosen[PebbleKey(p.repair.path)] = &p;
@@ -241,9 +263,9 @@ Status PebbleTransaction(const std::string& dir, const RepairOptions& options,
   ro.select = [&chosen](const lsmrepair::TableToRepair& t) {
     return chosen.count(PebbleKey(t.path)) > 0;
   };
-  ro.rewrite = [&chosen](const lsmrepair::TableToRepair& t, ByteSpan file) {
+  ro.rewrite = [&chosen, tap](const lsmrepair::TableToRepair& t, ByteSpan file) {
     PebbleRow& p = *chosen.at(PebbleKey(t.path));
-    auto r = lsmrepair::PebbleFilterRewrite(p.sizing.bits_per_key)(t, file);
+    auto r = lsmrepair::PebbleFilterRewrite(p.sizing.bits_per_key, tap)(t, file);
     // Verify could not count the keys of a table without a readable filter: the rewrite did.
     if (r.ok() && *r && p.repair.keys == 0) p.repair.keys = (**r).entries;
     return r;
@@ -292,7 +314,14 @@ Result<std::vector<TableRepair>> RepairPebbleDatabase(const std::string& dir,
                                                       const RepairOptions& options,
                                                       const RepairTableProgressFn& table_progress) {
   BLOOMCODEC_RETURN_IF_ERROR(CheckPebbleOptions(dir, options));
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<FileReport> live, VerifyLiveTables(dir));
+  // With --bits-per-key, verify's scan builds each table's new filter as it reads the keys
+  // (pebble/table/rebuild_tap.h): the rewrite then reads no data block again.
+  RebuildTaps taps;
+  if (options.bits_per_key) {
+    taps.pebble =
+        std::make_shared<pebble::RebuildTap>(static_cast<std::uint32_t>(*options.bits_per_key));
+  }
+  BLOOMCODEC_ASSIGN_OR_RETURN(std::vector<FileReport> live, VerifyLiveTables(dir, taps));
   std::vector<PebbleRow> plan = PlanPebble(live, options);
   for (PebbleRow& p : plan) {
     if (!p.rebuild) continue;
@@ -311,9 +340,10 @@ Result<std::vector<TableRepair>> RepairPebbleDatabase(const std::string& dir,
       done.bytes_done += bytes;
       if (table_progress) table_progress(done);
     };
-    BLOOMCODEC_RETURN_IF_ERROR(PebbleDryRun(plan, one_more));
+    BLOOMCODEC_RETURN_IF_ERROR(PebbleDryRun(plan, taps.pebble.get(), one_more));
   } else {
-    BLOOMCODEC_RETURN_IF_ERROR(PebbleTransaction(dir, options, plan, table_progress));
+    BLOOMCODEC_RETURN_IF_ERROR(
+        PebbleTransaction(dir, options, plan, taps.pebble.get(), table_progress));
   }
   std::vector<TableRepair> out;
   for (PebbleRow& p : plan) out.push_back(std::move(p.repair));

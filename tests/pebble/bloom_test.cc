@@ -351,7 +351,13 @@ TEST(PebbleBloom, HashFlavourFromTheKeys) {
     policy.flavor = writer;
     const ByteVector f = Build(policy, keys);
     const HashFlavorEvidence e = DecideHashFlavor(Read(f), keys);
-    EXPECT_EQ(e.keys, keys.size());
+    // Each run of equal keys counts once (RandomKeys repeats some).
+    std::uint64_t runs = 0;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (i == 0 || !std::ranges::equal(keys[i], keys[i - 1])) ++runs;
+    }
+    EXPECT_LT(runs, keys.size());
+    EXPECT_EQ(e.keys, runs);
     EXPECT_GT(e.keys_that_differ, 0u);
     EXPECT_FALSE(e.ambiguous());
     EXPECT_EQ(e.flavor(), writer);

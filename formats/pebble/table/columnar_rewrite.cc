@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "blocktable/trailer.h"
+#include "codec/byte_writer.h"
 #include "pebble/colblk/kv_block.h"
 #include "pebble/table/table_writer.h"
 #include "pebble/table/value_index.h"
@@ -68,10 +69,10 @@ std::optional<std::string> AdjustedCompressionStats(std::string_view stats, std:
 
 class ColumnarRewriter {
  public:
-  ColumnarRewriter(const PebbleTable& t, std::optional<ByteVector> filter,
+  ColumnarRewriter(const PebbleTable& t, const std::optional<ByteVector>& filter,
                    std::uint64_t data_blocks_end)
-      : t_(t), filter_(std::move(filter)), data_blocks_end_(data_blocks_end) {}
-  Result<ByteVector> Run();
+      : t_(t), filter_(filter), data_blocks_end_(data_blocks_end) {}
+  Result<PebbleTail> Run();
 
  private:
   Status CollectMoved();
@@ -83,8 +84,9 @@ class ColumnarRewriter {
   void WriteMetaindexAndFooter();
 
   const PebbleTable& t_;
-  std::optional<ByteVector> filter_;  // nullopt: no point key, no filter block (as Pebble)
+  const std::optional<ByteVector>& filter_;  // nullopt: no point key, no filter block (as Pebble)
   std::uint64_t data_blocks_end_;
+  std::uint64_t base_ = 0;  // the bytes kept before out_ (the data and index blocks)
   ByteVector out_;
   std::vector<MovedBlock> moved_;
   std::vector<BlockHandle> new_values_;
@@ -138,7 +140,7 @@ Result<std::uint64_t> ColumnarRewriter::KeptEnd() const {
 
 Status ColumnarRewriter::EmitMoved(const MovedBlock& m) {
   if (m.what == Moved::kValueIndex) {
-    const AppendedValueIndex vi = AppendValueIndex(new_values_, t_.footer().checksum, out_);
+    const AppendedValueIndex vi = AppendValueIndex(new_values_, t_.footer().checksum, out_, base_);
     value_index_growth_ =
         static_cast<std::int64_t>(vi.size) - static_cast<std::int64_t>(m.old.size);
     meta_[m.meta_name] = vi.metaindex_value;
@@ -146,7 +148,7 @@ Status ColumnarRewriter::EmitMoved(const MovedBlock& m) {
   }
   BLOOMCODEC_RETURN_IF_ERROR(
       blocktable::CheckHandleInFile(m.old, t_.file().size(), t_.source(), "block moved"));
-  const BlockHandle moved{out_.size(), m.old.size};
+  const BlockHandle moved{base_ + out_.size(), m.old.size};
   const ByteSpan whole = t_.file().subspan(m.old.offset, m.old.size + kBlockTrailerSize);
   out_.insert(out_.end(), whole.begin(), whole.end());
   if (m.what == Moved::kValueBlock) {
@@ -212,10 +214,10 @@ Status ColumnarRewriter::WriteProperties() {
     colblk::KeyValueBlockWriter kv;
     for (const auto& [name, value] : props) kv.Add(AsBytes(name), value);
     BLOOMCODEC_ASSIGN_OR_RETURN(const ByteVector block, kv.Finish(kv.rows()));
-    h = AppendPebbleBlock(block, t_.footer().checksum, PropertiesCompression(), out_);
+    h = AppendPebbleBlock(block, t_.footer().checksum, PropertiesCompression(), out_, base_);
   } else {
     h = AppendPebbleBlock(EncodeNamedBlock(props, kPropertiesRestartInterval), t_.footer().checksum,
-                          BlockCompression::kNone, out_);
+                          BlockCompression::kNone, out_, base_);
   }
   meta_["rocksdb.properties"] = blocktable::BlockHandleBytes(h);
   return Status();
@@ -238,22 +240,21 @@ void ColumnarRewriter::WriteMetaindexAndFooter() {
   footer.footer = t_.footer();
   footer.attributes = t_.attributes();
   footer.footer.metaindex_handle =
-      AppendPebbleBlock(metaindex, t_.footer().checksum, BlockCompression::kNone, out_);
+      AppendPebbleBlock(metaindex, t_.footer().checksum, BlockCompression::kNone, out_, base_);
   AppendPebbleFooter(footer, out_);
 }
 
-Result<ByteVector> ColumnarRewriter::Run() {
+Result<PebbleTail> ColumnarRewriter::Run() {
   BLOOMCODEC_RETURN_IF_ERROR(CollectMoved());
-  BLOOMCODEC_ASSIGN_OR_RETURN(const std::uint64_t kept, KeptEnd());
-  out_.assign(t_.file().begin(), t_.file().begin() + static_cast<std::ptrdiff_t>(kept));
+  BLOOMCODEC_ASSIGN_OR_RETURN(base_, KeptEnd());  // kept as they are, not copied
   if (filter_) {
     meta_[std::string(kBloomFilterBlockName)] = blocktable::BlockHandleBytes(
-        AppendPebbleBlock(*filter_, t_.footer().checksum, BlockCompression::kNone, out_));
+        AppendPebbleBlock(*filter_, t_.footer().checksum, BlockCompression::kNone, out_, base_));
   }
   for (const MovedBlock& m : moved_) BLOOMCODEC_RETURN_IF_ERROR(EmitMoved(m));
   BLOOMCODEC_RETURN_IF_ERROR(WriteProperties());
   WriteMetaindexAndFooter();
-  return std::move(out_);
+  return PebbleTail{base_, std::move(out_)};
 }
 
 }  // namespace
@@ -277,12 +278,11 @@ Result<PebbleRewrite> RewriteColumnarFilter(const PebbleTable& t, const BloomPol
 Result<PebbleRewrite> RewriteColumnarFilter(const PebbleTable& t, const BloomPolicy& policy,
                                             const PebbleFilterKeySet& read) {
   BLOOMCODEC_RETURN_IF_ERROR(ColumnarTableOnly(t));
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<ByteVector> filter, BuildBloom(policy, read.keys));
-  ColumnarRewriter r(t, std::move(filter), read.data_end);
-  PebbleRewrite out;
-  BLOOMCODEC_ASSIGN_OR_RETURN(out.bytes, r.Run());
-  out.filter_keys = read.keys.size();
-  return out;
+  return RewriteWhole(t, policy, read);
+}
+
+Result<PebbleTail> RewriteColumnarTail(const PebbleTable& t, const NewFilter& filter) {
+  return ColumnarRewriter(t, filter.block, filter.data_end).Run();
 }
 
 }  // namespace bloomcodec::pebble

@@ -231,6 +231,12 @@ Status PebbleTable::ForEachIndexPartition(const blocktable::IndexEntryFn& fn) co
       [this](const blocktable::IndexEntry& e) { return DecodeIndexValue(e); }, fn);
 }
 
+Status PebbleTable::ForEachDataBlock(const blocktable::IndexEntryFn& fn) const {
+  return blocktable::ForEachIndexedBlock(
+      index_layout(), [this](const blocktable::IndexEntry& e) { return DecodeIndexValue(e); },
+      [this](const BlockHandle& h) { return ReadIndexBlock(h, "index partition"); }, fn);
+}
+
 Status PebbleTable::ForEachRangeDeletion(
     const std::function<Status(ByteSpan start, ByteSpan end)>& fn) const {
   if (columnar()) return ForEachColumnarRangeDeletion(fn);

@@ -180,6 +180,9 @@ class PebbleTable {
   Result<blocktable::BlockHandle> DecodeIndexValue(const blocktable::IndexEntry& entry) const;
   // The index partitions of a two-level index (none for a single-level one).
   Status ForEachIndexPartition(const blocktable::IndexEntryFn& fn) const;
+  // The data blocks the index names, in its order (partitions read with their checksums; no
+  // data block read).
+  Status ForEachDataBlock(const blocktable::IndexEntryFn& fn) const;
   // Every entry of the range-deletion block (none without one).
   Status ForEachRangeDeletion(const std::function<Status(ByteSpan start, ByteSpan end)>& fn) const;
 

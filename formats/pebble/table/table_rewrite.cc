@@ -28,9 +28,9 @@ namespace {
 // The state of one rewrite: the input's blocks, and the output as it grows.
 class Rewriter {
  public:
-  Rewriter(const PebbleTable& t, ByteVector filter, std::uint64_t data_blocks_end)
-      : t_(t), filter_(std::move(filter)), data_blocks_end_(data_blocks_end) {}
-  Result<ByteVector> Run();
+  Rewriter(const PebbleTable& t, ByteSpan filter, std::uint64_t data_blocks_end)
+      : t_(t), filter_(filter), data_blocks_end_(data_blocks_end) {}
+  Result<PebbleTail> Run();
 
  private:
   Status CollectMoved();
@@ -41,8 +41,9 @@ class Rewriter {
   Result<BlockHandle> Copy(const BlockHandle& h);
 
   const PebbleTable& t_;
-  ByteVector filter_;
+  ByteSpan filter_;
   std::uint64_t data_blocks_end_;  // where the last data block's trailer ends
+  std::uint64_t base_ = 0;         // the bytes kept before out_ (the data blocks)
   ByteVector out_;
   std::vector<MovedBlock> moved_;
   std::map<std::uint64_t, BlockHandle> partitions_;  // old offset -> new handle
@@ -59,7 +60,7 @@ class Rewriter {
 Result<BlockHandle> Rewriter::Copy(const BlockHandle& h) {
   BLOOMCODEC_RETURN_IF_ERROR(
       blocktable::CheckHandleInFile(h, t_.file().size(), t_.source(), "block moved"));
-  const BlockHandle moved{out_.size(), h.size};
+  const BlockHandle moved{base_ + out_.size(), h.size};
   const ByteSpan whole = t_.file().subspan(h.offset, h.size + kBlockTrailerSize);
   out_.insert(out_.end(), whole.begin(), whole.end());
   return moved;
@@ -155,7 +156,7 @@ Result<BlockHandle> Rewriter::RewriteTopIndex() {
   }
   top_index_growth_ = static_cast<std::int64_t>(block_bytes.size()) -
                       static_cast<std::int64_t>(t_.index_block().contents().bytes().size());
-  return AppendPebbleBlock(block_bytes, t_.footer().checksum, IndexCompression(), out_);
+  return AppendPebbleBlock(block_bytes, t_.footer().checksum, IndexCompression(), out_, base_);
 }
 
 Status Rewriter::EmitMoved(const MovedBlock& m) {
@@ -188,7 +189,8 @@ Status Rewriter::EmitMoved(const MovedBlock& m) {
       return Status();
     }
     case Moved::kValueIndex: {
-      const AppendedValueIndex vi = AppendValueIndex(new_values_, t_.footer().checksum, out_);
+      const AppendedValueIndex vi =
+          AppendValueIndex(new_values_, t_.footer().checksum, out_, base_);
       value_index_growth_ =
           static_cast<std::int64_t>(vi.size) - static_cast<std::int64_t>(m.old.size);
       meta_[m.meta_name] = vi.metaindex_value;
@@ -214,11 +216,11 @@ Status Rewriter::WriteProperties() {
   adjust("pebble.value-blocks.size", value_index_growth_);
   meta_["rocksdb.properties"] = blocktable::BlockHandleBytes(
       AppendPebbleBlock(EncodeNamedBlock(props, kPropertiesRestartInterval), t_.footer().checksum,
-                        BlockCompression::kNone, out_));
+                        BlockCompression::kNone, out_, base_));
   return Status();
 }
 
-Result<ByteVector> Rewriter::Run() {
+Result<PebbleTail> Rewriter::Run() {
   BLOOMCODEC_RETURN_IF_ERROR(CollectMoved());
   // The data region ends where the first block after the data blocks begins.
   std::uint64_t data_end = t_.properties_handle().offset;
@@ -232,9 +234,9 @@ Result<ByteVector> Rewriter::Run() {
                                ", after a meta or index block at " + std::to_string(data_end) +
                                ": not laid out as Pebble writes; not rewritten");
   }
-  out_.assign(t_.file().begin(), t_.file().begin() + data_end);
+  base_ = data_end;  // the data blocks are kept as they are, not copied
   meta_[std::string(kBloomFilterBlockName)] = blocktable::BlockHandleBytes(
-      AppendPebbleBlock(filter_, t_.footer().checksum, BlockCompression::kNone, out_));
+      AppendPebbleBlock(filter_, t_.footer().checksum, BlockCompression::kNone, out_, base_));
   for (const MovedBlock& m : moved_) BLOOMCODEC_RETURN_IF_ERROR(EmitMoved(m));
   BLOOMCODEC_RETURN_IF_ERROR(WriteProperties());
   PebbleFooter footer;
@@ -243,9 +245,9 @@ Result<ByteVector> Rewriter::Run() {
   footer.footer.index_handle = index_;
   footer.footer.metaindex_handle =
       AppendPebbleBlock(EncodeNamedBlock(meta_, kMetaindexRestartInterval), t_.footer().checksum,
-                        BlockCompression::kNone, out_);
+                        BlockCompression::kNone, out_, base_);
   AppendPebbleFooter(footer, out_);
-  return std::move(out_);
+  return PebbleTail{base_, std::move(out_)};
 }
 
 }  // namespace
@@ -267,41 +269,31 @@ Result<KeyList> PebbleFilterKeys(const PebbleTable& t, std::uint64_t* data_end_o
                  static_cast<std::size_t>(std::min(*raw - 8 * *entries, cap)));
   }
   std::uint64_t data_end = 0;
-  BLOOMCODEC_RETURN_IF_ERROR(blocktable::ForEachIndexedBlock(
-      t.index_layout(), [&](const blocktable::IndexEntry& e) { return t.DecodeIndexValue(e); },
-      [&](const BlockHandle& h) { return t.ReadIndexBlock(h, "index partition"); },
-      [&](ByteSpan, const BlockHandle& h) -> Status {
-        data_end = std::max(data_end, h.offset + h.size + kBlockTrailerSize);
-        BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::Block block, t.ReadDataBlock(h));
-        blocktable::BlockIterator it(block, KeyOrder::kInternal);
-        BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
-        while (it.valid()) {
-          const ByteSpan user = it.key().first(it.key().size() - 8);
-          keys.Add(user.first(colblk::SplitUserKey(t.comparer(), user)));
-          BLOOMCODEC_RETURN_IF_ERROR(it.Next());
-        }
-        return Status();
-      }));
+  BLOOMCODEC_RETURN_IF_ERROR(t.ForEachDataBlock([&](ByteSpan, const BlockHandle& h) -> Status {
+    data_end = std::max(data_end, h.offset + h.size + kBlockTrailerSize);
+    BLOOMCODEC_ASSIGN_OR_RETURN(blocktable::Block block, t.ReadDataBlock(h));
+    blocktable::BlockIterator it(block, KeyOrder::kInternal);
+    BLOOMCODEC_RETURN_IF_ERROR(it.SeekToFirst());
+    while (it.valid()) {
+      const ByteSpan user = it.key().first(it.key().size() - 8);
+      keys.Add(user.first(colblk::SplitUserKey(t.comparer(), user)));
+      BLOOMCODEC_RETURN_IF_ERROR(it.Next());
+    }
+    return Status();
+  }));
   if (data_end_out) *data_end_out = data_end;
   return keys;
 }
 
 namespace {
 
-// The probe era a table's own filter shows. Pebble's table of probe counts (352fbf1f5) is in no
-// tagged Pebble release and in CockroachDB from 26.1 on; every tagged release, go-ethereum and
-// CockroachDB up to 25.4 write the rounded counts (FORMAT.md §7.2). So the table era only where
-// the filter's probe count is the table's, and not the rounded one's, at every whole bits per key
-// that gives its line count for its hashes; where both agree (6 probes at 10 bits per key, Pebble's
-// default), the rounded era.
-BloomProbes ProbeEraOf(const BloomReader& old, const KeyList& filter_keys, HashFlavor flavor) {
-  std::uint64_t hashes = 0;  // Pebble's writer drops consecutive equal hashes
-  std::optional<std::uint32_t> last;
-  for (std::size_t i = 0; i < filter_keys.size(); ++i) {
-    const std::uint32_t h = BloomKeyHash(filter_keys[i], flavor);
-    if (!last || *last != h) ++hashes;
-    last = h;
-  }
+// The probe era a table's own filter shows, for `num_hashes` collapsed hashes. Pebble's table of
+// probe counts (352fbf1f5) is in no tagged Pebble release and in CockroachDB from 26.1 on; every
+// tagged release, go-ethereum and CockroachDB up to 25.4 write the rounded counts (FORMAT.md
+// §7.2). So the table era only where the filter's probe count is the table's, and not the rounded
+// one's, at every whole bits per key that gives its line count for its hashes; where both agree
+// (6 probes at 10 bits per key, Pebble's default), the rounded era.
+BloomProbes ProbeEraOf(const BloomReader& old, std::uint64_t hashes) {
   bool table = false;
   // The adaptive policy goes up to 512 bits per key; lines grow with the bits per key.
   for (std::uint32_t b = 1; b <= 512 && BloomLines(hashes, b) <= old.num_lines(); ++b) {
@@ -312,21 +304,42 @@ BloomProbes ProbeEraOf(const BloomReader& old, const KeyList& filter_keys, HashF
   return table ? BloomProbes::kTable : BloomProbes::kRounded;
 }
 
+// The hashes Pebble's writer keeps of `keys` (consecutive equal ones dropped), counted.
+std::uint64_t CollapsedHashCount(const KeyList& keys, HashFlavor flavor) {
+  std::uint64_t hashes = 0;
+  std::optional<std::uint32_t> last;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const std::uint32_t h = BloomKeyHash(keys[i], flavor);
+    if (!last || *last != h) ++hashes;
+    last = h;
+  }
+  return hashes;
+}
+
 }  // namespace
 
-BloomPolicy PolicyForRewrite(const PebbleTable& t, const KeyList& filter_keys,
-                             std::uint32_t bits_per_key) {
+BloomPolicy PolicyFromEvidence(const PebbleTable& t, const HashFlavorEvidence& evidence,
+                               std::uint64_t num_hashes, std::uint32_t bits_per_key) {
   BloomPolicy policy;
   policy.bits_per_key = bits_per_key;
   if (!t.filter().bloom || t.filter().bloom->empty()) return policy;
-  const BloomReader& old = *t.filter().bloom;
-  policy.flavor = DecideHashFlavor(old, filter_keys).flavor();
+  policy.flavor = evidence.flavor();
   // Below Pebblev3 (RocksDBv2, LevelDB, Pebblev1, v2) the table comes from a Pebble before the
   // table era: from 352fbf1f5 on, a database writes Pebblev3 at least (FormatMinSupported's
   // MaxTableFormat, FORMAT.md §7.2).
   if (t.version() < kValuePrefixFormat) return policy;
-  policy.probes = ProbeEraOf(old, filter_keys, policy.flavor);
+  policy.probes = ProbeEraOf(*t.filter().bloom, num_hashes);
   return policy;
+}
+
+BloomPolicy PolicyForRewrite(const PebbleTable& t, const KeyList& filter_keys,
+                             std::uint32_t bits_per_key) {
+  if (!t.filter().bloom || t.filter().bloom->empty()) {
+    return PolicyFromEvidence(t, {}, 0, bits_per_key);
+  }
+  const HashFlavorEvidence evidence = DecideHashFlavor(*t.filter().bloom, filter_keys);
+  return PolicyFromEvidence(t, evidence, CollapsedHashCount(filter_keys, evidence.flavor()),
+                            bits_per_key);
 }
 
 namespace {
@@ -372,13 +385,37 @@ Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& t, const BloomPolic
 Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& t, const BloomPolicy& policy,
                                           const PebbleFilterKeySet& read) {
   BLOOMCODEC_RETURN_IF_ERROR(RowTableOnly(t));
-  BLOOMCODEC_ASSIGN_OR_RETURN(std::optional<ByteVector> filter, BuildBloom(policy, read.keys));
+  return RewriteWhole(t, policy, read);
+}
+
+Result<PebbleTail> RewriteTail(const PebbleTable& t, const NewFilter& filter) {
+  if (t.columnar()) return RewriteColumnarTail(t, filter);
   // No point key: Pebble v1 and v2 write a 0-byte filter block (FORMAT.md §7.1).
-  Rewriter r(t, filter ? std::move(*filter) : ByteVector(), read.data_end);
+  const ByteSpan block = filter.block ? ByteSpan(*filter.block) : ByteSpan();
+  return Rewriter(t, block, filter.data_end).Run();
+}
+
+Result<PebbleRewrite> RewriteWhole(const PebbleTable& t, const BloomPolicy& policy,
+                                   const PebbleFilterKeySet& read) {
+  NewFilter filter;
+  BLOOMCODEC_ASSIGN_OR_RETURN(filter.block, BuildBloom(policy, read.keys));
+  filter.data_end = read.data_end;
+  BLOOMCODEC_ASSIGN_OR_RETURN(PebbleTail tail, RewriteTail(t, filter));
   PebbleRewrite out;
-  BLOOMCODEC_ASSIGN_OR_RETURN(out.bytes, r.Run());
+  out.bytes.reserve(tail.kept + tail.tail.size());
+  out.bytes.assign(t.file().begin(), t.file().begin() + static_cast<std::ptrdiff_t>(tail.kept));
+  out.bytes.insert(out.bytes.end(), tail.tail.begin(), tail.tail.end());
   out.filter_keys = read.keys.size();
   return out;
+}
+
+Result<std::uint64_t> DataBlocksEnd(const PebbleTable& t) {
+  std::uint64_t end = 0;
+  BLOOMCODEC_RETURN_IF_ERROR(t.ForEachDataBlock([&](ByteSpan, const BlockHandle& h) {
+    end = std::max(end, h.offset + h.size + kBlockTrailerSize);
+    return Status();
+  }));
+  return end;
 }
 
 }  // namespace bloomcodec::pebble

@@ -27,7 +27,7 @@ ByteVector Text(std::string_view s) { return ByteVector(s.begin(), s.end()); }
 }  // namespace
 
 BlockHandle AppendPebbleBlock(ByteSpan contents, ChecksumType checksum,
-                              BlockCompression compression, ByteVector& out) {
+                              BlockCompression compression, ByteVector& out, std::uint64_t base) {
   ByteVector compressed;
   std::uint8_t type = 0;
   ByteSpan stored = contents;
@@ -37,7 +37,7 @@ BlockHandle AppendPebbleBlock(ByteSpan contents, ChecksumType checksum,
     type = static_cast<std::uint8_t>(compression);
     stored = compressed;
   }
-  const BlockHandle h{out.size(), stored.size()};
+  const BlockHandle h{base + out.size(), stored.size()};
   out.insert(out.end(), stored.begin(), stored.end());
   out.push_back(type);
   ByteWriter(out).PutLittleU32(blocktable::BlockChecksum(checksum, stored, type));

@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "bloomcodec/bytes.h"
@@ -77,7 +78,7 @@ Result<PebbleRewrite> RewritePebbleFilter(const PebbleTable& table, const BloomP
 // The rewritten table's bytes opened again (every footer Pebble writes; the filter block with its
 // checksum) and its filter asked for each of `keys`, the keys it was built from: Internal, naming
 // `source`, when it answers "not there" for one (a filter that denied a key would lose it). The
-// check convert and repair make of each rewrite.
+// check convert makes of each rewrite.
 Status CheckRewrittenFilter(ByteSpan rewritten, const std::string& source, const KeyList& keys);
 // The two-argument rewrites: the table's filter keys read (PebbleFilterKeys), then handed over.
 Result<PebbleRewrite> RewriteWithItsKeys(
@@ -93,11 +94,35 @@ Result<PebbleRewrite> RewriteColumnarFilter(const PebbleTable& table, const Bloo
 Result<PebbleRewrite> RewriteColumnarFilter(const PebbleTable& table, const BloomPolicy& policy,
                                             const PebbleFilterKeySet& read);
 
+// The layer below both rewrites, for a repair that writes a table without holding its data
+// blocks in memory. `NewFilter`: the filter block's contents (nullopt: no point key, the 0-byte
+// block of a row table, no block in a columnar one), the end of the data blocks' trailers
+// (DataBlocksEnd), and the keys added (PebbleRewrite::filter_keys).
+struct NewFilter {
+  std::optional<ByteVector> block;
+  std::uint64_t data_end = 0;
+  std::uint64_t filter_keys = 0;
+};
+// The rewrite of either kind as the table's first `kept` bytes, unchanged, then `tail`.
+struct PebbleTail {
+  std::uint64_t kept = 0;
+  ByteVector tail;
+};
+Result<PebbleTail> RewriteTail(const PebbleTable& table, const NewFilter& filter);
+// Its columnar half (columnar_rewrite.cc), and the whole table both three-argument rewrites
+// return: the filter built from `read.keys`, then the kept bytes and the tail.
+Result<PebbleTail> RewriteColumnarTail(const PebbleTable& table, const NewFilter& filter);
+Result<PebbleRewrite> RewriteWhole(const PebbleTable& table, const BloomPolicy& policy,
+                                   const PebbleFilterKeySet& read);
+// Where the last data block's trailer ends, from the index alone (no data block read).
+Result<std::uint64_t> DataBlocksEnd(const PebbleTable& table);
+
 // A block and its trailer appended to `out`: compressed with `compression` when that saves at
 // least an eighth (Pebble's rule), the checksum over the stored bytes and the type byte.
+// `base`: the offset of out[0] in the table (a tail after kept bytes), which the handle counts.
 blocktable::BlockHandle AppendPebbleBlock(ByteSpan contents, blocktable::ChecksumType checksum,
-                                          blocktable::BlockCompression compression,
-                                          ByteVector& out);
+                                          blocktable::BlockCompression compression, ByteVector& out,
+                                          std::uint64_t base = 0);
 // A row block of raw names (no trailer) in bytewise order: the metaindex (restart interval 1)
 // and the properties (restart interval 2^31 - 1), as Pebble lays them out.
 ByteVector EncodeNamedBlock(const std::map<std::string, ByteVector>& entries,
@@ -109,5 +134,10 @@ inline constexpr std::uint32_t kPropertiesRestartInterval = 0x7fffffff;
 // (told from its keys) and the probe era its filter shows (the rounded one wherever both fit).
 BloomPolicy PolicyForRewrite(const PebbleTable& table, const KeyList& filter_keys,
                              std::uint32_t bits_per_key);
+// The same from what the keys showed: the evidence of the table's filter keys against its old
+// filter (DecideHashFlavor's), and how many hashes the flavour it chooses keeps of them (its
+// collapsed hashes). A repair's tap on verify's scan (rebuild_tap.h) decides so.
+BloomPolicy PolicyFromEvidence(const PebbleTable& table, const HashFlavorEvidence& evidence,
+                               std::uint64_t num_hashes, std::uint32_t bits_per_key);
 
 }  // namespace bloomcodec::pebble

@@ -101,14 +101,15 @@ Status CollectMetaindexBlocks(const PebbleTable& t, std::vector<MovedBlock>& mov
 }
 
 AppendedValueIndex AppendValueIndex(const std::vector<BlockHandle>& blocks,
-                                    blocktable::ChecksumType checksum, ByteVector& out) {
+                                    blocktable::ChecksumType checksum, ByteVector& out,
+                                    std::uint64_t base) {
   std::uint8_t widths[3];
   const ByteVector index = EncodeValueIndex(blocks, widths);
   AppendedValueIndex appended;
   appended.size = index.size();
   // Pebble never compresses the value index; its metaindex value is the handle, then the widths.
   appended.metaindex_value = blocktable::BlockHandleBytes(
-      AppendPebbleBlock(index, checksum, blocktable::BlockCompression::kNone, out));
+      AppendPebbleBlock(index, checksum, blocktable::BlockCompression::kNone, out, base));
   appended.metaindex_value.insert(appended.metaindex_value.end(), widths, widths + 3);
   return appended;
 }

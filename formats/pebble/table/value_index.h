@@ -52,7 +52,9 @@ struct MovedBlock {
 // kCopied. Unsupported for an entry that is not a block handle.
 Status CollectMetaindexBlocks(const PebbleTable& table, std::vector<MovedBlock>& moved);
 
+// `base`: the offset of out[0] in the table (AppendPebbleBlock's).
 AppendedValueIndex AppendValueIndex(const std::vector<blocktable::BlockHandle>& blocks,
-                                    blocktable::ChecksumType checksum, ByteVector& out);
+                                    blocktable::ChecksumType checksum, ByteVector& out,
+                                    std::uint64_t base = 0);
 
 }  // namespace bloomcodec::pebble

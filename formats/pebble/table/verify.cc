@@ -13,6 +13,7 @@
 #include "blocktable/verify.h"
 #include "bloomcodec/filter_stats.h"
 #include "codec/byte_reader.h"
+#include "pebble/table/rebuild_tap.h"
 #include "pebble/table/table_reader.h"
 
 namespace bloomcodec::pebble {
@@ -52,13 +53,23 @@ const blocktable::KindFlags& KindsOf(std::uint32_t version) {
 
 // One range's questions to the filter: the stored keys when the filter holds whole keys (Split
 // of leveldb.BytewiseComparator), else their prefixes (cockroach_comparator's Split), which the
-// scan hands over beside the keys (setup().prefix).
+// scan hands over beside the keys (setup().prefix). With a repair's tap (rebuild_tap.h), the
+// whole keys are hashed once for both the old filter's answers and the new filter.
 class PebbleRangeFilter final : public blocktable::RangeFilter {
  public:
-  PebbleRangeFilter(const PebbleFilter& filter, bool prefixes)
-      : filter_(filter), prefixes_(prefixes) {}
+  PebbleRangeFilter(const PebbleFilter& filter, bool prefixes, TableHashes* tapped)
+      : filter_(filter), prefixes_(prefixes), tapped_(prefixes ? nullptr : tapped) {}
+  ~PebbleRangeFilter() override {
+    if (tapped_ != nullptr && tap_started_) tapped_->Add(std::move(tapped_range_));
+  }
   std::size_t Ask(const blocktable::FilterChunk& chunk, std::span<std::uint8_t> answers,
                   Status&) override {
+    if (tapped_ != nullptr) {
+      if (!tap_started_) tapped_range_.first_block = chunk.block_offset;
+      tap_started_ = true;
+      tapped_range_.Ask(*filter_.bloom, chunk.keys, answers);
+      return chunk.keys.size();
+    }
     if (!prefixes_) {
       AskFilter(chunk.keys, answers);
       return chunk.keys.size();
@@ -84,6 +95,9 @@ class PebbleRangeFilter final : public blocktable::RangeFilter {
   const PebbleFilter& filter_;
   const bool prefixes_;
   std::vector<std::uint8_t> prefix_answers_;  // reused from chunk to chunk
+  TableHashes* const tapped_;  // a repair's tap (rebuild_tap.h): a Bloom filter's table only
+  bool tap_started_ = false;
+  TappedRange tapped_range_;
 };
 
 // cockroach_comparator's Split, as the scan's prefix of a filter key.
@@ -134,6 +148,7 @@ Status CheckCounts(const PebbleTable& t, const ScanTotals& s, std::uint64_t rang
 
 class PebbleVerify final : public blocktable::VerifyPlugin {
  public:
+  explicit PebbleVerify(RebuildTap* tap) : tap_(tap) {}
   std::string_view format_name() const override { return kTableFormatName; }
   bool Open(ByteSpan file, const std::string& path, FileReport& report) override;
   blocktable::VerifySetup setup() const override;
@@ -169,7 +184,7 @@ class PebbleVerify final : public blocktable::VerifyPlugin {
                     ByteSpan value) const override;
   std::unique_ptr<blocktable::RangeFilter> NewRangeFilter() const override {
     if (t_->filter().kind == PebbleFilterKind::kNone) return nullptr;
-    return std::make_unique<PebbleRangeFilter>(t_->filter(), AsksPrefixes());
+    return std::make_unique<PebbleRangeFilter>(t_->filter(), AsksPrefixes(), tapped_.get());
   }
   Status CheckAfterData(const ScanTotals& totals) const override {
     // Keys of MinLZ blocks were not counted: the counts cannot be compared.
@@ -200,6 +215,8 @@ class PebbleVerify final : public blocktable::VerifyPlugin {
   }
 
   std::optional<PebbleTable> t_;
+  RebuildTap* tap_ = nullptr;
+  std::unique_ptr<TableHashes> tapped_;  // the tap's table, when it builds this one's filter
   // Data blocks compressed with MinLZ proper, whose keys go unchecked, and the first's offset.
   mutable std::atomic<std::uint64_t> unread_blocks_{0};
   mutable std::atomic<std::uint64_t> first_unread_{std::numeric_limits<std::uint64_t>::max()};
@@ -236,6 +253,7 @@ bool PebbleVerify::Open(ByteSpan file, const std::string& path, FileReport& repo
     return false;
   }
   t_.emplace(std::move(opened).value());
+  tapped_ = TapTable(tap_, *t_);
   // Columnar tables: cockroach_comparator's Split and order are known too (crdb1's tables).
   if (t_->columnar() && t_->comparer() == colblk::KeyComparer::kCockroach) return true;
   if (t_->comparer() != colblk::KeyComparer::kBytewise) {
@@ -413,13 +431,18 @@ void PebbleVerify::ReportFill(const ScanTotals& totals, FileReport& report) cons
     }
   }
   report.fill = fill;
+  // Scanned whole, every block read: the tap's hashes are every key's (rebuild_tap.h).
+  if (tapped_ && unread_blocks_.load() == 0 && !totals.damage && !totals.stopped &&
+      !totals.filter_error) {
+    tapped_->Keep(*t_, totals.entries);
+  }
 }
 
 }  // namespace
 
 FileReport VerifyPebbleTable(const std::string& path, const KeyStream* probes,
-                             const std::string& group) {
-  PebbleVerify plugin;
+                             const std::string& group, RebuildTap* tap) {
+  PebbleVerify plugin(tap);
   return blocktable::VerifyBlockTable(path, plugin, probes, group);
 }
 

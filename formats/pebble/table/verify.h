@@ -27,7 +27,11 @@
 
 namespace bloomcodec::pebble {
 
+class RebuildTap;  // rebuild_tap.h
+
+// `tap`: a repair's (rebuild_tap.h), which builds the table's new filter from the keys the scan
+// reads; may be null.
 FileReport VerifyPebbleTable(const std::string& path, const KeyStream* probes,
-                             const std::string& group);
+                             const std::string& group, RebuildTap* tap = nullptr);
 
 }  // namespace bloomcodec::pebble

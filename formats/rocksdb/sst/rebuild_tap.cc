@@ -51,27 +51,12 @@ std::unique_ptr<TableHashes> TapTable(RebuildTap* tap, const SstReader& sst, boo
                                        *tap, bytes);
 }
 
-namespace {
-
-// Whether the index lists the data blocks in file order, as every writer lays them out: the
-// ranges are merged by the offset of their first block, which is the scan's order only then.
-bool BlocksInFileOrder(const SstReader& sst) {
-  std::uint64_t previous = 0;
-  bool first = true, ordered = true;
-  const Status walked = sst.ForEachDataBlock([&](ByteSpan, const blocktable::BlockHandle& h) {
-    ordered = ordered && (first || h.offset > previous);
-    first = false;
-    previous = h.offset;
-    return Status();
-  });
-  return walked.ok() && ordered;
-}
-
-}  // namespace
-
 void KeepRebuiltFilter(RebuildTap& tap, const SstReader& sst, TableHashes& hashes,
                        std::uint64_t entries, std::uint64_t filter_entries) {
-  if (!BlocksInFileOrder(sst)) return;
+  if (!blocktable::BlocksInFileOrder(
+          [&](const blocktable::IndexEntryFn& fn) { return sst.ForEachDataBlock(fn); })) {
+    return;
+  }
   const std::vector<std::uint64_t> merged = hashes.Merged();
   Result<ByteVector> filter =
       BuildCheckedFullFilter(sst.source(), hashes.encoding(), tap.bits_per_key(), merged);
