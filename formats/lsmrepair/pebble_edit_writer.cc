@@ -51,11 +51,10 @@ Result<pebble::NewFilter> NewFilterOf(const pebble::PebbleTable& table, const st
     return filter;
   }
   BLOOMCODEC_ASSIGN_OR_RETURN(KeyList keys, pebble::PebbleFilterKeys(table, &filter.data_end));
-  const pebble::BloomPolicy policy = pebble::PolicyForRewrite(table, keys, bits_per_key);
-  BLOOMCODEC_ASSIGN_OR_RETURN(
-      filter.block,
-      pebble::BuildCheckedBloom(policy, pebble::CollapsedBloomHashes(keys, policy.flavor),
-                                path + " (rewritten)"));
+  std::vector<std::uint64_t> hashes;
+  const pebble::BloomPolicy policy = pebble::PolicyForRewrite(table, keys, bits_per_key, &hashes);
+  BLOOMCODEC_ASSIGN_OR_RETURN(filter.block,
+                              pebble::BuildCheckedBloom(policy, hashes, path + " (rewritten)"));
   filter.filter_keys = keys.size();
   return filter;
 }

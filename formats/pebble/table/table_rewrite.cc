@@ -304,18 +304,6 @@ BloomProbes ProbeEraOf(const BloomReader& old, std::uint64_t hashes) {
   return table ? BloomProbes::kTable : BloomProbes::kRounded;
 }
 
-// The hashes Pebble's writer keeps of `keys` (consecutive equal ones dropped), counted.
-std::uint64_t CollapsedHashCount(const KeyList& keys, HashFlavor flavor) {
-  std::uint64_t hashes = 0;
-  std::optional<std::uint32_t> last;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const std::uint32_t h = BloomKeyHash(keys[i], flavor);
-    if (!last || *last != h) ++hashes;
-    last = h;
-  }
-  return hashes;
-}
-
 }  // namespace
 
 BloomPolicy PolicyFromEvidence(const PebbleTable& t, const HashFlavorEvidence& evidence,
@@ -333,13 +321,16 @@ BloomPolicy PolicyFromEvidence(const PebbleTable& t, const HashFlavorEvidence& e
 }
 
 BloomPolicy PolicyForRewrite(const PebbleTable& t, const KeyList& filter_keys,
-                             std::uint32_t bits_per_key) {
-  if (!t.filter().bloom || t.filter().bloom->empty()) {
-    return PolicyFromEvidence(t, {}, 0, bits_per_key);
+                             std::uint32_t bits_per_key, std::vector<std::uint64_t>* hashes) {
+  // No old filter to read: no evidence, and the signed flavour it then chooses is Pebble's.
+  HashFlavorEvidence evidence;
+  if (t.filter().bloom && !t.filter().bloom->empty()) {
+    evidence = DecideHashFlavor(*t.filter().bloom, filter_keys);
   }
-  const HashFlavorEvidence evidence = DecideHashFlavor(*t.filter().bloom, filter_keys);
-  return PolicyFromEvidence(t, evidence, CollapsedHashCount(filter_keys, evidence.flavor()),
-                            bits_per_key);
+  std::vector<std::uint64_t> collapsed = CollapsedBloomHashes(filter_keys, evidence.flavor());
+  const BloomPolicy policy = PolicyFromEvidence(t, evidence, collapsed.size(), bits_per_key);
+  if (hashes) *hashes = std::move(collapsed);
+  return policy;
 }
 
 namespace {

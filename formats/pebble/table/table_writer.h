@@ -37,6 +37,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bloomcodec/bytes.h"
 #include "bloomcodec/key_list.h"
@@ -132,8 +133,11 @@ inline constexpr std::uint32_t kPropertiesRestartInterval = 0x7fffffff;
 
 // The policy a rewrite at `bits_per_key` keeps from the table's own filter: its hash flavour
 // (told from its keys) and the probe era its filter shows (the rounded one wherever both fit).
+// `hashes`, when given, gets the keys' collapsed hashes in that flavour, which build the filter
+// (BuildBloomFromHashes) without hashing the keys again.
 BloomPolicy PolicyForRewrite(const PebbleTable& table, const KeyList& filter_keys,
-                             std::uint32_t bits_per_key);
+                             std::uint32_t bits_per_key,
+                             std::vector<std::uint64_t>* hashes = nullptr);
 // The same from what the keys showed: the evidence of the table's filter keys against its old
 // filter (DecideHashFlavor's), and how many hashes the flavour it chooses keeps of them (its
 // collapsed hashes). A repair's tap on verify's scan (rebuild_tap.h) decides so.
